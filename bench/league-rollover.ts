@@ -1,12 +1,13 @@
 /**
  * A leagues rollover (`npx ts-node --transpile-only bench/league-rollover.ts`): LEAGUE_BENCH_PLAYERS
  * players (default 1 000 000) each with one event in a day, placed in cohorts of LEAGUE_BENCH_SIZE
- * (default 30) of the lowest of five tiers (promote 3, relegate 3), on a private redis-server; the clock
- * moves past midnight and rollover steps (the scheduler's, one at a time) roll every cohort. Each step
- * is timed by Redis itself (SLOWLOG, 0 µs threshold: wall time, which on a shared machine includes the
- * time Redis waited for a core) and by the Redis main thread's CPU time around it: the steps, the
- * longest, the median, those over the issue's 5 ms, and the whole rollover. Placing the players
- * (their writes, batches of 1 000) is not measured.
+ * (default 30) of the lowest of five tiers (promote 3, relegate 3), on a board of LEAGUE_BENCH_SHARDS
+ * shards (default 1; each shard rolls its own cohorts, one shard after the other), on a private
+ * redis-server; the clock moves past midnight and rollover steps (the scheduler's, one at a time) roll
+ * every cohort. Each step is timed by Redis itself (SLOWLOG, 0 µs threshold: wall time, which on a
+ * shared machine includes the time Redis waited for a core) and by the Redis main thread's CPU time
+ * around it: the steps, the longest, the median, those over the issue's 5 ms, and the whole rollover.
+ * Placing the players (their writes, batches of 1 000) is not measured.
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
@@ -22,6 +23,7 @@ import { startRedisServer } from './process-stats';
 
 const PLAYERS = Number(process.env.LEAGUE_BENCH_PLAYERS ?? 1_000_000);
 const SIZE = Number(process.env.LEAGUE_BENCH_SIZE ?? 30);
+const SHARDS = Number(process.env.LEAGUE_BENCH_SHARDS ?? 1);
 const NOON_MS = Date.parse('2026-11-21T12:00:00Z');
 const NEXT_DAY_MS = Date.parse('2026-11-22T00:00:01Z');
 const BATCH = 1000;
@@ -40,7 +42,8 @@ async function rollover(server: { url: string }) {
     const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
     const tiers = ['t1', 't2', 't3', 't4', 't5'];
     const leagues = { window: 'day', size: SIZE, tiers, promote: 3, relegate: 3 };
-    await graph.ranking.putBoard({ name: 'league', windows: [{ name: 'day', calendar: 'day' }], leagues });
+    const windows = [{ name: 'day', calendar: 'day' } as const];
+    await graph.ranking.putBoard({ name: 'league', windows, shards: SHARDS, leagues });
     for (let i = 0; i < PLAYERS; i += BATCH) {
       const entries = Array.from({ length: Math.min(BATCH, PLAYERS - i) }, (_, k) => ({
         item: `p${i + k}`,
@@ -57,10 +60,12 @@ async function rollover(server: { url: string }) {
     const idleCpu = -((await mainThreadCpu(redis)) - (await mainThreadCpu(redis)));
     const cpuUsec: number[] = [];
     const started = process.hrtime.bigint();
-    for (let done = false; !done;) {
-      const before = await mainThreadCpu(redis);
-      done = await store.roll(at);
-      cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+    for (let shard = 0; shard < SHARDS; shard++) {
+      for (let done = false; !done;) {
+        const before = await mainThreadCpu(redis);
+        done = await store.rollShard(at, shard);
+        cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+      }
     }
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     const entries = (await redis.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;

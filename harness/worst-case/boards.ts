@@ -213,6 +213,18 @@ const CROSSING_BOARD = {
   segments: { max: 100 },
 };
 
+/** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted. */
+const LEAGUES_BOARD = {
+  windows: [{ name: 'week', calendar: 'week' }],
+  leagues: {
+    window: 'week',
+    size: 1000,
+    tiers: Array.from({ length: 20 }, (_, i) => `t${i + 1}`),
+    promote: 1000,
+    relegate: 1000,
+  },
+};
+
 export const BOARDS = {
   /** Every option a sum board may combine, at its maximum, on one shard. */
   'wc-sum': SUM_BOARD,
@@ -264,16 +276,9 @@ export const BOARDS = {
   /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
   'wc-aliases': { windows: SUM_WINDOWS },
   /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */
-  'wc-leagues': {
-    windows: [{ name: 'week', calendar: 'week' }],
-    leagues: {
-      window: 'week',
-      size: 1000,
-      tiers: Array.from({ length: 20 }, (_, i) => `t${i + 1}`),
-      promote: 1000,
-      relegate: 1000,
-    },
-  },
+  'wc-leagues': LEAGUES_BOARD,
+  /** The same leagues on the most shards (league-rows.ts seeds it: the sharded shape). */
+  'wc-leagues64': { ...LEAGUES_BOARD, shards: 64 },
   /** Made, filled and reset or deleted by the admin rows (runs last). */
   'wc-gone': { ...SUM_BOARD, shards: 64 },
 } as const;

@@ -58,7 +58,7 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: refused(408, 'yes, sent promptly: the headers or body came too slowly; the connection was closed'),
   BOARD_CONFIG_CONFLICT: refused(
     409,
-    "no: a window or the shard count would change; ?reset=true drops that data (never a league window's)",
+    "no: a window or the shard count would change; ?reset=true drops that data (never a leagues board's window or shards)",
   ),
   BOARD_BEING_DELETED: refused(409, 'yes, after a moment: a deleted board of this name still has keys being dropped'),
   API_KEY_EXISTS: refused(409, 'no: pick another name, or delete the key first'),

@@ -48,9 +48,34 @@ describe('leagues over HTTP', () => {
     expect((await http().get('/boards/lg/items/bob/league').expect(404)).body.code).toBe('ITEM_NOT_FOUND');
   });
 
+  it('on 3 shards: cohorts of each shard numbered apart, moves paged shard by shard', async () => {
+    clock.setMs(Date.parse('2026-11-25T12:00:00Z'));
+    await put('lgs', { leagues, shards: 3 }).expect(201);
+    // Shards of 3: g 0; a, b, d 1; c 2. Shard 1's second cohort is its own 2nd: (2 - 1) × 3 + 1 + 1 = 5.
+    for (const [item, amount] of [
+      ['g', 10],
+      ['a', 5],
+      ['b', 7],
+      ['d', 3],
+      ['c', 4],
+    ] as const)
+      await http().post(`/boards/lgs/items/${item}/increment`).send({ amount }).expect(200);
+    const cohorts = { g: 1, a: 2, b: 2, c: 3, d: 5 };
+    for (const [item, cohort] of Object.entries(cohorts))
+      expect((await http().get(`/boards/lgs/items/${item}/league`).expect(200)).body).toMatchObject({ cohort });
+    expect((await http().get('/boards/lgs/leagues/bronze/2').expect(200)).body.items).toEqual([
+      { rank: 1, item: 'b', score: 7 },
+      { rank: 2, item: 'a', score: 5 },
+    ]);
+    clock.advanceMs(7 * 86_400_000);
+    const up = (item: string, cohort: number) => ({ item, fromTier: 'bronze', toTier: 'silver', cohort, rank: 1 });
+    const first = await http().get('/boards/lgs/leagues/moves?limit=2').expect(200);
+    expect(first.body).toMatchObject({ moves: [up('g', 1), up('b', 2)], nextCursor: '4' });
+    const rest = await http().get('/boards/lgs/leagues/moves?limit=2&cursor=4').expect(200);
+    expect(rest.body).toMatchObject({ moves: [up('d', 5), up('c', 3)], nextCursor: null });
+  });
+
   it('refuses what it does not support, and answers 404 where there are no leagues', async () => {
-    const sharded = await put('lgs', { leagues, shards: 2 }).expect(400);
-    expect(sharded.body.message).toMatch(/sharded/);
     await put('lgx', { leagues: { ...leagues, window: 'nope' } }).expect(400);
     await put('plain', {}).expect(201);
     expect((await http().get('/boards/plain/leagues/moves').expect(404)).body.code).toBe('LEAGUE_NOT_FOUND');

@@ -53,10 +53,10 @@ describe.each(TOPOLOGIES)('leagues against DELETE and PUT races (real Redis, %s)
   const dayStartSec = () => (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000;
 
   /** A leagues board with a closed day of 12 items (its rollover not run) and the new day begun. */
-  async function playedBoard(): Promise<string> {
+  async function playedBoard(shards = 1): Promise<string> {
     const name = `lgrace${boards++}`;
     clock.advanceMs(10 * DAY_MS);
-    await graphs[0].ranking.putBoard({ name, windows: WINDOWS, leagues: LEAGUES });
+    await graphs[0].ranking.putBoard({ name, windows: WINDOWS, shards, leagues: LEAGUES });
     for (let i = 0; i < 12; i++) await graphs[0].ranking.increment(name, `p${i}`, (i % 5) + 1);
     clock.advanceMs(DAY_MS);
     await graphs[0].ranking.increment(name, 'p0', 1);
@@ -90,7 +90,35 @@ describe.each(TOPOLOGIES)('leagues against DELETE and PUT races (real Redis, %s)
     expect(await keysOf(name)).toEqual([]);
   });
 
-  it('a PUT checked before the leagues were stored cannot shard the board: no shard copy carries leagues past a DELETE', async () => {
+  it('a sharded leagues board, deleted with its rollover not run, leaves no key on any shard, whatever late steps run', async () => {
+    const name = await playedBoard(3);
+    const stale = await graphs[1].cache.get(name);
+    const tags = stale.shards.map((shard) => shard.keys.tag);
+    const leagueKeys = (await keysOf(name)).filter((key) => key.includes(':lg:'));
+    expect(tags.every((tag) => leagueKeys.some((key) => key.startsWith(`${tag}:lg:`)))).toBe(true);
+    await graphs[0].ranking.deleteBoard(name);
+    await graphs[0].boards.drops.settled();
+    await lateLeagueSteps(stale);
+    expect(await keysOf(name)).toEqual([]);
+  });
+
+  it('the shards of a board holding leagues cannot change, even with reset; a resharded board takes leagues', async () => {
+    const name = await playedBoard(3);
+    const before = await graphs[0].module.get(LeaguesService).item(name, 'p0');
+    for (const shards of [1, 2, 4])
+      await expect(graphs[0].ranking.putBoard({ name, windows: WINDOWS, shards, reset: true })).rejects.toThrow(
+        /shards cannot change/,
+      );
+    expect(await graphs[0].module.get(LeaguesService).item(name, 'p0')).toEqual(before);
+    const plain = `lgplain${boards++}`;
+    await graphs[0].ranking.putBoard({ name: plain, windows: WINDOWS });
+    await graphs[0].ranking.putBoard({ name: plain, windows: WINDOWS, shards: 3, reset: true });
+    await graphs[0].ranking.putBoard({ name: plain, windows: WINDOWS, leagues: LEAGUES });
+    await graphs[0].ranking.increment(plain, 'p1', 2);
+    expect(await graphs[0].module.get(LeaguesService).item(plain, 'p1')).toMatchObject({ tier: 'bronze', rank: 1 });
+  });
+
+  it('a PUT checked before the leagues were stored cannot reshard the board: no shard copy strands league state past a DELETE', async () => {
     const name = await playedBoard();
     // Instance B's PUT of 2 shards passed the service's check before instance A stored the leagues; its
     // copy to shard 1 lands after a DELETE ended, and B, holding the 2-shard config, keeps writing.
@@ -117,7 +145,7 @@ describe.each(TOPOLOGIES)('leagues against DELETE and PUT races (real Redis, %s)
     await graphs[0].ranking.deleteBoard(name).catch(() => undefined);
     await graphs[0].boards.drops.settled();
     expect(await keysOf(name)).toEqual([]);
-    expect(reply).toMatchObject({ status: 'conflict', message: expect.stringMatching(/leagues need shards 1/) });
+    expect(reply).toMatchObject({ status: 'conflict', message: expect.stringMatching(/shards cannot change/) });
   });
 
   it("a shard copy landing after the DELETE's drop ended is dropped by its own PUT", async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
 import { stopChild } from '../../harness/processes';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
 import { validateConfig } from '../../src/common/config';
 import { LeaguesService } from '../../src/ranking/leagues/leagues.service';
 import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
@@ -16,14 +16,20 @@ import { LeaguesModel } from '../support/leagues-model';
  * A rollover whose instance is killed (SIGKILL, a process of its own: test/support/league-roller.ts)
  * inside a cohort, between its promotions (the best members, rolled first) and its relegations, with
  * a step in flight: the next instance finishes it and every member moved exactly once, as the
- * brute-force model moves it.
+ * brute-force model moves it. On 1 shard, and on 3 (about 100 items each, shard 0 killed midway) single
+ * node and Cluster.
  */
 const DAY_MS = 86_400_000;
 const TIERS = ['bronze', 'silver', 'gold'];
 const RULE = { size: 40, promote: 5, relegate: 5 };
-const ITEMS = Array.from({ length: 100 }, (_, i) => `p${i}`);
+const CASES: Array<[Topology, number]> = [
+  ['single', 1],
+  ['single', 3],
+  ['cluster', 3],
+];
 
-describe('a leagues rollover killed midway (SIGKILL)', () => {
+describe.each(CASES)('a leagues rollover killed midway (SIGKILL, %s, %i shard(s))', (topology, shards) => {
+  const ITEMS = Array.from({ length: 100 * shards }, (_, i) => `p${i}`);
   const clock = new FakeClock(Date.parse('2025-06-02T00:00:00Z'));
   let redis: TestRedis;
   let connection: RedisService;
@@ -31,7 +37,7 @@ describe('a leagues rollover killed midway (SIGKILL)', () => {
   let roller: ChildProcess | undefined;
 
   beforeAll(async () => {
-    redis = await startTestRedis('single');
+    redis = await startTestRedis(topology);
     const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     connection = new RedisService(RedisSettings.from(config), clock);
     await connection.waitUntilReady(10_000);
@@ -54,11 +60,12 @@ describe('a leagues rollover killed midway (SIGKILL)', () => {
     await graph.ranking.putBoard({
       name: 'crash',
       windows: [{ name: 'day', calendar: 'day' }],
+      shards,
       leagues: { window: 'day', tiers: TIERS, ...RULE },
     });
-    const model = new LeaguesModel({ ...RULE, tiers: TIERS.length });
-    // Two days: the first rolled here, so the second has a silver cohort (15: 5 up, 5 down) beside
-    // the bronze ones (40, 40 and 5).
+    const model = new LeaguesModel({ ...RULE, tiers: TIERS.length, shards });
+    // Two days: the first rolled here, so the second has on shard 0 a silver cohort (about 15: 5 up, 5
+    // down) beside the bronze ones (40, 40 and the rest).
     const days = [clock.nowMs() / 1000, clock.nowMs() / 1000 + 86_400];
     for (const [round, start] of days.entries()) {
       for (const [i, item] of ITEMS.entries()) {
@@ -89,17 +96,18 @@ describe('a leagues rollover killed midway (SIGKILL)', () => {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     expect(await answer(roller)).toBe('ready');
-    // The bronze cohorts (about 85 members, a member more for each of their 3 parts: ties at the
+    // Shard 0's bronze cohorts (about 85 members, a member more for each of their 3 parts: ties at the
     // promotion edge of the first day may make silver a member bigger), then 5 of silver: its
     // promotions are applied, its relegations (its last 5 places) are not.
-    for (const budget of [88, 5]) {
+    const base = `${board.shards[0].keys.tag}:lg:${start}:`;
+    const bronze = Number(await connection.client.hget(`${base}fill`, '1'));
+    for (const budget of [bronze + Math.ceil(bronze / RULE.size), 5]) {
       roller.send({ budget });
       expect(await answer(roller)).toEqual({ done: false });
     }
     // A third step asked for, and the process killed with it in flight (applied whole or not at all).
     roller.send({ budget: 5 });
     await stopChild(roller);
-    const base = `${board.shards[0].keys.tag}:lg:${start}:`;
     const record = await connection.client.hgetall(`${base}roll`);
     const silver = await connection.client.zcard(`${base}c:2:1`);
     expect(record).toMatchObject({ tier: '2', cohort: '1' });

@@ -13,14 +13,16 @@ import { LeaguesModel } from '../support/leagues-model';
  * The rollover of a period under two instances: two scheduler passes racing, a rollover stopped after
  * some steps (an instance gone between calls) then finished by racing steps of both, and a big cohort
  * rolled in parts abandoned midway: every member is rolled exactly once, as the brute-force model rolls
- * it.
+ * it. On 1 shard and on 3 (each shard rolling its own cohorts), single node and Cluster.
  */
 const DAY_MS = 86_400_000;
 const TIERS = ['bronze', 'silver', 'gold'];
 const RULE = { size: 7, promote: 2, relegate: 2 };
-const ITEMS = Array.from({ length: 60 }, (_, i) => `p${i}`);
+const players = (count: number) => Array.from({ length: count }, (_, i) => `p${i}`);
+const ITEMS = players(60);
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
 
-describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology) => {
+describe.each(CASES)('leagues rollover with two instances (%s, %i shard(s))', (topology, shards) => {
   const clock = new FakeClock(Date.parse('2025-03-03T00:00:00Z'));
   let redis: TestRedis;
   const connections: RedisService[] = [];
@@ -43,15 +45,15 @@ describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology)
   });
 
   /** A board whose day holds a score for every item (two rounds, so tiers differ), the day over. */
-  async function playedBoard(rule = RULE): Promise<{ name: string; model: LeaguesModel }> {
+  async function playedBoard(rule = RULE, items = ITEMS): Promise<{ name: string; model: LeaguesModel }> {
     const name = `roll${board++}`;
     clock.advanceMs(10 * DAY_MS);
     const leagues = { window: 'day', tiers: TIERS, ...rule };
-    await graphs[0].ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], leagues });
-    const model = new LeaguesModel({ ...rule, tiers: TIERS.length });
+    await graphs[0].ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], shards, leagues });
+    const model = new LeaguesModel({ ...rule, tiers: TIERS.length, shards });
     for (let round = 0; round < 2; round++) {
       const start = (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000;
-      for (const [i, item] of ITEMS.entries()) {
+      for (const [i, item] of items.entries()) {
         const amount = ((i * 37 + round * 11) % 23) + 1;
         await graphs[i % 2].ranking.increment(name, item, amount);
         model.add(start, item, amount);
@@ -113,10 +115,11 @@ describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology)
   });
 
   it('a cohort rolled in parts and abandoned midway is finished by both instances, each member once', async () => {
-    // Cohorts of 25 (ties among them): the day holds bronze cohorts of 25 and 17 and a silver one of 18.
-    // A step of 50 stops 6 members into the silver one, whose later parts must rank their members by
-    // the places the first part saw.
-    const { name, model } = await playedBoard({ size: 25, promote: 6, relegate: 5 });
+    // Cohorts of 25 (ties among them), about 60 items a shard: shard 0's day holds bronze cohorts of 25
+    // and fewer and a silver one of about 18. A step of their members (and one more for each part) and 6
+    // stops 6 members into the silver one, whose later parts must rank their members by the places the
+    // first part saw.
+    const { name, model } = await playedBoard({ size: 25, promote: 6, relegate: 5 }, players(60 * shards));
     const prepared = await graphs[0].cache.get(name);
     const at = { board: prepared, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
     const stores = graphs.map((graph) => graph.module.get(LeaguesStore));
@@ -124,17 +127,18 @@ describe.each(TOPOLOGIES)('leagues rollover with two instances (%s)', (topology)
     await graphs[0].module
       .get(LeaguesService)
       .moves(name, (at.currentSec - 2 * 86_400) * 1000, { offset: 0, limit: 100 });
-    expect(await stores[0].roll(at, 50)).toBe(false);
     const base = `${prepared.shards[0].keys.tag}:lg:${at.currentSec - 86_400}:`;
     const redisClient = connections[0].client;
+    const bronze = Number(await redisClient.hget(`${base}fill`, '1'));
+    expect(await stores[0].rollShard(at, 0, bronze + Math.ceil(bronze / 25) + 6)).toBe(false);
     expect(await redisClient.hgetall(`${base}roll`)).toMatchObject({ tier: '2', cohort: '1', offset: '6' });
     // Items of the half-rolled cohort write in the new day: one promoted already, one staying and two
     // relegated not rolled yet (rolled alone, ahead of the parts, which must not roll them again).
     const places = await redisClient.zrange(`${base}c:2:1`, 0, -1, 'REV');
-    expect(places).toHaveLength(18);
+    expect(places.length).toBeGreaterThanOrEqual(16);
     const start = at.currentSec;
     const leagues = graphs[0].module.get(LeaguesService);
-    for (const item of [places[3], places[8], places[15], places[17]]) {
+    for (const item of [places[3], places[8], places[places.length - 3], places[places.length - 1]]) {
       await graphs[1].ranking.increment(name, item, 1);
       model.add(start, item, 1);
       expect((await leagues.item(name, item)).tier).toBe(TIERS[model.standing(start, item)!.tier - 1]);

@@ -11,7 +11,8 @@ import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
 import { LeaguesModel } from '../support/leagues-model';
 
 const DAY_MS = 86_400_000;
-const ITEMS = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+// Three items on each of 3 shards (shard 0: g, k, m; 1: a, b, d; 2: c, e, f).
+const ITEMS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'k', 'm'];
 const TIERS = ['bronze', 'silver', 'gold'];
 const START_MS = Date.parse('2025-03-03T00:00:00Z');
 
@@ -38,7 +39,9 @@ type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
 
 const dayStart = (ms: number) => ms - (ms % DAY_MS);
 
-describe.each(TOPOLOGIES)('leagues against a brute-force model (property, %s)', (topology) => {
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+
+describe.each(CASES)('leagues against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
   const clock = new FakeClock(START_MS);
   let redis: TestRedis;
   let connection: RedisService;
@@ -130,8 +133,8 @@ describe.each(TOPOLOGIES)('leagues against a brute-force model (property, %s)', 
           const name = `lg${board++}`;
           clock.setMs(START_MS + board * 10 * DAY_MS);
           const setting = { window: 'day', tiers: TIERS, ...rule };
-          await graph.ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], leagues: setting });
-          const model = new LeaguesModel({ ...rule, tiers: TIERS.length });
+          await graph.ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], shards, leagues: setting });
+          const model = new LeaguesModel({ ...rule, tiers: TIERS.length, shards });
           for (const s of steps) {
             await run(name, model, s);
             await checkStandings(name, model);

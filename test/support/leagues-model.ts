@@ -1,13 +1,18 @@
+import { shardOf } from '../../src/ranking/core/shard-math';
+
 /**
  * Leagues by brute force: every period's placements in arrival order and its sums, tiers moved when a
  * period closes by sorting each cohort, with no cursor, marker or lazy roll. What the Redis leagues
- * (leagues_lib.lua) must answer.
+ * (leagues_lib.lua) must answer. On `shards` shards each shard fills cohorts of its own items, its
+ * n-th cohort of a tier numbered (n - 1) × shards + shard + 1.
  */
 export interface LeagueRule {
   size: number;
   tiers: number;
   promote: number;
   relegate: number;
+  /** Absent: 1. */
+  shards?: number;
 }
 
 export interface ModelMove {
@@ -23,7 +28,8 @@ interface Period {
   /** item -> [tier, cohort] */
   placed: Map<string, [number, number]>;
   sums: Map<string, number>;
-  fill: Map<number, number>;
+  /** "<shard>:<tier>" -> items placed */
+  fill: Map<string, number>;
 }
 
 export class LeaguesModel {
@@ -40,9 +46,11 @@ export class LeaguesModel {
     const period = this.current!;
     if (!period.placed.has(item)) {
       const tier = this.tier.get(item) ?? 1;
-      const placed = (period.fill.get(tier) ?? 0) + 1;
-      period.fill.set(tier, placed);
-      period.placed.set(item, [tier, Math.floor((placed - 1) / this.rule.size) + 1]);
+      const shards = this.rule.shards ?? 1;
+      const shard = shardOf(item, shards);
+      const placed = (period.fill.get(`${shard}:${tier}`) ?? 0) + 1;
+      period.fill.set(`${shard}:${tier}`, placed);
+      period.placed.set(item, [tier, Math.floor((placed - 1) / this.rule.size) * shards + shard + 1]);
     }
     period.sums.set(item, (period.sums.get(item) ?? 0) + amount);
   }

@@ -4,6 +4,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
 import { NameProperty, OptionalIntProperty, ToInt } from '../../common/dto';
 import { UNIX_SEC } from '../../common/limits';
+import { SHARDS_PER_BOARD } from '../core/ranking.limits';
 import {
   LEAGUE_COHORTS,
   LEAGUE_MOVES_DEFAULT,
@@ -12,7 +13,8 @@ import {
 } from '../options/leagues/leagues.limits';
 
 const COHORT_OFFSET = { min: 0, max: LEAGUE_SIZE.max };
-const MOVES_CURSOR = { min: 0, max: LEAGUE_COHORTS.max * LEAGUE_SIZE.max };
+// A cursor is a place in a shard's moves times the shards, plus the shard (leagues.service.ts).
+const MOVES_CURSOR = { min: 0, max: LEAGUE_COHORTS.max * LEAGUE_SIZE.max * SHARDS_PER_BOARD.max };
 const int = (range: { min: number; max: number }) => optional({ kind: 'int', range, fromQuery: true });
 
 @CompiledValidation({

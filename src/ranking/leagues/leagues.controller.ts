@@ -14,9 +14,9 @@ import {
 import { LeaguesService } from './leagues.service';
 
 const ITEM_NOTE =
-  "The item's tier, cohort and rank in it this period of the league window (one call, O(log n)). 404 ITEM_NOT_FOUND when it has no event this period.";
-const COHORT_NOTE = `A cohort of the current period, best first (competition ranks: equal scores share one). One call, O(log n + rows); at most ${LEAGUE_SIZE.max} rows.`;
-const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled. A rollover no scheduler has finished yet is rolled as far as the page needs: at most ${LEAGUE_MOVES_CALLS} bounded calls of about ${LEAGUE_ROLL_BUDGET_MEMBERS} members each; a shorter page then still has a nextCursor. A period with no placement answers no moves.`;
+  "The item's tier, cohort and rank in it this period of the league window (one call on its shard, O(log n)). 404 ITEM_NOT_FOUND when it has no event this period.";
+const COHORT_NOTE = `A cohort of the current period, best first (competition ranks: equal scores share one). One call on the shard its number names (cohort c of shard k, 0-based, among S shards is (c - 1) × S + k + 1), O(log n + rows); at most ${LEAGUE_SIZE.max} rows.`;
+const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: at most ${LEAGUE_MOVES_CALLS} bounded calls of about ${LEAGUE_ROLL_BUDGET_MEMBERS} members each, and one read per shard; a shorter page then still has a nextCursor. A period with no placement answers no moves.`;
 
 /** GET …/items/:item/league, …/leagues/:tier/:cohort and …/leagues/moves: reads of a board's leagues. */
 @ApiTags('ranking')

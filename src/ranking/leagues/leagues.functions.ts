@@ -36,7 +36,7 @@ export interface LeagueMove {
 
 const header = (call: BoardCall) => ({ ...bareHeader(call.nowMs), version: call.board.config.version });
 
-/** The leagues' functions (src/ranking/options/leagues/scripts), on the board's one shard. */
+/** The leagues' functions (src/ranking/leagues/scripts), each on one shard: its config hash names its tag. */
 export const LEAGUES_FUNCTIONS = {
   leagueItem: typedFunction({
     name: 'tbRankLeagueItem',

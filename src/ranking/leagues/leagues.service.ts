@@ -75,9 +75,8 @@ export class LeaguesService {
   }
 
   /**
-   * The moves of the period holding `atMs` (default: the latest closed one) from `offset`, rolling that
-   * period as far as the page needs when no scheduler has yet (bounded steps, then a call reading the
-   * page; LEAGUE_MOVES_CALLS in all: the calls run out, the page is short and has a nextCursor).
+   * The moves of the period holding `atMs` (default: the latest closed one) from the cursor `page.offset`,
+   * shard by shard (movesFrom), rolling as far as the page needs where no scheduler has yet.
    */
   async moves(name: string, atMs: number | undefined, page: { offset: number; limit: number }): Promise<MovesPage> {
     return this.cache.withBoard(name, async (board) => {
@@ -87,27 +86,55 @@ export class LeaguesService {
       const period = calendarPeriod(calendar, atMs ?? at.currentSec * 1000 - 1);
       const span = { from: period.startMs / 1000, to: period.endMs / 1000 };
       if (period.endMs > nowMs) throw new InvalidInputError(M.notClosed(name, span.from));
-      let answer = await this.store.moves(at, { periodSec: span.from, ...page });
-      for (let call = 1; call < LEAGUE_MOVES_CALLS && answer.rolled; call++)
-        answer = await this.store.moves(at, { periodSec: span.from, ...page });
-      const more = !answer.done || answer.listed > page.offset + page.limit;
+      const { moves, nextCursor } = await this.movesFrom(at, span.from, page);
       const tierName = (tier: number) => setting.tiers[tier - 1];
-      const moves = answer.moves.map((m) => ({ ...m, fromTier: tierName(m.fromTier), toTier: tierName(m.toTier) }));
-      return { ...span, moves, nextCursor: more ? String(page.offset + answer.moves.length) : null };
+      const named = moves.map((m) => ({ ...m, fromTier: tierName(m.fromTier), toTier: tierName(m.toTier) }));
+      return { ...span, moves: named, nextCursor };
     });
   }
 
   /**
-   * The scheduler's part: rolls the board's closed periods in bounded steps; answers true when none is
+   * A page of a closed period's moves: each shard's in the order rolled, shard 0's first. The cursor is
+   * a place in a shard's list (place × shards + shard: an unsharded board's is the place), so a page
+   * starts on its shard with no call to the shards before. Past a shard's last move the page goes on
+   * with the next shard, one row beyond `limit` read to know whether another page follows. A shard whose
+   * list is short of the page and whose rollover is not done rolls a bounded step first (its moves read
+   * answers no rows then); after LEAGUE_MOVES_CALLS such steps the page ends, short, with a cursor where
+   * it stopped. So a page costs at most LEAGUE_MOVES_CALLS steps and one read per shard.
+   */
+  private async movesFrom(at: LeagueAt, periodSec: number, page: { offset: number; limit: number }) {
+    const shards = at.board.shards.length;
+    const cursorOf = (shard: number, place: number) => String(place * shards + shard);
+    const rows: Array<{ move: LeagueMove; cursor: string }> = [];
+    let [shard, place, steps] = [page.offset % shards, Math.floor(page.offset / shards), 0];
+    while (shard < shards && rows.length <= page.limit) {
+      const ask = { periodSec, offset: place, limit: page.limit + 1 - rows.length };
+      let answer = await this.store.moves(at, ask, shard);
+      while (answer.rolled && ++steps < LEAGUE_MOVES_CALLS) answer = await this.store.moves(at, ask, shard);
+      if (answer.rolled) return { moves: rows.map((row) => row.move), nextCursor: cursorOf(shard, place) };
+      answer.moves.forEach((move, i) => rows.push({ move, cursor: cursorOf(shard, place + i) }));
+      [shard, place] = [shard + 1, 0];
+    }
+    const moves = rows.slice(0, page.limit).map((row) => row.move);
+    return { moves, nextCursor: rows.length > page.limit ? rows[page.limit].cursor : null };
+  }
+
+  /**
+   * The scheduler's part: rolls the board's closed periods in bounded steps, each shard its own (in
+   * parallel, LEAGUE_ROLL_STEPS_PER_VISIT steps a visit spread over them); answers true when none is
    * left to roll (false: visit it again). A board without leagues answers true at once.
    */
   async rollDue(board: PreparedBoard, nowMs: number): Promise<boolean> {
     if (!board.config.leagues) return true;
     const { at } = this.leagueOf(board, nowMs);
-    for (let step = 0; step < LEAGUE_ROLL_STEPS_PER_VISIT; step++) {
-      if (await this.store.roll(at)) return true;
-    }
-    return false;
+    const steps = Math.ceil(LEAGUE_ROLL_STEPS_PER_VISIT / board.shards.length);
+    const rolled = await Promise.all(
+      board.shards.map(async (_, shard) => {
+        for (let step = 0; step < steps; step++) if (await this.store.rollShard(at, shard)) return true;
+        return false;
+      }),
+    );
+    return rolled.every(Boolean);
   }
 
   private leagueOf(board: PreparedBoard, nowMs: number): { setting: LeaguesSetting; at: LeagueAt; span: Span } {

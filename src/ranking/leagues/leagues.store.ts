@@ -4,17 +4,33 @@ import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
+import { shardOf } from '../core/shard-math';
 import { LeaguesFunctions } from './leagues.functions';
 import { LEAGUE_ROLL_BUDGET_MEMBERS } from '../options/leagues/leagues.limits';
 
-/** Where a league call stands: the board (one shard), the time, the league window's current period start. */
+/** Where a league call stands: the board, the time, the league window's current period start. */
 export interface LeagueAt {
   board: PreparedBoard;
   nowMs: number;
   currentSec: number;
 }
 
-/** The leagues' Redis calls: each one function call on the board's one shard. */
+/**
+ * The cohort number the routes answer for a shard's cohort `local` (1-based) of shard `shard` among
+ * `shards`: cohorts interleave, so the number carries its shard and an unsharded board's are its own.
+ */
+export const cohortNumber = (local: number, shard: number, shards: number) => (local - 1) * shards + shard + 1;
+
+/** The shard and its own cohort number of a cohort number the routes answer (cohortNumber's inverse). */
+export function cohortPlace(cohort: number, shards: number): { shard: number; local: number } {
+  return { shard: (cohort - 1) % shards, local: Math.floor((cohort - 1) / shards) + 1 };
+}
+
+/**
+ * The leagues' Redis calls: each one function call on one shard, which holds the leagues of its items
+ * (leagues_lib.lua): an item's standing on its shard, a cohort's page on the shard its number names,
+ * a rollover step and a moves page on the shard asked.
+ */
 @Injectable()
 export class LeaguesStore {
   private readonly budgetFields: number;
@@ -30,24 +46,48 @@ export class LeaguesStore {
     functions.define([part.library]);
   }
 
-  private call(at: LeagueAt) {
-    return { ...boardCall(at.board, at.board.shards[0], at.nowMs, this.budgetFields), currentSec: at.currentSec };
+  private call(at: LeagueAt, shard: number) {
+    return { ...boardCall(at.board, at.board.shards[shard], at.nowMs, this.budgetFields), currentSec: at.currentSec };
   }
 
-  item(at: LeagueAt, item: string) {
-    return guard(this.functions.call(this.fns.leagueItem, { ...this.call(at), item }));
+  async item(at: LeagueAt, item: string) {
+    const shards = at.board.shards.length;
+    const shard = shardOf(item, shards);
+    const standing = await guard(this.functions.call(this.fns.leagueItem, { ...this.call(at, shard), item }));
+    return standing && { ...standing, cohort: cohortNumber(standing.cohort, shard, shards) };
   }
 
   cohort(at: LeagueAt, page: { tier: number; cohort: number; offset: number; limit: number }) {
-    return guard(this.functions.call(this.fns.leagueCohort, { ...this.call(at), ...page }));
+    const { shard, local } = cohortPlace(page.cohort, at.board.shards.length);
+    return guard(this.functions.call(this.fns.leagueCohort, { ...this.call(at, shard), ...page, cohort: local }));
   }
 
-  /** One rollover step of the oldest closed period not rolled yet; true when none is left. */
-  roll(at: LeagueAt, budget = LEAGUE_ROLL_BUDGET_MEMBERS): Promise<boolean> {
-    return guard(this.functions.call(this.fns.leagueRoll, { ...this.call(at), budget }));
+  /** One rollover step of shard `shard`'s oldest closed period not rolled yet; true when none is left there. */
+  rollShard(at: LeagueAt, shard: number, budget = LEAGUE_ROLL_BUDGET_MEMBERS): Promise<boolean> {
+    return guard(this.functions.call(this.fns.leagueRoll, { ...this.call(at, shard), budget }));
   }
 
-  moves(at: LeagueAt, page: { periodSec: number; offset: number; limit: number }, budget = LEAGUE_ROLL_BUDGET_MEMBERS) {
-    return guard(this.functions.call(this.fns.leagueMoves, { ...this.call(at), ...page, budget }));
+  /**
+   * A rollover step of each shard in order, up to the first that still has a closed period to roll
+   * after its step (false); true when none has.
+   */
+  async roll(at: LeagueAt, budget = LEAGUE_ROLL_BUDGET_MEMBERS): Promise<boolean> {
+    for (let shard = 0; shard < at.board.shards.length; shard++) {
+      if (!(await this.rollShard(at, shard, budget))) return false;
+    }
+    return true;
+  }
+
+  /** A page of shard `shard`'s moves of a period (their cohorts numbered as the routes answer them). */
+  async moves(
+    at: LeagueAt,
+    page: { periodSec: number; offset: number; limit: number },
+    shard = 0,
+    budget = LEAGUE_ROLL_BUDGET_MEMBERS,
+  ) {
+    const shards = at.board.shards.length;
+    const answer = await guard(this.functions.call(this.fns.leagueMoves, { ...this.call(at, shard), ...page, budget }));
+    const moves = answer.moves.map((move) => ({ ...move, cohort: cohortNumber(move.cohort, shard, shards) }));
+    return { ...answer, moves };
   }
 }

@@ -711,7 +711,7 @@ export interface paths {
         };
         /**
          * An item's league standing this period
-         * @description The item's tier, cohort and rank in it this period of the league window (one call, O(log n)). 404 ITEM_NOT_FOUND when it has no event this period.
+         * @description The item's tier, cohort and rank in it this period of the league window (one call on its shard, O(log n)). 404 ITEM_NOT_FOUND when it has no event this period.
          */
         get: operations["LeaguesController_item"];
         put?: never;
@@ -731,7 +731,7 @@ export interface paths {
         };
         /**
          * A closed period's promotions and relegations
-         * @description The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled. A rollover no scheduler has finished yet is rolled as far as the page needs: at most 20 bounded calls of about 300 members each; a shorter page then still has a nextCursor. A period with no placement answers no moves.
+         * @description The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: at most 20 bounded calls of about 300 members each, and one read per shard; a shorter page then still has a nextCursor. A period with no placement answers no moves.
          */
         get: operations["LeaguesController_moves"];
         put?: never;
@@ -751,7 +751,7 @@ export interface paths {
         };
         /**
          * A cohort of the current period
-         * @description A cohort of the current period, best first (competition ranks: equal scores share one). One call, O(log n + rows); at most 1000 rows.
+         * @description A cohort of the current period, best first (competition ranks: equal scores share one). One call on the shard its number names (cohort c of shard k, 0-based, among S shards is (c - 1) × S + k + 1), O(log n + rows); at most 1000 rows.
          */
         get: operations["LeaguesController_cohort"];
         put?: never;
@@ -1221,7 +1221,7 @@ export interface components {
                 /** @enum {string} */
                 order?: "desc" | "asc";
             };
-            /** @description Leagues over a calendar window's periods (sum boards, unsharded, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change */
+            /** @description Leagues over a calendar window's periods (sum boards, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier; on a sharded board, the first of its shard's cohorts: cohort c of shard k, 0-based, is numbered (c - 1) × shards + k + 1); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change, nor can the board's shards */
             leagues?: {
                 window?: string;
                 size?: number;

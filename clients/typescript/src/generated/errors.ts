@@ -30,7 +30,7 @@ export const ERROR_TABLE = {
   ROUTE_NOT_FOUND: { status: 404, applied: 'no', retryable: false, advice: "no: no such route" },
   METHOD_NOT_ALLOWED: { status: 405, applied: 'no', retryable: false, advice: "no: the path takes only the methods its Allow header lists" },
   REQUEST_TIMEOUT: { status: 408, applied: 'no', retryable: true, advice: "yes, sent promptly: the headers or body came too slowly; the connection was closed" },
-  BOARD_CONFIG_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: a window or the shard count would change; ?reset=true drops that data (never a league window's)" },
+  BOARD_CONFIG_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: a window or the shard count would change; ?reset=true drops that data (never a leagues board's window or shards)" },
   BOARD_BEING_DELETED: { status: 409, applied: 'no', retryable: true, advice: "yes, after a moment: a deleted board of this name still has keys being dropped" },
   API_KEY_EXISTS: { status: 409, applied: 'no', retryable: false, advice: "no: pick another name, or delete the key first" },
   API_KEYS_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: delete unused keys first" },

@@ -3,7 +3,7 @@ import type { Bounds } from '../../../common/limits';
 /** A cohort's most members (`size`). */
 export const LEAGUE_SIZE: Bounds = { min: 2, max: 1000 };
 
-/** A cohort's number within its tier and period (a path parameter). */
+/** A cohort's number within its tier and period (a path parameter; a sharded board's interleave its shards). */
 export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
 
 /** How many tiers a board's leagues hold. */
@@ -16,10 +16,13 @@ export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
  */
 export const LEAGUE_ROLL_BUDGET_MEMBERS = 300;
 
-/** Rollover steps one scheduler visit of a board runs; the rest at the next pass. */
+/**
+ * Rollover steps one scheduler visit of a board runs (shared by its shards, at least one each); the
+ * rest at the next pass.
+ */
 export const LEAGUE_ROLL_STEPS_PER_VISIT = 50;
 
-/** Most calls a moves read makes to roll far enough for its page (each one bounded step). */
+/** Most calls a moves read makes to roll far enough for its page (each one bounded step; reads apart). */
 export const LEAGUE_MOVES_CALLS = 20;
 
 /** A moves page: limit bounds and its default. */
@@ -30,8 +33,6 @@ export const LEAGUE_MOVES_DEFAULT = 100;
 export const LEAGUES_MESSAGES = {
   notCalendar: (board: string, window: string) =>
     `leagues.window: "${window}" is not a calendar window of board "${board}" (name one with "calendar")`,
-  sharded: (board: string) =>
-    `leagues: board "${board}" is sharded; leagues keep their cohorts under one hash tag and need shards 1 for now`,
   segments: (board: string) => `leagues: board "${board}" takes segments; leagues do not go with segments yet`,
   notSum: (board: string) =>
     `leagues: board "${board}" aggregates by max, min or last; a league score is a period's sum, so leagues need aggregate sum for now`,

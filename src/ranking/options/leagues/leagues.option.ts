@@ -81,7 +81,7 @@ export const LeaguesProperty = () =>
     ApiPropertyOptional({
       ...SCHEMA,
       description:
-        "Leagues over a calendar window's periods (sum boards, unsharded, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change",
+        "Leagues over a calendar window's periods (sum boards, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier; on a sharded board, the first of its shard's cohorts: cohort c of shard k, 0-based, is numbered (c - 1) × shards + k + 1); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change, nor can the board's shards",
     }),
   );
 
@@ -92,7 +92,6 @@ export const LeaguesViewProperty = () =>
 function checkBoard(board: BoardSettings): void {
   const leagues = board.options.leagues as LeaguesSetting | undefined;
   if (leagues === undefined) return;
-  if ((board.shards ?? 1) > 1) throw new InvalidInputError(M.sharded(board.name));
   if (board.holds?.segments) throw new InvalidInputError(M.segments(board.name));
   if (board.aggregate !== 'sum') throw new InvalidInputError(M.notSum(board.name));
   if (board.options.metrics !== undefined) throw new InvalidInputError(M.metrics(board.name));

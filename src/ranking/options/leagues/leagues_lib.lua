@@ -11,7 +11,11 @@
 -- same call; so steps may repeat, race or resume after a crash. A placement in a later period rolls
 -- the item alone out of its previous cohort first (roll_member), so its tier is always the one its
 -- rollover gives.
--- Unsharded boards only (leagues.option.ts refuses a sharded one): every key is under the board's tag.
+-- On a sharded board each shard keeps the leagues of its own items under its own tag (the keys below,
+-- on every shard's copy of the config): an item's placement, its cohort and the cohort's members share
+-- one tag, so a placement or a move stays one call; each shard fills its own cohorts and rolls them once
+-- per period (its own cursor and `open`). The app names a shard's cohort c of shards S at shard k
+-- (c - 1) * S + k + 1 (leagues.store.ts), so cohort numbers never clash across shards.
 -- KEYS: 0
 -- Keys: <tag>:lg:tier          hash  item -> tier (1-based; absent: the lowest)
 --       <tag>:lg:at            hash  item -> "<period>:<tier>:<cohort>": its latest placement, till rolled
@@ -304,14 +308,16 @@ local function same_setting(a, b)
   return true
 end
 
--- The league state is keyed by the window's periods and kept under shard 0's tag: a PUT that would
--- shard the board, or remove, remake or reset the window (its data dropped, `reset`), is refused even
--- with reset, so no state outlives its window and no shard copy carries leagues. Checked here, in the
--- PUT's own call, as well as by the service: a PUT checked before another one stored the leagues
--- would pass that check.
-local function leagues_board_problems(s, plan)
-  if plan.shards > 1 then
-    plan.problems[#plan.problems + 1] = 'leagues need shards 1 (delete the board to start again)'
+-- The league state is keyed by the window's periods and kept under each item's shard's tag: a PUT that
+-- would change the shards of a board holding leagues (items would move between shards, their tiers
+-- not), or remove, remake or reset the window (its data dropped, `reset`), is refused even with reset,
+-- so no state outlives its window or its shard. Checked here, in the PUT's own call, as well as by the
+-- service: a PUT checked before another one stored the leagues would pass that check. `stored`: the
+-- leagues were stored before this PUT.
+local function leagues_board_problems(s, plan, stored)
+  if stored and plan.reshard then
+    plan.problems[#plan.problems + 1] = 'leagues keep each item\'s tier in its shard: shards cannot change '
+      .. '(delete the board to start again)'
   end
   plan.compared[#plan.compared + 1] = function()
     local kept = false
@@ -333,11 +339,11 @@ local function leagues_planned(cfg_key, settings, _, plan)
   local stored = plan ~= nil and redis.call('HGET', cfg_key, 'leagues') or false
   if type(settings.leagues) ~= 'table' then
     settings.leagues = stored and cjson.decode(stored) or nil
-    if plan and stored then leagues_board_problems(settings.leagues, plan) end
+    if plan and stored then leagues_board_problems(settings.leagues, plan, true) end
     return
   end
   if not plan then return end
-  leagues_board_problems(settings.leagues, plan)
+  leagues_board_problems(settings.leagues, plan, stored)
   if stored and not same_setting(settings.leagues, cjson.decode(stored)) then
     plan.problems[#plan.problems + 1] = 'leagues cannot change once set (delete the board to start again)'
   elseif not stored then
