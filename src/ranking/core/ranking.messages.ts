@@ -1,5 +1,6 @@
 import { DURATION_RULE } from '../../common/duration';
-import { SEGMENTS_PER_EVENT, SPAN_MAX_FIELDS } from './ranking.limits';
+import { SPAN_MAX_FIELDS } from './ranking.limits';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 
 /** Every message the ranking feature answers with, written once. */
 export const RANKING_MESSAGES = {
@@ -97,8 +98,6 @@ export const RANKING_MESSAGES = {
     `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
   aggregateTooManySlots: (board: string, aggregate: string, window: string, max: number) =>
     `windows.${window}: board "${board}" aggregates by ${aggregate}, whose rolling windows hold at most ${max} slots (period / interval): expiry recomputes an item from every live slot; use a longer interval`,
-  segmentsNeedSum: (board: string, aggregate: string) =>
-    `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
   aggregateMismatch: (board: string, aggregate: string, write: string) =>
     aggregate === 'sum'
       ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`
@@ -127,8 +126,6 @@ export const RANKING_MESSAGES = {
   allTimeNeedsName: (field: string) => `${field}: an all-time window needs a name`,
   allTimeNeedsCap: (board: string, window: string) =>
     `board "${board}": the all-time window "${window}" keeps its items for good, so the board needs maxItems (the most items it holds)`,
-  allTimeWith: (board: string, window: string, what: string) =>
-    `board "${board}": the all-time window "${window}" keeps its events for good; ${what} would then grow without end (use a rolling or calendar window for them)`,
   likeOnAllTime: (board: string, window: string) =>
     `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
   spanOnAllTime: (board: string, window: string) =>

@@ -20,7 +20,6 @@ export const RANKING_MODULES = [
   KEYS_LIBRARY,
   IDEM_LIBRARY,
   ...[
-    'actor_lib',
     'aggregate_lib',
     'archive_lib',
     'board_write_lib',
@@ -30,9 +29,6 @@ export const RANKING_MODULES = [
     'likes_lib',
     'order_lib',
     'previous_ranks_lib',
-    'segment_growth_lib',
-    'segment_lib',
-    'segment_views_lib',
     'slot_due_lib',
     'snapshot_lib',
     'snapshot_shown_lib',

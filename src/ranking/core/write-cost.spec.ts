@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { validateConfig } from '../../common/config';
 import { AGGREGATES } from './aggregate';
-import { SEGMENTS_PER_EVENT, VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
+import { VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 import { CAP_PER_ITEM } from '../options/actor-caps/actor-caps.option';
 import {
   adminStepUnits,

@@ -36,7 +36,6 @@ import {
   DEFAULT_RISING_MIN_COUNT,
   MAX_SLOTS_PER_WINDOW,
   RISING_MIN_COUNT,
-  SEGMENTS_MAX,
   SHARDS_PER_BOARD,
   SNAPSHOT_KEEP,
   SNAPSHOT_TOP_ITEMS,
@@ -46,7 +45,8 @@ import {
 import { AGGREGATES, type Aggregate } from '../core/aggregate';
 import { VIEW_MODES } from '../core/trending-math';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
-import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
+import { ActorsProperty, ActorsSetting } from '../options/actors/actors.option';
+import { SegmentsDto, SegmentsProperty } from '../options/segments/segments.option';
 import { GroupOfProperty, GroupOfSetting } from '../options/group-of/group-of.option';
 import { OrderProperty, ScoreOrder } from '../options/order/order.option';
 import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
@@ -123,20 +123,6 @@ export class ArchiveDto {
   @Min(ARCHIVE_TOP_ITEMS.min)
   @Max(ARCHIVE_TOP_ITEMS.max)
   top!: number;
-}
-
-export class SegmentsDto {
-  @ApiProperty({
-    type: 'integer',
-    minimum: SEGMENTS_MAX.min,
-    maximum: SEGMENTS_MAX.max,
-    description:
-      'Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT)',
-  })
-  @IsInt()
-  @Min(SEGMENTS_MAX.min)
-  @Max(SEGMENTS_MAX.max)
-  max!: number;
 }
 
 export class WindowDto {
@@ -320,11 +306,7 @@ export class PutBoardDto {
   @IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` })
   aggregate?: Aggregate;
 
-  @OptionalNested(
-    SegmentsDto,
-    'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
-    'segments must be an object like { "max": 100 }',
-  )
+  @SegmentsProperty()
   segments?: SegmentsDto;
 
   @ActorsProperty()

@@ -5,7 +5,7 @@ import type { WindowConfig } from '../core/window-math';
 import { ReadsStore, type WindowRead } from './reads.store';
 import { RowMetrics, RowsWithMetrics } from '../core/row-metrics';
 import { RequestTooCostlyError } from '../../common/errors';
-import { SEGMENT_PAGE_UNITS_PER_CALL, SEGMENT_PAGE_UNITS_PER_REQUEST } from '../core/ranking.limits';
+import { SEGMENT_PAGE_UNITS_PER_CALL, SEGMENT_PAGE_UNITS_PER_REQUEST } from '../options/segments/segments.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 
 /** A page of segments as asked: `offset` names skipped, or the names after `cursor`. */
