@@ -329,3 +329,7 @@ end
 
 hooks.register('config_planned', actors_planned, 'actors')
 hooks.register('config_stored', actors_stored, 'actors')
+hooks.register('actor_counted', ACTORS.counted, 'actors')
+hooks.register('actor_added', ACTORS.add, 'actors')
+hooks.register('slot_draining', ACTORS.slot_expire, 'actors')
+hooks.register('window_dropped', ACTORS.drop_window, 'actors')

@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, call_state, hooks, keyspace, seg_views, slot_due, snapshot, window
+-- requires: actor_log, call_state, keyspace, seg_views, slot_due, snapshot, window
 -- segment_lib: segments, a module of the ranking function library after window_lib and
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
@@ -373,21 +373,3 @@ segmentation.walk_pending_segments = walk_pending_segments
 segmentation.step_drain = step_drain
 segmentation.expire_segments = expire_segments
 segmentation.segment_rows = segment_rows
-
--- A board PUT: the segments.max asked (absent: the stored one, none for a new board). A change is a new
--- config version (the writes take the max from their args) and keeps every window's data.
-local function segments_planned(cfg_key, settings, reset, plan)
-  local stored = plan and tonumber(redis.call('HGET', cfg_key, 'segmentsMax') or '') or nil
-  if settings.segmentsMax == nil then settings.segmentsMax = stored end
-  if plan and settings.segmentsMax ~= stored then plan.changed = true end
-end
-
--- Stores segments.max (config field `segmentsMax`, absent: none); the option has no hot hook to enable.
-local function segments_stored(cfg_key, settings)
-  local max = settings.segmentsMax or 0
-  if max > 0 then redis.call('HSET', cfg_key, 'segmentsMax', max) else redis.call('HDEL', cfg_key, 'segmentsMax') end
-  return false
-end
-
-hooks.register('config_planned', segments_planned, 'segments')
-hooks.register('config_stored', segments_stored, 'segments')
