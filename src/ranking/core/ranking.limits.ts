@@ -100,6 +100,13 @@ export const HISTORY_ROWS_PER_CALL = 5000;
 
 /** Sharded boards' merged latest snapshots an instance keeps in memory (one per board window read). */
 export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;
+/**
+ * How long an instance answers previousRank from its cached merge before reading the shards again
+ * (ms): a moderation change made on another instance shows within it (issue #49: every instance
+ * within 1 s). Costs at most one read of each shard's latest snapshot per window read, per instance,
+ * per this time.
+ */
+export const PREVIOUS_RANKS_FRESH_MS = 1000;
 /** Views (decay, hot, rising) of one board. */
 export const VIEWS_PER_BOARD: Bounds = { min: 0, max: 8 };
 

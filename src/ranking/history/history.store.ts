@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS } from '../core/ranking.limits';
+import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS, PREVIOUS_RANKS_FRESH_MS } from '../core/ranking.limits';
 import type { HistoryPoint, ScoredItem, SnapshotListing } from '../core/ranking.types';
 import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
@@ -26,12 +26,12 @@ export interface ItemHistoryRead {
 export class HistoryStore {
   private readonly budgetFields: number;
   /**
-   * Sharded boards: each window's latest snapshot merged over the shards (item -> rank), read once per
-   * slot per instance (snapshots never change once taken), so previousRank costs no round trip per request.
+   * Sharded boards: each window's latest snapshot merged over the shards (item -> rank), read at most
+   * once per PREVIOUS_RANKS_FRESH_MS and slot per instance, so previousRank costs no round trip per request.
    */
   private readonly previousListings = new Map<
     string,
-    { version: string; slotSec: number; ranks: Promise<Map<string, number>> }
+    { version: string; slotSec: number; readAtMs: number; ranks: Promise<Map<string, number>> }
   >();
   private readonly fns: HistoryFunctions['functions'];
 
@@ -108,8 +108,9 @@ export class HistoryStore {
   /**
    * Sharded boards: the window's latest snapshot over every shard without the items left out now
    * (moderation, answered by the same read of each shard), item -> rank, cached per slot (a calendar
-   * window's: per period). A moderation change forgets this instance's cache (forgetPreviousRanks);
-   * other instances follow at their next slot.
+   * window's: per period). A moderation change or an item retraction forgets this instance's cache
+   * (forgetPreviousRanks); other instances read again once their entry is PREVIOUS_RANKS_FRESH_MS old,
+   * as an instance cannot tell from its cache that another one changed what the listing leaves out.
    */
   previousRanks(board: PreparedBoard, window: WindowConfig, nowMs: number): Promise<Map<string, number>> {
     if (!window.snapshots) return Promise.resolve(new Map());
@@ -118,7 +119,13 @@ export class HistoryStore {
       ? slotRule(window, nowMs).originSec
       : slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
     const cached = this.previousListings.get(key);
-    if (cached && cached.version === board.config.version && cached.slotSec === slotSec) return cached.ranks;
+    if (
+      cached &&
+      cached.version === board.config.version &&
+      cached.slotSec === slotSec &&
+      nowMs - cached.readAtMs < PREVIOUS_RANKS_FRESH_MS
+    )
+      return cached.ranks;
     if (this.previousListings.size >= MAX_CACHED_PREVIOUS_LISTINGS) this.previousListings.clear();
     const forget = () => {
       if (this.previousListings.get(key) === entry) this.previousListings.delete(key);
@@ -127,7 +134,7 @@ export class HistoryStore {
       if (!listing.final) forget();
       return listing.ranks;
     });
-    const entry = { version: board.config.version, slotSec, ranks };
+    const entry = { version: board.config.version, slotSec, readAtMs: nowMs, ranks };
     this.previousListings.set(key, entry);
     ranks.catch(forget);
     return ranks;
@@ -158,7 +165,7 @@ export class HistoryStore {
 
   /**
    * Forgets this instance's cached previous ranks of a board (an item retraction rewrote its snapshots,
-   * or a moderation change shows other rows); other instances' caches follow at their next slot.
+   * or a moderation change shows other rows); other instances' caches follow within PREVIOUS_RANKS_FRESH_MS.
    */
   forgetPreviousRanks(boardName: string): void {
     for (const key of this.previousListings.keys()) {

@@ -51,16 +51,16 @@ export interface BoardOption<Config extends object, View extends object = Partia
   fromReply(fields: Readonly<Record<string, unknown>>): Config;
   /** What the board's view answers of the option (absent when off). */
   view(config: Readonly<Config>): View;
-  /** Cost units each results place of a write adds (src/ranking/core/write-cost.ts); 0 when off. */
-  writeCostPerPlace(config: Readonly<Config>): number;
-  /** The option's setting that makes a write costliest (COSTLIEST_ENTRY). */
-  readonly costliest: Config;
-  /** What one board-rank count of a lookup weighs on such a board (1: a plain count). */
-  countWeight(config: Readonly<Config>): number;
-  /** countWeight in words for the lookup route's description ("" when it is always 1). */
-  readonly countWeightDoc: string;
-  /** Whether a window's ranks are its order (strict: a row's rank is its position, equal scores too). */
-  strictRanks(config: Readonly<Config>): boolean;
+  /** Cost units each results place of a write adds (src/ranking/core/write-cost.ts); absent: none. */
+  writeCostPerPlace?(config: Readonly<Config>): number;
+  /** The option's setting that makes a write costliest (COSTLIEST_ENTRY); absent: none does. */
+  readonly costliest?: Config;
+  /** What one board-rank count of a lookup weighs on such a board; absent: 1 (a plain count). */
+  countWeight?(config: Readonly<Config>): number;
+  /** countWeight in words for the lookup route's description; absent when it is always 1. */
+  readonly countWeightDoc?: string;
+  /** Whether a window's ranks are its order (strict: a row's rank is its position, equal scores too); absent: never. */
+  strictRanks?(config: Readonly<Config>): boolean;
   /** Whether lower scores rank higher (reads list, count and merge shards lowest first); absent: never. */
   ascending?(config: Readonly<Config>): boolean;
   /** Refuses (InvalidInputError) a board its setting cannot go with; absent: it goes with any. */

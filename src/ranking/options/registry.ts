@@ -70,28 +70,28 @@ export function optionsView(config: Readonly<BoardOptionsConfig>): Partial<Board
 
 /** Cost units the options add to each results place of a write. */
 export function optionsWriteCostPerPlace(config: Readonly<BoardOptionsConfig>): number {
-  return BOARD_OPTIONS.reduce((sum, option) => sum + option.writeCostPerPlace(config), 0);
+  return BOARD_OPTIONS.reduce((sum, option) => sum + (option.writeCostPerPlace?.(config) ?? 0), 0);
 }
 
 /** The options set as a write's costliest. */
 export const COSTLIEST_OPTIONS: BoardOptionsConfig = Object.assign(
   {},
-  ...BOARD_OPTIONS.map((option) => option.costliest),
+  ...BOARD_OPTIONS.map((option) => option.costliest ?? {}),
 ) as BoardOptionsConfig;
 
 /** What one board-rank count of a lookup weighs on a board of `config`. */
 export function optionsCountWeight(config: Readonly<BoardOptionsConfig>): number {
-  return BOARD_OPTIONS.reduce((weight, option) => weight * option.countWeight(config), 1);
+  return BOARD_OPTIONS.reduce((weight, option) => weight * (option.countWeight?.(config) ?? 1), 1);
 }
 
 /** The options' count weights in words, as the lookup route describes its cost: " (x3 on ...)" or "". */
 export const COUNT_WEIGHT_DOC = ((docs: string[]) => (docs.length === 0 ? '' : ` (${docs.join('; ')})`))(
-  BOARD_OPTIONS.map((option) => option.countWeightDoc).filter((doc) => doc !== ''),
+  BOARD_OPTIONS.flatMap((option) => (option.countWeightDoc ? [option.countWeightDoc] : [])),
 );
 
 /** Whether some option makes a window's ranks its order (strict ranks). */
 export function strictRanks(config: Readonly<BoardOptionsConfig>): boolean {
-  return BOARD_OPTIONS.some((option) => option.strictRanks(config));
+  return BOARD_OPTIONS.some((option) => option.strictRanks?.(config) ?? false);
 }
 
 /** Whether some option makes lower scores rank higher (`order: asc`). */

@@ -54,7 +54,4 @@ export const actorCapsOption: BoardOption<ActorCapsConfig> = {
   view: (config) => (capped(config) ? { capPerItem: config.capPerItem } : {}),
   writeCostPerPlace: (config) => (capped(config) ? ACTOR_CAP_WRITE_COST : 0),
   costliest: { capPerItem: CAP_PER_ITEM.max },
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };

@@ -89,11 +89,6 @@ export const actorsOption: BoardOption<ActorsConfig> = {
     throw new Error(`actors ${JSON.stringify(fields.actors)} is not true or false`);
   },
   view: (config) => (config.actors ? { actors: true } : {}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   check: (board) => {
     if (board.options.actors !== true) {
       const unique = board.views?.find((view) => view.mode === 'unique');

@@ -109,11 +109,6 @@ export const groupOfOption: BoardOption<GroupOfConfig> = {
     return { groupOf: groupOfSetting(fields.groupOf as GroupOfSetting) };
   },
   view: (config) => (config.groupOf ? { groupOf: config.groupOf } : {}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   check: (board: BoardSettings) => {
     const setting = board.options.groupOf as GroupOfSetting | undefined;
     if (setting === undefined) return;

@@ -37,7 +37,7 @@ describe('the groups option', () => {
   });
 
   it('adds no cost unit per results place (GROUPS_WRITE_COST); its module is in every library', () => {
-    expect(groupsOption.writeCostPerPlace({ groups: true })).toBe(0);
+    expect(groupsOption.writeCostPerPlace?.({ groups: true })).toBe(0);
     expect(COSTLIEST_OPTIONS).not.toHaveProperty('groups');
     expect(OPTION_LUA_MODULES.some((path) => path.endsWith('groups_lib.lua'))).toBe(true);
   });

@@ -87,8 +87,4 @@ export const groupsOption: BoardOption<GroupsConfig> = {
   },
   view: (config) => (on(config) ? { groups: true } : {}),
   writeCostPerPlace: (config) => (on(config) ? GROUPS_WRITE_COST : 0),
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };

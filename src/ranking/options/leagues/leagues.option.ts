@@ -118,10 +118,5 @@ export const leaguesOption: BoardOption<LeaguesConfig> = {
   view: (config) => (config.leagues ? { leagues: config.leagues } : {}),
   // A placement is a few commands per request beside the window's, not per place (measured apart: the row
   // "increment, leagues board" in harness/worst-case).
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   check: checkBoard,
 };

@@ -122,11 +122,6 @@ export const metricsOption: BoardOption<MetricsConfig> = {
     return { metrics: fields.metrics.split(',') };
   },
   view: (config) => (declared(config) ? { metrics: [...config.metrics!] } : {}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   check: (board: BoardSettings) => {
     const metrics = board.options.metrics as string[] | undefined;
     if (!metrics?.length) return;

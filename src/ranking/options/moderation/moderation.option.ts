@@ -58,9 +58,4 @@ export const moderationOption: BoardOption<ModerationConfig> = {
     throw new Error(`moderation ${JSON.stringify(setting)} is not { review: boolean }`);
   },
   view: (config) => (reviews(config) ? { moderation: { review: true } } : {}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
 };

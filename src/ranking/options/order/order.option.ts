@@ -54,11 +54,6 @@ export const orderOption: BoardOption<OrderConfig> = {
     throw new Error(`order ${JSON.stringify(fields.order)} is not one of ${SCORE_ORDERS.join(', ')}`);
   },
   view: (config) => (ascending(config) ? { order: 'asc' } : {}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   ascending,
   check: (board: BoardSettings) => {
     if (board.options.order !== 'asc') return;

@@ -86,11 +86,6 @@ export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView> = {
     return max > 0 ? { segmentsMax: max } : {};
   },
   view: (config) => (declared(config) ? { segments: { max: config.segmentsMax! } } : {}),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   check: (board) => {
     if (((board.options.segmentsMax as number | undefined) ?? 0) <= 0) return;
     if (board.aggregate !== 'sum') throw new InvalidInputError(SEGMENTS_MESSAGES.needSum(board.name, board.aggregate));

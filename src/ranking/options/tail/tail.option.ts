@@ -116,11 +116,6 @@ export const tailOption: BoardOption<TailConfig> = {
     return { tail: { exact, below } };
   },
   view: (config) => (config.tail === undefined ? {} : { tail: { exact: config.tail.exact, below: config.tail.below } }),
-  writeCostPerPlace: () => 0,
-  costliest: {},
-  countWeight: () => 1,
-  countWeightDoc: '',
-  strictRanks: () => false,
   check: (board: BoardSettings) => {
     if (board.options.tail === undefined) return;
     if (board.aggregate !== 'sum') throw new InvalidInputError(TAIL_MESSAGES.needsSum(board.name));

@@ -145,9 +145,7 @@ export const tiebreakOption: BoardOption<TiebreakConfig> = {
   writeCostPerPlace: (config) => (kept(config) ? TIEBREAK_WRITE_COST : 0),
   // Beside ties first its pair order holds the strict one (ties' own order is not kept): a write costs
   // this option's units and ties' (an overestimate: the strict order adds a mark's draw, not an order).
-  costliest: {},
   countWeight: (config) => (kept(config) ? LOOKUP_TIEBREAK_WEIGHT : 1),
   countWeightDoc: `x${LOOKUP_TIEBREAK_WEIGHT} on a board with a tiebreak`,
-  strictRanks: () => false,
   check: checkBoard,
 };
