@@ -1,12 +1,12 @@
 import { InvalidInputError } from '../../common/errors';
 import { blockKeyOf } from '../../common/names';
 import type { PreparedBoard } from './board';
-import { RANKING_MESSAGES as M } from './ranking.messages';
+import { ACTORS_MESSAGES } from '../options/actors/actors.option';
 
 /** Refuses (400 naming `field`) an actor on a board that keeps none. */
 export function checkActor(field: string, actor: string | undefined, board: PreparedBoard): void {
   if (actor === undefined || board.config.actors) return;
-  throw new InvalidInputError(M.noActors(board.config.name, field));
+  throw new InvalidInputError(ACTORS_MESSAGES.noActors(board.config.name, field));
 }
 
 /**

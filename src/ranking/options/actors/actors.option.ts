@@ -13,7 +13,7 @@ export interface ActorsConfig {
   actors?: boolean;
 }
 
-/** What the option refuses (INVALID_INPUT, 400). */
+/** Its messages: the board PUTs, writes and reads it refuses. */
 export const ACTORS_MESSAGES = {
   uniqueWithout: (board: string, view: string) =>
     `views: unique view "${view}" counts distinct actors: board "${board}" needs "actors": true`,
@@ -21,6 +21,8 @@ export const ACTORS_MESSAGES = {
     `actors: kept for sum boards only: board "${board}" would aggregate by ${aggregate} (a retraction cannot take one actor's share out of a ${aggregate})`,
   allTime: (board: string, window: string) =>
     `board "${board}": the all-time window "${window}" keeps its events for good; its actors' contributions would then grow without end (use a rolling or calendar window for them)`,
+  noActors: (board: string, field: string) =>
+    `${field}: board "${board}" keeps no actors; declare "actors": true on the board to send one`,
 };
 
 /** A board PUT's `actors`: `true`, `false`, or `{ "capPerItem"?: c }` (actors kept, with a cap). */

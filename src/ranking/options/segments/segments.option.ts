@@ -20,13 +20,24 @@ export interface SegmentsView {
   segments?: { max: number };
 }
 
-/** What the option refuses (INVALID_INPUT, 400). */
+/** Its messages: the board PUTs, writes and reads it refuses. */
 export const SEGMENTS_MESSAGES = {
   notObject: 'segments must be an object like { "max": 100 }',
   needSum: (board: string, aggregate: string) =>
     `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
   allTime: (board: string, window: string) =>
     `board "${board}": the all-time window "${window}" keeps its events for good; its segments would then grow without end (use a rolling or calendar window for them)`,
+  boardSegmentLimit: (live: number, max: number, wanted: number) =>
+    `segment limit: the board holds ${live} live segments (over all its shards) of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
+  segmentLimit: (live: number, max: number, wanted: number) =>
+    `segment limit: the shard of this write holds ${live} live segments of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
+  noSegments: (board: string, field: string) =>
+    `${field}: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
+  segmentTwice: (field: string) => `${field} names a segment twice`,
+  noSegmentRead: (board: string) =>
+    `segment: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
+  segmentOffsetTooDeep: (board: string, offset: number, reached: number) =>
+    `offset ${offset} of the segments of board "${board}" is past what one page reaches on its shards (${reached} names): page with cursor (each page's nextCursor) instead`,
 };
 
 export class SegmentsDto {
