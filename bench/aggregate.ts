@@ -12,9 +12,9 @@
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
-import type { Aggregate } from '../src/ranking/core/aggregate';
+import type { Aggregate } from '../src/ranking/options/aggregate/aggregate';
 import { PreparedBoard } from '../src/ranking/core/board';
-import { MAX_AGGREGATE_SLOTS } from '../src/ranking/core/ranking.limits';
+import { MAX_AGGREGATE_SLOTS } from '../src/ranking/options/aggregate/aggregate.limits';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';

@@ -15,7 +15,7 @@ import { AppConfig } from '../src/common/config';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
-import { resolveViews } from '../src/ranking/core/trending-math';
+import { resolveViews } from '../src/ranking/options/views/trending-math';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../harness/processes';

@@ -16,7 +16,7 @@ import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { StatsService } from '../src/stats/stats.service';
 import { StatsStore } from '../src/stats/stats.store';
-import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/core/ranking.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/options/snapshots/snapshots.limits';
 import { seedHistory } from './abuse/history-seed';
 import { CountersSettings } from '../src/counters/counters.settings';
 import { StatsSettings } from '../src/stats/stats.settings';

@@ -8,7 +8,7 @@ import { FakeClock } from '../../harness/clock';
 import { startRankingService } from '../../harness/ranking';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 import { WindowDrainingError } from '../../src/common/errors';
-import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/core/ranking.limits';
+import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/options/views/views.limits';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { AbusePart, AbuseRow } from './abuse-part';
 

@@ -5,6 +5,7 @@
  * read on the `last` board, which reviews.
  */
 import {
+  LOOKUP_IDS_PER_CALL,
   MODERATED_GROUP_ITEMS_PER_SHARD,
   MODERATED_GROUPS_PER_BOARD,
   MODERATED_ITEMS_PER_SHARD,
@@ -96,12 +97,22 @@ const hideSpread =
 const KEPT_LISTING_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/lookup',
-    worst: `100 ids, each previous rank among the rows shown now (one ZMSCORE of the states), ${MAXED}`,
+    worst: `100 ids, each previous rank among the rows shown now (one ZMSCORE of the states), ${MAXED}: calls of ${LOOKUP_IDS_PER_CALL} ids`,
     request: (context) =>
       post('/boards/wc-modgroups/lookup', {
         window: 'm',
         items: Array.from({ length: 100 }, (_, n) => `i${(n * 13) % context.sizes.items}`),
       }),
+  },
+  {
+    route: 'POST /boards/{board}/lookup',
+    worst: `1 000 ids (the most a lookup names), each previous rank among the rows shown now, ${MAXED}: calls of ${LOOKUP_IDS_PER_CALL} ids`,
+    request: (context) =>
+      post('/boards/wc-modgroups/lookup', {
+        window: 'm',
+        items: Array.from({ length: 1000 }, (_, n) => `i${(n * 13) % context.sizes.items}`),
+      }),
+    manyCalls: `calls of at most LOOKUP_IDS_PER_CALL (${LOOKUP_IDS_PER_CALL}) ids, each a read of the client's budget`,
   },
   {
     route: 'GET /boards/{board}/top',

@@ -3,7 +3,12 @@
  * boards of ./boards.ts (every option at its maximum), mostly on the 64-shard board where shards cost more.
  */
 import { AppConfig } from '../../src/common/config';
-import { MAX_SHARDED_DEPTH_ITEMS, MIN_ACTORS, MODERATED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
+import {
+  COUNTED_VIEW_ROWS_PER_CALL,
+  MAX_SHARDED_DEPTH_ITEMS,
+  MIN_ACTORS,
+  MODERATED_ITEMS_PER_SHARD,
+} from '../../src/ranking/core/ranking.limits';
 import {
   EXCLUDE_GROUPS_MAX,
   GROUP_PAGE_CALLS,
@@ -100,7 +105,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: "limit 1 000 of a wilson view (both metrics' windows drained first; each row its two counts)",
+    worst: `limit 1 000 of a wilson view (both metrics' windows drained first; each row its two counts): calls of ${COUNTED_VIEW_ROWS_PER_CALL} rows`,
     request: () => get('/boards/wc-rated/top?window=rated1&limit=1000'),
   },
   {

@@ -164,6 +164,24 @@ export const ADMIN_ROWS: WorstRow[] = [
     times: 1,
   },
   {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst:
+      "an item of every metric of an 8-metric board: 8 windows each, 6 views, the last metric's snapshots of 1 000 rows",
+    request: () => post('/admin/boards/wc-metrics/retractions', { item: 'i1' }),
+    settle: (context, answer) => untilDone(context, 'wc-metrics', answer),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'GET /admin/boards/{board}/retractions/{id}',
+    worst: "a running item retraction's step on an 8-metric board (every metric's windows, views and snapshots)",
+    prepare: async (context) => {
+      const started = await context.send(post('/admin/boards/wc-metrics/retractions', { item: 'i2' }), 'admin');
+      context.state.set('metrics-retraction', String(started.body?.id));
+    },
+    request: (context) => get(`/admin/boards/wc-metrics/retractions/${context.state.get('metrics-retraction')}`),
+  },
+  {
     route: 'PUT /admin/boards/{board}',
     worst: 'a reset of a filled 64-shard board of every option',
     request: () => ({ method: 'PUT', path: '/admin/boards/wc-gone?reset=true', body: BOARDS['wc-gone'] }),

@@ -19,6 +19,7 @@ import { InvalidInputError } from './errors';
 import {
   Bounds,
   DEFAULT_LIST_PAGE_ITEMS,
+  DURATION_SEC,
   ID_LENGTH_CHARS,
   NAME_LENGTH_CHARS,
   PAGE_LIMIT_ITEMS,
@@ -143,6 +144,17 @@ export function IsDuration(options?: ValidationOptions): PropertyDecorator {
       validator: { validate: (value: unknown) => isDuration(value) },
     });
 }
+
+const DURATION_SCHEMA = {
+  oneOf: [
+    { type: 'integer', minimum: DURATION_SEC.min, maximum: DURATION_SEC.max },
+    { type: 'string', pattern: '^[1-9][0-9]*[smhd]?$' },
+  ],
+};
+
+/** An optional duration (a window's, a view's) and its OpenAPI schema. */
+export const OptionalDurationProperty = (description: string, example: string) =>
+  applyDecorators(ApiPropertyOptional({ description, example, ...DURATION_SCHEMA }), IsOptionalNotNull(), IsDuration());
 
 /** Query-string integer: "12" becomes 12; anything else stays as is for the validators to refuse. */
 export const ToInt = () =>

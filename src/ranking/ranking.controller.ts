@@ -32,17 +32,16 @@ import {
 import { ItemHistoryResultDto } from './dto/item-history.dto';
 import {
   DEFAULT_AMOUNT,
-  DEFAULT_ARCHIVE_PAGE,
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
-  ARCHIVE_ROWS_PER_READ,
 } from './core/ranking.limits';
 import {
   SEGMENT_PAGE_UNITS_PER_CALL,
   SEGMENT_PAGE_UNITS_PER_READ,
   SEGMENT_PAGE_UNITS_PER_REQUEST,
 } from './options/segments/segments.limits';
+import { ARCHIVE_ROWS_PER_READ, DEFAULT_ARCHIVE_PAGE } from './options/calendar/calendar.limits';
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ModeratedItemResultDto } from './dto/moderation.dto';
 import { ItemDataService } from './items/items.service';

@@ -8,7 +8,7 @@ import { ArchivesService } from './calendar/archives.service';
 import { BoardPage, BoardsService, BoardView, PutBoardInput } from './boards/boards.service';
 import { RankedSources, SourceRead } from './boards/ranked-sources';
 import type { PreparedBoard } from './core/board';
-import type { ViewConfig } from './core/trending-math';
+import type { ViewConfig } from './options/views/trending-math';
 import type { WindowConfig } from './core/window-math';
 import { ViewRowAnswer, WindowFigures } from './core/answers';
 import { InvalidInputError } from '../common/errors';

@@ -15,6 +15,7 @@ import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
 const SUM = BOARDS['wc-sum'];
+const METRICS = BOARDS['wc-metrics'];
 /** Batches seeded on each board, a minute apart: every minute slot of the short windows holds ITEMS items. */
 const BATCHES = 40;
 const ITEMS = 12;
@@ -65,6 +66,13 @@ describe('the drain of an admin step on the board of every option, after a long 
     graph = await composeRanking(service, new RedisFunctions(service), config, clock);
     const boards = ['actor', 'item', 'weight', 'alias'];
     for (const board of boards) await seed(board);
+    await graph.ranking.putBoard({
+      name: 'metrics',
+      ...METRICS,
+      windows: [...METRICS.windows],
+      views: [...METRICS.views],
+      metrics: [...METRICS.metrics],
+    });
     for (let n = 0; n < BATCHES; n++) {
       const segments = segmentsOf(n);
       // Each item an actor of its own and the shared one; the targets live on in the 400-day window.
@@ -73,6 +81,10 @@ describe('the drain of an admin step on the board of every option, after a long 
         { item: `i${i}`, amount: 2, actor: 'spam', segments },
       ]).flat();
       for (const board of boards) await graph.ranking.incrementBatch(commands.batch({ board, entries }));
+      for (const metric of METRICS.metrics) {
+        const counts = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: 1 + i, metric }));
+        await graph.ranking.incrementBatch(commands.batch({ board: 'metrics', entries: counts }));
+      }
       clock.advanceMs(60_000);
     }
     clock.advanceMs(CLOCK_MOVE_MS);
@@ -132,6 +144,18 @@ describe('the drain of an admin step on the board of every option, after a long 
     expect(await score('item', 'i0', 's5')).toBe(0);
     expect(await score('item', 'i1', 's5')).toBe(3 * batchesIn('s5'));
     expect(await score('item', 'i1')).toBe(3 * BATCHES);
+  }, 120_000);
+
+  it("an item's retraction on a board of 8 metrics: every step within COMMANDS_PER_STEP, every metric's windows drained and the item gone", async () => {
+    const perStep = await retraction('item', 'metrics', 'i0');
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
+    for (const metric of METRICS.metrics) {
+      const top = await graph.ranking.top('metrics', 'd', 0, 100, { metric });
+      expect([metric, top.items.map((row) => [row.item, row.score])]).toEqual([
+        metric,
+        Array.from({ length: ITEMS - 1 }, (_, i) => [`i${ITEMS - 1 - i}`, (ITEMS - i) * BATCHES]),
+      ]);
+    }
   }, 120_000);
 
   it("an actor's re-weighting to 0: every step within COMMANDS_PER_STEP, the drain included, every event counted again", async () => {

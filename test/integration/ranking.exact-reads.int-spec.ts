@@ -4,9 +4,9 @@ import {
   DECAY_REBASE_HALF_LIVES,
   DEFAULT_HOT_TAU_SEC,
   HOT_EPOCH_SEC,
-} from '../../src/ranking/core/ranking.limits';
+} from '../../src/ranking/options/views/views.limits';
 import { RankingService } from '../../src/ranking/ranking.service';
-import { hotScore } from '../../src/ranking/core/trending-math';
+import { hotScore } from '../../src/ranking/options/views/trending-math';
 import { FakeClock } from '../../harness/clock';
 import { startRankingService, useRankingService } from '../../harness/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type Redis from 'ioredis';
 import { PreparedBoard } from '../../src/ranking/core/board';
-import { resolveViews } from '../../src/ranking/core/trending-math';
+import { resolveViews } from '../../src/ranking/options/views/trending-math';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
 import { fcallArgs } from '../../src/redis/functions';
@@ -33,6 +33,13 @@ describe('plain increments in one call answer and write what one call each does 
     const call = { board, shard: board.shards[0], nowMs, budgetFields: 1000, requests };
     const raw = await client().fcall(S.increments.redisName, ...fcallArgs(S.increments, S.increments.build(call)));
     return S.increments.decode(raw, call);
+  };
+
+  /** Hides `item` on the board's shard (moderation). */
+  const hide = async (board: PreparedBoard, item: string) => {
+    const call = { board, shard: board.shards[0], nowMs: T0, budgetFields: 1000, item, state: 'hidden' as const };
+    const set = S.moderationSet;
+    await client().fcall(set.redisName, ...fcallArgs(set, set.build({ ...call, most: 100 })));
   };
 
   /** Every key of a board with its contents, the board's name taken out of the key. */
@@ -91,6 +98,29 @@ describe('plain increments in one call answer and write what one call each does 
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('ranks plain requests on a board hiding an item as the general path does: without the hidden item', async () => {
+    const nowMs = T0 + 500;
+    const [together, apart] = [await setup.board(WINDOWS, T0), await setup.board(WINDOWS, T0)];
+    for (const board of [together, apart]) {
+      await hide(board, 'h');
+      // The hidden item ahead of them, and the slots of now indexed: the next plain call takes the plain path.
+      await answersOf(board, nowMs, [{ item: 'h', amount: 9, newItems: -1, atMs: nowMs }]);
+    }
+    const requests = [
+      { item: 'a', amount: 2, newItems: 1, atMs: nowMs },
+      { item: 'b', amount: 1, newItems: 1, atMs: nowMs },
+    ];
+    const plain = await answersOf(together, nowMs, requests);
+    const general: unknown[] = [];
+    for (const r of requests) general.push(...(await answersOf(apart, nowMs, [{ ...r, createdMs: nowMs }])));
+    expect(plain).toEqual(general);
+    const ranks = plain.map((answer) => (answer instanceof Error ? [] : answer.value.standings.map((one) => one.rank)));
+    expect(ranks).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
   });
 
   it("sends a second's requests as plain on a board without views (their shared allowance once), each with its time on a board with views", async () => {

@@ -1,7 +1,7 @@
 import { FakeClock } from '../../harness/clock';
 import { startRankingService } from '../../harness/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import type { ViewInput } from '../../src/ranking/core/trending-math';
+import type { ViewInput } from '../../src/ranking/options/views/trending-math';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { RedisService } from '../../src/redis/redis.service';
 

@@ -1,6 +1,6 @@
 import { ConflictError, InvalidInputError } from '../../src/common/errors';
-import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../src/ranking/core/ranking.limits';
-import { hotScore } from '../../src/ranking/core/trending-math';
+import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../src/ranking/options/views/views.limits';
+import { hotScore } from '../../src/ranking/options/views/trending-math';
 import { useRankingService } from '../../harness/ranking';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOT_EPOCH_SEC } from '../../src/ranking/core/ranking.limits';
+import { HOT_EPOCH_SEC } from '../../src/ranking/options/views/views.limits';
 import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
 import { TrendingModel, TrendRow, TrendView } from '../support/trending-model';

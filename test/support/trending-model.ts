@@ -1,4 +1,4 @@
-import { risingOf, RisingPhase, risingPhase } from '../../src/ranking/core/trending-math';
+import { risingOf, RisingPhase, risingPhase } from '../../src/ranking/options/views/trending-math';
 
 /**
  * A brute-force oracle for the trending views: keeps every event with the slot it landed in per window,

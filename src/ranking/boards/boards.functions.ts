@@ -3,7 +3,7 @@ import { bareHeader, callArgs } from '../../redis/function-args';
 import { NamedReply, oneOfReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { type BoardOptionsConfig, optionsFromReply, optionsOf } from '../options/registry';
-import { AGGREGATES, type Aggregate } from '../core/aggregate';
+import { AGGREGATES, type Aggregate } from '../options/aggregate/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { PutBoardCommand } from '../core/ranking.types';
 import { sliceFunctions } from '../core/slice-functions';

@@ -2,16 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { BoardWriteTooCostlyError, ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
-import type { Aggregate } from '../core/aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
 import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, BoardOptionsView, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
-import { HISTORY_ROWS_PER_BOARD, MAX_AGGREGATE_SLOTS } from '../core/ranking.limits';
+import { HISTORY_ROWS_PER_BOARD } from '../core/ranking.limits';
+import { checkAggregate, wideWindow } from '../options/aggregate/aggregate.option';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../core/trending-math';
+import { VIEWS_MESSAGES } from '../options/views/views.messages';
+import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
-import type { Calendar, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
 import { RankingSettings } from '../core/ranking.settings';
 import { costliestWrite } from '../core/write-cost';
 import { BoardCache } from './board-cache';
@@ -84,7 +86,7 @@ export class BoardsService {
         ? await this.keptViews(name, windows, metrics)
         : resolveViews(input.views, windows, metrics);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
-    const manySlots = windows.some((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
+    const manySlots = wideWindow(windows) !== undefined;
     if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum')
       await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, windows);
     await this.checkAllTime({ ...input, maxItems }, windows);
@@ -150,11 +152,7 @@ export class BoardsService {
     return member === undefined ? own : own + (await this.store.changeVersion(await this.cache.get(member)));
   }
 
-  /**
-   * Decay, hot and rising weigh sums of events: a max / min / last board (the one asked for, else the
-   * stored one) takes none. Its rolling windows hold at most MAX_AGGREGATE_SLOTS slots: expiry recomputes
-   * an item from every live slot.
-   */
+  /** The aggregate's check (checkAggregate) of the board asked for, omitted settings the stored ones. */
   private async checkSumOnlyFeatures(
     name: string,
     asked: Aggregate | undefined,
@@ -163,10 +161,7 @@ export class BoardsService {
   ): Promise<void> {
     const stored = asked === undefined ? await this.store.loadBoard(name) : undefined;
     const aggregate = asked ?? stored?.aggregate ?? 'sum';
-    if (aggregate === 'sum') return;
-    if (hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
-    const wide = windows.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
-    if (wide) throw new InvalidInputError(M.aggregateTooManySlots(name, aggregate, wide.name, MAX_AGGREGATE_SLOTS));
+    checkAggregate({ name, aggregate, hasViews, windows });
   }
 
   /**
@@ -238,7 +233,10 @@ export class BoardsService {
       return resolveViews(stored.map(viewViewOf), windows, metrics);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
-      throw new ConflictError('BOARD_CONFIG_CONFLICT', M.boardConflict(name, M.keptViewsBroken(error.message)));
+      throw new ConflictError(
+        'BOARD_CONFIG_CONFLICT',
+        M.boardConflict(name, VIEWS_MESSAGES.keptViewsBroken(error.message)),
+      );
     }
   }
 }

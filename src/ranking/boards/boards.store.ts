@@ -3,13 +3,13 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Clock, SystemClock } from '../../common/clock';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
-import { aggregateOf } from '../core/aggregate';
+import { aggregateOf } from '../options/aggregate/aggregate';
 import { BoardConfig, PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import { optionsFromStored, optionsOf } from '../options/registry';
 import type { PutBoardResult } from '../core/board';
 import type { PutBoardCommand } from '../core/ranking.types';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { RankingSettings } from '../core/ranking.settings';
 import { BOARD_DROP_KEYS_PER_REQUEST } from '../core/ranking.limits';

@@ -4,7 +4,7 @@ import { InvalidInputError, NotFoundError, WindowDrainingError } from '../../com
 import { PreparedBoard } from '../core/board';
 import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { METRICS_MESSAGES, metricOf } from '../options/metrics/metrics.option';
 import { BoardCache } from './board-cache';

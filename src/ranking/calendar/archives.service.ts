@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError, RequestTooCostlyError, WindowDrainingError } from '../../common/errors';
 import { RankedSources } from '../boards/ranked-sources';
 import { PreparedBoard } from '../core/board';
-import { CalendarSpec, periodAt } from '../core/calendar-math';
-import { ARCHIVE_ROWS_PER_READ, MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
+import { CalendarSpec, periodAt } from '../options/calendar/calendar-math';
+import { ARCHIVE_ROWS_PER_READ, CALENDAR_MESSAGES as C } from '../options/calendar/calendar.limits';
+import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
 import { rankRows } from '../core/shard-math';
@@ -68,14 +69,14 @@ export class ArchivesService {
         const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
         if (rowsRead > ARCHIVE_ROWS_PER_READ) {
           const end = page.offset + page.limit;
-          throw new RequestTooCostlyError(M.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
+          throw new RequestTooCostlyError(C.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
         }
         const rows = { skip: page.offset, most: page.limit };
         const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
         if (draining) return DRAINING;
         const period = archives[0] && periodOf(calendar, archives[0], rows);
         if (!period || (atSec !== undefined && atSec >= period.to)) {
-          throw new NotFoundError('ARCHIVE_NOT_FOUND', M.noArchive(name, window.name, atSec));
+          throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
         }
         return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
       },
@@ -132,7 +133,7 @@ export class ArchivesService {
       name,
       windowName,
       async (board, window, nowMs) => read(board, window, calendarOf(name, window), nowMs),
-      (_, view) => Promise.reject(new InvalidInputError(M.notCalendar(name, view.name))),
+      (_, view) => Promise.reject(new InvalidInputError(C.notCalendar(name, view.name))),
       as.segment,
       as.metric,
     );
@@ -142,7 +143,7 @@ export class ArchivesService {
   /** The stored archives; 404 ARCHIVE_NOT_FOUND when the window keeps none. */
   private async kept(board: PreparedBoard, window: WindowConfig, nowMs: number, ask: ArchivesAsk) {
     const found = await this.store.archives(board, window, nowMs, ask);
-    if (!found.keeps) throw new NotFoundError('ARCHIVE_NOT_FOUND', M.keepsNoArchive(board.config.name, window.name));
+    if (!found.keeps) throw new NotFoundError('ARCHIVE_NOT_FOUND', C.keepsNoArchive(board.config.name, window.name));
     return found;
   }
 }
@@ -154,7 +155,7 @@ function settled<T extends object>(board: string, answer: T | typeof DRAINING): 
 }
 
 function calendarOf(board: string, window: WindowConfig): CalendarSpec {
-  if (!window.calendar) throw new InvalidInputError(M.notCalendar(board, window.name));
+  if (!window.calendar) throw new InvalidInputError(C.notCalendar(board, window.name));
   return window.calendar;
 }
 

@@ -7,7 +7,7 @@ import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import type { WindowConfig } from '../core/window-math';
-import { ARCHIVES_PER_CUT_READ } from '../core/ranking.limits';
+import { ARCHIVES_PER_CUT_READ } from '../options/calendar/calendar.limits';
 import { RankingSettings } from '../core/ranking.settings';
 import { HistoryStore } from '../history/history.store';
 import { type ArchivePage, type ArchiveReadReply, type ArchiveRows, CalendarFunctions } from './calendar.functions';

@@ -3,7 +3,7 @@ import { PreparedBoard } from './board';
 import { MAX_SHARDED_DEPTH_ITEMS } from './ranking.limits';
 import { RANKING_MESSAGES as M } from './ranking.messages';
 import type { RankedRow, Standing } from './ranking.types';
-import type { RisingPhase, ViewMode } from './trending-math';
+import type { RisingPhase, ViewMode } from '../options/views/trending-math';
 import { WindowConfig, windowSpan } from './window-math';
 
 /** What every read of a window or a view answers around its rows. */

@@ -1,8 +1,8 @@
-import type { Aggregate } from './aggregate';
+import type { Aggregate } from '../options/aggregate/aggregate';
 import { BoardKeys } from './ranking.keys';
 import type { BoardOptionsConfig } from '../options/registry';
 import { shardOf } from './shard-math';
-import type { ViewConfig } from './trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import { slotRule, WindowConfig } from './window-math';
 
 /** A board's config; the options' fields (BoardOptionsConfig) are absent when off. */

@@ -1,5 +1,7 @@
 import { Bounds } from '../../common/limits';
+import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../options/calendar/calendar.limits';
 import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../options/snapshots/snapshots.limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;
@@ -52,13 +54,6 @@ export const MAX_SLOTS_PER_WINDOW = 10_000;
  */
 export const ALL_TIME_SEC = 50_000_000_000;
 /**
- * Slots of a rolling window of a max / min / last board: expiry recomputes an item from every live
- * slot (one HGET each, at least one item a call), so this bounds the longest expire call (about 1 000
- * reads, like EXPIRE_CHUNK's 100 fields with their hooks: docs/benchmarks.md).
- */
-export const MAX_AGGREGATE_SLOTS = 1_000;
-
-/**
  * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
  * most, 3 weighted units on `ties: first`): the calls run in parallel, one round, each a few
  * milliseconds at most (about 15 ms for 1 000 weighted counts under a loaded CI, so 500).
@@ -71,6 +66,21 @@ export const LOOKUP_COUNTS_PER_CALL = 500;
  * about a millisecond of Redis (a page of 1 000 by 8 metrics in one call held Redis ~15 ms).
  */
 export const METRIC_COUNTS_PER_CALL = 2_000;
+
+/**
+ * Ids one lookup call answers on a shard (lookup, lookup_node): each id is about six commands (its
+ * score, rank, left-out check, previous rank, tie mark and data) and, on a moderated board, a pass over
+ * the hidden items for each rank; 100 ids in one call at the moderation maxima held Redis 8.1 ms. More
+ * ids go in further calls, each charged to the read budget.
+ */
+export const LOOKUP_IDS_PER_CALL = 25;
+
+/**
+ * Rows one read call of a wilson or controversial view answers (each row three reply values: its item,
+ * rank score and its two counts): a page of 1 000 in one call held Redis 5.8 ms, most of it the reply;
+ * a longer page is read in calls of this many rows.
+ */
+export const COUNTED_VIEW_ROWS_PER_CALL = 250;
 
 /** Counts of a lookup that spend one read of its client's read rate budget (READ_RATE_LIMIT_*). */
 export const LOOKUP_COUNTS_PER_READ = 200;
@@ -88,9 +98,6 @@ export const MAX_SHARDED_DEPTH_ITEMS = 10_000;
 /** A board's maxItems: most items its windows may hold (per shard: ceil(maxItems / shards)). */
 export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };
 
-/** A window's snapshots: how many boundaries of history it keeps, and how many rows each holds. */
-export const SNAPSHOT_KEEP: Bounds = { min: 1, max: 1000 };
-export const SNAPSHOT_TOP_ITEMS: Bounds = { min: 1, max: 1000 };
 /**
  * Snapshot rows one item-history script call may scan (it pages beyond: nextFrom). Tracing an item
  * scans each snapshot's rows (about 1.4 ms per 1 000 rows, measured): at 5 000 a call stays near 7 ms
@@ -107,61 +114,15 @@ export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;
  * per this time.
  */
 export const PREVIOUS_RANKS_FRESH_MS = 1000;
-/** Views (decay, hot, rising) of one board. */
-export const VIEWS_PER_BOARD: Bounds = { min: 0, max: 8 };
 
-/** hot: the default τ (seconds of age worth a factor 10 of score: Reddit's 45 000 s) and the epoch its time term counts from (Reddit's). */
-export const DEFAULT_HOT_TAU_SEC = 45_000;
-export const HOT_EPOCH_SEC = 1_134_028_003;
-
-/** rising: least observed count of a listed item (below it, a ratio on tiny counts is noise). */
-export const RISING_MIN_COUNT: Bounds = { min: 1, max: 1_000_000_000 };
-export const DEFAULT_RISING_MIN_COUNT = 5;
-
-/**
- * decay: the landmark of forward decay moves every DECAY_REBASE_HALF_LIVES half-lives (an exact power-of-two
- * rescale of the view); a window may span at most DECAY_MAX_HALF_LIVES_PER_WINDOW half-lives, so the oldest
- * live slot weighs at least 2^-512 of the newest and every weight stays a normal double (2^±1022).
- */
-export const DECAY_REBASE_HALF_LIVES = 256;
-/**
- * Members one script call moves to the new landmark while a decay view rebases (a chunk, like expiry's:
- * about 0.5 ms); reads merge the two scales meanwhile, so the rebase never blocks Redis for a whole view.
- */
-export const DECAY_REBASE_CHUNK = 256;
-export const DECAY_MAX_HALF_LIVES_PER_WINDOW = 512;
-/** What an item's decayed sum may hold once its last slot is taken out, relative to that slot's share: rounding only. */
-export const DECAY_ZERO_TOLERANCE = 1e-9;
-
-/** A calendar window's archive: closed periods kept, and rows of each period's final standings. */
-export const ARCHIVE_KEEP: Bounds = { min: 1, max: 1000 };
-export const ARCHIVE_TOP_ITEMS: Bounds = { min: 1, max: 10_000 };
-/** Archives per page of GET /boards/:board/archives (each up to `top` rows). */
-export const ARCHIVE_PAGE: Bounds = { min: 1, max: 100 };
-export const DEFAULT_ARCHIVE_PAGE = 10;
-/** Rows of each period GET /boards/:board/archives answers (`items`; default: the archive's `top`). */
-export const ARCHIVE_PERIOD_ROWS: Bounds = { min: 1, max: 10_000 };
-/**
- * Rows all shards together answer one archive read (each shard of a sharded board answers its rows
- * from the top down to the page's end): an archives page holds fewer periods, or fewer rows of each,
- * rather than more (`nextCursor`, `nextOffset`); an archive page deeper than it on a sharded board is
- * refused (422 REQUEST_TOO_COSTLY). About 1 ms of Redis per 10 000 rows cut (docs/security.md).
- */
-export const ARCHIVE_ROWS_PER_READ = 20_000;
 /** Ids of one lookup (POST /boards/:board/lookup). */
 export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
-
-/** Most bytes (UTF-8) of one item's data, serialized as JSON. */
-export const ITEM_DATA_BYTES = 1024;
 
 /**
  * Most slot fields one `?span=` read sums per shard (read_span.lua): each costs a step of Lua, and a
  * span over more is refused (SPAN_TOO_COSTLY) rather than holding Redis; see docs/benchmarks.md.
  */
 export const SPAN_MAX_FIELDS = 4_000;
-
-/** Archives one read of an item retraction's cut of a sharded board's archives takes (each up to `top` rows per shard). */
-export const ARCHIVES_PER_CUT_READ = 10;
 
 /**
  * Most keys one drop step of a deleted board unlinks (board_drop_step.lua): slot hashes, contributions

@@ -75,41 +75,18 @@ export const RANKING_MESSAGES = {
   atTooOld: (field: string, oldestSec: number, atSec: number, nowSec: number) =>
     `${field} is older than every window's live span: the oldest accepted is ${oldestSec} (${field} ${atSec}, now ${nowSec})`,
   atBeforeWindows: "at lies before every window's live span, or before every window holding it was created",
-  viewNeedsMetrics: (field: string, mode: string) =>
-    `${field}: a ${mode} view ranks by two metrics of the board, and the board declares none: declare "metrics": ["up", "down"] and name them as positive and negative`,
-  viewMetric: (field: string, role: string, metric: unknown, metrics: readonly string[]) =>
-    `${field}: ${role} must be one of the board's metrics (${metrics.join(', ')}), got ${JSON.stringify(metric)}`,
-  viewMetricsSame: (field: string, metric: string) =>
-    `${field}: positive and negative must be two different metrics (both are "${metric}")`,
-  keptViewsBroken: (problem: string) =>
-    `the stored views no longer fit the windows (${problem}); send views with the new windows`,
-  viewsNeedSum: (board: string, aggregate: string) =>
-    `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
-  aggregateTooManySlots: (board: string, aggregate: string, window: string, max: number) =>
-    `windows.${window}: board "${board}" aggregates by ${aggregate}, whose rolling windows hold at most ${max} slots (period / interval): expiry recomputes an item from every live slot; use a longer interval`,
-  aggregateMismatch: (board: string, aggregate: string, write: string) =>
-    aggregate === 'sum'
-      ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`
-      : `board "${board}" keeps the ${aggregate} score of each item: ${write} does not apply (POST /boards/${board}/items/:item/score records one)`,
   amountOutOfRange: (field: string, min: number, max: number) =>
     `${field} must be a non-zero integer from ${min} to ${max}`,
   batchKinds: (field: string) =>
     `${field} must carry a score on a max / min / last board and an amount elsewhere, not both: a batch is of one kind`,
   spanNeedsSum: (board: string, aggregate: string) =>
     `span sums the newest slots of a window: board "${board}" keeps the ${aggregate} score of each item (declare a window of that period instead)`,
-  viewCount: (max: number) => `views must hold at most ${max} views`,
-  viewNameTaken: (field: string, name: string) => `${field}.name "${name}" is already a window or view name`,
-  viewField: (field: string, problem: string) => `${field}.${problem}`,
   shardedAroundTooDeep: (maxDepth: number) =>
     `around on a view of a sharded board reaches rank ${maxDepth} at most (read deeper items with items/:item)`,
   windowDraining: (board: string, calls: number) =>
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
-  calendarWithSpan: (field: string) =>
-    `${field}: a calendar window takes no period or interval (its periods come from the calendar)`,
-  unknownTimeZone: (field: string, zone: string) =>
-    `${field}.timeZone "${zone}" is not a known IANA time zone (like "Europe/Berlin", "America/New_York", "UTC")`,
   allTimeTakes: (field: string, key: string) =>
     `${field}.${key}: an all-time window keeps every event for good in one slot (it takes a name only: no period, interval, calendar, snapshots or archive)`,
   allTimeNeedsName: (field: string) => `${field}: an all-time window needs a name`,
@@ -119,31 +96,9 @@ export const RANKING_MESSAGES = {
     `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
   spanOnAllTime: (board: string, window: string) =>
     `span applies to rolling windows; "${window}" of board "${board}" is an all-time window (it has one slot, since the start)`,
-  calendarOnly: (field: string, key: string) => `${field}.${key} applies to calendar windows only`,
-  weekStartOffWeek: (field: string) => `${field}.weekStart applies to calendar "week" windows only`,
-  snapshotsOnCalendar: (field: string) =>
-    `${field}: a calendar window keeps archives ("archive": { "keep", "top" }), not snapshots`,
-  notCalendar: (board: string, window: string) =>
-    `window "${window}" of board "${board}" is not a calendar window (archives are kept by calendar windows)`,
-  calendarKeepsArchives: (board: string, window: string) =>
-    `window "${window}" of board "${board}" is a calendar window: read its closed periods with GET /boards/${board}/archive?window=${window}`,
-  keepsNoArchive: (board: string, window: string) =>
-    `window "${window}" of board "${board}" keeps no archive (give it "archive": { "keep", "top" })`,
-  noArchive: (board: string, window: string, atSec: number | undefined) =>
-    atSec === undefined
-      ? `window "${window}" of board "${board}" has no archive yet (one is kept at each period end)`
-      : `window "${window}" of board "${board}" keeps no archive of the period holding ${atSec}`,
-  atInClosedPeriod: (field: string, fromSec: number, toSec: number, atSec: number) =>
-    `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
-  dataTooLarge: (bytes: number, max: number) => `data is ${bytes} bytes of JSON; at most ${max} are allowed`,
-  dataNotAnObject: () => 'data must be a JSON object',
-  itemNotHeld: (board: string, item: string) =>
-    `no window of board "${board}" holds item "${item}": data is kept only for items the board holds`,
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
-  archiveTooDeep: (shards: number, end: number, most: number) =>
-    `an archive page ending at row ${end} of this board of ${shards} shards reads ${shards * end} rows, more than the ${most} one read may: ask for rows above ${Math.floor(most / shards)} (offset + limit)`,
   lookupTooCostly: (ids: number, shards: number, counts: number, most: number, mostIds: number) =>
     `a lookup of ${ids} ids on this board of ${shards} shard(s) counts ${counts} ranks, more than the ${most} one request may: send at most ${mostIds} ids per request (or relative: true, which counts none on a "ties": "shared" board)`,
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>

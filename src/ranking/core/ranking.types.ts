@@ -1,6 +1,7 @@
+import type { ItemData } from '../options/item-data/item-data';
 import type { BoardOptionsConfig } from '../options/registry';
-import type { Aggregate } from './aggregate';
-import type { ViewConfig } from './trending-math';
+import type { Aggregate } from '../options/aggregate/aggregate';
+import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowSpec } from './window-math';
 
 /**
@@ -155,9 +156,6 @@ export interface PutBoardCommand extends BoardOptionsConfig {
   version: string;
   nowMs: number;
 }
-
-/** An item's data: a JSON object of at most ITEM_DATA_BYTES (PUT /boards/:board/items/:item/data). */
-export type ItemData = Record<string, unknown>;
 
 /** One id of a lookup: its score and rank in the window (board-wide, or among the ids given). */
 export interface LookupRow extends Standing {

@@ -9,6 +9,12 @@ export type RowsWithMetrics<R> = { draining: boolean; items: Array<R & { metrics
  * ReadsService provides it (ranking-core.module), so that its peers (filters, lookup) need not import it.
  */
 export abstract class RowMetrics {
+  /**
+   * What withMetrics costs Redis for the rows of `items` on `board`: its count entries (one per row and
+   * metric) and its calls (none on a board without metrics).
+   */
+  abstract metricsCost(board: PreparedBoard, items: readonly string[]): { entries: number; calls: number };
+
   abstract withMetrics<R extends { item: string }>(
     read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
     result: { draining: boolean; items: R[] },

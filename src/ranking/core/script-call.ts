@@ -19,23 +19,9 @@ const lua = join(__dirname, 'lua');
 export const RANKING_MODULES = [
   KEYS_LIBRARY,
   IDEM_LIBRARY,
-  ...[
-    'aggregate_lib',
-    'archive_lib',
-    'board_write_lib',
-    'call_lib',
-    'hooks_lib',
-    'item_data_lib',
-    'likes_lib',
-    'order_lib',
-    'previous_ranks_lib',
-    'slot_due_lib',
-    'snapshot_lib',
-    'snapshot_shown_lib',
-    'view_except_lib',
-    'views_lib',
-    'window_lib',
-  ].map((module) => join(lua, `${module}.lua`)),
+  ...['board_write_lib', 'call_lib', 'hooks_lib', 'likes_lib', 'order_lib', 'slot_due_lib', 'window_lib'].map(
+    (module) => join(lua, `${module}.lua`),
+  ),
   ...OPTION_LUA_MODULES,
 ];
 

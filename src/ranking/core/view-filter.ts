@@ -1,6 +1,6 @@
 import type { ViewRowAnswer, WindowFigures } from './answers';
 import type { PreparedBoard } from './board';
-import type { ViewConfig } from './trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 
 /** A filtered read of a view: its page, and the distinct actors an item needs in the view's window. */
 export interface ViewFilterAsk {

@@ -4,15 +4,9 @@ import { parseDurationSec } from '../../common/duration';
 import { isName, NAME_RULE } from '../../common/names';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
 import { ALL_TIME_SEC, MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
-import {
-  CALENDARS,
-  canonicalTimeZone,
-  CalendarSpec,
-  LONGEST_PERIOD_SEC,
-  Period,
-  periodAt,
-  WEEK_STARTS,
-} from './calendar-math';
+import { CalendarSpec, Period, periodAt } from '../options/calendar/calendar-math';
+import { calendarWindow, checkNoCalendarFields } from '../options/calendar/calendar-window';
+import { CALENDAR_MESSAGES } from '../options/calendar/calendar.limits';
 
 /** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */
 export interface WindowSpec {
@@ -144,7 +138,10 @@ export function atProblem(
     const calendar = windows.every((window) => window.calendar) ? windows[0].calendar : undefined;
     if (calendar) {
       const closed = periodAt(calendar, Math.round(atSec * 1000));
-      return { kind: 'past', message: M.atInClosedPeriod(field, closed.startMs / 1000, closed.endMs / 1000, atSec) };
+      return {
+        kind: 'past',
+        message: CALENDAR_MESSAGES.atInClosedPeriod(field, closed.startMs / 1000, closed.endMs / 1000, atSec),
+      };
     }
     const oldest = Math.min(...windows.map((window) => windowSpan(nowMs, window).fromSec));
     return { kind: 'past', message: M.atTooOld(field, oldest, atSec, nowSec) };
@@ -173,9 +170,7 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
 }
 
 function rollingWindow(input: WindowInput, field: string): WindowSpec {
-  for (const key of ['timeZone', 'weekStart', 'archive'] as const) {
-    if (input[key] !== undefined) throw new InvalidInputError(M.calendarOnly(field, key));
-  }
+  checkNoCalendarFields(input, field);
   const periodSec = parseDurationSec(input.period ?? '');
   const intervalSec = parseDurationSec(input.interval ?? '');
   if (periodSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.period`));
@@ -196,29 +191,4 @@ function allTimeWindow(input: WindowInput, field: string): WindowSpec {
   }
   if (input.name === undefined) throw new InvalidInputError(M.allTimeNeedsName(field));
   return { name: input.name, periodSec: ALL_TIME_SEC, intervalSec: ALL_TIME_SEC, allTime: true };
-}
-
-/** A calendar window: its zone checked and spelt canonically, the week start only on weeks. */
-function calendarWindow(input: WindowInput, field: string): WindowSpec {
-  if (input.period !== undefined || input.interval !== undefined)
-    throw new InvalidInputError(M.calendarWithSpan(field));
-  if (input.snapshots !== undefined) throw new InvalidInputError(M.snapshotsOnCalendar(field));
-  const calendar = CALENDARS.find((c) => c === input.calendar);
-  if (calendar === undefined) throw new InvalidInputError(`${field}.calendar must be one of ${CALENDARS.join(', ')}`);
-  if (input.weekStart !== undefined && calendar !== 'week') throw new InvalidInputError(M.weekStartOffWeek(field));
-  const weekStart = WEEK_STARTS.find((w) => w === (input.weekStart ?? 'monday'));
-  if (weekStart === undefined)
-    throw new InvalidInputError(`${field}.weekStart must be one of ${WEEK_STARTS.join(', ')}`);
-  const zone = input.timeZone ?? 'UTC';
-  const timeZone = canonicalTimeZone(zone);
-  if (timeZone === undefined) throw new InvalidInputError(M.unknownTimeZone(field, zone));
-  const longest = LONGEST_PERIOD_SEC[calendar];
-  const archive = input.archive && { keep: input.archive.keep, top: input.archive.top };
-  return {
-    name: input.name ?? calendar,
-    periodSec: longest,
-    intervalSec: longest,
-    calendar: { calendar, timeZone, weekStart },
-    ...(archive ? { snapshots: archive } : {}),
-  };
 }

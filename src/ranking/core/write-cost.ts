@@ -1,6 +1,7 @@
-import { Aggregate, AGGREGATES } from './aggregate';
+import { Aggregate, AGGREGATES } from '../options/aggregate/aggregate';
 import { COSTLIEST_OPTIONS, type BoardOptionsConfig, optionsWriteCostPerPlace } from '../options/registry';
-import { VIEWS_PER_BOARD, WINDOWS_PER_BOARD } from './ranking.limits';
+import { WINDOWS_PER_BOARD } from './ranking.limits';
+import { VIEWS_PER_BOARD } from '../options/views/views.limits';
 import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 
 /**
@@ -12,17 +13,15 @@ import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
  *   - the places: the board's windows, each of its views (2.5: a view updates its own zset and
  *     formula state beside the window's), and the same again in each segment the entry names (3 each:
  *     the segment's slot, index and results);
- *   - each place costs 1, or a score on a max / min (2.5) or last (3.5) board, which reads what its
- *     slot holds first (and on last the window's newest slot of the item), plus what options keep
- *     beside it: each board option what it keeps (its writeCostPerPlace: `ties: first` the strict order,
- *     4), an actor its contribution (5, a new actor).
+ *   - each place costs 1, plus what options keep beside it: each board option what it keeps (its
+ *     writeCostPerPlace: a score on a max / min board 1.5 more, on last 2.5, `ties: first` the strict
+ *     order 4), an actor its contribution (5, a new actor).
  * A late event weighs what a current one does: no write scans the slots after its own (aggregate_lib).
  * What a call drains from expired slots is bounded on its own (EXPIRE_CHUNK) and is not counted here.
  */
 export const WRITE_COST_WEIGHTS = {
   view: 2.5,
   segment: 3,
-  score: { max: 2.5, min: 2.5, last: 3.5 },
   actor: 5,
 } as const;
 
@@ -44,11 +43,7 @@ export function entryCost(entry: CostedEntry, board: CostedBoard): number {
   const W = WRITE_COST_WEIGHTS;
   const results = board.windows.length + W.view * board.views.length;
   const places = 1 + W.segment * (entry.segments?.length ?? 0);
-  const aggregate = board.aggregate ?? 'sum';
-  const perPlace =
-    (aggregate === 'sum' ? 1 : W.score[aggregate]) +
-    optionsWriteCostPerPlace(board) +
-    (entry.actor === undefined ? 0 : W.actor);
+  const perPlace = 1 + optionsWriteCostPerPlace(board) + (entry.actor === undefined ? 0 : W.actor);
   return results * places * perPlace;
 }
 

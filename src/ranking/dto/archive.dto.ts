@@ -2,13 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
 import { OptionalIntProperty, OptionalNameProperty, PageLimit, PageOffset } from '../../common/dto';
 import { PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS, UNIX_SEC } from '../../common/limits';
+import { DEFAULT_TOP_ITEMS } from '../core/ranking.limits';
 import {
   ARCHIVE_PAGE,
   ARCHIVE_PERIOD_ROWS,
   ARCHIVE_ROWS_PER_READ,
   DEFAULT_ARCHIVE_PAGE,
-  DEFAULT_TOP_ITEMS,
-} from '../core/ranking.limits';
+} from '../options/calendar/calendar.limits';
 import { SegmentQueryProperty } from './segment.dto';
 import { METRIC_FIELD, MetricProperty } from '../options/metrics/metrics.option';
 

@@ -1,9 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { NextCursorProperty } from '../../common/dto';
-import { CALENDARS, Calendar, WEEK_STARTS, WeekStart } from '../core/calendar-math';
+import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
+import {
+  ArchiveDto,
+  ArchiveViewProperty,
+  CalendarViewProperty,
+  TimeZoneViewProperty,
+  WeekStartViewProperty,
+} from '../options/calendar/calendar.option';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
-import { AGGREGATES, type Aggregate } from '../core/aggregate';
-import { VIEW_MODES, type ViewMode } from '../core/trending-math';
+import type { Aggregate } from '../options/aggregate/aggregate';
+import { AggregateViewProperty } from '../options/aggregate/aggregate.option';
 import { TiesMode, TiesViewProperty } from '../options/ties/ties.option';
 import { CapPerItemViewProperty } from '../options/actor-caps/actor-caps.option';
 import { OrderViewProperty, ScoreOrder } from '../options/order/order.option';
@@ -16,7 +23,8 @@ import { MetricsViewProperty } from '../options/metrics/metrics.option';
 import { TailSetting, TailViewProperty } from '../options/tail/tail.option';
 import { SegmentsDto, SegmentsViewProperty } from '../options/segments/segments.option';
 import { ActorsViewProperty } from '../options/actors/actors.option';
-import { ArchiveDto, SnapshotsDto } from './board.dto';
+import { SnapshotsDto, SnapshotsViewProperty } from '../options/snapshots/snapshots.option';
+import { ViewViewDto, ViewsViewProperty } from '../options/views/views.option';
 
 /** A board as GET /admin/boards answers it: every setting it holds (options only when on). */
 export class WindowViewDto {
@@ -26,25 +34,12 @@ export class WindowViewDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
   interval?: number;
   @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
-  @ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' })
+  @SnapshotsViewProperty()
   snapshots?: SnapshotsDto;
-  @ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' }) calendar?: Calendar;
-  @ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' }) timeZone?: string;
-  @ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' }) weekStart?: WeekStart;
-  @ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' })
-  archive?: ArchiveDto;
-}
-
-export class ViewViewDto {
-  @ApiProperty() name!: string;
-  @ApiProperty({ enum: VIEW_MODES }) mode!: ViewMode;
-  @ApiProperty() window!: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'decay: seconds' }) halfLife?: number;
-  @ApiPropertyOptional({ type: 'integer', description: 'hot: seconds' }) tau?: number;
-  @ApiPropertyOptional({ description: 'rising: the baseline window' }) baseline?: string;
-  @ApiPropertyOptional({ type: 'integer', description: 'rising' }) minCount?: number;
-  @ApiPropertyOptional({ description: 'wilson, controversial: the positive metric' }) positive?: string;
-  @ApiPropertyOptional({ description: 'wilson, controversial: the negative metric' }) negative?: string;
+  @CalendarViewProperty() calendar?: Calendar;
+  @TimeZoneViewProperty() timeZone?: string;
+  @WeekStartViewProperty() weekStart?: WeekStart;
+  @ArchiveViewProperty() archive?: ArchiveDto;
 }
 
 export class BoardViewDto {
@@ -53,7 +48,7 @@ export class BoardViewDto {
   @ApiProperty({ type: [WindowViewDto] }) windows!: WindowViewDto[];
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Most items the board holds; absent: no cap' })
   maxItems?: number;
-  @ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' })
+  @ViewsViewProperty()
   views?: ViewViewDto[];
   @TiesViewProperty()
   ties?: TiesMode;
@@ -70,7 +65,7 @@ export class BoardViewDto {
   metrics?: string[];
   @TailViewProperty()
   tail?: TailSetting;
-  @ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' })
+  @AggregateViewProperty()
   aggregate?: Aggregate;
   @SegmentsViewProperty()
   segments?: SegmentsDto;

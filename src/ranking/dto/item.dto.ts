@@ -34,7 +34,7 @@ import {
   TiebreakWriteProperty,
   WindowScoreProperty,
 } from './row-fields';
-import { VIEW_MODES } from '../core/trending-math';
+import { VIEW_MODES } from '../options/views/trending-math';
 import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 
 /** Rank in the window's latest snapshot. */

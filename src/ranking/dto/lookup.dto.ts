@@ -1,36 +1,21 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HiddenProperty } from './moderation.dto';
 import { ListedRankProperty, TiebreakRowProperty } from './row-fields';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean } from 'class-validator';
-import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty, ToBool } from '../../common/dto';
+import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
-import { ITEM_DATA_BYTES, LOOKUP_ITEMS, MIN_ACTORS, RADIUS_ITEMS } from '../core/ranking.limits';
+import { LOOKUP_ITEMS, MIN_ACTORS, RADIUS_ITEMS } from '../core/ranking.limits';
+import {
+  ITEM_DATA_FLAG_FIELD as DATA_FIELD,
+  ITEM_DATA_SCHEMA as DATA_SCHEMA,
+  ItemDataFlagProperty as DataFlag,
+} from '../options/item-data/item-data.option';
 import { CompiledValidation, FieldRules, optional } from '../../common/compiled-checks';
 import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
 import { AroundQuery, ItemQuery, SPAN_PATTERN, TopQuery, WINDOW_FIELD, WindowFiguresDto } from './item.dto';
 import { SegmentQueryProperty } from './segment.dto';
 import { FILTERED_DEPTH_ITEMS, PER_GROUP_ITEMS } from '../options/groups/groups.limits';
-
-const DATA_SCHEMA = {
-  type: 'object',
-  additionalProperties: true,
-  description: `A JSON object, at most ${ITEM_DATA_BYTES} bytes serialized (UTF-8)`,
-} as const;
-
-/** `?data=true`: each row carries its item's data. */
-const DataFlag = () =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: Boolean,
-      default: false,
-      description: "true: each row carries its item's data as `data` (null when it has none)",
-    }),
-    IsOptionalNotNull(),
-    ToBool(),
-    IsBoolean({ message: 'data must be true or false' }),
-  );
 
 /** The fields every item read's query checks (compiled on the routes' query classes below). */
 const ITEM_QUERY_FIELDS = {
@@ -50,8 +35,6 @@ const AROUND_QUERY_FIELDS = {
   ...ITEM_QUERY_FIELDS,
   radius: optional({ kind: 'int', range: RADIUS_ITEMS, fromQuery: true }),
 } as const satisfies FieldRules;
-
-const DATA_FIELD = optional({ kind: 'flag' });
 
 /** `?perGroup=`: at most this many rows of one group (top and the stream). */
 export const PerGroupProperty = () =>

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 
 /** The tiebreak option's fields of writes and rows (src/ranking/options/tiebreak/). */
 export { TIEBREAK_FIELD, TiebreakRowProperty, TiebreakWriteProperty } from '../options/tiebreak/tiebreak.option';
@@ -6,14 +6,8 @@ export { TIEBREAK_FIELD, TiebreakRowProperty, TiebreakWriteProperty } from '../o
 /** The groups option's fields of writes and rows (src/ranking/options/groups/). */
 export { GROUP_FIELD, GroupProperty, RowGroupProperty, TruncatedProperty } from '../options/groups/groups.option';
 
-/** With ?data=true: the item's data (PUT /boards/:board/items/:item/data). */
-export const DataProperty = () =>
-  ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    nullable: true,
-    description: "With ?data=true: the item's data (null: none)",
-  });
+/** The item data option's field of rows (src/ranking/options/item-data/). */
+export { ItemDataRowProperty as DataProperty } from '../options/item-data/item-data.option';
 
 /**
  * When a row's rank is null, as the reads decide it (order_lib.lua `listed`; moderation): a sum board

@@ -9,7 +9,7 @@ import type { WindowConfig } from '../core/window-math';
 import { ascendingScores } from '../options/registry';
 import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
 import { FilteredRow, scanFiltered } from '../core/filter-merge';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import { ViewFilterReader } from '../core/view-filter';
 import { FiltersStore } from './filters.store';
 import { RowMetrics } from '../core/row-metrics';

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
 import { RankedSources } from '../boards/ranked-sources';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { CALENDAR_MESSAGES } from '../options/calendar/calendar.limits';
 import type { HistoryPoint, ListedItem, SnapshotListing } from '../core/ranking.types';
 import { HistoryStore } from './history.store';
 
@@ -40,7 +41,8 @@ export class HistoryService {
       windowName,
       async (board, window, nowMs) => {
         // A calendar window's closed periods are its archives (their span is a period, not a slot).
-        if (window.calendar) throw new NotFoundError('SNAPSHOT_NOT_FOUND', M.calendarKeepsArchives(name, window.name));
+        if (window.calendar)
+          throw new NotFoundError('SNAPSHOT_NOT_FOUND', CALENDAR_MESSAGES.calendarKeepsArchives(name, window.name));
         const { keeps, listing } = await this.store.history(board, window, nowMs, atSec);
         const found: SnapshotListing = listing ?? missingSnapshot(name, window.name, keeps, atSec);
         return {

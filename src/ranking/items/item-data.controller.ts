@@ -7,7 +7,7 @@ import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/rout
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import { ItemParams } from '../dto/item.dto';
 import { ITEM_DATA_BODY } from '../dto/lookup.dto';
-import { ITEM_DATA_BYTES } from '../core/ranking.limits';
+import { ITEM_DATA_BYTES } from '../options/item-data/item-data.limits';
 import { ItemDataService } from './items.service';
 
 /** A retry-safe write of an item's data: 204, 404 unknown board (or, for a PUT, an item the board does not hold). */

@@ -4,7 +4,7 @@ import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { ShardKeys } from '../core/board';
 import { BoardCall } from '../core/script-call';
-import { itemDataOf } from '../core/item-data';
+import { itemDataOf } from '../options/item-data/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
 const DATA_WRITE_ARGS = ['item', 'data', 'data_bytes', ...IDEM_FIELDS] as const;

@@ -6,9 +6,8 @@ import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget, growthErrorOf, reserveGrowth } from '../../governance/growth-quotas';
 import { idemRequest } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
-import { itemDataJson } from '../core/item-data';
-import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import type { ItemData } from '../core/ranking.types';
+import { type ItemData, itemDataJson } from '../options/item-data/item-data';
+import { ITEM_DATA_MESSAGES } from '../options/item-data/item-data.limits';
 import { ItemDataStore } from './items.store';
 
 /** A data write as the client sent it: `data` undefined removes the item's data. */
@@ -47,7 +46,7 @@ export class ItemDataService {
         } catch (error) {
           reservation.settle();
           if (error instanceof Error && error.message.includes('TB_ITEM_NOT_HELD'))
-            throw new NotFoundError('ITEM_NOT_FOUND', M.itemNotHeld(name, item));
+            throw new NotFoundError('ITEM_NOT_FOUND', ITEM_DATA_MESSAGES.itemNotHeld(name, item));
           throw growthErrorOf(error, reservation, () => error as Error);
         }
       }),

@@ -4,7 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import type { ItemData } from '../core/ranking.types';
+import type { ItemData } from '../options/item-data/item-data';
 import { boardCall } from '../core/script-call';
 import { RankingSettings } from '../core/ranking.settings';
 import { ItemsFunctions } from './items.functions';

@@ -7,7 +7,13 @@ import { BoardParams } from '../dto/board.dto';
 import { LookupDto, LookupQuery, LookupResultDto } from '../dto/lookup.dto';
 import { callerOf } from '../../edge/caller';
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
-import { LOOKUP_COUNTS_PER_CALL, LOOKUP_COUNTS_PER_READ, LOOKUP_ITEMS } from '../core/ranking.limits';
+import {
+  LOOKUP_COUNTS_PER_CALL,
+  LOOKUP_COUNTS_PER_READ,
+  LOOKUP_IDS_PER_CALL,
+  LOOKUP_ITEMS,
+  METRIC_COUNTS_PER_CALL,
+} from '../core/ranking.limits';
 import { COUNT_WEIGHT_DOC } from '../options/registry';
 import { LookupService } from './lookup.service';
 
@@ -25,7 +31,7 @@ export class LookupController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Scores and ranks of given ids in a window',
-    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most ${LOOKUP_COUNTS_PER_CALL} counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards${COUNT_WEIGHT_DOC}, otherwise ids; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.`,
+    description: `${LOOKUP_ITEMS.min}-${LOOKUP_ITEMS.max} ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. Function calls of at most ${LOOKUP_IDS_PER_CALL} ids: on a sharded board, per shard holding some of the ids, then for board ranks calls of at most ${LOOKUP_COUNTS_PER_CALL} counts each; on a board with metrics, the rows' counts of every metric in calls of their own. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards${COUNT_WEIGHT_DOC}, otherwise ids; a row's count of each metric weighs ${LOOKUP_COUNTS_PER_CALL / METRIC_COUNTS_PER_CALL} of a count; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget, and every call at least one (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.`,
   })
   @ApiResponse({ status: 200, type: LookupResultDto })
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
@@ -46,7 +52,7 @@ export class LookupController {
       segment: query.segment,
       metric: query.metric,
       // The route's guard already counted one read.
-      admit: (counts) => this.readBudget.chargeReads(client, Math.ceil(counts / LOOKUP_COUNTS_PER_READ) - 1),
+      admit: (reads) => this.readBudget.chargeReads(client, reads - 1),
     });
   }
 }

@@ -9,6 +9,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { LookupRow } from '../core/ranking.types';
 import { LookupStore } from './lookup.store';
 import { RowMetrics } from '../core/row-metrics';
+import { LOOKUP_COUNTS_PER_CALL, LOOKUP_COUNTS_PER_READ, METRIC_COUNTS_PER_CALL } from '../core/ranking.limits';
 
 /** A lookup as the client asks it. */
 export interface LookupRequest {
@@ -22,10 +23,11 @@ export interface LookupRequest {
   /** Score and rank the ids by this metric of a board with metrics (absent: the first); rows carry them all. */
   metric?: string;
   /**
-   * Told the lookup's cost (lookupCounts) once the board is known and before Redis is read: the HTTP
-   * route charges its client's read budget with it, and may throw to refuse the lookup.
+   * Told the reads of the client's budget the lookup spends (lookupReads) once the board is known and
+   * before Redis is read: the HTTP route charges its client's read budget with them, and may throw to
+   * refuse the lookup.
    */
-  admit?: (counts: number) => void;
+  admit?: (reads: number) => void;
 }
 
 /**
@@ -36,6 +38,16 @@ export interface LookupRequest {
 export function lookupCounts(board: PreparedBoard, ids: number, boardRanks: boolean): number {
   const shards = boardRanks ? board.shards.length : 1;
   return ids * shards * optionsCountWeight(board.config);
+}
+
+/**
+ * Reads of the client's read budget a lookup spends: one per LOOKUP_COUNTS_PER_READ counts, its
+ * metrics' count entries included (one weighs what LOOKUP_COUNTS_PER_CALL / METRIC_COUNTS_PER_CALL of
+ * a count does: each bound is about one call's time), and at least one per Redis call it makes.
+ */
+export function lookupReads(counts: number, metrics: { entries: number; calls: number }, calls: number): number {
+  const weighed = counts + (metrics.entries * LOOKUP_COUNTS_PER_CALL) / METRIC_COUNTS_PER_CALL;
+  return Math.max(Math.ceil(weighed / LOOKUP_COUNTS_PER_READ), calls + metrics.calls);
 }
 
 /** 422 REQUEST_TOO_COSTLY past `most` counts (LOOKUP_COUNTS_PER_REQUEST), naming the most ids this board takes. */
@@ -91,7 +103,10 @@ export class LookupService {
         const ask = { items, boardRanks: !relative || byBoardRank, withData };
         const counts = lookupCounts(board, items.length, ask.boardRanks);
         refuseCostly(board, items.length, counts, this.settings.lookupCountsPerRequest);
-        if (!admitted) request.admit?.(counts);
+        if (!admitted) {
+          const calls = this.store.plannedCalls(board, items.length, ask.boardRanks);
+          request.admit?.(lookupReads(counts, this.reads.metricsCost(board, items), calls));
+        }
         admitted = true;
         const result = await this.store.lookup({ board, window, nowMs }, ask);
         const rows = relative ? relativeRanks(result.rows, byBoardRank) : result.rows;

@@ -4,7 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_CALL, LOOKUP_IDS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
@@ -37,10 +37,11 @@ export interface LookupAsk {
 }
 
 /**
- * Lookups of ids in one window. Unsharded: one function call. Sharded, every shard on one Redis node:
- * one call (lookup_node). Otherwise each shard holding some of the ids answers their scores (one call
- * per shard, in parallel), then, for board ranks, every shard counts its items above those scores (one
- * call per Redis node, in parallel): rank = 1 + the items above on all.
+ * Lookups of ids in one window, in calls of at most LOOKUP_IDS_PER_CALL ids. Unsharded: lookup calls,
+ * one after the other. Sharded, every shard on one Redis node: lookup_node calls. Otherwise each shard
+ * holding some of the ids answers their scores, then, for board ranks, every shard counts its items
+ * above those scores (calls per Redis node, in parallel): rank = 1 + the items above on all. The calls
+ * are not one snapshot: a write landing between two of them shows in the later call's rows only.
  */
 @Injectable()
 export class LookupStore {
@@ -62,22 +63,68 @@ export class LookupStore {
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
     const { board } = read;
     if (!board.sharded) {
-      const reply = await this.call(read, board.shards[0], ask.items, NOTHING_TO_COUNT, ask.withData);
-      const rows = ask.items.map((item, i) => rowOf(item, reply, i, reply.ranks[i], ask.withData));
-      return { draining: reply.draining, rows: withTiebreaks(board, rows, reply.marks) };
+      const chunks = chunksOf(ask.items, LOOKUP_IDS_PER_CALL);
+      // One after the other: sent at once, the calls would reach Redis in one read and run back to back.
+      const replies: LookupReply[] = [];
+      for (const items of chunks)
+        replies.push(await this.call(read, board.shards[0], items, NOTHING_TO_COUNT, ask.withData));
+      const rows = chunks.flatMap((items, c) =>
+        items.map((item, i) => rowOf(item, replies[c], i, replies[c].ranks[i], ask.withData)),
+      );
+      const marks = replies.flatMap((reply) => reply.marks);
+      return { draining: replies.some((reply) => reply.draining), rows: withTiebreaks(board, rows, marks) };
     }
     const onOneNode = await this.lookupOnOneNode(read, ask);
     if (onOneNode) return { draining: false, rows: onOneNode };
+    return this.lookupInTwoRounds(read, ask);
+  }
+
+  /**
+   * Calls a lookup of `ids` ids makes on `board` at most, each one read of the client's budget: on one
+   * shard, or on a sharded board whose shards one node serves, calls of at most LOOKUP_IDS_PER_CALL
+   * ids (and LOOKUP_COUNTS_PER_CALL counts); otherwise one call per shard holding some of the ids
+   * (per LOOKUP_IDS_PER_CALL), then for board ranks the count calls of each node.
+   */
+  plannedCalls(board: PreparedBoard, ids: number, boardRanks: boolean): number {
+    if (!board.sharded) return Math.ceil(ids / LOOKUP_IDS_PER_CALL);
+    const nodes = this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg()));
+    if (nodes.length === 1) return Math.ceil(ids / this.nodeIdsPerCall(board, boardRanks));
+    const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
+    if (!boardRanks) return owned;
+    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / ids));
+    return owned + nodes.reduce((calls, node) => calls + Math.ceil(node.length / perCall), 0);
+  }
+
+  /**
+   * Ids one lookup_node call takes: LOOKUP_IDS_PER_CALL, fewer when their board ranks' counts over
+   * every shard pass LOOKUP_COUNTS_PER_CALL.
+   */
+  private nodeIdsPerCall(board: PreparedBoard, boardRanks: boolean): number {
+    if (!boardRanks) return LOOKUP_IDS_PER_CALL;
+    // A count weighs what the board's options make it (a strict order's counts also order tie marks).
+    const countsPerId = board.shards.length * optionsCountWeight(board.config);
+    return Math.max(1, Math.min(LOOKUP_IDS_PER_CALL, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId)));
+  }
+
+  /**
+   * A sharded lookup in two rounds: each shard answers the scores of the ids it holds (calls of at
+   * most LOOKUP_IDS_PER_CALL ids, in parallel), then for board ranks every shard counts above them.
+   */
+  private async lookupInTwoRounds(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {
+    const { board } = read;
     const homes = new Map<ShardKeys, string[]>();
     for (const item of ask.items) homes.set(board.shardOf(item), [...(homes.get(board.shardOf(item)) ?? []), item]);
+    const parts = [...homes].flatMap(([shard, ids]) =>
+      chunksOf(ids, LOOKUP_IDS_PER_CALL).map((chunk) => ({ shard, chunk })),
+    );
     const [owned, previous] = await Promise.all([
-      Promise.all([...homes].map(([shard, ids]) => this.call(read, shard, ids, NOTHING_TO_COUNT, ask.withData))),
+      Promise.all(parts.map(({ shard, chunk }) => this.call(read, shard, chunk, NOTHING_TO_COUNT, ask.withData))),
       this.history.previousRanks(board, read.window, read.nowMs),
     ]);
     const found = new Map<string, LookupRow>();
     const marks = new Map<LookupRow, string>();
-    [...homes.values()].forEach((ids, s) =>
-      ids.forEach((item, i) => {
+    parts.forEach(({ chunk }, s) =>
+      chunk.forEach((item, i) => {
         const row = {
           ...rowOf(item, owned[s], i, owned[s].ranks[i], ask.withData),
           previousRank: previous.get(item) ?? null,
@@ -101,7 +148,7 @@ export class LookupStore {
 
   /**
    * The whole lookup in one round when one Redis node serves every shard (lookup_node), its ids split
-   * so that no call counts more than LOOKUP_COUNTS_PER_CALL (ids x shards), the calls in parallel;
+   * so that no call takes more than nodeIdsPerCall, the calls in parallel;
    * previous ranks from the history store's per-slot cache. Null when the two rounds must answer
    * instead (shards on several nodes, a shard with expired slots to drain first, or a node that no
    * longer serves one).
@@ -109,12 +156,7 @@ export class LookupStore {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    // A count weighs what the board's options make it (a strict order's counts also order tie marks).
-    const countsPerId = board.shards.length * optionsCountWeight(board.config);
-    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId));
-    const chunks = Array.from({ length: Math.ceil(ask.items.length / perCall) }, (_, c) =>
-      ask.items.slice(c * perCall, (c + 1) * perCall),
-    );
+    const chunks = chunksOf(ask.items, this.nodeIdsPerCall(board, ask.boardRanks));
     const callOf = (items: string[]) => {
       const homes = items.map((item) => board.shards.indexOf(board.shardOf(item)));
       return { board, shards: board.shards, nowMs, window, ...ask, items, homes };
@@ -204,6 +246,11 @@ export class LookupStore {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
     return guard(this.functions.call(this.fns.lookup, { ...call, items, ahead, withData }));
   }
+}
+
+/** `list` in consecutive parts of at most `size`. */
+function chunksOf<T>(list: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(list.length / size) }, (_, c) => list.slice(c * size, (c + 1) * size));
 }
 
 /** The row of the `i`-th id a lookup_node call answered, with its previous rank on the board. */

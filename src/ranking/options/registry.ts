@@ -1,9 +1,12 @@
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import { actorsOption } from './actors/actors.option';
+import { aggregateOption } from './aggregate/aggregate.option';
 import type { BoardOption, BoardSettings } from './board-option';
+import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
+import { itemDataOption } from './item-data/item-data.option';
 import { leaguesOption } from './leagues/leagues.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
@@ -11,7 +14,9 @@ import { orderOption } from './order/order.option';
 import { segmentsOption } from './segments/segments.option';
 import { tailOption } from './tail/tail.option';
 import { tiebreakOption } from './tiebreak/tiebreak.option';
+import { snapshotsOption } from './snapshots/snapshots.option';
 import { tiesOption } from './ties/ties.option';
+import { viewsOption } from './views/views.option';
 
 /** Every board option, one line each (src/ranking/options/<option>/). */
 export const BOARD_OPTIONS = [
@@ -25,6 +30,11 @@ export const BOARD_OPTIONS = [
   tailOption,
   groupOfOption,
   leaguesOption,
+  calendarOption,
+  itemDataOption,
+  aggregateOption,
+  viewsOption,
+  snapshotsOption,
   segmentsOption,
   actorsOption,
 ] as const;

@@ -54,6 +54,10 @@ export class ReadsService implements RowMetrics {
     };
   }
 
+  metricsCost(board: PreparedBoard, items: readonly string[]): { entries: number; calls: number } {
+    return this.store.metricsCost(board, items);
+  }
+
   /**
    * The rows, on a board with metrics, each with `metrics`: every metric's count in the window (the
    * metrics option); draining when some metric's window still holds expired data.

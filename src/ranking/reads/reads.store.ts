@@ -95,20 +95,7 @@ export class ReadsStore {
   async metricCounts(read: WindowRead, items: string[]): Promise<{ draining: boolean; counts: Map<string, number[]> }> {
     const { board, window, nowMs } = read;
     const metrics = board.config.metrics ?? [];
-    const perCall = Math.max(1, Math.floor(METRIC_COUNTS_PER_CALL / Math.max(1, metrics.length)));
-    const byShard = new Map<number, string[]>();
-    for (const item of new Set(items)) {
-      const shard = board.shards.indexOf(board.shardOf(item));
-      const held = byShard.get(shard);
-      if (held) held.push(item);
-      else byShard.set(shard, [item]);
-    }
-    const chunks = [...byShard].flatMap(([shard, shardItems]) =>
-      Array.from({ length: Math.ceil(shardItems.length / perCall) }, (_, k) => ({
-        shard,
-        items: shardItems.slice(k * perCall, (k + 1) * perCall),
-      })),
-    );
+    const chunks = metricChunks(board, items);
     const replies = await Promise.all(
       chunks.map(({ shard, items: chunk }) => {
         const metricKeys = metrics.flatMap((metric) => {
@@ -122,6 +109,13 @@ export class ReadsStore {
     const counts = new Map<string, number[]>();
     chunks.forEach((chunk, i) => chunk.items.forEach((item, k) => counts.set(item, replies[i].counts[k])));
     return { draining: replies.some((reply) => reply.draining), counts };
+  }
+
+  /** metricCounts' count entries (a row's count of each metric) and calls for the rows of `items`. */
+  metricsCost(board: PreparedBoard, items: readonly string[]): { entries: number; calls: number } {
+    const metrics = board.config.metrics?.length ?? 0;
+    if (metrics === 0) return { entries: 0, calls: 0 };
+    return { entries: new Set(items).size * metrics, calls: metricChunks(board, items).length };
   }
 
   /**
@@ -275,4 +269,23 @@ function withTiebreaks<Row extends { tie?: string; rank: number | null }>(read: 
     const tiebreak = order === undefined || row.rank === null ? undefined : tiebreakOfMark(order, tie);
     return tiebreak === undefined ? row : { ...row, tiebreak };
   });
+}
+
+/** metricCounts' calls: the rows of each shard in parts of at most METRIC_COUNTS_PER_CALL counts. */
+function metricChunks(board: PreparedBoard, items: readonly string[]): Array<{ shard: number; items: string[] }> {
+  const metrics = board.config.metrics ?? [];
+  const perCall = Math.max(1, Math.floor(METRIC_COUNTS_PER_CALL / Math.max(1, metrics.length)));
+  const byShard = new Map<number, string[]>();
+  for (const item of new Set(items)) {
+    const shard = board.shards.indexOf(board.shardOf(item));
+    const held = byShard.get(shard);
+    if (held) held.push(item);
+    else byShard.set(shard, [item]);
+  }
+  return [...byShard].flatMap(([shard, shardItems]) =>
+    Array.from({ length: Math.ceil(shardItems.length / perCall) }, (_, k) => ({
+      shard,
+      items: shardItems.slice(k * perCall, (k + 1) * perCall),
+    })),
+  );
 }

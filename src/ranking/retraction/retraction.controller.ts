@@ -29,7 +29,7 @@ export class RetractionController {
   @RetrySafe()
   @ErrorResponse(
     400,
-    'INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors, an item on a max/min/last board or one of several metrics',
+    'INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors, an item on a max/min/last board',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   async start(

@@ -91,12 +91,6 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
       throw new InvalidInputError(
         `item: board "${name}" aggregates by ${board.config.aggregate}: retractions need a sum board`,
       );
-    // Each metric but the first keeps windows of its own (metrics_lib), which a step does not visit:
-    // refused rather than left counting in them.
-    if (target.kind === 'item' && (board.config.metrics?.length ?? 0) > 1)
-      throw new InvalidInputError(
-        `item: board "${name}" counts several metrics: retractions do not reach its other metrics yet`,
-      );
     const run = { board: name, id, target };
     const nowMs = this.clock.nowMs();
     if (target.kind === 'item') await this.cutHistory(name, target.id, nowMs);
@@ -174,16 +168,17 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * A sharded board's kept snapshots and archives cut to the board's rows where the item is listed, before
-   * its first step takes the item's rows out of them (HistoryStore / ArchivesStore cutToBoard): 1 shard
-   * and N then answer alike.
+   * A sharded board's kept snapshots and archives (each metric's) cut to the board's rows where the item
+   * is listed, before its first step takes the item's rows out of them (HistoryStore / ArchivesStore
+   * cutToBoard): 1 shard and N then answer alike.
    */
   private async cutHistory(name: string, item: string, nowMs: number): Promise<void> {
     await this.cache.withBoard(name, async (board) => {
-      for (const window of board.config.windows) {
-        await this.history.cutToBoard(board, window, item, nowMs);
-        await this.archives.cutToBoard(board, window, item, nowMs);
-      }
+      for (const metric of board.config.metrics ?? [undefined])
+        for (const window of board.config.windows) {
+          await this.history.cutToBoard(board.metric(metric), window, item, nowMs);
+          await this.archives.cutToBoard(board.metric(metric), window, item, nowMs);
+        }
     });
   }
 

@@ -3,7 +3,7 @@ import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ViewRow } from '../core/ranking.types';
 import { BoardCall, boardHeader } from '../core/script-call';
-import type { ViewConfig, ViewMode } from '../core/trending-math';
+import type { ViewConfig, ViewMode } from '../options/views/trending-math';
 import type { BoardKeys } from '../core/ranking.keys';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';

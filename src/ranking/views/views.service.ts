@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { ViewListing } from '../core/ranking.types';
-import { decayedValue, risingOf, risingPhase, ViewConfig } from '../core/trending-math';
+import { decayedValue, risingOf, risingPhase, ViewConfig } from '../options/views/trending-math';
 import { windowSpan } from '../core/window-math';
 import { ViewsStore } from './views.store';
 import { scanFiltered } from '../core/filter-merge';

@@ -7,9 +7,10 @@ import type { ViewListing, ViewRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { RankedReader, RankedSource } from '../core/ranked-reader';
-import type { ViewConfig } from '../core/trending-math';
+import type { ViewConfig } from '../options/views/trending-math';
 import { ViewRead, ViewReply, ViewsFunctions } from './views.functions';
 import { RankingSettings } from '../core/ranking.settings';
+import { COUNTED_VIEW_ROWS_PER_CALL } from '../core/ranking.limits';
 
 /** A read of one view of a board at one time. */
 export interface ViewSource {
@@ -100,10 +101,8 @@ export class ViewsStore {
       get hidden() {
         return hidden;
       },
-      head: async (shard, offset, limit) => {
-        const { draining, rows, higherThanFirst } = await read(shard, { op: 'top', offset, limit });
-        return { draining, rows, higherThanFirst };
-      },
+      head: (shard, offset, limit) =>
+        this.headInCalls(source.view, (at, n) => read(shard, topOf(at, n)), offset, limit),
       standing: async (shard, item) => {
         const { draining, rows, rank, listed } = await read(shard, { op: 'item', item });
         // rank -1: moderation leaves the item out; its row is answered unranked.
@@ -126,6 +125,30 @@ export class ViewsStore {
     };
   }
 
+  /**
+   * A head page of one shard: one call, or for a view whose rows carry their counts (wilson,
+   * controversial) calls of at most COUNTED_VIEW_ROWS_PER_CALL rows, one after the other until the page
+   * is full, the listing ends or a call drains. The calls are not one snapshot: a write landing between
+   * two of them shows in the later call's rows only.
+   */
+  private async headInCalls(
+    view: ViewConfig,
+    top: (offset: number, limit: number) => Promise<ViewReply>,
+    offset: number,
+    limit: number,
+  ): Promise<{ draining: boolean; rows: ViewRow[]; higherThanFirst: number }> {
+    const perCall = view.positive === undefined ? limit : COUNTED_VIEW_ROWS_PER_CALL;
+    const first = await top(offset, Math.min(limit, perCall));
+    const rows = [...first.rows];
+    let draining = first.draining;
+    for (let asked = perCall; !draining && asked < limit && rows.length === asked; asked += perCall) {
+      const next = await top(offset + asked, Math.min(limit - asked, perCall));
+      draining = next.draining;
+      rows.push(...next.rows);
+    }
+    return { draining, rows, higherThanFirst: first.higherThanFirst };
+  }
+
   private readView(source: ViewSource, shard: ShardKeys, read: ViewRead): Promise<ViewReply> {
     const { board, view, nowMs } = source;
     const call = { ...boardCall(board, shard, nowMs, this.budgetFields), view, read };
@@ -141,4 +164,9 @@ export class ViewsStore {
     );
     return guard(this.functions.call(this.fns.readView, { ...call, windows }));
   }
+}
+
+/** A top read of `limit` rows from `offset`. */
+function topOf(offset: number, limit: number): ViewRead {
+  return { op: 'top', offset, limit };
 }

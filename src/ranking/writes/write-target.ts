@@ -1,7 +1,7 @@
 import { ConflictError } from '../../common/errors';
 import { BoardCache } from '../boards/board-cache';
 import type { PreparedBoard } from '../core/board';
-import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { AGGREGATE_MESSAGES } from '../options/aggregate/aggregate.limits';
 import { GROUP_OF_MESSAGES } from '../options/group-of/group-of.option';
 import type { WriteCommand } from './write-commands';
 
@@ -46,6 +46,9 @@ export class WriteTargets {
     const name = command.board;
     if (held === 'none')
       throw new ConflictError('GROUP_BOARD_READ_ONLY', GROUP_OF_MESSAGES.readOnly(name, fresh.config.groupOf?.board));
-    throw new ConflictError('AGGREGATE_MISMATCH', M.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write));
+    throw new ConflictError(
+      'AGGREGATE_MISMATCH',
+      AGGREGATE_MESSAGES.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write),
+    );
   }
 }

@@ -36,6 +36,36 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
+  it('spends a read per call: on one shard 1 000 ids are 40 calls of 25, the third such lookup a 429', async () => {
+    await createBoard(app(), 'one', { windows: [{ name: 'h', period: '1h', interval: '1m' }] });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push(
+        (
+          await http()
+            .post('/boards/one/lookup')
+            .send({ items: ids(1000) })
+        ).status,
+      );
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("spends a read per metric count call (#50): 90 ids on 64 shards with metrics, 13 lookup calls and each shard's counts", async () => {
+    const board = { windows: [{ name: 'h', period: '1h', interval: '1m' }], shards: 64, metrics: ['up', 'down'] };
+    await createBoard(app(), 'counted', board);
+    // 5 760 counts are 29 reads, with the metric calls of the ~50 shards holding the ids more than 50.
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++)
+      statuses.push(
+        (
+          await http()
+            .post('/boards/counted/lookup')
+            .send({ items: ids(90) })
+        ).status,
+      );
+    expect(statuses).toEqual([200, 429]);
+  });
+
   it('answers the right ranks when the counts are split over calls', async () => {
     const res = await lookup({ items: ids(90) }).expect(200);
     // amounts cycle 1..7 over 100 items: 14 items score 7 (i % 7 = 6), and so on down.
@@ -50,7 +80,7 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect(res.body.code).toBe('REQUEST_TOO_COSTLY');
     expect(res.body.message).toMatch(/6000/);
     expect(res.body.message).toMatch(/at most 93 ids/);
-    // relative ranks on a "ties": "shared" board count nothing across shards: 1 000 ids are 5 reads.
+    // relative ranks on a "ties": "shared" board count nothing across shards: 1 000 ids are 40 calls, 40 reads.
     await lookup({ items: ids(1000), relative: true }).expect(200);
   });
 

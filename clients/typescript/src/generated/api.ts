@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Scores and ranks of given ids in a window
-         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. One function call on an unsharded board; on a sharded one, one per shard holding some of the ids, then for board ranks calls of at most 500 counts each. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board; x3 on a board with a tiebreak), otherwise ids; every 200 counts spend one read of the client's read rate budget (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
+         * @description 1-1000 ids, answered in the order given; an id the window does not hold answers score 0 and rank null. rank is the board rank, or with relative: true the competition rank among the ids given. Function calls of at most 25 ids: on a sharded board, per shard holding some of the ids, then for board ranks calls of at most 500 counts each; on a board with metrics, the rows' counts of every metric in calls of their own. Reads windows only: a view's name is a 400. Costs: board ranks on a sharded board count ids x shards (x3 on a ties: first board; x3 on a board with a tiebreak), otherwise ids; a row's count of each metric weighs 0.25 of a count; every 200 counts spend one read of the client's read rate budget, and every call at least one (429 RATE_LIMITED past it), and a lookup of more than LOOKUP_COUNTS_PER_REQUEST counts (default 6 000) is a 422 REQUEST_TOO_COSTLY naming the most ids the board takes.
          */
         post: operations["LookupController_lookup"];
         delete?: never;
@@ -6241,7 +6241,7 @@ export interface operations {
                     "application/json": components["schemas"]["RetractionDto"];
                 };
             };
-            /** @description INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors, an item on a max/min/last board or one of several metrics */
+            /** @description INVALID_INPUT: neither or both of actor and item, a bad block, an actor on a board without actors, an item on a max/min/last board */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, item_data, keyspace, metrics, reader
+-- requires: board_views, call_state, hooks, keyspace, metrics, reader
 -- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
 -- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
 -- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
@@ -114,12 +114,12 @@ local function board_drop_step(keys, args)
     if done then left, done = dropped(cfg_key, drop_key, left) end
   end
   if not done then return reader.answer(CALLS.board_drop_step, { done = 0, unlinked = budget - left }) end
-  drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), item_data.item_data_key(cfg_key), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
+  drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'),
     keyspace.sibling_key(cfg_key, 'cfg', 'weights'), keyspace.sibling_key(cfg_key, 'cfg', 'groups'), keyspace.sibling_key(cfg_key, 'cfg', 'aliases'),
     keyspace.sibling_key(cfg_key, 'cfg', 'aliasruns'), keyspace.sibling_key(cfg_key, 'cfg', 'aliasof'),
     keyspace.sibling_key(cfg_key, 'cfg', 'bygroup'), keyspace.sibling_key(cfg_key, 'cfg', 'modgroups'),
     keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), drop_key })
-  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 16 })
+  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 15 })
 end

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, item_data, keyspace, reader, snapshot, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, window
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -201,7 +201,7 @@ local function board_update(r, plan)
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   board_store_aggregate(r)
   board_store_views(r, plan.stored_views, dropped)
-  if #plan.to_drop > 0 then item_data.prune_item_data(cfg_key) end
+  if #plan.to_drop > 0 then for _, dropped_all in ipairs(hooks.windows_dropped) do dropped_all(cfg_key) end end
   board_store_options(r)
   return board_answer(r, 'updated', r.new_version, json, r.shards, redis.call('HINCRBY', cfg_key, 'revision', 1), plan.max_shards)
 end

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, item_data, keyspace, reader, snapshot, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
@@ -60,6 +60,6 @@ local function shard_sync(keys, args)
   local old_views = redis.call('HGET', cfg_key, 'views')
   if arg.views == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', arg.views) end
   board_views.views_reconcile(cfg_key, old_views, dropped, now_ms)
-  if next(dropped) then item_data.prune_item_data(cfg_key) end
+  if next(dropped) then for _, dropped_all in ipairs(hooks.windows_dropped) do dropped_all(cfg_key) end end
   return reader.answer(CALLS.shard_sync, { status = 'synced' })
 end

@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: aggregate, call_state, hooks, idempotency, item_data, order, seg_views, slot_due, window
+-- requires: aggregate, call_state, hooks, idempotency, order, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -59,7 +59,10 @@ end
 -- the board's maxItems split over its shards (ceil(maxItems / shards)), read from the shard's config
 -- so it is always the stored one; 0 when the board has none.
 local function item_cap(cfg_key)
-  local most = tonumber(call_state.config_field(cfg_key, 'maxItems'))
+  -- The call's own config (every write's first ask): its copy read in place.
+  local most
+  if cfg_key == CONFIG.cfg_key then most = CONFIG.maxItems else most = call_state.config_field(cfg_key, 'maxItems') end
+  most = most and tonumber(most)
   if not most then return 0 end
   return math.ceil(most / tonumber(call_state.config_field(cfg_key, 'shards') or '1'))
 end
@@ -105,16 +108,21 @@ local function admit_items(windows, items, allowance, known_cap)
 end
 
 -- Whether a change of the results `top_key` has anyone to tell: an option watching it (hooks_lib
--- `watches`: a `ties: first` order) or views reading it. Asked once per window per call (a call never
--- changes either), so the events of a plain window (most) skip the hooks and their lookups.
+-- `watches`: a `ties: first` order) or an option reading its sums (hooks_lib `reads_sums`: views).
+-- Asked once per window per call (a call never changes either), so the events of a plain window (most)
+-- skip the hooks and their lookups.
 local function results_watched(top_key)
   local watches = call_state.hooks_of_top(top_key).watches
   for i = 1, #watches do
     if watches[i](top_key) then return true end
   end
-  -- No views, told by the call's config copy (call_lib): no views lookup.
+  -- No views, told by the call's config copy (call_lib): no reader asked.
   if not CONFIG.views and call_state.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
-  return seg_views.views_reading(top_key) ~= nil
+  local readers = hooks.reads_sums
+  for i = 1, #readers do
+    if readers[i](top_key) then return true end
+  end
+  return false
 end
 
 -- What an event of `actor` (nil or "": none) sending `amount` adds to the item in that slot of the
@@ -145,10 +153,11 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   if actor and actor ~= '' then amount = actor_counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
-  local score = tonumber(written)
+  -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
+  local score = written + 0
   if score == 0 then
     redis.call('ZREM', top_key, item)
-    item_data.item_data_left(top_key, item)
+    for _, left in ipairs(hooks.item_left) do left(top_key, item) end
   end
   if actor and actor ~= '' then actor_added(slots_key, top_key, slot_start, actor, item, amount, sent) end
   return score, written
@@ -194,7 +203,8 @@ local function event_adder(windows)
           local counted = actor_counted(slots_key, slot_start, actor, item, amount)
           score = window.add_amount(slot_keys[w], top_key, item, counted)
           actor_added(slots_key, top_key, slot_start, actor, item, counted, amount)
-          seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
+          local summed = hooks.sum_changed
+          for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
         else
           score = add_unwatched(slots_key, slot_keys[w], top_key, slot_start, item, amount, actor)
         end
@@ -235,7 +245,8 @@ local function plain_slots(windows, now_sec)
 end
 
 -- The add of an event at now with no actor into `slot_keys` (plain_slots), as add does it there
--- (add_unwatched): appends score_w, rank_w to `reply` for every window; answers 1 when every window's
+-- (add_unwatched): writes score_w, rank_w to `reply` from its first entry (what follows them is left as
+-- it is: the caller reads 2 per window); answers 1 when every window's
 -- new score is the amount (the item was in none), else 0. `amount_arg`: the amount as sent, a decimal
 -- integer: it goes to the commands as it is, and a score goes to the rank's ZCOUNT as Redis wrote it
 -- (it reads back as the same number), so neither is formatted again; a score (a sum of integers) is
@@ -246,8 +257,10 @@ local function plain_add(reply, slot_keys, windows, item, amount_arg)
     local top_key = tops[w]
     local score, written = add_unwatched(slots[w], slot_keys[w], top_key, nil, item, amount_arg, nil)
     if written ~= amount_arg then created = 0 end
-    reply[#reply + 1] = score
-    reply[#reply + 1] = order.shown_rank(top_key, item, score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0)
+    local rank = score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0
+    -- No option leaves items out of the board's listing (most boards): the rank as counted, unasked.
+    if #call_state.hooks_of_top(top_key).exceptions > 0 then rank = order.shown_rank(top_key, item, rank) end
+    reply[2 * w + 1], reply[2 * w + 2] = score, rank
   end
   return created
 end
@@ -282,7 +295,8 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
     local counted = actor_counted(win.slots_key, slot_start, actor, item, amount)
     local score = window.add_amount(slot_key, top_key, item, counted)
     actor_added(win.slots_key, top_key, slot_start, actor, item, counted, amount)
-    seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
+    local summed = hooks.sum_changed
+    for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
     return new_due_ms, score
   end
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))

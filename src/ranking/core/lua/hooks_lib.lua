@@ -5,8 +5,10 @@
 -- KEYS: 0
 -- A board's config names the options it enables (config field `options`, written by board_put and
 -- shard_sync from the options' config_stored answers, and by an option's own writers: call_lib's
--- enable_option), so a call on it runs the hot hooks (all but the config's and window_dropped) of
--- those options only (call_lib's hooks_of): an option a board does not enable costs its calls nothing.
+-- enable_option), so a call on it runs the hot hooks (HOT below) of those options only (call_lib's
+-- hooks_of): an option a board does not enable costs its calls nothing. The others run on every board:
+-- the config's, the drops', and those a calendar window's expiry and history ask (its windows, not the
+-- field, tell that a board has one: slots_draining answers nil at once on a rolling window).
 -- Every hook still checks the config itself, and a config naming no options (written before the
 -- field) runs every option's hooks.
 -- The hooks, and what each function is given and answers:
@@ -20,7 +22,7 @@
 --                                       `starts`: the starts of the slots it held
 --   window_copies(cfg_key, window)      the bases ("<tag>:<window>~<copy>:") of the option's copies of
 --                                       the board's `window` (a segment's), which go with it
---   slot_draining(slots_key, top_key, start, budget)  the slot starting at `start` expires: the option
+--   slot_leaving(slots_key, top_key, start, budget)  the slot starting at `start` expires: the option
 --                                       drains what it keeps of it first (at most about `budget`
 --                                       fields); answers the budget left and whether none is left
 --   window_siblings(cfg_key, window)    the names of the windows the option keeps beside the board's
@@ -34,10 +36,28 @@
 --                                       answers the budget left and when it is next due (unix s; nil:
 --                                       no due of its own; false: due again at the next call)
 --   slot_expired(slots_key, start)      the slot starting at `start` left the window (expire_window)
+--   slots_draining(slots_key, origin_sec)  a window's expiry is due: nil, or what drains along with it
+--                                       (the first answer): { take(slot_start, entries) given each
+--                                       pass's drained (item, value) pairs, finish(budget) answering
+--                                       the budget left and whether its own work remains }
+--   period_closed(slots_key, start, conf, expire_sec)  a calendar window's slot starting at `start`
+--                                       closed (snapshot_lib's cross_boundary; conf: its history
+--                                       setting; expire_sec > 0: its history expires, a segment's)
+--   history_dropped(base)               the history of the window "<base>" goes (drop_snapshots)
+--   item_left(top_key, item)            the item left the window results `top_key` (its score there
+--                                       went to 0 or it was removed: results_changed, add_unwatched)
+--   windows_dropped(cfg_key)            a config write (board_put, shard_sync) dropped windows' data
 --   rank(top_key, item)                 the item's rank when the option decides it (0: not ranked),
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
 --                                       (false for every hook: a write may take the unwatched path)
+-- A window's sums (every call runs these: a board's views are its own config field, not in `options`;
+-- a write asks reads_sums only on a board holding views):
+--   reads_sums(top_key)                 true when the option reads the sums of the window (views):
+--                                       a change of them must then take the watched path
+--   sum_changed(top_key, slot_start, item, delta, sum, at_sec)  every one is called: the item's sum
+--                                       in the window's slot starting at `slot_start` moved by `delta`,
+--                                       to `sum` in the window (at_sec: the event's time; nil: expiry)
 -- The board config (board_put, shard_sync; `settings`: the options' settings by field, decoded JSON):
 --   config_planned(cfg_key, settings, reset, plan)  a PUT: fills each absent setting with the stored
 --                                       one (plan nil: a new board, the default); a change sets
@@ -86,13 +106,20 @@ hooks.results_changed = {}
 hooks.tiebreak = {}
 hooks.window_dropped = {}
 hooks.window_copies = {}
-hooks.slot_draining = {}
+hooks.slot_leaving = {}
 hooks.window_siblings = {}
 hooks.board_dropped = {}
 hooks.window_settled = {}
 hooks.slot_expired = {}
+hooks.slots_draining = {}
+hooks.period_closed = {}
+hooks.history_dropped = {}
+hooks.item_left = {}
+hooks.windows_dropped = {}
 hooks.rank = {}
 hooks.watches = {}
+hooks.reads_sums = {}
+hooks.sum_changed = {}
 hooks.config_planned = {}
 hooks.config_differs = {}
 hooks.config_stored = {}

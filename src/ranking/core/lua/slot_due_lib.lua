@@ -1,5 +1,5 @@
 -- module: slot_due
--- requires: call_state
+-- requires: call_state, reader
 -- slot_due_lib: when a shard's windows next have a slot to expire, kept in its config so that a call
 -- asks Redis nothing more to learn that nothing expired; a module of the ranking function library (and
 -- of the ingest one), before window_lib, whose expiry and slot index use it.
@@ -7,6 +7,9 @@
 
 -- The running call's state (call_lib): the same tables for every call.
 local CONFIG = call_state.CONFIG
+-- The config's seconds as numbers: a shard's calls read the same texts call after call, and a memo's
+-- lookup costs a small part of tonumber's two parses.
+local memo_number = reader.memo_number
 
 -- Due times (unix ms) feed the scheduler's due index: a slot starting at s (unix s) of a window of
 -- period P is expired once the current slot reaches s + P (expire_window's cutoff), so at (s + P) s; a
@@ -25,12 +28,26 @@ end
 -- and a call that checked every window (settle_slot_due) stores the new value. NO_SLOT_DUE: no slot.
 local NO_SLOT_DUE = 4503599627370496
 
+-- Whether `slots_key` is a segment's or a metric's (its name holds "~"), by key, kept from call to call
+-- (a pure function of it; emptied when it holds `max` keys): every increment asks it, and a lookup
+-- costs a small part of string.find's call. Hot callers look `by` up first, and call tilde_key on a miss.
+local TILDE = { by = {}, size = 0, max = 1024 }
+
+local function tilde_key(slots_key)
+  local known = string.find(slots_key, '~', 1, true) ~= nil
+  if TILDE.size >= TILDE.max then TILDE.by, TILDE.size = {}, 0 end
+  TILDE.by[slots_key], TILDE.size = known, TILDE.size + 1
+  return known
+end
+
 -- Whether the window of `slots_key` certainly holds no expired slot at `now_sec`: a rolling window of
 -- the board (a segment's keys hold "~", a calendar window has an origin) before the shard's slot due.
 local function nothing_due(slots_key, now_sec, origin_sec)
   local due = CONFIG.slotDueSec
-  if not due or not CONFIG.cfg_key or (origin_sec or 0) > 0 or now_sec >= tonumber(due) then return false end
-  return not string.find(slots_key, '~', 1, true)
+  if not due or not CONFIG.cfg_key or (origin_sec or 0) > 0 or now_sec >= memo_number(due) then return false end
+  local tilde = TILDE.by[slots_key]
+  if tilde == nil then tilde = tilde_key(slots_key) end
+  return not tilde
 end
 
 -- Lowers the shard's slot due (when stored) to `due_sec`, a slot just indexed there.
@@ -73,8 +90,12 @@ end
 local function slot_known(slot_start, interval_sec, origin_sec, slots_key)
   local t = CONFIG.indexedSec
   if not t or not CONFIG.cfg_key or (origin_sec or 0) > 0 then return false end
-  if slots_key and string.find(slots_key, '~', 1, true) then return false end
-  t = tonumber(t)
+  if slots_key then
+    local tilde = TILDE.by[slots_key]
+    if tilde == nil then tilde = tilde_key(slots_key) end
+    if tilde then return false end
+  end
+  t = memo_number(t)
   return t - t % interval_sec == slot_start
 end
 

@@ -1,5 +1,5 @@
 -- module: window
--- requires: aggregate, archive, call_state, hooks, item_data, keyspace, order, seg_views, slot_due
+-- requires: aggregate, call_state, hooks, keyspace, order, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -25,12 +25,12 @@ end
 
 -- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window, or,
 -- on a max / min / last board, holds 0 there: the hooks deciding a leave ask the results, item_held).
--- Every change of a window's results calls it (the options' results_changed hooks, item_data_lib; a
--- script changing a results zset another way must call it too).
+-- Every change of a window's results calls it (the options' results_changed hooks, and item_left when it
+-- left: item_data_lib; a script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)
   local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
-  if score == 0 then item_data.item_data_left(top_key, item) end
+  if score == 0 then for _, left in ipairs(hooks.item_left) do left(top_key, item) end end
 end
 
 -- The slot key of the last slot start asked for each slots key, kept from call to call (a pure function
@@ -100,7 +100,8 @@ local function subtract_drained(slots_key, top_key, slot_start, live_from, entri
     local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
     if left == 0 then redis.call('ZREM', top_key, item) end
     results_changed(top_key, item, left)
-    seg_views.view_window_changed(top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil)
+    local summed = hooks.sum_changed
+    for j = 1, #summed do summed[j](top_key, slot_start, item, -tonumber(entries[i + 1]), left, nil) end
   end
   return 0
 end
@@ -125,8 +126,8 @@ end
 -- Subtracts the oldest expired slots (starting before the live span) from the results and deletes them,
 -- together (never subtracted twice), touching at most `budget` fields: a bigger slot drains in part. On
 -- a max/min/last board a pass takes budget / slots fields, at least one (each may read every live slot).
--- A calendar window's closed slot pending an archive (archive_lib) hands it what it drains, its rows
--- written out within the same budget. Returns the budget left and whether expired data (or rows) remains.
+-- An option draining along (hook slots_draining: a calendar window's archive) is handed what each pass
+-- drains, its rows written within the same budget. Returns the budget left and whether expired data (or rows) remains.
 -- expire_window's answer when its budget ran out before the expired slots did: the window's first live
 -- slot start, noted in CONFIG.draining_from (by slots key, for this call) for what must tell the expired
 -- slots still indexed from the live ones (actor_caps_lib).
@@ -141,8 +142,8 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
   if slot_due.nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
-  -- Only a calendar window (origin > 0) can have archives pending (archive_lib); a rolling one asks nothing.
-  local pending = (origin_sec or 0) > 0 and archive.archives_pending(slots_key) or nil
+  local drain -- the first answer of slots_draining, mostly none
+  for _, draining in ipairs(hooks.slots_draining) do drain = drain or draining(slots_key, origin_sec) end
   while true do
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
@@ -152,10 +153,10 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       break
     end
     if budget <= 0 then return draining_from(slots_key, live_from) end
-    -- What options keep of the slot goes first (hooks_lib slot_draining: who contributed to it): its
+    -- What options keep of the slot goes first (hooks_lib slot_leaving: who contributed to it): its
     -- items are drained only once none is left.
-    local drained, draining, done = true, hooks.slot_draining, nil
-    for i = 1, #draining do budget, done = draining[i](slots_key, top_key, oldest[1], budget); drained = drained and done end
+    local drained, leaving, done = true, hooks.slot_leaving, nil
+    for i = 1, #leaving do budget, done = leaving[i](slots_key, top_key, oldest[1], budget); drained = drained and done end
     if not drained or budget <= 0 then return draining_from(slots_key, live_from) end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
@@ -184,11 +185,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       redis.call('HDEL', slot_key, unpack(fields))
       budget = budget - #fields
     end
-    if pending then archive.archive_take(slots_key, pending, oldest[1], entries) end
+    if drain then drain.take(oldest[1], entries) end
     call_state.CALL.draining = oldest[1] -- hooks told of these changes know their expired slot (leagues_lib, ties_lib)
     budget, call_state.CALL.draining = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries), false
   end
-  if pending then return archive.archive_write(slots_key, pending, budget) end
+  if drain then return drain.finish(budget) end
   return settle_options(slots_key, top_key, now_sec, interval_sec, budget, origin_sec), false
 end
 
@@ -236,8 +237,7 @@ end
 -- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the
 -- slot already indexed); returns the new score. A results score that reaches exactly 0 is removed; a
 -- negative one stays (so later increments stay exact) and every read treats it as absent. Views are
--- not told: callers call view_window_changed after it (add_event, the increment and batch
--- scripts).
+-- not told: callers call the sum_changed hooks after it (add_event, the increment and batch scripts).
 local function add_amount(slot_key, top_key, item, amount)
   if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
@@ -287,11 +287,11 @@ local function window_holds(at_sec, now_sec, windows)
   return any and holding or nil
 end
 
--- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then the
--- views reading the window.
+-- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then sum_changed.
 local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec)
   local score, new_due_ms = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
-  seg_views.view_window_changed(top_key, slot_start, item, amount, score, at_sec)
+  local summed = hooks.sum_changed
+  for i = 1, #summed do summed[i](top_key, slot_start, item, amount, score, at_sec) end
   return score, new_due_ms
 end
 

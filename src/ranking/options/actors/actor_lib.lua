@@ -278,7 +278,8 @@ end
 -- past: none, most writes). From the call's config copy (call_lib), no command; a write refusing many
 -- events (an increment's coalesced requests) asks once.
 function ACTORS.blocking(cfg_key, now_ms)
-  return (tonumber(call_state.config_field(cfg_key, 'blockedUntil')) or 0) > now_ms
+  local until_ms = call_state.config_field(cfg_key, 'blockedUntil')
+  return until_ms and (tonumber(until_ms) or 0) > now_ms or false
 end
 
 -- The shard's blocks: "<tag>:blocked" hash, "a"<US>actor's block key and "i"<US>item -> until (unix
@@ -331,5 +332,5 @@ hooks.register('config_planned', actors_planned, 'actors')
 hooks.register('config_stored', actors_stored, 'actors')
 hooks.register('actor_counted', ACTORS.counted, 'actors')
 hooks.register('actor_added', ACTORS.add, 'actors')
-hooks.register('slot_draining', ACTORS.slot_expire, 'actors')
+hooks.register('slot_leaving', ACTORS.slot_expire, 'actors')
 hooks.register('window_dropped', ACTORS.drop_window, 'actors')

@@ -1,8 +1,9 @@
--- requires: actor_log, archive, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_log, archive, call_state, hooks, item_data, keyspace, order, reader, seg_views, segmentation, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
--- slot, window, view and unique count of the board and of each segment, then out of every kept
--- snapshot and archive (the board's and each segment's, archives still being taken included), and its
--- data removed. The record ("<tag>:ret:<id>", as retract_step's: item, state, events, amount,
+-- slot, window, view and unique count of the board, of each window an option keeps beside the board's
+-- (hooks' window_siblings: each metric's but the first, metrics_lib) and of each segment, then out of
+-- every kept snapshot and archive (the board's, each sibling's and each segment's, archives still being
+-- taken included), and its data removed. The record ("<tag>:ret:<id>", as retract_step's: item, state, events, amount,
 -- startedMs) keeps a cursor per window (`c:<slots key>`: the last slot start done) and per history
 -- (`s:<window>`, a segment's `s:<window>~<segment>`: the last boundary rewritten), so a step goes on
 -- where the last one ended; what a step takes out it removes in the same call, so a step repeated
@@ -13,9 +14,10 @@
 --   most (units of work this step does, about a Redis command each (actor_lib's STEP; what expired
 --   drains first within as many): a window looked into, a segment visited, a contribution, a slot (more where it holds the item, with each view
 --   reading its window), a kept listing (more per 100 rows renumbered), a like; a step visits
---   the segments of the shard's indexes as its first step found them ("<tag>:ret:<id>:segs" and
---   ":hsegs", expiring with the record), each once, so its work stays within `most` however many
---   segments the shard holds), ledger (0-based window: the amount is the item's sum there, events its
+--   the sibling windows' suffixes ("@<metric>") and the segments of the shard's indexes as its first
+--   step found them ("<tag>:ret:<id>:sibs", ":hsibs", ":segs" and ":hsegs", expiring with the record),
+--   each once, so its work stays within `most` however many metrics and segments the shard holds),
+--   ledger (0-based window: the amount is the item's sum there, every metric's, events its
 --   contributions' events, those that carried an actor), block_until_ms (0: no block; the item's new
 --   events are refused until then), block_key (what the block binds: the item again; actor_lib)
 -- Reply (reader.answer, CALLS.retract_item): done (0|1), taken (units of work done by this step),
@@ -48,10 +50,11 @@ local function item_contributions_out(slots_key, top_key, item, budget)
 end
 
 -- The item out of the slots of one window after the record's cursor, oldest first, each subtracted
--- from the results and the views as expiry does. Returns the work left and the amount taken.
+-- from the results and the views as expiry does. Returns the work left and the amount taken from the
+-- live slots (from `live_from`: an expired slot not drained yet holds none of the window's sum).
 -- A slot costs SLOT units, and HELD with each view reading the window more where it holds the item.
 -- Also answers whether the window's slots are all done.
-local function item_out_of_slots(record, slots_key, top_key, item, budget)
+local function item_out_of_slots(record, slots_key, top_key, item, budget, live_from)
   local cursor = 'c:' .. slots_key
   local after = redis.call('HGET', record, cursor) or '-inf'
   local from = after == '-inf' and after or '(' .. after
@@ -68,7 +71,8 @@ local function item_out_of_slots(record, slots_key, top_key, item, budget)
       views = views or seg_views.views_reading(top_key) or {}
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, -held)
       seg_views.view_window_changed(top_key, tonumber(start), item, -held, score, nil)
-      amount, budget = amount + held, budget - actor_log.ACTORS.view_step_weight(step_weights.HELD, #views)
+      if tonumber(start) >= live_from then amount = amount + held end
+      budget = budget - actor_log.ACTORS.view_step_weight(step_weights.HELD, #views)
     end
   end
   if last then redis.call('HSET', record, cursor, last) end
@@ -143,6 +147,53 @@ local function item_pending_segments(step, field, index)
   return pending
 end
 
+-- The suffixes ("@<metric>") of the windows options keep beside the board's (hooks' window_siblings:
+-- "<window>~@<metric>", metrics_lib): a sibling's keys are its window's under that suffix, as a
+-- segment's are under its name.
+local function sibling_suffixes(step, window_count)
+  local seen, suffixes = {}, {}
+  for w = 0, window_count - 1 do
+    local name = snapshot.window_name_of(step.keys[1], step.keys[2 + 2 * w])
+    for _, siblings_of in ipairs(hooks.window_siblings) do
+      for _, sibling in ipairs(siblings_of(step.keys[1], name)) do
+        local suffix = string.sub(sibling, #name + 2)
+        if not seen[suffix] then seen[suffix], suffixes[#suffixes + 1] = true, suffix end
+      end
+    end
+  end
+  return suffixes
+end
+
+-- The sibling suffixes a retraction still has to visit ("<record>:<field>", listed by its first step).
+local function item_pending_siblings(step, field, window_count)
+  local pending = step.record .. ':' .. field
+  if redis.call('HSETNX', step.record, field, 1) == 1 then
+    local members = {}
+    for _, suffix in ipairs(sibling_suffixes(step, window_count)) do
+      members[#members + 1], members[#members + 2] = 0, suffix
+    end
+    if #members > 0 then
+      redis.call('ZADD', pending, unpack(members))
+      redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
+    end
+  end
+  return pending
+end
+
+-- Visits the names of `pending` first to last while units last, each costing SEGMENT units:
+-- `visit(name, units)` answers the units left (0: not done with it), and a name done leaves the list.
+-- Answers the units left (0: not done).
+local function walk_pending(pending, budget, visit)
+  while budget > 0 do
+    local name = redis.call('ZRANGE', pending, 0, 0)[1]
+    if not name then return budget end
+    budget = visit(name, budget - actor_log.ACTORS.STEP.SEGMENT)
+    if budget <= 0 then return 0 end
+    redis.call('ZREM', pending, name)
+  end
+  return 0
+end
+
 -- The item out of window w of the board (segment nil) or of a segment: its contributions, then its
 -- slots. Looking into the window costs LOOK units. Answers the units left, whether the window is done,
 -- and the events and amount taken.
@@ -158,21 +209,67 @@ local function item_out_of_window(step, w, segment, budget)
   budget, counted = item_contributions_out(slots_key, top_key, item, budget)
   -- Every unit went on contributions: more may be left.
   if budget <= 0 then return budget, false, counted, 0 end
-  budget, taken, slots_done = item_out_of_slots(record, slots_key, top_key, item, budget)
+  local live_from = window.live_from_sec(step.now_sec, window.window_rule(step.windows, w))
+  budget, taken, slots_done = item_out_of_slots(record, slots_key, top_key, item, budget, live_from)
   return budget, slots_done, counted, taken
 end
 
--- The windows of the board, then each segment's from the retraction's own list (each drained first
--- where due, as segment_add does before a write). Answers the units left, events and amount counted
--- in the ledger window (the board's).
+-- The (slots, top) keys of a sibling's window w.
+local function sibling_keys(step, w, suffix)
+  return segmentation.segment_window_key(step.keys[2 + 2 * w], 'slots', suffix),
+    segmentation.segment_window_key(step.keys[3 + 2 * w], 'top', suffix)
+end
+
+-- The windows of the siblings still to visit crossed before the step changes anything, as cross_all
+-- does the board's (a boundary left for the next call is then a CROSSING_ERROR with nothing changed): a
+-- snapshot or archive of a window still holding the item lists it, and the history walk takes it out.
+local function cross_siblings(step, window_count)
+  local pending = item_pending_siblings(step, 'sibs', window_count)
+  for _, suffix in ipairs(redis.call('ZRANGE', pending, 0, -1)) do
+    for w = 0, window_count - 1 do
+      local slots_key, top_key = sibling_keys(step, w, suffix)
+      local _, interval_sec, origin_sec = window.window_rule(step.windows, w)
+      snapshot.cross_window_of(step.keys[1], slots_key, top_key, step.now_sec, interval_sec, origin_sec)
+    end
+  end
+end
+
+-- A sibling's windows drained first, as a call on that metric does before it changes them (from what
+-- the step's drain has left, each field weighed with the views reading the window), so a closed
+-- period's archive takes the item's row before the item leaves its slots, as on a board of that metric
+-- alone. Answers false while expired data remains (the item then stays for the next step).
+local function drain_sibling(step, window_count, suffix)
+  local drain = step.budget
+  for w = 0, window_count - 1 do
+    local slots_key, top_key = sibling_keys(step, w, suffix)
+    local period_sec, interval_sec, origin_sec = window.window_rule(step.windows, w)
+    local weight = actor_log.ACTORS.drained_weight(#(seg_views.views_reading(top_key) or {}))
+    local fields = math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / weight))))
+    local rest, more = window.expire_window(slots_key, top_key, step.now_sec, period_sec, interval_sec, fields, origin_sec)
+    drain.chunk, drain.units = drain.chunk - (fields - rest), drain.units - (fields - rest) * weight
+    if more then return false end
+  end
+  return true
+end
+
+-- The windows of the board, then each sibling's and each segment's from the retraction's own lists
+-- (a segment drained first where due, as segment_add does before a write). Answers the units left,
+-- events and amount counted in the ledger window (the board's and each sibling's).
 local function item_out_of_windows(step, window_count, now_ms, budget)
   local events, amount = 0, 0
-  for w = 0, window_count - 1 do
-    local done, counted, taken
-    budget, done, counted, taken = item_out_of_window(step, w, nil, budget)
-    if w == step.ledger then events, amount = events + counted, amount + taken end
-    if not done then return 0, events, amount end
+  local function visit(suffix, units)
+    if suffix and not drain_sibling(step, window_count, suffix) then return 0 end
+    for w = 0, window_count - 1 do
+      local done, counted, taken
+      units, done, counted, taken = item_out_of_window(step, w, suffix, units)
+      if w == step.ledger then events, amount = events + counted, amount + taken end
+      if not done then return 0 end
+    end
+    return units
   end
+  budget = visit(nil, budget)
+  if budget > 0 then budget = walk_pending(item_pending_siblings(step, 'sibs', window_count), budget, visit) end
+  if budget <= 0 then return 0, events, amount end
   local pending = item_pending_segments(step, 'segs', 'segdue')
   budget = segmentation.walk_pending_segments(step.keys[1], pending, step.windows, now_ms, step.budget, budget,
     function(name, units)
@@ -199,25 +296,20 @@ local function item_out_of_window_history(step, confs, w, segment, budget)
 end
 
 -- The item out of every kept history (`confs`: snapshot_lib's settings, nil: none): the board's
--- windows', then each segment's that may hold some (snapshot_lib's "<tag>:seghist", from the
--- retraction's own list). Answers the units left (0: not done).
+-- windows', each sibling's, then each segment's that may hold some (snapshot_lib's "<tag>:seghist"),
+-- from the retraction's own lists. Answers the units left (0: not done).
 local function item_out_of_histories(step, window_count, confs, budget)
   if not confs then return budget end
-  for w = 0, window_count - 1 do
-    budget = item_out_of_window_history(step, confs, w, nil, budget)
-    if budget <= 0 then return 0 end
-  end
-  local pending = item_pending_segments(step, 'hsegs', 'seghist')
-  while budget > 0 do
-    local name = redis.call('ZRANGE', pending, 0, 0)[1]
-    if not name then return budget end
-    budget = budget - actor_log.ACTORS.STEP.SEGMENT
+  local function visit(suffix, units)
     for w = 0, window_count - 1 do
-      budget = item_out_of_window_history(step, confs, w, name, budget)
-      if budget <= 0 then return 0 end
+      units = item_out_of_window_history(step, confs, w, suffix, units)
+      if units <= 0 then return 0 end
     end
-    redis.call('ZREM', pending, name)
+    return units
   end
+  budget = visit(nil, budget)
+  if budget > 0 then budget = walk_pending(item_pending_siblings(step, 'hsibs', window_count), budget, visit) end
+  if budget > 0 then budget = walk_pending(item_pending_segments(step, 'hsegs', 'seghist'), budget, visit) end
   return budget
 end
 
@@ -249,8 +341,10 @@ local function retract_item(keys, args)
     most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
     block_key = arg.block_key, windows = windows,
   })
+  step.now_sec = now_sec
   local record, item, most = step.record, step.id, step.most
   local confs = snapshot.cross_all(windows, now_sec)
+  if confs then cross_siblings(step, window_count) end
   -- What expired drains first, within as many units as the step's; the board's windows, then each
   -- segment's, the likes, then every kept history.
   step.budget = segmentation.step_drain(windows, now_sec, header.budget, most, actor_log.ACTORS.drained_weight)

@@ -188,7 +188,6 @@ local function increment_plain(answers, item, amount, allowance_arg, slot_keys)
   answers[first + PLAIN_ANSWER_AT.created] = allowance_arg == '1' and created or 0
   answers[first + PLAIN_ANSWER_AT.scores], answers[first + PLAIN_ANSWER_AT.ranks] =
     board_write.pair_fields(flat, 1, window_count)
-  for i = #flat, 1, -1 do flat[i] = nil end
   return true
 end
 

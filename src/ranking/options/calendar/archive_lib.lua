@@ -1,7 +1,7 @@
 -- module: archive
--- requires: call_state, keyspace, order
--- archive_lib: a calendar window's archive taken in bounded chunks, a module of the function libraries
--- on boards (after keys_lib and aggregate_lib, before window_lib, whose expiry drives it).
+-- requires: call_state, hooks, keyspace, order
+-- archive_lib: a calendar window's archive taken in bounded chunks (the option calendar), a module of
+-- the function libraries on boards; window_lib's expiry drives it through the hook slots_draining.
 -- KEYS: 0
 -- A calendar window holds one slot per period, and a closed period's slot no longer changes (an event
 -- stamped in a closed period is refused), so it holds the period's final standings exactly. The first
@@ -152,10 +152,22 @@ local function drop_archives(base)
   redis.call('UNLINK', base .. 'arch')
 end
 
-archive.archive_begin = archive_begin
+-- Hook slots_draining: a calendar window's (origin_sec > 0) pending archives take what its expiry
+-- drains, then write their rows within the budget left (a rolling window has none: nil).
+local function archive_drain(slots_key, origin_sec)
+  if (origin_sec or 0) == 0 then return nil end
+  local pending = archives_pending(slots_key)
+  if not pending then return nil end
+  return {
+    take = function(slot_start, entries) archive_take(slots_key, pending, slot_start, entries) end,
+    finish = function(budget) return archive_write(slots_key, pending, budget) end,
+  }
+end
+
+hooks.register('slots_draining', archive_drain, 'calendar')
+hooks.register('period_closed', archive_begin, 'calendar')
+hooks.register('history_dropped', drop_archives, 'calendar')
+
 archive.archives_pending = archives_pending
-archive.archive_take = archive_take
-archive.archive_write = archive_write
-archive.drop_archives = drop_archives
 archive.SNAP_ROW = SNAP_ROW
 archive.SNAP_FIELD = SNAP_FIELD

@@ -146,10 +146,10 @@ local READ_LEFT_ERROR = 'TB_CROSSING snapshot stored, the read left for the next
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
 -- makes it. The first call ever only marks the slot (a segment's: its first drain or write, `create`).
--- A calendar window (origin_sec > 0: one slot per period) only marks its closed slot for archive_lib,
--- which archives it in chunks as it drains, under the closed period's start, since only the app knows
--- its end. Answers false when the snapshot is left for the next call (crossing_allowed): the caller
--- must then leave the window as it is.
+-- A calendar window (origin_sec > 0: one slot per period) only tells the hook period_closed its closed
+-- slot (archive_lib archives it in chunks as it drains, under the closed period's start, since only
+-- the app knows its end). Answers false when the snapshot is left for the next call
+-- (crossing_allowed): the caller must then leave the window as it is.
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf then return true end
@@ -178,7 +178,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   if not mark then return true end
   if not snapshots then
     -- A segment's archives expire `keep` periods after they close (segments come and go).
-    archive.archive_begin(slots_key, mark, conf, segment and conf.keep * interval_sec or 0)
+    for _, closed in ipairs(hooks.period_closed) do closed(slots_key, mark, conf, segment and conf.keep * interval_sec or 0) end
   else
     CROSSING.stored_seq = CALL.seq
     CROSSING.stored_rows = take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
@@ -244,8 +244,8 @@ local function snapshot_windows(windows, confs)
   return keeping
 end
 
-local function bump_version(cfg_key, writes)
-  redis.call('HINCRBY', cfg_key, 'ver', writes or 1)
+local function bump_version(cfg_key, writes) -- a count as text: a Lua number costs Redis a snprintf
+  redis.call('HINCRBY', cfg_key, 'ver', (writes or 1) == 1 and '1' or string.format('%d', writes))
 end
 
 -- When the scheduler must next visit for a snapshot: the end of the current slot of the shortest
@@ -365,7 +365,7 @@ local function drop_snapshots(cfg_key, window_name)
   for _, base in ipairs(bases) do
     for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
     redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark')
-    archive.drop_archives(base)
+    for _, dropped in ipairs(hooks.history_dropped) do dropped(base) end
   end
   redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)
 end

@@ -1,8 +1,9 @@
-import { DomainError, InvalidInputError } from '../../common/errors';
-import { Reply } from '../../redis/replies';
-import { ITEM_DATA_BYTES } from './ranking.limits';
-import { RANKING_MESSAGES as M } from './ranking.messages';
-import type { ItemData } from './ranking.types';
+import { DomainError, InvalidInputError } from '../../../common/errors';
+import { Reply } from '../../../redis/replies';
+import { ITEM_DATA_BYTES, ITEM_DATA_MESSAGES as M } from './item-data.limits';
+
+/** An item's data: a JSON object of at most ITEM_DATA_BYTES (PUT /boards/:board/items/:item/data). */
+export type ItemData = Record<string, unknown>;
 
 /** The serialized data, checked: a JSON object of at most ITEM_DATA_BYTES bytes (UTF-8). */
 export function itemDataJson(data: unknown): string {

@@ -1,8 +1,9 @@
 -- module: seg_views
--- requires: board_views, call_state
+-- requires: board_views, call_state, hooks
 -- segment_views_lib: the trending views of segments, a module of the ranking function library right
--- after views_lib (and before actor_lib, which counts unique views through views_reading, and
--- window_lib, which calls view_window_changed). A segment (segment_lib)
+-- after views_lib (and before actor_lib, which counts unique views through views_reading), and what
+-- tells the views of a change of their windows' sums (hooks_lib reads_sums and sum_changed, which
+-- window_lib and board_write_lib call). A segment (segment_lib)
 -- has each view of the board over its own windows, keyed like a segment's window:
 -- <tag>:<view>~<segment>:top|items|meta|next, reading <tag>:<window>~<segment>:top; views_lib's code
 -- keeps it, so a segment's view holds exactly what the view of a board of only its events would.
@@ -67,9 +68,8 @@ local function views_reading(top_key)
   return VIEWS.by_top[top_key]
 end
 
--- Called by window_lib after an item's sum in a window (its results zset `top_key`) changed by `delta`
--- in the slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for
--- expiry.
+-- Hook (sum_changed): an item's sum in a window (its results zset `top_key`) changed by `delta` in the
+-- slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for expiry.
 local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
   if views_reading(top_key) then board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
 end
@@ -79,3 +79,11 @@ seg_views.segment_seen = segment_seen
 seg_views.drop_segment_views = drop_segment_views
 seg_views.views_reading = views_reading
 seg_views.view_window_changed = view_window_changed
+
+-- Hook (reads_sums): whether views read the window results `top_key`.
+local function reads_sums(top_key)
+  return views_reading(top_key) ~= nil
+end
+
+hooks.register('reads_sums', reads_sums, 'views')
+hooks.register('sum_changed', view_window_changed, 'views')

@@ -1,7 +1,8 @@
 -- module: aggregate
 -- requires: call_state, keyspace
--- aggregate_lib: the windows of a max / min / last board, a module of the ranking function library
--- (after keys_lib and call_lib, before window_lib, whose expiry calls best_settle). Every change of a
+-- aggregate_lib: the windows of a max / min / last board (the option aggregate), a module of the
+-- function libraries on boards, before window_lib, whose expiry calls best_settle: the core branches on
+-- the board's aggregate (BOARD.aggregate, read with the config) and calls this table by name. Every change of a
 -- window's results is told to `changed` (window_lib's results_changed, passed in by the callers: it is
 -- defined after this module), with the new score, 0 when the item left the window.
 -- KEYS: 0

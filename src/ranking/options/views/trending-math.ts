@@ -1,6 +1,6 @@
-import { DURATION_RULE, parseDurationSec } from '../../common/duration';
-import { InvalidInputError } from '../../common/errors';
-import { isName, NAME_RULE } from '../../common/names';
+import { DURATION_RULE, parseDurationSec } from '../../../common/duration';
+import { InvalidInputError } from '../../../common/errors';
+import { isName, NAME_RULE } from '../../../common/names';
 import {
   DECAY_MAX_HALF_LIVES_PER_WINDOW,
   DECAY_REBASE_CHUNK,
@@ -11,10 +11,9 @@ import {
   HOT_EPOCH_SEC,
   RISING_MIN_COUNT,
   VIEWS_PER_BOARD,
-} from './ranking.limits';
-import { RANKING_MESSAGES as M } from './ranking.messages';
-import type { WindowSpec } from './window-math';
-import { metricWindowKeyName } from '../options/metrics/metrics.option';
+} from './views.limits';
+import { VIEWS_MESSAGES as M } from './views.messages';
+import { metricWindowKeyName } from '../metrics/metrics.option';
 
 /**
  * Trending views (pure): their config, and the formulas the scripts apply (views_lib.lua keeps the same
@@ -23,6 +22,15 @@ import { metricWindowKeyName } from '../options/metrics/metrics.option';
 
 export const VIEW_MODES = ['decay', 'hot', 'rising', 'unique', 'wilson', 'controversial'] as const;
 export type ViewMode = (typeof VIEW_MODES)[number];
+
+/** What a view reads of one of the board's windows (core/window-math's WindowSpec holds it). */
+export interface ViewWindow {
+  name: string;
+  periodSec: number;
+  intervalSec: number;
+  calendar?: object;
+  allTime?: true;
+}
 
 export interface ViewInput {
   name: string;
@@ -87,7 +95,7 @@ const OPTIONAL_FIELDS = ['halfLife', 'tau', 'baseline', 'minCount', 'positive', 
 /** Checks a board's requested views against its windows; throws naming the problem. */
 export function resolveViews(
   inputs: ViewInput[],
-  windows: WindowSpec[],
+  windows: ViewWindow[],
   metrics: readonly string[] = [],
 ): ViewConfig[] {
   if (inputs.length > VIEWS_PER_BOARD.max) throw new InvalidInputError(M.viewCount(VIEWS_PER_BOARD.max));
@@ -130,7 +138,7 @@ export function resolveViews(
 interface ViewDraft {
   input: ViewInput;
   base: { name: string; mode: ViewMode; window: string };
-  window: WindowSpec;
+  window: ViewWindow;
   refuse: (problem: string) => InvalidInputError;
 }
 
@@ -176,7 +184,7 @@ function metricPairView({ input, base, window }: ViewDraft, field: string, metri
   return { ...defined, sources, spec: JSON.stringify([defined, sources]) };
 }
 
-function risingView({ input, base, window, refuse }: ViewDraft, windowOf: Map<string, WindowSpec>): ViewConfig {
+function risingView({ input, base, window, refuse }: ViewDraft, windowOf: Map<string, ViewWindow>): ViewConfig {
   const baseline = input.baseline === undefined ? undefined : windowOf.get(input.baseline);
   if (!baseline) throw refuse(`baseline "${input.baseline}" is not a window of the board`);
   if (baseline.periodSec <= window.periodSec)

@@ -1,10 +1,5 @@
-import { InvalidInputError } from '../../common/errors';
-import {
-  DECAY_REBASE_HALF_LIVES,
-  DEFAULT_HOT_TAU_SEC,
-  DEFAULT_RISING_MIN_COUNT,
-  HOT_EPOCH_SEC,
-} from './ranking.limits';
+import { InvalidInputError } from '../../../common/errors';
+import { DECAY_REBASE_HALF_LIVES, DEFAULT_HOT_TAU_SEC, DEFAULT_RISING_MIN_COUNT, HOT_EPOCH_SEC } from './views.limits';
 import { decayedValue, hotScore, resolveViews, risingOf, risingPhase, viewViewOf } from './trending-math';
 
 const WINDOWS = [

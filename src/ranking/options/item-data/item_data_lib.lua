@@ -1,8 +1,7 @@
 -- module: item_data
--- requires: call_state, keyspace
--- item_data_lib: per-item JSON data of a board shard, removed once no window of the shard holds the
--- item. Prepended after keys_lib and call_lib (cfg_key_of_top) and before window_lib (whose results
--- changes call item_data_left).
+-- requires: call_state, hooks, keyspace
+-- item_data_lib: per-item JSON data of a board shard (the option item-data), removed once no window of
+-- the shard holds the item (hooks item_left, windows_dropped, board_dropped).
 -- KEYS: 0
 -- Keys: <tag>:data  hash  item -> JSON object (at most 1 024 bytes; only items some window holds)
 
@@ -24,7 +23,7 @@ local function item_data_of(cfg_key, items)
   return redis.call('HMGET', item_data_key(cfg_key), unpack(items))
 end
 
--- Hook: `item` just left the window of `top_key`. Its data goes when no other window holds it; the
+-- Hook item_left: `item` just left the window of `top_key`. Its data goes when no other window holds it; the
 -- windows are read only when it has data, so items without data cost one HEXISTS.
 local function item_data_left(top_key, item)
   local cfg_key = call_state.cfg_key_of_top(top_key)
@@ -33,8 +32,8 @@ local function item_data_left(top_key, item)
   if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
 end
 
--- After windows were dropped (a reset): removes the data of every item no window holds any more.
--- Runs in the config write that dropped them; it reads each item with data once.
+-- Hook windows_dropped: after windows were dropped (a reset), removes the data of every item no window
+-- holds any more. Runs in the config write that dropped them; it reads each item with data once.
 local function prune_item_data(cfg_key)
   local data_key = item_data_key(cfg_key)
   for _, item in ipairs(redis.call('HKEYS', data_key)) do
@@ -42,8 +41,16 @@ local function prune_item_data(cfg_key)
   end
 end
 
+-- Hook board_dropped: a deleted board's data hash, one key of the step's budget.
+local function data_dropped(cfg_key, _, budget)
+  redis.call('UNLINK', item_data_key(cfg_key))
+  return budget - 1, true
+end
+
+hooks.register('item_left', item_data_left, 'item-data')
+hooks.register('windows_dropped', prune_item_data, 'item-data')
+hooks.register('board_dropped', data_dropped, 'item-data')
+
 item_data.item_data_key = item_data_key
 item_data.item_held = item_held
 item_data.item_data_of = item_data_of
-item_data.item_data_left = item_data_left
-item_data.prune_item_data = prune_item_data

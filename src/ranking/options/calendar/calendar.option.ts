@@ -1,0 +1,97 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { join } from 'node:path';
+import { IsOptionalNotNull } from '../../../common/dto';
+import type { BoardOption } from '../board-option';
+import { CALENDARS, WEEK_STARTS } from './calendar-math';
+import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from './calendar.limits';
+
+/** A calendar window's archive: the closed periods kept and the rows of each. */
+export class ArchiveDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: ARCHIVE_KEEP.min,
+    maximum: ARCHIVE_KEEP.max,
+    description: 'Closed periods kept (the oldest goes when a new one is kept)',
+  })
+  @IsInt()
+  @Min(ARCHIVE_KEEP.min)
+  @Max(ARCHIVE_KEEP.max)
+  keep!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: ARCHIVE_TOP_ITEMS.min,
+    maximum: ARCHIVE_TOP_ITEMS.max,
+    description: "Rows of each period's final standings kept",
+  })
+  @IsInt()
+  @Min(ARCHIVE_TOP_ITEMS.min)
+  @Max(ARCHIVE_TOP_ITEMS.max)
+  top!: number;
+}
+
+/** A board PUT window's `calendar` field: a calendar window instead of a rolling one (applied bottom-up, as stacked decorators are). */
+export const CalendarProperty = () =>
+  applyDecorators(
+    IsIn(CALENDARS, { message: `$property must be one of ${CALENDARS.join(', ')}` }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({
+      enum: CALENDARS,
+      description: 'A calendar window instead of a rolling one: counts the current period of its time zone',
+    }),
+  );
+
+/** A board PUT window's `timeZone` field. */
+export const TimeZoneProperty = () =>
+  applyDecorators(
+    MaxLength(64),
+    IsString(),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({ description: 'Calendar windows: an IANA time zone (default UTC)', example: 'Europe/Berlin' }),
+  );
+
+/** A board PUT window's `weekStart` field. */
+export const WeekStartProperty = () =>
+  applyDecorators(
+    IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar "week" windows only (default monday)' }),
+  );
+
+/** A board PUT window's `archive` field: the closed periods it keeps (applied in the order of board.dto's other nested objects). */
+export const ArchiveProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: ArchiveDto,
+      description: "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
+    }),
+    IsOptionalNotNull(),
+    IsObject({ message: 'archive must be an object like { "keep": 12, "top": 100 }' }),
+    ValidateNested(),
+    Type(() => ArchiveDto),
+  );
+
+/** The board view's window fields of a calendar window. */
+export const CalendarViewProperty = () =>
+  ApiPropertyOptional({ enum: CALENDARS, description: 'Present on a calendar window' });
+export const TimeZoneViewProperty = () => ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' });
+export const WeekStartViewProperty = () =>
+  ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' });
+export const ArchiveViewProperty = () =>
+  ApiPropertyOptional({ type: ArchiveDto, description: 'Present when a calendar window keeps archives' });
+
+/**
+ * Calendar windows and their archives: its fields are a window's (the board config holds none of its
+ * own), its Lua archive_lib.lua takes each closed period's archive as expiry drains the period's slot.
+ */
+export const calendarOption: BoardOption<object> = {
+  name: 'calendar',
+  fields: [],
+  luaModules: [join(__dirname, 'archive_lib.lua')],
+  fromStored: () => ({}),
+  fromReply: () => ({}),
+  view: () => ({}),
+};

@@ -1,0 +1,36 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { BOARD_OPTIONS, OPTION_LUA_MODULES } from '../registry';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
+import { SnapshotsDto, SnapshotsProperty, snapshotsOption } from './snapshots.option';
+
+/** A DTO holding only the option's field of a window, as the window DTO declares it. */
+class WindowDto {
+  @SnapshotsProperty()
+  snapshots?: SnapshotsDto;
+}
+
+const messagesOf = (errors: ValidationError[]): string[] =>
+  errors.flatMap((error) => [...Object.values(error.constraints ?? {}), ...messagesOf(error.children ?? [])]);
+const errorsOf = (body: object) => messagesOf(validateSync(plainToInstance(WindowDto, body)));
+
+describe('the snapshots option', () => {
+  it("validates a window's field: an object of keep and top within their limits, not null", () => {
+    expect(errorsOf({ snapshots: { keep: 24, top: 100 } })).toEqual([]);
+    expect(errorsOf({})).toEqual([]);
+    expect(errorsOf({ snapshots: null })).toContain('snapshots must not be null');
+    expect(errorsOf({ snapshots: 3 })).toContain('snapshots must be an object like { "keep": 24, "top": 100 }');
+    expect(errorsOf({ snapshots: { keep: SNAPSHOT_KEEP.max + 1, top: 1 } })).toEqual([
+      `keep must not be greater than ${SNAPSHOT_KEEP.max}`,
+    ]);
+    expect(errorsOf({ snapshots: { keep: 1, top: SNAPSHOT_TOP_ITEMS.min - 1 } })).toEqual([
+      `top must not be less than ${SNAPSHOT_TOP_ITEMS.min}`,
+    ]);
+  });
+
+  it('is in the registry with its Lua modules, adding no board field (snapshots are a window setting)', () => {
+    expect(BOARD_OPTIONS).toContain(snapshotsOption);
+    expect(snapshotsOption.fields).toEqual([]);
+    expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...snapshotsOption.luaModules]));
+  });
+});

@@ -1,0 +1,70 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
+import { join } from 'node:path';
+import { IsOptionalNotNull } from '../../../common/dto';
+import type { BoardOption } from '../board-option';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
+
+/** A window's `snapshots`: the history it keeps. */
+export class SnapshotsDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: SNAPSHOT_KEEP.min,
+    maximum: SNAPSHOT_KEEP.max,
+    description: 'Slot boundaries of history kept (each snapshot lives keep intervals)',
+  })
+  @IsInt()
+  @Min(SNAPSHOT_KEEP.min)
+  @Max(SNAPSHOT_KEEP.max)
+  keep!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: SNAPSHOT_TOP_ITEMS.min,
+    maximum: SNAPSHOT_TOP_ITEMS.max,
+    description: 'Rows of the listing each snapshot stores',
+  })
+  @IsInt()
+  @Min(SNAPSHOT_TOP_ITEMS.min)
+  @Max(SNAPSHOT_TOP_ITEMS.max)
+  top!: number;
+}
+
+/** A window PUT's `snapshots` field (in the order board.dto's other nested settings stack theirs). */
+export const SnapshotsProperty = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: SnapshotsDto,
+      description: "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
+    }),
+    IsOptionalNotNull(),
+    IsObject({ message: 'snapshots must be an object like { "keep": 24, "top": 100 }' }),
+    ValidateNested(),
+    Type(() => SnapshotsDto),
+  );
+
+/** A window view's `snapshots` field (present when the window keeps them). */
+export const SnapshotsViewProperty = () =>
+  ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' });
+
+/**
+ * Window history: snapshot_lib.lua takes a window's listing at its slot boundaries (and keeps the
+ * board's change version), previous_ranks_lib.lua answers each row's rank in the latest one
+ * (previousRank), snapshot_shown_lib.lua which kept rows a read shows under the board's exceptions.
+ *
+ * Its setting is each window's (`windows[].snapshots`, a calendar window's `archive` is kept the same
+ * way), not a field of the board: the window config carries it (WindowSpec.snapshots), so the fields
+ * here stay empty.
+ */
+export const snapshotsOption: BoardOption<object> = {
+  name: 'snapshots',
+  fields: [],
+  luaModules: ['snapshot_lib.lua', 'previous_ranks_lib.lua', 'snapshot_shown_lib.lua'].map((file) =>
+    join(__dirname, file),
+  ),
+  fromStored: () => ({}),
+  fromReply: () => ({}),
+  view: () => ({}),
+};
