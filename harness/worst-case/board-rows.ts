@@ -24,7 +24,7 @@ const fresh = (attempt: number, n: number) => `fresh-${Date.now().toString(36)}-
 
 /** The write cost bound by default, in the cost model's units (WRITE_COST_PER_CALL). */
 const COST_BOUND = new AppConfig().WRITE_COST_PER_CALL;
-const COSTLIEST_SUM_ENTRY = entryCost({ actor: 'a', segments: segmentsOf(0) }, BOARDS['wc-seg']);
+const COSTLIEST_SUM_ENTRY = entryCost({ actor: 'a', segments: segmentsOf(0) }, { ...BOARDS['wc-seg'], actors: true });
 /** Entries like the costliest one a batch may carry on the costliest segmented board a default instance takes. */
 const COSTLIEST_TAKEN = Math.max(1, Math.floor(COST_BOUND / COSTLIEST_SUM_ENTRY));
 /** Late scores on the `last` board a batch may carry. */

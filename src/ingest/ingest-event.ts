@@ -1,5 +1,5 @@
 import { ID_PATTERN, ID_RULE, isName, NAME_RULE, toNfc } from '../common/names';
-import { SEGMENTS_PER_EVENT } from '../ranking/core/ranking.limits';
+import { SEGMENTS_PER_EVENT } from '../ranking/options/segments/segments.limits';
 import { MAX_EVENT_AMOUNT } from './ingest.limits';
 
 /** A message's event once checked: what one batch entry of the HTTP API carries, plus its board. */

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { NotFoundError } from '../common/errors';
-import { RANKING_MESSAGES as M } from '../ranking/core/ranking.messages';
 import type { BoardCache } from '../ranking/boards/board-cache';
 import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { retractedOf } from '../ranking/core/ranking.errors';
@@ -10,6 +9,8 @@ import { INGEST_APPLY_WRITES, INGEST_RETRY_MS } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
 import type { EntryOutcome, IngestEntry } from './ingest.functions';
 import type { IngestSource, SourceMessage } from './sources/source';
+import { SEGMENTS_MESSAGES } from '../ranking/options/segments/segments.option';
+import { ACTORS_MESSAGES } from '../ranking/options/actors/actors.option';
 
 /** What a runner needs from its instance: the stores, the clock, the shared limits on in-flight work. */
 export interface RunnerContext {
@@ -357,11 +358,10 @@ function timeOf(event: IngestEvent, nowMs: number): number {
 
 /** As the HTTP batch: segments on a board without them, an actor on a board without actors, are invalid; a group board takes no events. */
 function boardRefusal(event: IngestEvent, board: PreparedBoard): string | undefined {
-  if (event.segments && board.config.segmentsMax === undefined)
-    return `INVALID: ${M.noSegments(board.config.name, 'segments')}`;
-  if (event.actor !== undefined && !board.config.actors) return `INVALID: ${M.noActors(board.config.name, 'actor')}`;
-  if (board.config.groupOf)
-    return `GROUP_BOARD_READ_ONLY: ${GROUP_OF_MESSAGES.readOnly(board.config.name, board.config.groupOf.board)}`;
+  const { name, segmentsMax, actors, groupOf } = board.config;
+  if (event.segments && segmentsMax === undefined) return `INVALID: ${SEGMENTS_MESSAGES.noSegments(name, 'segments')}`;
+  if (event.actor !== undefined && !actors) return `INVALID: ${ACTORS_MESSAGES.noActors(name, 'actor')}`;
+  if (groupOf) return `GROUP_BOARD_READ_ONLY: ${GROUP_OF_MESSAGES.readOnly(name, groupOf.board)}`;
   return undefined;
 }
 

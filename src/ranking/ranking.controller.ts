@@ -35,10 +35,12 @@ import {
   DEFAULT_RADIUS_ITEMS,
   DEFAULT_TOP_ITEMS,
   MAX_SHARDED_DEPTH_ITEMS,
+} from './core/ranking.limits';
+import {
   SEGMENT_PAGE_UNITS_PER_CALL,
   SEGMENT_PAGE_UNITS_PER_READ,
   SEGMENT_PAGE_UNITS_PER_REQUEST,
-} from './core/ranking.limits';
+} from './options/segments/segments.limits';
 import { ARCHIVE_ROWS_PER_READ, DEFAULT_ARCHIVE_PAGE } from './options/calendar/calendar.limits';
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ModeratedItemResultDto } from './dto/moderation.dto';
@@ -48,7 +50,9 @@ import { WriteCommands } from './writes/write-commands';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 import { optionsOf } from './options/registry';
-import { actorsKept, capOf } from './options/actor-caps/actor-caps.option';
+import { capOf } from './options/actor-caps/actor-caps.option';
+import { actorsKept } from './options/actors/actors.option';
+import { segmentsOf } from './options/segments/segments.option';
 
 const WINDOW_NOTE =
   "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
@@ -97,11 +101,9 @@ export class RankingController {
       reset: query.reset,
       maxItems: body.maxItems,
       views: body.views,
-      ...optionsOf(body),
+      ...optionsOf({ ...body, actors: actorsKept(body.actors), ...segmentsOf(body.segments) }),
       ...capOf(body.actors),
       aggregate: body.aggregate,
-      segmentsMax: body.segments?.max,
-      actors: actorsKept(body.actors),
     });
     void reply.status(result.created ? 201 : 200);
     return result.board;

@@ -20,26 +20,11 @@ export type BoardPutReply =
       maxItems: number | null;
       viewsJson: string;
       aggregate: Aggregate;
-      /** 0: the board takes no segments */
-      segmentsMax: number;
-      /** Events may name an actor. */
-      actors: boolean;
     })
   /** `dropping`: a deleted board of the name is still being dropped (board_drop_step), nothing was written. */
   | { status: 'conflict'; message: string; dropping?: true };
 
-const PUT_ARGS = [
-  'windows',
-  'shards',
-  'new_version',
-  'reset',
-  'max_items',
-  'views',
-  'options',
-  'aggregate',
-  'segments_max',
-  'actors',
-] as const;
+const PUT_ARGS = ['windows', 'shards', 'new_version', 'reset', 'max_items', 'views', 'options', 'aggregate'] as const;
 const PUT_REPLY = [
   'status',
   'message',
@@ -52,26 +37,13 @@ const PUT_REPLY = [
   'views',
   'options',
   'aggregate',
-  'segments_max',
-  'actors',
 ] as const;
 const DELETE_ARGS = ['idem_retention_ms', 'resend_retention_ms'] as const;
 const DELETE_REPLY = ['held'] as const;
 const DROP_ARGS = ['budget_keys'] as const;
 const DROP_REPLY = ['done', 'unlinked'] as const;
 const GROUP_DROP_ARGS = ['board', 'window', 'budget_keys'] as const;
-const SYNC_ARGS = [
-  'version',
-  'windows',
-  'shards',
-  'revision',
-  'max_items',
-  'views',
-  'aggregate',
-  'segments_max',
-  'actors',
-  'options',
-] as const;
+const SYNC_ARGS = ['version', 'windows', 'shards', 'revision', 'max_items', 'views', 'aggregate', 'options'] as const;
 const SYNC_REPLY = ['status'] as const;
 
 /** A board_put that stored a config: the config as stored. */
@@ -87,8 +59,6 @@ function putConfig(reply: NamedReply<(typeof PUT_REPLY)[number]>, status: 'creat
     viewsJson: reply.string('views'),
     ...optionsFromReply('tbRankBoardPut', reply.string('options')),
     aggregate: oneOfReply('tbRankBoardPut', reply.string('aggregate'), AGGREGATES),
-    segmentsMax: reply.int('segments_max'),
-    actors: reply.flag('actors'),
   };
 }
 
@@ -113,8 +83,6 @@ export const BOARDS_FUNCTIONS = {
         views: JSON.stringify(call.views),
         options: JSON.stringify(optionsOf(call)),
         aggregate: call.aggregate,
-        segments_max: call.segmentsMax,
-        actors: call.actors === undefined ? '' : call.actors ? 1 : 0,
       }),
     }),
     decode: (raw): BoardPutReply => {
@@ -203,9 +171,6 @@ export const BOARDS_FUNCTIONS = {
         viewsJson: string;
         /** Absent: sum. */
         aggregate?: Aggregate;
-        /** absent or 0: the board takes no segments */
-        segmentsMax?: number;
-        actors?: boolean;
         nowMs: number;
       },
     ) => ({
@@ -218,8 +183,6 @@ export const BOARDS_FUNCTIONS = {
         max_items: call.maxItems ?? 0,
         views: call.viewsJson,
         aggregate: call.aggregate ?? 'sum',
-        segments_max: call.segmentsMax ?? 0,
-        actors: call.actors ? 1 : 0,
         options: JSON.stringify(optionsOf(call)),
       }),
     }),

@@ -4,7 +4,7 @@ import { Clock } from '../../common/clock';
 import { BoardWriteTooCostlyError, ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { Aggregate } from '../options/aggregate/aggregate';
 import { BoardConfig } from '../core/board';
-import { BoardOptionsConfig, checkOptions, optionsOf, optionsView } from '../options/registry';
+import { BoardOptionsConfig, BoardOptionsView, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
 import { HISTORY_ROWS_PER_BOARD } from '../core/ranking.limits';
@@ -14,7 +14,6 @@ import { VIEWS_MESSAGES } from '../options/views/views.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
 import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
-import { checkActorsSetting } from '../core/actor-rules';
 import { RankingSettings } from '../core/ranking.settings';
 import { costliestWrite } from '../core/write-cost';
 import { BoardCache } from './board-cache';
@@ -33,7 +32,7 @@ export interface WindowView {
   archive?: SnapshotSpec;
 }
 
-export interface BoardView extends Partial<BoardOptionsConfig> {
+export interface BoardView extends Partial<BoardOptionsView> {
   name: string;
   shards: number;
   windows: WindowView[];
@@ -44,10 +43,6 @@ export interface BoardView extends Partial<BoardOptionsConfig> {
   views?: ViewView[];
   /** Present when not sum. */
   aggregate?: Aggregate;
-  /** Present when the board takes segments. */
-  segments?: { max: number };
-  /** Present (true) when events may name an actor. */
-  actors?: boolean;
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -69,10 +64,6 @@ export interface PutBoardInput extends BoardOptionsConfig {
   views?: ViewInput[];
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
-  /** Most live segments per shard; undefined keeps the stored one. */
-  segmentsMax?: number;
-  /** Events may name an actor; undefined keeps the stored setting. */
-  actors?: boolean;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -86,7 +77,7 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset = false, aggregate, segmentsMax } = input;
+    const { name, shards, reset = false, aggregate } = input;
     const maxItems = input.groupOf ? MAX_GROUPS_PER_BOARD : input.maxItems; // a group board holds its groups
     const windows = resolveWindows(windowsOf(input));
     const metrics = input.metrics ?? (await this.store.loadBoard(name))?.metrics ?? [];
@@ -95,13 +86,12 @@ export class BoardsService {
         ? await this.keptViews(name, windows, metrics)
         : resolveViews(input.views, windows, metrics);
     // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
-    // Segments are kept for sum boards only (a max / min / last segment window is not defined yet).
     const manySlots = wideWindow(windows) !== undefined;
-    if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum' || (segmentsMax ?? 0) > 0)
-      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, segmentsMax, windows);
-    await this.checkActors(input, views);
+    if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum')
+      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, windows);
     await this.checkAllTime({ ...input, maxItems }, windows);
-    await this.checkWriteCost(input, { windows, views, options: await this.checkBoardOptions(input, windows) });
+    const options = await this.checkBoardOptions(input, windows, views);
+    await this.checkWriteCost(input, { windows, views, options });
     const version = randomUUID();
     const result = await this.store.putBoard({
       name,
@@ -112,8 +102,6 @@ export class BoardsService {
       ...optionsOf(input),
       ...(input.groupOf && { groupOf: groupOfSetting(input.groupOf) }),
       aggregate,
-      segmentsMax,
-      actors: input.actors,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -169,30 +157,16 @@ export class BoardsService {
     name: string,
     asked: Aggregate | undefined,
     hasViews: boolean,
-    askedSegmentsMax: number | undefined,
     windows: WindowSpec[],
   ): Promise<void> {
-    const stored = asked === undefined || askedSegmentsMax === undefined ? await this.store.loadBoard(name) : undefined;
+    const stored = asked === undefined ? await this.store.loadBoard(name) : undefined;
     const aggregate = asked ?? stored?.aggregate ?? 'sum';
-    const segmentsMax = askedSegmentsMax ?? stored?.segmentsMax ?? 0;
-    checkAggregate({ name, aggregate, hasViews, windows, segmentsMax });
-  }
-
-  /** Actors as the board will keep them (omitted settings: the stored ones), checked (checkActorsSetting). */
-  private async checkActors(input: PutBoardInput, views: ViewConfig[]): Promise<void> {
-    const needsStored = input.actors === undefined || input.aggregate === undefined;
-    const stored = needsStored ? await this.store.loadBoard(input.name) : undefined;
-    checkActorsSetting({
-      board: input.name,
-      actors: input.actors ?? stored?.actors ?? false,
-      aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
-      views,
-    });
+    checkAggregate({ name, aggregate, hasViews, windows });
   }
 
   /**
-   * An all-time window never lets an item go, so the board's cap (maxItems) bounds what it holds; its
-   * segments and actor contributions would never leave either, so the board takes neither.
+   * An all-time window never lets an item go, so the board's cap (maxItems) bounds what it holds (what
+   * else it would keep for good, an option refuses: its check is told the window).
    */
   private async checkAllTime(input: PutBoardInput, windows: WindowSpec[]): Promise<void> {
     const allTime = windows.find((w) => w.allTime);
@@ -200,22 +174,22 @@ export class BoardsService {
     const stored = await this.store.loadBoard(input.name);
     if ((input.maxItems ?? stored?.maxItems ?? null) === null)
       throw new InvalidInputError(M.allTimeNeedsCap(input.name, allTime.name));
-    if ((input.segmentsMax ?? stored?.segmentsMax ?? 0) > 0)
-      throw new InvalidInputError(M.allTimeWith(input.name, allTime.name, 'its segments'));
-    if (input.actors ?? stored?.actors ?? false)
-      throw new InvalidInputError(M.allTimeWith(input.name, allTime.name, "its actors' contributions"));
   }
 
   /** The options as the board will hold them (omitted settings: the stored ones), each checked (checkOptions). */
-  private async checkBoardOptions(input: PutBoardInput, windows: WindowSpec[]): Promise<BoardOptionsConfig> {
+  private async checkBoardOptions(
+    input: PutBoardInput,
+    windows: WindowSpec[],
+    views: ViewConfig[],
+  ): Promise<BoardOptionsConfig> {
     const asked: Record<string, unknown> = { ...optionsOf(input) };
     const stored = await this.store.loadBoard(input.name);
-    const kept: Record<string, unknown> = stored ? { ...optionsView(stored) } : {};
+    const kept: Record<string, unknown> = stored ? { ...optionsOf(stored) } : {};
     const options = Object.fromEntries(Object.keys(asked).map((field) => [field, asked[field] ?? kept[field]]));
     const holds = {
       views: (input.views?.length ?? stored?.views.length ?? 0) > 0,
-      segments: (input.segmentsMax ?? stored?.segmentsMax) !== undefined,
-      actors: input.actors ?? stored?.actors ?? false,
+      segments: options.segmentsMax !== undefined,
+      actors: options.actors === true,
     };
     const aggregate = input.aggregate ?? stored?.aggregate ?? 'sum';
     const shards = input.shards ?? stored?.shards ?? 1;
@@ -224,7 +198,10 @@ export class BoardsService {
       w.snapshots ? [{ calendar: w.calendar !== undefined, ...w.snapshots }] : [],
     );
     const histories = { windows: keeping, most: HISTORY_ROWS_PER_BOARD };
-    checkOptions({ name: input.name, aggregate, options, holds, shards, calendarWindows, histories });
+    const modes = views.map((view) => ({ name: view.name, mode: view.mode }));
+    const allTimeWindow = windows.find((w) => w.allTime)?.name;
+    const board = { name: input.name, aggregate, options, holds, views: modes, allTimeWindow, shards };
+    checkOptions({ ...board, calendarWindows, histories });
     return options as BoardOptionsConfig;
   }
 
@@ -243,8 +220,6 @@ export class BoardsService {
       windows: declared.windows,
       views: declared.views,
       aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
-      segmentsMax: input.segmentsMax ?? stored?.segmentsMax,
-      actors: input.actors ?? stored?.actors ?? false,
     });
     const bound = this.settings.writeCostPerCall;
     if (cost > bound && cost > (stored ? costliestWrite(stored) : 0))
@@ -275,8 +250,6 @@ function viewOf(config: BoardConfig): BoardView {
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
     ...optionsView(config),
     ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
-    ...(config.segmentsMax === undefined ? {} : { segments: { max: config.segmentsMax } }),
-    ...(config.actors ? { actors: true } : {}),
   };
 }
 

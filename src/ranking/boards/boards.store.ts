@@ -69,8 +69,6 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
       ...optionsFromStored(stored),
       aggregate: aggregateOf(stored.aggregate),
-      ...(stored.segmentsMax ? { segmentsMax: Number(stored.segmentsMax) } : {}),
-      ...(stored.actors === '1' ? { actors: true } : {}),
     };
   }
 
@@ -129,8 +127,6 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       views: JSON.parse(reply.viewsJson) as ViewConfig[],
       ...optionsOf(reply),
       aggregate: reply.aggregate,
-      ...(reply.segmentsMax > 0 ? { segmentsMax: reply.segmentsMax } : {}),
-      ...(reply.actors ? { actors: true } : {}),
     };
     await Promise.all(
       Array.from({ length: reply.shards - 1 }, (_, i) =>

@@ -9,6 +9,7 @@ import type { WindowConfig } from '../core/window-math';
 import { METRICS_MESSAGES, metricOf } from '../options/metrics/metrics.option';
 import { BoardCache } from './board-cache';
 import { GroupSources } from './group-sources';
+import { SEGMENTS_MESSAGES } from '../options/segments/segments.option';
 
 /** A read of one ranked source of a board, given its cached config and the time of the read. */
 export type SourceRead<Source, T> = (board: PreparedBoard, source: Source, nowMs: number) => Promise<T>;
@@ -64,7 +65,7 @@ export class RankedSources {
   /** Runs `read` on a board that takes segments (a 400 on one that takes none; 404 when it does not exist). */
   withSegments<T>(name: string, read: SourceRead<void, T>): Promise<T> {
     return this.cache.withBoard(name, (board) => {
-      if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegmentRead(name));
+      if (board.config.segmentsMax === undefined) throw new InvalidInputError(SEGMENTS_MESSAGES.noSegmentRead(name));
       return read(board, undefined, this.clock.nowMs());
     });
   }
@@ -73,6 +74,7 @@ export class RankedSources {
 /** The board as its segment reads (the board itself without one); a 400 on a board taking no segments. */
 function segmentOf(board: PreparedBoard, segment: string | undefined): PreparedBoard {
   if (segment === undefined) return board;
-  if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegmentRead(board.config.name));
+  if (board.config.segmentsMax === undefined)
+    throw new InvalidInputError(SEGMENTS_MESSAGES.noSegmentRead(board.config.name));
   return board.segment(segment);
 }

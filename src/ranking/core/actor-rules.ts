@@ -1,43 +1,12 @@
 import { InvalidInputError } from '../../common/errors';
 import { blockKeyOf } from '../../common/names';
-import type { Aggregate } from '../options/aggregate/aggregate';
 import type { PreparedBoard } from './board';
-import { RANKING_MESSAGES as M } from './ranking.messages';
-import type { ViewConfig } from '../options/views/trending-math';
-
-/** What decides whether a board may keep actors: its aggregate and views as they will be stored. */
-export interface ActorsSetting {
-  board: string;
-  actors: boolean;
-  aggregate: Aggregate;
-  views: ViewConfig[];
-}
-
-/**
- * Refuses (400 naming the field) a board config where actors make no sense: a max / min / last board (a
- * retraction could not take one actor's share out of a maximum), and a unique view on a board without
- * actors (it would count no one).
- */
-export function checkActorsSetting(setting: ActorsSetting): void {
-  const { board, actors, aggregate, views } = setting;
-  if (!actors) {
-    const unique = views.find((view) => view.mode === 'unique');
-    if (unique)
-      throw new InvalidInputError(
-        `views: unique view "${unique.name}" counts distinct actors: board "${board}" needs "actors": true`,
-      );
-    return;
-  }
-  if (aggregate !== 'sum')
-    throw new InvalidInputError(
-      `actors: kept for sum boards only: board "${board}" would aggregate by ${aggregate} (a retraction cannot take one actor's share out of a ${aggregate})`,
-    );
-}
+import { ACTORS_MESSAGES } from '../options/actors/actors.option';
 
 /** Refuses (400 naming `field`) an actor on a board that keeps none. */
 export function checkActor(field: string, actor: string | undefined, board: PreparedBoard): void {
   if (actor === undefined || board.config.actors) return;
-  throw new InvalidInputError(M.noActors(board.config.name, field));
+  throw new InvalidInputError(ACTORS_MESSAGES.noActors(board.config.name, field));
 }
 
 /**

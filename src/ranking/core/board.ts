@@ -18,10 +18,6 @@ export interface BoardConfig extends BoardOptionsConfig {
   views: ViewConfig[];
   /** Absent: sum. */
   aggregate?: Aggregate;
-  /** Most live segments per shard; absent: the board takes no segments. */
-  segmentsMax?: number;
-  /** Events may name an actor (actor_lib.lua keeps who contributed what; unique views, retraction). */
-  actors?: boolean;
 }
 
 /** The keys of one shard and the key lists its scripts take. */

@@ -1,6 +1,7 @@
 import { ConflictError, DomainError } from '../../common/errors';
 import { growthRefusalOf } from '../../redis/refusals';
 import { RANKING_MESSAGES as M } from './ranking.messages';
+import { SEGMENTS_MESSAGES } from '../options/segments/segments.option';
 
 /** A script refused a call because the board is gone or its config changed since it was cached. */
 export class BoardGoneError extends Error {}
@@ -38,7 +39,9 @@ export function segmentLimitOf(error: unknown): ConflictError | undefined {
   const refusal = /^TB_SEGMENT_LIMIT (\d+) (\d+) (\d+)( board)?/.exec(error instanceof Error ? error.message : '');
   if (!refusal) return undefined;
   const [live, max, wanted] = [Number(refusal[1]), Number(refusal[2]), Number(refusal[3])];
-  const message = refusal[4] ? M.boardSegmentLimit(live, max, wanted) : M.segmentLimit(live, max, wanted);
+  const message = refusal[4]
+    ? SEGMENTS_MESSAGES.boardSegmentLimit(live, max, wanted)
+    : SEGMENTS_MESSAGES.segmentLimit(live, max, wanted);
   return new ConflictError('SEGMENT_LIMIT', message);
 }
 

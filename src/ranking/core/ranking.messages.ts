@@ -1,5 +1,6 @@
 import { DURATION_RULE } from '../../common/duration';
-import { SEGMENTS_PER_EVENT, SPAN_MAX_FIELDS } from './ranking.limits';
+import { SPAN_MAX_FIELDS } from './ranking.limits';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 
 /** Every message the ranking feature answers with, written once. */
 export const RANKING_MESSAGES = {
@@ -20,12 +21,6 @@ export const RANKING_MESSAGES = {
     shards > 1
       ? `board "${board}" is full: the shard of this write holds ${held} of its ${cap} items (maxItems split over ${shards} shards) and the write would add ${wanted} new; existing items keep counting`
       : `board "${board}" is full: it holds ${held} of its maxItems ${cap} items and the write would add ${wanted} new; existing items keep counting`,
-  boardSegmentLimit: (live: number, max: number, wanted: number) =>
-    `segment limit: the board holds ${live} live segments (over all its shards) of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
-  segmentLimit: (live: number, max: number, wanted: number) =>
-    `segment limit: the shard of this write holds ${live} live segments of its segments.max ${max} and the event names ${wanted} new; the event was not applied`,
-  noSegments: (board: string, field: string) =>
-    `${field}: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
   moderatedItemsFull: (board: string, held: number, most: number) =>
     `board "${board}": the shard of this item holds ${held} moderated items (hidden or allowed) of its ${most}; clear some (DELETE .../moderation/items/:item) before setting new ones`,
   actorWeightsFull: (board: string, held: number, most: number) =>
@@ -56,11 +51,6 @@ export const RANKING_MESSAGES = {
     "minActors: this window's distinct-actor counts began after some of its live actor data (it was kept before the service counted them); read it without minActors, or reset the window (PUT the board with ?reset=true)",
   minActorsNeedsActors: (board: string) =>
     `minActors: board "${board}" keeps no actors (PUT the board with "actors": true); it counts distinct actors`,
-  noActors: (board: string, field: string) =>
-    `${field}: board "${board}" keeps no actors; declare "actors": true on the board to send one`,
-  segmentTwice: (field: string) => `${field} names a segment twice`,
-  noSegmentRead: (board: string) =>
-    `segment: board "${board}" takes no segments (declare "segments": { "max": n } in its config)`,
   batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>
     `board "${board}": ${applied} of ${total} entries applied, ${refused} not (${reason}); retry those`,
   windowCount: (min: number, max: number) => `windows must hold ${min} to ${max} windows`,
@@ -102,8 +92,6 @@ export const RANKING_MESSAGES = {
   allTimeNeedsName: (field: string) => `${field}: an all-time window needs a name`,
   allTimeNeedsCap: (board: string, window: string) =>
     `board "${board}": the all-time window "${window}" keeps its items for good, so the board needs maxItems (the most items it holds)`,
-  allTimeWith: (board: string, window: string, what: string) =>
-    `board "${board}": the all-time window "${window}" keeps its events for good; ${what} would then grow without end (use a rolling or calendar window for them)`,
   likeOnAllTime: (board: string, window: string) =>
     `board "${board}" takes no likes: a like is kept while a window holds it, and its all-time window "${window}" holds it for good (send increments instead)`,
   spanOnAllTime: (board: string, window: string) =>
@@ -111,8 +99,6 @@ export const RANKING_MESSAGES = {
   lookupReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": a lookup reads windows (name one of the board's windows)`,
   lookupIdTwice: (item: string) => `items holds "${item}" twice`,
-  segmentOffsetTooDeep: (board: string, offset: number, reached: number) =>
-    `offset ${offset} of the segments of board "${board}" is past what one page reaches on its shards (${reached} names): page with cursor (each page's nextCursor) instead`,
   lookupTooCostly: (ids: number, shards: number, counts: number, most: number, mostIds: number) =>
     `a lookup of ${ids} ids on this board of ${shards} shard(s) counts ${counts} ranks, more than the ${most} one request may: send at most ${mostIds} ids per request (or relative: true, which counts none on a "ties": "shared" board)`,
   spanNotInWindow: (board: string, window: string, spanSec: number, periodSec: number, intervalSec: number) =>

@@ -151,10 +151,6 @@ export interface PutBoardCommand extends BoardOptionsConfig {
   views: ViewConfig[];
   /** undefined keeps the stored one (sum for a new board). */
   aggregate?: Aggregate;
-  /** undefined keeps the stored one (none for a new board). */
-  segmentsMax?: number;
-  /** undefined keeps the stored one (off for a new board). */
-  actors?: boolean;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

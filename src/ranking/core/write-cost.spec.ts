@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { validateConfig } from '../../common/config';
 import { AGGREGATES } from '../options/aggregate/aggregate';
-import { SEGMENTS_PER_EVENT, WINDOWS_PER_BOARD } from './ranking.limits';
+import { WINDOWS_PER_BOARD } from './ranking.limits';
 import { VIEWS_PER_BOARD } from '../options/views/views.limits';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 import { CAP_PER_ITEM } from '../options/actor-caps/actor-caps.option';
 import {
   adminStepUnits,

@@ -1,7 +1,8 @@
 import { Aggregate, AGGREGATES } from '../options/aggregate/aggregate';
 import { COSTLIEST_OPTIONS, type BoardOptionsConfig, optionsWriteCostPerPlace } from '../options/registry';
-import { SEGMENTS_PER_EVENT, WINDOWS_PER_BOARD } from './ranking.limits';
+import { WINDOWS_PER_BOARD } from './ranking.limits';
 import { VIEWS_PER_BOARD } from '../options/views/views.limits';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 
 /**
  * What a write call asks of Redis, weighed before the call from its entries and the board's options
@@ -67,18 +68,12 @@ export const COSTLIEST_ENTRY = Math.max(
   }),
 );
 
-/** A board as declared: whether its events may name segments and an actor weighs its costliest write too. */
-export interface DeclaredBoard extends CostedBoard {
-  segmentsMax?: number;
-  actors?: boolean;
-}
-
 /**
  * The costliest single write `board` takes: an entry naming every segment an event may (when the board
  * keeps segments) and an actor (when it takes them), in every window and view. A board whose costliest
  * write weighs more than WRITE_COST_PER_CALL is refused when declared (BOARD_WRITE_TOO_COSTLY).
  */
-export function costliestWrite(board: DeclaredBoard): number {
+export function costliestWrite(board: CostedBoard): number {
   const segmented = (board.segmentsMax ?? 0) > 0;
   const entry: CostedEntry = {
     ...(segmented && { segments: Array.from({ length: SEGMENTS_PER_EVENT.max }, (_, i) => `s${i}`) }),

@@ -21,9 +21,10 @@ import { GroupOfSetting, GroupOfViewProperty } from '../options/group-of/group-o
 import { ModerationSettingsDto, ModerationViewProperty } from '../options/moderation/moderation.option';
 import { MetricsViewProperty } from '../options/metrics/metrics.option';
 import { TailSetting, TailViewProperty } from '../options/tail/tail.option';
+import { SegmentsDto, SegmentsViewProperty } from '../options/segments/segments.option';
+import { ActorsViewProperty } from '../options/actors/actors.option';
 import { SnapshotsDto, SnapshotsViewProperty } from '../options/snapshots/snapshots.option';
 import { ViewViewDto, ViewsViewProperty } from '../options/views/views.option';
-import { SegmentsDto } from './board.dto';
 
 /** A board as GET /admin/boards answers it: every setting it holds (options only when on). */
 export class WindowViewDto {
@@ -66,9 +67,9 @@ export class BoardViewDto {
   tail?: TailSetting;
   @AggregateViewProperty()
   aggregate?: Aggregate;
-  @ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' })
+  @SegmentsViewProperty()
   segments?: SegmentsDto;
-  @ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' })
+  @ActorsViewProperty()
   actors?: boolean;
   @CapPerItemViewProperty()
   capPerItem?: number;

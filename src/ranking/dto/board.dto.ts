@@ -1,18 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsInt,
-  IsObject,
-  Max,
-  Min,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, ValidateIf, ValidateNested } from 'class-validator';
 import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
 import {
   IsOptionalNotNull,
@@ -30,17 +19,12 @@ import {
   TimeZoneProperty,
   WeekStartProperty,
 } from '../options/calendar/calendar.option';
-import {
-  BOARD_MAX_ITEMS,
-  MAX_SLOTS_PER_WINDOW,
-  SEGMENTS_MAX,
-  SHARDS_PER_BOARD,
-  WINDOWS_PER_BOARD,
-} from '../core/ranking.limits';
+import { BOARD_MAX_ITEMS, MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
 import type { Aggregate } from '../options/aggregate/aggregate';
 import { AggregateProperty } from '../options/aggregate/aggregate.option';
 import { TiesMode, TiesProperty } from '../options/ties/ties.option';
-import { ActorsProperty, ActorsSetting } from '../options/actor-caps/actor-caps.option';
+import { ActorsProperty, ActorsSetting } from '../options/actors/actors.option';
+import { SegmentsDto, SegmentsProperty } from '../options/segments/segments.option';
 import { GroupOfProperty, GroupOfSetting } from '../options/group-of/group-of.option';
 import { OrderProperty, ScoreOrder } from '../options/order/order.option';
 import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
@@ -51,30 +35,6 @@ import { MetricsProperty } from '../options/metrics/metrics.option';
 import { SnapshotsDto, SnapshotsProperty } from '../options/snapshots/snapshots.option';
 import { ViewDto, ViewsProperty } from '../options/views/views.option';
 import { TailProperty, TailSetting } from '../options/tail/tail.option';
-
-/** An optional object of `type` (null refused), checked field by field; `notObject` answers anything else. */
-const OptionalNested = (type: new () => object, description: string, notObject: string) =>
-  applyDecorators(
-    ApiPropertyOptional({ type, description }),
-    IsOptionalNotNull(),
-    IsObject({ message: notObject }),
-    ValidateNested(),
-    Type(() => type),
-  );
-
-export class SegmentsDto {
-  @ApiProperty({
-    type: 'integer',
-    minimum: SEGMENTS_MAX.min,
-    maximum: SEGMENTS_MAX.max,
-    description:
-      'Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT)',
-  })
-  @IsInt()
-  @Min(SEGMENTS_MAX.min)
-  @Max(SEGMENTS_MAX.max)
-  max!: number;
-}
 
 export class WindowDto {
   @OptionalNameProperty('Window name (defaults to the period as given, e.g. "24h")', '24h')
@@ -177,11 +137,7 @@ export class PutBoardDto {
   @AggregateProperty()
   aggregate?: Aggregate;
 
-  @OptionalNested(
-    SegmentsDto,
-    'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
-    'segments must be an object like { "max": 100 }',
-  )
+  @SegmentsProperty()
   segments?: SegmentsDto;
 
   @ActorsProperty()

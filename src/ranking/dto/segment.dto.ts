@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray } from 'class-validator';
 import { FieldRule, NAME_FIELD, optional } from '../../common/compiled-checks';
 import { IsName, IsOptionalNotNull, NextCursorProperty, OptionalNameProperty } from '../../common/dto';
-import { SEGMENTS_PER_EVENT } from '../core/ranking.limits';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 
 /** An event's optional segments (a board with `segments` only). */
 export const SegmentsProperty = () =>

@@ -1,7 +1,7 @@
 import { bareHeader, callArgs } from '../../redis/function-args';
 import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
-import { SEGMENTS_EXPIRED_PER_CALL } from '../core/ranking.limits';
+import { SEGMENTS_EXPIRED_PER_CALL } from '../options/segments/segments.limits';
 import type { RankingKeys } from '../core/ranking.keys';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';

@@ -5,7 +5,8 @@
  * the registry (registry.ts), which loops over every option through this interface.
  *
  * `Config` is the option's fragment of the board config (BoardConfig, the PUT command and the board's
- * view hold it): optional fields, absent meaning the option is off.
+ * view hold it): optional fields, absent meaning the option is off. `View` is what the board's view
+ * shows of it: its config's fields, unless the PUT names the setting otherwise (`segments: { max }`).
  */
 /** A board as a PUT leaves it (omitted settings: the stored ones), for the options to check. */
 export interface BoardSettings {
@@ -15,6 +16,10 @@ export interface BoardSettings {
   readonly options: Readonly<Record<string, unknown>>;
   /** What else the board will hold that an option may not go with (absent: not told). */
   readonly holds?: { readonly views: boolean; readonly segments: boolean; readonly actors: boolean };
+  /** Its views' names and modes (absent: not told). */
+  readonly views?: ReadonlyArray<{ readonly name: string; readonly mode: string }>;
+  /** The name of its all-time window, when it has one. */
+  readonly allTimeWindow?: string;
   /** Its shards (absent: not told). */
   readonly shards?: number;
   /** The names of its calendar windows (absent: not told). */
@@ -29,7 +34,7 @@ export interface BoardSettings {
   };
 }
 
-export interface BoardOption<Config extends object> {
+export interface BoardOption<Config extends object, View extends object = Partial<Config>> {
   /** The option's name (its folder's). */
   readonly name: string;
   /** The fields of `Config`: what a board PUT passes on to the store. */
@@ -44,8 +49,8 @@ export interface BoardOption<Config extends object> {
   fromStored(fields: Readonly<Record<string, string>>): Config;
   /** Its setting as board_put answers it (the settings JSON's fields); throws on one it does not know. */
   fromReply(fields: Readonly<Record<string, unknown>>): Config;
-  /** The fields of `Config` a board holds: what the board's view answers (absent when off). */
-  view(config: Readonly<Config>): Partial<Config>;
+  /** What the board's view answers of the option (absent when off). */
+  view(config: Readonly<Config>): View;
   /** Cost units each results place of a write adds (src/ranking/core/write-cost.ts); absent: none. */
   writeCostPerPlace?(config: Readonly<Config>): number;
   /** The option's setting that makes a write costliest (COSTLIEST_ENTRY); absent: none does. */

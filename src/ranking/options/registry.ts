@@ -1,5 +1,6 @@
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
+import { actorsOption } from './actors/actors.option';
 import { aggregateOption } from './aggregate/aggregate.option';
 import type { BoardOption, BoardSettings } from './board-option';
 import { calendarOption } from './calendar/calendar.option';
@@ -10,6 +11,7 @@ import { leaguesOption } from './leagues/leagues.option';
 import { moderationOption } from './moderation/moderation.option';
 import { metricsOption } from './metrics/metrics.option';
 import { orderOption } from './order/order.option';
+import { segmentsOption } from './segments/segments.option';
 import { tailOption } from './tail/tail.option';
 import { tiebreakOption } from './tiebreak/tiebreak.option';
 import { snapshotsOption } from './snapshots/snapshots.option';
@@ -33,13 +35,19 @@ export const BOARD_OPTIONS = [
   aggregateOption,
   viewsOption,
   snapshotsOption,
+  segmentsOption,
+  actorsOption,
 ] as const;
 
-type ConfigOf<O> = O extends BoardOption<infer C> ? C : never;
+type ConfigOf<O> = O extends BoardOption<infer C, object> ? C : never;
+type ViewOf<O> = O extends BoardOption<object, infer V> ? V : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** The options' fragments of a board config, together (BoardConfig, PutBoardCommand and the board view extend it). */
 export type BoardOptionsConfig = Intersection<ConfigOf<(typeof BOARD_OPTIONS)[number]>>;
+
+/** What the board's view shows of the options (the board view extends it). */
+export type BoardOptionsView = Intersection<ViewOf<(typeof BOARD_OPTIONS)[number]>>;
 
 /** The options' Lua modules (RANKING_MODULES holds them). */
 export const OPTION_LUA_MODULES: readonly string[] = BOARD_OPTIONS.flatMap((option) => option.luaModules);
@@ -66,8 +74,8 @@ export function optionsFromReply(fn: string, json: string): BoardOptionsConfig {
 }
 
 /** The options' fields a board's view answers. */
-export function optionsView(config: Readonly<BoardOptionsConfig>): Partial<BoardOptionsConfig> {
-  return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.view(config))) as Partial<BoardOptionsConfig>;
+export function optionsView(config: Readonly<BoardOptionsConfig>): Partial<BoardOptionsView> {
+  return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.view(config))) as Partial<BoardOptionsView>;
 }
 
 /** Cost units the options add to each results place of a write. */

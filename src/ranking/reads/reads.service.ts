@@ -5,8 +5,8 @@ import type { WindowConfig } from '../core/window-math';
 import { ReadsStore, type WindowRead } from './reads.store';
 import { RowMetrics, RowsWithMetrics } from '../core/row-metrics';
 import { RequestTooCostlyError } from '../../common/errors';
-import { SEGMENT_PAGE_UNITS_PER_CALL, SEGMENT_PAGE_UNITS_PER_REQUEST } from '../core/ranking.limits';
-import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { SEGMENT_PAGE_UNITS_PER_CALL, SEGMENT_PAGE_UNITS_PER_REQUEST } from '../options/segments/segments.limits';
+import { SEGMENTS_MESSAGES } from '../options/segments/segments.option';
 
 /** A page of segments as asked: `offset` names skipped, or the names after `cursor`. */
 export type SegmentPageAsk = { offset: number; limit: number; cursor?: string };
@@ -90,7 +90,9 @@ export class ReadsService implements RowMetrics {
     admit(units * board.shards.length);
     const asked = await this.store.segments(board, nowMs, page.cursor ?? '', page.offset + page.limit, units);
     if (page.offset > 0 && asked.rows.length <= page.offset && asked.next !== null)
-      throw new RequestTooCostlyError(M.segmentOffsetTooDeep(board.config.name, page.offset, asked.rows.length));
+      throw new RequestTooCostlyError(
+        SEGMENTS_MESSAGES.segmentOffsetTooDeep(board.config.name, page.offset, asked.rows.length),
+      );
     const segments = asked.rows.slice(page.offset);
     const full = segments.length === page.limit ? segments[segments.length - 1].name : null;
     return { board: board.config.name, segments, nextCursor: asked.next ?? full };

@@ -8,6 +8,7 @@ import { AtOutOfSpanError } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, WindowStanding } from '../core/ranking.types';
 import { atProblem } from '../core/window-math';
+import { SEGMENTS_MESSAGES } from '../options/segments/segments.option';
 
 /** The write rules (pure): event times, request fingerprints, a batch's growth split over its shards, refusals. */
 
@@ -61,8 +62,9 @@ export function segmentsOf(segments: string[] | undefined): Array<string | strin
  */
 export function checkSegments(field: string, segments: string[] | undefined, board: PreparedBoard): void {
   if (segments === undefined) return;
-  if (board.config.segmentsMax === undefined) throw new InvalidInputError(M.noSegments(board.config.name, field));
-  if (new Set(segments).size !== segments.length) throw new InvalidInputError(M.segmentTwice(field));
+  if (board.config.segmentsMax === undefined)
+    throw new InvalidInputError(SEGMENTS_MESSAGES.noSegments(board.config.name, field));
+  if (new Set(segments).size !== segments.length) throw new InvalidInputError(SEGMENTS_MESSAGES.segmentTwice(field));
 }
 
 /** A like is kept as long as a window holds it: on a board with an all-time window, (item, user) pairs would pile up for good. */

@@ -26,15 +26,10 @@
 --                 board; stored only when not sum, so a sum board's config is as before aggregates). A
 --                 change drops every window's data (the slots hold another kind of value), so it is
 --                 refused unless `reset`, like a change of shards.
---   segments_max  requested segments.max, or "" to keep the stored one (none for a new board): most live
---                 segments per shard, read by the writes from their args (the version vouches for it)
---   actors        requested actors: "1" (events may name an actor, actor_lib), "0", or "" to keep the
---                 stored setting (off for a new board); stored as the field `actors` when on
 -- Reply (reader.answer, CALLS.board_put): status (created | updated | unchanged | conflict | dropping:
 --   a deleted board of the name is still being dropped (board_delete)), message (a conflict's), and for
 --   the first three the stored config: version, windows (JSON), shards, revision, most_shards (ever),
---   max_items (0: none), views (JSON), options (settings JSON), aggregate, segments_max (0: none),
---   actors (0|1); a refusal answers them empty.
+--   max_items (0: none), views (JSON), options (settings JSON), aggregate; a refusal answers them empty.
 -- Views: a new view, one whose definition changed, or one whose window loses its data is (re)built
 -- from its windows' live slots in this call (views_reconcile); a removed view's keys go.
 -- The request, read from the call's args.
@@ -50,8 +45,6 @@ local function board_request(cfg_key, header, arg)
     views_json = arg.views,
     options = cjson.decode(arg.options),
     aggregate = arg.aggregate,
-    segments_max = arg.segments_max,
-    actors = arg.actors,
   }
 end
 
@@ -69,21 +62,13 @@ local function board_answer(r, status, version, windows_json, shards, revision, 
     views = r.views_json,
     options = cjson.encode(r.options),
     aggregate = r.aggregate,
-    segments_max = tonumber(r.segments_max) or 0,
-    actors = tonumber(r.actors),
   })
 end
 
 -- A PUT that wrote nothing (conflict, dropping): its status and message, the config fields empty.
 local function board_refusal(status, message)
   return reader.answer(CALLS.board_put, { status = status, message = message, version = '', windows = '',
-    shards = 0, revision = 0, most_shards = 0, max_items = 0, views = '', options = '', aggregate = '',
-    segments_max = 0, actors = 0 })
-end
-
--- Stores the actors setting (the field `actors`, absent when off).
-local function board_store_actors(r)
-  if r.actors == '1' then redis.call('HSET', r.cfg_key, 'actors', '1') else redis.call('HDEL', r.cfg_key, 'actors') end
+    shards = 0, revision = 0, most_shards = 0, max_items = 0, views = '', options = '', aggregate = '' })
 end
 
 local function board_store_aggregate(r)
@@ -120,11 +105,8 @@ local function board_create(r)
   -- A hash kept from before (a reset) may hold a slot due and indexed second of other periods (slot_due_lib).
   redis.call('HDEL', r.cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
-  if r.segments_max ~= '' then redis.call('HSET', r.cfg_key, 'segmentsMax', r.segments_max) end
   if r.aggregate == '' then r.aggregate = 'sum' end
-  if r.actors == '' then r.actors = '0' end
   board_store_aggregate(r)
-  board_store_actors(r)
   snapshot.store_snapshot_confs(r.cfg_key, r.wanted)
   board_store_views(r, nil, {})
   return board_answer(r, 'created', r.new_version, json, shards, redis.call('HINCRBY', r.cfg_key, 'revision', 1), shards)
@@ -188,14 +170,9 @@ local function board_plan(r, stored)
   plan.reaggregate = stored_aggregate ~= r.aggregate
   local stored_max_items = redis.call('HGET', cfg_key, 'maxItems') or ''
   if r.max_items == '' then r.max_items = stored_max_items end
-  local stored_segments_max = redis.call('HGET', cfg_key, 'segmentsMax') or ''
-  if r.segments_max == '' then r.segments_max = stored_segments_max end
-  local stored_actors = redis.call('HGET', cfg_key, 'actors') or '0'
-  if r.actors == '' then r.actors = stored_actors end
   plan.stored_views = redis.call('HGET', cfg_key, 'views')
   plan.changed = #current ~= #r.wanted or plan.reshard or plan.reaggregate or r.max_items ~= stored_max_items
-    or (plan.stored_views or '[]') ~= r.views_json or r.segments_max ~= stored_segments_max
-    or r.actors ~= stored_actors
+    or (plan.stored_views or '[]') ~= r.views_json
   if plan.reshard and not r.reset then
     plan.problems[#plan.problems + 1] = 'shards would change from ' .. stored_shards .. ' to ' .. r.shards
   end
@@ -222,9 +199,7 @@ local function board_update(r, plan)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
-  if r.segments_max ~= '' then redis.call('HSET', cfg_key, 'segmentsMax', r.segments_max) end
   board_store_aggregate(r)
-  board_store_actors(r)
   board_store_views(r, plan.stored_views, dropped)
   if #plan.to_drop > 0 then for _, dropped_all in ipairs(hooks.windows_dropped) do dropped_all(cfg_key) end end
   board_store_options(r)

@@ -14,8 +14,6 @@
 --   max_items     its maxItems (0: none)
 --   views         its views, JSON array ("[]": none); rebuilt here as board_put does
 --   aggregate     its aggregate (sum, max, min, last): a change drops every window's data
---   segments_max  its segments.max (0: none)
---   actors        its actors (1: on, 0: off)
 --   options       its options' settings, JSON object by field (absent: none, each option's default); an
 --                 option may ask a change to drop every window's data (hooks_lib config_differs)
 -- Reply (reader.answer, CALLS.shard_sync): status: synced, unchanged (this revision or a newer one is
@@ -58,8 +56,6 @@ local function shard_sync(keys, args)
   snapshot.store_snapshot_confs(cfg_key, cjson.decode(arg.windows))
   if arg.aggregate == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', arg.aggregate) end
   if arg.max_items == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', arg.max_items) end
-  if arg.segments_max == '0' then redis.call('HDEL', cfg_key, 'segmentsMax') else redis.call('HSET', cfg_key, 'segmentsMax', arg.segments_max) end
-  if arg.actors == '1' then redis.call('HSET', cfg_key, 'actors', '1') else redis.call('HDEL', cfg_key, 'actors') end
   call_state.store_options(cfg_key, options, arg.version)
   local old_views = redis.call('HGET', cfg_key, 'views')
   if arg.views == '[]' then redis.call('HDEL', cfg_key, 'views') else redis.call('HSET', cfg_key, 'views', arg.views) end

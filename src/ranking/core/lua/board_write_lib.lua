@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: actor_log, aggregate, call_state, hooks, idempotency, order, slot_due, window
+-- requires: aggregate, call_state, hooks, idempotency, order, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -125,15 +125,32 @@ local function results_watched(top_key)
   return false
 end
 
+-- What an event of `actor` (nil or "": none) sending `amount` adds to the item in that slot of the
+-- window (hooks_lib actor_counted: the actors option's, a weight or a cap), else the amount.
+local function actor_counted(slots_key, slot_start, actor, item, amount)
+  if actor == nil or actor == '' then return amount end
+  local counted = hooks.actor_counted
+  for i = 1, #counted do amount = counted[i](slots_key, slot_start, actor, item, amount) end
+  return amount
+end
+
+-- The actor's event (nil or "": none) added `counted` of the `sent` amount to the item in that slot of
+-- the window: hooks_lib actor_added (the actors option keeps who contributed what).
+local function actor_added(slots_key, top_key, slot_start, actor, item, counted, sent)
+  if actor == nil or actor == '' then return end
+  local added = hooks.actor_added
+  for i = 1, #added do added[i](slots_key, top_key, slot_start, actor, item, counted, sent) end
+end
+
 -- add_amount on a window no one watches (results_watched): its steps without the hooks, then the
--- actor's contribution (actor_lib; nil or "": none) as a watched window's add keeps it, an actor's
--- amount being what ACTORS.counted answers (a weight, a cap). `amount`: a
+-- actor's contribution (actor_added; nil or "": none) as a watched window's add keeps it, an actor's
+-- amount being what actor_counted answers (a weight, a cap). `amount`: a
 -- number, or the amount's argument as the caller sent it (a decimal integer), which goes to the
 -- commands as it is: Redis formats a Lua number with snprintf("%.17g") for each command. Answers the
 -- new score, and the score as Redis wrote it.
 local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amount, actor)
   local sent = amount
-  if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount) end
+  if actor and actor ~= '' then amount = actor_counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
   -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
@@ -142,14 +159,14 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
     redis.call('ZREM', top_key, item)
     for _, left in ipairs(hooks.item_left) do left(top_key, item) end
   end
-  if actor and actor ~= '' then actor_log.ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent) end
+  if actor and actor ~= '' then actor_added(slots_key, top_key, slot_start, actor, item, amount, sent) end
   return score, written
 end
 
 -- Item increments of one call on its `windows` (call_state.bind_windows). A window's slot is indexed once per call (again only when an
 -- event lands in another slot of it), not at all when the shard's indexed second names it (slot_known). `add(reply, item, amount, at_sec, seen_sec, covering, actor)` adds to
 -- the slot of `at_sec` in the windows of `covering` (see window_holds; views told, with `seen_sec`
--- the event's time for hot's firstSeen; the actor's contribution kept, actor_lib, unless actor is nil or ""), appends the per-window figures score_1, rank_1, ...,
+-- the event's time for hot's firstSeen; the actor's contribution kept, actor_added, unless actor is nil or ""), appends the per-window figures score_1, rank_1, ...,
 -- score_W, rank_W to `reply`, ranks as of this addition (a window not covering the event answers the
 -- item's standing), and returns the earliest due time (unix ms) of the slots it indexed, or nil.
 -- The adders built so far, by window count, kept from call to call: a call takes its count's with
@@ -183,9 +200,9 @@ local function event_adder(windows)
           if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
         end
         if watched[w] then
-          local counted = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
+          local counted = actor_counted(slots_key, slot_start, actor, item, amount)
           score = window.add_amount(slot_keys[w], top_key, item, counted)
-          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
+          actor_added(slots_key, top_key, slot_start, actor, item, counted, amount)
           local summed = hooks.sum_changed
           for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
         else
@@ -261,7 +278,7 @@ end
 
 -- One entry of a batch into the slot starting at `slot_start` of the window planned by batch_window:
 -- the slot is indexed once per call, the amount added (add_amount's steps; the hooks only when the
--- window is watched), the actor's contribution kept (actor_lib; nil or "": none) and the views told
+-- window is watched), the actor's contribution kept (actor_added; nil or "": none) and the views told
 -- (`seen_sec`: the event's time for hot's firstSeen; unused when not watched). Answers the due time
 -- of a slot this created (nil when it was indexed already), for the due index, and the item's new
 -- score in the window.
@@ -275,9 +292,9 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   end
   local top_key = win.top_key
   if win.watched then
-    local counted = actor_log.ACTORS.counted(win.slots_key, slot_start, actor, item, amount)
+    local counted = actor_counted(win.slots_key, slot_start, actor, item, amount)
     local score = window.add_amount(slot_key, top_key, item, counted)
-    actor_log.ACTORS.add(win.slots_key, top_key, slot_start, actor or '', item, counted, amount)
+    actor_added(win.slots_key, top_key, slot_start, actor, item, counted, amount)
     local summed = hooks.sum_changed
     for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
     return new_due_ms, score

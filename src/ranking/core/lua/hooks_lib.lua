@@ -18,7 +18,13 @@
 --                                       pairs (aggregate_lib), nil where the change names none
 --   tiebreak(top_key, item)             the board's tiebreak order ("asc" | "desc") and the item's
 --                                       tiebreak held in the window (nil: none), or nil: no tiebreak
---   window_dropped(base)                the window "<tag>:<window>:" and its keys go (drop_window)
+--   window_dropped(base, starts)        the window "<tag>:<window>:" and its keys go (drop_window);
+--                                       `starts`: the starts of the slots it held
+--   window_copies(cfg_key, window)      the bases ("<tag>:<window>~<copy>:") of the option's copies of
+--                                       the board's `window` (a segment's), which go with it
+--   slot_leaving(slots_key, top_key, start, budget)  the slot starting at `start` expires: the option
+--                                       drains what it keeps of it first (at most about `budget`
+--                                       fields); answers the budget left and whether none is left
 --   window_siblings(cfg_key, window)    the names of the windows the option keeps beside the board's
 --                                       `window` under its snapshot setting (a metric's, metrics_lib):
 --                                       they cross its boundaries and drop their history with it
@@ -77,7 +83,11 @@
 --   mark_of(top_key, item)              the item's mark among equal scores across shards
 --   ahead(top_key, score, mark)         the items ahead of (score, mark)
 --   append_marks(reply, keys, first_top, window_count, item)   every one is called: a write's marks
--- Actors' contributions (actor_lib; boards with actors):
+-- Actors' contributions (boards with actors; event fields, every write may name an actor):
+--   actor_counted(slots_key, slot_start, actor, item, amount)  what the actor's event adds to the item
+--                                       in that slot of the window (each hook given the last's answer)
+--   actor_added(slots_key, top_key, slot_start, actor, item, counted, sent)  the actor's event added
+--                                       `counted` of the `sent` amount to the item in that slot
 --   actor_amount(slots_key, slot_start, actor, item, amount)  what an event of the actor sending
 --                                       `amount` adds to the item in that slot of the window (a
 --                                       weight, a cap), else nil: the amount
@@ -95,6 +105,8 @@
 hooks.results_changed = {}
 hooks.tiebreak = {}
 hooks.window_dropped = {}
+hooks.window_copies = {}
+hooks.slot_leaving = {}
 hooks.window_siblings = {}
 hooks.board_dropped = {}
 hooks.window_settled = {}
@@ -120,6 +132,8 @@ hooks.positions = {}
 hooks.mark_of = {}
 hooks.ahead = {}
 hooks.append_marks = {}
+hooks.actor_counted = {}
+hooks.actor_added = {}
 hooks.actor_amount = {}
 hooks.actor_weighs = {}
 hooks.actor_moved = {}

@@ -1,5 +1,5 @@
 -- module: window
--- requires: actor_log, aggregate, call_state, hooks, keyspace, order, slot_due
+-- requires: aggregate, call_state, hooks, keyspace, order, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of
 -- the ingest one).
 -- KEYS: 0
@@ -52,21 +52,20 @@ end
 
 -- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
 -- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
--- The same window of every segment holding slots (segment_lib's "<tag>:segdue") goes with it.
+-- The options' copies of the window (hooks_lib window_copies: each segment's) go with it.
 local function drop_window(cfg_key, window_name)
   local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
-  for _, segment in ipairs(redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)) do
-    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
+  for _, copies in ipairs(hooks.window_copies) do
+    for _, base in ipairs(copies(cfg_key, window_name)) do bases[#bases + 1] = base end
   end
   for _, base in ipairs(bases) do
     local starts = redis.call('ZRANGE', base .. 'slots', 0, -1)
     for _, start in ipairs(starts) do
       redis.call('UNLINK', base .. 'slot:' .. start)
     end
-    actor_log.ACTORS.drop_window(base, starts)
     redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest')
     local dropped = hooks.window_dropped
-    for i = 1, #dropped do dropped[i](base) end
+    for i = 1, #dropped do dropped[i](base, starts) end
   end
 end
 
@@ -154,10 +153,11 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
       break
     end
     if budget <= 0 then return draining_from(slots_key, live_from) end
-    -- Who contributed to the slot goes first (actor_lib): its items are drained only once none is left.
-    local contributions_left
-    budget, contributions_left = actor_log.ACTORS.slot_expire(slots_key, top_key, oldest[1], budget)
-    if not contributions_left or budget <= 0 then return draining_from(slots_key, live_from) end
+    -- What options keep of the slot goes first (hooks_lib slot_leaving: who contributed to it): its
+    -- items are drained only once none is left.
+    local drained, leaving, done = true, hooks.slot_leaving, nil
+    for i = 1, #leaving do budget, done = leaving[i](slots_key, top_key, oldest[1], budget); drained = drained and done end
+    if not drained or budget <= 0 then return draining_from(slots_key, live_from) end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
     local take = budget

@@ -5,16 +5,10 @@ import {
   optionsView,
   optionsWriteCostPerPlace,
 } from '../registry';
-import { ACTOR_CAP_WRITE_COST, actorCapsOption, actorsKept, CAP_PER_ITEM, capOf } from './actor-caps.option';
+import { ACTOR_CAP_WRITE_COST, actorCapsOption, CAP_PER_ITEM, capOf } from './actor-caps.option';
 
 describe('the actor-caps option', () => {
-  it("reads a PUT's actors: true, false, or an object with a cap (0: none; omitted: the stored one)", () => {
-    expect([actorsKept(true), actorsKept(false), actorsKept({ capPerItem: 3 }), actorsKept(undefined)]).toEqual([
-      true,
-      false,
-      true,
-      undefined,
-    ]);
+  it("reads a PUT's cap from its actors (0: none; omitted: the stored one)", () => {
     expect([capOf(true), capOf({}), capOf({ capPerItem: 3 }), capOf(undefined)]).toEqual([
       { capPerItem: 0 },
       { capPerItem: 0 },

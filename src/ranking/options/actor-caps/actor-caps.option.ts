@@ -1,9 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy, ValidationArguments } from 'class-validator';
 import { join } from 'node:path';
 import type { Bounds } from '../../../common/limits';
-import { IsOptionalNotNull } from '../../../common/dto';
 import type { BoardOption } from '../board-option';
 
 /** Most one actor's events add to one item in a window (`actors: { capPerItem }`). */
@@ -26,45 +23,6 @@ export interface ActorCapsConfig {
   capPerItem?: number;
 }
 
-/** A board PUT's `actors`: `true`, `false`, or `{ "capPerItem"?: c }` (actors kept, with a cap). */
-export type ActorsSetting = boolean | { capPerItem?: number };
-
-const ACTORS_MESSAGE = `actors must be true, false or an object like { "capPerItem": 10 } (capPerItem an integer ${CAP_PER_ITEM.min}-${CAP_PER_ITEM.max})`;
-
-function validActors(value: unknown): boolean {
-  if (typeof value === 'boolean') return true;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const fields = Object.keys(value);
-  if (fields.some((field) => field !== 'capPerItem')) return false;
-  const cap = (value as { capPerItem?: unknown }).capPerItem;
-  return (
-    cap === undefined ||
-    (Number.isInteger(cap) && (cap as number) >= CAP_PER_ITEM.min && (cap as number) <= CAP_PER_ITEM.max)
-  );
-}
-
-/** The board PUT's `actors` field: its schema and validation. */
-export const ActorsProperty = () =>
-  applyDecorators(
-    ValidateBy({
-      name: 'isActorsSetting',
-      validator: { validate: validActors, defaultMessage: (_?: ValidationArguments) => ACTORS_MESSAGE },
-    }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      oneOf: [
-        { type: 'boolean' },
-        {
-          type: 'object',
-          properties: { capPerItem: { type: 'integer', minimum: CAP_PER_ITEM.min, maximum: CAP_PER_ITEM.max } },
-          additionalProperties: false,
-        },
-      ],
-      description:
-        'Lets increments and batch entries name an `actor` (and makes a like\'s userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor\'s events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)',
-    }),
-  );
-
 /** The board view's `capPerItem` field (present when the board caps actors). */
 export const CapPerItemViewProperty = () =>
   ApiPropertyOptional({
@@ -73,13 +31,8 @@ export const CapPerItemViewProperty = () =>
     description: 'Most one actor adds to one item in a window (`actors: { capPerItem }`); absent: no cap',
   });
 
-/** Whether a PUT's `actors` lets events name actors. */
-export function actorsKept(setting: ActorsSetting | undefined): boolean | undefined {
-  return setting === undefined ? undefined : setting !== false;
-}
-
 /** A PUT's cap from its `actors` (0: none; undefined: `actors` omitted, the stored cap stays). */
-export function capOf(setting: ActorsSetting | undefined): ActorCapsConfig {
+export function capOf(setting: boolean | { capPerItem?: number } | undefined): ActorCapsConfig {
   if (setting === undefined) return {};
   return { capPerItem: typeof setting === 'object' ? (setting.capPerItem ?? 0) : 0 };
 }

@@ -18,8 +18,6 @@ export const AGGREGATE_MESSAGES = {
     `views (decay, hot, rising) weigh sums of events: board "${board}" would aggregate by ${aggregate}; drop the views or use aggregate sum`,
   aggregateTooManySlots: (board: string, aggregate: string, window: string, max: number) =>
     `windows.${window}: board "${board}" aggregates by ${aggregate}, whose rolling windows hold at most ${max} slots (period / interval): expiry recomputes an item from every live slot; use a longer interval`,
-  segmentsNeedSum: (board: string, aggregate: string) =>
-    `segments are kept for sum boards only: board "${board}" would both take segments and aggregate by ${aggregate}; use aggregate sum, or a board without segments`,
   aggregateMismatch: (board: string, aggregate: string, write: string) =>
     aggregate === 'sum'
       ? `board "${board}" sums its events: ${write} takes no score (use increment, or a board with aggregate max, min or last)`

@@ -19,7 +19,7 @@ const errorsOf = (body: object) =>
 const hour = { name: '1h', periodSec: 3600, intervalSec: 60 };
 const refusal = (board: Partial<Parameters<typeof checkAggregate>[0]>) => {
   try {
-    checkAggregate({ name: 'b', aggregate: 'max', hasViews: false, windows: [hour], segmentsMax: 0, ...board });
+    checkAggregate({ name: 'b', aggregate: 'max', hasViews: false, windows: [hour], ...board });
   } catch (error) {
     return error instanceof InvalidInputError ? error.message : `not refused as input: ${String(error)}`;
   }
@@ -40,14 +40,13 @@ describe('the aggregate option', () => {
     expect(() => aggregateOf('avg')).toThrow(/"avg"/);
   });
 
-  it('refuses views, segments and rolling windows of more than MAX_AGGREGATE_SLOTS slots beside max, min or last', () => {
+  it('refuses views and rolling windows of more than MAX_AGGREGATE_SLOTS slots beside max, min or last', () => {
     const wide = { name: 'wide', periodSec: (MAX_AGGREGATE_SLOTS + 1) * 60, intervalSec: 60 };
     expect(refusal({})).toBeUndefined();
-    expect(refusal({ aggregate: 'sum', hasViews: true, windows: [wide], segmentsMax: 3 })).toBeUndefined();
+    expect(refusal({ aggregate: 'sum', hasViews: true, windows: [wide] })).toBeUndefined();
     expect(refusal({ hasViews: true })).toMatch(/^views .* weigh sums/);
     expect(refusal({ windows: [hour, wide] })).toMatch(/^windows\.wide: .* at most 1000 slots/);
     expect(refusal({ windows: [{ ...wide, calendar: {} }] })).toBeUndefined();
-    expect(refusal({ aggregate: 'last', segmentsMax: 1 })).toMatch(/^segments are kept for sum boards only/);
   });
 
   it('weighs a score on max / min (2.5 a place) and last (3.5), a sum place 1', () => {

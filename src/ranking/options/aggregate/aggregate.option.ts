@@ -44,8 +44,8 @@ export function wideWindow(windows: readonly SlottedWindow[]): SlottedWindow | u
 }
 
 /**
- * Decay, hot and rising weigh sums of events, and segments are kept for sum boards only: a max / min /
- * last board takes neither. Its rolling windows hold at most MAX_AGGREGATE_SLOTS slots: expiry
+ * Decay, hot and rising weigh sums of events: a max / min / last board takes none (segments and actors
+ * refuse it themselves). Its rolling windows hold at most MAX_AGGREGATE_SLOTS slots: expiry
  * recomputes an item from every live slot. The board's settings as it will hold them.
  */
 export function checkAggregate(board: {
@@ -53,14 +53,12 @@ export function checkAggregate(board: {
   aggregate: Aggregate;
   hasViews: boolean;
   windows: readonly SlottedWindow[];
-  segmentsMax: number;
 }): void {
   const { name, aggregate } = board;
   if (aggregate === 'sum') return;
   if (board.hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
   const wide = wideWindow(board.windows);
   if (wide) throw new InvalidInputError(M.aggregateTooManySlots(name, aggregate, wide.name, MAX_AGGREGATE_SLOTS));
-  if (board.segmentsMax > 0) throw new InvalidInputError(M.segmentsNeedSum(name, aggregate));
 }
 
 /**

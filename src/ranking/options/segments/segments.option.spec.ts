@@ -1,0 +1,41 @@
+import { InvalidInputError } from '../../../common/errors';
+import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
+import { segmentsOf, segmentsOption } from './segments.option';
+
+const board = (segmentsMax: number | undefined, more: { aggregate?: string; allTimeWindow?: string } = {}) => ({
+  name: 'b',
+  aggregate: 'sum',
+  options: { segmentsMax },
+  ...more,
+});
+
+describe('the segments option', () => {
+  it("reads a PUT's segments (omitted: the stored setting stays)", () => {
+    expect(segmentsOf({ max: 5 })).toEqual({ segmentsMax: 5 });
+    expect(segmentsOf(undefined)).toEqual({ segmentsMax: undefined });
+  });
+
+  it('keeps segments.max in the config hash and board_put answer, and shows it as the PUT names it', () => {
+    expect(optionsFromStored({ segmentsMax: '7' })).toMatchObject({ segmentsMax: 7 });
+    expect(optionsFromStored({})).not.toHaveProperty('segmentsMax');
+    expect(optionsFromReply('fn', '{"ties":"shared","segmentsMax":7}')).toMatchObject({ segmentsMax: 7 });
+    expect(optionsFromReply('fn', '{"ties":"shared"}')).not.toHaveProperty('segmentsMax');
+    expect(() => segmentsOption.fromReply({ segmentsMax: 'x' })).toThrow(/segmentsMax/);
+    expect(optionsView({ segmentsMax: 7 })).toMatchObject({ segments: { max: 7 } });
+    expect(optionsView({})).not.toHaveProperty('segments');
+    expect(optionsView({ segmentsMax: 7 })).not.toHaveProperty('segmentsMax');
+  });
+
+  it('refuses segments on a board not summing events or keeping an all-time window', () => {
+    expect(() => checkOptions(board(5))).not.toThrow();
+    expect(() => checkOptions(board(undefined, { aggregate: 'max', allTimeWindow: 'all' }))).not.toThrow();
+    expect(() => checkOptions(board(5, { aggregate: 'max' }))).toThrow(/segments are kept for sum boards only/);
+    expect(() => checkOptions(board(5, { allTimeWindow: 'all' }))).toThrow(InvalidInputError);
+    expect(() => checkOptions(board(5, { allTimeWindow: 'all' }))).toThrow(/its segments would then grow/);
+  });
+
+  it('loads its Lua modules into the board libraries', () => {
+    expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...segmentsOption.luaModules]));
+    expect(segmentsOption.luaModules).toHaveLength(3);
+  });
+});
