@@ -4,7 +4,9 @@
  * three windows (1 h/1 m, 1 d/1 h, 7 d/1 d) and two views (unique on 1 h, decay on 1 d) that also
  * holds 10 000 events of the canonical item; named an alias (PUT) and run to done in this process.
  * Twice: both ids on one shard (each take gives its chunk in the same call), and on two shards (a take,
- * then its give). Figures: the merge's calls, the Redis commands they ran (SLOWLOG at 0 µs: commands a
+ * then its give). Then on one shard of a board of three metrics (no actors: metrics go without them),
+ * the same windows, a decay view and a wilson view of two metrics: 10 000 events of the alias spread
+ * over the metrics, as many of the canonical item. Figures: the merge's calls, the Redis commands they ran (SLOWLOG at 0 µs: commands a
  * script runs are logged too, a figure the load does not move), the longest call and all calls as
  * Redis timed them, the CPU time Redis and this process spent (what a quiet machine's wall time comes
  * to: the calls run one after another), wall time PUT to done, and whether every window then lists the
@@ -21,6 +23,16 @@ import { ACTOR_BOARD_VIEWS as VIEWS, ACTOR_BOARD_WINDOWS as WINDOWS, benchOnPriv
 const EVENTS = 10_000;
 const ACTORS = 2_000;
 const NOW_MS = Date.parse('2026-12-02T12:00:00Z');
+const METRICS = ['up', 'down', 'meh'];
+const METRIC_VIEWS = [VIEWS[1], { name: 'rated', mode: 'wilson', window: 'hour', positive: 'up', negative: 'down' }];
+
+/** A merge measured: its board, shards and ids, and its metrics (none: the board with actors). */
+interface Case {
+  label: string;
+  board: string;
+  shards: number;
+  metrics?: string[];
+}
 
 /** Two ids on two shards of a 2-shard board (`apart`), or any two (one shard). */
 function ids(apart: boolean): { alias: string; item: string } {
@@ -48,19 +60,42 @@ async function seed(graph: RankingGraph, clock: FakeClock, board: string, alias:
   clock.setMs(NOW_MS);
 }
 
-async function merge(
-  graph: RankingGraph,
-  meter: RedisMeter,
-  clock: FakeClock,
-  apart: boolean,
-  pid?: number,
-): Promise<string> {
-  const board = apart ? 'two' : 'one';
-  const { alias, item } = ids(apart);
-  await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards: apart ? 2 : 1, views: VIEWS, actors: true });
-  await seed(graph, clock, board, alias, item);
-  const before = await Promise.all(WINDOWS.map((w) => graph.ranking.item(board, w.name, item)));
-  const aliased = await Promise.all(WINDOWS.map((w) => graph.ranking.item(board, w.name, alias)));
+/** The alias's events spread over the metrics, a batch of one metric each, as many of the canonical item. */
+async function seedMetrics(graph: RankingGraph, clock: FakeClock, board: string, alias: string, item: string) {
+  for (let minute = 0; minute < 60; minute++) {
+    clock.setMs(NOW_MS - (59 - minute) * 60_000);
+    for (const [m, metric] of METRICS.entries()) {
+      const events = Math.ceil(EVENTS / 60 / METRICS.length) + (m === 0 ? 1 : 0);
+      const entries = Array.from({ length: events }, () => [
+        { item: alias, amount: 1, metric },
+        { item, amount: 2, metric },
+      ]).flat();
+      for (let i = 0; i < entries.length; i += 100)
+        await graph.ranking.incrementBatch(board, entries.slice(i, i + 100));
+    }
+  }
+  clock.setMs(NOW_MS);
+}
+
+/** Every window's score of `id`, by every metric of the case. */
+function scores(graph: RankingGraph, c: Case, id: string): Promise<number[]> {
+  const reads = (c.metrics ?? [undefined]).flatMap((metric) =>
+    WINDOWS.map((w) => graph.ranking.item(c.board, w.name, id, { metric }).then((row) => row.score)),
+  );
+  return Promise.all(reads);
+}
+
+async function merge(graph: RankingGraph, meter: RedisMeter, clock: FakeClock, c: Case, pid?: number): Promise<string> {
+  const { alias, item } = ids(c.shards > 1);
+  const { board, shards, metrics } = c;
+  if (metrics) {
+    await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards, views: METRIC_VIEWS, metrics });
+    await seedMetrics(graph, clock, board, alias, item);
+  } else {
+    await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards, views: VIEWS, actors: true });
+    await seed(graph, clock, board, alias, item);
+  }
+  const [before, aliased] = [await scores(graph, c, item), await scores(graph, c, alias)];
   await meter.reset();
   const started = process.hrtime.bigint();
   const [redisCpu, nodeCpu] = [cpuSeconds(pid), process.cpuUsage()];
@@ -72,8 +107,8 @@ async function merge(
   const nodeCpuMs = (nodeUsage.user + nodeUsage.system) / 1000;
   const cost = await meter.read();
   const done = await graph.aliases.get(board, alias);
-  const after = await Promise.all(WINDOWS.map((w) => graph.ranking.item(board, w.name, item)));
-  const exact = after.every((row, w) => row.score === before[w].score + aliased[w].score);
+  const after = await scores(graph, c, item);
+  const exact = after.every((score, w) => score === before[w] + aliased[w]);
   const commands = Object.values(cost.scriptCommands).reduce((sum, n) => sum + n, 0);
   const steps = cost.calls;
   if (process.env.BENCH_ALIAS_TALLY)
@@ -83,7 +118,7 @@ async function merge(
         .map(([c, n]) => `${c} ${n}`)
         .join(', '),
     );
-  return `| ${apart ? 'two shards (take, give)' : 'one shard'} | ${done.state}, ${done.entries} entries | ${steps} | ${commands} (${(commands / Math.max(1, steps)).toFixed(0)} a call) | ${cost.maxCallMs.toFixed(2)} ms | ${cost.totalMs.toFixed(0)} ms | ${redisCpuMs.toFixed(0)} + ${nodeCpuMs.toFixed(0)} ms | ${wallMs.toFixed(0)} ms | ${exact} |`;
+  return `| ${c.label} | ${done.state}, ${done.entries} entries | ${steps} | ${commands} (${(commands / Math.max(1, steps)).toFixed(0)} a call) | ${cost.maxCallMs.toFixed(2)} ms | ${cost.totalMs.toFixed(0)} ms | ${redisCpuMs.toFixed(0)} + ${nodeCpuMs.toFixed(0)} ms | ${wallMs.toFixed(0)} ms | ${exact} |`;
 }
 
 runWhenMain(module, () =>
@@ -94,8 +129,15 @@ runWhenMain(module, () =>
     const lines = [
       '| merge | answer | Redis calls | commands in scripts | longest call | all calls (Redis) | CPU: Redis + this process | wall, PUT to done | exact |',
       '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
-      await merge(graph, meter, clock, false, server.child.pid),
-      await merge(graph, meter, clock, true, server.child.pid),
+      await merge(graph, meter, clock, { label: 'one shard', board: 'one', shards: 1 }, server.child.pid),
+      await merge(graph, meter, clock, { label: 'two shards (take, give)', board: 'two', shards: 2 }, server.child.pid),
+      await merge(
+        graph,
+        meter,
+        clock,
+        { label: 'three metrics, one shard', board: 'three', shards: 1, metrics: METRICS },
+        server.child.pid,
+      ),
     ];
     await meter.stop();
     await graph.aliases.onApplicationShutdown();

@@ -2,7 +2,9 @@
  * Worst-case rows of aliases (PUT/GET /admin/boards/:board/aliases/:alias): a seeded item of the sum
  * board named an alias of another, its live events in 8 windows, 8 views and its segments of a capped
  * board, merged on one shard (each take gives its chunk in the same call: the costliest call) and
- * across shards of the 64-shard board (a take, then a give on the canonical item's shard); and a board
+ * across shards of the 64-shard board (a take, then a give on the canonical item's shard); a seeded
+ * item of the 8-metric boards merged in every metric (each metric's windows, drained and crossed first:
+ * the last metric's snapshots; and the 8 wilson / controversial views reading them); and a board
  * filled to its most aliases, then one more, refused.
  */
 import { ALIASES_PER_BOARD } from '../../src/ranking/core/ranking.limits';
@@ -62,6 +64,24 @@ export const ALIAS_ROWS: WorstRow[] = [
     worst: 'a seeded item of the 64-shard sum board named an alias of an item of another shard: a take, then its give',
     request: () => name('wc-shards', 'i1', 'i0'),
     settle: (context) => untilMerged(context, 'wc-shards', 'i1'),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'PUT /admin/boards/{board}/aliases/{alias}',
+    worst:
+      "a seeded item of the 8-metric board named an alias of another: every metric's 8 windows taken and given in one call a step (the last metric's snapshots crossed)",
+    request: () => name('wc-metrics', 'i3', 'i4'),
+    settle: (context) => untilMerged(context, 'wc-metrics', 'i3'),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'PUT /admin/boards/{board}/aliases/{alias}',
+    worst:
+      "a seeded item of the 8-metric board of 8 wilson and controversial views named an alias of another: every metric's windows and the views reading them",
+    request: () => name('wc-rated', 'i3', 'i4'),
+    settle: (context) => untilMerged(context, 'wc-rated', 'i3'),
     expect: [202],
     times: 1,
   },

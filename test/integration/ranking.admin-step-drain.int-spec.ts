@@ -16,6 +16,8 @@ import { startTestRedis, TestRedis } from '../../harness/redis';
 const T0 = 1_700_000_000_000;
 const SUM = BOARDS['wc-sum'];
 const METRICS = BOARDS['wc-metrics'];
+/** The 8-metric board of a retraction and of an alias merge, seeded alike. */
+const METRIC_BOARDS = ['metrics', 'metrics-alias'];
 /** Batches seeded on each board, a minute apart: every minute slot of the short windows holds ITEMS items. */
 const BATCHES = 40;
 const ITEMS = 12;
@@ -66,13 +68,14 @@ describe('the drain of an admin step on the board of every option, after a long 
     graph = await composeRanking(service, new RedisFunctions(service), config, clock);
     const boards = ['actor', 'item', 'weight', 'alias'];
     for (const board of boards) await seed(board);
-    await graph.ranking.putBoard({
-      name: 'metrics',
-      ...METRICS,
-      windows: [...METRICS.windows],
-      views: [...METRICS.views],
-      metrics: [...METRICS.metrics],
-    });
+    for (const name of METRIC_BOARDS)
+      await graph.ranking.putBoard({
+        name,
+        ...METRICS,
+        windows: [...METRICS.windows],
+        views: [...METRICS.views],
+        metrics: [...METRICS.metrics],
+      });
     for (let n = 0; n < BATCHES; n++) {
       const segments = segmentsOf(n);
       // Each item an actor of its own and the shared one; the targets live on in the 400-day window.
@@ -83,7 +86,8 @@ describe('the drain of an admin step on the board of every option, after a long 
       for (const board of boards) await graph.ranking.incrementBatch(commands.batch({ board, entries }));
       for (const metric of METRICS.metrics) {
         const counts = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: 1 + i, metric }));
-        await graph.ranking.incrementBatch(commands.batch({ board: 'metrics', entries: counts }));
+        for (const board of METRIC_BOARDS)
+          await graph.ranking.incrementBatch(commands.batch({ board, entries: counts }));
       }
       clock.advanceMs(60_000);
     }
@@ -193,5 +197,30 @@ describe('the drain of an admin step on the board of every option, after a long 
     expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
     expect(await score('alias', 'i0')).toBe(0);
     expect(await score('alias', 'i1')).toBe(6 * BATCHES);
+  }, 120_000);
+
+  it("an alias merge on a board of 8 metrics: every take within COMMANDS_PER_STEP, every metric's windows drained and moved", async () => {
+    const prepared = await graph.cache.get('metrics-alias');
+    const store = graph.module.get(AliasesStore);
+    let acked = 0;
+    const perStep = await stepsUntilDone(async () => {
+      const step = { alias: 'i2', item: 'i3', run: 'r1', most: ALIAS_STEP_UNITS / 2, fresh: true, here: true };
+      const taken = await store.step(prepared, {
+        ...step,
+        mode: 'take',
+        acked,
+        seq: 0,
+        chunk: '',
+        nowMs: clock.nowMs(),
+      });
+      acked = Math.max(acked, taken.seq);
+      return taken;
+    });
+    expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
+    for (const metric of METRICS.metrics) {
+      const top = await graph.ranking.top('metrics-alias', 'd', 0, 100, { metric });
+      const scores = new Map(top.items.map((row) => [row.item, row.score]));
+      expect([metric, scores.get('i2'), scores.get('i3')]).toEqual([metric, undefined, 7 * BATCHES]);
+    }
   }, 120_000);
 });

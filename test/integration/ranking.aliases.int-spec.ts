@@ -108,4 +108,21 @@ describe('aliases: a second instance, reads, refusals, a merge resumed after a s
     const people = await rows('resume', 'long');
     expect(people).toEqual([{ item: 'a', score: before.score + alias.score }]);
   });
+
+  it("a give into another metric's window answers the slot it made on the canonical item's shard: the expiry is scheduled", async () => {
+    const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+    await world.graph.ranking.putBoard({ name: 'due', windows, shards: 3, metrics: ['up', 'down'] });
+    await world.graph.ranking.increment(commands.increment({ board: 'due', item: 'A', amount: 3, metric: 'down' }));
+    const board = await world.graph.cache.get('due');
+    expect(board.shardOf('A')).not.toBe(board.shardOf('a'));
+    const store = world.graph.module.get(AliasesStore);
+    const nowMs = clock.nowMs();
+    const { run } = await store.put(board, { alias: 'A', item: 'a', run: 'r1', most: 10, nowMs });
+    const step = { alias: 'A', item: 'a', run, most: 32, fresh: true, here: false, acked: 0, nowMs };
+    const taken = await store.step(board, { ...step, mode: 'take', seq: 0, chunk: '' });
+    const given = await store.step(board, { ...step, mode: 'give', seq: taken.seq, chunk: taken.chunk });
+    // The short window's slot (10 s) of the event expires first: 60 s after its start.
+    expect(given.dueMs).toBe((Math.floor(nowMs / 10_000) * 10 + 60) * 1000);
+    await world.graph.ranking.deleteBoard('due');
+  });
 });

@@ -102,16 +102,6 @@ describe.each(CASES)(
       expect(comparedRows).toBeGreaterThan(100); // not vacuous
     }, 400_000);
 
-    it('still refuses an alias merge on a board of several metrics (a merge moves the first metric only), nothing moved', async () => {
-      const boards = await putBoards(`mr${run++}`, 1_700_000_000_000);
-      for (const metric of METRICS) await graph.ranking.incrementBatch(boards.name, [{ item: 'a', amount: 2, metric }]);
-      await expect(graph.aliases.put(boards.name, 'a', 'b')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      for (const metric of METRICS)
-        expect(await graph.ranking.item(boards.name, 'w', 'a', { metric })).toMatchObject({ score: 2, rank: 1 });
-      for (const board of [boards.name, boards.twin, ...Object.values(boards.alone)])
-        await graph.ranking.deleteBoard(board);
-    });
-
     type Boards = { name: string; twin: string; alone: Record<string, string> };
 
     async function putBoards(name: string, startMs: number): Promise<Boards> {

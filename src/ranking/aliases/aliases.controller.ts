@@ -24,7 +24,7 @@ export class AliasesController {
   })
   @ApiResponse({ status: 202, type: AliasDto })
   @RetrySafe()
-  @ErrorResponse(400, 'INVALID_INPUT: an alias of itself, a max/min/last board or one with metrics')
+  @ErrorResponse(400, 'INVALID_INPUT: an alias of itself, a max/min/last board')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   @ErrorResponse(409, `ALIASES_FULL: the board holds ${ALIASES_PER_BOARD} aliases`)
   @ErrorResponse(409, 'ALIAS_CONFLICT: the alias names another item, or other aliases name it as canonical')

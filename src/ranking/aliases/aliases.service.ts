@@ -141,8 +141,8 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
-/** Aliases merge sums: a max / min / last board or one with metrics is refused (400). */
+/** Aliases merge sums (every metric's, on a board with metrics): a max / min / last board is refused (400). */
 function checkBoard(board: PreparedBoard): void {
-  const { name, aggregate, metrics } = board.config;
-  if ((aggregate ?? 'sum') !== 'sum' || metrics !== undefined) throw new InvalidInputError(M.aliasOnBoard(name));
+  const { name, aggregate } = board.config;
+  if ((aggregate ?? 'sum') !== 'sum') throw new InvalidInputError(M.aliasOnBoard(name));
 }

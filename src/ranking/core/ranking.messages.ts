@@ -32,7 +32,7 @@ export const RANKING_MESSAGES = {
   aliasOfItself: (alias: string) => `item: an alias names another item, not itself ("${alias}")`,
   aliasNotFound: (board: string, alias: string) => `board "${board}" has no alias "${alias}"`,
   aliasOnBoard: (board: string) =>
-    `alias: board "${board}" keeps scores or metrics; aliases merge the sums of a sum board without metrics`,
+    `alias: board "${board}" keeps scores (max, min or last); aliases merge the sums of a sum board`,
   moderatedGroupsFull: (board: string, most: number) =>
     `board "${board}" holds ${most} moderated groups (hidden or allowed), its most; clear one (DELETE .../moderation/groups/:group) before setting a new one`,
   moderatedGroupItemsTooMany: (board: string, items: number, most: number) =>

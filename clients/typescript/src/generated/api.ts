@@ -6948,7 +6948,7 @@ export interface operations {
                     "application/json": components["schemas"]["AliasDto"];
                 };
             };
-            /** @description INVALID_INPUT: an alias of itself, a max/min/last board or one with metrics */
+            /** @description INVALID_INPUT: an alias of itself, a max/min/last board */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

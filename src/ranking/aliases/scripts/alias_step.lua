@@ -1,4 +1,4 @@
--- requires: actor_caps, actor_log, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
+-- requires: actor_caps, actor_log, call_state, hooks, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
 -- alias_step: one bounded step of an alias merge (PUT .../aliases/:alias): the alias's live counts
 -- moved into the canonical item's, slot by slot, in every window, view, segment and unique count, as
 -- if its events had named the canonical item. The alias and the canonical item may live on two
@@ -19,8 +19,13 @@
 -- A unit of work is a window looked into or a slot looked at (1), an amount or contribution moved
 -- (1 + the views reading its window), about UNIT_COMMANDS Redis commands (aliases.service.ts
 -- ALIAS_STEP_UNITS); what expired drains first (take and give) within as many commands (segment_lib's
--- step_drain). The segments follow the board's windows, one at a time from
--- "<tag>:al:<digest>:segs" (the shard's segments as the first take found them).
+-- step_drain). The windows an option keeps beside the board's (hooks' window_siblings: each metric's
+-- but the first, "<window>~@<metric>", metrics_lib) follow the board's, one suffix ("@<metric>") at a
+-- time from "<tag>:al:<digest>:sibs" (as the first take found them), each drained first as a call of
+-- that metric does; their entries are given as the board's are (their slots indexed for expiry), and
+-- both calls cross their snapshot boundaries before changing anything, as a call of each metric does.
+-- The segments follow, one at a time from "<tag>:al:<digest>:segs" (the shard's segments as the
+-- first take found them).
 -- Keys: cfg (config hash of this shard), the windows' (slots, top) pairs, then the record (take: the
 --   merge's record; give: the given-seq record)
 -- Args (reader.read_call, CALLS.alias_step): the header with every window, then mode (take | give),
@@ -29,12 +34,14 @@
 --   the chunk as JSON)
 -- Reply (reader.answer, CALLS.alias_step): done (0|1: take: nothing left and every chunk given),
 --   seq (the chunk's, 0: none), chunk (JSON array of entries, "" when none or given in the call), entries (the record's
---   total of entries taken), due (unix ms: a slot the give indexed earlier than the shard's due, 0: none)
+--   total of entries taken), due (unix ms: a slot the give indexed earlier than the shard's due, or
+--   any a sibling window's give indexed, 0: none)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 local ALIAS = { KEEP_SEC = 7 * 86400, FOREVER_MS = 99999999999999, SEP = '\31', UNIT_COMMANDS = 6 }
 
--- The (slots, top) keys of window w (0-based) of the board (segment '') or of a segment.
+-- The (slots, top) keys of window w (0-based) of the board (segment ''), of a sibling ('@<metric>')
+-- or of a segment.
 local function alias_window_keys(keys, w, segment)
   local slots_key, top_key = keys[2 + 2 * w], keys[3 + 2 * w]
   if segment == '' then return slots_key, top_key end
@@ -44,6 +51,55 @@ end
 -- The units of an amount or contribution moved in a window read by `views` views.
 local function alias_unit_weight(views)
   return 1 + views
+end
+
+-- The suffixes ("@<metric>") of the windows options keep beside the board's (hooks' window_siblings:
+-- "<window>~@<metric>"): a sibling's keys are its window's under that suffix, as a segment's are.
+local function alias_siblings(keys, window_count)
+  local seen, suffixes = {}, {}
+  for w = 0, window_count - 1 do
+    local name = snapshot.window_name_of(keys[1], keys[2 + 2 * w])
+    for _, siblings_of in ipairs(hooks.window_siblings) do
+      for _, sibling in ipairs(siblings_of(keys[1], name)) do
+        local suffix = string.sub(sibling, #name + 2)
+        if not seen[suffix] then seen[suffix], suffixes[#suffixes + 1] = true, suffix end
+      end
+    end
+  end
+  return suffixes
+end
+
+-- Whether entry suffix `s` names a sibling's windows (a segment's name holds no "@").
+local function is_sibling(s)
+  return string.sub(s, 1, 1) == '@'
+end
+
+-- Every sibling's windows crossed before the call changes anything, as cross_all does the board's
+-- (a boundary left for the next call is then a CROSSING_ERROR with nothing changed).
+local function cross_siblings(keys, windows, now_sec)
+  for _, suffix in ipairs(alias_siblings(keys, windows.count)) do
+    for w = 0, windows.count - 1 do
+      local slots_key, top_key = alias_window_keys(keys, w, suffix)
+      local _, interval_sec, origin_sec = window.window_rule(windows, w)
+      snapshot.cross_window_of(keys[1], slots_key, top_key, now_sec, interval_sec, origin_sec)
+    end
+  end
+end
+
+-- A sibling's windows drained, as a call of that metric does before it changes them, from what
+-- `drain` (step_drain's) has left, each field weighed with the views reading its window. Answers false
+-- while expired data remains (its take then waits for the next step).
+local function drain_sibling(keys, windows, now_sec, suffix, drain)
+  for w = 0, windows.count - 1 do
+    local slots_key, top_key = alias_window_keys(keys, w, suffix)
+    local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
+    local weight = actor_log.ACTORS.drained_weight(#(seg_views.views_reading(top_key) or {}))
+    local fields = math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / weight))))
+    local rest, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, fields, origin_sec)
+    drain.chunk, drain.units = drain.chunk - (fields - rest), drain.units - (fields - rest) * weight
+    if more then return false end
+  end
+  return true
 end
 
 -- Takes up to `most` of the alias's contributions of one window (actor_lib) into `chunk`: out of the
@@ -136,9 +192,9 @@ end
 
 -- `amount` added to the canonical item in entry `e`'s slot as an event of the slot adds it (a segment's
 -- through segment_add, which indexes the segment); 0 only indexes the slot. Answers the due time of a
--- board slot it indexed.
+-- board's or sibling's slot it indexed.
 local function give_amount(windows, slots_key, top_key, period_sec, item, e, amount)
-  if e.s ~= '' then
+  if e.s ~= '' and not is_sibling(e.s) then
     segmentation.segment_add(windows, { e.s }, item, amount, e.t, { [e.w] = true }, nil, nil, false)
     return nil
   end
@@ -148,7 +204,8 @@ end
 
 -- One entry given to the canonical item when its slot is still live: an amount added (give_amount), a
 -- contribution joined (its slot indexed first, as an event's would be: once a chunk, `indexed` holding
--- the slots it did), less what the cap cut from it. Answers the due time of a board slot it indexed.
+-- the slots it did), less what the cap cut from it. Answers the due time of a board's or sibling's
+-- slot it indexed.
 local function give_entry(keys, windows, now_sec, item, e, indexed)
   local holding = window.window_holds(e.t, now_sec, windows)
   if not (holding and holding[e.w]) then return nil end
@@ -168,26 +225,40 @@ local function give_entry(keys, windows, now_sec, item, e, indexed)
   return due_ms
 end
 
--- Gives a chunk's entries to the canonical item. Answers the earliest due time of a slot it indexed.
+-- Gives a chunk's entries to the canonical item. Answers what the due index is told (due_to_index
+-- over the board's windows; a sibling's new slot is not covered by their oldest slots: always told).
 local function give_chunk(keys, windows, now_sec, item, entries)
-  local due_ms, indexed = nil, {}
+  local due_ms, sibling_ms, indexed = nil, math.huge, {}
   for _, e in ipairs(entries) do
     local due = give_entry(keys, windows, now_sec, item, e, indexed)
-    if due then due_ms = math.min(due_ms or math.huge, due) end
+    if due and is_sibling(e.s) then
+      sibling_ms = math.min(sibling_ms, due)
+    elseif due then
+      due_ms = math.min(due_ms or math.huge, due)
+    end
   end
-  return due_ms
+  local told = window.due_to_index(windows, due_ms)
+  if sibling_ms == math.huge then return told end
+  return math.min(sibling_ms, due_ms or math.huge)
 end
 
--- The merge's record at a take: started again by a fresh take of another run (cursors and segment list
--- reset, the alias blocked); a later take of no record of its run finds nothing to do (nil).
-local function take_begin(cfg_key, record, arg, now_ms)
+-- The merge's record at a take: started again by a fresh take of another run (cursors, sibling and
+-- segment lists reset, the alias blocked); a later take of no record of its run finds nothing to do (nil).
+local function take_begin(keys, window_count, record, arg, now_ms)
+  local cfg_key = keys[1]
   local run = redis.call('HGET', record, 'run')
   if arg.fresh == '1' and run ~= arg.run then
-    redis.call('DEL', record, record .. ':segs')
+    redis.call('DEL', record, record .. ':segs', record .. ':sibs')
     redis.call('HSET', record, 'alias', arg.alias, 'item', arg.item, 'run', arg.run, 'state', 'running', 'seq', 0, 'acked', 0,
       'entries', 0, 'startedMs', now_ms)
     redis.call('ZRANGESTORE', record .. ':segs', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
     redis.call('EXPIRE', record .. ':segs', ALIAS.KEEP_SEC)
+    local members = {}
+    for _, suffix in ipairs(alias_siblings(keys, window_count)) do members[#members + 1], members[#members + 2] = 0, suffix end
+    if #members > 0 then
+      redis.call('ZADD', record .. ':sibs', unpack(members))
+      redis.call('EXPIRE', record .. ':sibs', ALIAS.KEEP_SEC)
+    end
     actor_log.ACTORS.block_until(cfg_key, 'i' .. ALIAS.SEP .. arg.alias, ALIAS.FOREVER_MS)
   elseif run ~= arg.run then
     return nil
@@ -198,6 +269,22 @@ local function take_begin(cfg_key, record, arg, now_ms)
   return { record = record, alias = arg.alias, chunk = {}, keys = nil, acked = acked, seq = tonumber(redis.call('HGET', record, 'seq')) }
 end
 
+-- The siblings' windows from the merge's list ("<record>:sibs"), first to last within `left` units,
+-- each drained first (drain_sibling), a sibling costing a window's look more. Answers the units left
+-- and whether the list is done.
+local function take_siblings(step, windows, now_sec, drain, left)
+  local pending = step.record .. ':sibs'
+  while left > 0 do
+    local suffix = redis.call('ZRANGE', pending, 0, 0)[1]
+    if not suffix then return left, true end
+    if not drain_sibling(step.keys, windows, now_sec, suffix, drain) then return 0, false end
+    local empty
+    left, empty = take_windows(step, windows.count, suffix, left - 1)
+    if empty then redis.call('ZREM', pending, suffix) end
+  end
+  return left, false
+end
+
 local function alias_answer(done, seq, chunk, record, due)
   return reader.answer(CALLS.alias_step, { done = done and 1 or 0, seq = seq, chunk = chunk,
     entries = tonumber(redis.call('HGET', record, 'entries')) or 0, due = due or 0 })
@@ -205,7 +292,7 @@ end
 
 local function alias_take(keys, header, arg, windows, drain)
   local record, window_count = keys[#keys], windows.count
-  local step = take_begin(keys[1], record, arg, header.now_ms)
+  local step = take_begin(keys, window_count, record, arg, header.now_ms)
   if not step or redis.call('HGET', record, 'state') == 'done' then return alias_answer(true, 0, '', record) end
   if step.seq > step.acked then return alias_answer(false, step.seq, redis.call('HGET', record, 'chunk'), record) end
   step.keys = keys
@@ -215,8 +302,9 @@ local function alias_take(keys, header, arg, windows, drain)
     left, board_empty = take_windows(step, window_count, '', left)
     if board_empty then redis.call('HSET', record, 'board', 'done') end
   end
-  local segments_empty = false
-  if left > 0 and board_empty then
+  local siblings_empty, segments_empty = false, false
+  if left > 0 and board_empty then left, siblings_empty = take_siblings(step, windows, header.now_sec, drain, left) end
+  if left > 0 and siblings_empty then
     left, segments_empty = segmentation.walk_pending_segments(keys[1], record .. ':segs', windows, header.now_ms, drain, left,
       function(name, units) return take_windows(step, window_count, name, units) end)
   end
@@ -236,7 +324,7 @@ local function alias_take(keys, header, arg, windows, drain)
     json = cjson.encode(step.chunk)
     redis.call('HSET', record, 'seq', seq, 'chunk', json)
   end
-  return alias_answer(false, seq, json, record, window.due_to_index(windows, due))
+  return alias_answer(false, seq, json, record, due)
 end
 
 local function alias_give(keys, header, arg, windows)
@@ -248,7 +336,7 @@ local function alias_give(keys, header, arg, windows)
   local due = give_chunk(keys, windows, header.now_sec, arg.item, cjson.decode(arg.chunk))
   redis.call('HSET', given, 'seq', seq)
   snapshot.bump_version(keys[1], 1)
-  return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = window.due_to_index(windows, due) })
+  return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = due })
 end
 
 local function alias_step(keys, args)
@@ -258,7 +346,7 @@ local function alias_step(keys, args)
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local windows = call_state.bind_windows(2, #header.windows)
-  snapshot.cross_all(windows, header.now_sec)
+  if snapshot.cross_all(windows, header.now_sec) then cross_siblings(keys, windows, header.now_sec) end
   -- What expired drains first, within about as many commands as the step's units run.
   local drain = segmentation.step_drain(windows, header.now_sec, header.budget, tonumber(arg.most) * ALIAS.UNIT_COMMANDS,
     actor_log.ACTORS.drained_weight)
