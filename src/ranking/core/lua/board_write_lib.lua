@@ -136,6 +136,7 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
+  order.results_written(top_key)
   -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
   local score = written + 0
   if score == 0 then

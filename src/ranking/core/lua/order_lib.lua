@@ -195,6 +195,16 @@ local function count_as_shown(top_key, item)
   ex.scores[item], ex.listed = tonumber(redis.call('ZSCORE', top_key, item)), ex.listed + 1
 end
 
+-- The call changed the results `top_key` (window_lib's results_changed, board_write's unwatched adds):
+-- the scores and places of its exceptions kept for the call are Redis' no more, so the next ask reads
+-- them again (a call's later request ranks among the scores its earlier ones wrote). The exceptions
+-- themselves stay: they are the option's states, which no change of the results moves. A record of an
+-- earlier call is left as it is: call_cache drops it.
+local function results_written(top_key)
+  local ex = exceptions_of.by[top_key]
+  if ex and ex.scores then ex.scores, ex.listed, ex.placed, ex.positions = nil, 0, {}, nil end
+end
+
 -- How many of the ascending `positions` are below `place`.
 local function count_below(positions, place)
   local low, high = 0, #positions
@@ -393,6 +403,7 @@ order.listed_count = listed_count
 order.shown = shown
 order.left_out = left_out
 order.count_as_shown = count_as_shown
+order.results_written = results_written
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.page_except = page_except
