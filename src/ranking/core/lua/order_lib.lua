@@ -404,6 +404,7 @@ order.shown = shown
 order.left_out = left_out
 order.count_as_shown = count_as_shown
 order.results_written = results_written
+order.EXCEPTIONS = exceptions_of
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.page_except = page_except

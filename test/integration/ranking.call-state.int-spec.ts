@@ -1,0 +1,58 @@
+import type Redis from 'ioredis';
+import { incrementTwins } from '../support/increment-twins';
+import { useRankingFunctions } from '../support/ranking-functions';
+
+const T0 = 1_700_000_000_000;
+const WINDOWS = [{ name: 'min', periodSec: 60, intervalSec: 10 }];
+
+/**
+ * A function library keeps its Lua state from call to call (call_lib's CONFIG, order_lib's call
+ * caches): what one call leaves there must not reach the next call, on the same board or another one.
+ */
+describe('the ranking library state one call leaves (real Redis)', () => {
+  const setup = useRankingFunctions();
+  const { answersOf, moderate } = incrementTwins(setup);
+  const client = () => setup.redis.client as Redis;
+
+  it("keeps each board's moderation config its own when two boards of the same options are moderated in turn", async () => {
+    const [first, second] = [await setup.board(WINDOWS, T0), await setup.board(WINDOWS, T0)];
+    // Both read the same `options` value till moderated: the first one's write of modeff (built)
+    // must not reach the second one's call.
+    await moderate(first, T0, 'x', 'hidden');
+    await moderate(second, T0, 'y', 'hidden');
+    for (const board of [first, second]) {
+      const cfg = await client().hgetall(board.shards[0].keys.cfg());
+      expect([cfg.modeff, cfg.modheld]).toEqual(['1', '1']);
+    }
+  });
+
+  it('ranks a request among the scores earlier requests of its call gave a hidden item, plain or not', async () => {
+    const nowMs = T0 + 500;
+    const requests = [
+      { item: 'a', amount: 1, newItems: 1, atMs: nowMs },
+      { item: 'h', amount: 3, newItems: 1, atMs: nowMs },
+      { item: 'a', amount: 1, newItems: 1, atMs: nowMs },
+    ];
+    const [plain, general, other] = [T0, T0, T0].map(() => setup.board(WINDOWS, T0));
+    for (const board of [await plain, await general]) {
+      await moderate(board, T0, 'h', 'hidden');
+      // The slots of now indexed: the plain call takes the plain path from its first request.
+      await answersOf(board, nowMs, [{ item: 'z', amount: -1, newItems: 1, atMs: nowMs }]);
+      // Another board's call between them, as a shared Redis runs them.
+      await answersOf(await other, nowMs, [{ item: 'a', amount: 5, newItems: 1, atMs: nowMs }]);
+    }
+    const answers = [
+      await answersOf(await plain, nowMs, requests),
+      await answersOf(await general, nowMs, requests.map((r) => ({ ...r, createdMs: nowMs }))),
+    ];
+    for (const answer of answers) {
+      const standings = answer.map((one) => (one instanceof Error ? one : one.value.standings[0]));
+      // h above a, hidden: a ranks first, as alone in its call.
+      expect(standings.map((one) => (one instanceof Error ? one : [one.score, one.rank]))).toEqual([
+        [1, 1],
+        [3, null],
+        [2, 1],
+      ]);
+    }
+  });
+});
