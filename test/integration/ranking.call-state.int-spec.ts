@@ -1,4 +1,6 @@
 import type Redis from 'ioredis';
+import { RANKING } from '../../src/ranking/ranking.functions';
+import { fcallArgs } from '../../src/redis/functions';
 import { incrementTwins } from '../support/increment-twins';
 import { useRankingFunctions } from '../support/ranking-functions';
 
@@ -12,6 +14,7 @@ const WINDOWS = [{ name: 'min', periodSec: 60, intervalSec: 10 }];
 describe('the ranking library state one call leaves (real Redis)', () => {
   const setup = useRankingFunctions();
   const { answersOf, moderate } = incrementTwins(setup);
+  const S = RANKING.functions;
   const client = () => setup.redis.client as Redis;
 
   it("keeps each board's moderation config its own when two boards of the same options are moderated in turn", async () => {
@@ -43,7 +46,11 @@ describe('the ranking library state one call leaves (real Redis)', () => {
     }
     const answers = [
       await answersOf(await plain, nowMs, requests),
-      await answersOf(await general, nowMs, requests.map((r) => ({ ...r, createdMs: nowMs }))),
+      await answersOf(
+        await general,
+        nowMs,
+        requests.map((r) => ({ ...r, createdMs: nowMs })),
+      ),
     ];
     for (const answer of answers) {
       const standings = answer.map((one) => (one instanceof Error ? one : one.value.standings[0]));
@@ -54,5 +61,34 @@ describe('the ranking library state one call leaves (real Redis)', () => {
         [2, 1],
       ]);
     }
+  });
+
+  it("ranks a request without an item its call's earlier request put in a hidden group, as a call each does", async () => {
+    const nowMs = T0 + 500;
+    const [together, apart] = [
+      await setup.board(WINDOWS, T0, undefined, { groups: true }),
+      await setup.board(WINDOWS, T0, undefined, { groups: true }),
+    ];
+    for (const board of [together, apart]) {
+      const call = { board, shard: board.shards[0], nowMs, budgetFields: 1000, group: 'g', state: 'hidden' as const };
+      const set = S.moderationGroupSet;
+      await client().fcall(set.redisName, ...fcallArgs(set, set.build({ ...call, apply: true })));
+    }
+    const requests = [
+      { item: 'a', amount: 1, newItems: 1, atMs: nowMs, group: '' },
+      { item: 'x', amount: 5, newItems: 1, atMs: nowMs, group: 'g' },
+      { item: 'a', amount: 1, newItems: 1, atMs: nowMs, group: '' },
+    ];
+    const one = await answersOf(together, nowMs, requests);
+    const each: unknown[] = [];
+    for (const r of requests) each.push(...(await answersOf(apart, nowMs, [r])));
+    expect(one).toEqual(each);
+    const standings = one.map((answer) => (answer instanceof Error ? answer : answer.value.standings[0]));
+    // x ranks as of its own addition, before it joined g; then it is hidden, and a ranks first.
+    expect(standings.map((s) => (s instanceof Error ? s : [s.score, s.rank]))).toEqual([
+      [1, 1],
+      [5, 1],
+      [2, 1],
+    ]);
   });
 });

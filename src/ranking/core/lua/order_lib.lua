@@ -205,6 +205,12 @@ local function results_written(top_key)
   if ex and ex.scores then ex.scores, ex.listed, ex.placed, ex.positions = nil, 0, {}, nil end
 end
 
+-- An option's exceptions changed in this call (moderation_lib: an item's state, or its group's): the
+-- records kept of every results are asked again.
+local function exceptions_changed()
+  if next(exceptions_of.by) ~= nil then exceptions_of.by = {} end
+end
+
 -- How many of the ascending `positions` are below `place`.
 local function count_below(positions, place)
   local low, high = 0, #positions
@@ -405,6 +411,7 @@ order.left_out = left_out
 order.count_as_shown = count_as_shown
 order.results_written = results_written
 order.EXCEPTIONS = exceptions_of
+order.exceptions_changed = exceptions_changed
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.page_except = page_except
