@@ -29,28 +29,32 @@ describe('the ranking library state one call leaves (real Redis)', () => {
     }
   });
 
-  it('ranks a request among the scores earlier requests of its call gave a hidden item, plain or not', async () => {
+  it('ranks a request among the scores earlier requests of its call gave a hidden item, plain, general or watched', async () => {
     const nowMs = T0 + 500;
     const requests = [
       { item: 'a', amount: 1, newItems: 1, atMs: nowMs },
       { item: 'h', amount: 3, newItems: 1, atMs: nowMs },
       { item: 'a', amount: 1, newItems: 1, atMs: nowMs },
     ];
-    const [plain, general, other] = [T0, T0, T0].map(() => setup.board(WINDOWS, T0));
-    for (const board of [await plain, await general]) {
+    const [plain, general, other] = [
+      await setup.board(WINDOWS, T0),
+      await setup.board(WINDOWS, T0),
+      await setup.board(WINDOWS, T0),
+    ];
+    // A groups board's windows are watched: its adds tell the options (window_lib's results_changed).
+    const watched = await setup.board(WINDOWS, T0, undefined, { groups: true });
+    for (const board of [plain, general, watched]) {
       await moderate(board, T0, 'h', 'hidden');
       // The slots of now indexed: the plain call takes the plain path from its first request.
       await answersOf(board, nowMs, [{ item: 'z', amount: -1, newItems: 1, atMs: nowMs }]);
       // Another board's call between them, as a shared Redis runs them.
-      await answersOf(await other, nowMs, [{ item: 'a', amount: 5, newItems: 1, atMs: nowMs }]);
+      await answersOf(other, nowMs, [{ item: 'a', amount: 5, newItems: 1, atMs: nowMs }]);
     }
+    const full = requests.map((r) => ({ ...r, createdMs: nowMs }));
     const answers = [
-      await answersOf(await plain, nowMs, requests),
-      await answersOf(
-        await general,
-        nowMs,
-        requests.map((r) => ({ ...r, createdMs: nowMs })),
-      ),
+      await answersOf(plain, nowMs, requests),
+      await answersOf(general, nowMs, full),
+      await answersOf(watched, nowMs, full),
     ];
     for (const answer of answers) {
       const standings = answer.map((one) => (one instanceof Error ? one : one.value.standings[0]));
