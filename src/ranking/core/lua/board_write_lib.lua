@@ -10,7 +10,7 @@ local CALL = call_state.CALL
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
 local CONFIG = call_state.CONFIG
--- order_lib's exceptions kept for the call, by results key (results_written refreshes them).
+-- order_lib's exceptions kept for the call, by results key: an add drops its results' record.
 local EXCEPTIONS = order.EXCEPTIONS
 
 -- Refuses a stale or missing config and answers a replay, for a named write (reader.read_call: its
@@ -138,8 +138,8 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   if actor and actor ~= '' then amount = actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
-  -- No exceptions kept for these results (most calls): nothing to refresh, and no call made to know it.
-  if EXCEPTIONS.by[top_key] then order.results_written(top_key) end
+  -- Most calls keep none: nothing written.
+  if EXCEPTIONS.by[top_key] then EXCEPTIONS.by[top_key] = nil end
   -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
   local score = written + 0
   if score == 0 then

@@ -60,7 +60,7 @@ end
 -- call (an item that joined a hidden group) ranks as a call of its own would.
 local function effective_changed(cfg_key)
   call_state.call_cache(known)[cfg_key] = nil
-  order.exceptions_changed()
+  order.EXCEPTIONS.by = {}
 end
 
 -- The shard's items whose state is `state` (nil: any state): their own, else their group's, read
