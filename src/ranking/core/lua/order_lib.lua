@@ -4,14 +4,13 @@
 -- descending, then item id descending) unless a board option's hooks decide it (hooks_lib: strict, page, position,
 -- mark_of, ahead, append_marks; the first answer that is not nil wins: `order: asc` answers the ascending order, `ties:
 -- first` the strict one). A mark places an item among equal scores across shards: among equal scores the greater mark
--- comes first ('': none, the order of item ids).
--- Which scores are listed: on a max / min / last board every recorded one, whatever its sign; on a
--- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
--- Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones allowed) are
--- outside the listing: pages, places, counts and ranks close the gaps they leave, after one ZMSCORE (the option bounds
--- how many a shard holds). A count ahead of a score compares their scores and places only the exceptions of that very
--- score; a page places each one, once per call. A page from the top reads no score of theirs: it reads rows till enough
--- are shown (head_page).
+-- comes first ('': none, the order of item ids). Which scores are listed: on a max / min / last board every recorded
+-- one, whatever its sign; on a sum board those above 0 (an item whose increments sum to 0 or less is held but not
+-- listed). Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones allowed)
+-- are outside the listing: pages, places, counts and ranks close the gaps they leave, after one ZMSCORE (the option
+-- bounds how many a shard holds). A count ahead of a score compares their scores and places only the exceptions of that
+-- very score; a page places each one, once per call. A page from the top reads no score of theirs: it reads rows till
+-- enough are shown (head_page).
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top

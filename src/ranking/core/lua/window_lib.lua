@@ -1,7 +1,6 @@
 -- module: window
 -- requires: actor_log, aggregate, call_state, hooks, keyspace, order, slot_due
--- window_lib: functions shared by the ranking functions, a module of their function library (and of
--- the ingest one).
+-- window_lib: functions shared by the ranking functions, a module of their function library (and of the ingest one).
 -- KEYS: 0
 -- Conventions: a call's windows come as the record call_state.bind_windows fills (`windows`: count, and
 -- by 0-based window its slots index zset, results zset and rule). A window's slot hashes are named
