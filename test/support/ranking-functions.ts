@@ -7,7 +7,7 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { startTestRedis, TestRedis, type Topology } from '../../harness/redis';
 
 /** The ranking library on a private single Redis, for tests that call its functions directly. */
 export interface RankingFunctions {
@@ -23,15 +23,15 @@ export interface BoardWindow {
   intervalSec: number;
 }
 
-/** Starts the Redis and loads the library before the file's tests, and stops it after them. */
-export function useRankingFunctions(): RankingFunctions {
+/** Starts the Redis (one server, or a Cluster) and loads the library before the file's tests, and stops it after them. */
+export function useRankingFunctions(topology: Topology = 'single'): RankingFunctions {
   const setup = {} as RankingFunctions;
   let service: RedisService;
   let keys: RankingKeys;
   let boards = 0;
 
   beforeAll(async () => {
-    setup.redis = await startTestRedis('single');
+    setup.redis = await startTestRedis(topology);
     const settings = RedisSettings.from(validateConfig({ ...setup.redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' }));
     service = new RedisService(settings, new SystemClock());
     await service.waitUntilReady(10_000);
