@@ -1,10 +1,8 @@
 import fc from 'fast-check';
-import type Redis from 'ioredis';
 import { PreparedBoard } from '../../src/ranking/core/board';
 import { resolveViews } from '../../src/ranking/options/views/trending-math';
 import { RANKING } from '../../src/ranking/ranking.functions';
-import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
-import { fcallArgs } from '../../src/redis/functions';
+import { incrementTwins } from '../support/increment-twins';
 import { useRankingFunctions } from '../support/ranking-functions';
 
 const S = RANKING.functions;
@@ -23,37 +21,8 @@ const WINDOWS = [
  */
 describe('plain increments in one call answer and write what one call each does (real Redis)', () => {
   const setup = useRankingFunctions();
-  const client = () => setup.redis.client as Redis;
-
-  /**
-   * Every request's answer as the service reads it: a plain request's record carries only what it
-   * does not share with the call, so the replies differ in shape and must decode to the same answers.
-   */
-  const answersOf = async (board: PreparedBoard, nowMs: number, requests: CoalescedIncrement[]) => {
-    const call = { board, shard: board.shards[0], nowMs, budgetFields: 1000, requests };
-    const raw = await client().fcall(S.increments.redisName, ...fcallArgs(S.increments, S.increments.build(call)));
-    return S.increments.decode(raw, call);
-  };
-
-  /** Hides `item` on the board's shard (moderation). */
-  const hide = async (board: PreparedBoard, item: string) => {
-    const call = { board, shard: board.shards[0], nowMs: T0, budgetFields: 1000, item, state: 'hidden' as const };
-    const set = S.moderationSet;
-    await client().fcall(set.redisName, ...fcallArgs(set, set.build({ ...call, most: 100 })));
-  };
-
-  /** Every key of a board with its contents, the board's name taken out of the key. */
-  async function contents(board: PreparedBoard): Promise<Record<string, unknown>> {
-    const found: Record<string, unknown> = {};
-    for (const key of await setup.redis.keys(`board:${board.config.name}}*`)) {
-      const type = await client().type(key);
-      const name = key.split(`board:${board.config.name}}`).join('board}');
-      if (type === 'hash') found[name] = await client().hgetall(key);
-      else if (type === 'zset') found[name] = await client().zrange(key, 0, -1, 'WITHSCORES');
-      else found[name] = `${type}: ${String(await client().get(key))}`;
-    }
-    return found;
-  }
+  const { answersOf, moderate, contents } = incrementTwins(setup);
+  const hide = (board: PreparedBoard, item: string) => moderate(board, T0, item, 'hidden');
 
   it('property: answers, scores, ranks, growth and every key match, call after call', async () => {
     const request = fc.record({

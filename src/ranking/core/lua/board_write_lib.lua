@@ -10,6 +10,8 @@ local CALL = call_state.CALL
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
 local CONFIG = call_state.CONFIG
+-- order_lib's exceptions kept for the call, by results key: an add drops its results' record.
+local EXCEPTIONS = order.EXCEPTIONS
 
 -- Refuses a stale or missing config and answers a replay, for a named write (reader.read_call: its
 -- header) whose idempotency entry is `idem` (idem_lib's idem_of). Returns the reply to answer at once, or nil.
@@ -153,6 +155,8 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   if actor and actor ~= '' then amount = actor_counted(slots_key, slot_start, actor, item, amount) end
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
+  -- Most calls keep none: nothing written.
+  if EXCEPTIONS.by[top_key] then EXCEPTIONS.by[top_key] = nil end
   -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
   local score = written + 0
   if score == 0 then

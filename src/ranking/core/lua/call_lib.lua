@@ -237,9 +237,11 @@ local function config_field(cfg_key, field)
   return value
 end
 
--- A config field this call writes: its copy (read_config's, or FOREIGN's) follows.
+-- A config field this call writes: its copy (read_config's, or FOREIGN's) follows. The next
+-- read_config then sets every option field again: one of an option the board does not enable would
+-- otherwise keep this value into the next call whose options read the same (another board's).
 local function config_field_written(cfg_key, field, value)
-  if cfg_key == CONFIG.cfg_key then CONFIG[field] = value end
+  if cfg_key == CONFIG.cfg_key then CONFIG[field], CONFIG.enabled = value, nil end
   local fields = call_cache(FOREIGN)[cfg_key]
   if fields then fields[field] = value end
 end

@@ -1,18 +1,16 @@
 -- module: order
 -- requires: call_state, hooks
--- order_lib: the order of a window's results as reads, lookups and counts across shards see it:
--- Redis' (score descending, then item id descending) unless a board option's hooks decide it
--- (hooks_lib: strict, page, position, mark_of, ahead, append_marks; the first answer that is not nil
--- wins: `order: asc` answers the ascending order, `ties: first` the strict one). A mark places an item
--- among equal scores across shards: among equal scores the greater mark comes first ('': none, the
--- order of item ids).
--- Which scores are listed: on a max / min / last board every recorded one, whatever its sign; on a
--- sum board those above 0 (an item whose increments sum to 0 or less is held but not listed).
--- Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones
--- allowed) are outside the listing: pages, places, counts and ranks close the gaps they leave, after
--- one ZMSCORE (the option bounds how many a shard holds). A count ahead of a score compares their
--- scores and places only the exceptions of that very score; a page places each one, once per call.
--- A page from the top reads no score of theirs: it reads rows till enough are shown (head_page).
+-- order_lib: the order of a window's results as reads, lookups and counts across shards see it: Redis' (score
+-- descending, then item id descending) unless a board option's hooks decide it (hooks_lib: strict, page, position,
+-- mark_of, ahead, append_marks; the first answer that is not nil wins: `order: asc` answers the ascending order, `ties:
+-- first` the strict one). A mark places an item among equal scores across shards: among equal scores the greater mark
+-- comes first ('': none, the order of item ids). Which scores are listed: on a max / min / last board every recorded
+-- one, whatever its sign; on a sum board those above 0 (an item whose increments sum to 0 or less is held but not
+-- listed). Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones allowed)
+-- are outside the listing: pages, places, counts and ranks close the gaps they leave, after one ZMSCORE (the option
+-- bounds how many a shard holds). A count ahead of a score compares their scores and places only the exceptions of that
+-- very score; a page places each one, once per call. A page from the top reads no score of theirs: it reads rows till
+-- enough are shown (head_page).
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top
@@ -99,10 +97,11 @@ local function base_listed_count(top_key)
   return redis.call('ZCOUNT', top_key, '(0', '+inf')
 end
 
--- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache):
--- false, or { only, items (id -> true), asked (their list), scores (listed ones: id -> score; nil till
--- scored), listed (how many), placed (id -> base position, as asked), positions (ascending base
--- positions of the listed ones, once a page asks) }. Bounded by the option's limit.
+-- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache): false, or { only,
+-- items (id -> true), asked (their list), scores (listed ones: id -> score; nil till scored), listed (how many), placed
+-- (id -> base position, as asked), positions (ascending base positions of the listed ones, once a page asks) }. Bounded
+-- by the option's limit. A write of the results drops their record (window_lib's results_changed, board_write's
+-- unwatched adds: a call's later request ranks among its earlier ones' scores); a change of exceptions, every record.
 local exceptions_of = { seq = 0, by = {} }
 
 -- The exceptions record of `items` (only: the only ones listed; else: the ones left out), not scored.
@@ -393,6 +392,7 @@ order.listed_count = listed_count
 order.shown = shown
 order.left_out = left_out
 order.count_as_shown = count_as_shown
+order.EXCEPTIONS = exceptions_of
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.page_except = page_except

@@ -1,7 +1,6 @@
 -- module: window
 -- requires: aggregate, call_state, hooks, keyspace, order, slot_due
--- window_lib: functions shared by the ranking functions, a module of their function library (and of
--- the ingest one).
+-- window_lib: functions shared by the ranking functions, a module of their function library (and of the ingest one).
 -- KEYS: 0
 -- Conventions: a call's windows come as the record call_state.bind_windows fills (`windows`: count, and
 -- by 0-based window its slots index zset, results zset and rule). A window's slot hashes are named
@@ -25,9 +24,10 @@ end
 
 -- Hook: the score of `item` in the window results `top_key` is now `score` (0: it left the window, or,
 -- on a max / min / last board, holds 0 there: the hooks deciding a leave ask the results, item_held).
--- Every change of a window's results calls it (the options' results_changed hooks, and item_left when it
--- left: item_data_lib; a script changing a results zset another way must call it too).
+-- Every change of a window's results calls it (order_lib's EXCEPTIONS drop theirs; the options' results_changed
+-- hooks; item_left when it left: item_data_lib; a script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)
+  order.EXCEPTIONS.by[top_key] = nil
   local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
   if score == 0 then for _, left in ipairs(hooks.item_left) do left(top_key, item) end end

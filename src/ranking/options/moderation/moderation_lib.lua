@@ -1,5 +1,5 @@
 -- module: moderation
--- requires: call_state, groups, hooks, keyspace
+-- requires: call_state, groups, hooks, keyspace, order
 -- moderation_lib: moderation states of a board's items, a board option (src/ranking/options/moderation/).
 -- An item an admin hid is outside every listing of its board; on a board with `moderation: { review:
 -- true }` only the items an admin allowed are listed. Counts keep accruing either way: the states are
@@ -55,6 +55,14 @@ local function reviews(cfg_key)
   return call_state.config_field(cfg_key, 'modreview') == '1'
 end
 
+-- The shard's effective states changed in this call (modeff, or the states it is built from): what the
+-- call kept of its exceptions (here and order_lib's records) is asked again, so a later request of the
+-- call (an item that joined a hidden group) ranks as a call of its own would.
+local function effective_changed(cfg_key)
+  call_state.call_cache(known)[cfg_key] = nil
+  order.EXCEPTIONS.by = {}
+end
+
 -- The shard's items whose state is `state` (nil: any state): their own, else their group's, read
 -- from the states and each group state's items.
 local function states_in(cfg_key, state)
@@ -105,6 +113,7 @@ local function build_effective(cfg_key)
     end
   end
   effective_set(cfg_key, states)
+  effective_changed(cfg_key)
   redis.call('HSET', cfg_key, 'modeff', '1')
   call_state.config_field_written(cfg_key, 'modeff', '1')
 end
@@ -117,6 +126,7 @@ local function item_changed(cfg_key, item)
     local group = redis.call('HGET', groups.groups_key(cfg_key), item)
     state = group and redis.call('HGET', group_states_key(cfg_key), group)
   end
+  effective_changed(cfg_key)
   if state then return redis.call('HSET', effective_key(cfg_key), item, state) end
   redis.call('HDEL', effective_key(cfg_key), item)
 end
@@ -132,6 +142,7 @@ local function group_state_changed(cfg_key, group, state)
     if not own[i] then taking[#taking + 1] = item end
   end
   if #taking == 0 then return end
+  effective_changed(cfg_key)
   if state == '' then
     for from = 1, #taking, 1000 do
       redis.call('HDEL', effective_key(cfg_key), unpack(taking, from, math.min(from + 999, #taking)))
@@ -146,9 +157,12 @@ end
 -- hooks_lib `group_changed`: the item's group is now `group` (false: none); an item of no own state
 -- takes its state. Nothing to do where no group holds a state (no modeff entry came from one).
 local function group_changed(cfg_key, item, group)
-  if not built(cfg_key) or not call_state.config_field(cfg_key, 'modgroups') then return end
+  if not call_state.config_field(cfg_key, 'modgroups') then return end
+  -- Read from the states themselves till modeff is built: the item's group there changed too.
+  if not built(cfg_key) then return effective_changed(cfg_key) end
   if redis.call('HEXISTS', states_key(cfg_key), item) == 1 then return end
   local state = group and redis.call('HGET', group_states_key(cfg_key), group)
+  effective_changed(cfg_key)
   if state then return redis.call('HSET', effective_key(cfg_key), item, state) end
   redis.call('HDEL', effective_key(cfg_key), item)
 end
