@@ -61,6 +61,10 @@ const SHAPES: Array<[BestAggregate, 'asc' | 'desc', 'asc' | 'desc', 'shared' | '
   ['min', 'asc', 'asc', 'first'],
 ];
 
+const DAY_MS = 86_400_000;
+/** The calendar window keeping archives, as the model holds it: one slot a UTC day. */
+const DAY = { name: 'day', periodSec: 86_400, intervalSec: 86_400 };
+
 /** The live listing read last in a window's slot: what its snapshot at the slot's end must hold. */
 type Seen = { endSec: number; rows: PairRow[] };
 
@@ -74,19 +78,25 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
     checked = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        // Within a day's first 20 hours: the steps (at most 9 minutes) stay in one calendar period.
+        fc
+          .tuple(fc.integer({ min: 18_500, max: 21_900 }), fc.integer({ min: 0, max: 72_000_000 }))
+          .map(([day, ms]) => day * DAY_MS + ms),
         fc.array(step, { minLength: 1, maxLength: 12 }),
         async (startMs, steps) => {
           const name = `tbh${board++}`;
           clock.setMs(startMs);
-          const windows = WINDOWS.map((w) => ({
-            name: w.name,
-            period: w.periodSec,
-            interval: w.intervalSec,
-            snapshots: { keep: 3, top: TOP },
-          }));
+          const windows = [
+            ...WINDOWS.map((w) => ({
+              name: w.name,
+              period: w.periodSec,
+              interval: w.intervalSec,
+              snapshots: { keep: 3, top: TOP },
+            })),
+            { name: 'day', calendar: 'day', archive: { keep: 2, top: TOP } },
+          ];
           await setup.ranking.putBoard({ name, windows, shards, aggregate, order, ties, tiebreak: { order: tb } });
-          const model = new TiebreakModel(WINDOWS, aggregate, tb, order);
+          const model = new TiebreakModel([...WINDOWS, DAY], aggregate, tb, order);
           const strict = ties === 'first' ? new StrictPairs(model, (id) => shardOf(id, shards)) : undefined;
           const seen = new Map<string, Seen>();
           for (const s of steps) {
@@ -96,7 +106,10 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
             if (lands) await setup.ranking.score(name, s.item, s.score, undefined, undefined, atMs / 1000, s.tiebreak);
             for (const w of WINDOWS) await compare(name, model, w, seen, strict);
           }
+          await compareArchive(name, model, strict);
           await setup.ranking.deleteBoard(name);
+          // The archives' copies of the pair order go with it.
+          expect(await setup.redis.dataKeys(`board:${name}[}/]*`)).toEqual([]);
         },
       ),
       { numRuns: 10, examples: [PAIRS_TIE_AND_SPLIT] },
@@ -159,6 +172,26 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
     }
     const slotStart = nowSec - (nowSec % w.intervalSec);
     seen.set(w.name, { endSec: slotStart + w.intervalSec, rows });
+  }
+
+  /**
+   * The day's live listing (checked against the model), then the next day: its archive is that listing
+   * cut to the top, ranked as it was, and so are the previous ranks of the next day's rows.
+   */
+  async function compareArchive(name: string, model: TiebreakModel, strict?: StrictPairs) {
+    const live = await setup.ranking.top(name, 'day', 0, 20);
+    const pairs = model.listing('day', clock.nowMs());
+    expect(live.items.map(pairRow).map((r) => [r.score, r.tiebreak])).toEqual(pairs.map((r) => [r.score, r.tiebreak]));
+    if (!strict) expect(live.items.map(pairRow)).toEqual(pairs);
+    clock.setMs((Math.floor(clock.nowMs() / DAY_MS) + 1) * DAY_MS + 1000);
+    const kept = live.items.slice(0, TOP).map(({ rank, item, score }) => ({ rank, item, score }));
+    const { periods } = await setup.ranking.archives(name, 'day', 10, undefined);
+    expect(periods.map((period) => period.items)).toEqual(kept.length > 0 ? [kept] : []);
+    for (const item of ITEMS) await setup.ranking.score(name, item, 0, undefined, undefined, undefined, 0);
+    const next = await setup.ranking.top(name, 'day', 0, 20);
+    expect(next.items.map((row) => [row.item, row.previousRank]).sort()).toEqual(
+      ITEMS.map((item) => [item, kept.find((row) => row.item === item)?.rank ?? null]).sort(),
+    );
   }
 
   /** The window's latest snapshot (undefined: none kept yet). */

@@ -1,5 +1,5 @@
 -- module: archive
--- requires: call_state, hooks, keyspace, order
+-- requires: call_state, hooks, keyspace, order, tiebreak
 -- archive_lib: a calendar window's archive taken in bounded chunks (the option calendar), a module of
 -- the function libraries on boards; window_lib's expiry drives it through the hook slots_draining.
 -- KEYS: 0
@@ -18,6 +18,10 @@
 --   <base>archrows:<at>  zset   item -> score: the rows of the slot drained so far (its best `top` once
 --                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
+-- On a tiebreak board the period's standings are its live pair order at the boundary (the slot's values
+-- hold pairs, and a `ties: first` board's order who reached them first, which no slot value holds):
+-- archive_begin copies its first `top` members to <base>archrows:<at> (tiebreak_lib's copy_order),
+-- drained entries are not taken, and the rows are written out with their marks as snapshots are.
 
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
@@ -36,7 +40,15 @@ local function archive_begin(slots_key, slot_start, conf, expire_sec)
   if not redis.call('ZSCORE', slots_key, slot_start) then return end
   local base = archive_base(slots_key)
   redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'snap:' .. slot_start)
+  local top_key = keyspace.sibling_key(slots_key, 'slots', 'top')
+  if tiebreak.keeps_pairs(top_key) then tiebreak.copy_order(top_key, base .. 'archrows:' .. slot_start, conf.top) end
   redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
+end
+
+-- The results of the window of `slots_key` when its board keeps pairs (tiebreak_lib), else nil.
+local function pairs_top(slots_key)
+  local top_key = keyspace.sibling_key(slots_key, 'slots', 'top')
+  return tiebreak.keeps_pairs(top_key) and top_key or nil
 end
 
 -- The pending archives of a window (slot start -> { top, keep, written }), or nil when none is.
@@ -61,7 +73,7 @@ end
 -- Keeps `entries` (item, value pairs) drained from the slot starting at `slot_start` that scored.
 local function archive_take(slots_key, pending, slot_start, entries)
   local state = pending[slot_start]
-  if not state then return end
+  if not state or pairs_top(slots_key) then return end
   local rows_key = archive_base(slots_key) .. 'archrows:' .. slot_start
   local args = {}
   for i = 1, #entries, 2 do
@@ -91,9 +103,23 @@ local function archive_trim(rows_key, state, budget)
   return budget - dropped, dropped < extra
 end
 
+-- A tiebreak board's archive text as its previous listing (snapshot_lib's `prev`): item -> its rank
+-- on the pair (strict: its position), negated unless the board is `order: asc`.
+local function ranked_previous(prev, rows, ascending)
+  local args, rank, last = {}, 0, nil
+  local pattern = SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)' .. SNAP_FIELD .. '([^' .. SNAP_FIELD .. ']*' .. SNAP_FIELD
+    .. '[^' .. SNAP_FIELD .. ']*)' .. SNAP_FIELD .. '(%d+)'
+  for item, pair, n in string.gmatch(rows, pattern) do
+    if pair ~= last then rank, last = tonumber(n), pair end
+    args[#args + 1], args[#args + 2] = ascending and rank or -rank, item
+  end
+  redis.call('UNLINK', prev)
+  if #args > 0 then redis.call('ZADD', prev, unpack(args)) end
+end
+
 -- The archive of `at` is complete: it becomes visible (its index entry), the oldest beyond `keep`
 -- go, and its rows become the previous listing (previousRank).
-local function archive_finish(base, at, state)
+local function archive_finish(base, at, state, top_key)
   local index = base .. 'snaps'
   if state.written > 0 then
     for _, old in ipairs(redis.call('ZRANGE', index, 0, -state.keep)) do
@@ -101,8 +127,13 @@ local function archive_finish(base, at, state)
       redis.call('ZREM', index, old)
     end
     redis.call('ZADD', index, at, at)
-    redis.call('UNLINK', base .. 'prev')
-    redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
+    if top_key then
+      ranked_previous(base .. 'prev', redis.call('GET', base .. 'snap:' .. at), order.ascending(top_key))
+      redis.call('UNLINK', base .. 'archrows:' .. at)
+    else
+      redis.call('UNLINK', base .. 'prev')
+      redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
+    end
     if state.expire_sec > 0 then
       for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev' }) do redis.call('EXPIRE', key, state.expire_sec) end
     end
@@ -110,10 +141,27 @@ local function archive_finish(base, at, state)
   redis.call('HDEL', base .. 'arch', at)
 end
 
+-- The archive rows from position `written` of `rows_key`, at most `budget`, in snapshot_lib's format
+-- (`top_key`: a tiebreak board's results, whose rows carry their marks).
+local function archive_rows(rows_key, written, budget, top_key)
+  local rows = {}
+  if top_key then
+    for i, row in ipairs(tiebreak.pair_rows(top_key, rows_key, written, written + budget - 1)) do
+      rows[i] = SNAP_ROW .. row.item .. SNAP_FIELD .. row.score .. SNAP_FIELD .. row.mark .. SNAP_FIELD .. (written + i)
+    end
+    return rows
+  end
+  local page = order.score_page(rows_key, written, written + budget - 1)
+  for i = 1, #page, 2 do
+    rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (written + #rows + 1)
+  end
+  return rows
+end
+
 -- Writes out, oldest first, the pending archives whose slot is drained, at most `budget` rows.
 -- Returns the budget left and whether rows remain.
 local function archive_write(slots_key, pending, budget)
-  local base = archive_base(slots_key)
+  local base, top_key = archive_base(slots_key), pairs_top(slots_key)
   local starts = {}
   for at in pairs(pending) do starts[#starts + 1] = at end
   table.sort(starts, function(a, b) return tonumber(a) < tonumber(b) end)
@@ -126,16 +174,12 @@ local function archive_write(slots_key, pending, budget)
       budget, trimming = archive_trim(base .. 'archrows:' .. at, state, budget)
       if trimming or budget <= 0 then return budget, true end
     end
-    local page = order.score_page(base .. 'archrows:' .. at, state.written, state.written + budget - 1)
-    local rows = {}
-    for i = 1, #page, 2 do
-      rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (state.written + #rows + 1)
-    end
+    local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key)
     if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
     state.written = state.written + #rows
     budget = budget - math.max(#rows, 1)
     if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then
-      archive_finish(base, at, state)
+      archive_finish(base, at, state, top_key)
     else
       redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written, state.expire_sec }, ' '))
       return budget, true

@@ -269,6 +269,39 @@ local function tiebreak_stored(cfg_key, settings)
   return asked ~= nil
 end
 
+-- Whether the board of the window of `top_key` keeps pairs (its calendar archives copy them: archive_lib).
+local function keeps_pairs(top_key)
+  return setting(top_key) ~= false
+end
+
+-- A calendar window's closed period as its live read lists it (archive_lib, at the first call after
+-- the period's end: nothing expired or applied since): its first `top` members of the pair order
+-- copied to `dest`, a zset read with pair_rows.
+local function copy_order(top_key, dest, top)
+  if setting(top_key).ascending then
+    redis.call('ZRANGESTORE', dest, order_key(top_key), 0, top - 1)
+  else
+    redis.call('ZRANGESTORE', dest, order_key(top_key), 0, top - 1, 'REV')
+  end
+end
+
+-- Positions first..last of such a copy `key`, best first: item, score (text) and mark per row, as
+-- page_hook answers a row (the mark the shards' merge compares).
+local function pair_rows(top_key, key, first, last)
+  local kept = setting(top_key)
+  local rows = {}
+  for i, member in ipairs(redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', key, first, last)) do
+    rows[i] = { item = string.sub(member, kept.width + 1),
+      score = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT),
+      mark = string.sub(member, TB.WIDTH + 1, kept.strict and -1 or kept.width) }
+  end
+  return rows
+end
+
+tiebreak.keeps_pairs = keeps_pairs
+tiebreak.copy_order = copy_order
+tiebreak.pair_rows = pair_rows
+
 hooks.register('tiebreak', tiebreak_hook, 'tiebreak')
 hooks.register('results_changed', tiebreak_changed, 'tiebreak')
 hooks.register('window_dropped', drop_order, 'tiebreak')
