@@ -18,10 +18,11 @@
 --   <base>archrows:<at>  zset   item -> score: the rows of the slot drained so far (its best `top` once
 --                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
--- On a tiebreak board the period's standings are its live pair order at the boundary (the slot's values
--- hold pairs, and a `ties: first` board's order who reached them first, which no slot value holds):
--- archive_begin copies its first `top` members to <base>archrows:<at> (tiebreak_lib's copy_order),
--- drained entries are not taken, and the rows are written out with their marks as snapshots are.
+-- On a tiebreak board <base>archrows:<at> holds, all scored 0, each drained item's member of the pair
+-- order (tiebreak_lib's member_of: its byte order the board's pair order, with a `ties: first` board's
+-- tie mark, who reached the pair first, which no slot value holds), trimmed to the best `top` and
+-- written out with their marks as snapshots are; each chunk adds its rows' ranks to
+-- <base>archrank:<at> (zset, item -> rank key), the previous listing once complete.
 
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
@@ -39,9 +40,7 @@ end
 local function archive_begin(slots_key, slot_start, conf, expire_sec)
   if not redis.call('ZSCORE', slots_key, slot_start) then return end
   local base = archive_base(slots_key)
-  redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'snap:' .. slot_start)
-  local top_key = keyspace.sibling_key(slots_key, 'slots', 'top')
-  if tiebreak.keeps_pairs(top_key) then tiebreak.copy_order(top_key, base .. 'archrows:' .. slot_start, conf.top) end
+  redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'archrank:' .. slot_start, base .. 'snap:' .. slot_start)
   redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
 end
 
@@ -70,11 +69,24 @@ local function archive_score(value)
   return value
 end
 
+-- A tiebreak board's archive_take: each drained item's member of the pair order (tiebreak_lib's
+-- member_of, from the pair its slot value holds: "<score>,<tiebreak>", on last "<ms>:<score>,<tiebreak>").
+local function archive_take_pairs(top_key, rows_key, entries)
+  local args = {}
+  for i = 1, #entries, 2 do
+    local score, tb = string.match(entries[i + 1], '(-?%d+),(-?%d+)$')
+    args[#args + 1], args[#args + 2] = 0, tiebreak.member_of(top_key, entries[i], tonumber(score), tonumber(tb))
+  end
+  if #args > 0 then redis.call('ZADD', rows_key, unpack(args)) end
+end
+
 -- Keeps `entries` (item, value pairs) drained from the slot starting at `slot_start` that scored.
 local function archive_take(slots_key, pending, slot_start, entries)
   local state = pending[slot_start]
-  if not state or pairs_top(slots_key) then return end
+  if not state then return end
   local rows_key = archive_base(slots_key) .. 'archrows:' .. slot_start
+  local top_key = pairs_top(slots_key)
+  if top_key then return archive_take_pairs(top_key, rows_key, entries) end
   local args = {}
   for i = 1, #entries, 2 do
     local score = archive_score(entries[i + 1])
@@ -103,20 +115,6 @@ local function archive_trim(rows_key, state, budget)
   return budget - dropped, dropped < extra
 end
 
--- A tiebreak board's archive text as its previous listing (snapshot_lib's `prev`): item -> its rank
--- on the pair (strict: its position), negated unless the board is `order: asc`.
-local function ranked_previous(prev, rows, ascending)
-  local args, rank, last = {}, 0, nil
-  local pattern = SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)' .. SNAP_FIELD .. '([^' .. SNAP_FIELD .. ']*' .. SNAP_FIELD
-    .. '[^' .. SNAP_FIELD .. ']*)' .. SNAP_FIELD .. '(%d+)'
-  for item, pair, n in string.gmatch(rows, pattern) do
-    if pair ~= last then rank, last = tonumber(n), pair end
-    args[#args + 1], args[#args + 2] = ascending and rank or -rank, item
-  end
-  redis.call('UNLINK', prev)
-  if #args > 0 then redis.call('ZADD', prev, unpack(args)) end
-end
-
 -- The archive of `at` is complete: it becomes visible (its index entry), the oldest beyond `keep`
 -- go, and its rows become the previous listing (previousRank).
 local function archive_finish(base, at, state, top_key)
@@ -128,8 +126,8 @@ local function archive_finish(base, at, state, top_key)
     end
     redis.call('ZADD', index, at, at)
     if top_key then
-      ranked_previous(base .. 'prev', redis.call('GET', base .. 'snap:' .. at), order.ascending(top_key))
-      redis.call('UNLINK', base .. 'archrows:' .. at)
+      redis.call('UNLINK', base .. 'prev', base .. 'archrows:' .. at)
+      redis.call('RENAME', base .. 'archrank:' .. at, base .. 'prev')
     else
       redis.call('UNLINK', base .. 'prev')
       redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
@@ -141,16 +139,36 @@ local function archive_finish(base, at, state, top_key)
   redis.call('HDEL', base .. 'arch', at)
 end
 
--- The archive rows from position `written` of `rows_key`, at most `budget`, in snapshot_lib's format
--- (`top_key`: a tiebreak board's results, whose rows carry their marks).
-local function archive_rows(rows_key, written, budget, top_key)
-  local rows = {}
-  if top_key then
-    for i, row in ipairs(tiebreak.pair_rows(top_key, rows_key, written, written + budget - 1)) do
-      rows[i] = SNAP_ROW .. row.item .. SNAP_FIELD .. row.score .. SNAP_FIELD .. row.mark .. SNAP_FIELD .. (written + i)
-    end
-    return rows
+-- A tiebreak board's archive rows from position `written` (0-based) of the copy `rows_key`, at most
+-- `budget`, with their marks; each row's rank on the pair (strict: its position; negated unless the
+-- board is `order: asc`) added to `ranks_key`, the next previous listing (snapshot_lib's `prev`). The
+-- row before the first tells whether the first shares its pair, and so its rank.
+local function pair_archive_rows(top_key, rows_key, ranks_key, written, budget)
+  local from = math.max(written - 1, 0)
+  local page = tiebreak.pair_rows(top_key, rows_key, from, written + budget - 1)
+  local sign = order.ascending(top_key) and 1 or -1
+  local rows, ranked, before = {}, {}, nil
+  if from < written then
+    before = table.remove(page, 1)
+    before.rank = sign * tonumber(redis.call('ZSCORE', ranks_key, before.item))
   end
+  for i, row in ipairs(page) do
+    local n = written + i
+    local tied = before and before.score == row.score and before.mark == row.mark
+    row.rank = tied and before.rank or n
+    rows[i] = SNAP_ROW .. row.item .. SNAP_FIELD .. row.score .. SNAP_FIELD .. row.mark .. SNAP_FIELD .. n
+    ranked[2 * i - 1], ranked[2 * i] = sign * row.rank, row.item
+    before = row
+  end
+  if #ranked > 0 then redis.call('ZADD', ranks_key, unpack(ranked)) end
+  return rows
+end
+
+-- The archive rows from position `written` of `rows_key`, at most `budget`, in snapshot_lib's format
+-- (`top_key`: a tiebreak board's results, whose rows carry their marks: pair_archive_rows).
+local function archive_rows(rows_key, written, budget, top_key, ranks_key)
+  if top_key then return pair_archive_rows(top_key, rows_key, ranks_key, written, budget) end
+  local rows = {}
   local page = order.score_page(rows_key, written, written + budget - 1)
   for i = 1, #page, 2 do
     rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (written + #rows + 1)
@@ -174,7 +192,7 @@ local function archive_write(slots_key, pending, budget)
       budget, trimming = archive_trim(base .. 'archrows:' .. at, state, budget)
       if trimming or budget <= 0 then return budget, true end
     end
-    local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key)
+    local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key, base .. 'archrank:' .. at)
     if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
     state.written = state.written + #rows
     budget = budget - math.max(#rows, 1)
@@ -191,7 +209,7 @@ end
 -- Forgets a window's pending archives (a remade or reconfigured window, a deleted board).
 local function drop_archives(base)
   for _, at in ipairs(redis.call('HKEYS', base .. 'arch')) do
-    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'snap:' .. at)
+    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at)
   end
   redis.call('UNLINK', base .. 'arch')
 end
