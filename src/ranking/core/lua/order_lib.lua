@@ -381,7 +381,6 @@ end
 
 order.ascending = ascending
 order.score_page = score_page
-order.base_page = base_page
 order.strict = strict
 order.page = page
 order.position = position

@@ -98,8 +98,12 @@ end
 -- marks, and the previous listing's ZADD arguments (each row's competition rank on the pair, strict:
 -- its position, negated on a board whose higher scores come first).
 local function pair_rows(top_key, top)
-  local marks = {}
-  local page = order.base_page(top_key, 0, top - 1, marks)
+  local marks, page = {}, nil
+  -- The order's page as every read's starts from it (order_lib's base_page: the first answer), with
+  -- every row the board holds, moderated or not, as snapshots keep them.
+  for _, page_of in ipairs(call_state.hooks_of_top(top_key).page) do
+    page = page or page_of(top_key, 0, top - 1, marks)
+  end
   local strict, sign = order.strict(top_key), order.ascending(top_key) and 1 or -1
   local rows, ranked, rank = {}, {}, 0
   for i = 1, #page, 2 do
