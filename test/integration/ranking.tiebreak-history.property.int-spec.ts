@@ -208,3 +208,37 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
 function pairRow(row: { rank: number; item: string; score: number; tiebreak?: number }): PairRow {
   return { rank: row.rank, item: row.item, score: row.score, tiebreak: row.tiebreak as number };
 }
+
+describe('tiebreak history kept before marks were stored (single node, 1 shard)', () => {
+  const setup = useRankingService('single');
+
+  it('a snapshot whose rows hold no mark reads as taken: ranked by score, items through it too', async () => {
+    setup.clock.setMs(1_600_000_000_000);
+    const windows = [{ name: 'm', period: 180, interval: 60, snapshots: { keep: 3, top: 4 } }];
+    await setup.ranking.putBoard({ name: 'old', windows, aggregate: 'max', tiebreak: { order: 'desc' } });
+    for (const [item, tiebreak] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const)
+      await setup.ranking.score('old', item, 5, undefined, undefined, undefined, tiebreak);
+    setup.clock.advanceMs(60_000);
+    const taken = await setup.ranking.history('old', 'm', undefined);
+    expect(taken.items.map((row) => [row.item, row.rank])).toEqual([
+      ['c', 1],
+      ['b', 2],
+      ['a', 3],
+    ]);
+    const [key] = (await setup.redis.dataKeys('board:old}*')).filter((k) => k.includes(':snap:'));
+    // The format before marks: "\x1e<item>\x1f<score>\x1f<n>", equal scores in descending id order.
+    await setup.redis.client.set(key, '\x1ec\x1f5\x1f1\x1eb\x1f5\x1f2\x1ea\x1f5\x1f3', 'KEEPTTL');
+    const read = await setup.ranking.history('old', 'm', undefined);
+    expect(read.items.map((row) => [row.item, row.rank])).toEqual([
+      ['c', 1],
+      ['b', 1],
+      ['a', 1],
+    ]);
+    const { points } = await setup.ranking.itemHistory('old', 'm', 'a', undefined, undefined);
+    expect(points.map((point) => point.rank)).toEqual([1]);
+  });
+});
