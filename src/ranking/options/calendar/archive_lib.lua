@@ -139,7 +139,7 @@ local function archive_finish(base, at, state, top_key)
   redis.call('HDEL', base .. 'arch', at)
 end
 
--- A tiebreak board's archive rows from position `written` (0-based) of the copy `rows_key`, at most
+-- A tiebreak board's archive rows from position `written` (0-based) of its members `rows_key`, at most
 -- `budget`, with their marks; each row's rank on the pair (strict: its position; negated unless the
 -- board is `order: asc`) added to `ranks_key`, the next previous listing (snapshot_lib's `prev`). The
 -- row before the first tells whether the first shares its pair, and so its rank.

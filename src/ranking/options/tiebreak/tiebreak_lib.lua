@@ -288,8 +288,8 @@ local function member_of(top_key, item, score, tb)
   return pair .. kept_tie(kept, string.rep('0', kept.tie_width)) .. item
 end
 
--- Positions first..last of a zset `key` of such members (scored 0), best first: item, score (text) and mark per row, as
--- page_hook answers a row (the mark the shards' merge compares).
+-- Positions first..last of a zset `key` of such members (scored 0), best first: item, score (text)
+-- and mark per row, as page_hook answers a row (the mark the shards' merge compares).
 local function pair_rows(top_key, key, first, last)
   local kept = setting(top_key)
   local rows = {}
