@@ -173,6 +173,17 @@ const TIEBREAK_FIRST_BOARD = {
   ties: 'first' as const,
 };
 
+/**
+ * A strict competition keeping snapshots of 1 000 rows, every item of one pair: a snapshot is its pair
+ * order's first 1 000 members, each row with its mark and its rank staged for previousRank.
+ */
+const TIEBREAK_HISTORY_BOARD = {
+  aggregate: 'max' as const,
+  tiebreak: { order: 'asc' as const },
+  ties: 'first' as const,
+  windows: [{ name: 'h', period: '1h', interval: '1m', snapshots: { keep: 2, top: 1000 } }],
+};
+
 /** Calendar windows of every kind, the largest archives. */
 const CALENDAR_BOARD = {
   windows: [
@@ -237,6 +248,7 @@ export const BOARDS = {
   'wc-ever': EVER_BOARD,
   'wc-tiebreak': TIEBREAK_BOARD,
   'wc-tb-first': TIEBREAK_FIRST_BOARD,
+  'wc-tb-hist': TIEBREAK_HISTORY_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**

@@ -196,6 +196,19 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/history',
+    worst:
+      'the first read after a boundary of a tiebreak board of ties first, every item of one pair: a snapshot of 1 000 rows of its pair order, marks kept, ranks for previousRank',
+    prepare: (context) => context.advanceSec(60),
+    request: () => get('/boards/wc-tb-hist/history?window=h'),
+    times: 1,
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst: 'the last of 1 000 rows of one pair through a tiebreak snapshot: each row searched by (score, mark)',
+    request: () => get('/boards/wc-tb-hist/items/h999/history?window=h'),
+  },
+  {
+    route: 'GET /boards/{board}/history',
     worst: 'a snapshot of 1 000 rows of the last of 8 metrics',
     request: () => get(`/boards/wc-metrics/history?window=m&metric=${LAST_METRIC}`),
   },

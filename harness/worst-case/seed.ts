@@ -147,6 +147,12 @@ async function seedTiebreakFirst(context: HarnessContext): Promise<void> {
   await batches(context, 'wc-tb-first', context.sizes.items, (n) => ({ item: `t${n}`, score: 7, tiebreak: 0 }));
 }
 
+/** Items of the strict competition keeping snapshots: one pair for all, at least the 1 000 a snapshot keeps. */
+async function seedTiebreakHistory(context: HarnessContext): Promise<void> {
+  const items = Math.max(1000, Math.min(context.sizes.items, 1500));
+  await batches(context, 'wc-tb-hist', items, (n) => ({ item: `h${n}`, score: 7, tiebreak: 0 }));
+}
+
 /** The metrics board whose snapshots its last metric's reads meet, filled before the snapshot boundaries. */
 const SNAPSHOT_METRIC_BOARDS = ['wc-metrics'] as const;
 
@@ -181,6 +187,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedEver(context);
   await seedTiebreak(context);
   await seedTiebreakFirst(context);
+  await seedTiebreakHistory(context);
   await seedMetrics(context, ['wc-rated', 'wc-metrics64']);
   await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));

@@ -14,13 +14,15 @@ export interface StoredSnapshot {
 
 /**
  * An item in one snapshot of one shard: its score (0: not listed), the rows above it (-1: not listed)
- * and how many of those the listing leaves out now (moderation).
+ * and how many of those the listing leaves out now (moderation); on a tiebreak board its mark there
+ * (what the other shards count ahead of; '' elsewhere).
  */
 export interface SnapshotPoint {
   atSec: number;
   score: number;
   above: number;
   leftOut: number;
+  mark: string;
 }
 
 /** Rows above a score in one shard's snapshot, and how many of them the listing leaves out now. */
@@ -29,23 +31,29 @@ export interface SnapshotCount {
   leftOut: number;
 }
 
-/** Snapshot rows as stored: "\x1e<item>\x1f<score>\x1f<position>" each (older snapshots: no position), best first (snapshot_lib.lua). */
+/**
+ * Snapshot rows as stored: "\x1e<item>\x1f<score>\x1f<position>" each (older snapshots: no position),
+ * on a tiebreak board "\x1e<item>\x1f<score>\x1f<mark>\x1f<position>" (the row's `tie`, as live rows
+ * carry it: the merge and the ranks compare it after the score), best first (snapshot_lib.lua).
+ */
 export function parseSnapshotRows(packed: string): ScoredItem[] {
   if (packed === '') return [];
   return packed
     .slice(1)
     .split('\x1e')
     .map((row) => {
-      const [item, score] = row.split('\x1f');
-      return { item, score: Number(score) };
+      const fields = row.split('\x1f');
+      const parsed: ScoredItem = { item: fields[0], score: Number(fields[1]) };
+      if (fields.length > 3) parsed.tie = fields[2];
+      return parsed;
     });
 }
 
 const READ_ARGS = ['at_sec'] as const;
 const READ_REPLY = ['keeps', 'found', 'boundary', 'rows', 'left_out', 'pending'] as const;
 const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
-const ITEM_REPLY = ['keeps', 'next_sec', 'points', 'hidden', 'left_out'] as const;
-const CUT_ARGS = ['at_sec', 'last_score', 'last_item'] as const;
+const ITEM_REPLY = ['keeps', 'next_sec', 'points', 'hidden', 'left_out', 'marks'] as const;
+const CUT_ARGS = ['at_sec', 'last_score', 'last_item', 'last_mark'] as const;
 const CUT_REPLY = ['cut'] as const;
 const COUNT_ARGS = ['points'] as const;
 const COUNT_REPLY = ['counts', 'left_out'] as const;
@@ -96,8 +104,9 @@ export const HISTORY_FUNCTIONS = {
       const reply = new NamedReply('tbRankHistoryItem', ITEM_REPLY, raw);
       const points = reply.nested('points');
       if (points.length % 3 !== 0) throw points.unexpected(points.length - 1, 'triples of boundary, score, above');
-      const leftOut = reply.nested('left_out');
+      const [leftOut, marks] = [reply.nested('left_out'), reply.nested('marks')];
       leftOut.expectLength(points.length / 3);
+      marks.expectLength(points.length / 3);
       return {
         keeps: reply.flag('keeps'),
         nextSec: reply.int('next_sec') || null,
@@ -107,6 +116,7 @@ export const HISTORY_FUNCTIONS = {
           score: points.number(1 + 3 * i),
           above: points.int(2 + 3 * i),
           leftOut: leftOut.int(i),
+          mark: marks.string(i),
         })),
       };
     },
@@ -120,7 +130,12 @@ export const HISTORY_FUNCTIONS = {
     numberOfKeys: 3,
     contract: { args: CUT_ARGS, reply: CUT_REPLY },
     build: (call: WindowCall & { atSec: number; last: ScoredItem }) =>
-      namedWindowRead(call, CUT_ARGS, { at_sec: call.atSec, last_score: call.last.score, last_item: call.last.item }),
+      namedWindowRead(call, CUT_ARGS, {
+        at_sec: call.atSec,
+        last_score: call.last.score,
+        last_item: call.last.item,
+        last_mark: call.last.tie ?? '',
+      }),
     /** the rows cut */
     decode: (raw) => new NamedReply('tbRankSnapshotCut', CUT_REPLY, raw).int('cut'),
   }),
@@ -131,11 +146,11 @@ export const HISTORY_FUNCTIONS = {
     flags: ['allow-oom'],
     numberOfKeys: 3,
     contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
-    build: (call: WindowCall & { points: Array<{ atSec: number; score: number }> }) =>
+    build: (call: WindowCall & { points: Array<{ atSec: number; score: number; mark: string }> }) =>
       namedWindowRead(call, COUNT_ARGS, {
-        points: JSON.stringify(call.points.map((point) => [point.atSec, point.score])),
+        points: JSON.stringify(call.points.map((point) => [point.atSec, point.score, point.mark])),
       }),
-    /** rows above each point's score in this shard's snapshot at or before its time */
+    /** rows above each point's score (pair: score and mark) in this shard's snapshot at or before its time */
     decode: (raw, call): SnapshotCount[] => {
       const reply = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw);
       const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];

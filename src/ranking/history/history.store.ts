@@ -188,8 +188,8 @@ export class HistoryStore {
     for (let fromSec: number | null = 0; fromSec !== null;) {
       const page = await this.itemHistory({ board, window, nowMs, item, fromSec, toSec });
       for (const point of page.points.filter((p) => p.rank !== null)) {
-        const { listing } = await this.history(board, window, nowMs, point.at, { shown: false });
-        const last = listing?.items[top - 1];
+        const replies = await this.readShards(board, window, nowMs, point.at);
+        const last = this.mergedRows(board, window, replies, false)?.rows[top - 1];
         if (last === undefined) continue;
         await this.cutEveryShard(board, window, nowMs, point.at, last);
       }
@@ -247,8 +247,21 @@ export class HistoryStore {
     shown: boolean,
   ): { keeps: boolean; listing?: SnapshotListing } {
     if (!replies.some((reply) => reply.keeps)) return { keeps: false };
+    const merged = this.mergedRows(board, window, replies, shown);
+    if (merged === undefined) return { keeps: true };
+    // A tiebreak board's rows carry their marks (tie): merged and ranked by the pair, as live rows are.
+    return { keeps: true, listing: { atSec: merged.atSec, items: rankRows(merged.rows, 0, 0) } };
+  }
+
+  /** The rows of the shards' snapshots merged at the latest of theirs, with their marks (undefined: none kept). */
+  private mergedRows(
+    board: PreparedBoard,
+    window: WindowConfig,
+    replies: Array<{ keeps: boolean; snapshot?: StoredSnapshot }>,
+    shown: boolean,
+  ): { atSec: number; rows: ScoredItem[] } | undefined {
     const stored = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
-    if (stored.length === 0) return { keeps: true };
+    if (stored.length === 0) return undefined;
     const atSec = Math.max(...stored.map((snapshot) => snapshot.atSec));
     const found = window.calendar ? stored.filter((snapshot) => snapshot.atSec === atSec) : stored;
     const leftOut = new Set(shown ? found.flatMap((snapshot) => snapshot.leftOut) : []);
@@ -258,7 +271,7 @@ export class HistoryStore {
     )
       .slice(0, window.snapshots?.top)
       .filter((row) => !leftOut.has(row.item));
-    return { keeps: true, listing: { atSec, items: rankRows(rows, 0, 0) } };
+    return { atSec, rows };
   }
 
   private on(board: PreparedBoard, shard: ShardKeys, nowMs: number): BoardCall {

@@ -34,12 +34,14 @@ local function drop_indexed(index_key, prefixes, budget)
   return budget - #names, #popped / 2 < want
 end
 
--- A calendar window's pending archives (a hash, a few fields): each field's rows and snapshot.
+-- A calendar window's pending archives (a hash, a few fields): each field's rows, ranks (a tiebreak
+-- board's: archive_lib) and snapshot.
 local function drop_archive_fields(base, budget)
   local fields = redis.call('HKEYS', base .. 'arch')
   local names, taken = {}, {}
-  for i = 1, math.min(#fields, math.max(1, math.floor(budget / 2))) do
-    names[#names + 1], names[#names + 2] = base .. 'archrows:' .. fields[i], base .. 'snap:' .. fields[i]
+  for i = 1, math.min(#fields, math.max(1, math.floor(budget / 3))) do
+    local at = fields[i]
+    names[#names + 1], names[#names + 2], names[#names + 3] = base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at
     taken[#taken + 1] = fields[i]
   end
   if #taken > 0 then

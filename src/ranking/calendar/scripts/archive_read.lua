@@ -37,8 +37,8 @@ local function archive_row_end(rows, n, from)
 end
 
 -- Rows skip+1 .. skip+most of an archive's text, with the rows skipped, the rows ranked strictly ahead
--- of the first (the position before the first row holding its score: "\31<score>\31" is found only
--- in score fields) and whether rows follow. Text stored before rows held positions is answered whole.
+-- of the first (the position before the first row holding its score, on a tiebreak board its pair:
+-- "\31<score>\31" or "\31<score>\31<mark>\31" is found only there) and whether rows follow. Text stored before rows held positions is answered whole.
 local function archive_page(rows, skip, most)
   if rows == '' then return rows, skip, skip, false end
   local _, positioned = snapshot.snapshot_row_at(rows, 1)
@@ -52,7 +52,9 @@ local function archive_page(rows, skip, most)
   local to = archive_row_end(rows, skip + most, from)
   local page = string.sub(rows, from, to or #rows)
   local field = string.find(page, archive.SNAP_FIELD, 2, true)
-  local score = string.sub(page, field + 1, string.find(page, archive.SNAP_FIELD, field + 1, true) - 1)
+  local row_end = (string.find(page, archive.SNAP_ROW, 2, true) or (#page + 1)) - 1
+  -- Its score, on a tiebreak board its score and mark: the fields before its position.
+  local score = string.match(string.sub(page, field + 1, row_end), '^(.*)' .. archive.SNAP_FIELD)
   local first_tied = string.find(rows, archive.SNAP_FIELD .. score .. archive.SNAP_FIELD, 1, true) + #score + 2
   local tied_end = (string.find(rows, archive.SNAP_ROW, first_tied, true) or (#rows + 1)) - 1
   return page, skip, tonumber(string.sub(rows, first_tied, tied_end)) - 1, to ~= nil

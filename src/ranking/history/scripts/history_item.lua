@@ -12,10 +12,11 @@
 --                   history (the read budget of one call, HISTORY_ROWS_PER_CALL)
 -- Reply (reader.answer, CALLS.history_item): keeps (0|1: the window keeps snapshots), next_sec (the
 --   boundary the next page starts at; 0: none left in range), points (per snapshot oldest first:
---   boundary (unix s), the item's score (0 when not listed), rows scoring above it (-1 when not listed)),
+--   boundary (unix s), the item's score (0 when not listed), rows ranking above it (-1 when not listed)),
 --   hidden (0|1: the board's exceptions leave the item out now: snapshot_shown_lib), left_out (per
 --   point: of the rows above it, those left out now; 0 when hidden or not listed: one step per row
---   above it on a board with exceptions, none on another)
+--   above it on a board with exceptions, none on another), marks (per point: the item's mark, what the
+--   other shards count ahead of on a tiebreak board: snapshot_lib; '' elsewhere or not listed)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_item(keys, args)
   call_state.begin_call(keys, args)
@@ -26,7 +27,7 @@ local function history_item(keys, args)
   local rule, now_sec = header.windows[1], header.now_sec
   local interval_sec, origin_sec = rule.interval_sec, rule.origin_sec
   local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
-  local next_sec, points, left_out = 0, {}, {}
+  local next_sec, points, left_out, marks = 0, {}, {}, {}
   local ex = shown.exceptions_of(top_key)
   local hidden = not shown.visible(ex, arg.item)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
@@ -39,12 +40,13 @@ local function history_item(keys, args)
     for _, boundary in ipairs(boundaries) do
       local rows = redis.call('GET', base .. 'snap:' .. boundary)
       if rows then
-        local score = snapshot.snapshot_score(rows, arg.item)
+        local score, mark = snapshot.snapshot_score(rows, arg.item)
         points[#points + 1] = tonumber(boundary)
         points[#points + 1] = score or 0
         local ascending = order.ascending(slots_key)
-        local above = score and snapshot.snapshot_count_above(rows, score, ascending)
+        local above = score and snapshot.snapshot_count_above(rows, score, ascending, mark)
         points[#points + 1] = above or -1
+        marks[#marks + 1] = mark or ''
         left_out[#left_out + 1] = above and not hidden and shown.left_out_ahead(ex, rows, score, ascending, above) or 0
       end
     end
@@ -55,5 +57,6 @@ local function history_item(keys, args)
     points = points,
     hidden = hidden and 1 or 0,
     left_out = left_out,
+    marks = marks,
   })
 end

@@ -1,5 +1,5 @@
 -- module: archive
--- requires: call_state, hooks, keyspace, order
+-- requires: call_state, hooks, keyspace, order, tiebreak
 -- archive_lib: a calendar window's archive taken in bounded chunks (the option calendar), a module of
 -- the function libraries on boards; window_lib's expiry drives it through the hook slots_draining.
 -- KEYS: 0
@@ -18,6 +18,11 @@
 --   <base>archrows:<at>  zset   item -> score: the rows of the slot drained so far (its best `top` once
 --                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
+-- On a tiebreak board <base>archrows:<at> holds, all scored 0, each drained item's member of the pair
+-- order (tiebreak_lib's member_of: its byte order the board's pair order, with a `ties: first` board's
+-- tie mark, who reached the pair first, which no slot value holds), trimmed to the best `top` and
+-- written out with their marks as snapshots are; each chunk adds its rows' ranks to
+-- <base>archrank:<at> (zset, item -> rank key), the previous listing once complete.
 
 -- The running call's state (call_lib): the same tables for every call.
 local BOARD = call_state.BOARD
@@ -35,8 +40,14 @@ end
 local function archive_begin(slots_key, slot_start, conf, expire_sec)
   if not redis.call('ZSCORE', slots_key, slot_start) then return end
   local base = archive_base(slots_key)
-  redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'snap:' .. slot_start)
+  redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'archrank:' .. slot_start, base .. 'snap:' .. slot_start)
   redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
+end
+
+-- The results of the window of `slots_key` when its board keeps pairs (tiebreak_lib), else nil.
+local function pairs_top(slots_key)
+  local top_key = keyspace.sibling_key(slots_key, 'slots', 'top')
+  return tiebreak.keeps_pairs(top_key) and top_key or nil
 end
 
 -- The pending archives of a window (slot start -> { top, keep, written }), or nil when none is.
@@ -58,11 +69,24 @@ local function archive_score(value)
   return value
 end
 
+-- A tiebreak board's archive_take: each drained item's member of the pair order (tiebreak_lib's
+-- member_of, from the pair its slot value holds: "<score>,<tiebreak>", on last "<ms>:<score>,<tiebreak>").
+local function archive_take_pairs(top_key, rows_key, entries)
+  local args = {}
+  for i = 1, #entries, 2 do
+    local score, tb = string.match(entries[i + 1], '(-?%d+),(-?%d+)$')
+    args[#args + 1], args[#args + 2] = 0, tiebreak.member_of(top_key, entries[i], tonumber(score), tonumber(tb))
+  end
+  if #args > 0 then redis.call('ZADD', rows_key, unpack(args)) end
+end
+
 -- Keeps `entries` (item, value pairs) drained from the slot starting at `slot_start` that scored.
 local function archive_take(slots_key, pending, slot_start, entries)
   local state = pending[slot_start]
   if not state then return end
   local rows_key = archive_base(slots_key) .. 'archrows:' .. slot_start
+  local top_key = pairs_top(slots_key)
+  if top_key then return archive_take_pairs(top_key, rows_key, entries) end
   local args = {}
   for i = 1, #entries, 2 do
     local score = archive_score(entries[i + 1])
@@ -93,7 +117,7 @@ end
 
 -- The archive of `at` is complete: it becomes visible (its index entry), the oldest beyond `keep`
 -- go, and its rows become the previous listing (previousRank).
-local function archive_finish(base, at, state)
+local function archive_finish(base, at, state, top_key)
   local index = base .. 'snaps'
   if state.written > 0 then
     for _, old in ipairs(redis.call('ZRANGE', index, 0, -state.keep)) do
@@ -101,8 +125,13 @@ local function archive_finish(base, at, state)
       redis.call('ZREM', index, old)
     end
     redis.call('ZADD', index, at, at)
-    redis.call('UNLINK', base .. 'prev')
-    redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
+    if top_key then
+      redis.call('UNLINK', base .. 'prev', base .. 'archrows:' .. at)
+      redis.call('RENAME', base .. 'archrank:' .. at, base .. 'prev')
+    else
+      redis.call('UNLINK', base .. 'prev')
+      redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
+    end
     if state.expire_sec > 0 then
       for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev' }) do redis.call('EXPIRE', key, state.expire_sec) end
     end
@@ -110,10 +139,47 @@ local function archive_finish(base, at, state)
   redis.call('HDEL', base .. 'arch', at)
 end
 
+-- A tiebreak board's archive rows from position `written` (0-based) of its members `rows_key`, at most
+-- `budget`, with their marks; each row's rank on the pair (strict: its position; negated unless the
+-- board is `order: asc`) added to `ranks_key`, the next previous listing (snapshot_lib's `prev`). The
+-- row before the first tells whether the first shares its pair, and so its rank.
+local function pair_archive_rows(top_key, rows_key, ranks_key, written, budget)
+  local from = math.max(written - 1, 0)
+  local page = tiebreak.pair_rows(top_key, rows_key, from, written + budget - 1)
+  local sign = order.ascending(top_key) and 1 or -1
+  local rows, ranked, before = {}, {}, nil
+  if from < written then
+    before = table.remove(page, 1)
+    before.rank = sign * tonumber(redis.call('ZSCORE', ranks_key, before.item))
+  end
+  for i, row in ipairs(page) do
+    local n = written + i
+    local tied = before and before.score == row.score and before.mark == row.mark
+    row.rank = tied and before.rank or n
+    rows[i] = SNAP_ROW .. row.item .. SNAP_FIELD .. row.score .. SNAP_FIELD .. row.mark .. SNAP_FIELD .. n
+    ranked[2 * i - 1], ranked[2 * i] = sign * row.rank, row.item
+    before = row
+  end
+  if #ranked > 0 then redis.call('ZADD', ranks_key, unpack(ranked)) end
+  return rows
+end
+
+-- The archive rows from position `written` of `rows_key`, at most `budget`, in snapshot_lib's format
+-- (`top_key`: a tiebreak board's results, whose rows carry their marks: pair_archive_rows).
+local function archive_rows(rows_key, written, budget, top_key, ranks_key)
+  if top_key then return pair_archive_rows(top_key, rows_key, ranks_key, written, budget) end
+  local rows = {}
+  local page = order.score_page(rows_key, written, written + budget - 1)
+  for i = 1, #page, 2 do
+    rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (written + #rows + 1)
+  end
+  return rows
+end
+
 -- Writes out, oldest first, the pending archives whose slot is drained, at most `budget` rows.
 -- Returns the budget left and whether rows remain.
 local function archive_write(slots_key, pending, budget)
-  local base = archive_base(slots_key)
+  local base, top_key = archive_base(slots_key), pairs_top(slots_key)
   local starts = {}
   for at in pairs(pending) do starts[#starts + 1] = at end
   table.sort(starts, function(a, b) return tonumber(a) < tonumber(b) end)
@@ -126,16 +192,12 @@ local function archive_write(slots_key, pending, budget)
       budget, trimming = archive_trim(base .. 'archrows:' .. at, state, budget)
       if trimming or budget <= 0 then return budget, true end
     end
-    local page = order.score_page(base .. 'archrows:' .. at, state.written, state.written + budget - 1)
-    local rows = {}
-    for i = 1, #page, 2 do
-      rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (state.written + #rows + 1)
-    end
+    local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key, base .. 'archrank:' .. at)
     if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
     state.written = state.written + #rows
     budget = budget - math.max(#rows, 1)
     if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then
-      archive_finish(base, at, state)
+      archive_finish(base, at, state, top_key)
     else
       redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written, state.expire_sec }, ' '))
       return budget, true
@@ -147,7 +209,7 @@ end
 -- Forgets a window's pending archives (a remade or reconfigured window, a deleted board).
 local function drop_archives(base)
   for _, at in ipairs(redis.call('HKEYS', base .. 'arch')) do
-    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'snap:' .. at)
+    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at)
   end
   redis.call('UNLINK', base .. 'arch')
 end

@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, window
+-- requires: archive, call_state, hooks, keyspace, order, snaprows, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -10,8 +10,14 @@
 --   <base>snap:<at>    string the listing when the slot ending at `at` closed, best first, at most
 --                      `top` rows "\30<item>\31<score>\31<n>", n the row's position from 1 (ids hold
 --                      no control characters; snapshots taken before positions were stored lack
---                      "\31<n>" and are read by counting rows)
---   <base>prev         zset   item -> score in the latest snapshot (what previousRank counts in)
+--                      "\31<n>" and are read by counting rows). On a tiebreak board a row is
+--                      "\30<item>\31<score>\31<mark>\31<n>", rows in its pair order, the mark the live
+--                      rows carry (tiebreak_lib's: the pair after the score, strict: with its tie
+--                      mark and id); rows of two fields are read by score alone (taken before marks
+--                      were stored: each snapshot reads as it was taken)
+--   <base>prev         zset   item -> score in the latest snapshot (what previousRank counts in); on a
+--                      tiebreak board its rank there instead, negated unless the board is `order:
+--                      asc` (a key ordered as the board orders, so the same reads rank it)
 -- Config hash fields:
 --   snapshots          "<window> <keep> <top>;..." for the windows keeping snapshots (absent: none)
 --   snapMark:<window>  the slot start (unix s) the window's scripts last ran in
@@ -80,31 +86,72 @@ local function snapshot_lifetime_sec(conf, interval_sec)
   return conf.keep * interval_sec
 end
 
+-- Whether the results `top_key` hold (score, tiebreak) pairs (hook tiebreak: an order when they do).
+local function keeps_pairs(top_key)
+  for _, asked in ipairs(call_state.hooks_of_top(top_key).tiebreak) do
+    if asked(top_key, '') then return true end
+  end
+  return false
+end
+
+-- A tiebreak board's listing as its live reads order and rank it: rows in its pair order with their
+-- marks, and the previous listing's ZADD arguments (each row's competition rank on the pair, strict:
+-- its position, negated on a board whose higher scores come first).
+local function pair_rows(top_key, top)
+  local marks, page = {}, nil
+  -- The order's page as every read's starts from it (order_lib's base_page: the first answer), with
+  -- every row the board holds, moderated or not, as snapshots keep them.
+  for _, page_of in ipairs(call_state.hooks_of_top(top_key).page) do
+    page = page or page_of(top_key, 0, top - 1, marks)
+  end
+  local strict, sign = order.strict(top_key), order.ascending(top_key) and 1 or -1
+  local rows, ranked, rank = {}, {}, 0
+  for i = 1, #page, 2 do
+    local n = #rows + 1
+    if strict or n == 1 or page[i + 1] ~= page[i - 1] or marks[n] ~= marks[n - 1] then rank = n end
+    rows[n] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. marks[n]
+      .. archive.SNAP_FIELD .. n
+    ranked[2 * n - 1], ranked[2 * n] = sign * rank, page[i]
+  end
+  return rows, ranked
+end
+
+-- The previous listing of a board of scores: the snapshot's rows, a prefix of the results in the
+-- page's order, copied inside Redis (ZRANGESTORE replaces it), not through Lua.
+local function store_previous(prev, top_key, count, ranked)
+  if count == 0 then
+    redis.call('DEL', prev)
+  elseif ranked then
+    redis.call('DEL', prev)
+    redis.call('ZADD', prev, unpack(ranked))
+  elseif order.ascending(top_key) then
+    redis.call('ZRANGESTORE', prev, top_key, 0, count - 1)
+  else
+    redis.call('ZRANGESTORE', prev, top_key, 0, count - 1, 'REV')
+  end
+end
+
 -- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing;
 -- answers its rows.
 -- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
 local function take_snapshot(base, top_key, at, conf, interval_sec)
-  local page = order.score_page(top_key, 0, conf.top - 1)
-  local rows = {}
-  for i = 1, #page, 2 do
-    if not order.listed(top_key, tonumber(page[i + 1])) then break end
-    rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
+  local rows, ranked = {}, nil
+  if keeps_pairs(top_key) then
+    rows, ranked = pair_rows(top_key, conf.top)
+  else
+    local page = order.score_page(top_key, 0, conf.top - 1)
+    for i = 1, #page, 2 do
+      if not order.listed(top_key, tonumber(page[i + 1])) then break end
+      rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
+    end
   end
   local index = base .. 'snaps'
   for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
     redis.call('UNLINK', base .. 'snap:' .. old)
     redis.call('ZREM', index, old)
   end
-  -- The previous listing is the snapshot's rows, a prefix of the results in the page's order: copied
-  -- inside Redis (ZRANGESTORE replaces it), not through Lua.
   local prev = base .. 'prev'
-  if #rows == 0 then
-    redis.call('DEL', prev)
-  elseif order.ascending(top_key) then
-    redis.call('ZRANGESTORE', prev, top_key, 0, #rows - 1)
-  else
-    redis.call('ZRANGESTORE', prev, top_key, 0, #rows - 1, 'REV')
-  end
+  store_previous(prev, top_key, #rows, ranked)
   redis.call('ZADD', index, at, at)
   local lifetime = snapshot_lifetime_sec(conf, interval_sec)
   redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
@@ -289,68 +336,6 @@ local function find_snapshot(slots_key, conf, interval_sec, now_sec, at, origin_
   return boundary, rows
 end
 
--- The row starting at byte `at` (a SNAP_ROW): its score, its position (nil in a snapshot taken
--- before positions were stored) and the byte after it.
-local function snapshot_row_at(rows, at)
-  local field = string.find(rows, archive.SNAP_FIELD, at + 1, true)
-  local next_row = string.find(rows, archive.SNAP_ROW, field + 1, true) or (#rows + 1)
-  local second = string.find(rows, archive.SNAP_FIELD, field + 1, true)
-  if second and second < next_row then
-    return tonumber(string.sub(rows, field + 1, second - 1)), tonumber(string.sub(rows, second + 1, next_row - 1)), next_row
-  end
-  return tonumber(string.sub(rows, field + 1, next_row - 1)), nil, next_row
-end
-
--- The position of the last row (nil when the snapshot stores none): found from the end, a row being
--- at most an id and a score long.
-local function snapshot_row_count(rows)
-  local last, from = nil, #rows
-  while not last and from > 1 do
-    from = math.max(1, from - 512)
-    last = string.find(rows, archive.SNAP_ROW, from, true)
-  end
-  while last do
-    local following = string.find(rows, archive.SNAP_ROW, last + 1, true)
-    if not following then break end
-    last = following
-  end
-  if not last then return 0 end
-  local _, position = snapshot_row_at(rows, last)
-  return position
-end
-
--- How many rows of a snapshot score strictly better than `score` (above it; `ascending`: below it).
--- Rows are best first, so a binary search over byte offsets finds the first row not better (about 15 string.find calls in C for 1 000
--- rows) and that row's stored position answers: neither a Lua loop over the rows nor a gsub over the
--- string, each of which made a page of a long history cost milliseconds (issue #22, row 7).
-local function snapshot_count_above(rows, score, ascending)
-  -- Rows starting before `lo` score above; rows starting at or after `hi` do not; `lo` starts a row.
-  local lo, hi = 1, #rows + 1
-  while lo < hi do
-    local row = string.find(rows, archive.SNAP_ROW, math.floor((lo + hi) / 2), true)
-    if not row or row >= hi then row = lo end
-    local listed, _, after = snapshot_row_at(rows, row)
-    local better
-    if ascending then better = listed < score else better = listed > score end
-    if better then lo = after else hi = row end
-  end
-  local position
-  if lo <= #rows then
-    local _, at_lo = snapshot_row_at(rows, lo)
-    position = at_lo and at_lo - 1
-  else
-    position = snapshot_row_count(rows)
-  end
-  return position or select(2, string.gsub(string.sub(rows, 1, lo - 1), archive.SNAP_ROW, ''))
-end
-
--- An item's score in a snapshot's rows, or nil when it is not listed.
-local function snapshot_score(rows, item)
-  local at = string.find(rows, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
-  if not at then return nil end
-  return (snapshot_row_at(rows, at))
-end
-
 -- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
 -- remade or reconfigured window starts its history afresh; the same for each segment's and sibling's.
 local function drop_snapshots(cfg_key, window_name)
@@ -392,8 +377,10 @@ snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms
 snapshot.with_snapshot_due = with_snapshot_due
 snapshot.find_snapshot = find_snapshot
-snapshot.snapshot_row_at = snapshot_row_at
-snapshot.snapshot_count_above = snapshot_count_above
-snapshot.snapshot_score = snapshot_score
+-- The rows' readers (snapshot_rows_lib), where the scripts reading kept listings find them.
+snapshot.snapshot_row_at = snaprows.row_at
+snapshot.row_ahead = snaprows.row_ahead
+snapshot.snapshot_count_above = snaprows.count_above
+snapshot.snapshot_score = snaprows.score_of
 snapshot.drop_snapshots = drop_snapshots
 snapshot.same_snapshots = same_snapshots

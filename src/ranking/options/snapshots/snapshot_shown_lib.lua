@@ -42,36 +42,40 @@ end
 -- the rows ahead.
 local FIND_ROWS = 20
 
--- The score of the row whose item field ends just before byte `from` of a stored text.
-local function score_at(rows, from)
-  local stop = string.find(rows, '[' .. archive.SNAP_ROW .. archive.SNAP_FIELD .. ']', from)
-  return tonumber(string.sub(rows, from, (stop or (#rows + 1)) - 1))
+-- Whether the row whose item field ends just before byte `from` of a stored text is among the first
+-- `above` rows: by its position, or (a row stored without one) by its score.
+local function row_ahead(rows, from, score, ascending, above)
+  local rest = string.match(rows, '^[^' .. archive.SNAP_ROW .. ']*', from)
+  local position = string.match(rest, archive.SNAP_FIELD .. '(%d+)$')
+  if position then return tonumber(position) <= above end
+  return better(tonumber(string.match(rest, '^[^' .. archive.SNAP_FIELD .. ']*')), score, ascending)
 end
 
--- How many of the exceptions' items hold a row of a stored text scoring ahead of `score`.
-local function found_ahead(ex, rows, score, ascending)
+-- How many of the exceptions' items hold one of the `above` rows of a stored text ahead of `score`.
+local function found_ahead(ex, rows, score, ascending, above)
   local count = 0
   for _, item in ipairs(ex.list) do
     local row = archive.SNAP_ROW .. item .. archive.SNAP_FIELD
     local at = string.find(rows, row, 1, true)
-    if at and better(score_at(rows, at + #row), score, ascending) then count = count + 1 end
+    if at and row_ahead(rows, at + #row, score, ascending, above) then count = count + 1 end
   end
   return count
 end
 
--- How many rows of a stored text `rows` (best first) scoring ahead of `score` are left out, of the
--- `above` rows ahead of it: the exceptions found by id when few, else one step per row ahead (at most
--- a snapshot's top); nothing without exceptions.
+-- How many of the `above` rows of a stored text `rows` (best first) ahead of a row scoring `score`
+-- (its first rows: on a tiebreak board those ahead of its pair) are left out: the exceptions found by
+-- id when few, else one step per row ahead (at most a snapshot's top); nothing without exceptions.
 local function left_out_ahead(ex, rows, score, ascending, above)
   if not ex or above == 0 then return 0 end
   if #ex.list * FIND_ROWS < above then
-    local found = found_ahead(ex, rows, score, ascending)
+    local found = found_ahead(ex, rows, score, ascending, above)
     if ex.only then return above - found end
     return found
   end
-  local count = 0
-  for item, held in string.gmatch(rows, ROW) do
-    if not better(tonumber(held), score, ascending) then break end
+  local count, seen = 0, 0
+  for item in string.gmatch(rows, ROW) do
+    seen = seen + 1
+    if seen > above then break end
     if not visible(ex, item) then count = count + 1 end
   end
   return count

@@ -61,8 +61,8 @@ export const SnapshotsViewProperty = () =>
 export const snapshotsOption: BoardOption<object> = {
   name: 'snapshots',
   fields: [],
-  luaModules: ['snapshot_lib.lua', 'previous_ranks_lib.lua', 'snapshot_shown_lib.lua'].map((file) =>
-    join(__dirname, file),
+  luaModules: ['snapshot_rows_lib.lua', 'snapshot_lib.lua', 'previous_ranks_lib.lua', 'snapshot_shown_lib.lua'].map(
+    (file) => join(__dirname, file),
   ),
   fromStored: () => ({}),
   fromReply: () => ({}),

@@ -269,6 +269,42 @@ local function tiebreak_stored(cfg_key, settings)
   return asked ~= nil
 end
 
+-- Whether the board of the window of `top_key` keeps pairs (its calendar archives keep them: archive_lib).
+local function keeps_pairs(top_key)
+  return setting(top_key) ~= false
+end
+
+-- The member of the pair order the item held with the pair (score, tb) (numbers) in the window of
+-- `top_key` (a calendar window's archive: archive_lib takes each row of a closed period this way as its
+-- expiry drains it, before the window lets the item go). Strict: its tie mark when the window still
+-- holds that pair, else (a later period's write changed it first) the latest one (all zeros turned by
+-- kept_tie): it then comes after those who reached the pair in the period.
+local function member_of(top_key, item, score, tb)
+  local kept = setting(top_key)
+  local pair = pair_prefix(score, mark_of_tiebreak(kept.marks, tb))
+  if not kept.strict then return pair .. item end
+  local held = redis.call('HGET', kept_key(top_key), item)
+  if held and string.sub(held, 1, 2 * TB.WIDTH) == pair then return held .. item end
+  return pair .. kept_tie(kept, string.rep('0', kept.tie_width)) .. item
+end
+
+-- Positions first..last of a zset `key` of such members (scored 0), best first: item, score (text)
+-- and mark per row, as page_hook answers a row (the mark the shards' merge compares).
+local function pair_rows(top_key, key, first, last)
+  local kept = setting(top_key)
+  local rows = {}
+  for i, member in ipairs(redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', key, first, last)) do
+    rows[i] = { item = string.sub(member, kept.width + 1),
+      score = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT),
+      mark = string.sub(member, TB.WIDTH + 1, kept.strict and -1 or kept.width) }
+  end
+  return rows
+end
+
+tiebreak.keeps_pairs = keeps_pairs
+tiebreak.member_of = member_of
+tiebreak.pair_rows = pair_rows
+
 hooks.register('tiebreak', tiebreak_hook, 'tiebreak')
 hooks.register('results_changed', tiebreak_changed, 'tiebreak')
 hooks.register('window_dropped', drop_order, 'tiebreak')
