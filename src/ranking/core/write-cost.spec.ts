@@ -80,10 +80,10 @@ describe('write cost', () => {
     expect(batchCost([[heavy], [heavy]], board, 10).costliestCall).toBe(0);
   });
 
-  it('an admin step does a quarter of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {
-    expect(adminStepUnits(DEFAULT_BOUND)).toBe(Math.floor(DEFAULT_BOUND * 0.2));
-    expect(adminStepUnits(1800)).toBe(360);
-    expect(adminStepUnits(3600)).toBe(720);
+  it('an admin step does a fifth of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {
+    expect(adminStepUnits(DEFAULT_BOUND)).toBe(Math.floor(DEFAULT_BOUND * 0.16));
+    expect(adminStepUnits(1800)).toBe(288);
+    expect(adminStepUnits(3600)).toBe(576);
   });
 });
 
