@@ -1,5 +1,5 @@
 /**
- * Worst-case rows of leagues, run last (the moves rows move the clock a week on): wc-leagues at its
+ * Worst-case rows of leagues, run last (the first moves row moves the clock a week on, for both boards): wc-leagues at its
  * maxima (cohorts of LEAGUE_SIZE.max, LEAGUE_TIERS.max tiers, every member promoted), two full cohorts
  * of the lowest tier, then the reads, a placing write, and the lazy rollover a moves read runs; then
  * the sharded shape on wc-leagues64 (the same leagues on SHARDS_PER_BOARD.max shards): a full batch of
@@ -55,15 +55,6 @@ export const LEAGUE_ROWS: WorstRow[] = [
     request: () => get(`${BOARD}/leagues/t1/1?limit=${LEAGUE_SIZE.max}`),
   },
   {
-    route: 'GET /boards/{board}/leagues/moves',
-    worst: `the first read after the period ended, no scheduler run: it rolls as far as a page of ${LEAGUE_SIZE.max} moves needs (each member of two full cohorts moves up)`,
-    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps, each at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members (a cohort of ${LEAGUE_SIZE.max} in parts)`,
-    prepare: async (context) => {
-      await context.advanceSec(WEEK_SEC);
-    },
-    request: () => get(`${BOARD}/leagues/moves?limit=${LEAGUE_SIZE.max}`),
-  },
-  {
     route: 'GET /boards/{board}/items/{item}/league',
     worst: `an item of a leagues board of ${SHARDS_PER_BOARD.max} shards, its items seeded: one call on its shard`,
     prepare: (context) => fillCohorts(context, SHARDED, context.sizes.items),
@@ -78,11 +69,17 @@ export const LEAGUE_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/leagues/moves',
-    worst: `that board's first read after the period ended, no scheduler run: a page of ${LEAGUE_SIZE.max} moves rolled shard after shard (every member moves up)`,
-    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps of at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members, and one read per shard (${SHARDS_PER_BOARD.max})`,
+    worst: `the first read after the period ended, no scheduler run: it rolls as far as a page of ${LEAGUE_SIZE.max} moves needs (each member of two full cohorts moves up)`,
+    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps, each at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members (a cohort of ${LEAGUE_SIZE.max} in parts)`,
     prepare: async (context) => {
       await context.advanceSec(WEEK_SEC);
     },
+    request: () => get(`${BOARD}/leagues/moves?limit=${LEAGUE_SIZE.max}`),
+  },
+  {
+    route: 'GET /boards/{board}/leagues/moves',
+    worst: `that board's first read after the period ended (the week the row before moved on), no scheduler run: a page of ${LEAGUE_SIZE.max} moves rolled shard after shard (every member moves up)`,
+    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps of at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members, and one read per shard (${SHARDS_PER_BOARD.max})`,
     request: () => get(`${SHARDED}/leagues/moves?limit=${LEAGUE_SIZE.max}`),
   },
 ];
