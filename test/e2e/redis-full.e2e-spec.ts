@@ -6,11 +6,14 @@ import { TOPOLOGIES } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
 
-const FULL = ['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction'];
+const FULL = ['--maxmemory', '8mb', '--maxmemory-policy', 'noeviction'];
+/** Batches of 1 000 items written before Redis counts as full: more than a read drains (MAX_READ_DRAIN_CALLS x EXPIRE_CHUNK). */
+const MIN_BATCHES = 2;
 
 /** maxmemory + noeviction: a full Redis refuses writes, keeps answering reads, and heals as windows move on. */
 describe.each(TOPOLOGIES)('a full Redis is an outage that heals (%s)', (topology) => {
-  // A private single node or three-master Cluster whose nodes hold 4 MB each (never a shared server).
+  // A private single node or three-master Cluster whose nodes hold 8 MB each (never a shared server): room for
+  // the function libraries and several batches of the board, so a full Redis holds more than a read drains.
   // One client fills Redis with new items: its quota is not what this file tests.
   const { app, clock, http } = useApp(topology, {
     redisServerArgs: FULL,
@@ -29,13 +32,16 @@ describe.each(TOPOLOGIES)('a full Redis is an outage that heals (%s)', (topology
   it('answers 507 REDIS_FULL, applies nothing of a refused write, keeps reads up, and writes again once expiry freed memory', async () => {
     let full: request.Response | undefined;
     let accepted = 0;
+    // Until the board's own data fills Redis: a 507 before MIN_BATCHES came from memory the server held
+    // for a moment on a loaded machine (seen in parallel runs), and the slot would be small enough for
+    // one read to drain whole.
     for (let round = 0; round < 100 && !full; round++) {
       const answer = await http().post('/boards/b/increments').send(batchOf(round));
-      if (answer.status === 507) full = answer;
-      else expect(answer.status).toBe(200);
+      if (answer.status === 507 && accepted >= MIN_BATCHES) full = answer;
+      else if (answer.status !== 507) expect(answer.status).toBe(200);
       if (answer.status === 200) accepted++;
     }
-    expect(accepted).toBeGreaterThan(0); // the board's own data filled Redis: expiring it must free the space
+    expect(accepted).toBeGreaterThanOrEqual(MIN_BATCHES); // expiring the board's data must free the space
     expect(full?.body).toEqual({
       statusCode: 507,
       error: 'Insufficient Storage',
