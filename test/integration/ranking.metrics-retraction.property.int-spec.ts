@@ -6,6 +6,7 @@ import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { compareMetricHistory } from '../support/metrics-twins';
 
 const DAY_MS = 86_400_000;
 /** A rolling window keeping snapshots and a calendar window keeping archives, each cut at 3 rows. */
@@ -189,27 +190,8 @@ describe.each(CASES)(
     }
 
     /** The board's history by `metric` against its board alone's: snapshots, item histories, archives, previous ranks. */
-    async function compareHistory(name: string, alone: string, metric: string): Promise<void> {
-      const { ranking } = graph;
-      const byMetric = (b: string) => (b === name ? metric : undefined);
-      type Page = { items: Array<{ item: string; rank: number; previousRank?: number | null }> };
-      const ranks = (page: Promise<Page>) =>
-        page.then(({ items }) => items.map(({ item, rank, previousRank }) => ({ item, rank, previousRank })));
-      await same(`${metric} ranks`, (b) => ranks(ranking.top(b, 'w', 0, 10, { metric: byMetric(b) })), name, alone);
-      await same(`${metric} history`, (b) => ranking.history(b, 'w', undefined, undefined, byMetric(b)), name, alone);
-      await same(
-        `${metric} archives`,
-        (b) => ranking.archives(b, 'day', 10, undefined, undefined, {}, byMetric(b)),
-        name,
-        alone,
-      );
-      for (const one of ITEMS)
-        await same(
-          `${metric} history of ${one}`,
-          (b) => ranking.itemHistory(b, 'w', one, undefined, undefined, undefined, byMetric(b)),
-          name,
-          alone,
-        );
+    function compareHistory(name: string, alone: string, metric: string): Promise<void> {
+      return compareMetricHistory(graph.ranking, same, { name, alone, metric, items: ITEMS });
     }
   },
 );

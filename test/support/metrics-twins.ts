@@ -1,0 +1,41 @@
+import type { RankingService } from '../../src/ranking/ranking.service';
+
+/** Compares one read of two boards (the label names it in a failure). */
+export type SameAnswer = (
+  label: string,
+  read: (board: string) => Promise<unknown>,
+  name: string,
+  other: string,
+) => Promise<void>;
+
+type Page = { items: Array<{ item: string; rank: number; previousRank?: number | null }> };
+const ranks = (page: Promise<Page>) =>
+  page.then(({ items }) => items.map(({ item, rank, previousRank }) => ({ item, rank, previousRank })));
+
+/**
+ * A metrics board's history by `metric` against the board of that metric alone (window `w` keeping
+ * snapshots, `day` archives): previous ranks, snapshots, archives and each item's history.
+ */
+export async function compareMetricHistory(
+  ranking: RankingService,
+  same: SameAnswer,
+  boards: { name: string; alone: string; metric: string; items: readonly string[] },
+): Promise<void> {
+  const { name, alone, metric } = boards;
+  const byMetric = (b: string) => (b === name ? metric : undefined);
+  await same(`${metric} ranks`, (b) => ranks(ranking.top(b, 'w', 0, 10, { metric: byMetric(b) })), name, alone);
+  await same(`${metric} history`, (b) => ranking.history(b, 'w', undefined, undefined, byMetric(b)), name, alone);
+  await same(
+    `${metric} archives`,
+    (b) => ranking.archives(b, 'day', 10, undefined, undefined, {}, byMetric(b)),
+    name,
+    alone,
+  );
+  for (const one of boards.items)
+    await same(
+      `${metric} history of ${one}`,
+      (b) => ranking.itemHistory(b, 'w', one, undefined, undefined, undefined, byMetric(b)),
+      name,
+      alone,
+    );
+}
