@@ -229,6 +229,15 @@ describe('tiebreak over HTTP', () => {
     },
   );
 
+  it('an item retraction is refused on a tiebreak board (a sum board only): no archive being written loses a row', async () => {
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 2, top: 10 } }];
+    await createBoard(app(), 'tbret', { windows, aggregate: 'max', tiebreak: { order: 'asc' }, ties: 'first' });
+    await score('tbret', 'a', { score: 3, tiebreak: 1 }).expect(200);
+    const refused = await http().post('/admin/boards/tbret/retractions').set(ADMIN).send({ item: 'a' }).expect(400);
+    expect(refused.body.message).toMatch(/retractions need a sum board/);
+    await http().delete('/admin/boards/tbret').set(ADMIN).expect(204);
+  });
+
   it('a tiebreak is refused on a board without one, and out of range', async () => {
     await createBoard(app(), 'plain', { windows: WINDOWS, aggregate: 'max' });
     const refused = await score('plain', 'a', { score: 1, tiebreak: 2 }).expect(400);
