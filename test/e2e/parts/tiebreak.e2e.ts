@@ -238,6 +238,17 @@ describe('tiebreak over HTTP', () => {
     await http().delete('/admin/boards/tbret').set(ADMIN).expect(204);
   });
 
+  it('a leagues board takes no tiebreak, with ties first or not (leagues need a sum board)', async () => {
+    const leagues = { window: 'day', size: 3, tiers: ['bronze', 'silver'], promote: 1, relegate: 1 };
+    const windows = [{ name: 'day', calendar: 'day' }];
+    for (const ties of ['shared', 'first']) {
+      const body = { windows, aggregate: 'max', tiebreak: { order: 'asc' }, ties, leagues };
+      const refused = await http().put('/admin/boards/tbleague').set(ADMIN).send(body).expect(400);
+      expect(refused.body.message).toMatch(/leagues need aggregate sum/);
+    }
+    await http().get('/boards/tbleague').expect(404);
+  });
+
   it('a tiebreak is refused on a board without one, and out of range', async () => {
     await createBoard(app(), 'plain', { windows: WINDOWS, aggregate: 'max' });
     const refused = await score('plain', 'a', { score: 1, tiebreak: 2 }).expect(400);
