@@ -252,6 +252,17 @@ export const BOARDS = {
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**
+   * The same on a competition board, every item of one score: filtered scans read the pair order, each
+   * row with its mark, merged and ranked by (score, mark).
+   */
+  'wc-tb-groups': {
+    windows: [{ name: 'm', period: '1h', interval: '1m' }],
+    aggregate: 'max',
+    tiebreak: { order: 'asc' },
+    groups: true,
+    shards: 64,
+  },
+  /**
    * Actors on one shard, every scanned row on one call: each item has one actor but the few deepest,
    * which have MIN_ACTORS.max each, so `minActors` at its maximum scans its deepest (seed.ts).
    */

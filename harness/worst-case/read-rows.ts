@@ -60,6 +60,11 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
+    worst: `perGroup 1, limit 1 000 on a 64-shard tiebreak board, one group holding the head, every item of one score: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} pair-order rows with their marks per shard at most`,
+    request: () => get('/boards/wc-tb-groups/top?window=m&perGroup=1&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
     worst: 'perGroup 100 (its maximum), limit 1 000 on 64 shards, one group holding the head',
     request: () => get('/boards/wc-groups/top?window=m&perGroup=100&limit=1000'),
   },

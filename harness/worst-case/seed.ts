@@ -74,6 +74,17 @@ async function seedGroups(context: HarnessContext): Promise<void> {
   }));
 }
 
+/** The competition board's items as the groups board's, all of one score: their tiebreaks order them. */
+async function seedTiebreakGroups(context: HarnessContext): Promise<void> {
+  const { items } = context.sizes;
+  await batches(context, 'wc-tb-groups', items, (n) => ({
+    item: `i${n}`,
+    score: 7,
+    tiebreak: n,
+    group: n < items - 100 ? 'g0' : `g${items - n}`,
+  }));
+}
+
 /**
  * Items in descending order on the actors board, each with one actor; then the lowest QUALIFYING items
  * each get MIN_ACTORS.max actors more (amount 1 each: they stay deep in the listing).
@@ -179,6 +190,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedCalendar(context);
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone', 'wc-seg'] as const) await seedSums(context, board);
   await seedGroups(context);
+  await seedTiebreakGroups(context);
   await seedActors(context);
   await seedModeratedGroups(context);
   await seedMetrics(context, SNAPSHOT_METRIC_BOARDS);

@@ -155,13 +155,19 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
       expect(rows.map(pairOf)).toEqual(pairs.map(pairOf));
     }
     if (history && before && history.at === before.endSec) {
-      const kept = before.rows.slice(0, TOP).map(({ rank, item, score }) => ({ rank, item, score }));
+      // Rows carry their pair's tiebreak beside the score, as the live rows did.
+      const kept = before.rows.slice(0, TOP);
       expect([w.name, history.at, history.items]).toEqual([w.name, before.endSec, kept]);
       if (kept.some((row, i) => i > 0 && kept[i - 1].score === row.score)) checked++;
       for (const item of ITEMS) {
         const { points } = await setup.ranking.itemHistory(name, w.name, item, history.at, history.at);
-        const rank = kept.find((row) => row.item === item)?.rank ?? null;
-        expect([w.name, item, points.map((p) => p.rank)]).toEqual([w.name, item, [rank]]);
+        const row = kept.find((r) => r.item === item);
+        const point = row ? { rank: row.rank, tiebreak: row.tiebreak } : { rank: null };
+        expect([w.name, item, points.map((p) => ({ rank: p.rank, tiebreak: p.tiebreak }))]).toEqual([
+          w.name,
+          item,
+          [point],
+        ]);
       }
     }
     if (history) {
@@ -184,7 +190,7 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
     expect(live.items.map(pairRow).map((r) => [r.score, r.tiebreak])).toEqual(pairs.map((r) => [r.score, r.tiebreak]));
     if (!strict) expect(live.items.map(pairRow)).toEqual(pairs);
     clock.setMs((Math.floor(clock.nowMs() / DAY_MS) + 1) * DAY_MS + 1000);
-    const kept = live.items.slice(0, TOP).map(({ rank, item, score }) => ({ rank, item, score }));
+    const kept = live.items.slice(0, TOP).map(({ rank, item, score, tiebreak }) => ({ rank, item, score, tiebreak }));
     const { periods } = await setup.ranking.archives(name, 'day', 10, undefined);
     expect(periods.map((period) => period.items)).toEqual(kept.length > 0 ? [kept] : []);
     for (const item of ITEMS) await setup.ranking.score(name, item, 0, undefined, undefined, undefined, 0);

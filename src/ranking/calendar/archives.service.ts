@@ -8,6 +8,7 @@ import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
 import { rankRows } from '../core/shard-math';
+import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import type { WindowConfig } from '../core/window-math';
 import type { ArchivePage } from './calendar.functions';
 import { ArchivesAsk, ArchivesStore } from './archives.store';
@@ -74,7 +75,7 @@ export class ArchivesService {
         const rows = { skip: page.offset, most: page.limit };
         const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
         if (draining) return DRAINING;
-        const period = archives[0] && periodOf(calendar, archives[0], rows);
+        const period = archives[0] && periodOf(board, calendar, archives[0], rows);
         if (!period || (atSec !== undefined && atSec >= period.to)) {
           throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
         }
@@ -107,7 +108,7 @@ export class ArchivesService {
         const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
         const { archives, draining } = await this.kept(board, window, nowMs, ask);
         if (draining) return DRAINING;
-        const periods = archives.map((archive) => periodOf(calendar, archive, ask.rows));
+        const periods = archives.map((archive) => periodOf(board, calendar, archive, ask.rows));
         const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
         return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
       },
@@ -181,10 +182,17 @@ function archivesPageSize(
  * An archive page (kept under its period's start) with its period's end from the zone's rules: its
  * rows ranked (competition ranks from the rows ahead of the first), those of `rows` answered.
  */
-function periodOf(calendar: CalendarSpec, archive: ArchivePage, rows: ArchivesAsk['rows']): ArchivedPeriod {
+function periodOf(
+  board: PreparedBoard,
+  calendar: CalendarSpec,
+  archive: ArchivePage,
+  rows: ArchivesAsk['rows'],
+): ArchivedPeriod {
   const { startMs, endMs } = periodAt(calendar, archive.atSec * 1000);
   const first = rows.skip - archive.skipped;
-  const items = rankRows(archive.rows, archive.skipped, archive.ahead).slice(first, first + rows.most);
+  const ranked = rankRows(archive.rows, archive.skipped, archive.ahead).slice(first, first + rows.most);
+  const marks = archive.rows.slice(first, first + rows.most).map((row) => row.tie);
+  const items = withRowTiebreaks(board.config, ranked, marks);
   const more = archive.more || archive.rows.length > first + rows.most;
   const nextOffset = more ? rows.skip + items.length : null;
   return { from: startMs / 1000, to: endMs / 1000, items, nextOffset };

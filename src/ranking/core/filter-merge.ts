@@ -1,10 +1,17 @@
 import { boardOrder } from './shard-math';
 
-/** A row a filtered scan answers: its group "" when it has none. */
+/** A row a filtered scan answers: its group "" when it has none; on a board keeping pairs its mark (`tie`). */
 export interface ScanRow {
   item: string;
   score: number;
   group: string;
+  tie?: string;
+}
+
+/** A scanned row as the board ranks count it: its score, and on a board keeping pairs its mark. */
+export interface ScannedRecord {
+  score: number;
+  tie?: string;
 }
 
 /** What one filtered scan call of a shard answers (a window's group_page, a view's filter read). */
@@ -13,12 +20,14 @@ export interface ScanReply<Row extends ScanRow> {
   rows: Row[];
   /** The scores of the scanned rows that did not pass (the board ranks count them). */
   skipped: number[];
+  /** On a board keeping pairs: the marks of those rows, as `skipped`. */
+  skippedTies?: string[];
   /** The place after the last row scanned. */
   next: number;
   /** The shard lists nothing after the scanned rows. */
   ended: boolean;
   /** The last row scanned (undefined: none). */
-  last?: { item: string; score: number };
+  last?: { item: string; score: number; tie?: string };
 }
 
 /** What a filtered read asks of the board's listing. */
@@ -28,13 +37,13 @@ export interface FilterAsk {
   perGroup: number;
 }
 
-/** One shard's scan so far: its rows not yet placed, every score it scanned, where it goes on. */
+/** One shard's scan so far: its rows not yet placed, every record it scanned, where it goes on. */
 export interface ShardScan<Row extends ScanRow = ScanRow> {
   start: number;
   ended: boolean;
   pending: Row[];
-  scanned: number[];
-  last?: { item: string; score: number };
+  scanned: ScannedRecord[];
+  last?: { item: string; score: number; tie?: string };
 }
 
 /** A row of a filtered listing with its board rank. */
@@ -50,7 +59,10 @@ export const newScan = <Row extends ScanRow>(): ShardScan<Row> => ({
 /** Takes a scan reply into its shard's scan. */
 export function absorb<Row extends ScanRow>(scan: ShardScan<Row>, reply: ScanReply<Row>): void {
   scan.pending.push(...reply.rows);
-  scan.scanned.push(...reply.rows.map((row) => row.score), ...reply.skipped);
+  scan.scanned.push(
+    ...reply.rows.map(({ score, tie }) => ({ score, tie })),
+    ...reply.skipped.map((score, i) => ({ score, tie: reply.skippedTies?.[i] })),
+  );
   scan.start = reply.next;
   scan.ended = reply.ended;
   if (reply.last !== undefined) scan.last = reply.last;
@@ -84,15 +96,23 @@ export function place<Row extends ScanRow>(
   }
 }
 
-/** Each row's board rank: 1 + the scanned scores ahead of it on every shard (competition rank). */
+/**
+ * Each row's board rank: 1 + the scanned records ahead of it on every shard (competition rank): a
+ * better score, or on a board keeping pairs the same score and a better mark (marks follow the board's
+ * order as scores do: tiebreak_lib), so equal pairs share a rank.
+ */
 export function ranked<Row extends ScanRow>(
   rows: Row[],
   scans: Array<ShardScan<Row>>,
   ascending: boolean,
 ): Array<FilteredRow<Row>> {
-  const ahead = (score: number) =>
-    scans.reduce((sum, scan) => sum + scan.scanned.filter((s) => (ascending ? s < score : s > score)).length, 0);
-  return rows.map((row) => ({ ...row, rank: ahead(row.score) + 1 }));
+  const better = (a: string | number, b: string | number) => (ascending ? a < b : a > b);
+  const before = (s: ScannedRecord, row: Row) =>
+    s.score !== row.score
+      ? better(s.score, row.score)
+      : s.tie !== undefined && row.tie !== undefined && better(s.tie, row.tie);
+  const ahead = (row: Row) => scans.reduce((sum, scan) => sum + scan.scanned.filter((s) => before(s, row)).length, 0);
+  return rows.map((row) => ({ ...row, rank: ahead(row) + 1 }));
 }
 
 /** A filtered read over a board's shards: how deep, how many calls, told the calls past the first. */

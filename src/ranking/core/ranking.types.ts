@@ -22,6 +22,8 @@ export interface ScoredItem {
 /** A listed item; `rank` is the competition rank (1, 2, 2, 4). */
 export interface ListedItem extends ScoredItem {
   rank: number;
+  /** On a board with a tiebreak: the tiebreak of the row's pair, beside its score. */
+  tiebreak?: number;
 }
 
 /** Score and competition rank of an item in one window (rank null: not ranked). */
@@ -79,6 +81,8 @@ export interface HistoryPoint {
   at: number;
   rank: number | null;
   score: number | null;
+  /** On a board with a tiebreak: the tiebreak of the item's pair there (absent where rank is null). */
+  tiebreak?: number;
 }
 
 /** A rising row's figures as stored: sums in its two windows, when it entered the view, its last two slots' counts. */

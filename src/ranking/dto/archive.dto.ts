@@ -9,6 +9,7 @@ import {
   ARCHIVE_ROWS_PER_READ,
   DEFAULT_ARCHIVE_PAGE,
 } from '../options/calendar/calendar.limits';
+import { TiebreakRowProperty } from './row-fields';
 import { SegmentQueryProperty } from './segment.dto';
 import { METRIC_FIELD, MetricProperty } from '../options/metrics/metrics.option';
 
@@ -95,6 +96,7 @@ export class ArchiveRowDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
   @ApiProperty() item!: string;
   @ApiProperty({ type: Number }) score!: number;
+  @TiebreakRowProperty() tiebreak?: number;
 }
 
 export class ArchivedPeriodDto {

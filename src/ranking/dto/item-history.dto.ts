@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HISTORY_ROWS_PER_CALL } from '../core/ranking.limits';
+import { TiebreakRowProperty } from './row-fields';
 
 export class HistoryPointDto {
   @ApiProperty({ type: 'integer', description: 'Snapshot boundary (unix s)' }) at!: number;
@@ -7,6 +8,7 @@ export class HistoryPointDto {
   rank!: number | null;
   @ApiProperty({ nullable: true, type: 'integer', description: "null: not among the snapshot's rows" })
   score!: number | null;
+  @TiebreakRowProperty() tiebreak?: number;
 }
 
 export class ItemHistoryResultDto {

@@ -16,7 +16,18 @@ const PAGE_ARGS = [
   'exclude_groups',
   'min_actors',
 ] as const;
-const PAGE_REPLY = ['draining', 'rows', 'skipped', 'next', 'ended', 'last', 'last_score'] as const;
+const PAGE_REPLY = [
+  'draining',
+  'rows',
+  'skipped',
+  'next',
+  'ended',
+  'last',
+  'last_score',
+  'row_marks',
+  'skipped_marks',
+  'last_mark',
+] as const;
 const READ_ARGS = ['items'] as const;
 const READ_REPLY = ['groups'] as const;
 
@@ -70,12 +81,20 @@ export const FILTERS_FUNCTIONS = {
       }));
       const skippedReply = reply.nested('skipped');
       const skipped = Array.from({ length: skippedReply.length }, (_, i) => skippedReply.number(i));
+      // A board keeping pairs marks every row (tiebreak_lib): the merge and the ranks compare the marks.
+      const rowMarks = marksOf(reply, 'row_marks', rows.length);
+      const skippedMarks = marksOf(reply, 'skipped_marks', skipped.length);
       const lastItem = reply.string('last');
-      const last = lastItem === '' ? undefined : { item: lastItem, score: reply.number('last_score') };
+      const lastMark = reply.string('last_mark');
+      const last =
+        lastItem === ''
+          ? undefined
+          : { item: lastItem, score: reply.number('last_score'), ...(lastMark === '' ? {} : { tie: lastMark }) };
       return {
         draining: reply.flag('draining'),
-        rows,
+        rows: rowMarks ? rows.map((row, i) => ({ ...row, tie: rowMarks[i] })) : rows,
         skipped,
+        ...(skippedMarks ? { skippedTies: skippedMarks } : {}),
         next: reply.int('next'),
         ended: reply.flag('ended'),
         last,
@@ -100,6 +119,18 @@ export const FILTERS_FUNCTIONS = {
     },
   }),
 };
+
+/** A page reply's marks of `count` rows (undefined when it has none: a board without pairs). */
+function marksOf(
+  reply: NamedReply<(typeof PAGE_REPLY)[number]>,
+  field: 'row_marks' | 'skipped_marks',
+  count: number,
+): string[] | undefined {
+  const marks = reply.nested(field);
+  if (marks.length === 0) return undefined;
+  marks.expectLength(count);
+  return Array.from({ length: count }, (_, i) => marks.string(i));
+}
 
 /** The filters slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class FiltersFunctions extends sliceFunctions(FILTERS_FUNCTIONS) {}

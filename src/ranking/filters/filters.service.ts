@@ -7,6 +7,7 @@ import { figures, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
 import { ascendingScores } from '../options/registry';
+import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
 import { FilteredRow, scanFiltered } from '../core/filter-merge';
 import type { ViewConfig } from '../options/views/trending-math';
@@ -46,7 +47,14 @@ export interface TopFilters {
 
 /** A filtered page: rows with their board rank and group; `truncated` when the scan bound stopped it short. */
 export type FilteredPage = WindowFigures & {
-  items: Array<{ rank: number; item: string; score: number; group?: string; metrics?: Record<string, number> }>;
+  items: Array<{
+    rank: number;
+    item: string;
+    score: number;
+    tiebreak?: number;
+    group?: string;
+    metrics?: Record<string, number>;
+  }>;
   truncated: boolean;
 };
 
@@ -132,11 +140,14 @@ export class FiltersService {
     const page = await scanFiltered({ ...plan, ascending: ascendingScores(board.config) }, (shard, start, seen) =>
       this.store.scan({ board, window, nowMs }, board.shards[shard], { start, seen, ...sent }),
     );
-    // Rows of a board with metrics carry every metric's count, as GET top's do.
-    const rows = await this.reads.withMetrics(
-      { board, window, nowMs },
-      { draining: page.draining, items: page.rows.map(rowAnswer) },
+    // Rows carry their pair's tiebreak (a board keeping pairs) and every metric's count (a board with
+    // metrics), as GET top's do.
+    const answered = withRowTiebreaks(
+      board.config,
+      page.rows.map(rowAnswer),
+      page.rows.map((row) => row.tie),
     );
+    const rows = await this.reads.withMetrics({ board, window, nowMs }, { draining: page.draining, items: answered });
     const { draining, items } = rows;
     return { ...figures(board.config.name, window, nowMs, draining), items, truncated: page.truncated };
   }

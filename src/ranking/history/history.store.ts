@@ -7,6 +7,7 @@ import type { HistoryPoint, ScoredItem, SnapshotListing } from '../core/ranking.
 import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
+import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
 import { SnapshotCount, SnapshotPoint, HistoryFunctions, StoredSnapshot } from './history.functions';
 import { RankingSettings } from '../core/ranking.settings';
@@ -91,17 +92,19 @@ export class HistoryStore {
       }),
     );
     const elsewhere = await this.aboveElsewhere(read, home, own.points);
+    const points = own.points.map((point): HistoryPoint => {
+      const other = elsewhere.get(point.atSec) ?? { above: 0, leftOut: 0 };
+      const rank = point.above < 0 ? null : point.above + other.above + 1;
+      if (rank === null || rank > top) return { at: point.atSec, rank: null, score: null };
+      if (own.hidden) return { at: point.atSec, rank: null, score: point.score };
+      return { at: point.atSec, rank: rank - point.leftOut - other.leftOut, score: point.score };
+    });
+    const marks = own.points.map((point) => point.mark);
     return {
       keeps: own.keeps,
       nextSec: own.nextSec,
       hidden: own.hidden,
-      points: own.points.map((point) => {
-        const other = elsewhere.get(point.atSec) ?? { above: 0, leftOut: 0 };
-        const rank = point.above < 0 ? null : point.above + other.above + 1;
-        if (rank === null || rank > top) return { at: point.atSec, rank: null, score: null };
-        if (own.hidden) return { at: point.atSec, rank: null, score: point.score };
-        return { at: point.atSec, rank: rank - point.leftOut - other.leftOut, score: point.score };
-      }),
+      points: withRowTiebreaks(board.config, points, marks),
     };
   }
 
@@ -250,7 +253,12 @@ export class HistoryStore {
     const merged = this.mergedRows(board, window, replies, shown);
     if (merged === undefined) return { keeps: true };
     // A tiebreak board's rows carry their marks (tie): merged and ranked by the pair, as live rows are.
-    return { keeps: true, listing: { atSec: merged.atSec, items: rankRows(merged.rows, 0, 0) } };
+    const items = withRowTiebreaks(
+      board.config,
+      rankRows(merged.rows, 0, 0),
+      merged.rows.map((row) => row.tie),
+    );
+    return { keeps: true, listing: { atSec: merged.atSec, items } };
   }
 
   /** The rows of the shards' snapshots merged at the latest of theirs, with their marks (undefined: none kept). */

@@ -149,6 +149,106 @@ describe('tiebreak over HTTP', () => {
     await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
   });
 
+  it.each([1, 3])(
+    '%i shard(s): perGroup pages, queries and the stream with perGroup rank the pairs; the distribution is exact',
+    async (shards) => {
+      const name = `league${shards}`;
+      const board = { windows: WINDOWS, aggregate: 'max', tiebreak: { order: 'asc' }, groups: true, shards };
+      await createBoard(app(), name, board);
+      // One score for all but dee: only the tiebreaks (the lower wins) tell the rows apart.
+      const records = [
+        { item: 'ann', score: 10, tiebreak: 30, group: 'red' },
+        { item: 'bob', score: 10, tiebreak: 10, group: 'red' },
+        { item: 'cid', score: 10, tiebreak: 20, group: 'blue' },
+        { item: 'dee', score: 12, tiebreak: 90, group: 'red' },
+        { item: 'eve', score: 10, tiebreak: 20, group: 'blue' },
+        { item: 'fay', score: 10, tiebreak: 5 },
+      ];
+      await http().post(`/boards/${name}/increments`).send({ items: records }).expect(200);
+      const all = [
+        ['dee', 1, 12, 90],
+        ['fay', 2, 10, 5],
+        ['bob', 3, 10, 10],
+        ['eve', 4, 10, 20],
+        ['cid', 4, 10, 20],
+        ['ann', 6, 10, 30],
+      ];
+      expect(await rows(`/boards/${name}/top`)).toEqual(all);
+      const perGroup1 = [all[0], all[1], all[3]];
+      expect(await rows(`/boards/${name}/top?perGroup=1`)).toEqual(perGroup1);
+      const query = { perGroup: 2, exclude: { items: ['fay'], groups: ['blue'] } };
+      const queried = await http().post(`/boards/${name}/query`).send(query).expect(200);
+      expect(
+        queried.body.items.map((row: { item: string; rank: number; tiebreak: number }) => [
+          row.item,
+          row.rank,
+          row.tiebreak,
+        ]),
+      ).toEqual([
+        ['dee', 1, 90],
+        ['bob', 3, 10],
+      ]);
+      base ??= await listen(app());
+      const reader = await SseReader.open(`${base}/boards/${name}/stream?perGroup=1`);
+      try {
+        await reader.waitFor(1);
+        const [first] = reader.named<{ items: Array<{ item: string; rank: number; score: number; tiebreak: number }> }>(
+          'snapshot',
+        );
+        expect(first.items.map((row) => [row.item, row.rank, row.score, row.tiebreak])).toEqual(perGroup1);
+        // A better time for ann, still 10 points: she moves ahead of bob and eve (red's row stays dee's),
+        // so eve's board rank is 5 now.
+        await score(name, 'ann', { score: 10, tiebreak: 7 }).expect(200);
+        await app().get(LiveHub).tick();
+        await waitUntil(() => reader.named('top').length > 0);
+        const [next] = reader.named<{ items: Array<{ item: string; rank: number; score: number; tiebreak: number }> }>(
+          'top',
+        );
+        expect(next.items.map((row) => [row.item, row.rank, row.score, row.tiebreak])).toEqual([
+          all[0],
+          all[1],
+          ['eve', 5, 10, 20],
+        ]);
+      } finally {
+        reader.close();
+        await waitUntil(() => app().get(LiveHub).clients === 0);
+      }
+      // Buckets and quantiles are scores: the tiebreaks order equal scores, they change no count.
+      const spread = (await http().get(`/boards/${name}/distribution?buckets=2`).expect(200)).body;
+      expect(spread).toMatchObject({
+        count: 6,
+        min: 10,
+        max: 12,
+        buckets: [
+          { from: 10, to: 11, count: 5 },
+          { from: 11, to: 12, count: 1 },
+        ],
+        quantiles: { p10: 10, p25: 10, p50: 10, p75: 10, p90: 12, p99: 12 },
+      });
+      await http().delete(`/admin/boards/${name}`).set(ADMIN).expect(204);
+    },
+  );
+
+  it('an item retraction is refused on a tiebreak board (a sum board only): no archive being written loses a row', async () => {
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 2, top: 10 } }];
+    await createBoard(app(), 'tbret', { windows, aggregate: 'max', tiebreak: { order: 'asc' }, ties: 'first' });
+    await score('tbret', 'a', { score: 3, tiebreak: 1 }).expect(200);
+    const refused = await http().post('/admin/boards/tbret/retractions').set(ADMIN).send({ item: 'a' }).expect(400);
+    expect(refused.body.message).toMatch(/retractions need a sum board/);
+    await http().delete('/admin/boards/tbret').set(ADMIN).expect(204);
+  });
+
+  it('a leagues board takes no tiebreak, with ties first or not (leagues need a sum board)', async () => {
+    const leagues = { window: 'day', size: 3, tiers: ['bronze', 'silver'], promote: 1, relegate: 1 };
+    const windows = [{ name: 'day', calendar: 'day' }];
+    for (const ties of ['shared', 'first']) {
+      const body = { windows, aggregate: 'max', tiebreak: { order: 'asc' }, ties, leagues };
+      const refused = await http().put('/admin/boards/tbleague').set(ADMIN).send(body).expect(400);
+      expect(refused.body.message).toMatch(/leagues need aggregate sum/);
+    }
+    await http().get('/boards/tbleague').expect(404);
+  });
+
   it('a tiebreak is refused on a board without one, and out of range', async () => {
     await createBoard(app(), 'plain', { windows: WINDOWS, aggregate: 'max' });
     const refused = await score('plain', 'a', { score: 1, tiebreak: 2 }).expect(400);

@@ -1721,6 +1721,8 @@ export interface components {
             rank: number | null;
             /** @description null: not among the snapshot's rows */
             score: number | null;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
         };
         ItemHistoryResultDto: {
             board: string;
@@ -1740,6 +1742,8 @@ export interface components {
             rank: number;
             item: string;
             score: number;
+            /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
+            tiebreak?: number;
         };
         ArchiveResultDto: {
             /** @description Start of the closed period: local midnight (unix s) */

@@ -18,6 +18,9 @@
 --   next      the place after the last row scanned
 --   ended     1: the shard lists nothing after the scanned rows, else 0
 --   last, last_score  the last row scanned ("" and 0: none)
+--   row_marks, skipped_marks, last_mark  on a board keeping (score, tiebreak) pairs (tiebreak_lib), the
+--             mark of each row of `rows`, of each of `skipped` and of `last` (the shards' merge and the
+--             board ranks compare it after the score); { }, { } and "" elsewhere
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window whose counts miss pairs
 --   made before they were kept: actor_lib's counts_kept)
 
@@ -33,7 +36,9 @@ end
 -- Scans one chunk from `at` into `out` (rows, skipped); answers the rows it scanned and whether the
 -- listing ended inside it.
 local function scan_chunk(filter, out, at, count)
-  local page = order.page(filter.top_key, at, at + count - 1)
+  -- Filled by the pair order's page only (tiebreak_lib's page hook): the marks of the rows answered.
+  local marks = {}
+  local page = order.page(filter.top_key, at, at + count - 1, marks)
   local items = {}
   for i = 1, #page, 2 do items[#items + 1] = page[i] end
   -- A board without groups names none: no lookup of its rows' groups.
@@ -45,17 +50,19 @@ local function scan_chunk(filter, out, at, count)
     if not order.listed(filter.top_key, score) then return scanned, true end
     scanned = scanned + 1
     local item, group = items[i], named[i] or ''
-    out.last, out.last_score = item, page[2 * i]
+    out.last, out.last_score, out.last_mark = item, page[2 * i], marks[i] or ''
     local taken = filter.counts[group] or 0
     local pass = not filter.items[item] and not (group ~= '' and filter.groups[group])
       and (filter.min_actors == 0 or actors[i] >= filter.min_actors)
       and (filter.per_group == 0 or group == '' or taken < filter.per_group)
     if pass and #out.rows < 3 * filter.want then
       out.rows[#out.rows + 1], out.rows[#out.rows + 2], out.rows[#out.rows + 3] = item, page[2 * i], group
+      out.row_marks[#out.row_marks + 1] = marks[i]
       if group ~= '' then filter.counts[group] = taken + 1 end
       if #out.rows == 3 * filter.want then return scanned, false end
     else
       out.skipped[#out.skipped + 1] = page[2 * i]
+      out.skipped_marks[#out.skipped_marks + 1] = marks[i]
     end
   end
   return scanned, #items < count
@@ -77,7 +84,7 @@ local function group_page(keys, args)
   if filter.min_actors > 0 and draining == 0 and not actor_log.ACTORS.counts_kept(filter.pairs_key) then
     return redis.error_reply('TB_ACTOR_COUNTS_PENDING counts began after live pairs')
   end
-  local out = { rows = {}, skipped = {}, last = '', last_score = 0 }
+  local out = { rows = {}, skipped = {}, last = '', last_score = 0, row_marks = {}, skipped_marks = {}, last_mark = '' }
   local at, left, ended = tonumber(arg.start), tonumber(arg.scan), false
   while left > 0 and not ended and #out.rows < 3 * filter.want do
     local scanned
@@ -86,6 +93,7 @@ local function group_page(keys, args)
   end
   return reader.answer(CALLS.group_page, {
     draining = draining, rows = out.rows, skipped = out.skipped, next = at, ended = ended and 1 or 0,
-    last = out.last, last_score = out.last_score,
+    last = out.last, last_score = out.last_score, row_marks = out.row_marks, skipped_marks = out.skipped_marks,
+    last_mark = out.last_mark,
   })
 end

@@ -70,6 +70,24 @@ export function tiebreakOfMark(order: TiebreakOrder, mark: string | undefined): 
   return order === 'desc' ? shifted - TIEBREAK_BOUND : TIEBREAK_BOUND - shifted;
 }
 
+/**
+ * Rows of a board, each with its pair's tiebreak (the first MARK_WIDTH digits of its mark in `marks`,
+ * at the same index) where it is ranked on a board with a tiebreak, as live rows carry it; a row
+ * without a mark (a snapshot stored before marks) carries none.
+ */
+export function withRowTiebreaks<Row extends { rank: number | null }>(
+  config: Readonly<TiebreakConfig & { order?: string }>,
+  rows: Row[],
+  marks: ReadonlyArray<string | undefined>,
+): Array<Row & { tiebreak?: number }> {
+  const order = tiebreakMarkOrder(config);
+  if (order === undefined) return rows;
+  return rows.map((row, i) => {
+    const tiebreak = row.rank === null ? undefined : tiebreakOfMark(order, marks[i]);
+    return tiebreak === undefined ? row : { ...row, tiebreak };
+  });
+}
+
 const TIEBREAK_MESSAGE = `tiebreak must be an object like { "order": "desc" } (order one of ${TIEBREAK_ORDERS.join(', ')})`;
 
 function validTiebreak(value: unknown): boolean {

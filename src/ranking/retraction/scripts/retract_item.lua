@@ -102,7 +102,8 @@ end
 
 -- The item out of a calendar window's archives still being taken (archive_lib): out of the rows kept
 -- so far and, when its row was written out already, out of the archive's text (the rows after it move
--- up, and the rows still to write follow on).
+-- up, and the rows still to write follow on). Their members are items, as on every sum board: only sum
+-- boards retract items, and a tiebreak board (never a sum board) keeps pair-order members there.
 local function item_out_of_pending(slots_key, base, item)
   for at, state in pairs(archive.archives_pending(slots_key) or {}) do
     local rows_key = base .. 'archrows:' .. at
