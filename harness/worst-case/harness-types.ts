@@ -62,6 +62,11 @@ export interface WorstRow {
    */
   manyCalls?: string;
   /**
+   * Why each call of the row is held to WRITE_CALL_COMMANDS, as a write call is: work a read does in
+   * bounded chunks of its own (a closed period's archive drained and written).
+   */
+  drains?: string;
+  /**
    * Who sends the row's requests (default: the admin for /admin routes, else the measured client). A row
    * measuring the work of an item new to a window may send as the seeder: the measured client's items
    * quota is spent by the rows before it in a full run, and the new-item rows show that refusal.
