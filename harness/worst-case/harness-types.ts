@@ -74,6 +74,11 @@ export interface WorstRow {
   caller?: Caller;
   /** Runs after the row is measured, with its last answer: e.g. finishing background work it started. */
   settle?(context: HarnessContext, answer: HttpAnswer | undefined): Promise<void>;
+  /**
+   * The settle's calls are the row's too (an admin job's steps, run to its end): each is held to the
+   * per-call bounds, as the request's calls are.
+   */
+  measuresSettle?: true;
   /** Runs before the row (once): e.g. making what the row deletes. */
   prepare?(context: HarnessContext): Promise<void>;
 }

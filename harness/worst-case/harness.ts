@@ -102,6 +102,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   }
   const grown = row.grows ? (await meter.usedBytes()) - bytesBefore : 0;
   await row.settle?.(context, answer);
+  if (row.measuresSettle) cost = costlier(cost, await meter.read());
   await meter.reset();
   return {
     route: row.route,

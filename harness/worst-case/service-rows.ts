@@ -53,6 +53,13 @@ async function fillWeights(context: HarnessContext, board: string): Promise<void
   for (const actor of weighed) await untilWeighed(context, board, actor);
 }
 
+/**
+ * Weeks the board of every option stands idle before each of its admin step rows: every window but the
+ * longest expires, and each snapshot and segment boundary is crossed, in the step's first call.
+ */
+const IDLE_WEEKS = 2;
+const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
+
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
 
 async function seedCounters(context: HarnessContext): Promise<void> {
@@ -152,7 +159,8 @@ export const SERVICE_ROWS: WorstRow[] = [
 
 /**
  * Run last: they reset and delete a 64-shard board of every option, filled like the others, then
- * retract (a retraction runs on in the background: nothing is measured after it).
+ * retract and re-weigh on the board of every option after it stood idle (each run to its end, so no
+ * later row is charged its steps).
  */
 export const ADMIN_ROWS: WorstRow[] = [
   {
@@ -196,21 +204,26 @@ export const ADMIN_ROWS: WorstRow[] = [
     times: 1,
   },
   {
-    route: 'POST /admin/boards/{board}/retractions',
-    worst: "an actor's events in 8 windows, 8 views and its segments, with a 400-day block",
-    request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
-    expect: [202],
-    times: 1,
-  },
-  {
     route: 'PUT /admin/boards/{board}/actors/{actor}',
-    worst:
-      "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (adminStepUnits) to the end",
+    worst: `an actor's events in 8 windows, 8 views and its segments of a capped board, after ${IDLE_WEEKS} idle weeks: the first step, then each step at its bound (adminStepUnits) to the end`,
+    prepare: idle,
     request: () => ({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a2', body: { weight: 100 } }),
     settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
+    measuresSettle: true,
     expect: [202],
     times: 1,
     manyCalls: 'the re-weighting runs to its end in steps of at most adminStepUnits units, each a call of its own',
+  },
+  {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: `an actor's events in 8 windows, 8 views and its segments, with a 400-day block, after ${IDLE_WEEKS} idle weeks: the first step, then each step to the end`,
+    prepare: idle,
+    request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
+    settle: (context, answer) => untilDone(context, 'wc-sum', answer),
+    measuresSettle: true,
+    expect: [202],
+    times: 1,
+    manyCalls: 'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own',
   },
   {
     route: 'GET /admin/boards/{board}/actors/{actor}',
