@@ -58,6 +58,8 @@ async function fillWeights(context: HarnessContext, board: string): Promise<void
  * longest expires, and each snapshot and segment boundary is crossed, in the step's first call.
  */
 const IDLE_WEEKS = 2;
+const STEPS_TO_THE_END =
+  'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own';
 const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
 
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
@@ -168,8 +170,10 @@ export const ADMIN_ROWS: WorstRow[] = [
     worst: "an item of a 64-shard board: each shard's snapshots listing it cut to the board's rows first",
     request: () => post('/admin/boards/wc-shards/retractions', { item: 'i4' }),
     settle: (context, answer) => untilDone(context, 'wc-shards', answer),
+    measuresSettle: true,
     expect: [202],
     times: 1,
+    manyCalls: STEPS_TO_THE_END,
   },
   {
     route: 'POST /admin/boards/{board}/retractions',
@@ -177,8 +181,10 @@ export const ADMIN_ROWS: WorstRow[] = [
       "an item of every metric of an 8-metric board: 8 windows each, 6 views, the last metric's snapshots of 1 000 rows",
     request: () => post('/admin/boards/wc-metrics/retractions', { item: 'i1' }),
     settle: (context, answer) => untilDone(context, 'wc-metrics', answer),
+    measuresSettle: true,
     expect: [202],
     times: 1,
+    manyCalls: STEPS_TO_THE_END,
   },
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',
@@ -223,7 +229,7 @@ export const ADMIN_ROWS: WorstRow[] = [
     measuresSettle: true,
     expect: [202],
     times: 1,
-    manyCalls: 'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own',
+    manyCalls: STEPS_TO_THE_END,
   },
   {
     route: 'GET /admin/boards/{board}/actors/{actor}',
