@@ -194,6 +194,8 @@ export const ADMIN_ROWS: WorstRow[] = [
       context.state.set('metrics-retraction', String(started.body?.id));
     },
     request: (context) => get(`/admin/boards/wc-metrics/retractions/${context.state.get('metrics-retraction')}`),
+    settle: (context) =>
+      untilDone(context, 'wc-metrics', { status: 200, body: { id: context.state.get('metrics-retraction') } }),
   },
   {
     route: 'PUT /admin/boards/{board}',
