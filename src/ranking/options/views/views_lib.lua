@@ -46,13 +46,12 @@ local views_load -- defined below, after the functions it calls; reconcile calls
 -- (view_listing): every answer stays exact meanwhile. The last chunk renames next to top.
 local function decay_finish(view)
   if redis.call('EXISTS', view.next_top) == 1 then redis.call('RENAME', view.next_top, view.top) end
-  redis.call('HSET', view.meta, 'landmark', view.next_landmark)
-  redis.call('HDEL', view.meta, 'next')
+  redis.call('HSET', view.meta, 'landmark', view.next_landmark); redis.call('HDEL', view.meta, 'next')
   view.landmark, view.next_landmark = view.next_landmark, nil
 end
 
--- Moves up to `count` members to the new scale in one ZADD (removing first: on a full Redis a script
--- may grow memory only once it has written); answers how many. None left: done.
+-- Moves up to `count` members to the new scale in one ZADD, answering how many (none left: done).
+-- Removing first: on a full Redis a script may grow memory only once it has written.
 local function decay_migrate(view, count)
   local members = redis.call('ZRANGE', view.top, 0, count - 1, 'WITHSCORES')
   local names, moved = {}, {}
