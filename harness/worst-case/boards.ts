@@ -184,6 +184,18 @@ const TIEBREAK_HISTORY_BOARD = {
   windows: [{ name: 'h', period: '1h', interval: '1m', snapshots: { keep: 2, top: 1000 } }],
 };
 
+/**
+ * A strict competition's calendar archive: a day window of the largest archive on a tiebreak board of
+ * ties first, every item of one pair. Its drain takes each row as its member of the pair order (its tie
+ * mark looked up, archive_lib), then trims them and writes them out with their marks and ranks.
+ */
+const TIEBREAK_CALENDAR_BOARD = {
+  aggregate: 'max' as const,
+  tiebreak: { order: 'asc' as const },
+  ties: 'first' as const,
+  windows: [{ name: 'day', calendar: 'day', timeZone: 'Europe/Berlin', archive: { keep: 1000, top: 10_000 } }],
+};
+
 /** Calendar windows of every kind, the largest archives. */
 const CALENDAR_BOARD = {
   windows: [
@@ -249,6 +261,8 @@ export const BOARDS = {
   'wc-tiebreak': TIEBREAK_BOARD,
   'wc-tb-first': TIEBREAK_FIRST_BOARD,
   'wc-tb-hist': TIEBREAK_HISTORY_BOARD,
+  /** Its last seeded period closed but not drained: the archive drain row drains it (read-rows.ts). */
+  'wc-tb-cal': TIEBREAK_CALENDAR_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
   /**

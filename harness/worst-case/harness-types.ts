@@ -62,6 +62,11 @@ export interface WorstRow {
    */
   manyCalls?: string;
   /**
+   * Why each call of the row is held to WRITE_CALL_COMMANDS, as a write call is: work a read does in
+   * bounded chunks of its own (a closed period's archive drained and written).
+   */
+  drains?: string;
+  /**
    * Who sends the row's requests (default: the admin for /admin routes, else the measured client). A row
    * measuring the work of an item new to a window may send as the seeder: the measured client's items
    * quota is spent by the rows before it in a full run, and the new-item rows show that refusal.
@@ -69,6 +74,11 @@ export interface WorstRow {
   caller?: Caller;
   /** Runs after the row is measured, with its last answer: e.g. finishing background work it started. */
   settle?(context: HarnessContext, answer: HttpAnswer | undefined): Promise<void>;
+  /**
+   * The settle's calls are the row's too (an admin job's steps, run to its end): each is held to the
+   * per-call bounds, as the request's calls are.
+   */
+  measuresSettle?: true;
   /** Runs before the row (once): e.g. making what the row deletes. */
   prepare?(context: HarnessContext): Promise<void>;
 }

@@ -102,6 +102,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   }
   const grown = row.grows ? (await meter.usedBytes()) - bytesBefore : 0;
   await row.settle?.(context, answer);
+  if (row.measuresSettle) cost = costlier(cost, await meter.read());
   await meter.reset();
   return {
     route: row.route,
@@ -164,8 +165,8 @@ export interface TimeBounds {
 
 /**
  * What a row did that it should not have: answered a status it does not accept, grew with no quota
- * refusal, or (unless the row is marked open) held Redis past the bounds, or ran a write call or an
- * admin step of more commands than WRITE_CALL_COMMANDS.
+ * refusal, or (unless the row is marked open) held Redis past the bounds, or ran a write call, an
+ * admin step or a drain call of more commands than WRITE_CALL_COMMANDS.
  */
 export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds): string[] {
   const faults: string[] = [];
@@ -180,7 +181,7 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
     faults.push(`a call of ${figures.maxCallMs.toFixed(1)} ms (${figures.maxCallName})${runs}`);
   if (figures.requestMs > bounds.requestMs && !row.manyCalls)
     faults.push(`${figures.requestMs.toFixed(1)} ms of Redis for one request`);
-  const kind = writesItems(row) ? 'write call' : runsSteps(row) ? 'step call' : undefined;
+  const kind = writesItems(row) ? 'write call' : runsSteps(row) ? 'step call' : row.drains ? 'drain call' : undefined;
   if (kind && figures.maxCallCommands > WRITE_CALL_COMMANDS)
     faults.push(`a ${kind} of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
   return faults;

@@ -5,6 +5,7 @@
 import { AppConfig } from '../../src/common/config';
 import {
   COUNTED_VIEW_ROWS_PER_CALL,
+  MAX_READ_DRAIN_CALLS,
   MAX_SHARDED_DEPTH_ITEMS,
   MIN_ACTORS,
   MODERATED_ITEMS_PER_SHARD,
@@ -29,6 +30,8 @@ const deepest = (context: HarnessContext) => `i${Math.min(context.sizes.items, M
 const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
 /** Ids a lookup takes on a 64-shard board with a tiebreak (ties first adds no weight there). */
 const LOOKUP_PAIR_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIEBREAK_WEIGHT));
+/** Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale. */
+const TIEBREAK_DRAIN_READS = 40;
 function lookup(context: HarnessContext, ids: number) {
   const items = Array.from({ length: ids }, (_, n) => `i${(n * 7) % context.sizes.items}`);
   return post('/boards/wc-shards/lookup?data=true', { window: 'm', items: [...new Set(items)] });
@@ -242,6 +245,16 @@ export const READ_ROWS: WorstRow[] = [
     worst: 'a page of 100 periods of 10 000 rows',
     request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
     expect: [200, 422],
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst:
+      'the reads after a period of 10 000 items of one pair closed on a tiebreak board of ties first: the period drained (each row taken as its member of the pair order, its tie mark looked up), then its archive written with marks and ranks',
+    request: () => get('/boards/wc-tb-cal/archives?window=day&limit=1'),
+    expect: [200, 503],
+    times: TIEBREAK_DRAIN_READS,
+    drains: `each read drains a chunk of EXPIRE_CHUNK fields or rows a call, up to ${MAX_READ_DRAIN_CALLS} calls (then 503 WINDOW_DRAINING)`,
+    manyCalls: `up to ${MAX_READ_DRAIN_CALLS} drain calls before the page`,
   },
   {
     route: 'GET /boards/{board}/archive',

@@ -32,12 +32,17 @@ async function batches(context: HarnessContext, board: BoardName, count: number,
   }
 }
 
-/** Closed periods of the calendar board, each with `periodRows` rows kept in its archive. */
+/**
+ * Closed periods of the calendar board, each with `periodRows` rows kept in its archive; the strict
+ * competition's last period holds `periodRows` items of one pair, closed and left to drain.
+ */
 async function seedCalendar(context: HarnessContext): Promise<void> {
   const { periods, periodRows } = context.sizes;
   for (let period = 0; period < periods; period++) {
     await batches(context, 'wc-cal', periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n }));
     await batches(context, 'wc-metcal', periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric: LAST }));
+    if (period === periods - 1)
+      await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
     await context.advanceSec(DAY_SEC);
   }
   await drained(context, '/boards/wc-cal/archives?window=day&limit=1');

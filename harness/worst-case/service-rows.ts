@@ -53,6 +53,15 @@ async function fillWeights(context: HarnessContext, board: string): Promise<void
   for (const actor of weighed) await untilWeighed(context, board, actor);
 }
 
+/**
+ * Weeks the board of every option stands idle before each of its admin step rows: every window but the
+ * longest expires, and each snapshot and segment boundary is crossed, in the step's first call.
+ */
+const IDLE_WEEKS = 2;
+const STEPS_TO_THE_END =
+  'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own';
+const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
+
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
 
 async function seedCounters(context: HarnessContext): Promise<void> {
@@ -152,7 +161,8 @@ export const SERVICE_ROWS: WorstRow[] = [
 
 /**
  * Run last: they reset and delete a 64-shard board of every option, filled like the others, then
- * retract (a retraction runs on in the background: nothing is measured after it).
+ * retract and re-weigh on the board of every option after it stood idle (each run to its end, so no
+ * later row is charged its steps).
  */
 export const ADMIN_ROWS: WorstRow[] = [
   {
@@ -160,8 +170,10 @@ export const ADMIN_ROWS: WorstRow[] = [
     worst: "an item of a 64-shard board: each shard's snapshots listing it cut to the board's rows first",
     request: () => post('/admin/boards/wc-shards/retractions', { item: 'i4' }),
     settle: (context, answer) => untilDone(context, 'wc-shards', answer),
+    measuresSettle: true,
     expect: [202],
     times: 1,
+    manyCalls: STEPS_TO_THE_END,
   },
   {
     route: 'POST /admin/boards/{board}/retractions',
@@ -169,8 +181,10 @@ export const ADMIN_ROWS: WorstRow[] = [
       "an item of every metric of an 8-metric board: 8 windows each, 6 views, the last metric's snapshots of 1 000 rows",
     request: () => post('/admin/boards/wc-metrics/retractions', { item: 'i1' }),
     settle: (context, answer) => untilDone(context, 'wc-metrics', answer),
+    measuresSettle: true,
     expect: [202],
     times: 1,
+    manyCalls: STEPS_TO_THE_END,
   },
   {
     route: 'GET /admin/boards/{board}/retractions/{id}',
@@ -180,6 +194,8 @@ export const ADMIN_ROWS: WorstRow[] = [
       context.state.set('metrics-retraction', String(started.body?.id));
     },
     request: (context) => get(`/admin/boards/wc-metrics/retractions/${context.state.get('metrics-retraction')}`),
+    settle: (context) =>
+      untilDone(context, 'wc-metrics', { status: 200, body: { id: context.state.get('metrics-retraction') } }),
   },
   {
     route: 'PUT /admin/boards/{board}',
@@ -196,21 +212,26 @@ export const ADMIN_ROWS: WorstRow[] = [
     times: 1,
   },
   {
-    route: 'POST /admin/boards/{board}/retractions',
-    worst: "an actor's events in 8 windows, 8 views and its segments, with a 400-day block",
-    request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
-    expect: [202],
-    times: 1,
-  },
-  {
     route: 'PUT /admin/boards/{board}/actors/{actor}',
-    worst:
-      "an actor's events in 8 windows, 8 views and its segments of a capped board: the first step, then each step at its bound (adminStepUnits) to the end",
+    worst: `an actor's events in 8 windows, 8 views and its segments of a capped board, after ${IDLE_WEEKS} idle weeks: the first step, then each step at its bound (adminStepUnits) to the end`,
+    prepare: idle,
     request: () => ({ method: 'PUT', path: '/admin/boards/wc-sum/actors/a2', body: { weight: 100 } }),
     settle: (context) => untilWeighed(context, 'wc-sum', 'a2'),
+    measuresSettle: true,
     expect: [202],
     times: 1,
     manyCalls: 'the re-weighting runs to its end in steps of at most adminStepUnits units, each a call of its own',
+  },
+  {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: `an actor's events in 8 windows, 8 views and its segments, with a 400-day block, after ${IDLE_WEEKS} idle weeks: the first step, then each step to the end`,
+    prepare: idle,
+    request: () => post('/admin/boards/wc-sum/retractions', { actor: 'a1', block: '400d' }),
+    settle: (context, answer) => untilDone(context, 'wc-sum', answer),
+    measuresSettle: true,
+    expect: [202],
+    times: 1,
+    manyCalls: STEPS_TO_THE_END,
   },
   {
     route: 'GET /admin/boards/{board}/actors/{actor}',

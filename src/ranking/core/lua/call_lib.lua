@@ -104,7 +104,7 @@ local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
   call.cfg_key, call.now_ms, call.seq, call.draining = keys[1], nil, call.seq + 1, false
-  VIEWS.loaded = false
+  VIEWS.loaded, VIEWS.rebase_left = false, nil
   BOARD.aggregate = 'sum'
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end

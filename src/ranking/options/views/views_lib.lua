@@ -7,9 +7,8 @@
 -- window, write or expiry): never recomputed by a job; expiry takes out what the expired slot put in.
 -- KEYS: 0
 -- Conventions: the call's keys[1] (call_state's CALL.cfg_key) is the board shard's config hash, whose
--- field `views` (JSON, written by board_put / shard_sync) lists the views; the header's now (unix ms)
--- is in every script that changes windows (board_put and shard_sync call views_load themselves). A view's keys, named after the config
--- key like a window's: <tag>:<view>:top (zset: its rank score per item), :items (hash: hot's firstSeen,
+-- field `views` (JSON, by board_put / shard_sync) lists the views; the header's now (unix ms) is in every
+-- script changing windows (board_put and shard_sync call views_load themselves). A view's keys, named after the config key like a window's: <tag>:<view>:top (zset: its rank score per item), :items (hash: hot's firstSeen,
 -- rising's since), :meta (decay's landmark), :next (while a decay landmark moves: the members moved).
 -- A segment's views are the same code over the segment's keys (segment_views_lib, the next module,
 -- which also holds view_window_changed). Scores cross to Redis as %.17g strings (Lua keeps 14 digits).
@@ -39,29 +38,32 @@ local views_load -- defined below, after the functions it calls; reconcile calls
 -- and subtracting a slot's exact share is what lets expiry take out exactly what the slot put in.
 --
 -- The rebase is chunked, never one pass over the whole view: meta's `next` names the new landmark
--- while members move, rebaseChunk per script call that loads the view, from <view>:top (old scale)
--- to <view>:next (new scale); an item lives in exactly one of them, a write goes to the one holding
--- it (new items to the new one), and a read merges the two (view_listing), so every answer stays
--- exact while the rebase runs. The last chunk renames next to top and stores the new landmark.
+-- while members move, from <view>:top (old scale) to <view>:next (new scale), one rebaseChunk per
+-- script call shared by the decay views it loads in turn (the board's, then each segment's a step or
+-- a write visits; VIEWS.rebase_left: what is left of it, nil: nothing moved yet), so a call meeting
+-- many rebases at once (a board idle for weeks) does the work of one. An item lives in exactly one
+-- zset, a write goes to the one holding it (new items to the new one), and a read merges the two
+-- (view_listing): every answer stays exact meanwhile. The last chunk renames next to top.
 local function decay_finish(view)
   if redis.call('EXISTS', view.next_top) == 1 then redis.call('RENAME', view.next_top, view.top) end
-  redis.call('HSET', view.meta, 'landmark', view.next_landmark)
-  redis.call('HDEL', view.meta, 'next')
+  redis.call('HSET', view.meta, 'landmark', view.next_landmark); redis.call('HDEL', view.meta, 'next')
   view.landmark, view.next_landmark = view.next_landmark, nil
 end
 
--- Moves up to `count` members of the old-scale zset to the new one (removing first: on a full Redis
--- a script may grow memory only once it has written); finishes the rebase when none is left.
+-- Moves up to `count` members to the new scale in one ZADD, answering how many (none left: done).
+-- Removing first: on a full Redis a script may grow memory only once it has written.
 local function decay_migrate(view, count)
   local members = redis.call('ZRANGE', view.top, 0, count - 1, 'WITHSCORES')
-  local names = {}
-  for i = 1, #members, 2 do names[#names + 1] = members[i] end
-  if #names > 0 then redis.call('ZREM', view.top, unpack(names)) end
+  local names, moved = {}, {}
   for i = 1, #members, 2 do
+    names[#names + 1] = members[i]
     local g = tonumber(members[i + 1]) * view.factor
-    if g ~= 0 then redis.call('ZADD', view.next_top, view_num(g), members[i]) end
+    if g ~= 0 then moved[#moved + 1], moved[#moved + 2] = view_num(g), members[i] end
   end
+  if #names > 0 then redis.call('ZREM', view.top, unpack(names)) end
+  if #moved > 0 then redis.call('ZADD', view.next_top, unpack(moved)) end
   if #names < count then decay_finish(view) end
+  return #names
 end
 
 local function decay_rebase(view, now_sec)
@@ -79,8 +81,8 @@ local function decay_rebase(view, now_sec)
   view.landmark, view.next_landmark = stored, next_landmark
   if next_landmark then
     view.factor = 2 ^ ((stored - next_landmark) / view.halfLifeSec)
-    -- Configs stored before rebaseChunk existed (wave 2) carry none: the same 256 as DECAY_REBASE_CHUNK.
-    decay_migrate(view, view.rebaseChunk or 256)
+    VIEWS.rebase_left = VIEWS.rebase_left or view.rebaseChunk or 256 -- wave 2 configs: DECAY_REBASE_CHUNK's
+    if VIEWS.rebase_left > 0 then VIEWS.rebase_left = VIEWS.rebase_left - decay_migrate(view, VIEWS.rebase_left) end
   end
 end
 
@@ -374,9 +376,7 @@ local API = { load_views = load_views, window_changed = window_changed, drop = d
   listing_of = listing_of, segment_copy = segment_copy, register = register, drop_keys = drop_keys }
 
 -- The views' functions other modules call (segment_views_lib, board_drop_step) by name.
-local function views_api()
-  return API
-end
+local function views_api() return API end
 
 -- Reads the board shard's views (and rebases decay views to now). Every script that changes a window
 -- or reads a view calls it once, before the first change; view_window_changed calls it when needed.

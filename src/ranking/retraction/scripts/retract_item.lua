@@ -13,7 +13,7 @@
 -- Args (reader.read_call, CALLS.retract_item): the header with every window, then target (the item),
 --   most (units of work this step does, about a Redis command each (actor_lib's STEP; what expired
 --   drains first within as many): a window looked into, a segment visited, a contribution, a slot (more where it holds the item, with each view
---   reading its window), a kept listing (more per 100 rows renumbered), a like; a step visits
+--   reading its window), a kept listing (more per LISTING_ROWS rows renumbered), a like; a step visits
 --   the sibling windows' suffixes ("@<metric>") and the segments of the shard's indexes as its first
 --   step found them ("<tag>:ret:<id>:sibs", ":hsibs", ":segs" and ":hsegs", expiring with the record),
 --   each once, so its work stays within `most` however many metrics and segments the shard holds),
@@ -130,7 +130,8 @@ local function item_out_of_history(step, slots_key, budget)
   local after = redis.call('HGET', record, cursor)
   local from = after and '(' .. after or '-inf'
   for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', from, '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
-    budget = budget - actor_log.ACTORS.STEP.LISTING * (1 + math.floor(item_out_of_listing(base .. 'snap:' .. at, item) / 100))
+    local step_weights = actor_log.ACTORS.STEP
+    budget = budget - step_weights.LISTING - math.floor(item_out_of_listing(base .. 'snap:' .. at, item) / step_weights.LISTING_ROWS)
     redis.call('HSET', record, cursor, at)
     if budget <= 0 then return 0 end
   end
