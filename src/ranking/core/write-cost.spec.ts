@@ -14,6 +14,7 @@ import {
   CostedEntry,
   costliestWrite,
   entryCost,
+  segmentsWithin,
 } from './write-cost';
 
 const boardOf = (windows: number, options: Partial<CostedBoard> = {}): CostedBoard => ({
@@ -78,6 +79,24 @@ describe('write cost', () => {
     expect(batchCost([[heavy]], board, 10).entriesWithin).toBe(1);
     // A call of one entry is the board's single write, bounded when the board was declared.
     expect(batchCost([[heavy], [heavy]], board, 10).costliestCall).toBe(0);
+  });
+
+  it('says how many segments an entry may name within the bound on a board declared past it', () => {
+    const full = {
+      ...boardOf(WINDOWS_PER_BOARD.max, { views: Array.from({ length: VIEWS_PER_BOARD.max }), ties: 'first' as const }),
+      capPerItem: CAP_PER_ITEM.max,
+    };
+    // 28 results × 11 a place with an actor: 1 232 units in 4 places (one segment), 2 156 in 7.
+    expect(segmentsWithin({ actor: 'a' }, full, DEFAULT_BOUND)).toBe(1);
+    expect(segmentsWithin({}, full, DEFAULT_BOUND)).toBe(3);
+    expect(segmentsWithin({}, boardOf(3), DEFAULT_BOUND)).toBe(SEGMENTS_PER_EVENT.max);
+    expect(segmentsWithin({ actor: 'a' }, full, 100)).toBe(-1);
+    for (const bound of [300, 1000, DEFAULT_BOUND, 5000]) {
+      const named = segmentsWithin({ actor: 'a' }, full, bound);
+      if (named >= 0) expect(entryCost({ actor: 'a', segments: segments(named) }, full)).toBeLessThanOrEqual(bound);
+      if (named < SEGMENTS_PER_EVENT.max)
+        expect(entryCost({ actor: 'a', segments: segments(named + 1) }, full)).toBeGreaterThan(bound);
+    }
   });
 
   it('an admin step does a fifth of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {

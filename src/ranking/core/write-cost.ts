@@ -83,10 +83,24 @@ export function costliestWrite(board: CostedBoard): number {
 }
 
 /**
+ * The most segments an entry like `entry` (its actor, or none) may name on `board` within `bound`: -1
+ * when even an entry naming none weighs more. Past the board's costliestWrite only on a board declared
+ * before the bound or under a higher one (BOARD_WRITE_TOO_COSTLY refuses others when declared).
+ */
+export function segmentsWithin(entry: CostedEntry, board: CostedBoard, bound: number): number {
+  for (let named = SEGMENTS_PER_EVENT.max; named >= 0; named--) {
+    const segments = Array.from({ length: named }, (_, i) => `s${i}`);
+    if (entryCost({ actor: entry.actor, segments }, board) <= bound) return named;
+  }
+  return -1;
+}
+
+/**
  * The costliest of the calls a batch makes (one per shard holding any of its entries), and how many
  * entries like its costliest one a call may carry within `bound` (at least one). A call of one entry
- * weighs nothing against the bound: it is the board's single write, bounded when the board was declared
- * (costliestWrite), so a batch may always carry one entry per shard.
+ * weighs nothing against the bound here: it is the board's single write, bounded when the board was
+ * declared (costliestWrite), and on a board declared past the bound refused on its own before the
+ * batch is weighed (write-rules' checkEntryCost), so a batch may always carry one entry per shard.
  */
 export function batchCost(
   parts: Iterable<readonly CostedEntry[]>,
