@@ -199,7 +199,10 @@ export class RankingController {
     'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.',
     BatchResultDto,
   )
-  @ErrorResponse(422, `REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL; or ${ONE_WRITE_TOO_COSTLY}`)
+  @ErrorResponse(
+    422,
+    "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)",
+  )
   async incrementBatch(
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
