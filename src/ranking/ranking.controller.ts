@@ -66,6 +66,9 @@ const PUT_BOARD_400 =
 const ONE_WRITE_TOO_COSTLY =
   'REQUEST_TOO_COSTLY: on a board declared before WRITE_COST_PER_CALL (or under a higher one) whose costliest write passes it, a write whose own call would weigh more (its segments and actor) is refused, nothing applied, naming how many segments fit';
 
+const BATCH_TOO_COSTLY =
+  "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
+
 /** A read's options from its query (span, segment, metric). */
 function readOptionsOf(query: ReadOptions): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric };
@@ -199,10 +202,7 @@ export class RankingController {
     'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.',
     BatchResultDto,
   )
-  @ErrorResponse(
-    422,
-    "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)",
-  )
+  @ErrorResponse(422, BATCH_TOO_COSTLY)
   async incrementBatch(
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
