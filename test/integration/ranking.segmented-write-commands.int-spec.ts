@@ -38,6 +38,11 @@ const SHAPES: Record<string, Shape> = {
   'one window, actors': { windows: windows(1), actors: true },
   'eight windows': { windows: windows(8) },
   'eight windows, actors': { windows: windows(8), actors: true },
+  'eight windows, a unique view, actors (the costliest shape with actors the floor weighs)': {
+    windows: windows(8),
+    views: [{ name: 'people', mode: 'unique', window: 'w7' }],
+    actors: true,
+  },
   'two windows, six views': { windows: windows(2), views: SIX_VIEWS },
   'four windows, a unique view, ties first, capped actors': {
     windows: windows(4),
