@@ -62,6 +62,13 @@ const PUT_BOARD_NOTE =
 const PUT_BOARD_400 =
   'INVALID_INPUT (the message names the field), or BOARD_WRITE_TOO_COSTLY: one write would weigh more than WRITE_COST_PER_CALL';
 
+/** A single write past the per-call bound: possible only on a board declared past it (BOARD_WRITE_TOO_COSTLY). */
+const ONE_WRITE_TOO_COSTLY =
+  'REQUEST_TOO_COSTLY: on a board declared before WRITE_COST_PER_CALL (or under a higher one) whose costliest write passes it, a write whose own call would weigh more (its segments and actor) is refused, nothing applied, naming how many segments fit';
+
+const BATCH_TOO_COSTLY =
+  "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
+
 /** A read's options from its query (span, segment, metric). */
 function readOptionsOf(query: ReadOptions): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric };
@@ -163,6 +170,7 @@ export class RankingController {
     "One atomic step; answers each window's new score and rank. With `at`, the event lands in the slot of that time in every window and view whose live span still holds it.",
     IncrementResultDto,
   )
+  @ErrorResponse(422, ONE_WRITE_TOO_COSTLY)
   async increment(
     @Param() params: ItemParams,
     @Req() request: FastifyRequest,
@@ -194,6 +202,7 @@ export class RankingController {
     'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.',
     BatchResultDto,
   )
+  @ErrorResponse(422, BATCH_TOO_COSTLY)
   async incrementBatch(
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
@@ -223,6 +232,7 @@ export class RankingController {
     'A second like by the same user while the first is inside any window of the board is not counted.',
     LikeResultDto,
   )
+  @ErrorResponse(422, ONE_WRITE_TOO_COSTLY)
   async like(
     @Param() params: ItemParams,
     @Body() body: LikeDto,

@@ -48,9 +48,9 @@ describe.each(TOPOLOGIES)('snapshot boundaries crossed in bounded calls (%s)', (
   /** A board of WINDOWS where item i<n> scores ITEMS - n in the board and each segment, then a minute later. */
   async function seed(board: string): Promise<void> {
     await service.ranking.putBoard({ name: board, windows: WINDOWS, segmentsMax: 10 });
-    // Batches of 50: within WRITE_COST_PER_CALL with the board's windows and segments.
-    for (let first = 0; first < ITEMS; first += 50) {
-      const entries = Array.from({ length: 50 }, (_, k) => ({
+    // Batches of 25: within WRITE_COST_PER_CALL with the board's windows and segments (65 units an entry).
+    for (let first = 0; first < ITEMS; first += 25) {
+      const entries = Array.from({ length: 25 }, (_, k) => ({
         item: `i${first + k}`,
         amount: ITEMS - first - k,
         segments: SEGMENTS,

@@ -109,6 +109,8 @@ export const RANKING_MESSAGES = {
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
   batchTooCostly: (board: string, cost: number, bound: number, entriesWithin: number) =>
     `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score or ties first): send at most ${entriesWithin} such entries per batch`,
+  writeTooCostly: (board: string, cost: number, bound: number, segmentsWithin: number) =>
+    `this write would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL; the board was declared past it, so its costliest writes are refused): ${segmentsWithin >= 0 ? `name at most ${segmentsWithin} segment(s) per write` : 'declare the board with fewer windows, views or options'}`,
   boardWriteTooCostly: (board: string, cost: number, bound: number) =>
     `one write of board "${board}" would weigh up to ${Math.ceil(cost)} cost units in one call (every window and view, and in each of the ${SEGMENTS_PER_EVENT.max} segments an event may name, with an actor when the board takes them), more than the ${bound} one write call may (WRITE_COST_PER_CALL): declare fewer windows, views, segments or options`,
   spanTooCostly: (board: string, window: string, spanSec: number, figures: { fields: number; shards: number }) =>

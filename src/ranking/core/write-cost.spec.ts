@@ -14,6 +14,7 @@ import {
   CostedEntry,
   costliestWrite,
   entryCost,
+  segmentsWithin,
 } from './write-cost';
 
 const boardOf = (windows: number, options: Partial<CostedBoard> = {}): CostedBoard => ({
@@ -40,7 +41,8 @@ describe('write cost', () => {
   it('refuses issue #45 rows 1 and 3 at the default bound', () => {
     // Row 3: 900 items × 8 segments on 3 windows (one call of 167-195 ms).
     const row3 = Array.from({ length: 900 }, () => ({ segments: segments(8) }));
-    expect(callCost(row3, boardOf(3))).toBe(900 * 3 * 25);
+    // Each segment place at its floor (3 × 5.5 + 10): 3 + 8 × 26.5 units an entry.
+    expect(callCost(row3, boardOf(3))).toBe(900 * (3 + 8 * 26.5));
     expect(callCost(row3, boardOf(3))).toBeGreaterThan(DEFAULT_BOUND);
     // Row 1: 1 000 scores on a last board of 8 windows (a late one weighs what a current one does).
     expect(callCost(plain(1000), boardOf(8, { aggregate: 'last' }))).toBeGreaterThan(DEFAULT_BOUND);
@@ -48,11 +50,15 @@ describe('write cost', () => {
 
   it('weighs views, segments, scores, ties first and actors as measured', () => {
     expect(entryCost({}, boardOf(2, { views: [{}, {}] }))).toBe(2 + 2 * 2.5);
-    expect(entryCost({ segments: segments(2) }, boardOf(3))).toBe(3 * 7);
+    // A segment place weighs 3 a result, times what options add, and at least SEGMENT_PLACE_FLOOR.
+    expect(entryCost({ segments: segments(2) }, boardOf(3))).toBe(3 + 2 * (3 * 5.5 + 10));
+    expect(entryCost({ segments: segments(2), actor: 'a' }, boardOf(3))).toBe(3 * 6 + 2 * (3 * 18 + 10));
+    const strict = boardOf(3, { ties: 'first', views: [{}] });
+    expect(entryCost({ segments: segments(2), actor: 'a' }, strict)).toBe(5.5 * 10 * (1 + 3 * 2));
     expect(entryCost({}, boardOf(4, { aggregate: 'last' }))).toBe(4 * 3.5);
     expect(entryCost({}, boardOf(4, { aggregate: 'min' }))).toBe(4 * 2.5);
     expect(entryCost({}, boardOf(1, { ties: 'first' }))).toBe(5);
-    expect(entryCost({ actor: 'a', segments: segments(1) }, boardOf(1))).toBe(4 * 6);
+    expect(entryCost({ actor: 'a', segments: segments(1) }, boardOf(1))).toBe(6 + (18 + 10));
   });
 
   it("weighs a board's costliest write: every segment an event may name and an actor, when the board takes them", () => {
@@ -71,13 +77,31 @@ describe('write cost', () => {
 
   it("a batch's cost is its costliest shard's call, and says how many such entries fit", () => {
     const board = boardOf(3);
-    const heavy = { segments: segments(8) }; // 75 units
+    const heavy = { segments: segments(8) }; // 3 + 8 × 26.5 = 215 units
     const { costliestCall, entriesWithin } = batchCost([plain(10), [heavy, heavy]], board, 8000);
-    expect(costliestCall).toBe(150);
-    expect(entriesWithin).toBe(Math.floor(8000 / 75));
+    expect(costliestCall).toBe(430);
+    expect(entriesWithin).toBe(Math.floor(8000 / 215));
     expect(batchCost([[heavy]], board, 10).entriesWithin).toBe(1);
     // A call of one entry is the board's single write, bounded when the board was declared.
     expect(batchCost([[heavy], [heavy]], board, 10).costliestCall).toBe(0);
+  });
+
+  it('says how many segments an entry may name within the bound on a board declared past it', () => {
+    const full = {
+      ...boardOf(WINDOWS_PER_BOARD.max, { views: Array.from({ length: VIEWS_PER_BOARD.max }), ties: 'first' as const }),
+      capPerItem: CAP_PER_ITEM.max,
+    };
+    // 28 results × 11 a place with an actor: 1 232 units in 4 places (one segment), 2 156 in 7.
+    expect(segmentsWithin({ actor: 'a' }, full, DEFAULT_BOUND)).toBe(1);
+    expect(segmentsWithin({}, full, DEFAULT_BOUND)).toBe(3);
+    expect(segmentsWithin({}, boardOf(3), DEFAULT_BOUND)).toBe(SEGMENTS_PER_EVENT.max);
+    expect(segmentsWithin({ actor: 'a' }, full, 100)).toBe(-1);
+    for (const bound of [300, 1000, DEFAULT_BOUND, 5000]) {
+      const named = segmentsWithin({ actor: 'a' }, full, bound);
+      if (named >= 0) expect(entryCost({ actor: 'a', segments: segments(named) }, full)).toBeLessThanOrEqual(bound);
+      if (named < SEGMENTS_PER_EVENT.max)
+        expect(entryCost({ actor: 'a', segments: segments(named + 1) }, full)).toBeGreaterThan(bound);
+    }
   });
 
   it('an admin step does a fifth of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {

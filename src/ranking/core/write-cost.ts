@@ -12,7 +12,7 @@ import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
  * each place weighed from what the same bench measured per entry and window, rounded up:
  *   - the places: the board's windows, each of its views (2.5: a view updates its own zset and
  *     formula state beside the window's), and the same again in each segment the entry names (3 each:
- *     the segment's slot, index and results);
+ *     the segment's slot, index and results; at least SEGMENT_PLACE_FLOOR);
  *   - each place costs 1, plus what options keep beside it: each board option what it keeps (its
  *     writeCostPerPlace: a score on a max / min board 1.5 more, on last 2.5, `ties: first` the strict
  *     order 4), an actor its contribution (5, a new actor).
@@ -23,6 +23,21 @@ export const WRITE_COST_WEIGHTS = {
   view: 2.5,
   segment: 3,
   actor: 5,
+} as const;
+
+/**
+ * The least a segment place weighs, whatever the options multiply: each entry's segment runs its own
+ * crossing checks (two per window and view), growth checks and index writes, which a board place does
+ * once a call. Measured in script commands (0.8 a unit: the harness's WRITE_CALL_COMMANDS) by
+ * test/integration/ranking.segmented-write-commands.int-spec.ts: a segment place ran about 5 + 4 per
+ * window commands, 10 more per window with an actor, so 72 plain entries of 8 segments on one window
+ * (25 units each before this floor) were one call of 5 981 commands. Per result (a window, or a view at
+ * its view weight), plus a fixed part per segment.
+ */
+export const SEGMENT_PLACE_FLOOR = {
+  perResult: 5.5,
+  perResultWithActor: 18,
+  fixed: 10,
 } as const;
 
 /** What an entry's cost depends on: the segments it names and whether it names an actor. */
@@ -41,10 +56,13 @@ export interface CostedBoard extends BoardOptionsConfig {
 /** The cost units of one entry (or one item write) on `board`. */
 export function entryCost(entry: CostedEntry, board: CostedBoard): number {
   const W = WRITE_COST_WEIGHTS;
+  const F = SEGMENT_PLACE_FLOOR;
   const results = board.windows.length + W.view * board.views.length;
-  const places = 1 + W.segment * (entry.segments?.length ?? 0);
-  const perPlace = 1 + optionsWriteCostPerPlace(board) + (entry.actor === undefined ? 0 : W.actor);
-  return results * places * perPlace;
+  const actor = entry.actor !== undefined;
+  const perPlace = 1 + optionsWriteCostPerPlace(board) + (actor ? W.actor : 0);
+  const floor = results * (actor ? F.perResultWithActor : F.perResult) + F.fixed;
+  const segmentPlace = Math.max(W.segment * results * perPlace, floor);
+  return results * perPlace + (entry.segments?.length ?? 0) * segmentPlace;
 }
 
 /** The cost units of one call applying `entries` on `board`. */
@@ -83,10 +101,24 @@ export function costliestWrite(board: CostedBoard): number {
 }
 
 /**
+ * The most segments an entry like `entry` (its actor, or none) may name on `board` within `bound`: -1
+ * when even an entry naming none weighs more. Past the board's costliestWrite only on a board declared
+ * before the bound or under a higher one (BOARD_WRITE_TOO_COSTLY refuses others when declared).
+ */
+export function segmentsWithin(entry: CostedEntry, board: CostedBoard, bound: number): number {
+  for (let named = SEGMENTS_PER_EVENT.max; named >= 0; named--) {
+    const segments = Array.from({ length: named }, (_, i) => `s${i}`);
+    if (entryCost({ actor: entry.actor, segments }, board) <= bound) return named;
+  }
+  return -1;
+}
+
+/**
  * The costliest of the calls a batch makes (one per shard holding any of its entries), and how many
  * entries like its costliest one a call may carry within `bound` (at least one). A call of one entry
- * weighs nothing against the bound: it is the board's single write, bounded when the board was declared
- * (costliestWrite), so a batch may always carry one entry per shard.
+ * weighs nothing against the bound here: it is the board's single write, bounded when the board was
+ * declared (costliestWrite), and on a board declared past the bound refused on its own before the
+ * batch is weighed (write-rules' checkEntryCost), so a batch may always carry one entry per shard.
  */
 export function batchCost(
   parts: Iterable<readonly CostedEntry[]>,

@@ -20,6 +20,7 @@ import {
   checkAmount,
   checkAt,
   checkCreatedAt,
+  checkEntryCost,
   checkSegments,
   distinctItems,
   BoardShape,
@@ -97,6 +98,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
    * than the bound: a batch is atomic per shard, so it is refused rather than split.
    */
   private checkCost(entries: BatchEntry[], board: PreparedBoard): void {
+    for (const entry of entries) checkEntryCost(entry, board, this.costPerCall);
     const parts = groupByShard(entries, board.shards.length).values();
     const { costliestCall, entriesWithin } = batchCost(parts, board.config, this.costPerCall);
     if (costliestCall > this.costPerCall)

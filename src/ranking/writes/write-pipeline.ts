@@ -35,6 +35,7 @@ import {
   checkAt,
   checkLikeable,
   checkCreatedAt,
+  checkEntryCost,
   checkSegments,
   entryGrowthOf,
   growthError,
@@ -71,9 +72,9 @@ export class WritePipeline {
     private readonly aliases: AliasMap,
   ) {
     this.policy = new IdempotencyPolicy(store);
-    this.incrementWrite = new IncrementWrite(store);
-    this.likeWrite = new LikeWrite(store);
-    this.scoreWrite = new ScoreWrite(store);
+    this.incrementWrite = new IncrementWrite(store, settings.writeCostPerCall);
+    this.likeWrite = new LikeWrite(store, settings.writeCostPerCall);
+    this.scoreWrite = new ScoreWrite(store, settings.writeCostPerCall);
     this.batchWrite = new BatchWrite(store, boards, cache, settings.writeCostPerCall);
     this.targets = new WriteTargets(cache);
   }
@@ -241,7 +242,11 @@ abstract class ItemWrite<
   R,
   T,
 > implements WriteKind<C, T> {
-  constructor(protected readonly store: WritesStore) {}
+  constructor(
+    protected readonly store: WritesStore,
+    /** WRITE_COST_PER_CALL: an item write is one call, so one past it is refused (checkEntryCost). */
+    protected readonly costPerCall: number,
+  ) {}
 
   parts(): number {
     return 1;
@@ -279,6 +284,7 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
     checkSegments('segments', command.segments, board);
     checkActor('actor', command.actor, board);
     checkGroup('group', command.group, board.config);
+    checkEntryCost(command, board, this.costPerCall);
     return problem;
   }
 
@@ -343,6 +349,9 @@ class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, Like
     checkLikeable(attempt.board);
     const problem = checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
     checkSegments('segments', command.segments, attempt.board);
+    // On a board with actors the user is the like's actor.
+    const actor = attempt.board.config.actors === true ? command.userId : undefined;
+    checkEntryCost({ segments: command.segments, actor }, attempt.board, this.costPerCall);
     return problem;
   }
 

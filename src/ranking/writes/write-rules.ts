@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError } from '../../common/errors';
+import { ConflictError, InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
 import { growthErrorOf, Reservation, UNLIMITED } from '../../governance/growth-quotas';
 import type { CapRefusal } from '../../redis/refusals';
@@ -8,6 +8,7 @@ import { AtOutOfSpanError } from '../core/ranking.errors';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { BatchEntry, WindowStanding } from '../core/ranking.types';
 import { atProblem } from '../core/window-math';
+import { type CostedEntry, entryCost, segmentsWithin } from '../core/write-cost';
 import { SEGMENTS_MESSAGES } from '../options/segments/segments.option';
 
 /** The write rules (pure): event times, request fingerprints, a batch's growth split over its shards, refusals. */
@@ -65,6 +66,18 @@ export function checkSegments(field: string, segments: string[] | undefined, boa
   if (board.config.segmentsMax === undefined)
     throw new InvalidInputError(SEGMENTS_MESSAGES.noSegments(board.config.name, field));
   if (new Set(segments).size !== segments.length) throw new InvalidInputError(SEGMENTS_MESSAGES.segmentTwice(field));
+}
+
+/**
+ * Refuses (422 REQUEST_TOO_COSTLY, before any call) an entry whose own call would weigh more than
+ * `bound`: only a board declared before the bound, or under a higher one, takes such an entry's shape
+ * (BOARD_WRITE_TOO_COSTLY refuses the others when declared), and a write is one atomic call.
+ */
+export function checkEntryCost(entry: CostedEntry, board: PreparedBoard, bound: number): void {
+  const cost = entryCost(entry, board.config);
+  if (cost <= bound) return;
+  const within = segmentsWithin(entry, board.config, bound);
+  throw new RequestTooCostlyError(M.writeTooCostly(board.config.name, cost, bound, within));
 }
 
 /** A like is kept as long as a window holds it: on a board with an all-time window, (item, user) pairs would pile up for good. */

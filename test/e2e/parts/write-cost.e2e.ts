@@ -20,7 +20,8 @@ const SEGMENTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
  * on some shard would weigh more than WRITE_COST_PER_CALL (1 800 units by default, about 5 ms of Redis)
  * is refused whole before anything is applied: 422 REQUEST_TOO_COSTLY naming the bound and how many
  * such entries a batch may carry. A board whose single write would weigh more is refused when declared
- * (400 BOARD_WRITE_TOO_COSTLY), unless it was stored weighing as much (declared under a higher bound).
+ * (400 BOARD_WRITE_TOO_COSTLY), unless it was stored weighing as much (declared under a higher bound);
+ * such a board takes the writes within the bound and refuses (422) a write whose own call passes it.
  */
 describe.each<[Topology, number]>([
   ['single', 1],
@@ -51,15 +52,15 @@ describe.each<[Topology, number]>([
       Array.from({ length: count }, (_, i) => ({ item: `i${i}`, segments: SEGMENTS }));
     const refused = await batch('b', heavy(900)).expect(422);
     expect(refused.body.code).toBe('REQUEST_TOO_COSTLY');
-    // 3 windows × (1 + 3 × 8 segments) = 75 units an entry: 24 fit in 1 800.
+    // 3 windows + 8 segments at their floor (3 × 5.5 + 10 = 26.5 each) = 215 units an entry: 8 fit in 1 800.
     expect(refused.body.message).toMatch(/more than the 1800 one write call may \(WRITE_COST_PER_CALL/);
-    expect(refused.body.message).toMatch(/send at most 24 such entries per batch/);
+    expect(refused.body.message).toMatch(/send at most 8 such entries per batch/);
     // Nothing applied: no segment holds anything, i0 holds what it held.
     const segments = await http().get('/boards/b/segments').expect(200);
     expect(segments.body.segments).toEqual([]);
     const i0 = await http().get('/boards/b/items/i0?window=hour').expect(200);
     expect(i0.body.score).toBe(5);
-    await batch('b', heavy(24)).expect(200);
+    await batch('b', heavy(8)).expect(200);
   });
 
   it('row 1: refuses 1 000 late scores on a last board of 8 windows; as many as the message says pass', async () => {
@@ -75,7 +76,7 @@ describe.each<[Topology, number]>([
     expect(item.body.score).toBe(7);
   });
 
-  it('refuses a board whose single write passes the bound when declared; one stored so keeps its writes', async () => {
+  it('refuses a board whose single write passes the bound when declared; one stored so keeps the writes within it', async () => {
     const views = [0, 1, 2, 3, 4, 5, 6, 7].map((v) => ({ name: `v${v}`, mode: 'hot', window: 'w0' }));
     const windows = Array.from({ length: 8 }, (_, w) => ({ name: `w${w}`, period: 3600 * (w + 1), interval: 60 }));
     const full = { windows, views, ties: 'first', segments: { max: 10 }, actors: true, shards };
@@ -89,14 +90,41 @@ describe.each<[Topology, number]>([
       .set(ADMIN)
       .send({ ...full, segments: undefined })
       .expect(201);
-    // Stored under a higher bound, the board keeps its config (the same PUT again) and its item writes.
+    // Stored under a higher bound, the board keeps its config (the same PUT again).
     await createBoard(e2e.other('lenient'), 'full', full);
     await http().put('/admin/boards/full').set(ADMIN).send(full).expect(200);
+    // A write whose own call passes the bound is one atomic call: refused whole, before any call, naming
+    // the segments a write may name (280 × (1 + 3 × 1) = 1 120 units; 2 segments weigh 1 960).
+    const heavy = { amount: 1, segments: SEGMENTS, actor: 'someone' };
+    const refusals = [
+      await http().post('/boards/full/items/x/increment').send(heavy).expect(422),
+      await batch('full', [{ item: 'x', ...heavy }]).expect(422),
+      await http().post('/boards/full/items/x/likes').send({ userId: 'someone', segments: SEGMENTS }).expect(422),
+      await http()
+        .post('/boards/full/items/x/likes')
+        .send({ userId: 'someone', segments: SEGMENTS.slice(0, 2) })
+        .expect(422),
+    ];
+    for (const { body } of refusals) {
+      expect(body.code).toBe('REQUEST_TOO_COSTLY');
+      expect(body.message).toMatch(/more than the 1800 one write call may.*name at most 1 segment\(s\) per write/);
+    }
+    expect((await http().get('/boards/full/segments').expect(200)).body.segments).toEqual([]);
+    expect((await http().get('/boards/full/items/x?window=w0').expect(200)).body).toMatchObject({
+      score: 0,
+      rank: null,
+    });
+    // Within it, the board takes its writes: one segment with an actor, or three without.
     await http()
       .post('/boards/full/items/x/increment')
-      .send({ amount: 1, segments: SEGMENTS, actor: 'someone' })
+      .send({ ...heavy, segments: ['a'] })
       .expect(200);
-    // A batch carries one such entry per call: each call is the board's single write.
-    await batch('full', [{ item: 'y', segments: SEGMENTS, actor: 'someone' }]).expect(200);
+    await batch('full', [{ item: 'y', segments: ['a', 'b', 'c'] }]).expect(200);
+    await http()
+      .post('/boards/full/items/x/likes')
+      .send({ userId: 'someone', segments: ['b'] })
+      .expect(200);
+    const item = await http().get('/boards/full/items/x?window=w0&segment=a').expect(200);
+    expect(item.body.score).toBe(1);
   });
 });

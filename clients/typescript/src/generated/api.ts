@@ -3753,7 +3753,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /**
+             * @description REQUEST_TOO_COSTLY: on a board declared before WRITE_COST_PER_CALL (or under a higher one) whose costliest write passes it, a write whose own call would weigh more (its segments and actor) is refused, nothing applied, naming how many segments fit
+             *
+             *     IDEMPOTENCY_KEY_REUSED
+             */
             422: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3933,7 +3937,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /**
+             * @description REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)
+             *
+             *     IDEMPOTENCY_KEY_REUSED
+             */
             422: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4115,7 +4123,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED */
+            /**
+             * @description REQUEST_TOO_COSTLY: on a board declared before WRITE_COST_PER_CALL (or under a higher one) whose costliest write passes it, a write whose own call would weigh more (its segments and actor) is refused, nothing applied, naming how many segments fit
+             *
+             *     IDEMPOTENCY_KEY_REUSED
+             */
             422: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
