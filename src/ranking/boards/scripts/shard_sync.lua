@@ -1,10 +1,10 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, stored_windows, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
 -- of the same or an older revision than the one held is ignored, so a repeated or late sync (two PUTs
 -- racing) never moves a shard back.
--- Keys: cfg (the shard's config hash: version, revision, windows (JSON), shards, createdAtMs, maxItems)
+-- Keys: cfg (the shard's config hash: version, revision, windows (stored_windows_lib), shards, createdAtMs, maxItems)
 -- Args (reader.read_call, CALLS.shard_sync): the header (no config version; now: the creation time of
 -- the shard's config; no windows), then the authoritative config (shard 0's):
 --   version       its version
@@ -30,15 +30,15 @@ local function shard_sync(keys, args)
     call_state.keep_options(cfg_key)
     return reader.answer(CALLS.shard_sync, { status = 'unchanged' })
   end
-  local wanted = {}
-  for _, w in ipairs(cjson.decode(arg.windows)) do wanted[w.name] = w end
+  local wanted, windows = {}, cjson.decode(arg.windows)
+  for _, w in ipairs(windows) do wanted[w.name] = w end
   local stored = redis.call('HGET', cfg_key, 'windows')
   local options = cjson.decode(arg.options)
   local reshard = redis.call('HGET', cfg_key, 'shards') ~= arg.shards or (redis.call('HGET', cfg_key, 'aggregate') or 'sum') ~= arg.aggregate
   for _, differs in ipairs(hooks.config_differs) do reshard = differs(cfg_key, options) or reshard end
   local dropped = {}
   if stored then
-    for _, old in ipairs(cjson.decode(stored)) do
+    for _, old in ipairs(stored_windows.decode(stored)) do
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
         window.drop_window(cfg_key, old.name)
@@ -49,11 +49,12 @@ local function shard_sync(keys, args)
       end
     end
   end
-  redis.call('HSET', cfg_key, 'version', arg.version, 'revision', revision, 'windows', arg.windows, 'shards', arg.shards)
+  redis.call('HSET', cfg_key, 'version', arg.version, 'revision', revision, 'shards', arg.shards)
+  stored_windows.store(cfg_key, windows)
   -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', now_ms)
-  snapshot.store_snapshot_confs(cfg_key, cjson.decode(arg.windows))
+  snapshot.store_snapshot_confs(cfg_key, windows)
   if arg.aggregate == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', arg.aggregate) end
   if arg.max_items == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', arg.max_items) end
   call_state.store_options(cfg_key, options, arg.version)
