@@ -196,7 +196,14 @@ async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<v
   const keys = new RankingKeys(PREFIX);
   const stored = await redis.hgetall(keys.board(BOARD).cfg());
   const board = new PreparedBoard(
-    { name: BOARD, version: stored.version, shards: 1, maxItems: null, windows: windowsFromStored(stored.windows), views: [] },
+    {
+      name: BOARD,
+      version: stored.version,
+      shards: 1,
+      maxItems: null,
+      windows: windowsFromStored(stored.windows),
+      views: [],
+    },
     (shard) => keys.board(BOARD, shard),
   );
   console.log(

@@ -36,9 +36,7 @@ describe.each(TOPOLOGIES)("ranking store: a board config's stored windows (real 
       ['h', undefined],
       ['s', snapshots],
     ]);
-    expect((await world.putB({ also: [{ name: 's', period: '1h', interval: '1m', snapshots }] })).created).toBe(
-      false,
-    );
+    expect((await world.putB({ also: [{ name: 's', period: '1h', interval: '1m', snapshots }] })).created).toBe(false);
     expect((await world.ranking.getBoard('b')).windows.map((w) => w.name)).toEqual(['m', 'h', 's']);
   });
 
