@@ -1,10 +1,10 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, stored_windows, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
 -- of the same or an older revision than the one held is ignored, so a repeated or late sync (two PUTs
 -- racing) never moves a shard back.
--- Keys: cfg (the shard's config hash: version, revision, windows (stored_windows_lib), shards, createdAtMs, maxItems)
+-- Keys: cfg (the shard's config hash: version, revision, windows (call_lib), shards, createdAtMs, maxItems)
 -- Args (reader.read_call, CALLS.shard_sync): the header (no config version; now: the creation time of
 -- the shard's config; no windows), then the authoritative config (shard 0's):
 --   version       its version
@@ -38,7 +38,7 @@ local function shard_sync(keys, args)
   for _, differs in ipairs(hooks.config_differs) do reshard = differs(cfg_key, options) or reshard end
   local dropped = {}
   if stored then
-    for _, old in ipairs(stored_windows.decode(stored)) do
+    for _, old in ipairs(call_state.decode_windows(stored)) do
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
         window.drop_window(cfg_key, old.name)
@@ -50,7 +50,7 @@ local function shard_sync(keys, args)
     end
   end
   redis.call('HSET', cfg_key, 'version', arg.version, 'revision', revision, 'shards', arg.shards)
-  stored_windows.store(cfg_key, windows)
+  call_state.store_windows(cfg_key, windows)
   -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', now_ms)
