@@ -40,10 +40,21 @@ describe.each(TOPOLOGIES)("ranking store: a board config's stored windows (real 
     expect((await world.ranking.getBoard('b')).windows.map((w) => w.name)).toEqual(['m', 'h', 's']);
   });
 
-  it('copies the text to every shard of a sharded board', async () => {
-    await world.ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '1h', interval: '1m' }], shards: 3 });
-    for (const shard of [0, 1, 2]) {
-      const key = shard === 0 ? raw('cfg', 's') : `{${world.redis.prefix}board:s/${shard}}:cfg`;
+  it('copies the text to every shard of a sharded board; a PUT of the same config rewrites shards held as JSON', async () => {
+    const put = () =>
+      world.ranking.putBoard({ name: 's', windows: [{ name: 'h', period: '1h', interval: '1m' }], shards: 3 });
+    await put();
+    const keys = [0, 1, 2].map((shard) =>
+      shard === 0 ? raw('cfg', 's') : `{${world.redis.prefix}board:s/${shard}}:cfg`,
+    );
+    const json = JSON.stringify([{ createdAtMs: T0, intervalSec: 60, periodSec: 3600, name: 'h' }]);
+    for (const key of keys) {
+      expect(await world.redis.client.hget(key, 'windows')).toBe(`h 3600 60 ${T0}`);
+      expect(await encoding(key)).toBe('listpack');
+      await world.redis.client.hset(key, 'windows', json);
+    }
+    expect((await put()).created).toBe(false);
+    for (const key of keys) {
       expect(await world.redis.client.hget(key, 'windows')).toBe(`h 3600 60 ${T0}`);
       expect(await encoding(key)).toBe('listpack');
     }

@@ -28,6 +28,9 @@ local function shard_sync(keys, args)
   if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return reader.answer(CALLS.shard_sync, { status = 'dropping' }) end
   if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then
     call_state.keep_options(cfg_key)
+    -- A config stored before the windows' text takes it now, as board_put's on shard 0 (call_lib).
+    local held = redis.call('HGET', cfg_key, 'windows')
+    if held and call_state.windows_are_json(held) then call_state.store_windows(cfg_key, call_state.decode_windows(held)) end
     return reader.answer(CALLS.shard_sync, { status = 'unchanged' })
   end
   local wanted, windows = {}, cjson.decode(arg.windows)
