@@ -14,6 +14,7 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTERS } from '../src/counters/counters.functions';
 import { PreparedBoard } from '../src/ranking/core/board';
+import { windowsFromStored } from '../src/ranking/boards/stored-windows';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { BoardCall } from '../src/ranking/core/script-call';
 import { RANKING } from '../src/ranking/ranking.functions';
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
       version: stored.version,
       shards: 1,
       maxItems: null,
-      windows: JSON.parse(stored.windows),
+      windows: windowsFromStored(stored.windows),
       views: [],
     },
     (shard) => keys.board(boardName, shard),

@@ -9,6 +9,7 @@
 import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
+import { windowsFromStored } from '../src/ranking/boards/stored-windows';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
@@ -195,7 +196,14 @@ async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<v
   const keys = new RankingKeys(PREFIX);
   const stored = await redis.hgetall(keys.board(BOARD).cfg());
   const board = new PreparedBoard(
-    { name: BOARD, version: stored.version, shards: 1, maxItems: null, windows: JSON.parse(stored.windows), views: [] },
+    {
+      name: BOARD,
+      version: stored.version,
+      shards: 1,
+      maxItems: null,
+      windows: windowsFromStored(stored.windows),
+      views: [],
+    },
     (shard) => keys.board(BOARD, shard),
   );
   console.log(

@@ -26,9 +26,10 @@ const SKIP_DUE = process.env.IDLE_BENCH_DUE === '0';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const IN_FLIGHT = 64;
 /**
- * IDLE_BENCH_LISTPACK_VALUE=<bytes>: redis-server's hash-max-listpack-value (default 64). A board's
- * config hash holds its windows as one JSON value longer than 64 bytes, so by default Redis keeps that
- * hash as a hash table; 256 keeps it a listpack (docs/operations.md).
+ * IDLE_BENCH_LISTPACK_VALUE=<bytes>: redis-server's hash-max-listpack-value (default 64). The bench's
+ * windows are stored as text under 64 bytes, so the config hash is a listpack with the default; a
+ * board with views or windows with snapshots holds a longer value, a hash table unless this is raised
+ * (docs/operations.md).
  */
 const LISTPACK_VALUE = process.env.IDLE_BENCH_LISTPACK_VALUE;
 const WINDOWS = {

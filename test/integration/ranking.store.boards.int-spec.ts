@@ -1,5 +1,6 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../../src/common/errors';
 import { TOPOLOGIES } from '../../harness/redis';
+import { windowsFromStored } from '../../src/ranking/boards/stored-windows';
 import { PASS, T0, T0_SEC, useRankingStore } from '../support/ranking-store';
 
 describe.each(TOPOLOGIES)('ranking store: board_put, board_delete, increment (real Redis, %s)', (topology) => {
@@ -10,7 +11,7 @@ describe.each(TOPOLOGIES)('ranking store: board_put, board_delete, increment (re
     it('stores the config and registers the board', async () => {
       const cfg = await world.redis.client.hgetall(raw('cfg'));
       expect(cfg.shards).toBe('1');
-      expect(JSON.parse(cfg.windows)).toEqual([
+      expect(windowsFromStored(cfg.windows)).toEqual([
         { name: 'm', periodSec: 180, intervalSec: 60, createdAtMs: T0 },
         { name: 'h', periodSec: 3600, intervalSec: 3600, createdAtMs: T0 },
       ]);

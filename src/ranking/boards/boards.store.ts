@@ -15,6 +15,7 @@ import { RankingSettings } from '../core/ranking.settings';
 import { BOARD_DROP_KEYS_PER_REQUEST } from '../core/ranking.limits';
 import { BoardDrops } from './board-drops';
 import { BoardsFunctions } from './boards.functions';
+import { windowsFromStored } from './stored-windows';
 
 /** Board configs and the registry of board names: load, PUT, DELETE, paging, the legacy registry's migration. */
 @Injectable()
@@ -64,7 +65,7 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       name,
       version: stored.version,
       shards: Number(stored.shards),
-      windows: JSON.parse(stored.windows) as WindowConfig[],
+      windows: windowsFromStored(stored.windows),
       maxItems: stored.maxItems ? Number(stored.maxItems) : null,
       views: stored.views ? (JSON.parse(stored.views) as ViewConfig[]) : [],
       ...optionsFromStored(stored),

@@ -16,9 +16,10 @@
 -- group boards of both.
 local function board_detach_merge(cfg_key, drop_key)
   for _, field in ipairs({ 'windows', 'views' }) do
-    local merged, seen = cjson.decode(redis.call('HGET', drop_key, field) or '[]'), {}
+    local decode = field == 'windows' and call_state.decode_windows or cjson.decode
+    local merged, seen = decode(redis.call('HGET', drop_key, field) or '[]'), {}
     for _, entry in ipairs(merged) do seen[entry.name] = true end
-    for _, entry in ipairs(cjson.decode(redis.call('HGET', cfg_key, field) or '[]')) do
+    for _, entry in ipairs(decode(redis.call('HGET', cfg_key, field) or '[]')) do
       if not seen[entry.name] then merged[#merged + 1] = entry end
     end
     if #merged > 0 then redis.call('HSET', drop_key, field, cjson.encode(merged)) end

@@ -103,7 +103,7 @@ local function board_drop_step(keys, args)
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   local budget = tonumber(arg.budget_keys)
   if redis.call('EXISTS', drop_key) == 0 then return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = 0 }) end
-  local windows = cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')
+  local windows = call_state.decode_windows(redis.call('HGET', drop_key, 'windows'))
   local views = cjson.decode(redis.call('HGET', drop_key, 'views') or '[]')
   local left, done = drop_segments(cfg_key, windows, views, budget)
   -- A metric but the first keeps the windows as "<window>~@<metric>:" keys (metrics_lib).

@@ -10,7 +10,7 @@
 -- `maxShards` remembers the most shards the board ever had (so leftover shards can always be found).
 -- A change of maxItems (most items the board holds; kept when not given) is a change like any other
 -- (a new version and revision); the write scripts read it from the config hash, never from a cache.
--- Keys: cfg (board config hash: version, revision, windows (JSON), shards, maxShards, createdAtMs,
+-- Keys: cfg (board config hash: version, revision, windows (call_lib), shards, maxShards, createdAtMs,
 --       maxItems (absent: no cap))
 -- Args (reader.read_call, CALLS.board_put): the header (no config version, now, no windows), then
 --   windows       requested windows, JSON array of { name, periodSec, intervalSec, snapshots?, calendar? }
@@ -101,7 +101,8 @@ local function board_create(r)
   board_store_options(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
-  redis.call('HSET', r.cfg_key, 'version', r.new_version, 'windows', json, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
+  redis.call('HSET', r.cfg_key, 'version', r.new_version, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
+  call_state.store_windows(r.cfg_key, r.wanted)
   -- A hash kept from before (a reset) may hold a slot due and indexed second of other periods (slot_due_lib).
   redis.call('HDEL', r.cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
@@ -154,10 +155,11 @@ local function board_compare_windows(r, plan, current)
   end
 end
 
--- What changing the stored config `stored` (windows JSON) into the request takes (see board_compare_windows).
+-- What changing the stored config `stored` (its windows field, call_lib) into the request
+-- takes (see board_compare_windows).
 local function board_plan(r, stored)
   local cfg_key = r.cfg_key
-  local current = cjson.decode(stored)
+  local current = call_state.decode_windows(stored)
   local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {}, wanted = r.wanted, compared = {} }
   for _, w in ipairs(current) do plan.by_name[w.name] = w end
   local stored_shards = redis.call('HGET', cfg_key, 'shards')
@@ -196,7 +198,8 @@ local function board_update(r, plan)
   for _, name in ipairs(plan.resnapshot) do snapshot.drop_snapshots(cfg_key, name) end
   snapshot.store_snapshot_confs(cfg_key, r.wanted)
   local json = cjson.encode(r.wanted)
-  redis.call('HSET', cfg_key, 'version', r.new_version, 'windows', json, 'shards', r.shards, 'maxShards', plan.max_shards)
+  redis.call('HSET', cfg_key, 'version', r.new_version, 'shards', r.shards, 'maxShards', plan.max_shards)
+  call_state.store_windows(cfg_key, r.wanted)
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   board_store_aggregate(r)
@@ -223,7 +226,10 @@ local function board_put(keys, args)
   end
   if not plan.changed then
     call_state.keep_options(r.cfg_key)
-    return board_answer(r, 'unchanged', redis.call('HGET', r.cfg_key, 'version'), stored, r.shards,
+    -- A config stored before call_lib's text takes it now: the same windows, in less memory.
+    local windows = call_state.decode_windows(stored)
+    if call_state.windows_are_json(stored) then call_state.store_windows(r.cfg_key, windows) end
+    return board_answer(r, 'unchanged', redis.call('HGET', r.cfg_key, 'version'), cjson.encode(windows), r.shards,
       tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards)
   end
   return board_update(r, plan)

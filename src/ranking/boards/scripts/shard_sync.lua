@@ -4,7 +4,7 @@
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
 -- of the same or an older revision than the one held is ignored, so a repeated or late sync (two PUTs
 -- racing) never moves a shard back.
--- Keys: cfg (the shard's config hash: version, revision, windows (JSON), shards, createdAtMs, maxItems)
+-- Keys: cfg (the shard's config hash: version, revision, windows (call_lib), shards, createdAtMs, maxItems)
 -- Args (reader.read_call, CALLS.shard_sync): the header (no config version; now: the creation time of
 -- the shard's config; no windows), then the authoritative config (shard 0's):
 --   version       its version
@@ -28,17 +28,20 @@ local function shard_sync(keys, args)
   if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return reader.answer(CALLS.shard_sync, { status = 'dropping' }) end
   if tonumber(redis.call('HGET', cfg_key, 'revision') or '-1') >= revision then
     call_state.keep_options(cfg_key)
+    -- A config stored before the windows' text takes it now, as board_put's on shard 0 (call_lib).
+    local held = redis.call('HGET', cfg_key, 'windows')
+    if held and call_state.windows_are_json(held) then call_state.store_windows(cfg_key, call_state.decode_windows(held)) end
     return reader.answer(CALLS.shard_sync, { status = 'unchanged' })
   end
-  local wanted = {}
-  for _, w in ipairs(cjson.decode(arg.windows)) do wanted[w.name] = w end
+  local wanted, windows = {}, cjson.decode(arg.windows)
+  for _, w in ipairs(windows) do wanted[w.name] = w end
   local stored = redis.call('HGET', cfg_key, 'windows')
   local options = cjson.decode(arg.options)
   local reshard = redis.call('HGET', cfg_key, 'shards') ~= arg.shards or (redis.call('HGET', cfg_key, 'aggregate') or 'sum') ~= arg.aggregate
   for _, differs in ipairs(hooks.config_differs) do reshard = differs(cfg_key, options) or reshard end
   local dropped = {}
   if stored then
-    for _, old in ipairs(cjson.decode(stored)) do
+    for _, old in ipairs(call_state.decode_windows(stored)) do
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
         window.drop_window(cfg_key, old.name)
@@ -49,11 +52,12 @@ local function shard_sync(keys, args)
       end
     end
   end
-  redis.call('HSET', cfg_key, 'version', arg.version, 'revision', revision, 'windows', arg.windows, 'shards', arg.shards)
+  redis.call('HSET', cfg_key, 'version', arg.version, 'revision', revision, 'shards', arg.shards)
+  call_state.store_windows(cfg_key, windows)
   -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', now_ms)
-  snapshot.store_snapshot_confs(cfg_key, cjson.decode(arg.windows))
+  snapshot.store_snapshot_confs(cfg_key, windows)
   if arg.aggregate == 'sum' then redis.call('HDEL', cfg_key, 'aggregate') else redis.call('HSET', cfg_key, 'aggregate', arg.aggregate) end
   if arg.max_items == '0' then redis.call('HDEL', cfg_key, 'maxItems') else redis.call('HSET', cfg_key, 'maxItems', arg.max_items) end
   call_state.store_options(cfg_key, options, arg.version)

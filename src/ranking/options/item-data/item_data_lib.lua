@@ -12,7 +12,7 @@ end
 
 -- Whether some window of the shard of `cfg_key` holds `item` (its results zset has it, any score).
 local function item_held(cfg_key, item)
-  for _, w in ipairs(cjson.decode(redis.call('HGET', cfg_key, 'windows') or '[]')) do
+  for _, w in ipairs(call_state.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     if redis.call('ZSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), item) then return true end
   end
   return false
