@@ -315,8 +315,14 @@ export class RankingController {
     HistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
-  history(@Param() params: BoardParams, @Query() query: HistoryQuery): Promise<HistoryResultDto> {
-    return this.ranking.history(params.board, query.window, query.at, query.segment, query.metric);
+  history(
+    @Param() params: BoardParams,
+    @Query() query: HistoryQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<HistoryResultDto> {
+    // On a board with metrics, each other metric's listing is one read more (its rows' `metrics`).
+    const admit = (reads: number) => this.readBudget.chargeReads(callerOf(request).client, reads);
+    return this.ranking.history(params.board, query.window, query.at, query.segment, query.metric, admit);
   }
 
   @Get('boards/:board/items/:item/history')
