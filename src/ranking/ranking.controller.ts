@@ -332,9 +332,16 @@ export class RankingController {
     ItemHistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
-  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
+  itemHistory(
+    @Param() params: ItemParams,
+    @Query() query: ItemHistoryQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<ItemHistoryResultDto> {
     const { board, item } = params;
-    return this.ranking.itemHistory(board, query.window, item, query.from, query.to, query.segment, query.metric);
+    // On a sharded board, each other shard's count of the rows above the item is one read more.
+    const admit = (reads: number) => this.readBudget.chargeReads(callerOf(request).client, reads);
+    const { window, from, to, segment, metric } = query;
+    return this.ranking.itemHistory(board, window, item, from, to, segment, metric, admit);
   }
 
   @Get('boards/:board/archive')

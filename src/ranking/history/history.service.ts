@@ -108,6 +108,7 @@ export class HistoryService {
     toSec: number | undefined,
     segment?: string,
     metric?: string,
+    admit?: (reads: number) => void,
   ): Promise<ItemHistoryAnswer> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
@@ -122,6 +123,7 @@ export class HistoryService {
           nowMs,
           item,
           ...range,
+          admit,
         });
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
         const answer = { board: name, window: window.name, item, points, nextFrom: nextSec };
