@@ -63,6 +63,14 @@ const PUT_BOARD_400 =
   'INVALID_INPUT (the message names the field), or BOARD_WRITE_TOO_COSTLY: one write would weigh more than WRITE_COST_PER_CALL';
 
 /** A read's options from its query (span, segment, metric). */
+/**
+ * Charges a request's client reads beyond the one its route counted: a history's other metrics' listings
+ * (one each), an item history's other shards' counts (one each).
+ */
+function chargerOf(budget: RateLimitGuard, request: FastifyRequest): (reads: number) => void {
+  return (reads) => budget.chargeReads(callerOf(request).client, reads);
+}
+
 function readOptionsOf(query: ReadOptions): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric };
 }
@@ -315,14 +323,9 @@ export class RankingController {
     HistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
-  history(
-    @Param() params: BoardParams,
-    @Query() query: HistoryQuery,
-    @Req() request: FastifyRequest,
-  ): Promise<HistoryResultDto> {
-    // On a board with metrics, each other metric's listing is one read more (its rows' `metrics`).
-    const admit = (reads: number) => this.readBudget.chargeReads(callerOf(request).client, reads);
-    return this.ranking.history(params.board, query.window, query.at, query.segment, query.metric, admit);
+  history(@Param() params: BoardParams, @Query() query: HistoryQuery, @Req() req: FastifyRequest) {
+    const { window, at, segment, metric } = query;
+    return this.ranking.history(params.board, window, at, segment, metric, chargerOf(this.readBudget, req));
   }
 
   @Get('boards/:board/items/:item/history')
@@ -332,16 +335,10 @@ export class RankingController {
     ItemHistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
-  itemHistory(
-    @Param() params: ItemParams,
-    @Query() query: ItemHistoryQuery,
-    @Req() request: FastifyRequest,
-  ): Promise<ItemHistoryResultDto> {
-    const { board, item } = params;
-    // On a sharded board, each other shard's count of the rows above the item is one read more.
-    const admit = (reads: number) => this.readBudget.chargeReads(callerOf(request).client, reads);
+  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery, @Req() req: FastifyRequest) {
     const { window, from, to, segment, metric } = query;
-    return this.ranking.itemHistory(board, window, item, from, to, segment, metric, admit);
+    const charge = chargerOf(this.readBudget, req);
+    return this.ranking.itemHistory(params.board, window, params.item, from, to, segment, metric, charge);
   }
 
   @Get('boards/:board/archive')
