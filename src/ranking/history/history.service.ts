@@ -38,7 +38,7 @@ export class HistoryService {
     segment?: string,
     metric?: string,
     admit?: (reads: number) => void,
-  ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
+  ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: HistoryRow[] }> {
     return this.sources.read(
       name,
       windowName,
@@ -146,7 +146,8 @@ interface MetricsRead {
   admit?: (reads: number) => void;
 }
 
-type HistoryRow = ListedItem & { metrics?: Record<string, number> };
+/** A history row; on a board with metrics, with every metric's count as kept (withMetrics). */
+export type HistoryRow = ListedItem & { metrics?: Record<string, number> };
 
 /** A metric's listing at one boundary: its rows' scores, and whether it holds every row it may keep (`top`). */
 interface MetricListing {
