@@ -4,8 +4,9 @@
  * board, merged on one shard (each take gives its chunk in the same call: the costliest call) and
  * across shards of the 64-shard board (a take, then a give on the canonical item's shard); a seeded
  * item of the 8-metric boards merged in every metric (each metric's windows, drained and crossed first:
- * the last metric's snapshots; and the 8 wilson / controversial views reading them); and a board
- * filled to its most aliases, then one more, refused.
+ * the last metric's snapshots; and the 8 wilson / controversial views reading them), on one shard and
+ * across shards of the 64-shard one (the give drains and crosses every metric's windows of the
+ * canonical item's shard first); and a board filled to its most aliases, then one more, refused.
  */
 import { ALIASES_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -82,6 +83,15 @@ export const ALIAS_ROWS: WorstRow[] = [
       "a seeded item of the 8-metric board of 8 wilson and controversial views named an alias of another: every metric's windows and the views reading them",
     request: () => name('wc-rated', 'i3', 'i4'),
     settle: (context) => untilMerged(context, 'wc-rated', 'i3'),
+    expect: [202],
+    times: 1,
+  },
+  {
+    route: 'PUT /admin/boards/{board}/aliases/{alias}',
+    worst:
+      "a seeded item of the 64-shard 8-metric board of 8 wilson and controversial views named an alias of an item of another shard: a take of every metric's windows, then its give on the canonical item's shard (every metric's windows drained and crossed first)",
+    request: () => name('wc-rated64', 'i3', 'i4'),
+    settle: (context) => untilMerged(context, 'wc-rated64', 'i3'),
     expect: [202],
     times: 1,
   },

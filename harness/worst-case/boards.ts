@@ -295,6 +295,8 @@ export const BOARDS = {
   'wc-metrics': METRICS_BOARD,
   /** Eight metrics, eight wilson and controversial views. */
   'wc-rated': RATED_BOARD,
+  /** The same on the most shards: an alias of an item of another shard is given there, every metric's windows first. */
+  'wc-rated64': { ...RATED_BOARD, shards: 64 },
   /** Eight metrics on 64 shards: a stream's poll reads one metric's top and every row's 8 counts on each shard. */
   'wc-metrics64': { windows: [{ name: 'm', period: '1h', interval: '1m' }], metrics: METRIC_NAMES, shards: 64 },
   /** Eight metrics of the calendar board's largest archives: each metric's archives are its own. */

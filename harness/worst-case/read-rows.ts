@@ -217,8 +217,17 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/history',
-    worst: 'a snapshot of 1 000 rows of the last of 8 metrics',
+    worst:
+      "a snapshot of 1 000 rows of the last of 8 metrics, each row's counts of the 7 others from their snapshots at that boundary (one history read each)",
     request: () => get(`/boards/wc-metrics/history?window=m&metric=${LAST_METRIC}`),
+  },
+  {
+    route: 'GET /boards/{board}/history',
+    worst:
+      "the first read after a boundary of the 8-metric board: every metric's window crosses it (a snapshot of 1 000 rows each, its own call) for the rows' counts",
+    prepare: (context) => context.advanceSec(60),
+    request: () => get(`/boards/wc-metrics/history?window=m&metric=${LAST_METRIC}`),
+    times: 1,
   },
   {
     route: 'GET /boards/{board}/items/{item}/history',

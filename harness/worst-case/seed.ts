@@ -205,7 +205,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedTiebreak(context);
   await seedTiebreakFirst(context);
   await seedTiebreakHistory(context);
-  await seedMetrics(context, ['wc-rated', 'wc-metrics64']);
+  await seedMetrics(context, ['wc-rated', 'wc-rated64', 'wc-metrics64']);
   await seedCrossing(context);
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

@@ -70,6 +70,14 @@ const BATCH_TOO_COSTLY =
   "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
 
 /** A read's options from its query (span, segment, metric). */
+/**
+ * Charges a request's client reads beyond the one its route counted: a history's other metrics' listings
+ * (one each), an item history's other shards' counts (one each).
+ */
+function chargerOf(budget: RateLimitGuard, request: FastifyRequest): (reads: number) => void {
+  return (reads) => budget.chargeReads(callerOf(request).client, reads);
+}
+
 function readOptionsOf(query: ReadOptions): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric };
 }
@@ -325,8 +333,9 @@ export class RankingController {
     HistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
-  history(@Param() params: BoardParams, @Query() query: HistoryQuery): Promise<HistoryResultDto> {
-    return this.ranking.history(params.board, query.window, query.at, query.segment, query.metric);
+  history(@Param() params: BoardParams, @Query() query: HistoryQuery, @Req() req: FastifyRequest) {
+    const { window, at, segment, metric } = query;
+    return this.ranking.history(params.board, window, at, segment, metric, chargerOf(this.readBudget, req));
   }
 
   @Get('boards/:board/items/:item/history')
@@ -336,9 +345,10 @@ export class RankingController {
     ItemHistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
-  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery): Promise<ItemHistoryResultDto> {
-    const { board, item } = params;
-    return this.ranking.itemHistory(board, query.window, item, query.from, query.to, query.segment, query.metric);
+  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery, @Req() req: FastifyRequest) {
+    const { window, from, to, segment, metric } = query;
+    const charge = chargerOf(this.readBudget, req);
+    return this.ranking.itemHistory(params.board, window, params.item, from, to, segment, metric, charge);
   }
 
   @Get('boards/:board/archive')

@@ -27,6 +27,7 @@ describe('aliases: a second instance, reads, refusals, a merge resumed after a s
 
   const inc = (graph: RankingGraph, board: string, item: string, amount: number, actor?: string) =>
     graph.ranking.increment(commands.increment({ board, item, amount, actor }));
+  const raw = () => world.graph.module.get(RedisService).client;
   const rows = async (board: string, window: string) =>
     (await world.graph.ranking.top(board, window, 0, 100)).items.map(({ item, score }) => ({ item, score }));
 
@@ -125,4 +126,39 @@ describe('aliases: a second instance, reads, refusals, a merge resumed after a s
     expect(given.dueMs).toBe((Math.floor(nowMs / 10_000) * 10 + 60) * 1000);
     await world.graph.ranking.deleteBoard('due');
   });
+
+  it.each(['up', 'down'])(
+    "a give drains every metric's expired slots on the canonical item's shard before it changes them (%s expired)",
+    async (metric) => {
+      const name = `drain-${metric}`;
+      const windows = [{ name: 'short', period: 60, interval: 10 }];
+      await world.graph.ranking.putBoard({ name, windows, shards: 3, metrics: ['up', 'down'] });
+      const board = await world.graph.cache.get(name);
+      const near = ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'k'].filter((i) => board.shardOf(i) === board.shardOf('a'));
+      expect([board.shardOf('A') === board.shardOf('a'), near.length >= 2]).toEqual([false, true]);
+      // Three expired fields of `metric` (the board's own windows, or another metric's) on the canonical
+      // item's shard: more than a call's drain (EXPIRE_CHUNK 2), so a give first answers it gave nothing yet.
+      for (const item of ['a', ...near.slice(0, 2)])
+        await world.graph.ranking.increment(commands.increment({ board: name, item, amount: 2, metric }));
+      const expiredKeys = board.metric(metric).shardOf('a').keys;
+      const [expired] = await raw().zrange(expiredKeys.slots('short'), 0, 0);
+      clock.advanceMs(50_000);
+      await world.graph.ranking.increment(commands.increment({ board: name, item: 'A', amount: 3, metric: 'down' }));
+      clock.advanceMs(15_000);
+      const store = world.graph.module.get(AliasesStore);
+      const nowMs = clock.nowMs();
+      const { run } = await store.put(board, { alias: 'A', item: 'a', run: 'r2', most: 10, nowMs });
+      const step = { alias: 'A', item: 'a', run, most: 32, fresh: true, here: false, acked: 0, nowMs };
+      const taken = await store.step(board, { ...step, mode: 'take', seq: 0, chunk: '' });
+      const give = { ...step, mode: 'give' as const, seq: taken.seq, chunk: taken.chunk };
+      const answers = [await store.step(board, give)];
+      while (answers[answers.length - 1].seq === 0 && answers.length < 5) answers.push(await store.step(board, give));
+      expect(answers.map((answer) => answer.seq)).toEqual([0, taken.seq]);
+      // The raw state, as no read has drained it: the expired slot gone, the item holding the alias's 3 alone.
+      expect(await raw().zrange(expiredKeys.slots('short'), 0, -1)).not.toContain(expired);
+      const down = board.metric('down').shardOf('a').keys;
+      expect(await raw().zscore(down.top('short'), 'a')).toBe('3');
+      await world.graph.ranking.deleteBoard(name);
+    },
+  );
 });

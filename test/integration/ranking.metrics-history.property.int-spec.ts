@@ -4,9 +4,11 @@ import { TOPOLOGIES } from '../../harness/redis';
 import type { BatchInput } from '../../src/ranking/writes/write-commands';
 
 const DAY_MS = 86_400_000;
+/** The rows the rolling window's snapshots keep. */
+const TOP = 3;
 /** A rolling window keeping snapshots and a calendar window keeping archives, each cut at 3 rows. */
 const WINDOWS = [
-  { name: 'w', period: 60, interval: 20, snapshots: { keep: 4, top: 3 } },
+  { name: 'w', period: 60, interval: 20, snapshots: { keep: 4, top: TOP } },
   { name: 'day', calendar: 'day', archive: { keep: 3, top: 3 } },
 ];
 const METRICS = ['up', 'down', 'meh'];
@@ -57,6 +59,7 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
   const { clock } = setup;
   let board = 0;
   let comparedRows = 0;
+  let countedRows = 0;
 
   it('every snapshot read by metric equals that metric read on a board of its own', async () => {
     await fc.assert(
@@ -80,6 +83,7 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
       { numRuns: 12, examples: [[1_600_000_000_000, dayOfEveryMetric()]] },
     );
     expect(comparedRows).toBeGreaterThan(30); // not vacuous
+    expect(countedRows).toBeGreaterThan(10);
   }, 300_000);
 
   it('reads a metric the board does not declare as 400 UNKNOWN_METRIC; refuses 2 metrics of 8 windows keeping their largest history', async () => {
@@ -152,6 +156,31 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     await setup.ranking.increment({ ...fields, board: own });
   }
 
+  /**
+   * The board's history by `metric`, each row's `metrics` checked against every metric's board of its
+   * own at the same boundary (its count where that listing holds the item; 0 where it holds fewer than
+   * `top` rows; absent where it is full without the item or has no listing there), then left out.
+   */
+  async function historyCounted(name: string, metric: string): Promise<object> {
+    const answer = await setup.ranking.history(name, 'w', undefined, undefined, metric);
+    const theirs = new Map<string, { at: number; items: Array<{ item: string; score: number }> } | undefined>();
+    for (const other of METRICS)
+      theirs.set(other, await setup.ranking.history(`${name}-${other}`, 'w', answer.at).catch(() => undefined));
+    const items = answer.items.map(({ metrics, ...row }: { metrics?: Record<string, number>; item: string }) => {
+      const want: Record<string, number> = {};
+      for (const other of METRICS) {
+        const listing = theirs.get(other);
+        if (listing?.at !== answer.at) continue;
+        const count = listing.items.find((r) => r.item === row.item)?.score;
+        if (count !== undefined || listing.items.length < TOP) want[other] = count ?? 0;
+      }
+      expect([metric, row.item, metrics]).toEqual([metric, row.item, want]);
+      countedRows += 1;
+      return row;
+    });
+    return { ...answer, items };
+  }
+
   /** A read's answer with the board's name as `name`, or the code of its error. */
   const answerOf = async (read: Promise<object>, own: string, name: string) =>
     JSON.stringify(await read.catch((error: { code?: string }) => error.code ?? String(error))).replaceAll(own, name);
@@ -164,7 +193,7 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
       page.then(({ items }) => items.map(({ item, rank, previousRank }) => ({ item, rank, previousRank })));
     const pairs: Array<[string, Promise<object>, Promise<object>]> = [
       ['top', ranks(ranking.top(name, 'w', 0, 5, { metric })), ranks(ranking.top(own, 'w', 0, 5))],
-      ['history', ranking.history(name, 'w', undefined, undefined, metric), ranking.history(own, 'w', undefined)],
+      ['history', historyCounted(name, metric), ranking.history(own, 'w', undefined)],
       [
         'archives',
         ranking.archives(name, 'day', 10, undefined, undefined, {}, metric),

@@ -126,7 +126,9 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
 
   /**
    * One take, and the give of its chunk on the canonical item's shard (the take gives it itself when
-   * both are on one shard). Answers the seq given (the caller's next `acked`), undefined when done.
+   * both are on one shard), given again while that shard still drains expired data first (seq 0).
+   * Answers the seq given (the caller's next `acked`), undefined when done; a stop before the give
+   * answers `acked` unchanged, so the next run's take answers the same chunk again.
    */
   private async take(board: PreparedBoard, alias: string, item: string, run: string, acked: number) {
     const here = board.shardOf(alias) === board.shardOf(item);
@@ -135,8 +137,10 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
     const taken = await this.store.step(board, { ...step, mode: 'take', nowMs: this.clock.nowMs() });
     if (taken.done) return undefined;
     if (taken.seq === 0 || here) return Math.max(acked, taken.seq);
-    const give = { ...step, mode: 'give' as const, seq: taken.seq, chunk: taken.chunk, nowMs: this.clock.nowMs() };
-    await this.store.step(board, give);
+    const give = { ...step, mode: 'give' as const, seq: taken.seq, chunk: taken.chunk };
+    while ((await this.store.step(board, { ...give, nowMs: this.clock.nowMs() })).seq === 0) {
+      if (this.runs.stopping) return acked;
+    }
     return taken.seq;
   }
 }

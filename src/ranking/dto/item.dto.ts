@@ -35,7 +35,12 @@ import {
   WindowScoreProperty,
 } from './row-fields';
 import { VIEW_MODES } from '../options/views/trending-math';
-import { METRIC_FIELD, MetricCountsProperty, MetricProperty } from '../options/metrics/metrics.option';
+import {
+  HistoryMetricCountsProperty,
+  METRIC_FIELD,
+  MetricCountsProperty,
+  MetricProperty,
+} from '../options/metrics/metrics.option';
 
 /** Rank in the window's latest snapshot. */
 const PreviousRankProperty = () =>
@@ -266,14 +271,20 @@ class RisingFiguresDto {
   @ApiPropertyOptional({ type: 'integer', description: 'rising: when it entered the view (unix s)' }) since?: number;
 }
 
-export class ListedItemDto extends RisingFiguresDto {
+/** A row of a listing: a live read's (RankedItemDto) or a kept snapshot's (ListedItemDto). */
+export class ListedRowDto extends RisingFiguresDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) rank!: number;
   @ApiProperty() item!: string;
   @ApiProperty({ type: Number, description: SCORE_NOTE }) score!: number;
   @TiebreakRowProperty() tiebreak?: number;
 }
 
-export class RankedItemDto extends ListedItemDto {
+/** A history row (GET …/history). */
+export class ListedItemDto extends ListedRowDto {
+  @HistoryMetricCountsProperty() metrics?: Record<string, number>;
+}
+
+export class RankedItemDto extends ListedRowDto {
   @PreviousRankProperty() previousRank!: number | null;
   @DataProperty() data?: object | null;
   @RowGroupProperty() group?: string;

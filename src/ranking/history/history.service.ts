@@ -3,7 +3,9 @@ import { InvalidInputError, NotFoundError } from '../../common/errors';
 import { RankedSources } from '../boards/ranked-sources';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { CALENDAR_MESSAGES } from '../options/calendar/calendar.limits';
+import type { PreparedBoard } from '../core/board';
 import type { HistoryPoint, ListedItem, SnapshotListing } from '../core/ranking.types';
+import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from './history.store';
 
 /** An item's history page; `hidden`: moderation leaves the item out now (every rank null, scores kept). */
@@ -35,7 +37,8 @@ export class HistoryService {
     atSec: number | undefined,
     segment?: string,
     metric?: string,
-  ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: ListedItem[] }> {
+    admit?: (reads: number) => void,
+  ): Promise<{ board: string; window: string; at: number; from: number; to: number; items: HistoryRow[] }> {
     return this.sources.read(
       name,
       windowName,
@@ -51,13 +54,45 @@ export class HistoryService {
           at: found.atSec,
           from: found.atSec - window.periodSec,
           to: found.atSec,
-          items: found.items,
+          items: await this.withMetrics({ board, window, nowMs, metric, admit }, found),
         };
       },
       (_, view) => viewHasNoHistory(name, view),
       segment,
       metric,
     );
+  }
+
+  /**
+   * The rows of a board with metrics, each with `metrics`: every metric's count of the item at the
+   * listing's boundary as that metric's own listing at the same boundary kept it (each metric's
+   * windows keep their snapshots at the same boundaries; read as `?metric=` would, crossing a boundary
+   * it is the first to): the ranked metric's is the row's score; another's is its listing's score of
+   * the item, 0 when that listing holds fewer rows than it keeps (`top`) and not the item, and absent
+   * when it is full without the item (below its kept rows) or has no listing at that boundary. One
+   * history read per other metric (each a call per shard), each charged first (`admit`) as a read.
+   */
+  private async withMetrics(read: MetricsRead, found: SnapshotListing): Promise<HistoryRow[]> {
+    const { board, window, nowMs, metric } = read;
+    const names = board.config.metrics ?? [];
+    if (names.length < 2) return found.items;
+    read.admit?.(names.length - 1);
+    const ranked = metric ?? names[0];
+    const top = window.snapshots?.top ?? 0;
+    const listings = await Promise.all(
+      names.map(async (name): Promise<MetricListing> => {
+        if (name === ranked)
+          return { name, scores: new Map(found.items.map((row) => [row.item, row.score])), full: false };
+        const { listing } = await this.store.history(board.metric(name), window, nowMs, found.atSec, { shown: false });
+        if (listing?.atSec !== found.atSec) return { name, full: true };
+        return {
+          name,
+          scores: new Map(listing.items.map((row) => [row.item, row.score])),
+          full: listing.items.length >= top,
+        };
+      }),
+    );
+    return found.items.map((row) => ({ ...row, metrics: countsOf(row, listings) }));
   }
 
   /**
@@ -73,6 +108,7 @@ export class HistoryService {
     toSec: number | undefined,
     segment?: string,
     metric?: string,
+    admit?: (reads: number) => void,
   ): Promise<ItemHistoryAnswer> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
@@ -87,6 +123,7 @@ export class HistoryService {
           nowMs,
           item,
           ...range,
+          admit,
         });
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
         const answer = { board: name, window: window.name, item, points, nextFrom: nextSec };
@@ -97,6 +134,36 @@ export class HistoryService {
       metric,
     );
   }
+}
+
+/** A history listing's read, for the counts of its rows' other metrics. */
+interface MetricsRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+  metric?: string;
+  /** Charges the reads of the other metrics' listings to the caller (throws when its budget lacks them). */
+  admit?: (reads: number) => void;
+}
+
+/** A history row; on a board with metrics, with every metric's count as kept (withMetrics). */
+export type HistoryRow = ListedItem & { metrics?: Record<string, number> };
+
+/** A metric's listing at one boundary: its rows' scores, and whether it holds every row it may keep (`top`). */
+interface MetricListing {
+  name: string;
+  scores?: Map<string, number>;
+  full: boolean;
+}
+
+/** A row's `metrics` in the board's metric order: a count where the metric's listing tells it (see withMetrics). */
+function countsOf(row: ListedItem, listings: MetricListing[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { name, scores, full } of listings) {
+    const count = scores?.get(row.item) ?? (scores && !full ? 0 : undefined);
+    if (count !== undefined) counts[name] = count;
+  }
+  return counts;
 }
 
 /** A view is computed from its window on each read: it keeps no history, so the answer names the window. */

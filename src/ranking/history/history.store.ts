@@ -20,6 +20,8 @@ export interface ItemHistoryRead {
   item: string;
   fromSec: number;
   toSec: number;
+  /** Charges the caller the calls past the item's shard's (throws when its budget lacks them). */
+  admit?: (reads: number) => void;
 }
 
 /** Snapshots: a window's listing at a boundary, an item through them, and each window's previous ranks. */
@@ -219,6 +221,8 @@ export class HistoryStore {
   private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
     const { board, window, nowMs } = read;
     const listed = points.filter((point) => point.above >= 0);
+    // Each other shard's count is a call of the item's shard's size: one read of the caller's budget.
+    if (listed.length > 0) read.admit?.(board.shards.length - 1);
     const others = await Promise.all(
       board.shards
         .filter((shard) => shard !== home && listed.length > 0)

@@ -66,6 +66,37 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect(statuses).toEqual([200, 429]);
   });
 
+  it("spends a read per other shard on an item's history (#49): on 64 shards the second is a 429", async () => {
+    const kept = { name: 'h', period: '1h', interval: '1m', snapshots: { keep: 10, top: 100 } };
+    await createBoard(app(), 'kept', { windows: [kept], shards: 64 });
+    await http()
+      .post('/boards/kept/increments')
+      .send({ items: ids(100).map((item) => ({ item, amount: 1 })) })
+      .expect(200);
+    // Past the boundary (a snapshot); the next test reads past this one's time.
+    clock.advanceSec(60);
+    testStartSec += 60;
+    const read = () => http().get('/boards/kept/items/i7/history?window=h');
+    const first = await read().expect(200);
+    expect(first.body.points.map((point: { rank: number | null }) => point.rank)).toEqual([1]);
+    expect((await read()).status).toBe(429);
+  });
+
+  it("spends a read per other metric on a window's history (#50): 3 metrics are 3 reads, the 34th of a budget of 100 a 429", async () => {
+    const kept = { name: 'h', period: '1h', interval: '1m', snapshots: { keep: 10, top: 100 } };
+    await createBoard(app(), 'tri', { windows: [kept], metrics: ['up', 'down', 'meh'] });
+    for (const metric of ['up', 'down', 'meh'])
+      await http().post('/boards/tri/items/a/increment').send({ amount: 2, metric }).expect(200);
+    // Past the boundary (a snapshot); the next test reads past this one's time.
+    clock.advanceSec(60);
+    testStartSec += 60;
+    const first = await http().get('/boards/tri/history?window=h').expect(200);
+    expect(first.body.items).toEqual([{ rank: 1, item: 'a', score: 2, metrics: { up: 2, down: 2, meh: 2 } }]);
+    const statuses: number[] = [];
+    for (let i = 1; i < 34; i++) statuses.push((await http().get('/boards/tri/history?window=h')).status);
+    expect(statuses).toEqual([...Array.from({ length: 32 }, () => 200), 429]);
+  });
+
   it('answers the right ranks when the counts are split over calls', async () => {
     const res = await lookup({ items: ids(90) }).expect(200);
     // amounts cycle 1..7 over 100 items: 14 items score 7 (i % 7 = 6), and so on down.

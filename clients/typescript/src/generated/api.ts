@@ -1701,6 +1701,16 @@ export interface components {
             score: number;
             /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
             tiebreak?: number;
+            /**
+             * @description On a board with metrics: each metric's count of the item at the snapshot's boundary, as that metric's own snapshot at the same boundary kept it (the ranked metric's is `score`); 0 when that snapshot holds fewer rows than its `top` and not the item; a metric is absent when its snapshot is full without the item (below its kept rows) or it has none at that boundary
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
         };
         HistoryResultDto: {
             board: string;

@@ -15,7 +15,8 @@
 --     in the same call.
 --   give (on the canonical item's shard): adds a chunk's entries to the canonical item, once per
 --     seq ("<tag>:alin:<digest>": run, seq given), into the slots still live (a slot expired since the
---     take is the canonical item's no more either).
+--     take is the canonical item's no more either), once every window of the shard, the board's and
+--     each sibling's, has drained what expired (until then it gives nothing and answers seq 0).
 -- A unit of work is a window looked into or a slot looked at (1), an amount or contribution moved
 -- (1 + the views reading its window), about UNIT_COMMANDS Redis commands (aliases.service.ts
 -- ALIAS_STEP_UNITS); what expired drains first (take and give) within as many commands (segment_lib's
@@ -33,7 +34,8 @@
 --   take's call), acked (take: the seq the caller saw given), seq (give: the chunk's), chunk (give:
 --   the chunk as JSON)
 -- Reply (reader.answer, CALLS.alias_step): done (0|1: take: nothing left and every chunk given),
---   seq (the chunk's, 0: none), chunk (JSON array of entries, "" when none or given in the call), entries (the record's
+--   seq (the chunk's, 0: none; give: 0 while this shard's windows still hold expired data, nothing given:
+--   give again), chunk (JSON array of entries, "" when none or given in the call), entries (the record's
 --   total of entries taken), due (unix ms: a slot the give indexed earlier than the shard's due, or
 --   any a sibling window's give indexed, 0: none)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
@@ -327,12 +329,25 @@ local function alias_take(keys, header, arg, windows, drain)
   return alias_answer(false, seq, json, record, due)
 end
 
-local function alias_give(keys, header, arg, windows)
+-- Every sibling's windows drained (drain_sibling), as the take drains the alias's before it takes from
+-- them: a give changes them as a call of each metric would. Answers false while expired data remains.
+local function drain_siblings(keys, windows, now_sec, drain)
+  for _, suffix in ipairs(alias_siblings(keys, windows.count)) do
+    if not drain_sibling(keys, windows, now_sec, suffix, drain) then return false end
+  end
+  return true
+end
+
+local function alias_give(keys, header, arg, windows, drain)
   local given = keys[#keys]
   if redis.call('HGET', given, 'run') ~= arg.run then redis.call('HSET', given, 'run', arg.run, 'seq', 0) end
   redis.call('EXPIRE', given, ALIAS.KEEP_SEC)
   local seq = tonumber(arg.seq)
   if tonumber(redis.call('HGET', given, 'seq')) >= seq then return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = 0 }) end
+  -- Expired data left on this shard's windows (the board's or a sibling's): nothing given yet (seq 0).
+  if drain.more or not drain_siblings(keys, windows, header.now_sec, drain) then
+    return reader.answer(CALLS.alias_step, { done = 0, seq = 0, chunk = '', entries = 0, due = 0 })
+  end
   local due = give_chunk(keys, windows, header.now_sec, arg.item, cjson.decode(arg.chunk))
   redis.call('HSET', given, 'seq', seq)
   snapshot.bump_version(keys[1], 1)
@@ -350,6 +365,6 @@ local function alias_step(keys, args)
   -- What expired drains first, within about as many commands as the step's units run.
   local drain = segmentation.step_drain(windows, header.now_sec, header.budget, tonumber(arg.most) * ALIAS.UNIT_COMMANDS,
     actor_log.ACTORS.drained_weight)
-  if arg.mode == 'give' then return alias_give(keys, header, arg, windows) end
+  if arg.mode == 'give' then return alias_give(keys, header, arg, windows, drain) end
   return alias_take(keys, header, arg, windows, drain)
 end

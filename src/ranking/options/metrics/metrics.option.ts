@@ -99,6 +99,15 @@ export const MetricCountsProperty = () =>
       "On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics",
   });
 
+export const HistoryMetricCountsProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { up: 12, down: 3 },
+    description:
+      "On a board with metrics: each metric's count of the item at the snapshot's boundary, as that metric's own snapshot at the same boundary kept it (the ranked metric's is `score`); 0 when that snapshot holds fewer rows than its `top` and not the item; a metric is absent when its snapshot is full without the item (below its kept rows) or it has none at that boundary",
+  });
+
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
 
 /**

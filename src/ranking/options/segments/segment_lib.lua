@@ -238,12 +238,13 @@ local function drain_spent(drain, fields, rest)
 end
 
 -- An admin step's drain of the board's windows (first, as a write's): answers the drain's state, the
--- rest of it for the segments the step visits (walk_pending_segments).
+-- rest of it for the segments the step visits (walk_pending_segments), `more` when expired data remains.
 local function step_drain(windows, now_sec, chunk, units, weigh)
   local drain = step_drain_state(windows, chunk, units, weigh)
   local fields = drain_fields(drain)
-  local _, rest = window.expire_all(windows, now_sec, fields)
+  local draining, rest = window.expire_all(windows, now_sec, fields)
   drain_spent(drain, fields, rest)
+  drain.more = draining == 1
   return drain
 end
 
