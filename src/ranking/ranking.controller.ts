@@ -69,7 +69,6 @@ const ONE_WRITE_TOO_COSTLY =
 const BATCH_TOO_COSTLY =
   "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
 
-/** A read's options from its query (span, segment, metric). */
 /**
  * Charges a request's client reads beyond the one its route counted: a history's other metrics' listings
  * (one each), an item history's other shards' counts (one each).
@@ -78,6 +77,7 @@ function chargerOf(budget: RateLimitGuard, request: FastifyRequest): (reads: num
   return (reads) => budget.chargeReads(callerOf(request).client, reads);
 }
 
+/** A read's options from its query (span, segment, metric). */
 function readOptionsOf(query: ReadOptions): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric };
 }
@@ -376,16 +376,9 @@ export class RankingController {
   )
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
-  archives(@Param() params: BoardParams, @Query() query: ArchivesQuery): Promise<ArchivesResultDto> {
-    return this.ranking.archives(
-      params.board,
-      query.window,
-      query.limit ?? DEFAULT_ARCHIVE_PAGE,
-      query.cursor,
-      query.segment,
-      { perPeriod: query.items },
-      query.metric,
-    );
+  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery): Promise<ArchivesResultDto> {
+    const limit = q.limit ?? DEFAULT_ARCHIVE_PAGE;
+    return this.ranking.archives(params.board, q.window, limit, q.cursor, q.segment, { perPeriod: q.items }, q.metric);
   }
 }
 
