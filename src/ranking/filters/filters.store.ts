@@ -1,35 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { FiltersFunctions, GroupPageCall, GroupPageReply } from './filters.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** One shard's scan call as the service asks it (the board, window and time added here). */
 export type ScanAsk = Omit<GroupPageCall, keyof ReturnType<typeof boardCall> | 'window'>;
 
 /** The groups option's reads: a shard's filtered page, and the groups of listed items. */
 @Injectable()
-export class FiltersStore {
-  private readonly budgetFields: number;
-  private readonly fns: FiltersFunctions['functions'];
-  private readonly admit: () => void;
-
-  constructor(
-    redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: FiltersFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-    this.admit = () => redis.admit();
-  }
-
+export class FiltersStore extends sliceStore(FiltersFunctions) {
   /** One group_page call on `shard`. */
   scan(
     read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
