@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PreparedBoard, ShardKeys } from '../core/board';
+import { PreparedBoard, readPerShard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
@@ -24,22 +24,7 @@ export class FiltersStore extends sliceStore(FiltersFunctions) {
   }
 
   /** The groups of `items` (items without one are absent): one call per shard holding some of them. */
-  async groupsOf(board: PreparedBoard, items: string[]): Promise<Map<string, string>> {
-    const byShard = new Map<ShardKeys, string[]>();
-    for (const item of new Set(items)) {
-      const shard = board.shardOf(item);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
-    }
-    const found = new Map<string, string>();
-    await Promise.all(
-      [...byShard].map(async ([shard, ids]) => {
-        const groups = await this.functions.call(this.fns.groupsRead, { shard, items: ids });
-        ids.forEach((item, i) => {
-          const group = groups[i];
-          if (group !== null) found.set(item, group);
-        });
-      }),
-    );
-    return found;
+  groupsOf(board: PreparedBoard, items: string[]): Promise<Map<string, string>> {
+    return readPerShard(board, items, (shard, ids) => this.functions.call(this.fns.groupsRead, { shard, items: ids }));
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
-import { PreparedBoard, ShardKeys } from '../core/board';
+import { PreparedBoard, readPerShard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../options/item-data/item-data';
 import { boardCall } from '../core/script-call';
@@ -31,22 +31,9 @@ export class ItemDataStore extends sliceStore(ItemsFunctions) {
   }
 
   /** The data of `items` (items without data are absent): one call per shard holding some of them. */
-  async dataOf(board: PreparedBoard, items: string[]): Promise<Map<string, ItemData>> {
-    const byShard = new Map<ShardKeys, string[]>();
-    for (const item of new Set(items)) {
-      const shard = board.shardOf(item);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
-    }
-    const found = new Map<string, ItemData>();
-    await Promise.all(
-      [...byShard].map(async ([shard, ids]) => {
-        const data = await this.functions.call(this.fns.itemDataRead, { shard, items: ids });
-        ids.forEach((item, i) => {
-          const value = data[i];
-          if (value !== null) found.set(item, value);
-        });
-      }),
+  dataOf(board: PreparedBoard, items: string[]): Promise<Map<string, ItemData>> {
+    return readPerShard(board, items, (shard, ids) =>
+      this.functions.call(this.fns.itemDataRead, { shard, items: ids }),
     );
-    return found;
   }
 }
