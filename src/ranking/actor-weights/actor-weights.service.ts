@@ -1,11 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { BackgroundRuns } from '../../common/background-runs';
+import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
-import { LeftRunning, runnerKey } from '../core/left-running';
+import { ResumableRuns, runnerKey } from '../core/left-running';
 import { ledgerWindowOf } from '../core/ledger-window';
 import { WEIGHED_ACTORS_PER_BOARD } from '../core/ranking.limits';
 import { ActorWeightsStore, ReweightRecord } from './actor-weights.store';
@@ -26,20 +25,15 @@ export interface ActorWeightView {
  * rest again (a GET of one still running that no local runner holds resumes it).
  */
 @Injectable()
-export class ActorWeightsService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('ActorWeights');
-  private readonly runs = new BackgroundRuns();
-  private readonly left: LeftRunning;
-
+export class ActorWeightsService extends ResumableRuns {
   constructor(
     private readonly store: ActorWeightsStore,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
   ) {
-    this.left = new LeftRunning(this.runs, store, this.logger, {
+    super(store, 'ActorWeights', {
       plural: 're-weightings',
       one: (board) => `re-weighting of an actor on board "${board}"`,
-      view: (board, actor) => this.get(board, actor),
       gone: (error) => error instanceof NotFoundError || error instanceof InvalidInputError,
     });
   }
@@ -75,19 +69,6 @@ export class ActorWeightsService implements OnApplicationBootstrap, OnApplicatio
     const view = viewOf(actor, records, await this.store.weight(board, actor));
     if (view.state === 'running' && !this.runs.has(runnerKey(name, actor))) this.launch(name, actor);
     return view;
-  }
-
-  /** Resolves once this instance's runner of the re-weighting (if any) has stopped. */
-  async settled(name: string, actor: string): Promise<void> {
-    await this.runs.settled(runnerKey(name, actor));
-  }
-
-  onApplicationBootstrap(): Promise<void> {
-    return this.left.resumeAtStart();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.runs.stop();
   }
 
   private launch(name: string, actor: string): void {

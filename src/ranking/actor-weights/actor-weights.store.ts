@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ConflictError } from '../../common/errors';
-import { RedisFunctions } from '../../redis/redis-functions';
-import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import { RankingSettings } from '../core/ranking.settings';
 import { adminStepUnits } from '../core/write-cost';
 import { ActorWeightsFunctions, ReweightStepCall, ReweightStepReply } from './actor-weights.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** A step's own fields: the rest of the call (board, shard, record, expiry budget) the store adds. */
 export type ReweightStep = Omit<ReweightStepCall, 'board' | 'shard' | 'budgetFields' | 'record'>;
@@ -38,25 +36,10 @@ function placesOf(board: string) {
 
 /** Actor weights in Redis: one bounded re-weighting step on one shard, the records, the stored weight. */
 @Injectable()
-export class ActorWeightsStore {
-  private readonly budgetFields: number;
+export class ActorWeightsStore extends sliceStore(ActorWeightsFunctions) {
   /** Most units of work one step does on a shard, about a Redis command each (adminStepUnits). */
-  readonly stepUnits: number;
-  private readonly keys: RankingKeys;
-  private readonly fns: ActorWeightsFunctions['functions'];
-
-  constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: ActorWeightsFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.stepUnits = adminStepUnits(settings.writeCostPerCall);
-    this.keys = new RankingKeys(redis.prefix);
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
+  readonly stepUnits = adminStepUnits(this.settings.writeCostPerCall);
+  private readonly keys = new RankingKeys(this.redis.prefix);
 
   step(board: PreparedBoard, shard: ShardKeys, step: ReweightStep): Promise<ReweightStepReply> {
     const record = shard.keys.reweight(actorDigest(step.actor));

@@ -1,12 +1,11 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { BackgroundRuns } from '../../common/background-runs';
 import { Clock } from '../../common/clock';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
-import { LeftRunning, runnerKey } from '../core/left-running';
+import { ResumableRuns, runnerKey } from '../core/left-running';
 import { ALIASES_PER_BOARD } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { AliasMap } from './alias-map';
@@ -43,21 +42,16 @@ export interface AliasView {
  * no local runner holds resumes it).
  */
 @Injectable()
-export class AliasesService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Aliases');
-  private readonly runs = new BackgroundRuns();
-  private readonly left: LeftRunning;
-
+export class AliasesService extends ResumableRuns {
   constructor(
     private readonly store: AliasesStore,
     private readonly aliases: AliasMap,
     private readonly cache: BoardCache,
     private readonly clock: Clock,
   ) {
-    this.left = new LeftRunning(this.runs, store, this.logger, {
+    super(store, 'Aliases', {
       plural: 'alias merges',
       one: (board) => `alias merge on board "${board}"`,
-      view: (board, alias) => this.get(board, alias),
       gone: (error) => error instanceof NotFoundError,
     });
   }
@@ -90,19 +84,6 @@ export class AliasesService implements OnApplicationBootstrap, OnApplicationShut
     if (!done && !this.runs.has(runnerKey(name, alias))) this.launch(name, alias);
     const entries = record.run === named.run ? Number(record.entries ?? 0) : 0;
     return { id: named.run, alias, item: named.item, state: done ? 'done' : 'running', entries };
-  }
-
-  /** Resolves once this instance's runner of the merge (if any) has stopped. */
-  async settled(name: string, alias: string): Promise<void> {
-    await this.runs.settled(runnerKey(name, alias));
-  }
-
-  onApplicationBootstrap(): Promise<void> {
-    return this.left.resumeAtStart();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.runs.stop();
   }
 
   private launch(name: string, alias: string): void {

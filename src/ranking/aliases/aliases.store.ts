@@ -1,12 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RedisFunctions } from '../../redis/redis-functions';
-import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
-import { RankingSettings } from '../core/ranking.settings';
 import { AliasesFunctions, AliasPutCall, AliasPutReply, AliasStepCall, AliasStepReply } from './aliases.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** A merge's record on the alias's shard as stored (absent fields: none, or expired). */
 export interface AliasRecord {
@@ -31,23 +29,9 @@ const US = '\u001f';
 
 /** Aliases in Redis: the map on shard 0, the merges' steps and records, the merges left running. */
 @Injectable()
-export class AliasesStore {
+export class AliasesStore extends sliceStore(AliasesFunctions) {
   private readonly logger = new Logger('Aliases');
-  private readonly budgetFields: number;
-  private readonly keys: RankingKeys;
-  private readonly fns: AliasesFunctions['functions'];
-
-  constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: AliasesFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.keys = new RankingKeys(redis.prefix);
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
+  private readonly keys = new RankingKeys(this.redis.prefix);
 
   put(board: PreparedBoard, put: AliasPut): Promise<AliasPutReply> {
     const call = { ...put, board, shard: board.shards[0], budgetFields: this.budgetFields };

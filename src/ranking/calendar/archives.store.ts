@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RedisFunctions } from '../../redis/redis-functions';
+import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ScoredItem } from '../core/ranking.types';
@@ -11,6 +12,7 @@ import { ARCHIVES_PER_CUT_READ } from '../options/calendar/calendar.limits';
 import { RankingSettings } from '../core/ranking.settings';
 import { HistoryStore } from '../history/history.store';
 import { type ArchivePage, type ArchiveReadReply, type ArchiveRows, CalendarFunctions } from './calendar.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** Which archives a read asks for: up to `most` periods starting at or before `latestSec`, `rows` of each. */
 export interface ArchivesAsk {
@@ -21,19 +23,15 @@ export interface ArchivesAsk {
 
 /** Calendar windows' archives as stored, merged over a sharded board's shards. */
 @Injectable()
-export class ArchivesStore {
-  private readonly budgetFields: number;
-  private readonly fns: CalendarFunctions['functions'];
-
+export class ArchivesStore extends sliceStore(CalendarFunctions) {
   constructor(
-    private readonly functions: RedisFunctions,
+    redis: RedisService,
+    functions: RedisFunctions,
     part: CalendarFunctions,
     settings: RankingSettings,
     private readonly history: HistoryStore,
   ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
+    super(redis, functions, part, settings);
   }
 
   /**

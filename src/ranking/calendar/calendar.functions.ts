@@ -1,7 +1,6 @@
 import { NamedReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { namedWindowRead, WindowCall } from '../core/script-call';
+import { windowReadFunction, WindowCall } from '../core/script-call';
 import { parseSnapshotRows } from '../history/history.functions';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -44,19 +43,17 @@ const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods', 'moderated', 'lef
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
 export const CALENDAR_FUNCTIONS = {
-  archiveRead: typedFunction({
+  archiveRead: windowReadFunction({
     name: 'tbRankArchiveRead',
     handler: 'archive_read',
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: ARCHIVE_ARGS, reply: ARCHIVE_REPLY },
-    build: (call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows }) =>
-      namedWindowRead(call, ARCHIVE_ARGS, {
-        latest_sec: call.latestSec,
-        most_periods: call.most,
-        skip_rows: call.rows.skip,
-        most_rows: call.rows.most,
-      }),
+    args: ARCHIVE_ARGS,
+    reply: ARCHIVE_REPLY,
+    values: (call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows }) => ({
+      latest_sec: call.latestSec,
+      most_periods: call.most,
+      skip_rows: call.rows.skip,
+      most_rows: call.rows.most,
+    }),
     /**
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:
      * the start of every period this shard keeps; archives newest first, a page of rows each

@@ -109,6 +109,34 @@ export class PreparedBoard {
 }
 
 /**
+ * What one call per shard answers of `items` (each item once, asked of the shard holding it; `read`
+ * answers a value or null per id, in order), by item, items answered null left out: every per-item
+ * read of a sharded board (groups, item data) in one round.
+ */
+export async function readPerShard<T>(
+  board: PreparedBoard,
+  items: string[],
+  read: (shard: ShardKeys, ids: string[]) => Promise<ReadonlyArray<T | null>>,
+): Promise<Map<string, T>> {
+  const byShard = new Map<ShardKeys, string[]>();
+  for (const item of new Set(items)) {
+    const shard = board.shardOf(item);
+    byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
+  }
+  const found = new Map<string, T>();
+  await Promise.all(
+    [...byShard].map(async ([shard, ids]) => {
+      const values = await read(shard, ids);
+      ids.forEach((item, i) => {
+        const value = values[i];
+        if (value !== null) found.set(item, value);
+      });
+    }),
+  );
+  return found;
+}
+
+/**
  * [W, period_1, interval_1, createdAtMs_1, origin_1, ...]: the window arguments of the window scripts
  * at `nowMs` (window_lib's WINDOW_ARGS; a calendar window's slot is its period at `nowMs`).
  */

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundRuns } from '../../common/background-runs';
 import { redisFailureInWords } from '../../common/redis-errors';
 
@@ -77,5 +77,43 @@ export class LeftRunning {
       // Done, but its runner stopped before it said so.
       if (view?.state === 'done') await this.notes.finished(board, key);
     }
+  }
+}
+
+/**
+ * The base of a service of resumable runs (actor re-weightings, alias merges, retractions): its runs
+ * launched through LeftRunning, the ones a stopped instance left running resumed at start (each by
+ * its GET, `get`), stopped at shutdown, and each one awaitable until this instance's runner stops.
+ */
+export abstract class ResumableRuns implements OnApplicationBootstrap, OnApplicationShutdown {
+  protected readonly logger: Logger;
+  protected readonly runs: BackgroundRuns;
+  protected readonly left: LeftRunning;
+
+  /** `onCount`: told how many runs this instance runs, at each start and end of one. */
+  constructor(notes: RunningNotes, context: string, kind: Omit<RunKind, 'view'>, onCount?: (running: number) => void) {
+    this.logger = new Logger(context);
+    this.runs = new BackgroundRuns(onCount);
+    this.left = new LeftRunning(this.runs, notes, this.logger, { ...kind, view: (board, key) => this.get(board, key) });
+  }
+
+  /** The run's state as its GET answers it (which resumes it when no runner of this instance holds it). */
+  abstract get(board: string, key: string): Promise<{ state: string }>;
+
+  /** Resolves once this instance's runner of the board's `key` (if any) has stopped: finished or paused. */
+  async settled(board: string, key: string): Promise<void> {
+    await this.runs.settled(runnerKey(board, key));
+  }
+
+  /**
+   * Resumes the runs a stopped instance left running. A Redis that is away does not stop the boot
+   * (every request then answers 503 until it is back): they are resumed once it is back.
+   */
+  onApplicationBootstrap(): Promise<void> {
+    return this.left.resumeAtStart();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.runs.stop();
   }
 }

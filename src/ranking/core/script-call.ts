@@ -4,6 +4,7 @@ import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
 import { CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
+import { FunctionDefinition, typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { ScoredItem } from './ranking.types';
 import { slotRule, WindowConfig } from './window-math';
@@ -113,6 +114,32 @@ export function namedWindowRead<Names extends readonly string[]>(
     keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
     args: callArgs(header, names, values),
   };
+}
+
+/**
+ * A function reading one window by name (namedWindowRead: keys [cfg, slots, top], the header with the
+ * window, then `values` by the names of `args`). Such a read drains expired slots, and some rewrite
+ * what they derive (a group's scores, a shortened snapshot): writes that free memory or keep it
+ * bounded, so it runs on a full Redis too (allow-oom).
+ */
+export function windowReadFunction<In extends WindowCall, Out, Args extends readonly string[]>(definition: {
+  name: string;
+  handler: string;
+  args: Args;
+  reply: readonly string[];
+  values: (call: In) => NamedArgs<Args>;
+  decode: (raw: unknown, call: In) => Out;
+}): FunctionDefinition<In, Out> {
+  const { name, handler, args, reply, values, decode } = definition;
+  return typedFunction({
+    name,
+    handler,
+    flags: ['allow-oom'],
+    numberOfKeys: 3,
+    contract: { args, reply },
+    build: (call: In) => namedWindowRead(call, args, values(call)),
+    decode,
+  });
 }
 
 /** (item, score) pairs from entry `first` on. */

@@ -1,31 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { boardCall } from '../core/script-call';
 import { DueClaim, ExpireReply, ExpiryFunctions } from './expiry.functions';
-import { RankingSettings } from '../core/ranking.settings';
+import { sliceStore } from '../core/slice-store';
 
 /** Expiry: a board's expired slots drained, and the due index (claims with a lease, the sweep's turn, entries). */
 @Injectable()
-export class ExpiryStore {
-  private readonly keys: RankingKeys;
-  private readonly budgetFields: number;
-  private readonly fns: ExpiryFunctions['functions'];
-
-  constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: ExpiryFunctions,
-    settings: RankingSettings,
-  ) {
-    this.keys = new RankingKeys(redis.prefix);
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
+export class ExpiryStore extends sliceStore(ExpiryFunctions) {
+  private readonly keys = new RankingKeys(this.redis.prefix);
 
   /**
    * Expires every window of the board once on every shard (bounded by the chunk size), of each of its

@@ -3,7 +3,7 @@ import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import { ShardKeys } from '../core/board';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
-import { namedWindowRead, WindowCall } from '../core/script-call';
+import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const PAGE_ARGS = [
@@ -52,24 +52,21 @@ export interface GroupPageCall extends WindowCall {
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
 export const FILTERS_FUNCTIONS = {
-  groupPage: typedFunction({
+  groupPage: windowReadFunction({
     name: 'tbRankGroupPage',
     handler: 'group_page',
-    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: PAGE_ARGS, reply: PAGE_REPLY },
-    build: (call: GroupPageCall) =>
-      namedWindowRead(call, PAGE_ARGS, {
-        start: call.start,
-        scan: call.scan,
-        want: call.want,
-        per_group: call.perGroup,
-        seen: JSON.stringify(call.seen),
-        exclude_items: JSON.stringify(call.excludeItems),
-        exclude_groups: JSON.stringify(call.excludeGroups),
-        min_actors: call.minActors,
-      }),
+    args: PAGE_ARGS,
+    reply: PAGE_REPLY,
+    values: (call: GroupPageCall) => ({
+      start: call.start,
+      scan: call.scan,
+      want: call.want,
+      per_group: call.perGroup,
+      seen: JSON.stringify(call.seen),
+      exclude_items: JSON.stringify(call.excludeItems),
+      exclude_groups: JSON.stringify(call.excludeGroups),
+      min_actors: call.minActors,
+    }),
     decode: (raw): GroupPageReply => {
       const reply = new NamedReply('tbRankGroupPage', PAGE_REPLY, raw);
       const flat = reply.nested('rows');

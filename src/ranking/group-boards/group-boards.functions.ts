@@ -2,7 +2,7 @@ import { bareHeader, callArgs } from '../../redis/function-args';
 import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
 import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
-import { BoardCall, namedWindowRead, WindowCall } from '../core/script-call';
+import { BoardCall, windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const SET_ARGS = [
@@ -66,20 +66,17 @@ export const GROUP_BOARDS_FUNCTIONS = {
       }),
   }),
 
-  groupSettle: typedFunction({
+  groupSettle: windowReadFunction({
     name: 'tbRankGroupSettle',
     handler: 'group_settle',
-    // Drains expired slots and rewrites derived scores only: it runs on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: SETTLE_ARGS, reply: SETTLE_REPLY },
-    build: (call: WindowCall & { groupBoard: string; top: number; decay: number; rows: number }) =>
-      namedWindowRead(call, SETTLE_ARGS, {
-        board: call.groupBoard,
-        top: call.top,
-        decay: call.decay,
-        rows: call.rows,
-      }),
+    args: SETTLE_ARGS,
+    reply: SETTLE_REPLY,
+    values: (call: WindowCall & { groupBoard: string; top: number; decay: number; rows: number }) => ({
+      board: call.groupBoard,
+      top: call.top,
+      decay: call.decay,
+      rows: call.rows,
+    }),
     decode: (raw) => ({ draining: new NamedReply('tbRankGroupSettle', SETTLE_REPLY, raw).flag('draining') }),
   }),
 };

@@ -1,12 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QuotaExceededError } from '../../common/errors';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
-import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import type { GroupOfSetting } from '../options/group-of/group-of.option';
@@ -19,6 +16,7 @@ import {
 } from '../options/group-of/group-of.limits';
 import { GROUP_BOARDS_MESSAGES as GM } from './group-boards.messages';
 import { GroupBoardsFunctions } from './group-boards.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** A membership change: `item` of the member board joins `group` of the group board (null: leaves its group). */
 export interface MembershipChange {
@@ -60,25 +58,10 @@ function quotaOf(groupBoard: string) {
 
 /** Memberships (one call) and settling (one bounded call), both on the member board's one shard. */
 @Injectable()
-export class GroupBoardsStore {
-  private readonly budgetFields: number;
-  private readonly fns: GroupBoardsFunctions['functions'];
-  private readonly idemCalls: IdemCalls;
-  private readonly keys: RankingKeys;
+export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
+  private readonly idemCalls = IdemCalls.for(this.settings.idempotencyRetentionMs, this.redis.client);
+  private readonly keys = new RankingKeys(this.redis.prefix);
   private readonly logger = new Logger('GroupBoards');
-
-  constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: GroupBoardsFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
-    this.keys = new RankingKeys(redis.prefix);
-  }
 
   /** Sets the item's group (a repeat of an Idempotency-Key: the first answer, applied once). */
   async setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {

@@ -1,7 +1,6 @@
 import { NamedReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
-import { namedWindowRead, WindowCall } from '../core/script-call';
+import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
@@ -60,14 +59,12 @@ const COUNT_REPLY = ['counts', 'left_out'] as const;
 
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
-  historyRead: typedFunction({
+  historyRead: windowReadFunction({
     name: 'tbRankHistoryRead',
     handler: 'history_read',
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: READ_ARGS, reply: READ_REPLY },
-    build: (call: WindowCall & { atSec: number | undefined }) =>
-      namedWindowRead(call, READ_ARGS, { at_sec: call.atSec }),
+    args: READ_ARGS,
+    reply: READ_REPLY,
+    values: (call: WindowCall & { atSec: number | undefined }) => ({ at_sec: call.atSec }),
     /**
      * keeps: the window keeps snapshots; snapshot: the one found (undefined: none); pendingSec: the
      * oldest period whose archive the shard is still writing out (null: none; older ones are written)
@@ -86,19 +83,17 @@ export const HISTORY_FUNCTIONS = {
     },
   }),
 
-  historyItem: typedFunction({
+  historyItem: windowReadFunction({
     name: 'tbRankHistoryItem',
     handler: 'history_item',
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: ITEM_ARGS, reply: ITEM_REPLY },
-    build: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) =>
-      namedWindowRead(call, ITEM_ARGS, {
-        item: call.item,
-        from_sec: call.fromSec,
-        to_sec: call.toSec,
-        most_snapshots: call.mostSnapshots,
-      }),
+    args: ITEM_ARGS,
+    reply: ITEM_REPLY,
+    values: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) => ({
+      item: call.item,
+      from_sec: call.fromSec,
+      to_sec: call.toSec,
+      most_snapshots: call.mostSnapshots,
+    }),
     /** nextSec: the boundary the next page starts at (null: the range is answered); hidden: left out now */
     decode: (raw): { keeps: boolean; nextSec: number | null; hidden: boolean; points: SnapshotPoint[] } => {
       const reply = new NamedReply('tbRankHistoryItem', ITEM_REPLY, raw);
@@ -122,34 +117,29 @@ export const HISTORY_FUNCTIONS = {
     },
   }),
 
-  snapshotCut: typedFunction({
+  snapshotCut: windowReadFunction({
     name: 'tbRankSnapshotCut',
     handler: 'snapshot_cut',
-    // Shortens a snapshot (frees memory): it runs on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: CUT_ARGS, reply: CUT_REPLY },
-    build: (call: WindowCall & { atSec: number; last: ScoredItem }) =>
-      namedWindowRead(call, CUT_ARGS, {
-        at_sec: call.atSec,
-        last_score: call.last.score,
-        last_item: call.last.item,
-        last_mark: call.last.tie ?? '',
-      }),
+    args: CUT_ARGS,
+    reply: CUT_REPLY,
+    values: (call: WindowCall & { atSec: number; last: ScoredItem }) => ({
+      at_sec: call.atSec,
+      last_score: call.last.score,
+      last_item: call.last.item,
+      last_mark: call.last.tie ?? '',
+    }),
     /** the rows cut */
     decode: (raw) => new NamedReply('tbRankSnapshotCut', CUT_REPLY, raw).int('cut'),
   }),
 
-  historyCount: typedFunction({
+  historyCount: windowReadFunction({
     name: 'tbRankHistoryCount',
     handler: 'history_count',
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
-    build: (call: WindowCall & { points: Array<{ atSec: number; score: number; mark: string }> }) =>
-      namedWindowRead(call, COUNT_ARGS, {
-        points: JSON.stringify(call.points.map((point) => [point.atSec, point.score, point.mark])),
-      }),
+    args: COUNT_ARGS,
+    reply: COUNT_REPLY,
+    values: (call: WindowCall & { points: Array<{ atSec: number; score: number; mark: string }> }) => ({
+      points: JSON.stringify(call.points.map((point) => [point.atSec, point.score, point.mark])),
+    }),
     /** rows above each point's score (pair: score and mark) in this shard's snapshot at or before its time */
     decode: (raw, call): SnapshotCount[] => {
       const reply = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw);

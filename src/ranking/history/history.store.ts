@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS, PREVIOUS_RANKS_FRESH_MS } from '../core/ranking.limits';
@@ -10,7 +9,7 @@ import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
 import { SnapshotCount, SnapshotPoint, HistoryFunctions, StoredSnapshot } from './history.functions';
-import { RankingSettings } from '../core/ranking.settings';
+import { sliceStore } from '../core/slice-store';
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
 export interface ItemHistoryRead {
@@ -26,8 +25,7 @@ export interface ItemHistoryRead {
 
 /** Snapshots: a window's listing at a boundary, an item through them, and each window's previous ranks. */
 @Injectable()
-export class HistoryStore {
-  private readonly budgetFields: number;
+export class HistoryStore extends sliceStore(HistoryFunctions) {
   /**
    * Sharded boards: each window's latest snapshot merged over the shards (item -> rank), read at most
    * once per PREVIOUS_RANKS_FRESH_MS and slot per instance, so previousRank costs no round trip per request.
@@ -36,17 +34,6 @@ export class HistoryStore {
     string,
     { version: string; slotSec: number; readAtMs: number; ranks: Promise<Map<string, number>> }
   >();
-  private readonly fns: HistoryFunctions['functions'];
-
-  constructor(
-    private readonly functions: RedisFunctions,
-    part: HistoryFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
 
   /**
    * The window's snapshot at or before `atSec` (undefined: the latest), merged over the shards (each

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
-import { PreparedBoard, ShardKeys } from '../core/board';
+import { PreparedBoard, readPerShard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../options/item-data/item-data';
 import { boardCall } from '../core/script-call';
-import { RankingSettings } from '../core/ranking.settings';
 import { ItemsFunctions } from './items.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** A data write: `json` the serialized object, null to remove it. */
 export interface ItemDataCommand {
@@ -22,22 +20,8 @@ export interface ItemDataCommand {
 
 /** Item data: one hash per shard (item -> JSON), written on the item's shard, read per shard for listed rows. */
 @Injectable()
-export class ItemDataStore {
-  private readonly budgetFields: number;
-  private readonly idemCalls: IdemCalls;
-  private readonly fns: ItemsFunctions['functions'];
-
-  constructor(
-    redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: ItemsFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
+export class ItemDataStore extends sliceStore(ItemsFunctions) {
+  private readonly idemCalls = IdemCalls.for(this.settings.idempotencyRetentionMs, this.redis.client);
 
   /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
   write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
@@ -47,22 +31,9 @@ export class ItemDataStore {
   }
 
   /** The data of `items` (items without data are absent): one call per shard holding some of them. */
-  async dataOf(board: PreparedBoard, items: string[]): Promise<Map<string, ItemData>> {
-    const byShard = new Map<ShardKeys, string[]>();
-    for (const item of new Set(items)) {
-      const shard = board.shardOf(item);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), item]);
-    }
-    const found = new Map<string, ItemData>();
-    await Promise.all(
-      [...byShard].map(async ([shard, ids]) => {
-        const data = await this.functions.call(this.fns.itemDataRead, { shard, items: ids });
-        ids.forEach((item, i) => {
-          const value = data[i];
-          if (value !== null) found.set(item, value);
-        });
-      }),
+  dataOf(board: PreparedBoard, items: string[]): Promise<Map<string, ItemData>> {
+    return readPerShard(board, items, (shard, ids) =>
+      this.functions.call(this.fns.itemDataRead, { shard, items: ids }),
     );
-    return found;
   }
 }

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import { shardOf } from '../core/shard-math';
 import { LeaguesFunctions } from './leagues.functions';
 import { LEAGUE_ROLL_BUDGET_MEMBERS } from '../options/leagues/leagues.limits';
+import { sliceStore } from '../core/slice-store';
 
 /** Where a league call stands: the board, the time, the league window's current period start. */
 export interface LeagueAt {
@@ -32,20 +31,7 @@ export function cohortPlace(cohort: number, shards: number): { shard: number; lo
  * a rollover step and a moves page on the shard asked.
  */
 @Injectable()
-export class LeaguesStore {
-  private readonly budgetFields: number;
-  private readonly fns: LeaguesFunctions['functions'];
-
-  constructor(
-    private readonly functions: RedisFunctions,
-    part: LeaguesFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
-
+export class LeaguesStore extends sliceStore(LeaguesFunctions) {
   private call(at: LeagueAt, shard: number) {
     return { ...boardCall(at.board, at.board.shards[shard], at.nowMs, this.budgetFields), currentSec: at.currentSec };
   }

@@ -3,7 +3,7 @@ import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { type ItemData, itemDataOf } from '../options/item-data/item-data';
-import { namedWindowRead, WindowCall } from '../core/script-call';
+import { windowReadFunction, WindowCall } from '../core/script-call';
 import { slotRule, WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -88,20 +88,17 @@ function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window:
 }
 
 export const LOOKUP_FUNCTIONS = {
-  lookup: typedFunction({
+  lookup: windowReadFunction({
     name: 'tbRankLookup',
     handler: 'lookup',
-    // A read drains expired slots (writes that free memory): it runs on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: LOOKUP_ARGS, reply: LOOKUP_REPLY },
-    build: (call: LookupCall) =>
-      namedWindowRead(call, LOOKUP_ARGS, {
-        items: JSON.stringify(call.items),
-        with_data: call.withData ? 1 : 0,
-        ahead_scores: JSON.stringify(call.ahead.scores),
-        ahead_marks: JSON.stringify(call.ahead.marks),
-      }),
+    args: LOOKUP_ARGS,
+    reply: LOOKUP_REPLY,
+    values: (call: LookupCall) => ({
+      items: JSON.stringify(call.items),
+      with_data: call.withData ? 1 : 0,
+      ahead_scores: JSON.stringify(call.ahead.scores),
+      ahead_marks: JSON.stringify(call.ahead.marks),
+    }),
     decode: (raw, call): LookupReply => {
       const reply = new NamedReply('tbRankLookup', LOOKUP_REPLY, raw);
       const count = call.items.length;

@@ -13,6 +13,7 @@ import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { AheadOf, LookupNodeReply, LookupReply, LookupFunctions } from './lookup.functions';
 import { RankingSettings } from '../core/ranking.settings';
+import { sliceStore } from '../core/slice-store';
 
 const NOTHING_TO_COUNT: AheadOf = { scores: [], marks: [] };
 
@@ -44,20 +45,15 @@ export interface LookupAsk {
  * are not one snapshot: a write landing between two of them shows in the later call's rows only.
  */
 @Injectable()
-export class LookupStore {
-  private readonly budgetFields: number;
-  private readonly fns: LookupFunctions['functions'];
-
+export class LookupStore extends sliceStore(LookupFunctions) {
   constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
+    redis: RedisService,
+    functions: RedisFunctions,
     part: LookupFunctions,
     settings: RankingSettings,
     private readonly history: HistoryStore,
   ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
+    super(redis, functions, part, settings);
   }
 
   async lookup(read: LookupRead, ask: LookupAsk): Promise<{ draining: boolean; rows: LookupRow[] }> {

@@ -2,7 +2,7 @@ import { bareHeader, callArgs } from '../../redis/function-args';
 import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
 import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
-import { rowsOf, BoardCall, namedWindowRead, WindowCall } from '../core/script-call';
+import { rowsOf, BoardCall, windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const SET_ARGS = ['item', 'state', 'most', ...IDEM_FIELDS] as const;
@@ -69,15 +69,12 @@ export const MODERATION_FUNCTIONS = {
       }),
   }),
 
-  moderationQueue: typedFunction({
+  moderationQueue: windowReadFunction({
     name: 'tbRankModerationQueue',
     handler: 'moderation_queue',
-    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: QUEUE_ARGS, reply: QUEUE_REPLY },
-    build: (call: WindowCall & { offset: number; limit: number }) =>
-      namedWindowRead(call, QUEUE_ARGS, { offset: call.offset, limit: call.limit }),
+    args: QUEUE_ARGS,
+    reply: QUEUE_REPLY,
+    values: (call: WindowCall & { offset: number; limit: number }) => ({ offset: call.offset, limit: call.limit }),
     decode: (raw) => {
       const reply = new NamedReply('tbRankModerationQueue', QUEUE_REPLY, raw);
       return { draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows'), 0) };

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, QuotaExceededError, RequestTooCostlyError } from '../../common/errors';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import {
@@ -11,11 +9,11 @@ import {
   MODERATED_ITEMS_PER_SHARD,
 } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
-import { RankingSettings } from '../core/ranking.settings';
 import type { ScoredItem } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { ModerationFunctions, ModerationState } from './moderation.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** A state change of one item. */
 export interface StateChange {
@@ -56,24 +54,8 @@ function quotaOf(board: string) {
 
 /** Moderation states (one call on the item's shard) and review queue pages (one call per shard, one round). */
 @Injectable()
-export class ModerationStore {
-  private readonly budgetFields: number;
-  private readonly fns: ModerationFunctions['functions'];
-  private readonly admit: () => void;
-  private readonly idemCalls: IdemCalls;
-
-  constructor(
-    redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: ModerationFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-    this.admit = () => redis.admit();
-    this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
-  }
+export class ModerationStore extends sliceStore(ModerationFunctions) {
+  private readonly idemCalls = IdemCalls.for(this.settings.idempotencyRetentionMs, this.redis.client);
 
   /** Sets the item's state (a repeat of an Idempotency-Key: the first answer, applied once). */
   set(change: StateChange): Promise<Idempotent<{ previous: ModerationState | null }>> {

@@ -30,31 +30,28 @@ export interface RetractStepReply {
   amount: number;
 }
 
+/**
+ * A retraction's step function: the actor's (retract_step) and the item's (retract_item) take the same
+ * call on the shard's increment keys and its record, and answer the same record.
+ */
+function retractFunction(name: string, handler: string) {
+  return typedFunction({
+    name,
+    handler,
+    numberOfKeys: 'dynamic',
+    contract: { args: STEP_ARGS, reply: STEP_REPLY },
+    build: (call: RetractStepCall) => ({
+      keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
+      args: stepArgs(call),
+    }),
+    decode: (raw): RetractStepReply => stepReply(name, raw),
+  });
+}
+
 /** Retractions: an actor's contributions taken out of a shard in bounded, repeatable steps. */
 export const RETRACTION_FUNCTIONS = {
-  retractStep: typedFunction({
-    name: 'tbRankRetractStep',
-    handler: 'retract_step',
-    numberOfKeys: 'dynamic',
-    contract: { args: STEP_ARGS, reply: STEP_REPLY },
-    build: (call: RetractStepCall) => ({
-      keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
-      args: stepArgs(call),
-    }),
-    decode: (raw): RetractStepReply => stepReply('tbRankRetractStep', raw),
-  }),
-
-  retractItem: typedFunction({
-    name: 'tbRankRetractItem',
-    handler: 'retract_item',
-    numberOfKeys: 'dynamic',
-    contract: { args: STEP_ARGS, reply: STEP_REPLY },
-    build: (call: RetractStepCall) => ({
-      keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
-      args: stepArgs(call),
-    }),
-    decode: (raw): RetractStepReply => stepReply('tbRankRetractItem', raw),
-  }),
+  retractStep: retractFunction('tbRankRetractStep', 'retract_step'),
+  retractItem: retractFunction('tbRankRetractItem', 'retract_item'),
 };
 
 function stepArgs(call: RetractStepCall) {

@@ -1,5 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { BackgroundRuns } from '../../common/background-runs';
+import { Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
@@ -8,7 +7,7 @@ import type { WriteAnswer } from '../../common/retry-safe';
 import { IdempotencyKeyReusedError } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
-import { LeftRunning, runnerKey } from '../core/left-running';
+import { ResumableRuns, runnerKey } from '../core/left-running';
 import { ledgerWindowOf } from '../core/ledger-window';
 import { HistoryStore } from '../history/history.store';
 import { ArchivesStore } from '../calendar/archives.store';
@@ -44,11 +43,7 @@ interface Run {
  * runner holds starts one.
  */
 @Injectable()
-export class RetractionService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('Retraction');
-  private readonly runs: BackgroundRuns;
-  private readonly left: LeftRunning;
-
+export class RetractionService extends ResumableRuns {
   constructor(
     private readonly store: RetractionStore,
     private readonly cache: BoardCache,
@@ -57,13 +52,16 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     private readonly history: HistoryStore,
     private readonly archives: ArchivesStore,
   ) {
-    this.runs = new BackgroundRuns((running) => this.metrics.runningNow(running));
-    this.left = new LeftRunning(this.runs, store, this.logger, {
-      plural: 'retractions',
-      one: (board, id) => `retraction ${id} on board "${board}"`,
-      view: (board, id) => this.get(board, id),
-      gone: (error) => error instanceof NotFoundError,
-    });
+    super(
+      store,
+      'Retraction',
+      {
+        plural: 'retractions',
+        one: (board, id) => `retraction ${id} on board "${board}"`,
+        gone: (error) => error instanceof NotFoundError,
+      },
+      (running) => metrics.runningNow(running),
+    );
   }
 
   /**
@@ -119,23 +117,6 @@ export class RetractionService implements OnApplicationBootstrap, OnApplicationS
     const name = board.config.name;
     if (view.state === 'running' && !this.runs.has(runnerKey(name, id))) this.launch({ board: name, id, target });
     return view;
-  }
-
-  /** Resolves once this instance's runner of the retraction (if any) has stopped: finished or paused. */
-  async settled(name: string, id: string): Promise<void> {
-    await this.runs.settled(runnerKey(name, id));
-  }
-
-  /**
-   * Resumes the retractions a stopped instance left running. A Redis that is away does not stop the
-   * boot (every request then answers 503 until it is back): they are resumed once it is back.
-   */
-  onApplicationBootstrap(): Promise<void> {
-    return this.left.resumeAtStart();
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.runs.stop();
   }
 
   private launch(run: Run): void {

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { RedisFunctions } from '../../redis/redis-functions';
-import { RedisService } from '../../redis/redis.service';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
-import { RankingSettings } from '../core/ranking.settings';
 import { adminStepUnits } from '../core/write-cost';
 import { RetractStepCall, RetractStepReply, RetractionFunctions } from './retraction.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** A step's own fields: the rest of the call (board, shard, time, expiry budget) the store adds. */
 export type RetractStep = Omit<RetractStepCall, 'board' | 'shard' | 'budgetFields'>;
@@ -26,25 +24,10 @@ export interface RetractionRecord {
 
 /** Retractions in Redis: one bounded step on one shard, and the records of every shard. */
 @Injectable()
-export class RetractionStore {
-  private readonly budgetFields: number;
+export class RetractionStore extends sliceStore(RetractionFunctions) {
   /** Most units of work one step does on a shard, about a Redis command each (adminStepUnits). */
-  readonly stepUnits: number;
-  private readonly keys: RankingKeys;
-  private readonly fns: RetractionFunctions['functions'];
-
-  constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: RetractionFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.stepUnits = adminStepUnits(settings.writeCostPerCall);
-    this.keys = new RankingKeys(redis.prefix);
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
+  readonly stepUnits = adminStepUnits(this.settings.writeCostPerCall);
+  private readonly keys = new RankingKeys(this.redis.prefix);
 
   /** Notes a retraction as running (until `finished`), for instances that start later to resume. */
   async running(board: string, id: string, nowMs: number): Promise<void> {

@@ -1,16 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ShardCounts } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
-import { RankingSettings } from '../core/ranking.settings';
 import { LOOKUP_COUNTS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
 import { ShardsFunctions } from './shards.functions';
+import { sliceStore } from '../core/slice-store';
 
 /** What a count over shards asks: the items above each window's score, on every shard but `except`. */
 export interface CountAbove {
@@ -33,21 +31,7 @@ function sumCounts(windows: WindowConfig[], counts: ShardCounts[]): ShardCounts 
 
 /** Cross-shard counting for sharded boards: a board-wide rank is the item's shard's rank plus the others' counts. */
 @Injectable()
-export class ShardsStore {
-  private readonly budgetFields: number;
-  private readonly fns: ShardsFunctions['functions'];
-
-  constructor(
-    private readonly redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: ShardsFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-  }
-
+export class ShardsStore extends sliceStore(ShardsFunctions) {
   /**
    * Sums, over every shard but `except`, the items above each window's score and the ranked items: one
    * count_above_shards call per Redis node serving some of them (one call on a single node), then one

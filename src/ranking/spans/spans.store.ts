@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { SpanTooCostlyError } from '../../common/errors';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { RankedPage, RankedReader, RankedSource, RankedStanding } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
@@ -10,7 +8,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
 import { SpanFigures, SpanQuestion, SpansFunctions } from './spans.functions';
-import { RankingSettings } from '../core/ranking.settings';
+import { sliceStore } from '../core/slice-store';
 
 /** A read of a window's newest `spanSec` seconds of slots at one time. */
 export interface SpanRead {
@@ -39,22 +37,8 @@ function answerOf<Mode extends SpanFigures['mode']>(mode: Mode, reply: SpanFigur
  * a span's slots all lie inside the window's period, and each read sums them afresh.
  */
 @Injectable()
-export class SpansStore {
-  private readonly budgetFields: number;
-  private readonly reader: RankedReader;
-  private readonly fns: SpansFunctions['functions'];
-
-  constructor(
-    redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: SpansFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-    this.reader = new RankedReader(() => redis.admit());
-  }
+export class SpansStore extends sliceStore(SpansFunctions) {
+  private readonly reader = new RankedReader(this.admit);
 
   top(read: SpanRead, offset: number, limit: number): Promise<RankedPage<ScoredItem>> {
     return this.reader.top(read.board, this.sourceOf(read), offset, limit);

@@ -1,6 +1,5 @@
-import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
-import { namedWindowRead, WindowCall } from '../core/script-call';
+import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const RANK_ARGS = ['score', 'level', 'mark'] as const;
@@ -36,19 +35,16 @@ const scoreOf = (text: string): number | null => (text === '' ? null : Number(te
 
 /** What a shard answers about scores that no item need hold: a record's place, the window's distribution. */
 export const STANDING_FUNCTIONS = {
-  scoreRank: typedFunction({
+  scoreRank: windowReadFunction({
     name: 'tbRankScoreRank',
     handler: 'score_rank',
-    // Reads drain expired slots (writes that free memory): they run on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: RANK_ARGS, reply: RANK_REPLY },
-    build: (call: WindowCall & { score: number; equalAhead: boolean; mark?: string }) =>
-      namedWindowRead(call, RANK_ARGS, {
-        score: String(call.score),
-        level: call.equalAhead ? 1 : 0,
-        mark: call.mark ?? '',
-      }),
+    args: RANK_ARGS,
+    reply: RANK_REPLY,
+    values: (call: WindowCall & { score: number; equalAhead: boolean; mark?: string }) => ({
+      score: String(call.score),
+      level: call.equalAhead ? 1 : 0,
+      mark: call.mark ?? '',
+    }),
     decode: (raw) => {
       const reply = new NamedReply('tbRankScoreRank', RANK_REPLY, raw);
       return {
@@ -60,14 +56,15 @@ export const STANDING_FUNCTIONS = {
     },
   }),
 
-  scoreSpread: typedFunction({
+  scoreSpread: windowReadFunction({
     name: 'tbRankScoreSpread',
     handler: 'score_spread',
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: SPREAD_ARGS, reply: SPREAD_REPLY },
-    build: (call: WindowCall & { bounds: readonly string[]; positions: readonly number[] }) =>
-      namedWindowRead(call, SPREAD_ARGS, { bounds: call.bounds.join(' '), positions: call.positions.join(' ') }),
+    args: SPREAD_ARGS,
+    reply: SPREAD_REPLY,
+    values: (call: WindowCall & { bounds: readonly string[]; positions: readonly number[] }) => ({
+      bounds: call.bounds.join(' '),
+      positions: call.positions.join(' '),
+    }),
     decode: (raw, call): SpreadReply => {
       const reply = new NamedReply('tbRankScoreSpread', SPREAD_REPLY, raw);
       const counts = reply.nested('counts').expectLength(call.bounds.length);
@@ -83,15 +80,12 @@ export const STANDING_FUNCTIONS = {
     },
   }),
 
-  tailTop: typedFunction({
+  tailTop: windowReadFunction({
     name: 'tbRankTailTop',
     handler: 'tail_top',
-    // Reads drain expired slots and prune closed ones (writes that free memory): they run on a full Redis too.
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args: TAIL_ARGS, reply: TAIL_REPLY },
-    build: (call: WindowCall & { limit: number; looks: number }) =>
-      namedWindowRead(call, TAIL_ARGS, { limit: call.limit, looks: call.looks }),
+    args: TAIL_ARGS,
+    reply: TAIL_REPLY,
+    values: (call: WindowCall & { limit: number; looks: number }) => ({ limit: call.limit, looks: call.looks }),
     decode: (raw): TailTopReply => {
       const reply = new NamedReply('tbRankTailTop', TAIL_REPLY, raw);
       const flat = reply.nested('rows');

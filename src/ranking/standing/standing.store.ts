@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { RankingSettings } from '../core/ranking.settings';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { SpreadReply, StandingFunctions, TailTopReply } from './standing.functions';
 import { TAIL_CALLS_PER_READ, TAIL_LOOKS_PER_EXPIRE_FIELD } from '../options/tail/tail.option';
+import { sliceStore } from '../core/slice-store';
 
 /** A read of one window of a board at one time. */
 export interface WindowRead {
@@ -30,24 +28,7 @@ export interface ScorePlace {
  * a shard's part of the distribution (score_spread, a bounded number of counts per call).
  */
 @Injectable()
-export class StandingStore {
-  private readonly budgetFields: number;
-  private readonly fns: StandingFunctions['functions'];
-  /** Refuses (503 REDIS_BUSY) before each round of a sharded read while Redis is busy. */
-  private readonly admit: () => void;
-
-  constructor(
-    redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: StandingFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-    this.admit = () => redis.admit();
-  }
-
+export class StandingStore extends sliceStore(StandingFunctions) {
   /**
    * Items ahead of a record of `score` (with `equalAhead`, items holding that score too; with `mark`, a
    * tiebreak's, items of that score and a better tiebreak too) over the board.

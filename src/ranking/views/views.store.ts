@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { RedisService } from '../../redis/redis.service';
-import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ViewListing, ViewRow } from '../core/ranking.types';
@@ -9,8 +7,8 @@ import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../options/views/trending-math';
 import { ViewRead, ViewReply, ViewsFunctions } from './views.functions';
-import { RankingSettings } from '../core/ranking.settings';
 import { COUNTED_VIEW_ROWS_PER_CALL } from '../core/ranking.limits';
+import { sliceStore } from '../core/slice-store';
 
 /** A read of one view of a board at one time. */
 export interface ViewSource {
@@ -35,22 +33,8 @@ type ViewRankedSource = RankedSource<ViewRow> & { readonly landmarkSec: number; 
 
 /** View reads (read_view.lua) as a ranked source: the reader answers them on one shard or many, by rank score. */
 @Injectable()
-export class ViewsStore {
-  private readonly budgetFields: number;
-  private readonly reader: RankedReader;
-  private readonly fns: ViewsFunctions['functions'];
-
-  constructor(
-    redis: RedisService,
-    private readonly functions: RedisFunctions,
-    part: ViewsFunctions,
-    settings: RankingSettings,
-  ) {
-    this.budgetFields = settings.expireChunk;
-    this.fns = part.functions;
-    functions.define([part.library]);
-    this.reader = new RankedReader(() => redis.admit());
-  }
+export class ViewsStore extends sliceStore(ViewsFunctions) {
+  private readonly reader = new RankedReader(this.admit);
 
   /** A page of a view: like top, merged over the shards by rank score (every shard rebased to the same landmark). */
   async viewTop(source: ViewSource, offset: number, limit: number): Promise<ViewListing> {
