@@ -96,7 +96,9 @@ function closingQuoteOf(text: string, open: number): number {
 
 /** The largest body a route accepts, bytes. */
 export function bodyLimitOf(request: FastifyRequest): number {
-  return LARGE_BODY_ROUTES.has(routeConfigOf(request)?.url ?? '') ? JSON_LIMITS.maxBatchBytes : JSON_LIMITS.maxBodyBytes;
+  return LARGE_BODY_ROUTES.has(routeConfigOf(request)?.url ?? '')
+    ? JSON_LIMITS.maxBatchBytes
+    : JSON_LIMITS.maxBodyBytes;
 }
 
 /** An error Fastify answers with its status (the error filter gives it its code). */
