@@ -31,10 +31,10 @@ export class AccessGuard implements CanActivate {
     const rule = this.ruleOf(context);
     if (!rule) throw new Error(`${context.getClass().name}.${context.getHandler().name} declares no access rule`);
     if (rule.scope === 'public') return true;
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
+    // An http context's arguments are the request and the reply (switchToHttp would wrap them in a new object).
+    const request = context.getArgByIndex<FastifyRequest>(0);
     if (request.accessChecked) return true;
-    const checked = this.gate.check(request, rule, http.getResponse<FastifyReply>());
+    const checked = this.gate.check(request, rule, context.getArgByIndex<FastifyReply>(1));
     return checked === true ? true : checked.then(() => true);
   }
 

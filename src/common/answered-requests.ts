@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { UNMATCHED_ROUTE } from './names';
+import { routeConfigOf } from './route-config';
 
 /** The machine code of each error answer, noted by whoever answers it (error filter, load shedder). */
 const errorCodes = new WeakMap<FastifyRequest, string>();
@@ -41,6 +42,8 @@ export class AnsweredRequests implements OnModuleInit {
   private readonly listeners: AnsweredRequestListener[] = [];
   private readonly logger = new Logger('AnsweredRequests');
   private inFlight = 0;
+  /** routeKeyOf's strings, by method and route pattern (both bounded: the app's routes, UNMATCHED_ROUTE). */
+  private readonly routeKeys = new Map<string, Map<string, string>>();
 
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
@@ -64,11 +67,11 @@ export class AnsweredRequests implements OnModuleInit {
       done();
     });
     fastify.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url || UNMATCHED_ROUTE;
+      const route = (!request.is404 && routeConfigOf(request)?.url) || UNMATCHED_ROUTE;
       const answered: AnsweredRequest = {
         method: request.method,
         route,
-        routeKey: `${request.method} ${route}`,
+        routeKey: this.routeKeyOf(request.method, route),
         statusCode: reply.statusCode,
         durationMs: reply.elapsedTime,
         errorCode: errorCodes.get(request),
@@ -87,5 +90,17 @@ export class AnsweredRequests implements OnModuleInit {
       }
       done();
     });
+  }
+
+  /**
+   * "METHOD /route", one string per route and method: the listeners key their series by it, and a
+   * string made anew for each request would be hashed anew by each of them. Route patterns are few.
+   */
+  private routeKeyOf(method: string, route: string): string {
+    let byRoute = this.routeKeys.get(method);
+    if (byRoute === undefined) this.routeKeys.set(method, (byRoute = new Map()));
+    let key = byRoute.get(route);
+    if (key === undefined) byRoute.set(route, (key = `${method} ${route}`));
+    return key;
   }
 }

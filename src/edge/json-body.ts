@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { routeConfigOf } from '../common/route-config';
 
 /**
  * Limits every JSON body meets before anything walks it. The deepest legitimate body is
@@ -37,16 +38,16 @@ export type JsonShapeLimits = Record<
  * cost is linear whatever the text holds; the syntax itself is left to JSON.parse.
  */
 export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_LIMITS): string | undefined {
-  // countAt[d] counts the members (object) or elements (array) of the container open at depth d;
-  // isArrayAt[d] says which. An element is counted at its first character after `[` or `,`.
-  const countAt: number[] = [];
-  const isArrayAt: boolean[] = [];
+  // countAt[d] counts the members (object) or elements (array) of the container open at depth d + 1;
+  // isArrayAt[d] says which. An element is counted at its first character after `[` or `,`. The
+  // function never yields, so every call can use the same arrays (nothing allocated per body).
+  const { countAt, isArrayAt } = depthArrays(limits.maxDepth);
+  let depth = 0;
   let values = 0;
   let awaitingElement = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    const depth = countAt.length;
     if (awaitingElement && c !== 0x5d) {
       awaitingElement = false;
       if (++countAt[depth - 1] > limits.maxElementsPerArray)
@@ -55,22 +56,31 @@ export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_LI
     }
     if (c === 0x22) i = closingQuoteOf(text, i);
     else if (c === 0x7b || c === 0x5b) {
-      countAt.push(0);
-      isArrayAt.push(c === 0x5b);
+      if (depth === limits.maxDepth) return `body is nested deeper than ${limits.maxDepth} levels`;
+      countAt[depth] = 0;
+      isArrayAt[depth] = c === 0x5b ? 1 : 0;
+      depth++;
       awaitingElement = c === 0x5b;
-      if (countAt.length > limits.maxDepth) return `body is nested deeper than ${limits.maxDepth} levels`;
     } else if (c === 0x7d || c === 0x5d) {
       awaitingElement = false;
-      countAt.pop();
-      isArrayAt.pop();
-    } else if (c === 0x2c) awaitingElement = depth > 0 && isArrayAt[depth - 1];
-    else if (c === 0x3a && depth > 0 && !isArrayAt[depth - 1]) {
+      if (depth > 0) depth--;
+    } else if (c === 0x2c) awaitingElement = depth > 0 && isArrayAt[depth - 1] === 1;
+    else if (c === 0x3a && depth > 0 && isArrayAt[depth - 1] === 0) {
       if (++countAt[depth - 1] > limits.maxKeysPerObject)
         return `body has an object with more than ${limits.maxKeysPerObject} keys`;
       if (++values > limits.maxValuesPerBody) return `body holds more than ${limits.maxValuesPerBody} values`;
     }
   }
   return undefined;
+}
+
+/** jsonShapeProblem's arrays, one entry per level of nesting, kept between calls (the deepest limits asked). */
+let depthScratch = { countAt: new Int32Array(JSON_LIMITS.maxDepth), isArrayAt: new Uint8Array(JSON_LIMITS.maxDepth) };
+
+function depthArrays(maxDepth: number): { countAt: Int32Array; isArrayAt: Uint8Array } {
+  if (depthScratch.countAt.length < maxDepth)
+    depthScratch = { countAt: new Int32Array(maxDepth), isArrayAt: new Uint8Array(maxDepth) };
+  return depthScratch;
 }
 
 /** The index of the quote that closes the string opened at `open` (the text's length when none does). */
@@ -86,7 +96,9 @@ function closingQuoteOf(text: string, open: number): number {
 
 /** The largest body a route accepts, bytes. */
 export function bodyLimitOf(request: FastifyRequest): number {
-  return LARGE_BODY_ROUTES.has(request.routeOptions.url ?? '') ? JSON_LIMITS.maxBatchBytes : JSON_LIMITS.maxBodyBytes;
+  return LARGE_BODY_ROUTES.has(routeConfigOf(request)?.url ?? '')
+    ? JSON_LIMITS.maxBatchBytes
+    : JSON_LIMITS.maxBodyBytes;
 }
 
 /** An error Fastify answers with its status (the error filter gives it its code). */

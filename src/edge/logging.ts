@@ -40,7 +40,8 @@ export function requestId(request: IncomingMessage): string {
 /** Echoes the request id back, so a client can quote it. A callback hook: no promise per request. */
 export function echoRequestId(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('X-Request-Id', request.id);
+    // Lower case, as Fastify stores header names: nothing to lower for each answer.
+    void reply.header('x-request-id', request.id);
     done();
   });
 }

@@ -25,6 +25,9 @@ const KIND_NAMES: Record<GrowthKind, string> = {
   itemDataBytes: 'bytes of new item data',
 };
 
+/** What a failed write created: nothing. */
+const NOTHING_CREATED: Partial<Record<GrowthKind, number>> = Object.freeze({});
+
 /**
  * What one write took from its client's budgets before its script ran: the script gets each kind's
  * allowance and refuses (atomically, nothing applied) a write that would create more; `settle` then
@@ -44,14 +47,15 @@ export class Reservation {
   }
 
   /** Charges what the write created and gives back the rest (once; a failed write settles with nothing). */
-  settle(created: Partial<Record<GrowthKind, number>> = {}): void {
+  settle(created: Partial<Record<GrowthKind, number>> = NOTHING_CREATED): void {
     if (this.settled || !this.owner) return;
     this.settled = true;
     const { quota, client, clock } = this.owner;
+    let nowMs: number | undefined;
     for (const kind of GROWTH_KINDS) {
       const taken = this.taken[kind];
       if (taken !== undefined && taken !== UNLIMITED)
-        quota.giveBack(client, kind, taken - (created[kind] ?? 0), clock.nowMs());
+        quota.giveBack(client, kind, taken - (created[kind] ?? 0), (nowMs ??= clock.nowMs()));
     }
   }
 
@@ -71,20 +75,23 @@ export class Reservation {
 
 /** One client's budgets (its API key, else its address: see callerOf). */
 export class ClientBudget {
-  constructor(
-    private readonly quota: GrowthQuota,
-    private readonly client: string,
-    private readonly clock: Clock,
-  ) {}
+  /** What each of this budget's reservations settles against (one object for all of them). */
+  private readonly owner: { quota: GrowthQuota; client: string; clock: Clock };
+
+  constructor(quota: GrowthQuota, client: string, clock: Clock) {
+    this.owner = { quota, client, clock };
+  }
 
   /** Takes up to `wanted` of each kind now. */
   reserve(wanted: Partial<Record<GrowthKind, number>>): Reservation {
+    const { quota, client, clock } = this.owner;
     const taken: Partial<Record<GrowthKind, number>> = {};
+    let nowMs: number | undefined;
     for (const kind of GROWTH_KINDS) {
       const count = wanted[kind];
-      if (count !== undefined) taken[kind] = this.quota.take(this.client, kind, count, this.clock.nowMs());
+      if (count !== undefined) taken[kind] = quota.take(client, kind, count, (nowMs ??= clock.nowMs()));
     }
-    return new Reservation({ quota: this.quota, client: this.client, clock: this.clock }, taken);
+    return new Reservation(this.owner, taken);
   }
 }
 

@@ -13,6 +13,13 @@ import { RATE_COST, RateCostOf } from './rate-cost';
 
 type Limited = 'read' | 'write';
 
+/** What the guard reads of a handler's metadata, with the class it was read for. */
+interface LimitedRoute {
+  owner: object;
+  rule: RouteAccess | undefined;
+  costOf: RateCostOf | undefined;
+}
+
 /**
  * Limits read and write requests per client in this instance, each kind on its own budget: a request
  * with an API key counts against its key, any other against its address (the peer, or the client a
@@ -24,6 +31,7 @@ type Limited = 'read' | 'write';
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly limiters: Partial<Record<Limited, RateLimiter>> = {};
+  private readonly routes = new WeakMap<object, LimitedRoute>();
 
   constructor(
     settings: GovernanceSettings,
@@ -61,18 +69,33 @@ export class RateLimitGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
-    const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const { rule, costOf } = this.routeOf(context);
     if (rule?.scope !== 'read' && rule?.scope !== 'write') return true;
     const limiter = this.limiters[rule.scope];
     if (!limiter) return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const costOf = this.reflector.get<RateCostOf | undefined>(RATE_COST, context.getHandler());
+    // An http context's arguments are the request and the reply (switchToHttp would wrap them in a new object).
+    const request = context.getArgByIndex<FastifyRequest>(0);
     const decision = limiter.check(callerOf(request).client, this.clock.nowMs(), costOf ? costOf(request.body) : 1);
     if (decision.allowed) return true;
     this.refuse(rule.scope, limiter, decision.retryAfterSec);
+  }
+
+  /**
+   * A handler's access rule (its own, else its class's) and rate cost, read once with the class they were
+   * read for: metadata does not change after boot. A handler inherited by two classes is read again for the other.
+   */
+  private routeOf(context: ExecutionContext): LimitedRoute {
+    const handler = context.getHandler();
+    const owner = context.getClass();
+    const known = this.routes.get(handler);
+    if (known?.owner === owner) return known;
+    const route: LimitedRoute = {
+      owner,
+      rule: this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [handler, owner]),
+      costOf: this.reflector.get<RateCostOf | undefined>(RATE_COST, handler),
+    };
+    this.routes.set(handler, route);
+    return route;
   }
 
   private refuse(kind: Limited, limiter: RateLimiter, retryAfterSec: number): never {

@@ -173,20 +173,25 @@ export class NamedReply<Field extends string> {
     };
   }
 
+  // A well-shaped field is answered as it is: the one-entry Reply that names it is built only to word a mismatch.
   int(field: Field): number {
-    return this.field(field).int(0);
+    const value = this.items[this.indexOf(field)];
+    return typeof value === 'number' && Number.isInteger(value) ? value : this.field(field).int(0);
   }
 
   flag(field: Field): boolean {
-    return this.field(field).flag(0);
+    const value = this.items[this.indexOf(field)];
+    return value === 0 || value === 1 ? value === 1 : this.field(field).flag(0);
   }
 
   number(field: Field): number {
-    return this.field(field).number(0);
+    const value = this.items[this.indexOf(field)];
+    return typeof value === 'number' && !Number.isNaN(value) ? value : this.field(field).number(0);
   }
 
   string(field: Field): string {
-    return this.field(field).string(0);
+    const value = this.items[this.indexOf(field)];
+    return typeof value === 'string' ? value : this.field(field).string(0);
   }
 
   /**

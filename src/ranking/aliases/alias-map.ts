@@ -72,7 +72,8 @@ export class AliasMap {
    * second per board, so writes to a retracted item do not read it each time).
    */
   async resolving<C extends Naming, T>(board: PreparedBoard, command: C, run: (resolved: C) => Promise<T>): Promise<T> {
-    const map = await this.known(board);
+    // A board this instance never read the map of (most writes) runs at once, with no promise in between.
+    const map = this.maps.has(board) ? await this.known(board) : NO_ALIASES;
     try {
       return await run(renamed(command, map));
     } catch (error) {

@@ -39,6 +39,8 @@ export class PreparedBoard {
   readonly shards: ShardKeys[];
   /** The window names joined by commas (names hold no comma): what a write's answer is keyed by. */
   readonly windowNames: string;
+  /** The window names in order: windowNames split, made once (a write's answer names its windows by them). */
+  readonly windowNameList: readonly string[];
   private readonly windowIndex: Map<string, number>;
   private readonly metricBoards = new Map<string, PreparedBoard>();
 
@@ -57,7 +59,8 @@ export class PreparedBoard {
       return { keys, incrementKeys: [keys.cfg(), ...pairs], allKeys: [keys.cfg(), keys.likes(), ...pairs] };
     });
     ({ keys: this.keys, incrementKeys: this.incrementKeys, allKeys: this.allKeys } = this.shards[0]);
-    this.windowNames = config.windows.map((w) => w.name).join(',');
+    this.windowNameList = config.windows.map((w) => w.name);
+    this.windowNames = this.windowNameList.join(',');
     this.windowIndex = new Map(config.windows.map((w, i) => [w.name, i]));
   }
 

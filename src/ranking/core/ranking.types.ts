@@ -112,7 +112,7 @@ export interface ViewListing {
 export interface WriteOutcome {
   replayed: boolean;
   draining: boolean;
-  windowNames: string[];
+  windowNames: readonly string[];
   standings: WindowStanding[];
   /** New items this write created (0 on a replay, or when no limit applied: nothing to charge). */
   createdItems: number;

@@ -232,7 +232,7 @@ export class WritesStore {
     // A replay whose windows have changed since is answered exactly as stored; an unsharded board's
     // ranks are its shard's, answered without a promise.
     if (!board.sharded || reply.context !== board.windowNames)
-      return { ...answeredOf(reply), draining, standings: own };
+      return { ...answeredOf(reply, board), draining, standings: own };
     return this.rankOnOtherShards(board, home, nowMs, reply, item);
   }
 
@@ -251,7 +251,7 @@ export class WritesStore {
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {
-        ...answeredOf(reply),
+        ...answeredOf(reply, board),
         draining: draining || others.draining,
         standings: own.map((s, w) => ({
           score: s.score,
@@ -335,8 +335,11 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
 /** What a write's reply says of the write itself, whichever shards rank it. */
 function answeredOf(
   reply: Idempotent<StandingsReply>,
+  board: PreparedBoard,
 ): Pick<WriteOutcome, 'replayed' | 'windowNames' | 'createdItems'> {
-  return { replayed: reply.replayed, windowNames: reply.context.split(','), createdItems: reply.created[0] };
+  // The board's own windows (all but a replay stored before they changed) are split once, on the board.
+  const windowNames = reply.context === board.windowNames ? board.windowNameList : reply.context.split(',');
+  return { replayed: reply.replayed, windowNames, createdItems: reply.created[0] };
 }
 
 /** A score's standings, on a board with a tiebreak, each with the tiebreak its window holds (its mark's). */
