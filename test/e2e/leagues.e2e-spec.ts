@@ -87,6 +87,9 @@ describe('leagues over HTTP', () => {
       await http().post(`/boards/lgt/items/${item}/increment`).send({ amount: 1 }).expect(200);
       expect((await http().get(`/boards/lgt/items/${item}/league`).expect(200)).body.tier).toBe(tier);
     }
+    // The cohorts' members are kept in the strict order's form: the mode stays, even with reset.
+    const refused = await put('lgt', { ties: 'shared', leagues: { ...leagues, size: 3 } }, '?reset=true').expect(409);
+    expect(JSON.stringify(refused.body)).toContain('holds the leagues');
   });
 
   it('on 3 shards: cohorts of each shard numbered apart, moves paged shard by shard', async () => {
