@@ -1,4 +1,4 @@
--- requires: call_state, league_order, leagues, reader, window
+-- requires: call_state, leagues, reader, ties, window
 -- league_item: an item's standing in its cohort of the current period: tier, cohort, rank (by the
 -- board's ties: 1 + the members scoring more, or its strict place), league score and the cohort's
 -- members. O(log n).
@@ -20,7 +20,7 @@ local function league_item(keys, args)
   local p, t, c, mark = leagues.parse_at(redis.call('HGET', s.base .. 'at', arg.item))
   if p ~= tonumber(arg.period) then return reader.answer(CALLS.league_item, none) end
   local key = leagues.cohort_key(s, p, t, c)
-  local score, rank = league_order.standing(s, key, arg.item, mark)
+  local score, rank = ties.marked_standing(key, mark .. arg.item, s.width)
   return reader.answer(CALLS.league_item, {
     placed = 1, tier = t, cohort = c, rank = rank, score = score, members = redis.call('ZCARD', key),
   })

@@ -110,7 +110,7 @@ const settingOf = (value: unknown): LeaguesSetting => {
 export const leaguesOption: BoardOption<LeaguesConfig> = {
   name: 'leagues',
   fields: ['leagues'],
-  luaModules: [join(__dirname, 'league_order_lib.lua'), join(__dirname, 'leagues_lib.lua')],
+  luaModules: [join(__dirname, 'leagues_lib.lua')],
   fromStored: (fields) => (fields.leagues ? { leagues: settingOf(JSON.parse(fields.leagues)) } : {}),
   fromReply: (fields) =>
     fields.leagues === undefined || fields.leagues === null ? {} : { leagues: settingOf(fields.leagues) },

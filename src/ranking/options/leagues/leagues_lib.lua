@@ -1,5 +1,5 @@
 -- module: leagues
--- requires: call_state, hooks, keyspace, league_order
+-- requires: call_state, hooks, keyspace, ties
 -- leagues_lib: `leagues` boards, a board option (src/ranking/options/leagues/). Each period of one
 -- calendar window of the board, an item's first event places it in the last cohort of its tier (the
 -- first with room: cohorts of a period only fill, in order), in the same call as the write
@@ -10,7 +10,11 @@
 -- member moves only while its placement (`at`) still names the cohort, which its move clears in the
 -- same call; so steps may repeat, race or resume after a crash. A placement in a later period rolls
 -- the item alone out of its previous cohort first (roll_member), so its tier is always the one its
--- rollover gives. The order inside a cohort (shared or strict ties, the board's rule) is league_order's.
+-- rollover gives.
+-- A cohort ranks by the board's `ties`; with `first`, equal scores in the order members reached them. The
+-- window's marks move on once the period ends (its drain, the next events) while the rollover ranks the
+-- closed period, so each mirrored change draws a mark (ties.drawn_mark, in the window's own call: members
+-- compare as the window's marks did), kept in the member <mark><item> (ties.marked_page) and placement.
 -- On a sharded board each shard keeps the leagues of its own items under its own tag (the keys below,
 -- on every shard's copy of the config): an item's placement, its cohort and the cohort's members share
 -- one tag, so a placement or a move stays one call; each shard fills its own cohorts and rolls them once
@@ -50,7 +54,7 @@ local function setting_of(cfg_key)
       setting.base = keyspace.sibling_key(cfg_key, 'cfg', 'lg:')
       setting.top_key = keyspace.sibling_key(cfg_key, 'cfg', setting.window .. ':top')
       setting.slots_key = keyspace.sibling_key(cfg_key, 'cfg', setting.window .. ':slots')
-      setting.width = league_order.width_of(cfg_key, setting.top_key)
+      setting.width = call_state.config_field(cfg_key, 'ties') == 'first' and ties.mark_width(setting.top_key) or 0
     end
     by[cfg_key] = setting
   end
@@ -61,7 +65,52 @@ local function cohort_key(s, period, tier, cohort)
   return s.base .. period .. ':c:' .. tier .. ':' .. cohort
 end
 
-local parse_at = league_order.parse_at
+-- "<period>:<tier>:<cohort>[:<mark>]" -> period, tier, cohort (numbers), mark ('': shared ties), or nil.
+local function parse_at(at)
+  if not at then return nil end
+  local p, t, c, mark = string.match(at, '^(%d+):(%d+):(%d+):?(%d*)$')
+  return tonumber(p), tonumber(t), tonumber(c), mark
+end
+
+-- A placement's value, its member's mark after it on a `ties: first` board.
+local function at_of(period, tier, cohort, mark)
+  local at = period .. ':' .. tier .. ':' .. cohort
+  return (mark and mark ~= '') and at .. ':' .. mark or at
+end
+
+-- A new mark for a member reaching a league score now ('' on a board of shared ties).
+local function new_mark(s)
+  return s.width > 0 and ties.drawn_mark(s.top_key, nil) or ''
+end
+
+-- A cohort's bounds for the rollover. Shared ties: its lowest score still promoted (its `promote`th
+-- highest) and highest still relegated (its `relegate`th lowest): a member is promoted when it scores
+-- at least the first (its rank is within `promote`), else relegated when it scores at most the second
+-- (1 + the members below it is within `relegate`); fewer members than `promote`: all of them are.
+-- Strict: its size, the places decide. O(log n), so a cohort rolled in parts moves each member as the
+-- whole cohort's ranks say.
+local function cohort_bounds(s, key)
+  if s.width > 0 then return { size = redis.call('ZCARD', key) } end
+  local bounds = { promote = math.huge, relegate = -math.huge }
+  if s.promote > 0 then
+    bounds.promote = tonumber(redis.call('ZRANGE', key, s.promote - 1, s.promote - 1, 'REV', 'WITHSCORES')[2]) or -math.huge
+  end
+  if s.relegate > 0 then
+    bounds.relegate = tonumber(redis.call('ZRANGE', key, s.relegate - 1, s.relegate - 1, 'WITHSCORES')[2]) or math.huge
+  end
+  return bounds
+end
+
+-- A member's tier after the rollover ({ score, rank }; see cohort_bounds): up, else down, else kept.
+local function moved_tier(s, tier, member, bounds)
+  local up, down = member.rank <= s.promote, member.rank > (bounds.size or 0) - s.relegate
+  if not bounds.size then
+    up, down = tonumber(member.score) >= bounds.promote, tonumber(member.score) <= bounds.relegate
+  end
+  if up and tier < s.tier_count then return tier + 1 end
+  if down and tier > 1 then return tier - 1 end
+  return tier
+end
 
 -- Sends each of `commands` (name, key, then its arguments) that holds arguments: one call each, so a
 -- part of a cohort costs a few commands, not a few per member.
@@ -78,12 +127,12 @@ local function roll_members(s, period, tier, cohort, members, bounds)
   local items = {}
   for n, member in ipairs(members) do items[n] = member.item end
   local ats = redis.call('HMGET', s.base .. 'at', unpack(items))
-  local here = league_order.at_of(period, tier, cohort)
+  local here = at_of(period, tier, cohort)
   local placed, up, lowest = { 'HDEL', s.base .. 'at' }, { 'HSET', s.base .. 'tier' }, { 'HDEL', s.base .. 'tier' }
   local moves = { 'RPUSH', s.base .. period .. ':moves' }
   for n, member in ipairs(members) do
-    if league_order.placement(ats[n]) == here then
-      local to = league_order.moved_tier(s, tier, member, bounds)
+    if ats[n] and string.match(ats[n], '^%d+:%d+:%d+') == here then
+      local to = moved_tier(s, tier, member, bounds)
       placed[#placed + 1] = member.item
       if to > 1 then
         up[#up + 1], up[#up + 2] = member.item, to
@@ -102,10 +151,10 @@ end
 -- ranks hold across parts.
 local function roll_part(s, period, tier, cohort, offset, count)
   local key = cohort_key(s, period, tier, cohort)
-  local rows, ranks = league_order.page(s, key, offset, count)
+  local rows, ranks = ties.marked_page(key, offset, count, s.width)
   local members = {}
   for n = 1, #ranks do members[n] = { item = rows[2 * n - 1], score = rows[2 * n], rank = ranks[n] } end
-  if #members > 0 then roll_members(s, period, tier, cohort, members, league_order.bounds(s, key)) end
+  if #members > 0 then roll_members(s, period, tier, cohort, members, cohort_bounds(s, key)) end
   if #members < count then redis.call('UNLINK', key) end
   return #members
 end
@@ -114,9 +163,9 @@ end
 -- needs its tier now. O(log n).
 local function roll_member(s, period, tier, cohort, item, mark)
   local key = cohort_key(s, period, tier, cohort)
-  local score, rank = league_order.standing(s, key, item, mark)
+  local score, rank = ties.marked_standing(key, mark .. item, s.width)
   if not score then return end
-  roll_members(s, period, tier, cohort, { { item = item, score = score, rank = rank } }, league_order.bounds(s, key))
+  roll_members(s, period, tier, cohort, { { item = item, score = score, rank = rank } }, cohort_bounds(s, key))
 end
 
 -- Places `item` (its first event of `period`, with `amount` so far) in the last cohort of its tier,
@@ -127,9 +176,9 @@ local function place(s, item, period, at, amount)
   local tier = math.min(tonumber(redis.call('HGET', s.base .. 'tier', item)) or 1, s.tier_count)
   local placed = redis.call('HINCRBY', s.base .. period .. ':fill', tier, 1)
   local cohort = math.floor((placed - 1) / s.size) + 1
-  local mark = league_order.new_mark(s)
+  local mark = new_mark(s)
   redis.call('ZADD', cohort_key(s, period, tier, cohort), amount, mark .. item)
-  redis.call('HSET', s.base .. 'at', item, league_order.at_of(period, tier, cohort, mark))
+  redis.call('HSET', s.base .. 'at', item, at_of(period, tier, cohort, mark))
   redis.call('ZADD', s.base .. 'open', 'NX', period, period)
 end
 
@@ -144,10 +193,10 @@ local function mirror(s, period, tier, cohort, item, mark, amount)
   end
   local score = redis.call('ZSCORE', key, mark .. item)
   if not score or tonumber(score) == amount then return end
-  local new = league_order.new_mark(s)
+  local new = new_mark(s)
   redis.call('ZREM', key, mark .. item)
   redis.call('ZADD', key, amount, new .. item)
-  redis.call('HSET', s.base .. 'at', item, league_order.at_of(period, tier, cohort, new))
+  redis.call('HSET', s.base .. 'at', item, at_of(period, tier, cohort, new))
 end
 
 -- Hook: a change of the league window's results that is not expiry places the item (its first event
