@@ -236,9 +236,13 @@ const CROSSING_BOARD = {
   segments: { max: 100 },
 };
 
-/** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted. */
+/**
+ * Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted; strict ties, the costlier
+ * order (each mirrored league score draws a tie mark, each cohort row sheds one).
+ */
 const LEAGUES_BOARD = {
   windows: [{ name: 'week', calendar: 'week' }],
+  ties: 'first' as const,
   leagues: {
     window: 'week',
     size: 1000,

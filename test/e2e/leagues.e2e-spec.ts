@@ -48,6 +48,50 @@ describe('leagues over HTTP', () => {
     expect((await http().get('/boards/lg/items/bob/league').expect(404)).body.code).toBe('ITEM_NOT_FOUND');
   });
 
+  it('on a ties: first board, ranks, pages and moves a cohort by the order its members reached their scores', async () => {
+    clock.setMs(Date.parse('2026-11-25T12:00:00Z'));
+    await put('lgt', { ties: 'first', leagues: { ...leagues, size: 3 } }).expect(201);
+    // b reaches 5 first, a (2, then 3) second, c last: shared ties would list c, b, a all rank 1.
+    for (const [item, amount] of [
+      ['a', 2],
+      ['b', 5],
+      ['a', 3],
+      ['c', 5],
+    ] as const)
+      await http().post(`/boards/lgt/items/${item}/increment`).send({ amount }).expect(200);
+    const strict = [
+      { rank: 1, item: 'b', score: 5 },
+      { rank: 2, item: 'a', score: 5 },
+      { rank: 3, item: 'c', score: 5 },
+    ];
+    const top = await http().get('/boards/lgt/top?window=week').expect(200);
+    expect(top.body.items.map(({ rank, item, score }: (typeof strict)[number]) => ({ rank, item, score }))).toEqual(
+      strict,
+    );
+    expect((await http().get('/boards/lgt/leagues/bronze/1').expect(200)).body.items).toEqual(strict);
+    expect((await http().get('/boards/lgt/leagues/bronze/1?offset=1&limit=2').expect(200)).body.items).toEqual(
+      strict.slice(1),
+    );
+    for (const { item, rank } of strict)
+      expect((await http().get(`/boards/lgt/items/${item}/league`).expect(200)).body).toMatchObject({
+        rank,
+        members: 3,
+      });
+    clock.advanceMs(7 * 86_400_000);
+    const moves = await http().get('/boards/lgt/leagues/moves').expect(200);
+    expect(moves.body.moves).toEqual([{ item: 'b', fromTier: 'bronze', toTier: 'silver', cohort: 1, rank: 1 }]);
+    for (const [item, tier] of [
+      ['b', 'silver'],
+      ['a', 'bronze'],
+    ] as const) {
+      await http().post(`/boards/lgt/items/${item}/increment`).send({ amount: 1 }).expect(200);
+      expect((await http().get(`/boards/lgt/items/${item}/league`).expect(200)).body.tier).toBe(tier);
+    }
+    // The cohorts' members are kept in the strict order's form: the mode stays, even with reset.
+    const refused = await put('lgt', { ties: 'shared', leagues: { ...leagues, size: 3 } }, '?reset=true').expect(409);
+    expect(JSON.stringify(refused.body)).toContain('holds the leagues');
+  });
+
   it('on 3 shards: cohorts of each shard numbered apart, moves paged shard by shard', async () => {
     clock.setMs(Date.parse('2026-11-25T12:00:00Z'));
     await put('lgs', { leagues, shards: 3 }).expect(201);

@@ -39,111 +39,113 @@ type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
 
 const dayStart = (ms: number) => ms - (ms % DAY_MS);
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = TOPOLOGIES.flatMap((topology) =>
+  [1, 3].flatMap((shards) => (['shared', 'first'] as const).map((ties) => [topology, shards, ties] as const)),
+);
 
-describe.each(CASES)('leagues against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
-  const clock = new FakeClock(START_MS);
-  let redis: TestRedis;
-  let connection: RedisService;
-  let graph: RankingGraph;
-  let leagues: LeaguesService;
-  let store: LeaguesStore;
-  let board = 0;
+describe.each(CASES)(
+  'leagues against a brute-force model (property, %s, %i shard(s), ties %s)',
+  (topology, shards, ties) => {
+    const clock = new FakeClock(START_MS);
+    let redis: TestRedis;
+    let connection: RedisService;
+    let graph: RankingGraph;
+    let leagues: LeaguesService;
+    let store: LeaguesStore;
+    let board = 0;
 
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
-    connection = new RedisService(RedisSettings.from(config), clock);
-    await connection.waitUntilReady(10_000);
-    graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
-    leagues = graph.module.get(LeaguesService);
-    store = graph.module.get(LeaguesStore);
-  });
-  afterAll(async () => {
-    await connection?.onApplicationShutdown();
-    await redis?.stop();
-  });
+    beforeAll(async () => {
+      redis = await startTestRedis(topology);
+      const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
+      connection = new RedisService(RedisSettings.from(config), clock);
+      await connection.waitUntilReady(10_000);
+      graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
+      leagues = graph.module.get(LeaguesService);
+      store = graph.module.get(LeaguesStore);
+    });
+    afterAll(async () => {
+      await connection?.onApplicationShutdown();
+      await redis?.stop();
+    });
 
-  async function checkStandings(name: string, model: LeaguesModel): Promise<void> {
-    const start = dayStart(clock.nowMs()) / 1000;
-    model.enter(start);
-    for (const item of ITEMS) {
-      const want = model.standing(start, item);
-      const got = await leagues.item(name, item).catch((error: { code?: string }) => {
-        if (error.code === 'ITEM_NOT_FOUND') return undefined;
-        throw error;
-      });
-      const expected = want && { ...want, tier: TIERS[want.tier - 1], from: start, to: start + 86_400 };
-      expect(got && { ...got, board: undefined, item: undefined }).toEqual(
-        expected && { ...expected, board: undefined, item: undefined },
+    async function checkStandings(name: string, model: LeaguesModel): Promise<void> {
+      const start = dayStart(clock.nowMs()) / 1000;
+      model.enter(start);
+      for (const item of ITEMS) {
+        const want = model.standing(start, item);
+        const got = await leagues.item(name, item).catch((error: { code?: string }) => {
+          if (error.code === 'ITEM_NOT_FOUND') return undefined;
+          throw error;
+        });
+        const expected = want && { ...want, tier: TIERS[want.tier - 1], from: start, to: start + 86_400 };
+        expect(got && { ...got, board: undefined, item: undefined }).toEqual(
+          expected && { ...expected, board: undefined, item: undefined },
+        );
+        if (!want) continue;
+        const page = await leagues.cohort(name, TIERS[want.tier - 1], want.cohort, { offset: 0, limit: 1000 });
+        expect(page.items).toEqual(model.cohortRows(start, want.tier, want.cohort));
+      }
+    }
+
+    async function checkMoves(name: string, model: LeaguesModel, limit: number): Promise<void> {
+      const start = dayStart(clock.nowMs()) / 1000;
+      model.enter(start);
+      const closed = start - 86_400;
+      const got = [];
+      let offset = 0;
+      for (;;) {
+        const page = await leagues.moves(name, undefined, { offset, limit });
+        expect(page.from).toBe(closed);
+        got.push(...page.moves);
+        if (page.nextCursor === null) break;
+        offset = Number(page.nextCursor);
+      }
+      const want = (model.moves.get(closed) ?? []).map((m) => ({
+        ...m,
+        fromTier: TIERS[m.fromTier - 1],
+        toTier: TIERS[m.toTier - 1],
+      }));
+      const order = (x: { item: string }, y: { item: string }) => (x.item < y.item ? -1 : 1);
+      expect(got.sort(order)).toEqual(want.sort(order));
+    }
+
+    async function run(name: string, model: LeaguesModel, s: Step): Promise<void> {
+      if (s.kind === 'inc') {
+        await graph.ranking.increment(name, s.item, s.amount);
+        model.add(dayStart(clock.nowMs()) / 1000, s.item, s.amount);
+      } else if (s.kind === 'move') clock.advanceMs(s.ms);
+      else if (s.kind === 'roll') {
+        const board = await graph.cache.get(name);
+        await store.roll({ board, nowMs: clock.nowMs(), currentSec: dayStart(clock.nowMs()) / 1000 }, s.budget);
+      } else await checkMoves(name, model, s.limit);
+    }
+
+    it("placements, cohort pages and every period's moves match the model, whatever rolls, pages and scheduler steps interleave", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            size: fc.integer({ min: 2, max: 3 }),
+            promote: fc.integer({ min: 0, max: 2 }),
+            relegate: fc.integer({ min: 0, max: 2 }),
+          }),
+          fc.array(step, { minLength: 1, maxLength: 40 }),
+          async (rule, steps) => {
+            const name = `lg${board++}`;
+            clock.setMs(START_MS + board * 10 * DAY_MS);
+            const setting = { window: 'day', tiers: TIERS, ...rule };
+            const windows = [{ name: 'day', calendar: 'day' }];
+            await graph.ranking.putBoard({ name, windows, shards, ties, leagues: setting });
+            const model = new LeaguesModel({ ...rule, tiers: TIERS.length, shards, ties });
+            for (const s of steps) {
+              await run(name, model, s);
+              await checkStandings(name, model);
+            }
+            clock.advanceMs(DAY_MS);
+            await checkMoves(name, model, 2);
+          },
+        ),
+        { numRuns: 40 },
       );
-      if (!want) continue;
-      const rows = model.cohortRows(start, want.tier, want.cohort);
-      const page = await leagues.cohort(name, TIERS[want.tier - 1], want.cohort, { offset: 0, limit: 1000 });
-      const ranked = rows.map(([i, s]) => ({ item: i, score: s, rank: 1 + rows.filter(([, o]) => o > s).length }));
-      const byPlace = (x: { rank: number; item: string }, y: { rank: number; item: string }) =>
-        x.rank - y.rank || (x.item < y.item ? 1 : -1);
-      expect(page.items).toEqual(ranked.sort(byPlace));
-    }
-  }
-
-  async function checkMoves(name: string, model: LeaguesModel, limit: number): Promise<void> {
-    const start = dayStart(clock.nowMs()) / 1000;
-    model.enter(start);
-    const closed = start - 86_400;
-    const got = [];
-    let offset = 0;
-    for (;;) {
-      const page = await leagues.moves(name, undefined, { offset, limit });
-      expect(page.from).toBe(closed);
-      got.push(...page.moves);
-      if (page.nextCursor === null) break;
-      offset = Number(page.nextCursor);
-    }
-    const want = (model.moves.get(closed) ?? []).map((m) => ({
-      ...m,
-      fromTier: TIERS[m.fromTier - 1],
-      toTier: TIERS[m.toTier - 1],
-    }));
-    const order = (x: { item: string }, y: { item: string }) => (x.item < y.item ? -1 : 1);
-    expect(got.sort(order)).toEqual(want.sort(order));
-  }
-
-  async function run(name: string, model: LeaguesModel, s: Step): Promise<void> {
-    if (s.kind === 'inc') {
-      await graph.ranking.increment(name, s.item, s.amount);
-      model.add(dayStart(clock.nowMs()) / 1000, s.item, s.amount);
-    } else if (s.kind === 'move') clock.advanceMs(s.ms);
-    else if (s.kind === 'roll') {
-      const board = await graph.cache.get(name);
-      await store.roll({ board, nowMs: clock.nowMs(), currentSec: dayStart(clock.nowMs()) / 1000 }, s.budget);
-    } else await checkMoves(name, model, s.limit);
-  }
-
-  it("placements, cohort pages and every period's moves match the model, whatever rolls, pages and scheduler steps interleave", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          size: fc.integer({ min: 2, max: 3 }),
-          promote: fc.integer({ min: 0, max: 2 }),
-          relegate: fc.integer({ min: 0, max: 2 }),
-        }),
-        fc.array(step, { minLength: 1, maxLength: 40 }),
-        async (rule, steps) => {
-          const name = `lg${board++}`;
-          clock.setMs(START_MS + board * 10 * DAY_MS);
-          const setting = { window: 'day', tiers: TIERS, ...rule };
-          await graph.ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], shards, leagues: setting });
-          const model = new LeaguesModel({ ...rule, tiers: TIERS.length, shards });
-          for (const s of steps) {
-            await run(name, model, s);
-            await checkStandings(name, model);
-          }
-          clock.advanceMs(DAY_MS);
-          await checkMoves(name, model, 2);
-        },
-      ),
-      { numRuns: 40 },
-    );
-  });
-});
+    });
+  },
+);

@@ -1,6 +1,7 @@
--- requires: call_state, leagues, reader, window
--- league_item: an item's standing in its cohort of the current period: tier, cohort, rank (1 + the
--- members scoring more), league score and the cohort's members. O(log n).
+-- requires: call_state, leagues, reader, ties, window
+-- league_item: an item's standing in its cohort of the current period: tier, cohort, rank (by the
+-- board's ties: 1 + the members scoring more, or its strict place), league score and the cohort's
+-- members. O(log n).
 -- Keys: cfg (the board's config hash)
 -- Args (reader.read_call, CALLS.league_item): the header (config version, now, no windows), then
 --   item, period (the league window's current period start, unix s)
@@ -16,11 +17,10 @@ local function league_item(keys, args)
   local s = leagues.setting_of(cfg_key)
   local none = { placed = 0, tier = 0, cohort = 0, rank = 0, score = '0', members = 0 }
   if not s then return reader.answer(CALLS.league_item, none) end
-  local p, t, c = leagues.parse_at(redis.call('HGET', s.base .. 'at', arg.item))
+  local p, t, c, mark = leagues.parse_at(redis.call('HGET', s.base .. 'at', arg.item))
   if p ~= tonumber(arg.period) then return reader.answer(CALLS.league_item, none) end
   local key = leagues.cohort_key(s, p, t, c)
-  local score = redis.call('ZSCORE', key, arg.item)
-  local rank = 1 + redis.call('ZCOUNT', key, '(' .. score, '+inf')
+  local score, rank = ties.marked_standing(key, mark .. arg.item, s.width)
   return reader.answer(CALLS.league_item, {
     placed = 1, tier = t, cohort = c, rank = rank, score = score, members = redis.call('ZCARD', key),
   })

@@ -1,5 +1,5 @@
 -- module: leagues
--- requires: call_state, hooks, keyspace
+-- requires: call_state, hooks, keyspace, ties
 -- leagues_lib: `leagues` boards, a board option (src/ranking/options/leagues/). Each period of one
 -- calendar window of the board, an item's first event places it in the last cohort of its tier (the
 -- first with room: cohorts of a period only fill, in order), in the same call as the write
@@ -11,6 +11,10 @@
 -- same call; so steps may repeat, race or resume after a crash. A placement in a later period rolls
 -- the item alone out of its previous cohort first (roll_member), so its tier is always the one its
 -- rollover gives.
+-- A cohort ranks by the board's `ties`; with `first`, equal scores in the order members reached them. The
+-- window's marks move on once the period ends (its drain, the next events) while the rollover ranks the
+-- closed period, so each mirrored change draws a mark (ties.drawn_mark, in the window's own call: members
+-- compare as the window's marks did), kept in the member <mark><item> (ties.marked_page) and placement.
 -- On a sharded board each shard keeps the leagues of its own items under its own tag (the keys below,
 -- on every shard's copy of the config): an item's placement, its cohort and the cohort's members share
 -- one tag, so a placement or a move stays one call; each shard fills its own cohorts and rolls them once
@@ -18,11 +22,13 @@
 -- (c - 1) * S + k + 1 (leagues.store.ts), so cohort numbers never clash across shards.
 -- KEYS: 0
 -- Keys: <tag>:lg:tier          hash  item -> tier (1-based; absent: the lowest)
---       <tag>:lg:at            hash  item -> "<period>:<tier>:<cohort>": its latest placement, till rolled
+--       <tag>:lg:at            hash  item -> "<period>:<tier>:<cohort>[:<mark>]": its latest placement,
+--                                    till rolled (the mark: its cohort member's, on a `ties: first` board)
 --       <tag>:lg:open          zset  period starts (unix s) with placements not rolled yet
 --       <tag>:lg:kept          zset  rolled periods whose moves are kept (the newest LEAGUE_PERIODS_KEPT)
 --       <tag>:lg:<p>:fill      hash  tier -> items placed in it this period
---       <tag>:lg:<p>:c:<t>:<c> zset  item -> league score: one cohort (gone once rolled)
+--       <tag>:lg:<p>:c:<t>:<c> zset  item (<mark><item> on a `ties: first` board) -> league score: one
+--                                    cohort (gone once rolled)
 --       <tag>:lg:<p>:roll      hash  tier, cohort, offset: the rollover's cursor; done: 1 once all rolled
 --       <tag>:lg:<p>:moves     list  item<US>fromTier<US>toTier<US>cohort<US>rank, in the order rolled
 -- Config hash field: leagues (the setting's JSON; absent: off).
@@ -48,6 +54,7 @@ local function setting_of(cfg_key)
       setting.base = keyspace.sibling_key(cfg_key, 'cfg', 'lg:')
       setting.top_key = keyspace.sibling_key(cfg_key, 'cfg', setting.window .. ':top')
       setting.slots_key = keyspace.sibling_key(cfg_key, 'cfg', setting.window .. ':slots')
+      setting.width = call_state.config_field(cfg_key, 'ties') == 'first' and ties.mark_width(setting.top_key) or 0
     end
     by[cfg_key] = setting
   end
@@ -58,19 +65,32 @@ local function cohort_key(s, period, tier, cohort)
   return s.base .. period .. ':c:' .. tier .. ':' .. cohort
 end
 
--- "<period>:<tier>:<cohort>" -> period, tier, cohort (numbers); nil for nil.
+-- "<period>:<tier>:<cohort>[:<mark>]" -> period, tier, cohort (numbers), mark ('': shared ties), or nil.
 local function parse_at(at)
   if not at then return nil end
-  local p, t, c = string.match(at, '^(%d+):(%d+):(%d+)$')
-  return tonumber(p), tonumber(t), tonumber(c)
+  local p, t, c, mark = string.match(at, '^(%d+):(%d+):(%d+):?(%d*)$')
+  return tonumber(p), tonumber(t), tonumber(c), mark
 end
 
--- A cohort's lowest score still promoted (its `promote`th highest) and highest still relegated (its
--- `relegate`th lowest): a member is promoted when it scores at least the first (its rank is within
--- `promote`), else relegated when it scores at most the second (1 + the members below it is within
--- `relegate`). Fewer members than `promote`: all of them are. Two O(log n) reads, so a cohort rolled
--- in parts moves each member as the whole cohort's ranks say.
+-- A placement's value, its member's mark after it on a `ties: first` board.
+local function at_of(period, tier, cohort, mark)
+  local at = period .. ':' .. tier .. ':' .. cohort
+  return (mark and mark ~= '') and at .. ':' .. mark or at
+end
+
+-- A new mark for a member reaching a league score now ('' on a board of shared ties).
+local function new_mark(s)
+  return s.width > 0 and ties.drawn_mark(s.top_key, nil) or ''
+end
+
+-- A cohort's bounds for the rollover. Shared ties: its lowest score still promoted (its `promote`th
+-- highest) and highest still relegated (its `relegate`th lowest): a member is promoted when it scores
+-- at least the first (its rank is within `promote`), else relegated when it scores at most the second
+-- (1 + the members below it is within `relegate`); fewer members than `promote`: all of them are.
+-- Strict: its size, the places decide. O(log n), so a cohort rolled in parts moves each member as the
+-- whole cohort's ranks say.
 local function cohort_bounds(s, key)
+  if s.width > 0 then return { size = redis.call('ZCARD', key) } end
   local bounds = { promote = math.huge, relegate = -math.huge }
   if s.promote > 0 then
     bounds.promote = tonumber(redis.call('ZRANGE', key, s.promote - 1, s.promote - 1, 'REV', 'WITHSCORES')[2]) or -math.huge
@@ -81,10 +101,14 @@ local function cohort_bounds(s, key)
   return bounds
 end
 
--- A member's tier after the rollover (see cohort_bounds).
-local function moved_tier(s, tier, score, bounds)
-  if score >= bounds.promote and tier < s.tier_count then return tier + 1 end
-  if score <= bounds.relegate and tier > 1 then return tier - 1 end
+-- A member's tier after the rollover ({ score, rank }; see cohort_bounds): up, else down, else kept.
+local function moved_tier(s, tier, member, bounds)
+  local up, down = member.rank <= s.promote, member.rank > (bounds.size or 0) - s.relegate
+  if not bounds.size then
+    up, down = tonumber(member.score) >= bounds.promote, tonumber(member.score) <= bounds.relegate
+  end
+  if up and tier < s.tier_count then return tier + 1 end
+  if down and tier > 1 then return tier - 1 end
   return tier
 end
 
@@ -103,12 +127,12 @@ local function roll_members(s, period, tier, cohort, members, bounds)
   local items = {}
   for n, member in ipairs(members) do items[n] = member.item end
   local ats = redis.call('HMGET', s.base .. 'at', unpack(items))
-  local here = period .. ':' .. tier .. ':' .. cohort
+  local here = at_of(period, tier, cohort)
   local placed, up, lowest = { 'HDEL', s.base .. 'at' }, { 'HSET', s.base .. 'tier' }, { 'HDEL', s.base .. 'tier' }
   local moves = { 'RPUSH', s.base .. period .. ':moves' }
   for n, member in ipairs(members) do
-    if ats[n] == here then
-      local to = moved_tier(s, tier, tonumber(member.score), bounds)
+    if ats[n] and string.match(ats[n], '^%d+:%d+:%d+') == here then
+      local to = moved_tier(s, tier, member, bounds)
       placed[#placed + 1] = member.item
       if to > 1 then
         up[#up + 1], up[#up + 2] = member.item, to
@@ -121,33 +145,13 @@ local function roll_members(s, period, tier, cohort, members, bounds)
   send_all({ placed, up, lowest, moves })
 end
 
--- The members at places offset.. of the cohort `key` (at most `count`, best first) as ZRANGE REV
--- WITHSCORES answers them, and the competition rank of each (equal scores share one). O(log n + count):
--- one count, for the first.
-local function cohort_page(key, offset, count)
-  local rows = redis.call('ZRANGE', key, offset, offset + count - 1, 'REV', 'WITHSCORES')
-  local ranks = {}
-  for i = 1, #rows, 2 do
-    local n = (i + 1) / 2
-    -- Past the first row a new score's rank is its place: every member before it scores more.
-    if i == 1 then
-      ranks[n] = 1 + redis.call('ZCOUNT', key, '(' .. rows[2], '+inf')
-    elseif rows[i + 1] ~= rows[i - 1] then
-      ranks[n] = offset + n
-    else
-      ranks[n] = ranks[n - 1]
-    end
-  end
-  return rows, ranks
-end
-
 -- Rolls the members at places offset.. of one cohort of a closed period (at most `count`, best first):
 -- O(log n + count), a few commands. Answers the members read; fewer than `count`: the cohort is done
 -- and goes. The cohort does not change once its period closed (league_changed), so the places and
 -- ranks hold across parts.
 local function roll_part(s, period, tier, cohort, offset, count)
   local key = cohort_key(s, period, tier, cohort)
-  local rows, ranks = cohort_page(key, offset, count)
+  local rows, ranks = ties.marked_page(key, offset, count, s.width)
   local members = {}
   for n = 1, #ranks do members[n] = { item = rows[2 * n - 1], score = rows[2 * n], rank = ranks[n] } end
   if #members > 0 then roll_members(s, period, tier, cohort, members, cohort_bounds(s, key)) end
@@ -157,25 +161,42 @@ end
 
 -- Rolls one member of a cohort of a closed period ahead of the cohort's parts: its next placement
 -- needs its tier now. O(log n).
-local function roll_member(s, period, tier, cohort, item)
+local function roll_member(s, period, tier, cohort, item, mark)
   local key = cohort_key(s, period, tier, cohort)
-  local score = redis.call('ZSCORE', key, item)
+  local score, rank = ties.marked_standing(key, mark .. item, s.width)
   if not score then return end
-  local rank = 1 + redis.call('ZCOUNT', key, '(' .. score, '+inf')
   roll_members(s, period, tier, cohort, { { item = item, score = score, rank = rank } }, cohort_bounds(s, key))
 end
 
 -- Places `item` (its first event of `period`, with `amount` so far) in the last cohort of its tier,
 -- after rolling it out of its previous cohort when no rollover step has yet.
 local function place(s, item, period, at, amount)
-  local p0, t0, c0 = parse_at(at)
-  if p0 and p0 < period then roll_member(s, p0, t0, c0, item) end
+  local p0, t0, c0, mark0 = parse_at(at)
+  if p0 and p0 < period then roll_member(s, p0, t0, c0, item, mark0) end
   local tier = math.min(tonumber(redis.call('HGET', s.base .. 'tier', item)) or 1, s.tier_count)
   local placed = redis.call('HINCRBY', s.base .. period .. ':fill', tier, 1)
   local cohort = math.floor((placed - 1) / s.size) + 1
-  redis.call('ZADD', cohort_key(s, period, tier, cohort), amount, item)
-  redis.call('HSET', s.base .. 'at', item, period .. ':' .. tier .. ':' .. cohort)
+  local mark = new_mark(s)
+  redis.call('ZADD', cohort_key(s, period, tier, cohort), amount, mark .. item)
+  redis.call('HSET', s.base .. 'at', item, at_of(period, tier, cohort, mark))
   redis.call('ZADD', s.base .. 'open', 'NX', period, period)
+end
+
+-- Mirrors a placed item's league score into its cohort of the current period (XX, or no member: a
+-- rolled cohort stays gone). Strict ties: a new score is reached now, so it takes a new mark (member
+-- and placement), an unchanged one keeps its place.
+local function mirror(s, period, tier, cohort, item, mark, amount)
+  local key = cohort_key(s, period, tier, cohort)
+  if s.width == 0 then
+    redis.call('ZADD', key, 'XX', amount, item)
+    return
+  end
+  local score = redis.call('ZSCORE', key, mark .. item)
+  if not score or tonumber(score) == amount then return end
+  local new = new_mark(s)
+  redis.call('ZREM', key, mark .. item)
+  redis.call('ZADD', key, amount, new .. item)
+  redis.call('HSET', s.base .. 'at', item, at_of(period, tier, cohort, new))
 end
 
 -- Hook: a change of the league window's results that is not expiry places the item (its first event
@@ -189,13 +210,12 @@ local function league_changed(top_key, item)
   local period = tonumber(newest)
   local amount = redis.call('HGET', keyspace.sibling_key(s.slots_key, 'slots', 'slot:' .. newest), item)
   local at = redis.call('HGET', s.base .. 'at', item)
-  local p, t, c = parse_at(at)
+  local p, t, c, mark = parse_at(at)
   if p == period then
     -- A period whose rollover began (an instance whose clock is past its end) keeps its cohorts as they
-    -- are: the parts still to roll rank members by the places the first part saw. XX: a rolled cohort
-    -- stays gone.
+    -- are: the parts still to roll rank members by the places the first part saw.
     if redis.call('EXISTS', s.base .. p .. ':roll') == 1 then return end
-    redis.call('ZADD', cohort_key(s, p, t, c), 'XX', amount or 0, item)
+    mirror(s, p, t, c, item, mark, tonumber(amount or 0))
   elseif amount then
     place(s, item, period, at, amount)
   end
@@ -374,6 +394,5 @@ hooks.register('board_dropped', leagues_dropped, 'leagues')
 
 leagues.setting_of = setting_of
 leagues.cohort_key = cohort_key
-leagues.cohort_page = cohort_page
 leagues.parse_at = parse_at
 leagues.roll_step = roll_step

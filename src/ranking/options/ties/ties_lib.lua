@@ -27,6 +27,8 @@
 -- append_marks, and back into tie_ahead) is its whole member, <mark><item>, unique and in the order.
 -- On a board with a tiebreak (tiebreak_lib) the strict order is the pair order's, tie marks drawn here
 -- (ties.drawn_mark) kept after each pair: these hooks then answer only `strict` (own_order).
+-- Another option keeping a zset in the board's order (a leagues cohort) marks its members with
+-- ties.drawn_mark too, and pages and ranks them with ties.marked_page and ties.marked_standing.
 -- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
 -- day for 2 700 years), times below 10^13 ms (year 2286).
 
@@ -218,6 +220,43 @@ local function tie_page(top_key, first, last, marks)
     page[i] = string.sub(page[i], width + 1)
   end
   return page
+end
+
+-- A zset another option keeps in a board's order (a leagues cohort): members <mark><item> on a
+-- `ties: first` board (`width`: the marks' digits, drawn by ties.drawn_mark), so ZRANGE REV lists equal
+-- scores earliest first; plain items (`width` 0) on a board of shared ties.
+function ties.item_of(member, width)
+  if width == 0 then return member end
+  return string.sub(member, width + 1)
+end
+
+-- Places offset.. (at most `count`, best first) of such a zset as ZRANGE REV WITHSCORES answers them,
+-- each member replaced by its item, and each row's rank: strict, its place; shared, its competition
+-- rank (equal scores share one). O(log n + count): one count, for the first row of a shared page.
+function ties.marked_page(key, offset, count, width)
+  local rows = redis.call('ZRANGE', key, offset, offset + count - 1, 'REV', 'WITHSCORES')
+  local ranks = {}
+  for i = 1, #rows, 2 do
+    local n = (i + 1) / 2
+    rows[i] = ties.item_of(rows[i], width)
+    -- Past the first row a new score's rank is its place: every member before it scores more.
+    if width > 0 or (i > 1 and rows[i + 1] ~= rows[i - 1]) then
+      ranks[n] = offset + n
+    elseif i == 1 then
+      ranks[n] = 1 + redis.call('ZCOUNT', key, '(' .. rows[2], '+inf')
+    else
+      ranks[n] = ranks[n - 1]
+    end
+  end
+  return rows, ranks
+end
+
+-- The score and rank (strict or competition, as marked_page) of `member` in such a zset, or nil.
+function ties.marked_standing(key, member, width)
+  local score = redis.call('ZSCORE', key, member)
+  if not score then return nil end
+  if width > 0 then return score, 1 + redis.call('ZREVRANK', key, member) end
+  return score, 1 + redis.call('ZCOUNT', key, '(' .. score, '+inf')
 end
 
 -- Unlinks the strict order of the window `base` ("<tag>:<window>:"), when it goes (drop_window).
