@@ -102,7 +102,7 @@ const intOf = (value: unknown): number | undefined =>
 export const tailOption: BoardOption<TailConfig> = {
   name: 'tail',
   fields: ['tail'],
-  luaModules: [join(__dirname, 'tail_lib.lua')],
+  luaModules: [join(__dirname, 'tail_lib.lua'), join(__dirname, 'tail_pack_lib.lua')],
   fromStored: (fields) =>
     fields.tailExact === undefined
       ? {}

@@ -1,5 +1,5 @@
 -- module: tail
--- requires: call_state, hooks, keyspace
+-- requires: call_state, hooks, keyspace, tail_pack
 -- tail_lib: `tail` boards, a board option (src/ranking/options/tail/): the long tail in bounded memory.
 -- Once a slot of a rolling window has closed (the current slot is later), its items counting less than
 -- `below` there (and more than 0, outside the window's `exact` best) leave the slot and the results:
@@ -10,7 +10,8 @@
 -- KEYS: 0 (its keys are siblings of the window's slots key: "<base>tail" hash, "<base>tailbf:<start>")
 -- Config hash fields: tailExact (K), tailBelow (T); absent: the option is off.
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
--- and its HSCAN cursor; upto: the newest slot pruned to its end.
+-- and its HSCAN cursor; upto: the newest slot pruned to its end. A pruned slot is then packed
+-- (tail_pack_lib) before the next one is pruned.
 
 call_state.config_field_add('tailExact', 'tail')
 call_state.config_field_add('tailBelow', 'tail')
@@ -100,12 +101,13 @@ local function finish_slot(ctx)
   end
   redis.call('HSET', ctx.tail_key, 'upto', ctx.start)
   redis.call('HDEL', ctx.tail_key, 'cur', 'cursor')
+  tail_pack.begin(ctx.base, ctx.start)
 end
 
 local function context(base, top_key, start, exact, below)
   local tail_key = base .. 'tail'
   local stored = redis.call('HMGET', tail_key, 'd:' .. start, 'b:' .. start)
-  return { tail_key = tail_key, top_key = top_key, slot_key = base .. 'slot:' .. start, start = start,
+  return { base = base, tail_key = tail_key, top_key = top_key, slot_key = base .. 'slot:' .. start, start = start,
     filter_key = base .. 'tailbf:' .. start, bits = tonumber(stored[2]), most = tonumber(stored[1]) or 0,
     exact = exact, below = below }
 end
@@ -118,6 +120,9 @@ local function settle_window(slots_key, top_key, now_sec, interval_sec, budget)
   local current = now_sec - now_sec % interval_sec
   local base = base_of(slots_key)
   while budget > 0 do
+    local packed
+    budget, packed = tail_pack.step(base, budget)
+    if not packed or budget <= 0 then return budget, false end
     local cur = redis.call('HMGET', base .. 'tail', 'cur', 'cursor')
     local start, cursor = cur[1], cur[2]
     if not start then
@@ -144,14 +149,37 @@ local function slot_expired(slots_key, start)
   redis.call('HDEL', base .. 'tail', 'd:' .. start, 'b:' .. start)
   redis.call('DEL', base .. 'tailbf:' .. start)
   if redis.call('HGET', base .. 'tail', 'cur') == tostring(start) then redis.call('HDEL', base .. 'tail', 'cur', 'cursor') end
+  tail_pack.forget(base, start)
+end
+
+-- Every key the option keeps of the window "<base>": its filters, packed slots, row cache and state.
+local function window_keys(base)
+  local fields = redis.call('HKEYS', base .. 'tail')
+  local keys = tail_pack.packed_keys(base, fields)
+  for _, field in ipairs(fields) do
+    local start = string.match(field, '^b:(.*)$')
+    if start then keys[#keys + 1] = base .. 'tailbf:' .. start end
+  end
+  keys[#keys + 1], keys[#keys + 2] = base .. 'tail', base .. 'tailrows'
+  return keys
 end
 
 local function window_dropped(base)
-  for _, field in ipairs(redis.call('HKEYS', base .. 'tail')) do
-    local start = string.match(field, '^d:(.*)$')
-    if start then redis.call('DEL', base .. 'tailbf:' .. start) end
+  redis.call('UNLINK', unpack(window_keys(base)))
+end
+
+-- Hook board_dropped: a deleted board's windows' tail keys (a few per live slot), one window at a time.
+local function tail_board_dropped(cfg_key, drop_key, budget)
+  for _, w in ipairs(cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')) do
+    local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
+    if redis.call('EXISTS', base .. 'tail') == 1 or redis.call('EXISTS', base .. 'tailrows') == 1 then
+      if budget <= 0 then return budget, false end
+      local keys = window_keys(base)
+      redis.call('UNLINK', unpack(keys))
+      budget = budget - #keys
+    end
   end
-  redis.call('DEL', base .. 'tail', base .. 'tailrows')
+  return budget, true
 end
 
 -- The live pruned slots of a window (start, D, filter, whether its pruning is done), oldest first, H
@@ -309,6 +337,7 @@ tail.best_rows = best_rows
 hooks.register('window_settled', settle_window, 'tail')
 hooks.register('slot_expired', slot_expired, 'tail')
 hooks.register('window_dropped', window_dropped, 'tail')
+hooks.register('board_dropped', tail_board_dropped, 'tail')
 hooks.register('config_planned', tail_planned, 'tail')
 hooks.register('config_differs', tail_differs, 'tail')
 hooks.register('config_stored', tail_stored, 'tail')
