@@ -8,7 +8,8 @@
  * An item's events of an hour go as one batch entry of their sum (the slot hash holds the same field
  * and count either way). After 24 h + 1 minute of the fake clock: INFO used_memory over the empty
  * server's, the board's keys by MEMORY USAGE, and on the tail board how many of the 1 000 best rows
- * answer bound 0 and equal the exact board's (score and rank), and what that read costs.
+ * answer bound 0 and equal the exact board's (score and rank), and what that read costs. The tail
+ * board's closed slots are pruned, then packed (tail_pack_lib.lua): "packed slots" is their lists.
  *
  *   npx ts-node --transpile-only bench/tail-memory.ts
  *
@@ -77,7 +78,16 @@ interface RunFigures {
 
 /** Every key's MEMORY USAGE (the server holds the one board), by kind: slot hashes, results, the tail's filters, the rest. */
 async function keyBytes(redis: TestRedis): Promise<Record<string, number>> {
-  const kinds: Record<string, number> = { slots: 0, slotFields: 0, top: 0, topItems: 0, filters: 0, other: 0, keys: 0 };
+  const kinds: Record<string, number> = {
+    slots: 0,
+    slotFields: 0,
+    packed: 0,
+    top: 0,
+    topItems: 0,
+    filters: 0,
+    other: 0,
+    keys: 0,
+  };
   let cursor = '0';
   do {
     const [nextCursor, found] = await redis.client.scan(cursor, 'COUNT', 1000);
@@ -89,7 +99,9 @@ async function keyBytes(redis: TestRedis): Promise<Record<string, number>> {
           ? 'top'
           : /:tailbf:/.test(key)
             ? 'filters'
-            : 'other';
+            : /:tailpk:/.test(key)
+              ? 'packed'
+              : 'other';
       kinds[kind] += bytes;
       if (kind === 'slots') kinds.slotFields += await redis.client.hlen(key);
       if (kind === 'top') kinds.topItems += await redis.client.zcard(key);
@@ -102,15 +114,20 @@ async function keyBytes(redis: TestRedis): Promise<Record<string, number>> {
 
 /**
  * The hour's events come here as few batches; as a stream they would be about EVENTS calls, each
- * pruning up to EXPIRE_CHUNK closed-slot fields. So, before the next hour, reads of one row (calls
- * pruning as any call does) until the slot before this hour is pruned; answers how many it took.
+ * pruning (then packing) up to EXPIRE_CHUNK closed-slot fields. So, before the next hour, reads of one
+ * row (calls pruning as any call does) until the slot before this hour is pruned and packed; answers
+ * how many it took.
  */
 async function pruneLikeAStream(redis: TestRedis, standing: StandingService, hour: number): Promise<number> {
   if (hour === 0) return 0;
   const [, [tailKey]] = await redis.client.scan('0', 'MATCH', '*:day:tail', 'COUNT', 1000);
   const closed = String((T0_MS + (hour - 1) * HOUR_MS) / 1000);
   let calls = 0;
-  while (tailKey === undefined || (await redis.client.hget(tailKey, 'upto')) !== closed) {
+  const settled = async () =>
+    tailKey !== undefined &&
+    (await redis.client.hget(tailKey, 'upto')) === closed &&
+    (await redis.client.hget(tailKey, 'pk')) === null;
+  while (!(await settled())) {
     await standing.tailTop({ name: 'tail', window: 'day', limit: 1 });
     calls++;
   }
@@ -181,16 +198,16 @@ async function main(): Promise<void> {
     `## Bounded tail: ${DISTINCT.toLocaleString('en')} distinct items/h, ${EVENTS.toLocaleString('en')} events/h, 24 h window in 1 h slots (load ${load})\n`,
   );
   console.log(
-    '| board | used_memory growth | slot hashes (fields) | results zset (items) | tail filters | other keys | keys |',
+    '| board | used_memory growth | slot hashes (fields) | packed slots | results zset (items) | tail filters | other keys | keys |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const [label, figures] of [
     ['exact slots', exact],
     [`tail { exact: ${EXACT}, below: ${BELOW} }`, tail],
   ] as const) {
     const k = figures.kinds;
     console.log(
-      `| ${label} | ${mb(figures.usedBytes)} MB | ${mb(k.slots)} MB (${k.slotFields}) | ${mb(k.top)} MB (${k.topItems}) | ${mb(k.filters)} MB | ${mb(k.other)} MB | ${k.keys} |`,
+      `| ${label} | ${mb(figures.usedBytes)} MB | ${mb(k.slots)} MB (${k.slotFields}) | ${mb(k.packed)} MB | ${mb(k.top)} MB (${k.topItems}) | ${mb(k.filters)} MB | ${mb(k.other)} MB | ${k.keys} |`,
     );
   }
   console.log(

@@ -9,8 +9,9 @@ import { RedisSettings } from '../../src/redis/redis.settings';
 
 /**
  * Packed closed slots of a `tail` board (tail_pack_lib.lua): once pruned, a closed slot's kept fields
- * leave its hash for a list of packed records; a late event lands in the hash again; when the slot
- * expires both leave the results exactly; deleting the board leaves none of the option's keys.
+ * leave its hash for a list of packed records; a late event lands in the hash again; a span read sums
+ * both; when the slot expires both leave the results exactly; deleting the board leaves none of the
+ * option's keys.
  */
 const T0 = 1_700_002_800_000;
 const MINUTE_MS = 60_000;
@@ -26,7 +27,7 @@ describe.each(TOPOLOGIES)('tail: packed closed slots (real Redis, %s)', (topolog
   beforeAll(async () => {
     redis = await startTestRedis(topology);
     clock = new FakeClock(T0);
-    const config = validateConfig({ ...redis.env, EXPIRE_CHUNK: '20' });
+    const config = validateConfig({ ...redis.env, EXPIRE_CHUNK: '20', REDIS_COMMAND_TIMEOUT_MS: '5000' });
     service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(10_000);
     graph = await composeRanking(service, new RedisFunctions(service), config, clock);
@@ -70,6 +71,11 @@ describe.each(TOPOLOGIES)('tail: packed closed slots (real Redis, %s)', (topolog
     await graph.ranking.incrementBatch(name, [{ item: 'k0', amount: 5, at: T0 / 1000 + 1 }]);
     expect((await scores(name)).get('k0')).toBe(7);
     expect((await keysOf(name, 'slot:')).length).toBe(2);
+    // A span over both minutes sums the packed records with the slot hashes.
+    const span = await graph.ranking.top(name, 'w', 0, 1000, { span: '120s' });
+    expect(span.items).toHaveLength(KEPT + 1);
+    const spanScores = new Map(span.items.map((row) => [row.item, row.score]));
+    expect([spanScores.get('k0'), spanScores.get('k1'), spanScores.get('now')]).toEqual([7, 2, 1]);
 
     clock.advanceMs(2 * MINUTE_MS); // the first minute leaves the window (the second is packed meanwhile)
     const first = T0 / 1000;

@@ -7,8 +7,8 @@
 -- slot's fields one by one on a tail board: pruning is done before packing, and expiry reads them all.
 -- So the slot's counts are the slot hash's (late events land there again) plus its packed records.
 -- KEYS: 0 (siblings of the window's slots key)
--- "<base>tail" fields: pk, pkcursor: the slot being packed and its HSCAN cursor; p:<start>: the slot's
--- packed list exists (drops find it there once the slots index is gone).
+-- "<base>tail" fields: pk, pkcursor: the slot being packed and its HSCAN cursor; p:<start>: the records
+-- the slot's packed list holds (drops find the list there once the slots index is gone).
 
 -- Records per list element: an expiry pass pops whole elements, so it goes at most this far past its budget.
 local RECORDS_PER_PART = 32
@@ -53,7 +53,7 @@ end
 
 -- Tells tail_lib's settle step that the slot starting at `start` is pruned: it is packed next.
 local function begin(base, start)
-  redis.call('HSET', base .. 'tail', 'pk', start, 'pkcursor', '0', 'p:' .. start, '1')
+  redis.call('HSET', base .. 'tail', 'pk', start, 'pkcursor', '0', 'p:' .. start, '0')
 end
 
 -- Packs the slot being packed within `budget` fields (HSCAN steps: a field moves to the list and leaves
@@ -71,6 +71,7 @@ local function step(base, budget)
     if #fields > 0 then
       append_parts(list_key, entries)
       redis.call('HDEL', slot_key, unpack(fields))
+      redis.call('HINCRBY', base .. 'tail', 'p:' .. start, #fields)
     end
     budget, cursor = budget - math.max(1, #fields), scan[1]
     if cursor == '0' then
@@ -105,6 +106,18 @@ local function slot_leaving(slots_key, top_key, start, budget)
   return budget, redis.call('EXISTS', list_key) == 0
 end
 
+-- Hook slot_packed: the slot's packed records on a tail board (a span read sums them with its hash).
+local function slot_packed(slots_key, start, read)
+  if not call_state.config_field(call_state.cfg_key_of_top(slots_key), 'tailExact') then return nil end
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
+  if not read then return tonumber(redis.call('HGET', base .. 'tail', 'p:' .. start)) end
+  local entries = {}
+  for _, part in ipairs(redis.call('LRANGE', packed_key(base, start), 0, -1)) do
+    for _, value in ipairs(records_in(part)) do entries[#entries + 1] = value end
+  end
+  return entries
+end
+
 -- The slot's packed list goes with it (drained by then, unless the window itself goes).
 local function forget(base, start)
   redis.call('DEL', packed_key(base, start))
@@ -129,3 +142,4 @@ tail_pack.packed_keys = packed_keys
 tail_pack.records_in = records_in
 
 hooks.register('slot_leaving', slot_leaving, 'tail')
+hooks.register('slot_packed', slot_packed, 'tail')
