@@ -131,7 +131,7 @@ async function pruneLikeAStream(redis: TestRedis, standing: StandingService, hou
   const settled = async () =>
     tailKey !== undefined &&
     (await redis.client.hget(tailKey, 'upto')) === closed &&
-    (await redis.client.hget(tailKey, 'pk')) === null;
+    (await redis.client.hget(`${tailKey}pack`, 'upto')) === closed;
   while (!(await settled())) {
     await standing.tailTop({ name: 'tail', window: 'day', limit: 1 });
     calls++;
@@ -210,8 +210,11 @@ async function main(): Promise<void> {
   const tail = await run(true);
   const truth = streamTop();
   if (exact) {
-    const disagreeing = exact.top.filter((row) => truth.get(row.item)?.score !== row.score || truth.get(row.item)?.rank !== row.rank);
-    if (disagreeing.length > 0) throw new Error(`the exact board disagrees with the stream on ${disagreeing.length} rows`);
+    const disagreeing = exact.top.filter(
+      (row) => truth.get(row.item)?.score !== row.score || truth.get(row.item)?.rank !== row.rank,
+    );
+    if (disagreeing.length > 0)
+      throw new Error(`the exact board disagrees with the stream on ${disagreeing.length} rows`);
   }
   const certified = tail.top.filter((row) => row.bound === 0);
   const agreeing = certified.filter((row) => {

@@ -54,7 +54,11 @@ describe.each(TOPOLOGIES)('tail: packed closed slots (real Redis, %s)', (topolog
   it('packs a pruned slot, counts a late event into it, and drains both when it expires', async () => {
     clock.setMs(T0);
     const name = 'pk';
-    await graph.ranking.putBoard({ name, windows: [{ name: 'w', period: '3m', interval: '1m' }], tail: { exact: 1, below: 2 } });
+    await graph.ranking.putBoard({
+      name,
+      windows: [{ name: 'w', period: '3m', interval: '1m' }],
+      tail: { exact: 1, below: 2 },
+    });
     const kept = Array.from({ length: KEPT }, (_, i) => ({ item: `k${i}`, amount: 2 }));
     const once = Array.from({ length: 30 }, (_, i) => ({ item: `o${i}`, amount: 1 }));
     await graph.ranking.incrementBatch(name, [...kept, ...once]);
@@ -85,10 +89,14 @@ describe.each(TOPOLOGIES)('tail: packed closed slots (real Redis, %s)', (topolog
     expect(await keysOf(name, `slot:${first}`)).toEqual([]);
   });
 
-  it("deleting a tail board drops its packed slots, filters and row cache with the rest", async () => {
+  it('deleting a tail board drops its packed slots, filters and row cache with the rest', async () => {
     clock.setMs(T0);
     const name = 'pkdrop';
-    await graph.ranking.putBoard({ name, windows: [{ name: 'w', period: '10m', interval: '1m' }], tail: { exact: 1, below: 3 } });
+    await graph.ranking.putBoard({
+      name,
+      windows: [{ name: 'w', period: '10m', interval: '1m' }],
+      tail: { exact: 1, below: 3 },
+    });
     for (let minute = 0; minute < 5; minute++) {
       const entries = Array.from({ length: 40 }, (_, i) => ({ item: `m${minute}i${i}`, amount: 1 + (i % 4) }));
       await graph.ranking.incrementBatch(name, entries);

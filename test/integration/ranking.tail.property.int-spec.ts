@@ -120,7 +120,12 @@ describe.each(TOPOLOGIES)('tail option against a brute force (property, %s)', (t
               12,
             ],
             // Six items in the open slot, nothing pruned yet: six exact rows.
-            [[{ kind: 'batch', entries: POOL.slice(0, 6).map((item, i) => ({ item, amount: i + 2, ago: 0 })) }], 6, 2, 12],
+            [
+              [{ kind: 'batch', entries: POOL.slice(0, 6).map((item, i) => ({ item, amount: i + 2, ago: 0 })) }],
+              6,
+              2,
+              12,
+            ],
           ],
         },
       );

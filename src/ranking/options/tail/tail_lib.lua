@@ -1,5 +1,5 @@
 -- module: tail
--- requires: call_state, hooks, keyspace, tail_pack
+-- requires: call_state, hooks, keyspace
 -- tail_lib: `tail` boards, a board option (src/ranking/options/tail/): the long tail in bounded memory.
 -- Once a slot of a rolling window has closed (the current slot is later), its items counting less than
 -- `below` there (and more than 0, outside the window's `exact` best) leave the slot and the results:
@@ -10,8 +10,7 @@
 -- KEYS: 0 (its keys are siblings of the window's slots key: "<base>tail" hash, "<base>tailbf:<start>")
 -- Config hash fields: tailExact (K), tailBelow (T); absent: the option is off.
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
--- and its HSCAN cursor; upto: the newest slot pruned to its end. A pruned slot is then packed
--- (tail_pack_lib) before the next one is pruned.
+-- and its HSCAN cursor; upto: the newest slot pruned to its end (tail_pack_lib then packs it).
 
 call_state.config_field_add('tailExact', 'tail')
 call_state.config_field_add('tailBelow', 'tail')
@@ -101,13 +100,12 @@ local function finish_slot(ctx)
   end
   redis.call('HSET', ctx.tail_key, 'upto', ctx.start)
   redis.call('HDEL', ctx.tail_key, 'cur', 'cursor')
-  tail_pack.begin(ctx.base, ctx.start)
 end
 
 local function context(base, top_key, start, exact, below)
   local tail_key = base .. 'tail'
   local stored = redis.call('HMGET', tail_key, 'd:' .. start, 'b:' .. start)
-  return { base = base, tail_key = tail_key, top_key = top_key, slot_key = base .. 'slot:' .. start, start = start,
+  return { tail_key = tail_key, top_key = top_key, slot_key = base .. 'slot:' .. start, start = start,
     filter_key = base .. 'tailbf:' .. start, bits = tonumber(stored[2]), most = tonumber(stored[1]) or 0,
     exact = exact, below = below }
 end
@@ -120,9 +118,6 @@ local function settle_window(slots_key, top_key, now_sec, interval_sec, budget)
   local current = now_sec - now_sec % interval_sec
   local base = base_of(slots_key)
   while budget > 0 do
-    local packed
-    budget, packed = tail_pack.step(base, budget)
-    if not packed or budget <= 0 then return budget, false end
     local cur = redis.call('HMGET', base .. 'tail', 'cur', 'cursor')
     local start, cursor = cur[1], cur[2]
     if not start then
@@ -149,14 +144,12 @@ local function slot_expired(slots_key, start)
   redis.call('HDEL', base .. 'tail', 'd:' .. start, 'b:' .. start)
   redis.call('DEL', base .. 'tailbf:' .. start)
   if redis.call('HGET', base .. 'tail', 'cur') == tostring(start) then redis.call('HDEL', base .. 'tail', 'cur', 'cursor') end
-  tail_pack.forget(base, start)
 end
 
--- Every key the option keeps of the window "<base>": its filters, packed slots, row cache and state.
+-- The keys tail_lib keeps of the window "<base>": its filters, row cache and state.
 local function window_keys(base)
-  local fields = redis.call('HKEYS', base .. 'tail')
-  local keys = tail_pack.packed_keys(base, fields)
-  for _, field in ipairs(fields) do
+  local keys = {}
+  for _, field in ipairs(redis.call('HKEYS', base .. 'tail')) do
     local start = string.match(field, '^b:(.*)$')
     if start then keys[#keys + 1] = base .. 'tailbf:' .. start end
   end

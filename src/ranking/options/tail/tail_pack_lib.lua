@@ -1,14 +1,15 @@
--- module: tail_pack
 -- requires: call_state, hooks, keyspace, window
--- tail_pack_lib: the packed closed slots of `tail` boards (src/ranking/options/tail/). Once tail_lib has
--- pruned a closed slot, its kept fields move out of the slot hash (a hashtable of ~76 bytes a field)
+-- tail_pack_lib: the packed closed slots of `tail` boards (src/ranking/options/tail/), hooks only (no
+-- table of its own: the library's main chunk is short of names). Once tail_lib has pruned a closed
+-- slot, its kept fields move out of the slot hash (a hashtable of ~76 bytes a field)
 -- into "<base>tailpk:<start>", a list of packed strings: per field a 2-byte id length, the id, a 1-byte
 -- count length and the count in decimal (~14 bytes a field for 10-byte ids). Nothing reads a closed
 -- slot's fields one by one on a tail board: pruning is done before packing, and expiry reads them all.
 -- So the slot's counts are the slot hash's (late events land there again) plus its packed records.
 -- KEYS: 0 (siblings of the window's slots key)
--- "<base>tail" fields: pk, pkcursor: the slot being packed and its HSCAN cursor; p:<start>: the records
--- the slot's packed list holds (drops find the list there once the slots index is gone).
+-- "<base>tailpack" hash: upto: the newest slot packed; pk, pkcursor: the slot being packed and its HSCAN
+-- cursor; p:<start>: the records the slot's packed list holds (drops find the list there once the
+-- slots index is gone). tail_lib's "<base>tail" upto tells which slots are pruned.
 
 -- Records per list element: an expiry pass pops whole elements, so it goes at most this far past its budget.
 local RECORDS_PER_PART = 32
@@ -51,42 +52,67 @@ local function append_parts(list_key, entries)
   redis.call('RPUSH', list_key, unpack(parts))
 end
 
--- Tells tail_lib's settle step that the slot starting at `start` is pruned: it is packed next.
-local function begin(base, start)
-  redis.call('HSET', base .. 'tail', 'pk', start, 'pkcursor', '0', 'p:' .. start, '0')
+local function tail_on(key)
+  return call_state.config_field(call_state.cfg_key_of_top(key), 'tailExact')
 end
 
--- Packs the slot being packed within `budget` fields (HSCAN steps: a field moves to the list and leaves
--- the hash in the same step, so a later step never sees it again). Answers the budget left and whether
--- packing is done (nothing being packed, or that slot finished).
-local function step(base, budget)
-  local state = redis.call('HMGET', base .. 'tail', 'pk', 'pkcursor')
-  local start, cursor = state[1], state[2]
-  if not start then return budget, true end
-  local slot_key, list_key = base .. 'slot:' .. start, packed_key(base, start)
-  while budget > 0 do
-    local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', SCAN_COUNT)
-    local entries, fields = scan[2], {}
-    for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
-    if #fields > 0 then
-      append_parts(list_key, entries)
-      redis.call('HDEL', slot_key, unpack(fields))
-      redis.call('HINCRBY', base .. 'tail', 'p:' .. start, #fields)
-    end
-    budget, cursor = budget - math.max(1, #fields), scan[1]
-    if cursor == '0' then
-      redis.call('HDEL', base .. 'tail', 'pk', 'pkcursor')
-      return budget, true
-    end
+-- The oldest slot pruned but not packed, now being packed; nil when there is none.
+local function next_slot(base, slots_key, state_key)
+  local pruned = redis.call('HGET', base .. 'tail', 'upto')
+  if not pruned then return nil end
+  local packed = redis.call('HGET', state_key, 'upto')
+  local start = redis.call('ZRANGEBYSCORE', slots_key, packed and '(' .. packed or '-inf', pruned, 'LIMIT', 0, 1)[1]
+  if start then redis.call('HSET', state_key, 'pk', start, 'pkcursor', '0', 'p:' .. start, '0') end
+  return start
+end
+
+-- One HSCAN step of the slot being packed: its fields move to the list and leave the hash together,
+-- so a later step never sees them again. Answers the fields moved and the cursor.
+local function pack_step(base, state_key, start, cursor)
+  local slot_key = base .. 'slot:' .. start
+  local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', SCAN_COUNT)
+  local entries, fields = scan[2], {}
+  for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
+  if #fields > 0 then
+    append_parts(packed_key(base, start), entries)
+    redis.call('HDEL', slot_key, unpack(fields))
+    redis.call('HINCRBY', state_key, 'p:' .. start, #fields)
   end
-  redis.call('HSET', base .. 'tail', 'pkcursor', cursor)
-  return budget, false
+  return #fields, scan[1]
+end
+
+-- Hook window_settled (after tail_lib's pruning, with what budget it left): packs the pruned slots,
+-- oldest first, within `budget` fields. Answers the budget left and its due (false: work is left).
+local function settle_pack(slots_key, top_key, _now_sec, _interval_sec, budget)
+  if not tail_on(top_key) or string.find(slots_key, '~', 1, true) then return budget, nil end
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
+  local state_key = base .. 'tailpack'
+  while true do
+    local state = redis.call('HMGET', state_key, 'pk', 'pkcursor')
+    local start, cursor = state[1], state[2] or '0'
+    if not start then
+      if budget <= 0 then return budget, next_slot(base, slots_key, state_key) and false or nil end
+      start = next_slot(base, slots_key, state_key)
+      if not start then return budget, nil end
+    end
+    while budget > 0 and cursor ~= 'done' do
+      local moved
+      moved, cursor = pack_step(base, state_key, start, cursor)
+      budget, cursor = budget - math.max(1, moved), cursor == '0' and 'done' or cursor
+    end
+    if cursor ~= 'done' then
+      redis.call('HSET', state_key, 'pkcursor', cursor)
+      return budget, false
+    end
+    redis.call('HSET', state_key, 'upto', start)
+    redis.call('HDEL', state_key, 'pk', 'pkcursor')
+  end
 end
 
 -- Hook slot_leaving: the expiring slot's packed counts leave the results first (as expire_window's own
 -- drain does with the slot hash), whole parts within about `budget` records, popped before subtracted.
 local function slot_leaving(slots_key, top_key, start, budget)
-  if not call_state.config_field(call_state.cfg_key_of_top(top_key), 'tailExact') then return budget, true end
+  if not tail_on(top_key) then return budget, true end
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local list_key = packed_key(base, start)
   while budget > 0 do
@@ -108,9 +134,9 @@ end
 
 -- Hook slot_packed: the slot's packed records on a tail board (a span read sums them with its hash).
 local function slot_packed(slots_key, start, read)
-  if not call_state.config_field(call_state.cfg_key_of_top(slots_key), 'tailExact') then return nil end
+  if not tail_on(slots_key) then return nil end
   local base = keyspace.sibling_key(slots_key, 'slots', '')
-  if not read then return tonumber(redis.call('HGET', base .. 'tail', 'p:' .. start)) end
+  if not read then return tonumber(redis.call('HGET', base .. 'tailpack', 'p:' .. start)) end
   local entries = {}
   for _, part in ipairs(redis.call('LRANGE', packed_key(base, start), 0, -1)) do
     for _, value in ipairs(records_in(part)) do entries[#entries + 1] = value end
@@ -118,28 +144,48 @@ local function slot_packed(slots_key, start, read)
   return entries
 end
 
--- The slot's packed list goes with it (drained by then, unless the window itself goes).
-local function forget(base, start)
+-- Hook slot_expired: the slot's packed list goes with it (drained by slot_leaving by then).
+local function pack_expired(slots_key, start)
+  local base = keyspace.sibling_key(slots_key, 'slots', '')
+  local state_key = base .. 'tailpack'
+  if redis.call('EXISTS', state_key) == 0 then return end
   redis.call('DEL', packed_key(base, start))
-  redis.call('HDEL', base .. 'tail', 'p:' .. start)
-  if redis.call('HGET', base .. 'tail', 'pk') == tostring(start) then redis.call('HDEL', base .. 'tail', 'pk', 'pkcursor') end
+  redis.call('HDEL', state_key, 'p:' .. start)
+  if redis.call('HGET', state_key, 'pk') == tostring(start) then redis.call('HDEL', state_key, 'pk', 'pkcursor') end
 end
 
--- The packed lists a window "<base>" holds (by the tail hash's p:<start> fields).
-local function packed_keys(base, fields)
+-- The packed lists and state of the window "<base>".
+local function window_keys(base)
   local keys = {}
-  for _, field in ipairs(fields) do
+  for _, field in ipairs(redis.call('HKEYS', base .. 'tailpack')) do
     local start = string.match(field, '^p:(.*)$')
     if start then keys[#keys + 1] = packed_key(base, start) end
   end
+  keys[#keys + 1] = base .. 'tailpack'
   return keys
 end
 
-tail_pack.begin = begin
-tail_pack.step = step
-tail_pack.forget = forget
-tail_pack.packed_keys = packed_keys
-tail_pack.records_in = records_in
+local function pack_window_dropped(base)
+  redis.call('UNLINK', unpack(window_keys(base)))
+end
 
+-- Hook board_dropped: a deleted board's packed slots (a key per live slot), one window at a time.
+local function pack_board_dropped(cfg_key, drop_key, budget)
+  for _, w in ipairs(cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')) do
+    local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
+    if redis.call('EXISTS', base .. 'tailpack') == 1 then
+      if budget <= 0 then return budget, false end
+      local keys = window_keys(base)
+      redis.call('UNLINK', unpack(keys))
+      budget = budget - #keys
+    end
+  end
+  return budget, true
+end
+
+hooks.register('window_settled', settle_pack, 'tail')
 hooks.register('slot_leaving', slot_leaving, 'tail')
 hooks.register('slot_packed', slot_packed, 'tail')
+hooks.register('slot_expired', pack_expired, 'tail')
+hooks.register('window_dropped', pack_window_dropped, 'tail')
+hooks.register('board_dropped', pack_board_dropped, 'tail')
