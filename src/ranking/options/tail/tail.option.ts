@@ -98,7 +98,7 @@ export const TailBoundProperty = () =>
 const intOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 
-/** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter; reads certify the head. */
+/** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter, tail_pack_lib.lua packs what they keep; reads certify the head. */
 export const tailOption: BoardOption<TailConfig> = {
   name: 'tail',
   fields: ['tail'],
