@@ -91,9 +91,9 @@ local function settle_pack(slots_key, top_key, _now_sec, _interval_sec, budget)
     local state = redis.call('HMGET', state_key, 'pk', 'pkcursor')
     local start, cursor = state[1], state[2] or '0'
     if not start then
-      if budget <= 0 then return budget, next_slot(base, slots_key, state_key) and false or nil end
       start = next_slot(base, slots_key, state_key)
       if not start then return budget, nil end
+      if budget <= 0 then return budget, false end
     end
     while budget > 0 and cursor ~= 'done' do
       local moved
