@@ -222,6 +222,13 @@ const TAIL_BOARD = {
 /** The bounded tail on one shard: its deepest page's 2 064 rows each looked up in every pruned slot. */
 const TAIL_ONE_SHARD_BOARD = { ...TAIL_BOARD, shards: 1 };
 
+/** The bounded tail on one shard whose items all count 2 or more a slot: pruning keeps them, packing moves them all. */
+const TAIL_KEPT_BOARD = {
+  shards: 1,
+  windows: [{ name: 'h', period: '10m', interval: '1m' }],
+  tail: { exact: 1000, below: 2 },
+};
+
 /**
  * Eight minute windows, each keeping snapshots of its 1 000 best, and segments: the first write after
  * a boundary naming 8 filled segments has 8 × 9 listings of 1 000 rows to snapshot before it applies.
@@ -307,6 +314,7 @@ export const BOARDS = {
   'wc-metcal': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES },
   'wc-tail': TAIL_BOARD,
   'wc-tail-one': TAIL_ONE_SHARD_BOARD,
+  'wc-tail-kept': TAIL_KEPT_BOARD,
   'wc-cross': CROSSING_BOARD,
   /**
    * Filled to its bound of weighed actors by the weight row: the sum board's windows, views and cap,

@@ -15,6 +15,7 @@ import { GROUP_ROWS } from './group-rows';
 import { LEAGUE_ROWS } from './league-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 import { ALIAS_ROWS } from './alias-rows';
+import { TAIL_ROWS } from './tail-rows';
 
 export const WORST_ROWS: readonly WorstRow[] = [
   ...MODERATION_ROWS,
@@ -23,6 +24,8 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...GROUP_ROWS,
   ...SERVICE_ROWS,
   ...ALIAS_ROWS,
+  // They move the clock by 11 minutes: before the leagues rows, which move it by a week.
+  ...TAIL_ROWS,
   ...LEAGUE_ROWS,
   // Last: they delete boards, whose background drop steps would be charged to any row after them.
   ...ADMIN_ROWS,

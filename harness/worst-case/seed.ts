@@ -207,5 +207,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedTiebreakHistory(context);
   await seedMetrics(context, ['wc-rated', 'wc-rated64', 'wc-metrics64']);
   await seedCrossing(context);
+  // Last: the tail rows close its one slot (tail-rows.ts).
+  await batches(context, 'wc-tail-kept', context.sizes.items, (n) => ({ item: `i${n}`, amount: 2 + (n % 3) }));
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

@@ -25,6 +25,9 @@
 --   slot_leaving(slots_key, top_key, start, budget)  the slot starting at `start` expires: the option
 --                                       drains what it keeps of it first (at most about `budget`
 --                                       fields); answers the budget left and whether none is left
+--   slot_packed(slots_key, start, read)  what the option holds of the slot starting at `start` beside
+--                                       its hash (a tail board's packed records): nil (nothing), their
+--                                       count, or (`read`) their (item, count) pairs, flat (span reads)
 --   window_siblings(cfg_key, window)    the names of the windows the option keeps beside the board's
 --                                       `window` under its snapshot setting (a metric's, metrics_lib):
 --                                       they cross its boundaries and drop their history with it
@@ -107,6 +110,7 @@ hooks.tiebreak = {}
 hooks.window_dropped = {}
 hooks.window_copies = {}
 hooks.slot_leaving = {}
+hooks.slot_packed = {}
 hooks.window_siblings = {}
 hooks.board_dropped = {}
 hooks.window_settled = {}

@@ -1,5 +1,5 @@
 -- module: span
--- requires: window
+-- requires: hooks, window
 -- span_lib: reads of a window's newest slots, summed per item in the script (read_span). Board
 -- order as everywhere: higher score first, equal scores in descending byte order of the item id.
 -- KEYS: 0
@@ -21,18 +21,32 @@ local function comes_before(score, item, other_score, other_item)
   return id_after(item, other_item)
 end
 
+-- What options hold of a slot beside its hash (hooks_lib slot_packed: a tail board's packed
+-- records): their count, or (`read`) their (item, count) pairs.
+local function packed_of(slots_key, start, read)
+  local packed = hooks.slot_packed
+  for i = 1, #packed do
+    local held = packed[i](slots_key, start, read)
+    if held then return held end
+  end
+  return read and {} or 0
+end
+
 -- Per item, the sum of the slots starting in (now's slot - span, now's slot], and the fields read;
 -- nil (and the fields the span holds) when they are more than `most_fields`.
 local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields)
   local current = window.current_slot(now_sec, interval_sec)
   local starts = redis.call('ZRANGE', slots_key, '(' .. (current - span_sec), current, 'BYSCORE')
   local fields = 0
-  for _, start in ipairs(starts) do fields = fields + redis.call('HLEN', window.slot_key_of(slots_key, start)) end
+  for _, start in ipairs(starts) do
+    fields = fields + redis.call('HLEN', window.slot_key_of(slots_key, start)) + packed_of(slots_key, start, false)
+  end
   if fields > most_fields then return nil, fields end
   local sums = {}
   for _, start in ipairs(starts) do
-    local entries = redis.call('HGETALL', window.slot_key_of(slots_key, start))
-    for i = 1, #entries, 2 do sums[entries[i]] = (sums[entries[i]] or 0) + tonumber(entries[i + 1]) end
+    for _, entries in ipairs({ redis.call('HGETALL', window.slot_key_of(slots_key, start)), packed_of(slots_key, start, true) }) do
+      for i = 1, #entries, 2 do sums[entries[i]] = (sums[entries[i]] or 0) + tonumber(entries[i + 1]) end
+    end
   end
   return sums, fields
 end

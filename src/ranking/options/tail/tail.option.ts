@@ -98,11 +98,11 @@ export const TailBoundProperty = () =>
 const intOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 
-/** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter; reads certify the head. */
+/** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter, tail_pack_lib.lua packs what they keep; reads certify the head. */
 export const tailOption: BoardOption<TailConfig> = {
   name: 'tail',
   fields: ['tail'],
-  luaModules: [join(__dirname, 'tail_lib.lua')],
+  luaModules: [join(__dirname, 'tail_lib.lua'), join(__dirname, 'tail_pack_lib.lua')],
   fromStored: (fields) =>
     fields.tailExact === undefined
       ? {}

@@ -10,7 +10,7 @@
 -- KEYS: 0 (its keys are siblings of the window's slots key: "<base>tail" hash, "<base>tailbf:<start>")
 -- Config hash fields: tailExact (K), tailBelow (T); absent: the option is off.
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
--- and its HSCAN cursor; upto: the newest slot pruned to its end.
+-- and its HSCAN cursor; upto: the newest slot pruned to its end (tail_pack_lib then packs it).
 
 call_state.config_field_add('tailExact', 'tail')
 call_state.config_field_add('tailBelow', 'tail')
@@ -146,12 +146,33 @@ local function slot_expired(slots_key, start)
   if redis.call('HGET', base .. 'tail', 'cur') == tostring(start) then redis.call('HDEL', base .. 'tail', 'cur', 'cursor') end
 end
 
-local function window_dropped(base)
+-- The keys tail_lib keeps of the window "<base>": its filters, row cache and state.
+local function window_keys(base)
+  local keys = {}
   for _, field in ipairs(redis.call('HKEYS', base .. 'tail')) do
-    local start = string.match(field, '^d:(.*)$')
-    if start then redis.call('DEL', base .. 'tailbf:' .. start) end
+    local start = string.match(field, '^b:(.*)$')
+    if start then keys[#keys + 1] = base .. 'tailbf:' .. start end
   end
-  redis.call('DEL', base .. 'tail', base .. 'tailrows')
+  keys[#keys + 1], keys[#keys + 2] = base .. 'tail', base .. 'tailrows'
+  return keys
+end
+
+local function window_dropped(base)
+  redis.call('UNLINK', unpack(window_keys(base)))
+end
+
+-- Hook board_dropped: a deleted board's windows' tail keys (a few per live slot), one window at a time.
+local function tail_board_dropped(cfg_key, drop_key, budget)
+  for _, w in ipairs(cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')) do
+    local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
+    if redis.call('EXISTS', base .. 'tail') == 1 or redis.call('EXISTS', base .. 'tailrows') == 1 then
+      if budget <= 0 then return budget, false end
+      local keys = window_keys(base)
+      redis.call('UNLINK', unpack(keys))
+      budget = budget - #keys
+    end
+  end
+  return budget, true
 end
 
 -- The live pruned slots of a window (start, D, filter, whether its pruning is done), oldest first, H
@@ -309,6 +330,7 @@ tail.best_rows = best_rows
 hooks.register('window_settled', settle_window, 'tail')
 hooks.register('slot_expired', slot_expired, 'tail')
 hooks.register('window_dropped', window_dropped, 'tail')
+hooks.register('board_dropped', tail_board_dropped, 'tail')
 hooks.register('config_planned', tail_planned, 'tail')
 hooks.register('config_differs', tail_differs, 'tail')
 hooks.register('config_stored', tail_stored, 'tail')
