@@ -163,7 +163,7 @@ end
 
 -- Hook board_dropped: a deleted board's windows' tail keys (a few per live slot), one window at a time.
 local function tail_board_dropped(cfg_key, drop_key, budget)
-  for _, w in ipairs(cjson.decode(redis.call('HGET', drop_key, 'windows') or '[]')) do
+  for _, w in ipairs(call_state.decode_windows(redis.call('HGET', drop_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     if redis.call('EXISTS', base .. 'tail') == 1 or redis.call('EXISTS', base .. 'tailrows') == 1 then
       if budget <= 0 then return budget, false end
