@@ -15,20 +15,22 @@ interface SlicePart {
  * part injected (`Part` is its token), its library defined on RedisFunctions (loaded once per node,
  * whichever store defines it first), its functions bound and the expiry budget of its calls read
  * from the settings. A store with more to inject declares its own constructor and passes these on.
+ * Its members are public: the class is anonymous, and the Nest package's declarations cannot name a
+ * protected member of an anonymous class (TS4094).
  */
 export function sliceStore<P extends SlicePart>(Part: Type<P>) {
   @Injectable()
   class SliceStore {
     /** The slice's own functions (its part's `functions`). */
-    protected readonly fns: P['functions'];
+    readonly fns: P['functions'];
     /** Most expired-slot fields one call drains (EXPIRE_CHUNK). */
-    protected readonly budgetFields: number;
+    readonly budgetFields: number;
 
     constructor(
-      protected readonly redis: RedisService,
-      protected readonly functions: RedisFunctions,
+      readonly redis: RedisService,
+      readonly functions: RedisFunctions,
       @Inject(Part) part: P,
-      protected readonly settings: RankingSettings,
+      readonly settings: RankingSettings,
     ) {
       this.fns = part.functions;
       this.budgetFields = settings.expireChunk;
@@ -36,7 +38,7 @@ export function sliceStore<P extends SlicePart>(Part: Type<P>) {
     }
 
     /** Refuses (503 REDIS_BUSY) while Redis is busy: before each round of a sharded read. */
-    protected readonly admit = (): void => this.redis.admit();
+    readonly admit = (): void => this.redis.admit();
   }
   return SliceStore;
 }
