@@ -132,6 +132,31 @@ describe.each(TOPOLOGIES)('tail: packed closed slots (real Redis, %s)', (topolog
     expect([...(await scores(name))]).toEqual([['now', 1 + KEPT / 20]]);
   });
 
+  it('a call prunes a closed slot within its budget (HSCAN steps of what the budget has left)', async () => {
+    clock.setMs(T0);
+    const name = 'prunebudget';
+    await graph.ranking.putBoard({
+      name,
+      windows: [{ name: 'w', period: '3m', interval: '1m' }],
+      tail: { exact: 1, below: 2 },
+    });
+    // A hashtable slot (past any listpack size): 600 items seen once, each pruned once looked at.
+    await graph.ranking.incrementBatch(
+      name,
+      Array.from({ length: 600 }, (_, i) => ({ item: `o${i}`, amount: 1 })),
+    );
+    clock.advanceMs(MINUTE_MS);
+    const slot = `slot:${T0 / 1000}`;
+    const [slotKey] = await keysOf(name, slot);
+    // A hashtable's HSCAN answers whole buckets: a few fields past the COUNT asked at most.
+    for (let calls = 1; calls <= 3; calls++) {
+      await graph.ranking.incrementBatch(name, [{ item: 'now', amount: 1 }]);
+      const pruned = 600 - (await redis.client.hlen(slotKey));
+      expect(pruned).toBeGreaterThan(0);
+      expect(pruned).toBeLessThanOrEqual(calls * 20 + 10);
+    }
+  });
+
   it('deleting a tail board drops its packed slots, filters and row cache with the rest', async () => {
     clock.setMs(T0);
     const name = 'pkdrop';

@@ -13,7 +13,7 @@
 
 -- Records per list element (an expiry pass that stops inside one pushes its rest back).
 local RECORDS_PER_PART = 32
--- Fields one HSCAN step asks for (the call's expiry budget bounds the steps).
+-- Fields one HSCAN step asks for at most; a step asks no more than the call's expiry budget has left.
 local SCAN_COUNT = 64
 
 local function packed_key(base, start)
@@ -68,11 +68,11 @@ local function next_slot(base, slots_key, state_key)
   return start
 end
 
--- One HSCAN step of the slot being packed: its fields move to the list and leave the hash together,
--- so a later step never sees them again. Answers the fields moved and the cursor.
-local function pack_step(base, state_key, start, cursor)
+-- One HSCAN step of the slot being packed, of about `wanted` fields: they move to the list and leave
+-- the hash together, so a later step never sees them again. Answers the fields moved and the cursor.
+local function pack_step(base, state_key, start, cursor, wanted)
   local slot_key = base .. 'slot:' .. start
-  local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', SCAN_COUNT)
+  local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', math.max(1, math.min(SCAN_COUNT, wanted)))
   local entries, fields = scan[2], {}
   for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
   if #fields > 0 then
@@ -99,7 +99,7 @@ local function settle_pack(slots_key, top_key, _now_sec, _interval_sec, budget)
     end
     while budget > 0 and cursor ~= 'done' do
       local moved
-      moved, cursor = pack_step(base, state_key, start, cursor)
+      moved, cursor = pack_step(base, state_key, start, cursor, budget)
       budget, cursor = budget - math.max(1, moved), cursor == '0' and 'done' or cursor
     end
     if cursor ~= 'done' then
