@@ -89,6 +89,74 @@ describe.each(TOPOLOGIES)('tail: packed closed slots (real Redis, %s)', (topolog
     expect(await keysOf(name, `slot:${first}`)).toEqual([]);
   });
 
+  /** The records a packed list holds: per record a 2-byte id length, the id, a 1-byte count length, the count. */
+  async function packedRecords(key: string): Promise<number> {
+    let records = 0;
+    for (const part of await redis.client.lrangeBuffer(key, 0, -1)) {
+      for (let at = 0; at < part.length; records++) {
+        const length = part.readUInt16BE(at);
+        at += 3 + length + part[at + 2 + length];
+      }
+    }
+    return records;
+  }
+
+  it('a call drains an expired packed slot within its budget exactly (EXPIRE_CHUNK records), parts split', async () => {
+    clock.setMs(T0);
+    const name = 'pkbudget';
+    await graph.ranking.putBoard({
+      name,
+      windows: [{ name: 'w', period: '3m', interval: '1m' }],
+      tail: { exact: 1, below: 2 },
+    });
+    await graph.ranking.incrementBatch(
+      name,
+      Array.from({ length: KEPT }, (_, i) => ({ item: `k${i}`, amount: 2 })),
+    );
+    clock.advanceMs(MINUTE_MS);
+    await graph.ranking.incrementBatch(name, [{ item: 'now', amount: 1 }]);
+    await readUntil(name, async () => (await keysOf(name, 'slot:')).length === 1);
+    const [packed] = await keysOf(name, 'tailpk:');
+    expect(await packedRecords(packed)).toBe(KEPT);
+
+    clock.advanceMs(2 * MINUTE_MS);
+    // Each write drains EXPIRE_CHUNK (20) records, never a whole part of 32 past it (no read between:
+    // a read drains too).
+    for (let left = KEPT - 20; left > 0; left -= 20) {
+      await graph.ranking.incrementBatch(name, [{ item: 'now', amount: 1 }]);
+      expect(await packedRecords(packed)).toBe(left);
+    }
+    await graph.ranking.incrementBatch(name, [{ item: 'now', amount: 1 }]);
+    expect(await redis.client.exists(packed)).toBe(0);
+    await readUntil(name, async () => (await scores(name)).size === 1);
+    expect([...(await scores(name))]).toEqual([['now', 1 + KEPT / 20]]);
+  });
+
+  it('a call prunes a closed slot within its budget (HSCAN steps of what the budget has left)', async () => {
+    clock.setMs(T0);
+    const name = 'prunebudget';
+    await graph.ranking.putBoard({
+      name,
+      windows: [{ name: 'w', period: '3m', interval: '1m' }],
+      tail: { exact: 1, below: 2 },
+    });
+    // A hashtable slot (past any listpack size): 600 items seen once, each pruned once looked at.
+    await graph.ranking.incrementBatch(
+      name,
+      Array.from({ length: 600 }, (_, i) => ({ item: `o${i}`, amount: 1 })),
+    );
+    clock.advanceMs(MINUTE_MS);
+    const slot = `slot:${T0 / 1000}`;
+    const [slotKey] = await keysOf(name, slot);
+    // A hashtable's HSCAN answers whole buckets: a few fields past the COUNT asked at most.
+    for (let calls = 1; calls <= 3; calls++) {
+      await graph.ranking.incrementBatch(name, [{ item: 'now', amount: 1 }]);
+      const pruned = 600 - (await redis.client.hlen(slotKey));
+      expect(pruned).toBeGreaterThan(0);
+      expect(pruned).toBeLessThanOrEqual(calls * 20 + 10);
+    }
+  });
+
   it('deleting a tail board drops its packed slots, filters and row cache with the rest', async () => {
     clock.setMs(T0);
     const name = 'pkdrop';

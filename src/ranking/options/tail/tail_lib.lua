@@ -19,7 +19,8 @@ call_state.config_field_add('tailBelow', 'tail')
 -- a false "may hold" about 2.4 % of the time with every field dropped, less otherwise.
 local BITS_PER_FIELD = 8
 local HASHES = 4
--- Fields one HSCAN step asks for (the call's expiry budget bounds the steps).
+-- Fields one HSCAN step asks for at most; a step asks no more than the call's expiry budget has left
+-- (a hashtable answers about that many; a listpack slot, small, answers whole).
 local SCAN_COUNT = 64
 
 local function base_of(slots_key)
@@ -79,9 +80,10 @@ local function drop(ctx, item, count)
   if count > ctx.most then ctx.most = count end
 end
 
--- One HSCAN step of the slot being pruned; answers the fields it looked at and whether the slot is done.
-local function prune_step(ctx, cursor)
-  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', SCAN_COUNT)
+-- One HSCAN step of the slot being pruned, of about `wanted` fields; answers the fields it looked at
+-- and whether the slot is done.
+local function prune_step(ctx, cursor, wanted)
+  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', math.max(1, math.min(SCAN_COUNT, wanted)))
   local entries = scan[2]
   for i = 1, #entries, 2 do
     local count = tonumber(entries[i + 1])
@@ -128,7 +130,7 @@ local function settle_window(slots_key, top_key, now_sec, interval_sec, budget)
     local done = false
     while budget > 0 and not done do
       local looked
-      looked, done = prune_step(ctx, cursor)
+      looked, done = prune_step(ctx, cursor, budget)
       budget, cursor = budget - looked, redis.call('HGET', ctx.tail_key, 'cursor')
     end
     if ctx.most > 0 then redis.call('HSET', ctx.tail_key, 'd:' .. start, ctx.most) end

@@ -11,9 +11,9 @@
 -- cursor; p:<start>: the records the slot's packed list holds (drops find the list there once the
 -- slots index is gone). tail_lib's "<base>tail" upto tells which slots are pruned.
 
--- Records per list element: an expiry pass pops whole elements, so it goes at most this far past its budget.
+-- Records per list element (an expiry pass that stops inside one pushes its rest back).
 local RECORDS_PER_PART = 32
--- Fields one HSCAN step asks for (the call's expiry budget bounds the steps).
+-- Fields one HSCAN step asks for at most; a step asks no more than the call's expiry budget has left.
 local SCAN_COUNT = 64
 
 local function packed_key(base, start)
@@ -24,9 +24,10 @@ local function record_of(item, count)
   return string.char(math.floor(#item / 256), #item % 256) .. item .. string.char(#count) .. count
 end
 
--- The (item, count) pairs of one packed part, flat (HGETALL shape), counts as numbers.
+-- The (item, count) pairs of one packed part, flat (HGETALL shape), counts as numbers; and where
+-- each record ends in the part (its last byte).
 local function records_in(part)
-  local entries, at = {}, 1
+  local entries, ends, at = {}, {}, 1
   while at <= #part do
     local high, low = string.byte(part, at, at + 1)
     local length = high * 256 + low
@@ -35,8 +36,9 @@ local function records_in(part)
     entries[#entries + 1] = item
     entries[#entries + 1] = tonumber(string.sub(part, at + 3 + length, at + 2 + length + count_length))
     at = at + 3 + length + count_length
+    ends[#ends + 1] = at - 1
   end
-  return entries
+  return entries, ends
 end
 
 -- Appends the scanned (field, count) pairs to the packed list, RECORDS_PER_PART records an element.
@@ -66,11 +68,11 @@ local function next_slot(base, slots_key, state_key)
   return start
 end
 
--- One HSCAN step of the slot being packed: its fields move to the list and leave the hash together,
--- so a later step never sees them again. Answers the fields moved and the cursor.
-local function pack_step(base, state_key, start, cursor)
+-- One HSCAN step of the slot being packed, of about `wanted` fields: they move to the list and leave
+-- the hash together, so a later step never sees them again. Answers the fields moved and the cursor.
+local function pack_step(base, state_key, start, cursor, wanted)
   local slot_key = base .. 'slot:' .. start
-  local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', SCAN_COUNT)
+  local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', math.max(1, math.min(SCAN_COUNT, wanted)))
   local entries, fields = scan[2], {}
   for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
   if #fields > 0 then
@@ -97,7 +99,7 @@ local function settle_pack(slots_key, top_key, _now_sec, _interval_sec, budget)
     end
     while budget > 0 and cursor ~= 'done' do
       local moved
-      moved, cursor = pack_step(base, state_key, start, cursor)
+      moved, cursor = pack_step(base, state_key, start, cursor, budget)
       budget, cursor = budget - math.max(1, moved), cursor == '0' and 'done' or cursor
     end
     if cursor ~= 'done' then
@@ -109,25 +111,33 @@ local function settle_pack(slots_key, top_key, _now_sec, _interval_sec, budget)
   end
 end
 
+-- The first `taken` records of a packed part leave the results of the slot starting at `start`.
+local function subtract_records(top_key, start, entries, taken)
+  local summed = hooks.sum_changed
+  for i = 1, 2 * taken, 2 do
+    local item, count = entries[i], entries[i + 1]
+    local left = tonumber(redis.call('ZINCRBY', top_key, -count, item))
+    if left == 0 then redis.call('ZREM', top_key, item) end
+    window.results_changed(top_key, item, left)
+    for j = 1, #summed do summed[j](top_key, tonumber(start), item, -count, left, nil) end
+  end
+end
+
 -- Hook slot_leaving: the expiring slot's packed counts leave the results first (as expire_window's own
--- drain does with the slot hash), whole parts within about `budget` records, popped before subtracted.
+-- drain does with the slot hash), `budget` records at most: a part is popped before its records are
+-- subtracted, and the records past the budget go back to the list's head, unchanged.
 local function slot_leaving(slots_key, top_key, start, budget)
   if not tail_on(top_key) then return budget, true end
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local list_key = packed_key(base, start)
-  while budget > 0 do
+  while budget >= 1 do
     local part = redis.call('LPOP', list_key)
     if not part then return budget, true end
-    local entries = records_in(part)
-    for i = 1, #entries, 2 do
-      local item, count = entries[i], entries[i + 1]
-      local left = tonumber(redis.call('ZINCRBY', top_key, -count, item))
-      if left == 0 then redis.call('ZREM', top_key, item) end
-      window.results_changed(top_key, item, left)
-      local summed = hooks.sum_changed
-      for j = 1, #summed do summed[j](top_key, tonumber(start), item, -count, left, nil) end
-    end
-    budget = budget - #entries / 2
+    local entries, ends = records_in(part)
+    local taken = math.min(#ends, math.floor(budget))
+    if taken < #ends then redis.call('LPUSH', list_key, string.sub(part, ends[taken] + 1)) end
+    subtract_records(top_key, start, entries, taken)
+    budget = budget - taken
   end
   return budget, redis.call('EXISTS', list_key) == 0
 end
