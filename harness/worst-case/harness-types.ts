@@ -91,6 +91,12 @@ export interface RowFigures {
   /** Redis calls of the costliest request. */
   calls: number;
   maxCallMs: number;
+  /**
+   * The longest call the time bound judges: the requests' own. A settle's steps (measuresSettle) are in
+   * maxCallMs but judged by their commands: they cannot be measured again, and a run of hundreds of
+   * calls meets the machine's stalls.
+   */
+  judgedCallMs: number;
   maxCallName: string;
   requestMs: number;
   /** Measurements taken when the first was past its time bound (runWorstCase); absent: one. */

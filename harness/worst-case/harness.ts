@@ -104,6 +104,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
     }
   }
   const grown = row.grows ? (await meter.usedBytes()) - bytesBefore : 0;
+  const judgedCallMs = cost.maxCallMs;
   await row.settle?.(context, answer);
   if (row.measuresSettle) cost = costlier(cost, await meter.read());
   await meter.reset();
@@ -114,6 +115,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
     statuses: [...statuses].sort(),
     calls: cost.calls,
     maxCallMs: cost.maxCallMs,
+    judgedCallMs,
     maxCallName: cost.maxCallName,
     requestMs: cost.totalMs,
     scriptCommands: cost.scriptCommands,
@@ -147,7 +149,7 @@ export async function runWorstCase(
     let best = await measureRow(context, meter, row);
     for (let run = 1; bounds && repeatable(row) && run < TIME_FAULT_RUNS && timeFaults(row, best, bounds) > 0; run++) {
       const again = await measureRow(context, meter, row);
-      if (again.maxCallMs < best.maxCallMs) best = { ...again, runs: run + 1 };
+      if (again.judgedCallMs < best.judgedCallMs) best = { ...again, runs: run + 1 };
       else best = { ...best, runs: run + 1 };
     }
     figures.push(best);
@@ -157,7 +159,7 @@ export async function runWorstCase(
 
 function timeFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds): number {
   if (row.open) return 0;
-  return Number(figures.maxCallMs > bounds.callMs) + Number(figures.requestMs > bounds.requestMs && !row.manyCalls);
+  return Number(figures.judgedCallMs > bounds.callMs) + Number(figures.requestMs > bounds.requestMs && !row.manyCalls);
 }
 
 /** Redis time a row may take: per call, and per request (all its calls added up). */
@@ -180,8 +182,8 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
   if (row.grows && figures.refusedAt === null) faults.push(`grew ${row.grows.times} times without a refusal`);
   if (row.open) return faults;
   const runs = figures.runs ? ` (fastest of ${figures.runs} runs)` : '';
-  if (figures.maxCallMs > bounds.callMs)
-    faults.push(`a call of ${figures.maxCallMs.toFixed(1)} ms (${figures.maxCallName})${runs}`);
+  if (figures.judgedCallMs > bounds.callMs)
+    faults.push(`a call of ${figures.judgedCallMs.toFixed(1)} ms (${figures.maxCallName})${runs}`);
   if (figures.requestMs > bounds.requestMs && !row.manyCalls)
     faults.push(`${figures.requestMs.toFixed(1)} ms of Redis for one request`);
   const kind = writesItems(row) ? 'write call' : runsSteps(row) ? 'step call' : row.drains ? 'drain call' : undefined;
