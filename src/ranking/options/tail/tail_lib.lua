@@ -163,18 +163,29 @@ local function window_dropped(base)
   redis.call('UNLINK', unpack(window_keys(base)))
 end
 
--- Hook board_dropped: a deleted board's windows' tail keys (a few per live slot), one window at a time.
-local function tail_board_dropped(cfg_key, drop_key, budget)
+-- A deleted board's keys of one kind, one window at a time within `budget` (a board_dropped step):
+-- `held(base)` tells whether the window "<base>" holds any, `keys_of(base)` names them. Answers the
+-- budget left and whether none is left.
+local function drop_board_windows(cfg_key, drop_key, budget, held, keys_of)
   for _, w in ipairs(call_state.decode_windows(redis.call('HGET', drop_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
-    if redis.call('EXISTS', base .. 'tail') == 1 or redis.call('EXISTS', base .. 'tailrows') == 1 then
+    if held(base) then
       if budget <= 0 then return budget, false end
-      local keys = window_keys(base)
+      local keys = keys_of(base)
       redis.call('UNLINK', unpack(keys))
       budget = budget - #keys
     end
   end
   return budget, true
+end
+
+local function holds_tail(base)
+  return redis.call('EXISTS', base .. 'tail', base .. 'tailrows') > 0
+end
+
+-- Hook board_dropped: a deleted board's windows' tail keys (a few per live slot).
+local function tail_board_dropped(cfg_key, drop_key, budget)
+  return drop_board_windows(cfg_key, drop_key, budget, holds_tail, window_keys)
 end
 
 -- The live pruned slots of a window (start, D, filter, whether its pruning is done), oldest first, H
@@ -328,6 +339,7 @@ local function tail_stored(cfg_key, settings)
 end
 
 tail.best_rows = best_rows
+tail.drop_board_windows = drop_board_windows
 
 hooks.register('window_settled', settle_window, 'tail')
 hooks.register('slot_expired', slot_expired, 'tail')

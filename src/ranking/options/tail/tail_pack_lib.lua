@@ -1,4 +1,4 @@
--- requires: call_state, hooks, keyspace, window
+-- requires: call_state, hooks, keyspace, tail, window
 -- tail_pack_lib: the packed closed slots of `tail` boards (src/ranking/options/tail/), hooks only (no
 -- table of its own: the library's main chunk is short of names). Once tail_lib has pruned a closed
 -- slot, its kept fields move out of the slot hash (a hashtable of ~76 bytes a field)
@@ -179,18 +179,13 @@ local function pack_window_dropped(base)
   redis.call('UNLINK', unpack(window_keys(base)))
 end
 
--- Hook board_dropped: a deleted board's packed slots (a key per live slot), one window at a time.
+local function holds_packs(base)
+  return redis.call('EXISTS', base .. 'tailpack') == 1
+end
+
+-- Hook board_dropped: a deleted board's packed slots (a key per live slot).
 local function pack_board_dropped(cfg_key, drop_key, budget)
-  for _, w in ipairs(call_state.decode_windows(redis.call('HGET', drop_key, 'windows'))) do
-    local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
-    if redis.call('EXISTS', base .. 'tailpack') == 1 then
-      if budget <= 0 then return budget, false end
-      local keys = window_keys(base)
-      redis.call('UNLINK', unpack(keys))
-      budget = budget - #keys
-    end
-  end
-  return budget, true
+  return tail.drop_board_windows(cfg_key, drop_key, budget, holds_packs, window_keys)
 end
 
 hooks.register('window_settled', settle_pack, 'tail')
