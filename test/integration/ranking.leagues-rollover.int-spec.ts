@@ -13,7 +13,8 @@ import { LeaguesModel } from '../support/leagues-model';
  * The rollover of a period under two instances: two scheduler passes racing, a rollover stopped after
  * some steps (an instance gone between calls) then finished by racing steps of both, and a big cohort
  * rolled in parts abandoned midway: every member is rolled exactly once, as the brute-force model rolls
- * it. On 1 shard and on 3 (each shard rolling its own cohorts), single node and Cluster.
+ * it. On 1 shard and on 3 (each shard rolling its own cohorts), single node and Cluster; the stopped
+ * rollover also with `ties: first` (cohorts in the board's strict order).
  */
 const DAY_MS = 86_400_000;
 const TIERS = ['bronze', 'silver', 'gold'];
@@ -45,12 +46,16 @@ describe.each(CASES)('leagues rollover with two instances (%s, %i shard(s))', (t
   });
 
   /** A board whose day holds a score for every item (two rounds, so tiers differ), the day over. */
-  async function playedBoard(rule = RULE, items = ITEMS): Promise<{ name: string; model: LeaguesModel }> {
+  async function playedBoard(
+    rule = RULE,
+    items = ITEMS,
+    ties: 'shared' | 'first' = 'shared',
+  ): Promise<{ name: string; model: LeaguesModel }> {
     const name = `roll${board++}`;
     clock.advanceMs(10 * DAY_MS);
     const leagues = { window: 'day', tiers: TIERS, ...rule };
-    await graphs[0].ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], shards, leagues });
-    const model = new LeaguesModel({ ...rule, tiers: TIERS.length, shards });
+    await graphs[0].ranking.putBoard({ name, windows: [{ name: 'day', calendar: 'day' }], shards, ties, leagues });
+    const model = new LeaguesModel({ ...rule, tiers: TIERS.length, shards, ties });
     for (let round = 0; round < 2; round++) {
       const start = (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000;
       for (const [i, item] of items.entries()) {
@@ -95,24 +100,31 @@ describe.each(CASES)('leagues rollover with two instances (%s, %i shard(s))', (t
     await expectRolled(name, model);
   });
 
-  it('a rollover stopped after some steps is finished by racing steps of both instances, exactly once', async () => {
-    const { name, model } = await playedBoard();
-    const prepared = await graphs[0].cache.get(name);
-    const at = { board: prepared, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
-    const stores = graphs.map((graph) => graph.module.get(LeaguesStore));
-    // The first instance gets two steps of one cohort each in, then is gone.
-    expect(await stores[0].roll(at, 1)).toBe(false);
-    expect(await stores[0].roll(at, 1)).toBe(false);
-    const race = async (store: LeaguesStore) => {
-      while (!(await store.roll(at, 3)));
-    };
-    await Promise.all([
-      race(stores[0]),
-      race(stores[1]),
-      graphs[1].module.get(LeaguesService).rollDue(prepared, clock.nowMs()),
-    ]);
-    await expectRolled(name, model);
-  });
+  it.each(['shared', 'first'] as const)(
+    'a rollover stopped after some steps is finished by racing steps of both instances, exactly once (ties %s)',
+    async (ties) => {
+      const { name, model } = await playedBoard(RULE, ITEMS, ties);
+      const prepared = await graphs[0].cache.get(name);
+      const at = {
+        board: prepared,
+        nowMs: clock.nowMs(),
+        currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000,
+      };
+      const stores = graphs.map((graph) => graph.module.get(LeaguesStore));
+      // The first instance gets two steps of one cohort each in, then is gone.
+      expect(await stores[0].roll(at, 1)).toBe(false);
+      expect(await stores[0].roll(at, 1)).toBe(false);
+      const race = async (store: LeaguesStore) => {
+        while (!(await store.roll(at, 3)));
+      };
+      await Promise.all([
+        race(stores[0]),
+        race(stores[1]),
+        graphs[1].module.get(LeaguesService).rollDue(prepared, clock.nowMs()),
+      ]);
+      await expectRolled(name, model);
+    },
+  );
 
   it('a cohort rolled in parts and abandoned midway is finished by both instances, each member once', async () => {
     // Cohorts of 25 (ties among them), about 60 items a shard: shard 0's day holds bronze cohorts of 25
