@@ -1,6 +1,18 @@
-import { CanActivate, Controller, Get, Param, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  Get,
+  NotFoundException,
+  Param,
+  Query,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+import { Observable, of } from 'rxjs';
 import { Clock, SystemClock } from '../common/clock';
 import { CompiledValidation, NAME_FIELD } from '../common/compiled-checks';
 import { AppErrorFilter } from './error.filter';
@@ -18,6 +30,25 @@ class PlainQuery {
 class Admit implements CanActivate {
   canActivate(): boolean {
     return true;
+  }
+}
+
+/** Decides later: in a promise, or an observable for `x-observable`; refuses a request that says `x-refuse`. */
+class LaterGuard implements CanActivate {
+  canActivate(context: ExecutionContext): Promise<boolean> | Observable<boolean> {
+    const request = context.getArgByIndex<FastifyRequest>(0);
+    const admitted = request.headers['x-refuse'] === undefined;
+    return request.headers['x-observable'] === undefined ? Promise.resolve(admitted) : of(admitted);
+  }
+}
+
+@Controller()
+class FailingController {
+  @Get('failing/:board')
+  @FastRoute()
+  async failing(@Param() params: NameParams): Promise<object> {
+    await Promise.resolve();
+    throw new NotFoundException(`no ${params.board}`);
   }
 }
 
@@ -77,13 +108,13 @@ class UndecoratedController {
   }
 }
 
-async function boot(controller: new () => object): Promise<NestFastifyApplication> {
+async function boot(controller: new () => object, guards: CanActivate[] = []): Promise<NestFastifyApplication> {
   const module = await Test.createTestingModule({
     controllers: [controller],
     providers: [AppErrorFilter, FastRoutes, { provide: Clock, useClass: SystemClock }],
   }).compile();
   const app = module.createNestApplication<NestFastifyApplication>(new FastifyAdapter());
-  app.get(FastRoutes).register(app.getHttpAdapter().getInstance(), []);
+  app.get(FastRoutes).register(app.getHttpAdapter().getInstance(), guards);
   await app.init();
   return app;
 }
@@ -95,6 +126,32 @@ describe('FastRoutes', () => {
       expect(app.get(FastRoutes).takenOver).toEqual(['GET /plain/:board']);
       const answer = await app.getHttpAdapter().getInstance().inject({ url: '/plain/b1' });
       expect([answer.statusCode, answer.json()]).toEqual([200, { board: 'b1' }]);
+      expect(app.get(FastRoutes).answered).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers after a guard that decides later (a promise, an observable), and 403 when it refuses', async () => {
+    const app = await boot(PlainController, [new Admit(), new LaterGuard(), new Admit()]);
+    try {
+      const fastify = app.getHttpAdapter().getInstance();
+      const sent = [{}, { 'x-observable': '1' }, { 'x-refuse': '1' }, { 'x-refuse': '1', 'x-observable': '1' }];
+      const answers = await Promise.all(sent.map((headers) => fastify.inject({ url: '/plain/b1', headers })));
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 403, 403]);
+      expect([answers[0].json(), answers[1].json()]).toEqual([{ board: 'b1' }, { board: 'b1' }]);
+      expect(app.get(FastRoutes).answered).toBe(4);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("sends a handler's later failure through the error filter", async () => {
+    const app = await boot(FailingController, [new Admit()]);
+    try {
+      const answer = await app.getHttpAdapter().getInstance().inject({ url: '/failing/b1' });
+      expect(answer.statusCode).toBe(404);
+      expect(answer.json()).toMatchObject({ message: 'no b1' });
       expect(app.get(FastRoutes).answered).toBe(1);
     } finally {
       await app.close();

@@ -15,7 +15,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModuleRef } from '@nestjs/core';
 import { FORBIDDEN_MESSAGE } from '@nestjs/core/guards/constants';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { isObservable, lastValueFrom } from 'rxjs';
+import { isObservable, lastValueFrom, Observable } from 'rxjs';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
 import { compiledCheckOf, CompiledCheck } from '../common/compiled-checks';
 import { AppErrorFilter } from './error.filter';
@@ -133,28 +133,77 @@ export class FastRoutes {
     };
   }
 
-  private async answer(
+  /**
+   * Sends the answer itself and gives Fastify nothing to wait on: while the guards admit at once, no
+   * promise of its own (an async answer returning the reply, a thenable, cost each request a promise,
+   * a thenable job and Fastify's wrapper around it).
+   */
+  private answer(
     plan: FastPlan,
     args: unknown[],
     guards: CanActivate[],
     request: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<FastifyReply> {
+  ): void {
     try {
       const context = new ExecutionContextHost([request, reply], plan.target.controller, plan.handler);
-      for (const guard of guards) {
-        const admitted = guard.canActivate(context);
-        if (admitted !== true && !(await (isObservable(admitted) ? lastValueFrom(admitted) : admitted)))
-          throw new ForbiddenException(FORBIDDEN_MESSAGE);
+      for (let i = 0; i < guards.length; i++) {
+        const admitted = guards[i].canActivate(context);
+        if (admitted !== true) return void this.answerAfterGuards(plan, args, guards.slice(i + 1), admitted, context);
       }
-      void reply.status(plan.statusCode);
-      const result = await plan.handler.apply(plan.instance, args);
-      return reply.send(result);
+      this.handle(plan, args, request, reply);
     } catch (error) {
-      this.errors.catch(error, new ExecutionContextHost([request, reply]));
-      return reply;
+      this.failed(error, request, reply);
     }
   }
+
+  /** The rest of answer once a guard answered other than `true` (a promise, an observable, a refusal). */
+  private async answerAfterGuards(
+    plan: FastPlan,
+    args: unknown[],
+    guards: CanActivate[],
+    admitted: boolean | Promise<boolean> | Observable<boolean>,
+    context: ExecutionContextHost,
+  ): Promise<void> {
+    const [request, reply] = context.getArgs<[FastifyRequest, FastifyReply]>();
+    try {
+      if (!(await (isObservable(admitted) ? lastValueFrom(admitted) : admitted)))
+        throw new ForbiddenException(FORBIDDEN_MESSAGE);
+      for (const guard of guards) {
+        const next = guard.canActivate(context);
+        if (next !== true && !(await (isObservable(next) ? lastValueFrom(next) : next)))
+          throw new ForbiddenException(FORBIDDEN_MESSAGE);
+      }
+      this.handle(plan, args, request, reply);
+    } catch (error) {
+      this.failed(error, request, reply);
+    }
+  }
+
+  /** The handler's result sent (once settled) with the route's status; a failure to the error filter. */
+  private handle(plan: FastPlan, args: unknown[], request: FastifyRequest, reply: FastifyReply): void {
+    void reply.status(plan.statusCode);
+    const result = plan.handler.apply(plan.instance, args);
+    if (!isThenable(result)) return void reply.send(result);
+    void result.then(
+      (value) => {
+        try {
+          reply.send(value);
+        } catch (error) {
+          this.failed(error, request, reply);
+        }
+      },
+      (error) => this.failed(error, request, reply),
+    );
+  }
+
+  private failed(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    this.errors.catch(error, new ExecutionContextHost([request, reply]));
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
 function argumentsOf(

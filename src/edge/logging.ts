@@ -111,7 +111,9 @@ export class LazyRequestLogger {
 
   /** `(fields, msg)` with no child options: written as the child would write it, without making it (writePlainLine). */
   private writesPlainly(level: LevelName, args: unknown[]): boolean {
-    const [fields, msg] = args;
+    // Read by index: destructuring an array runs its iterator.
+    const fields = args[0];
+    const msg = args[1];
     return (
       args.length === 2 &&
       typeof msg === 'string' &&

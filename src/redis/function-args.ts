@@ -45,8 +45,10 @@ export function recordArgs<Fields extends readonly string[]>(
   rows: ReadonlyArray<RecordOf<Fields>>,
 ): ScriptArg[] {
   const args: ScriptArg[] = [rows.length];
-  for (const row of rows) {
-    for (const field of fields) args.push(row[field as Fields[number]] ?? '');
+  // Indexed: every write builds its records here, and an unoptimised for-of allocates an iterator result per step.
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (let f = 0; f < fields.length; f++) args.push(row[fields[f] as Fields[number]] ?? '');
   }
   return args;
 }

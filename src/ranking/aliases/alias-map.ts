@@ -71,17 +71,34 @@ export class AliasMap {
    * instance did not know as an alias, once more resolved through the map read again (at most once a
    * second per board, so writes to a retracted item do not read it each time).
    */
-  async resolving<C extends Naming, T>(board: PreparedBoard, command: C, run: (resolved: C) => Promise<T>): Promise<T> {
-    // A board this instance never read the map of (most writes) runs at once, with no promise in between.
-    const map = this.maps.has(board) ? await this.known(board) : NO_ALIASES;
-    try {
-      return await run(renamed(command, map));
-    } catch (error) {
-      if (!(error instanceof DomainError && error.code === 'RETRACTED')) throw error;
-      const resolved = renamed(command, await this.of(board));
-      if (resolved === command) throw error;
-      return run(resolved);
-    }
+  resolving<C extends Naming, T>(board: PreparedBoard, command: C, run: (resolved: C) => Promise<T>): Promise<T> {
+    const retried = (error: unknown) => this.runRetracted(error, board, command, run);
+    // A board this instance never read the map of (most writes) runs at once, with no promise in between;
+    // a `catch` on the write's own promise, not an async frame: every write passes here.
+    if (!this.maps.has(board)) return started(run, command).catch(retried);
+    return this.known(board).then((map) => started(run, renamed(command, map)).catch(retried));
+  }
+
+  /** The write once more, resolved through the map read again, when its shard refused an item as an alias. */
+  private async runRetracted<C extends Naming, T>(
+    error: unknown,
+    board: PreparedBoard,
+    command: C,
+    run: (resolved: C) => Promise<T>,
+  ): Promise<T> {
+    if (!(error instanceof DomainError && error.code === 'RETRACTED')) throw error;
+    const resolved = renamed(command, await this.of(board));
+    if (resolved === command) throw error;
+    return run(resolved);
+  }
+}
+
+/** `run(command)`, a synchronous throw as a rejection (as an async frame would turn it). */
+function started<C, T>(run: (command: C) => Promise<T>, command: C): Promise<T> {
+  try {
+    return run(command);
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

@@ -252,17 +252,31 @@ abstract class ItemWrite<
     return 1;
   }
 
-  async apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>> {
-    const problem = this.check(command, attempt);
-    const reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
-    let result: R;
+  /** A `then` on the shard call's promise, not an async frame: every item write passes here. */
+  apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>> {
+    let problem: AtProblem;
+    let reservation: Reservation;
     try {
-      result = await this.onShard(command, attempt, reservation);
+      problem = this.check(command, attempt);
+      reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
     } catch (error) {
-      throw atRefusal(error, problem) ?? growthError(error, reservation, attempt.board);
+      return Promise.reject(error);
     }
-    reservation.settle(this.created(result));
-    return this.answer(command, result);
+    let applied: Promise<R>;
+    try {
+      applied = this.onShard(command, attempt, reservation);
+    } catch (error) {
+      applied = Promise.reject(error);
+    }
+    return applied.then(
+      (result) => {
+        reservation.settle(this.created(result));
+        return this.answer(command, result);
+      },
+      (error: unknown) => {
+        throw atRefusal(error, problem) ?? growthError(error, reservation, attempt.board);
+      },
+    );
   }
 
   /** 400 for what the board cannot take; a past `at` of a keyed write is left to the script, which replays first. */

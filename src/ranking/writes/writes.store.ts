@@ -95,7 +95,9 @@ export class WritesStore {
         : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
     );
     if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);
-    const outcome = await this.rankOverShards(board, shard, nowMs, reply, command.item);
+    const ranked = this.rankOverShards(board, shard, nowMs, reply, command.item);
+    // An unsharded board's ranks are at hand: awaiting them anyway would cost every increment a promise.
+    const outcome = ranked instanceof Promise ? await ranked : ranked;
     return { ...outcome, createdActorEntries: reply.created[2], createdSegmentEntries: reply.created[3] };
   }
 
