@@ -17,117 +17,122 @@ import { LeaguesModel } from '../support/leagues-model';
  * inside a cohort, between its promotions (the best members, rolled first) and its relegations, with
  * a step in flight: the next instance finishes it and every member moved exactly once, as the
  * brute-force model moves it. On 1 shard, and on 3 (about 100 items each, shard 0 killed midway) single
- * node and Cluster.
+ * node and Cluster; on 3 shards also with `ties: first` (cohorts in the board's strict order).
  */
 const DAY_MS = 86_400_000;
 const TIERS = ['bronze', 'silver', 'gold'];
 const RULE = { size: 40, promote: 5, relegate: 5 };
-const CASES: Array<[Topology, number]> = [
-  ['single', 1],
-  ['single', 3],
-  ['cluster', 3],
+const CASES: Array<[Topology, number, 'shared' | 'first']> = [
+  ['single', 1, 'shared'],
+  ['single', 3, 'shared'],
+  ['cluster', 3, 'shared'],
+  ['single', 3, 'first'],
 ];
 
-describe.each(CASES)('a leagues rollover killed midway (SIGKILL, %s, %i shard(s))', (topology, shards) => {
-  const ITEMS = Array.from({ length: 100 * shards }, (_, i) => `p${i}`);
-  const clock = new FakeClock(Date.parse('2025-06-02T00:00:00Z'));
-  let redis: TestRedis;
-  let connection: RedisService;
-  let graph: RankingGraph;
-  let roller: ChildProcess | undefined;
+describe.each(CASES)(
+  'a leagues rollover killed midway (SIGKILL, %s, %i shard(s), ties %s)',
+  (topology, shards, ties) => {
+    const ITEMS = Array.from({ length: 100 * shards }, (_, i) => `p${i}`);
+    const clock = new FakeClock(Date.parse('2025-06-02T00:00:00Z'));
+    let redis: TestRedis;
+    let connection: RedisService;
+    let graph: RankingGraph;
+    let roller: ChildProcess | undefined;
 
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    connection = new RedisService(RedisSettings.from(config), clock);
-    await connection.waitUntilReady(10_000);
-    graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
-  });
-  afterAll(async () => {
-    if (roller) await stopChild(roller);
-    await connection.onApplicationShutdown();
-    await redis?.stop();
-  });
-
-  /** The roller's next answer. */
-  const answer = (child: ChildProcess) =>
-    new Promise<unknown>((resolve, reject) => {
-      child.once('message', resolve);
-      child.once('exit', (code) => reject(new Error(`league roller exited (${code})`)));
+    beforeAll(async () => {
+      redis = await startTestRedis(topology);
+      const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+      connection = new RedisService(RedisSettings.from(config), clock);
+      await connection.waitUntilReady(10_000);
+      graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
+    });
+    afterAll(async () => {
+      if (roller) await stopChild(roller);
+      await connection.onApplicationShutdown();
+      await redis?.stop();
     });
 
-  it('is finished by the next instance, each member moved once', async () => {
-    await graph.ranking.putBoard({
-      name: 'crash',
-      windows: [{ name: 'day', calendar: 'day' }],
-      shards,
-      leagues: { window: 'day', tiers: TIERS, ...RULE },
-    });
-    const model = new LeaguesModel({ ...RULE, tiers: TIERS.length, shards });
-    // Two days: the first rolled here, so the second has on shard 0 a silver cohort (about 15: 5 up, 5
-    // down) beside the bronze ones (40, 40 and the rest).
-    const days = [clock.nowMs() / 1000, clock.nowMs() / 1000 + 86_400];
-    for (const [round, start] of days.entries()) {
-      for (const [i, item] of ITEMS.entries()) {
-        const amount = ((i * 37 + round * 11) % 29) + 1;
-        await graph.ranking.increment('crash', item, amount);
-        model.add(start, item, amount);
+    /** The roller's next answer. */
+    const answer = (child: ChildProcess) =>
+      new Promise<unknown>((resolve, reject) => {
+        child.once('message', resolve);
+        child.once('exit', (code) => reject(new Error(`league roller exited (${code})`)));
+      });
+
+    it('is finished by the next instance, each member moved once', async () => {
+      await graph.ranking.putBoard({
+        name: 'crash',
+        windows: [{ name: 'day', calendar: 'day' }],
+        shards,
+        ties,
+        leagues: { window: 'day', tiers: TIERS, ...RULE },
+      });
+      const model = new LeaguesModel({ ...RULE, tiers: TIERS.length, shards, ties });
+      // Two days: the first rolled here, so the second has on shard 0 a silver cohort (about 15: 5 up, 5
+      // down) beside the bronze ones (40, 40 and the rest).
+      const days = [clock.nowMs() / 1000, clock.nowMs() / 1000 + 86_400];
+      for (const [round, start] of days.entries()) {
+        for (const [i, item] of ITEMS.entries()) {
+          const amount = ((i * 37 + round * 11) % 29) + 1;
+          await graph.ranking.increment('crash', item, amount);
+          model.add(start, item, amount);
+        }
+        clock.advanceMs(DAY_MS);
       }
-      clock.advanceMs(DAY_MS);
-    }
-    const start = days[1];
-    const currentSec = clock.nowMs() / 1000;
-    model.enter(currentSec);
-    const board = await graph.cache.get('crash');
-    const at = { board, nowMs: clock.nowMs(), currentSec };
-    await graph.module.get(LeaguesService).moves('crash', days[0] * 1000, { offset: 0, limit: 100 });
+      const start = days[1];
+      const currentSec = clock.nowMs() / 1000;
+      model.enter(currentSec);
+      const board = await graph.cache.get('crash');
+      const at = { board, nowMs: clock.nowMs(), currentSec };
+      await graph.module.get(LeaguesService).moves('crash', days[0] * 1000, { offset: 0, limit: 100 });
 
-    roller = fork(join(__dirname, '../support/cached-ts.mjs'), [join(__dirname, '../support/league-roller.ts')], {
-      execArgv: [],
-      env: {
-        ...process.env,
-        ...redis.env,
-        NOW_MS: String(clock.nowMs()),
-        CURRENT_SEC: String(currentSec),
-        LEAGUE_BOARD: 'crash',
-        LEAGUE_BUDGET: '7',
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      roller = fork(join(__dirname, '../support/cached-ts.mjs'), [join(__dirname, '../support/league-roller.ts')], {
+        execArgv: [],
+        env: {
+          ...process.env,
+          ...redis.env,
+          NOW_MS: String(clock.nowMs()),
+          CURRENT_SEC: String(currentSec),
+          LEAGUE_BOARD: 'crash',
+          LEAGUE_BUDGET: '7',
+          LOG_LEVEL: 'error',
+        },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      });
+      expect(await answer(roller)).toBe('ready');
+      // Shard 0's bronze cohorts (about 85 members, a member more for each of their 3 parts: ties at the
+      // promotion edge of the first day may make silver a member bigger), then 5 of silver: its
+      // promotions are applied, its relegations (its last 5 places) are not.
+      const base = `${board.shards[0].keys.tag}:lg:${start}:`;
+      const bronze = Number(await connection.client.hget(`${base}fill`, '1'));
+      for (const budget of [bronze + Math.ceil(bronze / RULE.size), 5]) {
+        roller.send({ budget });
+        expect(await answer(roller)).toEqual({ done: false });
+      }
+      // A third step asked for, and the process killed with it in flight (applied whole or not at all).
+      roller.send({ budget: 5 });
+      await stopChild(roller);
+      const record = await connection.client.hgetall(`${base}roll`);
+      const silver = await connection.client.zcard(`${base}c:2:1`);
+      expect(record).toMatchObject({ tier: '2', cohort: '1' });
+      expect(Number(record.offset)).toBeGreaterThanOrEqual(RULE.promote);
+      expect(Number(record.offset)).toBeLessThanOrEqual(silver - RULE.relegate);
+
+      while (!(await graph.module.get(LeaguesStore).roll(at, 7)));
+      const moves = [];
+      for (let cursor: string | null = '0'; cursor !== null;) {
+        const page = await graph.module
+          .get(LeaguesService)
+          .moves('crash', undefined, { offset: Number(cursor), limit: 50 });
+        moves.push(...page.moves);
+        cursor = page.nextCursor;
+      }
+      const want = model.moves
+        .get(start)!
+        .map((m) => ({ ...m, fromTier: TIERS[m.fromTier - 1], toTier: TIERS[m.toTier - 1] }));
+      const byItem = (a: { item: string }, b: { item: string }) => (a.item < b.item ? -1 : 1);
+      expect(want.length).toBeGreaterThan(0);
+      expect(moves.sort(byItem)).toEqual(want.sort(byItem));
     });
-    expect(await answer(roller)).toBe('ready');
-    // Shard 0's bronze cohorts (about 85 members, a member more for each of their 3 parts: ties at the
-    // promotion edge of the first day may make silver a member bigger), then 5 of silver: its
-    // promotions are applied, its relegations (its last 5 places) are not.
-    const base = `${board.shards[0].keys.tag}:lg:${start}:`;
-    const bronze = Number(await connection.client.hget(`${base}fill`, '1'));
-    for (const budget of [bronze + Math.ceil(bronze / RULE.size), 5]) {
-      roller.send({ budget });
-      expect(await answer(roller)).toEqual({ done: false });
-    }
-    // A third step asked for, and the process killed with it in flight (applied whole or not at all).
-    roller.send({ budget: 5 });
-    await stopChild(roller);
-    const record = await connection.client.hgetall(`${base}roll`);
-    const silver = await connection.client.zcard(`${base}c:2:1`);
-    expect(record).toMatchObject({ tier: '2', cohort: '1' });
-    expect(Number(record.offset)).toBeGreaterThanOrEqual(RULE.promote);
-    expect(Number(record.offset)).toBeLessThanOrEqual(silver - RULE.relegate);
-
-    while (!(await graph.module.get(LeaguesStore).roll(at, 7)));
-    const moves = [];
-    for (let cursor: string | null = '0'; cursor !== null;) {
-      const page = await graph.module
-        .get(LeaguesService)
-        .moves('crash', undefined, { offset: Number(cursor), limit: 50 });
-      moves.push(...page.moves);
-      cursor = page.nextCursor;
-    }
-    const want = model.moves
-      .get(start)!
-      .map((m) => ({ ...m, fromTier: TIERS[m.fromTier - 1], toTier: TIERS[m.toTier - 1] }));
-    const byItem = (a: { item: string }, b: { item: string }) => (a.item < b.item ? -1 : 1);
-    expect(want.length).toBeGreaterThan(0);
-    expect(moves.sort(byItem)).toEqual(want.sort(byItem));
-  });
-});
+  },
+);
