@@ -5,6 +5,7 @@ import { AccessGate } from '../access/access-gate';
 import { parseConfiguredKeys } from '../access/access-rules';
 import { AccessSettings } from '../access/access.settings';
 import { Clock } from '../common/clock';
+import { routeConfigOf } from '../common/route-config';
 import { AppErrorFilter } from '../edge/error.filter';
 import { boundedJsonParser, requireJsonWrites } from '../edge/json-body';
 import { API_SECURITY_HEADERS } from '../edge/api-security-headers';
@@ -16,7 +17,7 @@ import { LIBRARY_MESSAGES as M } from './library.messages';
  * Fastify config (Access puts it there); the app's own routes carry none.
  */
 export function isLibraryRoute(request: FastifyRequest | undefined): boolean {
-  return request?.routeOptions?.config?.access !== undefined;
+  return request !== undefined && routeConfigOf(request)?.access !== undefined;
 }
 
 /** Throws at boot when the /admin routes would be mounted with nothing to check their callers. */
