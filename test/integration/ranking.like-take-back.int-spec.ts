@@ -150,8 +150,9 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
     let body: { counted?: boolean } = {};
     const calls = await likeCalls(async () => ({ body } = await unlike('liked', 'u').expect(200)));
     expect(body.counted).toBe(true);
-    expect(calls.length).toBeGreaterThan(1);
+    // One call before: 1 591 commands on this board.
     expect(Math.max(...calls)).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
+    expect(calls.length).toBeGreaterThan(1);
     expect(differences(await dump(redis, 'liked'), await dump(redis, 'never'))).toEqual([]);
     // Sent again: nothing left to take back.
     const again = await unlike('liked', 'u').expect(200);
