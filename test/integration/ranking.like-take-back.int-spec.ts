@@ -8,6 +8,7 @@ import { BOARDS } from '../../harness/worst-case/boards';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { validateConfig } from '../../src/common/config';
 import { segmentsWithin } from '../../src/ranking/core/write-cost';
+import { RetractionService } from '../../src/ranking/retraction/retraction.service';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
 
 /**
@@ -69,6 +70,11 @@ function numbers(hash: Record<string, string>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(hash).map(([k, v]) => [k, v !== '' && !isNaN(Number(v)) ? Number(v) : v]));
 }
 
+/** The results zsets of a dump: a board's and its segments' listings. */
+function tops(dumped: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(dumped).filter(([key]) => key.endsWith(':top')));
+}
+
 /** Where two dumps differ beyond float rounding (a decay view adds and subtracts weights). */
 function differences(a: Record<string, unknown>, b: Record<string, unknown>, at = ''): string[] {
   const out: string[] = [];
@@ -102,6 +108,8 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
     past = await startTestApp(redis, clock, { WRITE_COST_PER_CALL: '1000000' });
     app = await startTestApp(redis, clock);
     nodes = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
+    // The twin every take-back is compared to: never liked by u.
+    await seeded('never');
   });
   afterAll(async () => {
     await app.close();
@@ -142,7 +150,6 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
   }
 
   it('takes it back over calls each within WRITE_CALL_COMMANDS, the board as if never liked', async () => {
-    await seeded('never');
     await seeded('liked');
     await like('liked', 'u');
     // The default instance refuses such a like whole.
@@ -212,6 +219,19 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       expect(Math.max(...calls)).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
       expect(await redis.dataKeys('board:relike}:liketb')).toEqual([]);
       expect(differences(await dump(redis, 'relike'), await dump(redis, 'once'))).toEqual([]);
+    });
+    it('is forgotten by a retraction of the user, which takes its counts out once', async () => {
+      await seeded('retracted');
+      await like('retracted', 'u');
+      await interrupted('retracted');
+      const retractions = app.get(RetractionService);
+      const started = (await retractions.start('retracted', { kind: 'actor', id: 'u' })).body;
+      await retractions.settled('retracted', started.id);
+      expect(await redis.dataKeys('board:retracted}:liketb')).toEqual([]);
+      const retracted = await dump(redis, 'retracted');
+      expect(differences(tops(retracted), tops(await dump(redis, 'never')))).toEqual([]);
+      await unlike('retracted', 'u').expect(200);
+      expect(differences(await dump(redis, 'retracted'), retracted)).toEqual([]);
     });
   });
 });
