@@ -220,18 +220,23 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       expect(await redis.dataKeys('board:relike}:liketb')).toEqual([]);
       expect(differences(await dump(redis, 'relike'), await dump(redis, 'once'))).toEqual([]);
     });
-    it('is forgotten by a retraction of the user, which takes its counts out once', async () => {
-      await seeded('retracted');
-      await like('retracted', 'u');
-      await interrupted('retracted');
+    it.each([
+      ['user', { kind: 'actor' as const, id: 'u' }],
+      ['item', { kind: 'item' as const, id: 'i2' }],
+    ])('is forgotten by a retraction of the %s, which takes its counts out once', async (what, target) => {
+      const board = `retracted-${what}`;
+      await seeded(board);
+      await like(board, 'u');
+      await interrupted(board);
       const retractions = app.get(RetractionService);
-      const started = (await retractions.start('retracted', { kind: 'actor', id: 'u' })).body;
-      await retractions.settled('retracted', started.id);
-      expect(await redis.dataKeys('board:retracted}:liketb')).toEqual([]);
-      const retracted = await dump(redis, 'retracted');
-      expect(differences(tops(retracted), tops(await dump(redis, 'never')))).toEqual([]);
-      await unlike('retracted', 'u').expect(200);
-      expect(differences(await dump(redis, 'retracted'), retracted)).toEqual([]);
+      const started = (await retractions.start(board, target)).body;
+      await retractions.settled(board, started.id);
+      expect(await redis.dataKeys(`board:${board}}:liketb`)).toEqual([]);
+      const retracted = await dump(redis, board);
+      // Without the user's like, as the twin; without the item, nothing of it.
+      if (what === 'user') expect(differences(tops(retracted), tops(await dump(redis, 'never')))).toEqual([]);
+      await unlike(board, 'u').expect(200);
+      expect(differences(await dump(redis, board), retracted)).toEqual([]);
     });
   });
 });
