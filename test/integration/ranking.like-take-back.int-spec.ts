@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { createBoard, startTestApp } from '../../harness/app';
+import { ADMIN, createBoard, startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { BOARDS } from '../../harness/worst-case/boards';
@@ -220,6 +220,14 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       expect(await redis.dataKeys('board:relike}:liketb')).toEqual([]);
       expect(differences(await dump(redis, 'relike'), await dump(redis, 'once'))).toEqual([]);
     });
+    it('goes with its board', async () => {
+      await seeded('dropped');
+      await like('dropped', 'u');
+      await interrupted('dropped');
+      await http().delete('/admin/boards/dropped').set(ADMIN).expect(204);
+      expect(await redis.dataKeys('board:dropped}*')).toEqual([]);
+    });
+
     it.each([
       ['user', { kind: 'actor' as const, id: 'u' }],
       ['item', { kind: 'item' as const, id: 'i2' }],
