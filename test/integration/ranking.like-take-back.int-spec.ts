@@ -220,6 +220,18 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       expect(await redis.dataKeys('board:relike}:liketb')).toEqual([]);
       expect(differences(await dump(redis, 'relike'), await dump(redis, 'once'))).toEqual([]);
     });
+    it('refuses a like with 409 LIKE_TAKE_BACK_PENDING while finishing it does not settle it', async () => {
+      await seeded('pending');
+      await like('pending', 'u');
+      await interrupted('pending');
+      const store = WritesStore.prototype as unknown as { finishTakeBack: () => Promise<void> };
+      const spy = jest.spyOn(store, 'finishTakeBack').mockResolvedValueOnce(undefined);
+      const refused = await http().post('/boards/pending/items/i2/likes').send({ userId: 'u' }).expect(409);
+      spy.mockRestore();
+      expect(refused.body.code).toBe('LIKE_TAKE_BACK_PENDING');
+      expect(await redis.dataKeys('board:pending}:liketb')).toHaveLength(1);
+    });
+
     it('goes with its board', async () => {
       await seeded('dropped');
       await like('dropped', 'u');
