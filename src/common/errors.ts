@@ -102,6 +102,10 @@ export const ERROR_CODES = {
     409,
     "no: the window's actor counts began after some of its live data; read without minActors, or reset the window",
   ),
+  LIKE_TAKE_BACK_PENDING: refused(
+    409,
+    'yes: an unlike of this like is still taking it out of its segments (sent again, the like finishes it first)',
+  ),
   MODERATED_GROUPS_FULL: refused(
     409,
     'no: the board holds its most moderated groups; clear one (DELETE .../moderation/groups/:group) first',

@@ -66,6 +66,9 @@ const PUT_BOARD_400 =
 const ONE_WRITE_TOO_COSTLY =
   'REQUEST_TOO_COSTLY: on a board declared before WRITE_COST_PER_CALL (or under a higher one) whose costliest write passes it, a write whose own call would weigh more (its segments and actor) is refused, nothing applied, naming how many segments fit';
 
+const LIKE_TAKE_BACK_PENDING =
+  'LIKE_TAKE_BACK_PENDING: an unlike stopped midway is still taking this like out of its segments, and finishing it first did not settle it (a like sent again finishes it)';
+
 const BATCH_TOO_COSTLY =
   "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
 
@@ -241,6 +244,7 @@ export class RankingController {
     LikeResultDto,
   )
   @ErrorResponse(422, ONE_WRITE_TOO_COSTLY)
+  @ErrorResponse(409, LIKE_TAKE_BACK_PENDING)
   async like(
     @Param() params: ItemParams,
     @Body() body: LikeDto,

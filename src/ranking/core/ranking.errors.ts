@@ -27,6 +27,8 @@ function refusalOf(error: unknown): unknown {
   if (message.startsWith('TB_AT_OUT_OF_SPAN')) return new AtOutOfSpanError(message);
   if (message.startsWith('TB_ACTOR_COUNTS_PENDING'))
     return new ConflictError('ACTOR_COUNTS_PENDING', M.actorCountsPending);
+  if (message.startsWith('TB_LIKE_TAKE_BACK_PENDING'))
+    return new ConflictError('LIKE_TAKE_BACK_PENDING', M.likeTakeBackPending);
   return growthRefusalOf(error) ?? segmentLimitOf(error) ?? retractedOf(error) ?? error;
 }
 

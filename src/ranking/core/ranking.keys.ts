@@ -11,6 +11,8 @@
  *   {<prefix>board:<board>[/<k>]}:cfg          hash  config (shard k > 0: a copy of shard 0's)
  *   {...}:dropcfg                             hash  the config of a deleted shard whose keys are being dropped
  *   {...}:likes                               zset  "<item>\x1f<user>" -> like time (ms)
+ *   {...}:liketb                              hash  "<item>\x1f<user>" -> "<like time (ms)>,<segment>,...": the
+ *                                             segments an unlike's take-back has left (likes_lib.lua)
  *   {...}:<window>:slots                      zset  live slot starts
  *   {...}:<window>:slot:<start>               hash  item -> amount in that slot
  *   {...}:<window>:top                        zset  item -> sum over the live slots

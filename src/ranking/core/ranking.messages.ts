@@ -49,6 +49,8 @@ export const RANKING_MESSAGES = {
     `window "${view}" is a view: of the filters only minActors reads a view (perGroup and exclude read a window)`,
   actorCountsPending:
     "minActors: this window's distinct-actor counts began after some of its live actor data (it was kept before the service counted them); read it without minActors, or reset the window (PUT the board with ?reset=true)",
+  likeTakeBackPending:
+    'an unlike of this like is still taking it out of the segments it was counted in (an instance stopped midway); send the like again: it finishes the take-back first',
   minActorsNeedsActors: (board: string) =>
     `minActors: board "${board}" keeps no actors (PUT the board with "actors": true); it counts distinct actors`,
   batchRefusedPartly: (board: string, applied: number, total: number, refused: number, reason: string) =>

@@ -8,6 +8,7 @@ import type { BatchEntry, StandingsReply } from '../core/ranking.types';
 import { STANDING_FIELDS, withNamedStandings } from '../core/standings';
 import { boardHeader, BoardCall, WriteCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 import {
   batchEntryArgs,
   CoalescedAnswer,
@@ -48,6 +49,8 @@ const LIKE_ARGS = [
   'segments',
   'segments_max',
   'block_key',
+  'take_back_segments',
+  'resume',
 ] as const;
 const LIKE_LEAD = ['draining', 'counted'] as const;
 const LIKE_REPLY = [...LIKE_LEAD, ...STANDING_FIELDS] as const;
@@ -163,6 +166,10 @@ export const WRITES_FUNCTIONS = {
         segments?: string[];
         /** Most live segments on the shard, when not the board's segments.max (0: no new one). */
         segmentsMax?: number;
+        /** Most segments an unlike takes the like out of in this call (the rest: the next calls); absent: all. */
+        takeBackSegments?: number;
+        /** With undo: only go on with a take-back left unfinished, never take back a held like. */
+        resume?: boolean;
       },
     ) => ({
       keys: call.shard.allKeys,
@@ -177,12 +184,17 @@ export const WRITES_FUNCTIONS = {
         segments: call.segments?.join(',') ?? '',
         segments_max: call.segmentsMax ?? call.board.config.segmentsMax ?? 0,
         block_key: blockKeyOf(call.userId),
+        take_back_segments: call.takeBackSegments ?? SEGMENTS_PER_EVENT.max,
+        resume: call.resume ? 1 : 0,
       }),
     }),
-    /** created: [new items, new likes, due time for the index (ms; 0: none)] */
+    /**
+     * created: [new items, new likes, due time for the index (ms; 0: none), segments a take-back left
+     * for the next calls (0: none; a replayed answer says 0 whatever is left)]
+     */
     decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }> =>
       withNamedStandings(
-        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => reply, 3),
+        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => reply, 4),
         LIKE_LEAD,
         (reply) => ({
           counted: reply.flag('counted'),

@@ -8,7 +8,8 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
-import { entryCost } from '../core/write-cost';
+import { entryCost, segmentsWithin } from '../core/write-cost';
+import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';
@@ -46,6 +47,8 @@ export class WritesStore {
   private readonly keys: RankingKeys;
   private readonly logger = new Logger('RankingWrites');
   private readonly budgetFields: number;
+  /** WRITE_COST_PER_CALL: an unlike's share of its like's segments per call (takeBackSegments). */
+  private readonly costPerCall: number;
   private readonly idemCalls: IdemCalls;
   private readonly segmentClaims: SegmentClaims;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
@@ -63,6 +66,7 @@ export class WritesStore {
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = settings.expireChunk;
+    this.costPerCall = settings.writeCostPerCall;
     if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
         // A call weighs what its increments do together (write-cost.ts), as a batch's does.
@@ -141,7 +145,12 @@ export class WritesStore {
     return outcome;
   }
 
-  /** A like or an unlike on its item's shard; `growth`: the new items and likes it may create. */
+  /**
+   * A like or an unlike on its item's shard; `growth`: the new items and likes it may create. An unlike
+   * takes the like out of at most takeBackSegments of its segments per call and sends the next calls
+   * here (a like stored past the write bound); a like refused while its take-back is unfinished (an
+   * instance stopped midway) finishes it first, then is sent again.
+   */
   async like(
     command: LikeCommand | UnlikeCommand,
     attempt: WriteAttempt & { growth: { newItems: number; newLikes: number } },
@@ -154,28 +163,53 @@ export class WritesStore {
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
     const refused = segments?.length ? await this.claimOrRefusal(board, segments, nowMs) : undefined;
+    const takeBackSegments = this.takeBackSegments(board, userId);
     // A like whose names the board's registry refused still runs when it repeats an earlier like (it
     // counts nowhere): with no new segment allowed on its shard, like.lua refuses only a like that counts.
-    const reply = await guard(
-      this.functions.call(this.fns.like, {
-        ...this.write(board, shard, nowMs, idem),
-        item,
-        userId,
-        undo,
-        ...growth,
-        atMs,
-        segments,
-        ...(refused ? { segmentsMax: 0 } : {}),
-      }),
-    ).catch((error: unknown) => {
-      throw refused && isSegmentLimit(error) ? refused : error;
+    const send = () =>
+      guard(
+        this.functions.call(this.fns.like, {
+          ...this.write(board, shard, nowMs, idem),
+          ...{ item, userId, undo, ...growth, atMs, segments, takeBackSegments },
+          ...(refused ? { segmentsMax: 0 } : {}),
+        }),
+      ).catch((error: unknown) => {
+        throw refused && isSegmentLimit(error) ? refused : error;
+      });
+    const reply = await send().catch(async (error: unknown) => {
+      if (undo || !isTakeBackPending(error)) throw error;
+      await this.finishTakeBack(board, item, userId, nowMs);
+      return send();
     });
     await this.indexDue(board, reply.created[2]);
+    // A replayed answer does not say what is left: one more call finds out (and finishes it).
+    if (undo && (reply.created[3] > 0 || reply.replayed)) await this.finishTakeBack(board, item, userId, nowMs);
     return {
       ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
       counted: reply.value.counted,
       createdLikes: reply.created[1],
     };
+  }
+
+  /** Most segments an unlike takes a like out of in one call: as many as its like could name within WRITE_COST_PER_CALL. */
+  private takeBackSegments(board: PreparedBoard, userId: string): number {
+    const actor = board.config.actors === true ? userId : undefined;
+    return Math.max(1, segmentsWithin({ actor }, board.config, this.costPerCall));
+  }
+
+  /** Goes on with the take-back of a like left unfinished, one bounded call after another, until none is left. */
+  private async finishTakeBack(board: PreparedBoard, item: string, userId: string, nowMs: number): Promise<void> {
+    const shard = board.shardOf(item);
+    const takeBackSegments = this.takeBackSegments(board, userId);
+    const resume = { item, userId, undo: true, resume: true, newItems: 0, newLikes: 0, takeBackSegments };
+    // Each call takes at least one segment out: an event names at most SEGMENTS_PER_EVENT.max.
+    for (let calls = 0; calls <= SEGMENTS_PER_EVENT.max; calls++) {
+      const reply = await guard(
+        this.functions.call(this.fns.like, { ...this.write(board, shard, nowMs, undefined), ...resume }),
+      );
+      await this.indexDue(board, reply.created[2]);
+      if (reply.created[3] === 0) return;
+    }
   }
 
   /** Claims `segments` in the board's registry; answers its SEGMENT_LIMIT refusal instead of throwing it. */
@@ -353,6 +387,10 @@ function withTiebreaks(board: PreparedBoard, outcome: WriteOutcome, marks: strin
     return tiebreak === undefined ? standing : { ...standing, tiebreak };
   });
   return { ...outcome, standings };
+}
+
+function isTakeBackPending(error: unknown): boolean {
+  return error instanceof ConflictError && error.code === 'LIKE_TAKE_BACK_PENDING';
 }
 
 function isSegmentLimit(error: unknown): error is ConflictError {

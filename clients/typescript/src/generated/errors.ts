@@ -45,6 +45,7 @@ export const ERROR_TABLE = {
   ALIASES_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most aliases; an alias is kept for good" },
   ALIAS_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: the alias names another item already, or other aliases name it as their canonical item (no chains)" },
   ACTOR_COUNTS_PENDING: { status: 409, applied: 'no', retryable: false, advice: "no: the window's actor counts began after some of its live data; read without minActors, or reset the window" },
+  LIKE_TAKE_BACK_PENDING: { status: 409, applied: 'no', retryable: true, advice: "yes: an unlike of this like is still taking it out of its segments (sent again, the like finishes it first)" },
   MODERATED_GROUPS_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: the board holds its most moderated groups; clear one (DELETE .../moderation/groups/:group) first" },
   INGEST_SOURCE_CONFLICT: { status: 409, applied: 'no', retryable: false, advice: "no: a source of another kind has that name; delete it first or pick another name" },
   INGEST_SOURCES_FULL: { status: 409, applied: 'no', retryable: false, advice: "no: delete a source first" },

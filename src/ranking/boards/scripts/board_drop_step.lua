@@ -117,11 +117,11 @@ local function board_drop_step(keys, args)
   end
   if not done then return reader.answer(CALLS.board_drop_step, { done = 0, unlinked = budget - left }) end
   drop_unlink({ keyspace.sibling_key(cfg_key, 'cfg', 'likes'), keyspace.sibling_key(cfg_key, 'cfg', 'likesegs'),
-    keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'liketb'), keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), keyspace.sibling_key(cfg_key, 'cfg', 'seghist'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segnames'), keyspace.sibling_key(cfg_key, 'cfg', 'blocked'), keyspace.sibling_key(cfg_key, 'cfg', 'segclaims'),
     keyspace.sibling_key(cfg_key, 'cfg', 'weights'), keyspace.sibling_key(cfg_key, 'cfg', 'groups'), keyspace.sibling_key(cfg_key, 'cfg', 'aliases'),
     keyspace.sibling_key(cfg_key, 'cfg', 'aliasruns'), keyspace.sibling_key(cfg_key, 'cfg', 'aliasof'),
     keyspace.sibling_key(cfg_key, 'cfg', 'bygroup'), keyspace.sibling_key(cfg_key, 'cfg', 'modgroups'),
     keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), drop_key })
-  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 15 })
+  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 16 })
 end

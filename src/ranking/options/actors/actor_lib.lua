@@ -214,11 +214,12 @@ function ACTORS.take_back(slots_key, top_key, slot_start, actor, item, amount)
   ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
 end
 
--- Forgets a like ("<item><US><user>" of the shard's likes, and the segments recorded with it) whose
--- counts a retraction took out.
+-- Forgets a like ("<item><US><user>" of the shard's likes, the segments recorded with it, and the
+-- segments its take-back has left: likes_lib) whose counts a retraction took out.
 function ACTORS.forget_like(member)
   redis.call('ZREM', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likes'), member)
   redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likesegs'), member)
+  redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'liketb'), member)
 end
 
 -- Expiry of the slot starting at `slot_start`: drains its contributions (at most `budget` fields),

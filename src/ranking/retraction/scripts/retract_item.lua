@@ -325,6 +325,12 @@ local function item_likes_out(step, budget)
   local like = actor_log.ACTORS.STEP.LIKE
   local page = redis.call('ZSCAN', keyspace.sibling_key(step.keys[1], 'cfg', 'likes'), cursor, 'MATCH', pattern, 'COUNT', math.max(1, math.floor(budget / like)))
   for i = 1, #page[2], 2 do actor_log.ACTORS.forget_like(page[2][i]) end
+  if cursor == '0' then
+    -- Take-backs an unlike left midway (likes_lib): their counts go with the slots too. Only a stopped
+    -- instance leaves one, so the hash is small (one listpack page).
+    local left = redis.call('HSCAN', keyspace.sibling_key(step.keys[1], 'cfg', 'liketb'), 0, 'MATCH', pattern, 'COUNT', 100)
+    for i = 1, #left[2], 2 do actor_log.ACTORS.forget_like(left[2][i]) end
+  end
   redis.call('HSET', record, 'likes', page[1] == '0' and 'done' or page[1])
   budget = budget - actor_log.ACTORS.STEP.LOOK - like * #page[2] / 2
   return page[1] == '0' and math.max(budget, 0) or 0
