@@ -3,6 +3,7 @@ import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import type { BoardCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
+import { LEAGUE_MOVES_ROWS_PER_UNIT } from '../options/leagues/leagues.limits';
 
 const ITEM_ARGS = ['item', 'period'] as const;
 const ITEM_REPLY = ['placed', 'tier', 'cohort', 'rank', 'score', 'members'] as const;
@@ -10,7 +11,7 @@ const COHORT_ARGS = ['period', 'tier', 'cohort', 'offset', 'limit'] as const;
 const COHORT_REPLY = ['rows', 'members'] as const;
 const ROLL_ARGS = ['current', 'budget', 'part_units'] as const;
 const ROLL_REPLY = ['done'] as const;
-const MOVES_ARGS = ['period', 'current', 'offset', 'limit', 'budget', 'part_units'] as const;
+const MOVES_ARGS = ['period', 'current', 'offset', 'limit', 'budget', 'part_units', 'rows_per_unit'] as const;
 const MOVES_REPLY = ['done', 'rolled', 'listed', 'rows'] as const;
 
 /** A league call: the board's config version and the league window's current period start (unix s). */
@@ -124,6 +125,7 @@ export const LEAGUES_FUNCTIONS = {
         limit: call.limit,
         budget: call.budget,
         part_units: call.partUnits,
+        rows_per_unit: LEAGUE_MOVES_ROWS_PER_UNIT,
       }),
     }),
     decode: (raw) => {

@@ -1,14 +1,14 @@
 -- requires: call_state, leagues, reader, window
 -- league_moves: a page of the moves of a closed period's rollover, in the order rolled. When the page
 -- reaches past the moves listed so far and the rollover is not done, the call first runs one bounded
--- rollover step (leagues_lib's roll_step, `rolled` 1), then reads only as many rows as the step left of
--- its budget (a row read weighs about what a rolled member does), so a rolling call stays one step's
--- work and a shard whose rollover fits one step is rolled and read in one call; the caller asks again
--- from where the rows end.
+-- rollover step (leagues_lib's roll_step, `rolled` 1), then reads only the rows the units the step left
+-- pay for (`rows_per_unit` a unit), so a rolling call stays about one step's work and a shard whose
+-- rollover fits one step is rolled and read in one call; the caller asks again from where the rows end.
 -- Keys: cfg (the board's config hash)
 -- Args (reader.read_call, CALLS.league_moves): the header (config version, now, no windows), then
 --   period (its start, unix s), current (the current period's start: a period before it is closed),
---   offset, limit, budget (units a step rolls), part_units (the units of a cohort's part)
+--   offset, limit, budget (units a step rolls), part_units (the units of a cohort's part), rows_per_unit
+--   (rows a unit the step left reads)
 -- Reply (reader.answer, CALLS.league_moves): done (1: the rollover is complete), rolled (1: this call
 --   rolled a step), listed (moves so far), rows (item_1, fromTier_1, toTier_1, cohort_1, rank_1, ...)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
@@ -29,7 +29,7 @@ local function league_moves(keys, args)
   if rolled then
     local left
     done, left = leagues.roll_step(s, period, tonumber(arg.budget), tonumber(arg.part_units))
-    limit = math.min(limit, math.max(0, left))
+    limit = math.min(limit, math.max(0, left) * tonumber(arg.rows_per_unit))
   end
   local rows = {}
   local page = limit > 0 and redis.call('LRANGE', key, offset, offset + limit - 1) or {}
