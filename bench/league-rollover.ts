@@ -2,12 +2,14 @@
  * A leagues rollover (`npx ts-node --transpile-only bench/league-rollover.ts`): LEAGUE_BENCH_PLAYERS
  * players (default 1 000 000) each with one event in a day, placed in cohorts of LEAGUE_BENCH_SIZE
  * (default 30) of the lowest of five tiers (promote 3, relegate 3), on a board of LEAGUE_BENCH_SHARDS
- * shards (default 1; each shard rolls its own cohorts, one shard after the other), on a private
+ * shards (default 1; each shard rolls its own cohorts, one shard after the other) and ties
+ * LEAGUE_BENCH_TIES (default shared; first: cohorts in the strict order), on a private
  * redis-server; the clock moves past midnight and rollover steps (the scheduler's, one at a time) roll
  * every cohort. Each step is timed by Redis itself (SLOWLOG, 0 µs threshold: wall time, which on a
  * shared machine includes the time Redis waited for a core) and by the Redis main thread's CPU time
- * around it: the steps, the longest, the median, those over the issue's 5 ms, and the whole rollover.
- * Placing the players (their writes, batches of 1 000) is not measured.
+ * around it: the steps, the longest, the median, those over the issue's 5 ms, the most commands a step's
+ * script ran, and the whole rollover (also scaled to 10⁶ players when fewer are asked). Placing the
+ * players (their writes, batches of 1 000) is not measured.
  */
 import Redis from 'ioredis';
 import { validateConfig } from '../src/common/config';
@@ -24,6 +26,7 @@ import { startRedisServer } from './process-stats';
 const PLAYERS = Number(process.env.LEAGUE_BENCH_PLAYERS ?? 1_000_000);
 const SIZE = Number(process.env.LEAGUE_BENCH_SIZE ?? 30);
 const SHARDS = Number(process.env.LEAGUE_BENCH_SHARDS ?? 1);
+const TIES = process.env.LEAGUE_BENCH_TIES === 'first' ? 'first' : 'shared';
 const NOON_MS = Date.parse('2026-11-21T12:00:00Z');
 const NEXT_DAY_MS = Date.parse('2026-11-22T00:00:01Z');
 const BATCH = 1000;
@@ -32,10 +35,29 @@ const SLOW_STEP_USEC = 5000;
 /** The day the rollover happens in (UTC): the day before it closed. */
 const DAY_START_SEC = Date.parse('2026-11-22T00:00:00Z') / 1000;
 
+/** The commands each step's script ran (SLOWLOG newest first: a script's commands logged before its call). */
+function stepCommands(entries: Array<[number, number, number, string[], string?]>): number[] {
+  const counts: number[] = [];
+  let inCall = 0;
+  for (const [, , , args, client] of [...entries].reverse()) {
+    if (client === '?:0') inCall += 1;
+    else {
+      if (String(args[1] ?? '').includes('league_roll')) counts.push(inCall);
+      inCall = 0;
+    }
+  }
+  return counts;
+}
+
 async function rollover(server: { url: string }) {
   const redis = new Redis(server.url);
   const clock = new FakeClock(NOON_MS);
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  // Placing is not measured: batches of 1 000 on ties: first weigh past a default write call's bound.
+  const config = validateConfig({
+    REDIS_URL: server.url,
+    REDIS_COMMAND_TIMEOUT_MS: '60000',
+    WRITE_COST_PER_CALL: '100000',
+  });
   const redisService = new RedisService(RedisSettings.from(config), clock);
   try {
     await redisService.waitUntilReady(10_000);
@@ -43,7 +65,7 @@ async function rollover(server: { url: string }) {
     const tiers = ['t1', 't2', 't3', 't4', 't5'];
     const leagues = { window: 'day', size: SIZE, tiers, promote: 3, relegate: 3 };
     const windows = [{ name: 'day', calendar: 'day' } as const];
-    await graph.ranking.putBoard({ name: 'league', windows, shards: SHARDS, leagues });
+    await graph.ranking.putBoard({ name: 'league', windows, shards: SHARDS, ties: TIES, leagues });
     for (let i = 0; i < PLAYERS; i += BATCH) {
       const entries = Array.from({ length: Math.min(BATCH, PLAYERS - i) }, (_, k) => ({
         item: `p${i + k}`,
@@ -70,12 +92,14 @@ async function rollover(server: { url: string }) {
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     const entries = (await redis.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
     const steps = entries.filter((entry) => String(entry[3][1] ?? '').includes('league_roll')).map((entry) => entry[2]);
+    const commands = stepCommands(entries);
     await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
     return {
       steps: steps.length,
       slowSteps: steps.filter((usec) => usec > SLOW_STEP_USEC).length,
       slowCpuSteps: cpuUsec.filter((usec) => usec > SLOW_STEP_USEC).length,
       longestUsec: Math.max(...steps),
+      mostCommands: Math.max(...commands),
       totalUsec: steps.reduce((a, b) => a + b, 0),
       cpuUsec,
       wallMs,
@@ -92,14 +116,15 @@ export async function leagueRolloverBench(): Promise<void> {
     const loadBefore = loadAverage();
     const run = await rollover(server);
     console.log(
-      `## A leagues rollover: ${PLAYERS.toLocaleString('en')} players in cohorts of ${SIZE} (load average ${loadBefore} before, ${loadAverage()} after)\n`,
+      `## A leagues rollover: ${PLAYERS.toLocaleString('en')} players in cohorts of ${SIZE}, ${SHARDS} shard(s), ties ${TIES} (load average ${loadBefore} before, ${loadAverage()} after)\n`,
     );
     console.log(
-      '| rollover steps | longest step (SLOWLOG) | longest step (CPU) | median step (CPU) | steps over 5 ms (SLOWLOG / CPU) | all steps (SLOWLOG) | rollover, wall clock |',
+      '| rollover steps | longest step (SLOWLOG) | longest step (CPU) | median step (CPU) | steps over 5 ms (SLOWLOG / CPU) | most commands a step | all steps (SLOWLOG) | per 10⁶ players | rollover, wall clock |',
     );
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    const perMillion = (run.totalUsec / 1000) * (1e6 / PLAYERS);
     console.log(
-      `| ${run.steps} | ${(run.longestUsec / 1000).toFixed(2)} ms | ${(Math.max(...run.cpuUsec) / 1000).toFixed(2)} ms | ${(median(run.cpuUsec) / 1000).toFixed(2)} ms | ${run.slowSteps} / ${run.slowCpuSteps} | ${(run.totalUsec / 1000).toFixed(1)} ms | ${run.wallMs.toFixed(0)} ms |`,
+      `| ${run.steps} | ${(run.longestUsec / 1000).toFixed(2)} ms | ${(Math.max(...run.cpuUsec) / 1000).toFixed(2)} ms | ${(median(run.cpuUsec) / 1000).toFixed(2)} ms | ${run.slowSteps} / ${run.slowCpuSteps} | ${run.mostCommands} | ${(run.totalUsec / 1000).toFixed(1)} ms | ${(perMillion / 1000).toFixed(1)} s | ${run.wallMs.toFixed(0)} ms |`,
     );
   } finally {
     await stopChild(server.child);

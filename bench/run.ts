@@ -2,8 +2,9 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,functions,trending,signals,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream to leave
- * parts out.
+ * BENCH_SKIP=http,redis,functions,trending,signals,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream,leagues
+ * to leave parts out; the leagues rollover's size: LEAGUE_BENCH_PLAYERS (default 10⁶) and the knobs of
+ * bench/league-rollover.ts.
  */
 import { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { coalescingBench } from './coalescing';
 import { functionsFixedCostBench } from './functions';
 import { functionsRankingBench } from './functions-ranking';
 import { idleBoardsBench } from './idle-boards';
+import { leagueRolloverBench } from './league-rollover';
 import { mastersBench } from './masters';
 import { startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 import { cannon, DURATION_SEC, fmt, medianOf, pairedRatio, RunFigures, summarize } from './load';
@@ -80,6 +82,8 @@ async function main(): Promise<void> {
   if (!SKIP.has('idle')) await idleBoardsBench();
   if (!SKIP.has('masters')) await mastersBench();
   if (!SKIP.has('stream')) await streamBench();
+  // Issue #48: the rollover of 10⁶ players' leagues, on a redis-server of its own.
+  if (!SKIP.has('leagues')) await leagueRolloverBench();
 }
 
 // ---------------------------------------------------------------- HTTP: service vs bare floor

@@ -7,8 +7,9 @@
  */
 import {
   LEAGUE_MOVES_CALLS,
-  LEAGUE_ROLL_BUDGET_MEMBERS,
+  LEAGUE_ROLL_BUDGET_UNITS,
   LEAGUE_SIZE,
+  leagueMovesCalls,
 } from '../../src/ranking/options/leagues/leagues.limits';
 import { BATCH_ENTRIES, SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -70,7 +71,7 @@ export const LEAGUE_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/leagues/moves',
     worst: `the first read after the period ended, no scheduler run: it rolls as far as a page of ${LEAGUE_SIZE.max} moves needs (each member of two full cohorts moves up)`,
-    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps, each at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members (a cohort of ${LEAGUE_SIZE.max} in parts)`,
+    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rolling calls, each one step of about ${LEAGUE_ROLL_BUDGET_UNITS} units (a cohort of ${LEAGUE_SIZE.max} in parts) and the rows its units left room for`,
     prepare: async (context) => {
       await context.advanceSec(WEEK_SEC);
     },
@@ -79,7 +80,7 @@ export const LEAGUE_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/leagues/moves',
     worst: `that board's first read after the period ended (the week the row before moved on), no scheduler run: a page of ${LEAGUE_SIZE.max} moves rolled shard after shard (every member moves up)`,
-    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rollover steps of at most ${LEAGUE_ROLL_BUDGET_MEMBERS} members, and one read per shard (${SHARDS_PER_BOARD.max})`,
+    manyCalls: `at most ${LEAGUE_MOVES_CALLS} rolling calls (a shard whose rollover fits a step of ${LEAGUE_ROLL_BUDGET_UNITS} units rolled and read in one) and one read per shard: at most ${leagueMovesCalls(SHARDS_PER_BOARD.max)} calls, each a read of the client's budget`,
     request: () => get(`${SHARDED}/leagues/moves?limit=${LEAGUE_SIZE.max}`),
   },
 ];

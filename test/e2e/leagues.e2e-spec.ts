@@ -126,6 +126,24 @@ describe('leagues over HTTP', () => {
     expect((await http().get('/boards/lg/leagues/platinum/1').expect(404)).body.code).toBe('LEAGUE_NOT_FOUND');
   });
 
+  describe('under a read budget of 10 reads (a burst of 10, the clock held)', () => {
+    const budgeted = describeApp({ READ_RATE_LIMIT_PER_SEC: '1', READ_RATE_LIMIT_BURST: '10' });
+
+    it('charges a moves page a read per call: 8 on 8 shards (each rolled and read in one call), the second page a 429', async () => {
+      clock.setMs(Date.parse('2026-12-09T12:00:00Z'));
+      await put('lr', { leagues, shards: 8 }).expect(201);
+      const items = Array.from({ length: 40 }, (_, i) => ({ item: `r${i}`, amount: i + 1 }));
+      await http().post('/boards/lr/increments').send({ items }).expect(200);
+      clock.advanceMs(7 * 86_400_000);
+      const first = await budgeted.http().get('/boards/lr/leagues/moves').expect(200);
+      expect(first.body.moves.length).toBeGreaterThan(8);
+      expect(first.body.nextCursor).toBeNull();
+      // 8 calls counted, 2 reads left: the next page's third call finds none.
+      expect((await budgeted.http().get('/boards/lr/leagues/moves').expect(429)).body.code).toBe('RATE_LIMITED');
+      expect((await http().get('/boards/lr/leagues/moves').expect(200)).body.moves).toEqual(first.body.moves);
+    });
+  });
+
   describe('under a client quota of 5 new items', () => {
     const quoted = describeApp({ QUOTA_NEW_ITEMS: '5' });
     /** Items the leagues hold state of (placements, tiers, cohort entries), distinct. */

@@ -7,6 +7,7 @@ import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
 import { validateConfig } from '../../src/common/config';
 import { LeaguesService } from '../../src/ranking/leagues/leagues.service';
 import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
+import { LEAGUE_ROLL_PART_UNITS } from '../../src/ranking/options/leagues/leagues.limits';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -100,17 +101,18 @@ describe.each(CASES)(
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       });
       expect(await answer(roller)).toBe('ready');
-      // Shard 0's bronze cohorts (about 85 members, a member more for each of their 3 parts: ties at the
-      // promotion edge of the first day may make silver a member bigger), then 5 of silver: its
-      // promotions are applied, its relegations (its last 5 places) are not.
+      // Shard 0's bronze cohorts (about 85 members, LEAGUE_ROLL_PART_UNITS more for each of their 3 parts,
+      // and a unit left: ties at the promotion edge of the first day may make silver a member bigger),
+      // then 5 of silver: its promotions are applied, its relegations (its last 5 places) are not.
       const base = `${board.shards[0].keys.tag}:lg:${start}:`;
       const bronze = Number(await connection.client.hget(`${base}fill`, '1'));
-      for (const budget of [bronze + Math.ceil(bronze / RULE.size), 5]) {
+      const part = LEAGUE_ROLL_PART_UNITS;
+      for (const budget of [bronze + Math.ceil(bronze / RULE.size) * part + 1, 5 + part]) {
         roller.send({ budget });
         expect(await answer(roller)).toEqual({ done: false });
       }
       // A third step asked for, and the process killed with it in flight (applied whole or not at all).
-      roller.send({ budget: 5 });
+      roller.send({ budget: 5 + part });
       await stopChild(roller);
       const record = await connection.client.hgetall(`${base}roll`);
       const silver = await connection.client.zcard(`${base}c:2:1`);

@@ -4,6 +4,7 @@ import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { validateConfig } from '../../src/common/config';
 import { LeaguesService } from '../../src/ranking/leagues/leagues.service';
 import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
+import { LEAGUE_ROLL_PART_UNITS } from '../../src/ranking/options/leagues/leagues.limits';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -128,9 +129,9 @@ describe.each(CASES)('leagues rollover with two instances (%s, %i shard(s))', (t
 
   it('a cohort rolled in parts and abandoned midway is finished by both instances, each member once', async () => {
     // Cohorts of 25 (ties among them), about 60 items a shard: shard 0's day holds bronze cohorts of 25
-    // and fewer and a silver one of about 18. A step of their members (and one more for each part) and 6
-    // stops 6 members into the silver one, whose later parts must rank their members by the places the
-    // first part saw.
+    // and fewer and a silver one of about 18. A step of their members (and LEAGUE_ROLL_PART_UNITS more for
+    // each part) and a part of 6 stops 6 members into the silver one, whose later parts must rank their
+    // members by the places the first part saw.
     const { name, model } = await playedBoard({ size: 25, promote: 6, relegate: 5 }, players(60 * shards));
     const prepared = await graphs[0].cache.get(name);
     const at = { board: prepared, nowMs: clock.nowMs(), currentSec: (clock.nowMs() - (clock.nowMs() % DAY_MS)) / 1000 };
@@ -142,7 +143,8 @@ describe.each(CASES)('leagues rollover with two instances (%s, %i shard(s))', (t
     const base = `${prepared.shards[0].keys.tag}:lg:${at.currentSec - 86_400}:`;
     const redisClient = connections[0].client;
     const bronze = Number(await redisClient.hget(`${base}fill`, '1'));
-    expect(await stores[0].rollShard(at, 0, bronze + Math.ceil(bronze / 25) + 6)).toBe(false);
+    const parts = (Math.ceil(bronze / 25) + 1) * LEAGUE_ROLL_PART_UNITS;
+    expect(await stores[0].rollShard(at, 0, bronze + parts + 6)).toBe(false);
     expect(await redisClient.hgetall(`${base}roll`)).toMatchObject({ tier: '2', cohort: '1', offset: '6' });
     // Items of the half-rolled cohort write in the new day: one promoted already, one staying and two
     // relegated not rolled yet (rolled alone, ahead of the parts, which must not roll them again).

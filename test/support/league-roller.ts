@@ -1,7 +1,7 @@
 /**
  * A leagues rollover in a process of its own, for the crash test (ranking.leagues-crash.int-spec.ts):
  * at NOW_MS it rolls the closed periods of the board LEAGUE_BOARD, one step each time the parent sends
- * { budget } (members), and answers { done } after each, until killed
+ * { budget } (units), and answers { done } after each, until killed
  * (SIGKILL: a crash). Its environment comes from the test (REDIS_URL, KEY_PREFIX).
  */
 import { composeRanking } from '../../harness/compose-ranking';

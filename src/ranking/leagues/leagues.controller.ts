@@ -1,29 +1,36 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
 import { WindowRead } from '../../access/access.decorators';
+import { callerOf } from '../../edge/caller';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
+import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import { ItemParams } from '../dto/item.dto';
 import { BoardParams } from '../dto/board.dto';
 import { CohortPageDto, CohortParams, CohortQuery, ItemLeagueDto, MovesPageDto, MovesQuery } from '../dto/league.dto';
 import {
   LEAGUE_MOVES_CALLS,
   LEAGUE_MOVES_DEFAULT,
-  LEAGUE_ROLL_BUDGET_MEMBERS,
+  LEAGUE_ROLL_BUDGET_UNITS,
   LEAGUE_SIZE,
+  leagueMovesCalls,
 } from '../options/leagues/leagues.limits';
 import { LeaguesService } from './leagues.service';
 
 const ITEM_NOTE =
   "The item's tier, cohort and rank in it this period of the league window (one call on its shard, O(log n)). 404 ITEM_NOT_FOUND when it has no event this period.";
 const COHORT_NOTE = `A cohort of the current period, best first (competition ranks: equal scores share one). One call on the shard its number names (cohort c of shard k, 0-based, among S shards is (c - 1) × S + k + 1), O(log n + rows); at most ${LEAGUE_SIZE.max} rows.`;
-const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: at most ${LEAGUE_MOVES_CALLS} bounded calls of about ${LEAGUE_ROLL_BUDGET_MEMBERS} members each, and one read per shard; a shorter page then still has a nextCursor. A period with no placement answers no moves.`;
+const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: a call on a shard whose list is short of the page rolls a bounded step of about ${LEAGUE_ROLL_BUDGET_UNITS} units (a member one, a cohort's part more) and answers the rows the step left room for, at most ${LEAGUE_MOVES_CALLS} such calls; beside them at most one read per shard (S shards: at most S + ${LEAGUE_MOVES_CALLS} calls, ${leagueMovesCalls(64)} on 64); a shorter page then still has a nextCursor. Every call past the first spends one read of the client's read rate budget (429 RATE_LIMITED when it lacks it). A period with no placement answers no moves.`;
 
 /** GET …/items/:item/league, …/leagues/:tier/:cohort and …/leagues/moves: reads of a board's leagues. */
 @ApiTags('ranking')
 @RedisBackedController()
 @Controller()
 export class LeaguesController {
-  constructor(private readonly leagues: LeaguesService) {}
+  constructor(
+    private readonly leagues: LeaguesService,
+    private readonly readBudget: RateLimitGuard,
+  ) {}
 
   @Get('boards/:board/items/:item/league')
   @WindowRead("An item's league standing this period", ITEM_NOTE, ItemLeagueDto)
@@ -36,9 +43,16 @@ export class LeaguesController {
   @WindowRead("A closed period's promotions and relegations", MOVES_NOTE, MovesPageDto)
   @ErrorResponse(400, 'INVALID_INPUT: at names a period that has not ended')
   @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues')
-  moves(@Param() params: BoardParams, @Query() query: MovesQuery): Promise<MovesPageDto> {
+  moves(
+    @Param() params: BoardParams,
+    @Query() query: MovesQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<MovesPageDto> {
     const page = { offset: query.cursor ?? 0, limit: query.limit ?? LEAGUE_MOVES_DEFAULT };
-    return this.leagues.moves(params.board, query.at === undefined ? undefined : query.at * 1000, page);
+    const atMs = query.at === undefined ? undefined : query.at * 1000;
+    // The route's guard counted the first call.
+    const admit = (calls: number) => this.readBudget.chargeReads(callerOf(request).client, calls);
+    return this.leagues.moves(params.board, atMs, page, admit);
   }
 
   @Get('boards/:board/leagues/:tier/:cohort')

@@ -3,19 +3,26 @@ import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import type { BoardCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
+import { LEAGUE_MOVES_ROWS_PER_UNIT } from '../options/leagues/leagues.limits';
 
 const ITEM_ARGS = ['item', 'period'] as const;
 const ITEM_REPLY = ['placed', 'tier', 'cohort', 'rank', 'score', 'members'] as const;
 const COHORT_ARGS = ['period', 'tier', 'cohort', 'offset', 'limit'] as const;
 const COHORT_REPLY = ['rows', 'members'] as const;
-const ROLL_ARGS = ['current', 'budget'] as const;
+const ROLL_ARGS = ['current', 'budget', 'part_units'] as const;
 const ROLL_REPLY = ['done'] as const;
-const MOVES_ARGS = ['period', 'current', 'offset', 'limit', 'budget'] as const;
+const MOVES_ARGS = ['period', 'current', 'offset', 'limit', 'budget', 'part_units', 'rows_per_unit'] as const;
 const MOVES_REPLY = ['done', 'rolled', 'listed', 'rows'] as const;
 
 /** A league call: the board's config version and the league window's current period start (unix s). */
 export interface LeagueCall extends BoardCall {
   currentSec: number;
+}
+
+/** A rollover step's bound: about `budget` units, a member one and each part of a cohort `partUnits` more. */
+export interface RollBudget {
+  budget: number;
+  partUnits: number;
 }
 
 /** One row of a cohort: competition rank within it (ties share one). */
@@ -93,9 +100,13 @@ export const LEAGUES_FUNCTIONS = {
     handler: 'league_roll',
     numberOfKeys: 1,
     contract: { args: ROLL_ARGS, reply: ROLL_REPLY },
-    build: (call: LeagueCall & { budget: number }) => ({
+    build: (call: LeagueCall & RollBudget) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(header(call), ROLL_ARGS, { current: call.currentSec, budget: call.budget }),
+      args: callArgs(header(call), ROLL_ARGS, {
+        current: call.currentSec,
+        budget: call.budget,
+        part_units: call.partUnits,
+      }),
     }),
     decode: (raw) => new NamedReply('tbRankLeagueRoll', ROLL_REPLY, raw).flag('done'),
   }),
@@ -105,7 +116,7 @@ export const LEAGUES_FUNCTIONS = {
     handler: 'league_moves',
     numberOfKeys: 1,
     contract: { args: MOVES_ARGS, reply: MOVES_REPLY },
-    build: (call: LeagueCall & { periodSec: number; offset: number; limit: number; budget: number }) => ({
+    build: (call: LeagueCall & RollBudget & { periodSec: number; offset: number; limit: number }) => ({
       keys: [call.shard.keys.cfg()],
       args: callArgs(header(call), MOVES_ARGS, {
         period: call.periodSec,
@@ -113,6 +124,8 @@ export const LEAGUES_FUNCTIONS = {
         offset: call.offset,
         limit: call.limit,
         budget: call.budget,
+        part_units: call.partUnits,
+        rows_per_unit: LEAGUE_MOVES_ROWS_PER_UNIT,
       }),
     }),
     decode: (raw) => {

@@ -8,6 +8,7 @@ import type { CohortRow, LeagueMove } from './leagues.functions';
 import {
   LEAGUE_MOVES_CALLS,
   LEAGUE_ROLL_STEPS_PER_VISIT,
+  leagueMovesCalls,
   LEAGUES_MESSAGES as M,
 } from '../options/leagues/leagues.limits';
 import type { LeaguesSetting } from '../options/leagues/leagues.option';
@@ -76,9 +77,15 @@ export class LeaguesService {
 
   /**
    * The moves of the period holding `atMs` (default: the latest closed one) from the cursor `page.offset`,
-   * shard by shard (movesFrom), rolling as far as the page needs where no scheduler has yet.
+   * shard by shard (movesFrom), rolling as far as the page needs where no scheduler has yet. `admit` is
+   * told each call past the first before it is sent (it may refuse: the read budget).
    */
-  async moves(name: string, atMs: number | undefined, page: { offset: number; limit: number }): Promise<MovesPage> {
+  async moves(
+    name: string,
+    atMs: number | undefined,
+    page: { offset: number; limit: number },
+    admit: (calls: number) => void = () => undefined,
+  ): Promise<MovesPage> {
     return this.cache.withBoard(name, async (board) => {
       const nowMs = this.clock.nowMs();
       const { setting, at } = this.leagueOf(board, nowMs);
@@ -86,7 +93,7 @@ export class LeaguesService {
       const period = calendarPeriod(calendar, atMs ?? at.currentSec * 1000 - 1);
       const span = { from: period.startMs / 1000, to: period.endMs / 1000 };
       if (period.endMs > nowMs) throw new InvalidInputError(M.notClosed(name, span.from));
-      const { moves, nextCursor } = await this.movesFrom(at, span.from, page);
+      const { moves, nextCursor } = await this.movesFrom(at, span.from, page, admit);
       const tierName = (tier: number) => setting.tiers[tier - 1];
       const named = moves.map((m) => ({ ...m, fromTier: tierName(m.fromTier), toTier: tierName(m.toTier) }));
       return { ...span, moves: named, nextCursor };
@@ -96,24 +103,33 @@ export class LeaguesService {
   /**
    * A page of a closed period's moves: each shard's in the order rolled, shard 0's first. The cursor is
    * a place in a shard's list (place × shards + shard: an unsharded board's is the place), so a page
-   * starts on its shard with no call to the shards before. Past a shard's last move the page goes on
-   * with the next shard, one row beyond `limit` read to know whether another page follows. A shard whose
-   * list is short of the page and whose rollover is not done rolls a bounded step first (its moves read
-   * answers no rows then); after LEAGUE_MOVES_CALLS such steps the page ends, short, with a cursor where
-   * it stopped. So a page costs at most LEAGUE_MOVES_CALLS steps and one read per shard.
+   * starts on its shard with no call to the shards before. Each call reads the shard's list from the
+   * place the rows so far end at, one row beyond `limit` to know whether another page follows; a shard
+   * whose rollover is not done and whose list is short of the page rolls a bounded step in the same call
+   * first, and answers the rows the step left units for (the next call goes on from there). Past a
+   * shard's last move the page goes on with the next shard. After LEAGUE_MOVES_CALLS rolling calls, or
+   * leagueMovesCalls(shards) in all, the page ends, short, with a cursor where it stopped.
    */
-  private async movesFrom(at: LeagueAt, periodSec: number, page: { offset: number; limit: number }) {
+  private async movesFrom(
+    at: LeagueAt,
+    periodSec: number,
+    page: { offset: number; limit: number },
+    admit: (calls: number) => void,
+  ) {
     const shards = at.board.shards.length;
     const cursorOf = (shard: number, place: number) => String(place * shards + shard);
     const rows: Array<{ move: LeagueMove; cursor: string }> = [];
-    let [shard, place, steps] = [page.offset % shards, Math.floor(page.offset / shards), 0];
+    let [shard, place, calls, rolls] = [page.offset % shards, Math.floor(page.offset / shards), 0, 0];
     while (shard < shards && rows.length <= page.limit) {
+      if (rolls === LEAGUE_MOVES_CALLS || calls === leagueMovesCalls(shards))
+        return { moves: rows.map((row) => row.move), nextCursor: cursorOf(shard, place) };
+      if (calls++ > 0) admit(1);
       const ask = { periodSec, offset: place, limit: page.limit + 1 - rows.length };
-      let answer = await this.store.moves(at, ask, shard);
-      while (answer.rolled && ++steps < LEAGUE_MOVES_CALLS) answer = await this.store.moves(at, ask, shard);
-      if (answer.rolled) return { moves: rows.map((row) => row.move), nextCursor: cursorOf(shard, place) };
+      const answer = await this.store.moves(at, ask, shard);
+      if (answer.rolled) rolls++;
       answer.moves.forEach((move, i) => rows.push({ move, cursor: cursorOf(shard, place + i) }));
-      [shard, place] = [shard + 1, 0];
+      place += answer.moves.length;
+      if (answer.done && place >= answer.listed) [shard, place] = [shard + 1, 0];
     }
     const moves = rows.slice(0, page.limit).map((row) => row.move);
     return { moves, nextCursor: rows.length > page.limit ? rows[page.limit].cursor : null };

@@ -4,7 +4,7 @@ import { guard } from '../core/ranking.errors';
 import { boardCall } from '../core/script-call';
 import { shardOf } from '../core/shard-math';
 import { LeaguesFunctions } from './leagues.functions';
-import { LEAGUE_ROLL_BUDGET_MEMBERS } from '../options/leagues/leagues.limits';
+import { LEAGUE_ROLL_BUDGET_UNITS, LEAGUE_ROLL_PART_UNITS } from '../options/leagues/leagues.limits';
 import { sliceStore } from '../core/slice-store';
 
 /** Where a league call stands: the board, the time, the league window's current period start. */
@@ -48,31 +48,39 @@ export class LeaguesStore extends sliceStore(LeaguesFunctions) {
     return guard(this.functions.call(this.fns.leagueCohort, { ...this.call(at, shard), ...page, cohort: local }));
   }
 
-  /** One rollover step of shard `shard`'s oldest closed period not rolled yet; true when none is left there. */
-  rollShard(at: LeagueAt, shard: number, budget = LEAGUE_ROLL_BUDGET_MEMBERS): Promise<boolean> {
-    return guard(this.functions.call(this.fns.leagueRoll, { ...this.call(at, shard), budget }));
+  /**
+   * One rollover step (about `budget` units: a member one, a cohort's part LEAGUE_ROLL_PART_UNITS more) of
+   * shard `shard`'s oldest closed period not rolled yet; true when none is left there.
+   */
+  rollShard(at: LeagueAt, shard: number, budget = LEAGUE_ROLL_BUDGET_UNITS): Promise<boolean> {
+    const call = { ...this.call(at, shard), budget, partUnits: LEAGUE_ROLL_PART_UNITS };
+    return guard(this.functions.call(this.fns.leagueRoll, call));
   }
 
   /**
    * A rollover step of each shard in order, up to the first that still has a closed period to roll
    * after its step (false); true when none has.
    */
-  async roll(at: LeagueAt, budget = LEAGUE_ROLL_BUDGET_MEMBERS): Promise<boolean> {
+  async roll(at: LeagueAt, budget = LEAGUE_ROLL_BUDGET_UNITS): Promise<boolean> {
     for (let shard = 0; shard < at.board.shards.length; shard++) {
       if (!(await this.rollShard(at, shard, budget))) return false;
     }
     return true;
   }
 
-  /** A page of shard `shard`'s moves of a period (their cohorts numbered as the routes answer them). */
+  /**
+   * A page of shard `shard`'s moves of a period (their cohorts numbered as the routes answer them), after
+   * a rollover step when the list is short of it: then only the rows the step left units for.
+   */
   async moves(
     at: LeagueAt,
     page: { periodSec: number; offset: number; limit: number },
     shard = 0,
-    budget = LEAGUE_ROLL_BUDGET_MEMBERS,
+    budget = LEAGUE_ROLL_BUDGET_UNITS,
   ) {
     const shards = at.board.shards.length;
-    const answer = await guard(this.functions.call(this.fns.leagueMoves, { ...this.call(at, shard), ...page, budget }));
+    const call = { ...this.call(at, shard), ...page, budget, partUnits: LEAGUE_ROLL_PART_UNITS };
+    const answer = await guard(this.functions.call(this.fns.leagueMoves, call));
     const moves = answer.moves.map((move) => ({ ...move, cohort: cohortNumber(move.cohort, shard, shards) }));
     return { ...answer, moves };
   }

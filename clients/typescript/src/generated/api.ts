@@ -731,7 +731,7 @@ export interface paths {
         };
         /**
          * A closed period's promotions and relegations
-         * @description The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: at most 20 bounded calls of about 300 members each, and one read per shard; a shorter page then still has a nextCursor. A period with no placement answers no moves.
+         * @description The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: a call on a shard whose list is short of the page rolls a bounded step of about 200 units (a member one, a cohort's part more) and answers the rows the step left room for, at most 20 such calls; beside them at most one read per shard (S shards: at most S + 20 calls, 84 on 64); a shorter page then still has a nextCursor. Every call past the first spends one read of the client's read rate budget (429 RATE_LIMITED when it lacks it). A period with no placement answers no moves.
          */
         get: operations["LeaguesController_moves"];
         put?: never;

@@ -10,11 +10,15 @@ export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
 export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
 
 /**
- * Members one rollover step rolls at most (a cohort rolled in parts when it holds more; each part a
- * member more, for its few fixed commands). A rollover costs about 5 µs of Redis CPU a member
- * (bench/league-rollover.ts, 10⁶ players at load 16): median 1.6 ms a step, the longest 5.4 ms.
+ * Units one rollover step rolls at most: a member one, and each part of a cohort (a cohort rolled in
+ * parts when the step's units end inside it) LEAGUE_ROLL_PART_UNITS more, so a step of many small
+ * cohorts runs no more commands than one of a big cohort. 300 members a step ran up to 4.4 ms (load
+ * 5-10, ties first, every member moving); see docs/benchmarks.md for the steps now (bench/league-rollover.ts).
  */
-export const LEAGUE_ROLL_BUDGET_MEMBERS = 300;
+export const LEAGUE_ROLL_BUDGET_UNITS = 200;
+
+/** The units of a part of a cohort beside its members: its own commands (page, bounds, the moves' writes). */
+export const LEAGUE_ROLL_PART_UNITS = 10;
 
 /**
  * Rollover steps one scheduler visit of a board runs (shared by its shards, at least one each); the
@@ -22,8 +26,23 @@ export const LEAGUE_ROLL_BUDGET_MEMBERS = 300;
  */
 export const LEAGUE_ROLL_STEPS_PER_VISIT = 50;
 
-/** Most calls a moves read makes to roll far enough for its page (each one bounded step; reads apart). */
+/**
+ * Most calls a moves read makes that roll a step (each call rolls at most one step, then reads what the
+ * step left of its units); reads beside them at most one per shard.
+ */
 export const LEAGUE_MOVES_CALLS = 20;
+
+/**
+ * Rows a moves call that rolled a step reads for each unit the step left: a row read (a cohort page of
+ * 1 000 rows: about 2.3 ms) costs about half what a rolled member does.
+ */
+export const LEAGUE_MOVES_ROWS_PER_UNIT = 2;
+
+/**
+ * Most calls of a moves page on a board of `shards` shards (LEAGUE_MOVES_CALLS rolling ones, one read per
+ * shard): each past the first spends one read of the client's read rate budget.
+ */
+export const leagueMovesCalls = (shards: number) => LEAGUE_MOVES_CALLS + shards;
 
 /** A moves page: limit bounds and its default. */
 export const LEAGUE_MOVES_LIMIT: Bounds = { min: 1, max: 1000 };

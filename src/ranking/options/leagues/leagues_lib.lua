@@ -6,11 +6,10 @@
 -- (results_changed). Its league score is its amount in the period's slot (sum boards), mirrored into
 -- its cohort by every change that is not expiry. When the period has ended, the rollover moves each
 -- cohort's best `promote` members a tier up and its worst `relegate` a tier down, once: roll_step walks
--- the cohorts in parts of at most a budget of members from a cursor stored in the same call, and a
--- member moves only while its placement (`at`) still names the cohort, which its move clears in the
--- same call; so steps may repeat, race or resume after a crash. A placement in a later period rolls
--- the item alone out of its previous cohort first (roll_member), so its tier is always the one its
--- rollover gives.
+-- the cohorts in parts within a budget of units from a cursor stored in the same call, and a member
+-- moves only while its placement (`at`) still names the cohort, which its move clears in the same call;
+-- so steps may repeat, race or resume after a crash. A placement in a later period rolls the item alone
+-- out of its previous cohort first (roll_member), so its tier is always the one its rollover gives.
 -- A cohort ranks by the board's `ties`; with `first`, equal scores in the order members reached them. The
 -- window's marks move on once the period ends (its drain, the next events) while the rollover ranks the
 -- closed period, so each mirrored change draws a mark (ties.drawn_mark, in the window's own call: members
@@ -18,8 +17,7 @@
 -- On a sharded board each shard keeps the leagues of its own items under its own tag (the keys below,
 -- on every shard's copy of the config): an item's placement, its cohort and the cohort's members share
 -- one tag, so a placement or a move stays one call; each shard fills its own cohorts and rolls them once
--- per period (its own cursor and `open`). The app names a shard's cohort c of shards S at shard k
--- (c - 1) * S + k + 1 (leagues.store.ts), so cohort numbers never clash across shards.
+-- per period (its own cursor and `open`); the app numbers them apart (cohortNumber, leagues.store.ts).
 -- KEYS: 0
 -- Keys: <tag>:lg:tier          hash  item -> tier (1-based; absent: the lowest)
 --       <tag>:lg:at            hash  item -> "<period>:<tier>:<cohort>[:<mark>]": its latest placement,
@@ -221,10 +219,11 @@ local function league_changed(top_key, item)
   end
 end
 
--- Cohorts of `tier` in `period` (placed / size, rounded up).
-local function cohort_count(s, period, tier)
-  local placed = tonumber(redis.call('HGET', s.base .. period .. ':fill', tier)) or 0
-  return math.ceil(placed / s.size)
+-- Cohorts of each tier in `period` (placed / size, rounded up; absent: none), from one read of its fill.
+local function cohort_counts(s, period)
+  local fill, counts = redis.call('HGETALL', s.base .. period .. ':fill'), {}
+  for i = 1, #fill, 2 do counts[tonumber(fill[i])] = math.ceil(tonumber(fill[i + 1]) / s.size) end
+  return counts
 end
 
 -- Ends a period's rollover: its record says done, its moves are kept among the newest PERIODS_KEPT.
@@ -239,34 +238,36 @@ local function roll_done(s, period)
   if #old > 0 then redis.call('ZREM', s.base .. 'kept', unpack(old)) end
 end
 
--- One bounded step of a closed period's rollover: rolls at most `budget` members (a cohort's parts
--- from the cursor on, each part a member more for its fixed commands) and stores the cursor (tier,
--- cohort, offset: the next member's place) in the same call, so a step may repeat, race or resume after
--- a crash. Answers whether the rollover is done.
-local function roll_step(s, period, budget)
+-- One bounded step of a closed period's rollover: about `budget` units from the cursor on, a member one
+-- and each part of a cohort `part_units` more (its own commands: page, bounds, the moves' writes), at
+-- least one member; stores the cursor (tier, cohort, offset: the next member's place) in the same call,
+-- so a step may repeat, race or resume after a crash. Answers whether it is done, and the units left.
+local function roll_step(s, period, budget, part_units)
   local record = s.base .. period .. ':roll'
   local cursor = redis.call('HMGET', record, 'done', 'tier', 'cohort', 'offset')
-  if cursor[1] then return true end
-  if not redis.call('ZSCORE', s.base .. 'open', period) then return true end
-  if budget <= 0 then return false end
+  if cursor[1] or not redis.call('ZSCORE', s.base .. 'open', period) then return true, budget end
+  if budget <= 0 then return false, budget end
   local tier, cohort, offset = tonumber(cursor[2]) or 1, tonumber(cursor[3]) or 1, tonumber(cursor[4]) or 0
-  local count = cohort_count(s, period, tier)
-  while budget > 0 do
+  local counts = cohort_counts(s, period)
+  local count = counts[tier] or 0
+  local room = math.max(1, budget - part_units)
+  while room > 0 do
     if cohort > count then
       if tier >= s.tier_count then
         roll_done(s, period)
-        return true
+        return true, budget
       end
       tier, cohort, offset = tier + 1, 1, 0
-      count = cohort_count(s, period, tier)
+      count = counts[tier] or 0
     else
-      local read = roll_part(s, period, tier, cohort, offset, budget)
-      if read < budget then cohort, offset = cohort + 1, 0 else offset = offset + read end
-      budget = budget - read - 1
+      local read = roll_part(s, period, tier, cohort, offset, room)
+      if read < room then cohort, offset = cohort + 1, 0 else offset = offset + read end
+      budget = budget - read - part_units
+      room = budget - part_units
     end
   end
   redis.call('HSET', record, 'tier', tier, 'cohort', cohort, 'offset', offset)
-  return false
+  return false, budget
 end
 
 -- The keys of one period ("<tag>:lg:<p>:") of a board being dropped, at most about `budget`: each
