@@ -111,11 +111,19 @@ end
 -- The exceptions' positions among the rows from the top through the `want`-th shown one (all rows
 -- when nil), one step per row; and whether the scan reached the text's end (the positions complete).
 local function positions_scanned(rows, ex, want)
-  local found, position, shown_count = {}, 0, 0
-  for item in string.gmatch(rows, archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)') do
-    if want and shown_count >= want then return found, false end
+  local found, position, shown_count, items = {}, 0, 0, ex.items
+  local item_pattern = archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)'
+  if not want then
+    for item in string.gmatch(rows, item_pattern) do
+      position = position + 1
+      if items[item] then found[#found + 1] = position end
+    end
+    return found, true
+  end
+  for item in string.gmatch(rows, item_pattern) do
+    if shown_count >= want then return found, false end
     position = position + 1
-    if ex.items[item] then found[#found + 1] = position end
+    if items[item] then found[#found + 1] = position end
     if shown.visible(ex, item) then shown_count = shown_count + 1 end
   end
   return found, true
