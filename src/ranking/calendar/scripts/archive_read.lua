@@ -129,12 +129,12 @@ local function positions_scanned(rows, ex, want)
   return found, true
 end
 
--- The stored exception positions of the period at `start`, kept when complete: nil when the entry
--- is stale and a scan through the (skip + most + 1)-th shown row costs less than finding them all;
--- then the scan's positions and whether it reached the end.
+-- The exception positions of the period at `start` (`ex.entries`: the kept ones, read for the call's
+-- periods at once) and whether they are all of them: a stale entry is found again and kept, or, when
+-- a scan through the `want`-th shown row costs less than finding them all, only that scan's are.
 local function exception_positions(base, start, rows, ex, want)
   local stamp, bytes = ex.stamp, #rows
-  local entry = redis.call('HGET', archive.shown_index_key(base), start)
+  local entry = ex.entries[start]
   if entry then
     local held_stamp, held_bytes, list = string.match(entry, '^(%x+) (%d+) %d+ ?(.*)$')
     if held_stamp == stamp and tonumber(held_bytes) == bytes then
@@ -262,8 +262,10 @@ local function archive_read(keys, args)
   local skip, most = tonumber(arg.skip_rows), tonumber(arg.most_rows)
   local shown_asked = arg.shown_page == '1'
   if ex and shown_asked then
-    ex.stamp = exceptions_stamp(ex)
+    ex.stamp, ex.entries = exceptions_stamp(ex), {}
     archive.shown_index_pruned(base, kept)
+    local entries = #starts > 0 and redis.call('HMGET', archive.shown_index_key(base), unpack(starts)) or {}
+    for i, start in ipairs(starts) do ex.entries[start] = entries[i] end
   end
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
