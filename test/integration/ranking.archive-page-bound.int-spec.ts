@@ -31,6 +31,9 @@ const PAGE_BYTES = 20_000;
  */
 const CALL_COMMANDS = 25;
 
+/** Bytes the kept positions of the period may take: ~60 B, 6 B per hidden row, ~400 B of the key and hash. */
+const INDEX_BYTES = 60 + 6 * MODERATED_ITEMS_PER_SHARD + 400;
+
 /** id, time, µs, arguments, client address, client name. */
 type SlowlogEntry = [number, number, number, string[], string, string];
 const SCRIPT_CLIENT = '?:0';
@@ -128,5 +131,10 @@ describe('a deep page of a dense moderated archive (single, one shard)', () => {
       expect(page.calls[0]).toBeLessThanOrEqual(CALL_COMMANDS);
       expect(page.bytes).toBeLessThanOrEqual(PAGE_BYTES);
     }
+    // What the positions hold: one field for the one period kept, ~6 B per hidden row.
+    const [indexKey, ...others] = await node.keys('*archshown*');
+    expect(others).toEqual([]);
+    expect(await node.hlen(indexKey)).toBe(1);
+    expect(Number(await node.call('MEMORY', 'USAGE', indexKey))).toBeLessThanOrEqual(INDEX_BYTES);
   }, 240_000);
 });
