@@ -76,7 +76,9 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
    * other shards' rows are gone: only the newest `keep` periods of all shards are the board's. While a
    * shard is still taking an archive (in chunks, archive_lib.lua) the answer is `draining` and lists
    * nothing. On a moderated board the rows of items left out now (moderation) are not answered and the
-   * rest rank among themselves (`shown` false: the rows as stored, which a retraction's cut reads).
+   * rest rank among themselves (`shown` false: the rows as stored, which a retraction's cut reads): one
+   * shard cuts that page itself from the positions of the items left out (archive_read.lua, without a
+   * scan from the top), each shard of a sharded board answers its rows from the top and they are cut here.
    */
   async archives(
     board: PreparedBoard,
@@ -86,6 +88,8 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
     { shown = true } = {},
   ): Promise<{ keeps: boolean; draining: boolean; archives: ArchivePage[] }> {
     const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
+    // One shard holds the board's every row: it answers the page of the rows shown now itself.
+    const shownPage = shown && !board.sharded;
     const replies = await Promise.all(
       board.shards.map((shard) =>
         guard(
@@ -95,6 +99,7 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
             latestSec: ask.latestSec,
             most: ask.most,
             rows,
+            shownPage,
           }),
         ),
       ),

@@ -26,7 +26,8 @@ export interface ArchiveReadReply {
   archives: ArchivePage[];
   /**
    * On a moderated board, the items of the rows answered that the listing leaves out now (each period
-   * answered from its top through its (skip + most + 1)-th row shown); null on another board.
+   * answered from its top through its (skip + most + 1)-th row shown); null on another board, and when
+   * the read asked for the shown page (`shownPage`: the shard left them out and ranked the rest itself).
    */
   leftOut: string[] | null;
 }
@@ -38,7 +39,7 @@ export interface ArchiveRows {
 }
 
 const PAGE_FIELDS = 5;
-const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows'] as const;
+const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows', 'shown_page'] as const;
 const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
@@ -48,11 +49,14 @@ export const CALENDAR_FUNCTIONS = {
     handler: 'archive_read',
     args: ARCHIVE_ARGS,
     reply: ARCHIVE_REPLY,
-    values: (call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows }) => ({
+    values: (
+      call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows; shownPage: boolean },
+    ) => ({
       latest_sec: call.latestSec,
       most_periods: call.most,
       skip_rows: call.rows.skip,
       most_rows: call.rows.most,
+      shown_page: call.shownPage ? 1 : 0,
     }),
     /**
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:

@@ -22,6 +22,8 @@
  *   {...}:<window>:arch                       hash  a calendar window's pending archives: closed slot
  *                                             start -> "<top> <keep> <rows written>" (archive_lib.lua)
  *   {...}:<window>:archrows:<start>           zset  the best `top` rows of a pending archive's slot so far
+ *   {...}:<window>:archshown                  hash  archived period start -> the positions of its rows a
+ *                                             moderated one-shard board leaves out now (archive_read.lua)
  *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the
  *                                             shard's tag (`~` is in no name, so never a board window's)
  *   {...}:<window>~<segment>:snaps|snap:<at>|prev|mark  a segment's history (snapshot_lib; mark: its

@@ -63,8 +63,8 @@ local function drop_window_keys(base, budget)
   if not empty then return budget, false end
   drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
     base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest', base .. 'held',
-    base .. 'tborder', base .. 'tbkept', base .. 'drain' })
-  return budget - 14, true
+    base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown' })
+  return budget - 15, true
 end
 
 -- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.

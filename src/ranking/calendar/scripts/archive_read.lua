@@ -14,6 +14,8 @@
 --   most_periods  most periods answered
 --   skip_rows     rows of each period to skip (best first)
 --   most_rows     most rows of each period answered after them
+--   shown_page    1: answer, on a moderated board, each period's page of the rows shown now (skip and
+--                 most count those rows; a one-shard board's read): archive_shown_page
 -- Reply (reader.answer, CALLS.archive_read): keeps (0|1: the window keeps archives; 0: the rest empty),
 --   draining (0|1: an archive of this shard is still being taken: its period is not listed yet), kept
 --   (the start of every period this shard keeps, unix s, oldest first), periods (per period, newest
@@ -22,10 +24,10 @@
 --   whether rows follow (0|1)). A shard keeps the newest `keep` periods it scored in, so on a sharded
 --   board one shard may still hold a period the board no longer keeps: the app keeps the newest `keep`
 --   of all shards' periods (ArchivesStore); moderated (0|1: the board's exceptions leave items out
---   now, snapshot_shown_lib), left_out (their items among the rows answered). On a moderated board
---   each period's rows are answered from its top through the (skip + most + 1)-th row shown now (0
---   skipped, 0 ahead, 0 more): the app cuts the board's rows to its top, leaves those items out, and
---   pages what is left (one step per row answered).
+--   now and the app is to leave them out: 0 when shown_page asked), left_out (their items among the
+--   rows answered). On a moderated board each period's rows are answered, unless shown_page, from its
+--   top through the (skip + most + 1)-th row shown now (0 skipped, 0 ahead, 0 more): the app (a
+--   sharded board's) cuts the board's rows to its top, leaves those items out, and pages what is left.
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The byte where row `n` (from 1) of an archive's text ends, found by its stored position ("\31<n>"
@@ -36,9 +38,20 @@ local function archive_row_end(rows, n, from)
   return mark and mark + #tostring(n)
 end
 
+-- The stored position of the first row that ties with the row opening `page` (its score, on a
+-- tiebreak board its score and mark: the fields before its position, "\31<score>\31" or
+-- "\31<score>\31<mark>\31" found only there): that row's competition rank among every stored row.
+local function first_tied(rows, page)
+  local field = string.find(page, archive.SNAP_FIELD, 2, true)
+  local row_end = (string.find(page, archive.SNAP_ROW, 2, true) or (#page + 1)) - 1
+  local score = string.match(string.sub(page, field + 1, row_end), '^(.*)' .. archive.SNAP_FIELD)
+  local tied = string.find(rows, archive.SNAP_FIELD .. score .. archive.SNAP_FIELD, 1, true) + #score + 2
+  local tied_end = (string.find(rows, archive.SNAP_ROW, tied, true) or (#rows + 1)) - 1
+  return tonumber(string.sub(rows, tied, tied_end))
+end
+
 -- Rows skip+1 .. skip+most of an archive's text, with the rows skipped, the rows ranked strictly ahead
--- of the first (the position before the first row holding its score, on a tiebreak board its pair:
--- "\31<score>\31" or "\31<score>\31<mark>\31" is found only there) and whether rows follow. Text stored before rows held positions is answered whole.
+-- of the first and whether rows follow. Text stored before rows held positions is answered whole.
 local function archive_page(rows, skip, most)
   if rows == '' then return rows, skip, skip, false end
   local _, positioned = snapshot.snapshot_row_at(rows, 1)
@@ -51,13 +64,181 @@ local function archive_page(rows, skip, most)
   end
   local to = archive_row_end(rows, skip + most, from)
   local page = string.sub(rows, from, to or #rows)
-  local field = string.find(page, archive.SNAP_FIELD, 2, true)
-  local row_end = (string.find(page, archive.SNAP_ROW, 2, true) or (#page + 1)) - 1
-  -- Its score, on a tiebreak board its score and mark: the fields before its position.
-  local score = string.match(string.sub(page, field + 1, row_end), '^(.*)' .. archive.SNAP_FIELD)
-  local first_tied = string.find(rows, archive.SNAP_FIELD .. score .. archive.SNAP_FIELD, 1, true) + #score + 2
-  local tied_end = (string.find(rows, archive.SNAP_ROW, first_tied, true) or (#rows + 1)) - 1
-  return page, skip, tonumber(string.sub(rows, first_tied, tied_end)) - 1, to ~= nil
+  return page, skip, first_tied(rows, page) - 1, to ~= nil
+end
+
+-- A moderated archive page without a scan from the top (issue #49): the positions of the exceptions'
+-- rows in a period's text (its "exception positions", sorted) map a shown row to its stored position by
+-- a binary search, and the page is cut out by its rows' stored positions (archive_row_end), the
+-- exceptions' rows within it left out. They are kept per period in <base>archshown (archive_lib's
+-- shown_index_key): period start -> "<stamp> <text bytes> <rows> <position>,...", where the stamp names
+-- the exceptions they were found for (a review board's allowed items, else the hidden ones). A period's
+-- text is never rewritten but shorter (a retraction or a cut takes rows out) and a new archive of the
+-- same start drops its entry, so an entry of the same stamp and length is exact; any other is found
+-- again: by one plain find per exception when few (a find costs about FIND_SHARE of a pass), else by
+-- one pass over the rows, or (a shallow page) by the scan from the top through the page, which keeps
+-- the entry when it reached the end.
+local FIND_SHARE = 50
+
+-- The exceptions `ex` (shown_lib's) as one stamp: their mode and their items in byte order.
+local function exceptions_stamp(ex)
+  local items = {}
+  for i, item in ipairs(ex.list) do items[i] = item end
+  table.sort(items)
+  return redis.sha1hex((ex.only and 'only' or 'out') .. archive.SNAP_ROW .. table.concat(items, archive.SNAP_ROW))
+end
+
+-- The last row's stored position: how many rows the text holds.
+local function rows_held(rows)
+  return tonumber(string.match(string.sub(rows, -12), archive.SNAP_FIELD .. '(%d+)$'))
+end
+
+-- The exceptions' positions found by one plain find each, sorted.
+local function positions_found(rows, ex)
+  local found = {}
+  for _, item in ipairs(ex.list) do
+    local mark = archive.SNAP_ROW .. item .. archive.SNAP_FIELD
+    local at = string.find(rows, mark, 1, true)
+    if at then
+      local rest = string.match(rows, '^[^' .. archive.SNAP_ROW .. ']*', at + #mark)
+      found[#found + 1] = tonumber(string.match(rest, archive.SNAP_FIELD .. '(%d+)$'))
+    end
+  end
+  table.sort(found)
+  return found
+end
+
+-- The exceptions' positions among the rows from the top through the `want`-th shown one (all rows
+-- when nil), one step per row; and whether the scan reached the text's end (the positions complete).
+local function positions_scanned(rows, ex, want)
+  local found, position, shown_count, items = {}, 0, 0, ex.items
+  local item_pattern = archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)'
+  if not want then
+    for item in string.gmatch(rows, item_pattern) do
+      position = position + 1
+      if items[item] then found[#found + 1] = position end
+    end
+    return found, true
+  end
+  for item in string.gmatch(rows, item_pattern) do
+    if shown_count >= want then return found, false end
+    position = position + 1
+    if items[item] then found[#found + 1] = position end
+    if shown.visible(ex, item) then shown_count = shown_count + 1 end
+  end
+  return found, true
+end
+
+-- The exception positions of the period at `start` (`ex.entries`: the kept ones, read for the call's
+-- periods at once) and whether they are all of them: a stale entry is found again and kept, or, when
+-- a scan through the `want`-th shown row costs less than finding them all, only that scan's are.
+local function exception_positions(base, start, rows, ex, want)
+  local stamp, bytes = ex.stamp, #rows
+  local entry = ex.entries[start]
+  if entry then
+    local held_stamp, held_bytes, list = string.match(entry, '^(%x+) (%d+) %d+ ?(.*)$')
+    if held_stamp == stamp and tonumber(held_bytes) == bytes then
+      local found = {}
+      for position in string.gmatch(list, '%d+') do found[#found + 1] = tonumber(position) end
+      return found, true
+    end
+  end
+  local held, found, complete = rows_held(rows), nil, true
+  local finding = #ex.list < FIND_SHARE
+  local whole = finding and held * #ex.list / FIND_SHARE or held
+  if want + #ex.list < whole / 2 then
+    found, complete = positions_scanned(rows, ex, want)
+  elseif finding then
+    found = positions_found(rows, ex)
+  else
+    found = positions_scanned(rows, ex, nil)
+  end
+  if complete then
+    archive.shown_index_set(base, start, table.concat({ stamp, bytes, held, table.concat(found, ',') }, ' '))
+  end
+  return found, complete
+end
+-- How many of the sorted `positions` are below `position` (binary search).
+local function count_below(positions, position)
+  local low, high = 0, #positions
+  while low < high do
+    local middle = math.floor((low + high + 1) / 2)
+    if positions[middle] < position then low = middle else high = middle - 1 end
+  end
+  return low
+end
+
+-- The stored position of the `k`-th shown row: on a review board the k-th allowed row's; else the
+-- k-th row of no hidden item, after the most hidden rows j with fewer than k shown rows ahead of them
+-- (positions[j] - j, which never falls as j grows: binary search).
+local function shown_position(positions, only, k)
+  if only then return positions[k] end
+  local low, high = 0, #positions
+  while low < high do
+    local middle = math.floor((low + high + 1) / 2)
+    if positions[middle] - middle < k then low = middle else high = middle - 1 end
+  end
+  return k + low
+end
+
+-- The text of the stored rows `from` .. `to` (positions), searched from byte `at`; and the byte after it.
+local function rows_between(rows, from, to, at)
+  local first = 1
+  -- The marker of row from - 1 may end just before `at` (the run before ended with that row).
+  if from > 1 then first = archive_row_end(rows, from - 1, math.max(1, at - 8)) + 1 end
+  local last = archive_row_end(rows, to, first) or #rows
+  return string.sub(rows, first, last), last + 1
+end
+
+-- Shown rows skip+1 .. skip+most of a positioned text under the exceptions `ex`, their `positions`
+-- (complete: every one; else those through the (skip + most + 1)-th shown row): the page (its hidden
+-- rows left out, each run between them cut by its stored positions), the shown rows skipped, those
+-- ranked strictly ahead of the first, whether shown rows follow.
+local function shown_page(rows, ex, positions, complete, skip, most)
+  local total = ex.only and #positions or rows_held(rows) - #positions
+  if complete and skip >= total then return '', skip, skip, false end
+  local last_shown = complete and math.min(skip + most, total) or skip + most
+  local from, to = shown_position(positions, ex.only, skip + 1), shown_position(positions, ex.only, last_shown)
+  local parts, run_from, at = {}, from, 1
+  local function cut(run_to)
+    if run_to >= run_from then parts[#parts + 1], at = rows_between(rows, run_from, run_to, at) end
+  end
+  for i = count_below(positions, from) + 1, #positions do
+    local position = positions[i]
+    if position > to then break end
+    if ex.only then
+      run_from = position
+      cut(position)
+    else
+      cut(position - 1)
+      run_from = position + 1
+    end
+  end
+  if not ex.only then cut(to) end
+  local page = table.concat(parts)
+  local tied = first_tied(rows, page)
+  local ahead = count_below(positions, tied)
+  if not ex.only then ahead = tied - 1 - ahead end
+  return page, skip, ahead, not complete or skip + most < total
+end
+
+-- A text stored before rows held positions, its rows left out now taken out: answered whole.
+local function shown_rows(rows, ex)
+  local kept = {}
+  for row, item in string.gmatch(rows, '(' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)[^' .. archive.SNAP_ROW .. ']*)') do
+    if shown.visible(ex, item) then kept[#kept + 1] = row end
+  end
+  return table.concat(kept), 0, 0, false
+end
+
+-- A one-shard board's page of a period under its exceptions: the shown rows asked, ranked among the
+-- rows shown now (the exception positions of the period: exception_positions).
+local function archive_shown_page(base, start, rows, ex, skip, most)
+  if rows == '' then return rows, skip, skip, false end
+  local _, positioned = snapshot.snapshot_row_at(rows, 1)
+  if not positioned then return shown_rows(rows, ex) end
+  local positions, complete = exception_positions(base, start, rows, ex, skip + most + 1)
+  return shown_page(rows, ex, positions, complete, skip, most)
 end
 
 local function archive_read(keys, args)
@@ -79,11 +260,20 @@ local function archive_read(keys, args)
   for i, start in ipairs(kept) do kept[i] = tonumber(start) end
   local periods, ex, left_out = {}, shown.exceptions_of(top_key), {}
   local skip, most = tonumber(arg.skip_rows), tonumber(arg.most_rows)
+  local shown_asked = arg.shown_page == '1'
+  if ex and shown_asked then
+    ex.stamp, ex.entries = exceptions_stamp(ex), {}
+    archive.shown_index_pruned(base, kept)
+    local entries = #starts > 0 and redis.call('HMGET', archive.shown_index_key(base), unpack(starts)) or {}
+    for i, start in ipairs(starts) do ex.entries[start] = entries[i] end
+  end
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
     if rows then
       local page, skipped, ahead, more = '', 0, 0, false
-      if ex then
+      if ex and shown_asked then
+        page, skipped, ahead, more = archive_shown_page(base, start, rows, ex, skip, most)
+      elseif ex then
         page = shown.through_shown(ex, rows, skip + most + 1, left_out)
       else
         page, skipped, ahead, more = archive_page(rows, skip, most)
@@ -98,7 +288,7 @@ local function archive_read(keys, args)
     draining = draining and 1 or 0,
     kept = kept,
     periods = periods,
-    moderated = ex and 1 or 0,
+    moderated = (ex and not shown_asked) and 1 or 0,
     left_out = items,
   })
 end

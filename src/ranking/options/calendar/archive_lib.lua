@@ -18,6 +18,8 @@
 --   <base>archrows:<at>  zset   item -> score: the rows of the slot drained so far (its best `top` once
 --                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
+--   <base>archshown      hash   period start -> the exception positions a one-shard board's moderated
+--                               page reads (archive_read.lua): at most one field per kept period
 -- On a tiebreak board <base>archrows:<at> holds, all scored 0, each drained item's member of the pair
 -- order (tiebreak_lib's member_of: its byte order the board's pair order, with a `ties: first` board's
 -- tie mark, who reached the pair first, which no slot value holds), trimmed to the best `top` and
@@ -41,6 +43,7 @@ local function archive_begin(slots_key, slot_start, conf, expire_sec)
   if not redis.call('ZSCORE', slots_key, slot_start) then return end
   local base = archive_base(slots_key)
   redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'archrank:' .. slot_start, base .. 'snap:' .. slot_start)
+  redis.call('HDEL', base .. 'archshown', slot_start)
   redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
 end
 
@@ -211,7 +214,32 @@ local function drop_archives(base)
   for _, at in ipairs(redis.call('HKEYS', base .. 'arch')) do
     redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at)
   end
-  redis.call('UNLINK', base .. 'arch')
+  redis.call('UNLINK', base .. 'arch', base .. 'archshown')
+end
+
+-- The key of a window's exception positions per period (archive_read.lua), from its archive base.
+local function shown_index_key(base)
+  return base .. 'archshown'
+end
+
+-- Stores the exception positions of the archive of `at`, expiring with the window's archives (a
+-- segment's: snapshot_lib's index expires).
+local function shown_index_set(base, at, entry)
+  redis.call('HSET', base .. 'archshown', at, entry)
+  local ttl_ms = redis.call('PTTL', base .. 'snaps')
+  if ttl_ms > 0 then redis.call('PEXPIRE', base .. 'archshown', ttl_ms) end
+end
+
+-- Drops the exception positions of periods no longer kept (`kept`: the starts kept), so the hash
+-- holds at most one field per kept period.
+local function shown_index_pruned(base, kept)
+  if redis.call('HLEN', base .. 'archshown') <= #kept then return end
+  local keeping, gone = {}, {}
+  for _, at in ipairs(kept) do keeping[tostring(at)] = true end
+  for _, at in ipairs(redis.call('HKEYS', base .. 'archshown')) do
+    if not keeping[at] then gone[#gone + 1] = at end
+  end
+  if #gone > 0 then redis.call('HDEL', base .. 'archshown', unpack(gone)) end
 end
 
 -- Hook slots_draining: a calendar window's (origin_sec > 0) pending archives take what its expiry
@@ -231,5 +259,8 @@ hooks.register('period_closed', archive_begin, 'calendar')
 hooks.register('history_dropped', drop_archives, 'calendar')
 
 archive.archives_pending = archives_pending
+archive.shown_index_key = shown_index_key
+archive.shown_index_set = shown_index_set
+archive.shown_index_pruned = shown_index_pruned
 archive.SNAP_ROW = SNAP_ROW
 archive.SNAP_FIELD = SNAP_FIELD
