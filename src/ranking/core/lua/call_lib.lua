@@ -23,38 +23,32 @@ local BOUND = { keys = nil, args = nil }
 -- results (results_changed hooks ask), else false.
 local CALL = { cfg_key = nil, now_ms = nil, seq = 0, draining = false }
 
--- The board shard's views, loaded by views_load (views_lib) at most once per call.
--- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
-local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, segments = {}, now_sec = 0 }
-
--- The board's aggregate (sum, max, min, last), read with the config version (version_error): expiry
--- drains a slot of a sum board by subtraction and of the others by recomputing (aggregate_lib).
-local BOARD = { aggregate = 'sum' }
-
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
--- on a board's windows starts with it): read here instead of one HGET each (views, snapshots, the
--- item cap, a like's actors, the end of the latest block, the shard's slot due and indexed second:
--- slot_due_lib, the options the board enables: `options`), which was a third of a one-window
--- increment's Redis commands. The fields of the options the board enables (each option's module adds
--- its own with config_field_add) come with a second HMGET, only on a board enabling one; an option it
--- does not enable holds none of its fields (false). Valid for the config hash `cfg_key` of this
--- call only (nil: nothing read yet); a function writing these fields (board_put, shard_sync) never
--- calls version_error, so never reads a stale copy, and a retraction's block (actor_lib) and the slot
--- due's writers (slot_due_lib) write their copy too. `hooks`: the hot hooks of the options this board
--- enables (hooks_of); `enabled`: what options_of answered the last read. `settle_due`: the shard's slot due
--- expire_all found in this call (unix s; nil: none), for settle_slot_due; `oldest_live`: the start of
--- the oldest live slot expire_window last found (false: none; nil: not asked); `draining_from`: the
--- first live slot of each window whose expired slots this call left indexed (nil: none). (Fields of one table: a
--- library's top level may hold at most 200 locals, and it holds about 190.)
+-- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
+-- the latest block, the shard's slot due and indexed second: slot_due_lib, the options the board
+-- enables: `options`; and the fields an option reads on every board, whatever `options` names: each
+-- option's module adds its own with config_field_add, `every_board`), which was a third of a
+-- one-window increment's Redis commands. The fields of the options the board enables (config_field_add)
+-- come with a second HMGET, only on a board enabling one; an option it does not enable holds none of
+-- its fields (false). Valid for the config hash `cfg_key` of this call only (nil: nothing read yet); a
+-- function writing these fields (board_put, shard_sync) never calls version_error, so never reads a
+-- stale copy, and the options' writers write their copy too (config_field_written). `hooks`: the hot
+-- hooks of the options this board enables (hooks_of); `enabled`: what options_of answered the last
+-- read. `settle_due`: the shard's slot due expire_all found in this call (unix s; nil: none), for
+-- settle_slot_due; `oldest_live`: the start of the oldest live slot expire_window last found (false:
+-- none; nil: not asked); `draining_from`: the first live slot of each window whose expired slots this
+-- call left indexed (nil: none). (Fields of one table: a library's main chunk holds few names.)
 local CONFIG = {
-  fields = { 'version', 'aggregate', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec',
-    'indexedSec', 'options' },
+  fields = { 'version', 'maxItems', 'shards', 'slotDueSec', 'indexedSec', 'options' },
   cfg_key = nil,
   hooks = hooks,
   enabled = nil,
   settle_due = nil,
   oldest_live = nil,
 }
+-- How many of CONFIG.fields are the core's own (read_config writes them out by name); the options'
+-- every-board fields follow them.
+local CORE_FIELDS = #CONFIG.fields
 
 -- The options' config fields: by option, and every one (a config naming no options reads them all).
 local OPTION_FIELDS = { by_option = {}, all = {} }
@@ -67,9 +61,13 @@ local OPTION_FIELDS = { by_option = {}, all = {} }
 local ENABLED = { by_value = {}, size = 0, max = 256, last = nil, last_value = nil, last_version = nil }
 local EVERY = { lists = hooks, read = OPTION_FIELDS.all, absent = {} }
 
--- Adds a board option's config field to the fields a call on a board enabling `option` reads (at the
--- library's load).
-local function config_field_add(field, option)
+-- Adds a board option's config field to the fields a call on a board enabling `option` reads, or
+-- (`every_board`) to those every call reads with the version (at the library's load).
+local function config_field_add(field, option, every_board)
+  if every_board then
+    CONFIG.fields[#CONFIG.fields + 1] = field
+    return
+  end
   local fields = OPTION_FIELDS.by_option[option] or {}
   OPTION_FIELDS.by_option[option] = fields
   fields[#fields + 1] = field
@@ -104,8 +102,6 @@ local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
   call.cfg_key, call.now_ms, call.seq, call.draining = keys[1], nil, call.seq + 1, false
-  VIEWS.loaded, VIEWS.rebase_left = false, nil
-  BOARD.aggregate = 'sum'
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 
@@ -186,13 +182,13 @@ end
 -- (false: absent).
 local function read_config(cfg_key)
   local stored = redis.call('HMGET', cfg_key, unpack(CONFIG.fields))
-  -- Kept by name, written out in CONFIG.fields' order (call-lib.spec.ts checks it): every call runs
-  -- this, and a loop over the names costs about three times the Lua instructions.
-  local config = CONFIG
-  config.version, config.aggregate, config.views, config.snapshots, config.maxItems, config.shards =
+  -- The core's fields kept by name, written out in CONFIG.fields' order (call-lib.spec.ts checks it):
+  -- every call runs this, and a loop over names costs about three times the Lua instructions; the
+  -- options' every-board fields (a few) follow in a loop.
+  local config, fields = CONFIG, CONFIG.fields
+  config.version, config.maxItems, config.shards, config.slotDueSec, config.indexedSec, config.options =
     stored[1], stored[2], stored[3], stored[4], stored[5], stored[6]
-  config.actors, config.blockedUntil, config.slotDueSec, config.indexedSec, config.options =
-    stored[7], stored[8], stored[9], stored[10], stored[11]
+  for i = CORE_FIELDS + 1, #fields do config[fields[i]] = stored[i] end
   config.cfg_key = cfg_key
   -- Most calls read the config the last one did: what it enables is known without a lookup.
   local on = ENABLED.last
@@ -394,6 +390,4 @@ call_state.windows_are_json = windows_are_json
 call_state.decode_windows = decode_windows
 call_state.store_windows = store_windows
 call_state.CALL = CALL
-call_state.VIEWS = VIEWS
-call_state.BOARD = BOARD
 call_state.CONFIG = CONFIG

@@ -35,8 +35,8 @@ function GROWTH.new_segment(name, window_count)
   GROWTH.seen[id] = true
   local live_until = tonumber(redis.call('ZSCORE', segmentation.segment_indexes(CALL.cfg_key), name))
   if live_until and live_until > math.floor(call_state.now_ms() / 1000) then return 0 end
-  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
-  return 2 * window_count + 4 * #call_state.VIEWS.list
+  if board_views.VIEWS.loaded ~= CALL.seq then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
+  return 2 * window_count + 4 * #board_views.VIEWS.list
 end
 
 -- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
