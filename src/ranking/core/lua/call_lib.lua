@@ -1,11 +1,12 @@
 -- module: call_state
--- requires: hooks, reader
+-- requires: hooks, reader, stored_windows
 -- call_lib: the state of the call running now, the one mutable top-level state of a ranking library.
 -- In a function library the shared modules' top level lives from call to call (until the next
 -- FUNCTION LOAD on that node), so every function starts with begin_call: it binds this call's keys
--- and args and forgets the views the previous call loaded. The call's keys and args stay here: the
--- shared modules take what they need as named fields (CALL, the windows bind_windows names), never
--- by offsets into the call's arguments.
+-- and args and counts the call (CALL.seq: what a module keeps per call, views_lib's views, the caches
+-- call_cache empties, tells a later call by it). The call's keys and args stay here: the shared
+-- modules take what they need as named fields (CALL, the windows bind_windows names), never by
+-- offsets into the call's arguments.
 -- Redis runs one function at a time and a call never reaches another, so nothing can see a half-bound
 -- state; a call that failed half-way leaves nothing the next begin_call does not reset.
 -- KEYS: 0
@@ -252,56 +253,6 @@ local function store_list_field(cfg_key, field, parts)
   end
 end
 
--- The config field `windows`. Redis keeps a hash a listpack only while each value fits
--- hash-max-listpack-value (64 bytes by default): one longer value costs a board shard about 770 bytes.
--- So plain windows (name, period, interval, creation time: most boards') are text, "<name> <periodSec>
--- <intervalSec> <createdAtMs>" joined by ',', a window created in the same ms as the one before leaving
--- its time out; any other list (snapshots, calendars, all time) is JSON, as all configs before the text.
-local PLAIN_WINDOW = { name = 'string', periodSec = 'number', intervalSec = 'number', createdAtMs = 'number' }
-
--- Whether `stored` is the JSON form (a name, [A-Za-z0-9_.:-], never starts a JSON list).
-local function windows_are_json(stored) return string.find(stored, '^[%[{]') ~= nil end
-
-local function windows_text(windows)
-  local parts, last_ms = {}, nil
-  for i, w in ipairs(windows) do
-    for field, value in pairs(w) do
-      if PLAIN_WINDOW[field] ~= type(value) then return cjson.encode(windows) end
-      if field == 'name' and not string.find(value, '^[%w_.:-]+$') or field ~= 'name' and (value < 0 or value % 1 ~= 0) then
-        return cjson.encode(windows)
-      end
-    end
-    if not (w.name and w.periodSec and w.intervalSec and w.createdAtMs) then return cjson.encode(windows) end
-    local created = w.createdAtMs == last_ms and '' or string.format(' %d', w.createdAtMs)
-    parts[i], last_ms = string.format('%s %d %d', w.name, w.periodSec, w.intervalSec) .. created, w.createdAtMs
-  end
-  return #parts > 0 and table.concat(parts, ',') or cjson.encode(windows)
-end
-
--- The list of windows a `windows` field holds (either form; nil: none), as cjson.decode reads the JSON.
-local function decode_windows(stored)
-  if not stored or windows_are_json(stored) then return cjson.decode(stored or '[]') end
-  local windows, last_ms = {}, nil
-  for text in string.gmatch(stored, '[^,]+') do
-    local name, period, interval, created = string.match(text, '^(%S+) (%d+) (%d+) ?(%d*)$')
-    last_ms = created ~= '' and tonumber(created) or last_ms
-    windows[#windows + 1] = { name = name, periodSec = tonumber(period), intervalSec = tonumber(interval), createdAtMs = last_ms }
-  end
-  return windows
-end
-
--- Stores `windows` in the config `cfg_key`. Redis never turns a hash table back into a listpack, so a
--- config that held JSON windows is written anew, every field at once, the windows as text.
-local function store_windows(cfg_key, windows)
-  local value, stored = windows_text(windows), redis.call('HGET', cfg_key, 'windows')
-  if stored == value then return end
-  if not stored or not windows_are_json(stored) or windows_are_json(value) then return redis.call('HSET', cfg_key, 'windows', value) end
-  local fields = redis.call('HGETALL', cfg_key)
-  for i = 2, #fields, 2 do fields[i] = fields[i - 1] == 'windows' and value or fields[i] end
-  redis.call('DEL', cfg_key)
-  redis.call('HSET', cfg_key, unpack(fields))
-end
-
 -- The hot hooks (hooks_lib) for the config hash `cfg_key`: the call's board's enabled options' (read
 -- by read_config), else every option's (the hooks then ask that config themselves).
 local function hooks_of(cfg_key)
@@ -386,8 +337,9 @@ call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.config_field_written = config_field_written
 call_state.store_list_field = store_list_field
-call_state.windows_are_json = windows_are_json
-call_state.decode_windows = decode_windows
-call_state.store_windows = store_windows
+-- The config field `windows` (stored_windows_lib), where every reader of it looks.
+call_state.windows_are_json = stored_windows.windows_are_json
+call_state.decode_windows = stored_windows.decode_windows
+call_state.store_windows = stored_windows.store_windows
 call_state.CALL = CALL
 call_state.CONFIG = CONFIG
