@@ -48,8 +48,12 @@ local CONFIG = {
   oldest_live = nil,
 }
 -- How many of CONFIG.fields are the core's own (read_config writes them out by name); the options'
--- every-board fields follow them.
+-- every-board fields follow them, kept by read_config through EVERY_BOARD: their names in their order
+-- (config_field_add fills them), each unused place a name no reader asks ('-'). Written out there too
+-- (a loop over them cost a read 1 % of its instructions), so the places are few and fixed: one more
+-- fails the library's load.
 local CORE_FIELDS = #CONFIG.fields
+local EVERY_BOARD = { '-', '-', '-', '-', '-', '-', '-', '-' }
 
 -- The options' config fields: by option, and every one (a config naming no options reads them all).
 local OPTION_FIELDS = { by_option = {}, all = {} }
@@ -66,7 +70,9 @@ local EVERY = { lists = hooks, read = OPTION_FIELDS.all, absent = {} }
 -- (`every_board`) to those every call reads with the version (at the library's load).
 local function config_field_add(field, option, every_board)
   if every_board then
-    CONFIG.fields[#CONFIG.fields + 1] = field
+    local at = #CONFIG.fields - CORE_FIELDS + 1
+    if at > #EVERY_BOARD then error('call_lib: more than ' .. #EVERY_BOARD .. ' every-board config fields') end
+    CONFIG.fields[#CONFIG.fields + 1], EVERY_BOARD[at] = field, field
     return
   end
   local fields = OPTION_FIELDS.by_option[option] or {}
@@ -184,12 +190,13 @@ end
 local function read_config(cfg_key)
   local stored = redis.call('HMGET', cfg_key, unpack(CONFIG.fields))
   -- The core's fields kept by name, written out in CONFIG.fields' order (call-lib.spec.ts checks it):
-  -- every call runs this, and a loop over names costs about three times the Lua instructions; the
-  -- options' every-board fields (a few) follow in a loop.
-  local config, fields = CONFIG, CONFIG.fields
+  -- every call runs this, and a loop over names costs about three times the Lua instructions; then
+  -- the options' every-board fields, by their places (EVERY_BOARD).
+  local config, every = CONFIG, EVERY_BOARD
   config.version, config.maxItems, config.shards, config.slotDueSec, config.indexedSec, config.options =
     stored[1], stored[2], stored[3], stored[4], stored[5], stored[6]
-  for i = CORE_FIELDS + 1, #fields do config[fields[i]] = stored[i] end
+  config[every[1]], config[every[2]], config[every[3]], config[every[4]], config[every[5]], config[every[6]],
+    config[every[7]], config[every[8]] = stored[7], stored[8], stored[9], stored[10], stored[11], stored[12], stored[13], stored[14]
   config.cfg_key = cfg_key
   -- Most calls read the config the last one did: what it enables is known without a lookup.
   local on = ENABLED.last
