@@ -4,7 +4,7 @@
  * copy must keep each of the core's CONFIG.fields from its own place in the answer, and each place of
  * the options' every-board fields (EVERY_BOARD) from the places after them, in order.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const source = readFileSync(join(__dirname, 'lua', 'call_lib.lua'), 'utf8');
@@ -54,7 +54,17 @@ describe('call_lib read_config', () => {
   it("keeps every place of the options' every-board fields, from the answer's places after the core's", () => {
     const core = configFields().length;
     const { places, kept } = everyBoardPlaces();
-    expect(places).toBeGreaterThanOrEqual(5);
     expect(kept).toEqual(Array.from({ length: places }, (_, i) => core + i + 1));
+  });
+
+  it("has a place for each of the options' every-board fields, and none unused", () => {
+    const options = join(__dirname, '..', 'options');
+    const added = readdirSync(options, { recursive: true, encoding: 'utf8' })
+      .filter((path) => path.endsWith('.lua'))
+      .flatMap((path) => [
+        ...readFileSync(join(options, path), 'utf8').matchAll(/config_field_add\('\w+', '[\w-]+', true\)/g),
+      ]);
+    expect(added.length).toBeGreaterThan(0);
+    expect(added).toHaveLength(everyBoardPlaces().places);
   });
 });

@@ -48,12 +48,12 @@ local CONFIG = {
   oldest_live = nil,
 }
 -- How many of CONFIG.fields are the core's own (read_config writes them out by name); the options'
--- every-board fields follow them, kept by read_config through EVERY_BOARD: their names in their order
--- (config_field_add fills them), each unused place a name no reader asks ('-'). Written out there too
--- (a loop over them cost a read 1 % of its instructions), so the places are few and fixed: one more
--- fails the library's load.
+-- every-board fields follow them, kept by read_config through EVERY_BOARD: their names in their order,
+-- as config_field_add fills them. Written out there too (a loop over them cost a read 1 % of its
+-- instructions), so their places are fixed: one more fails the library's load, and call-lib.spec.ts
+-- checks that the options fill every one (an unused place would write nil into CONFIG each call).
 local CORE_FIELDS = #CONFIG.fields
-local EVERY_BOARD = { '-', '-', '-', '-', '-', '-', '-', '-' }
+local EVERY_BOARD = { '-', '-', '-', '-', '-' }
 
 -- The options' config fields: by option, and every one (a config naming no options reads them all).
 local OPTION_FIELDS = { by_option = {}, all = {} }
@@ -195,8 +195,8 @@ local function read_config(cfg_key)
   local config, every = CONFIG, EVERY_BOARD
   config.version, config.maxItems, config.shards, config.slotDueSec, config.indexedSec, config.options =
     stored[1], stored[2], stored[3], stored[4], stored[5], stored[6]
-  config[every[1]], config[every[2]], config[every[3]], config[every[4]], config[every[5]], config[every[6]],
-    config[every[7]], config[every[8]] = stored[7], stored[8], stored[9], stored[10], stored[11], stored[12], stored[13], stored[14]
+  config[every[1]], config[every[2]], config[every[3]], config[every[4]], config[every[5]] =
+    stored[7], stored[8], stored[9], stored[10], stored[11]
   config.cfg_key = cfg_key
   -- Most calls read the config the last one did: what it enables is known without a lookup.
   local on = ENABLED.last
