@@ -1,4 +1,4 @@
--- requires: call_state, ingest, reader
+-- requires: aggregate, call_state, ingest, reader
 -- ingest_apply: applies the events of one stream batch that land on one board shard, entry by entry,
 -- and records in the same call how far the source got on this shard, so a message delivered again is
 -- recognised. The general path: redeliveries, refusals, max / min / last boards (ingest_groups is the
@@ -25,9 +25,6 @@
 --   last board, AT_OUT_OF_SPAN, RETRACTED <actor|item> <until ms> (blocked, see ACTORS.refusal),
 --   SEGMENT_LIMIT, BOARD_FULL))
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied)
-
--- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
 
 -- The helpers (checks, the write, the progress) are ingest_lib's, shared with ingest_groups.
 
@@ -64,7 +61,7 @@ local function ingest_classify(call, checks, entries)
     else
       new_last = id
       -- A stream event adds an amount: a max / min / last board takes only scores (POST .../score).
-      local reason = BOARD.aggregate ~= 'sum' and 'AGGREGATE_MISMATCH' or ingest.ingest_check(checks, entry)
+      local reason = aggregate.mode() ~= 'sum' and 'AGGREGATE_MISMATCH' or ingest.ingest_check(checks, entry)
       if reason then
         redis.call('HSET', call.progress, 'r:' .. id, reason)
         outcomes[#outcomes + 1] = 'r:' .. reason

@@ -1,4 +1,4 @@
--- requires: call_state, ingest, reader
+-- requires: aggregate, call_state, ingest, reader
 -- ingest_groups: the fast path of ingest_apply for a batch part no earlier call has seen, on a sum
 -- board: the caller sends the part's events summed per (item, second, segments; an event with an
 -- actor alone), in the order of each group's last event (so `ties: first` orders items as
@@ -18,9 +18,6 @@
 --   (events applied)
 -- Errors: as ingest_apply
 
--- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
-
 -- The answer of a part this path does not apply: the caller sends it to ingest_apply.
 local function not_taken()
   return reader.answer(CALLS.ingest_groups, { taken = 0, draining = 0, due_ms = 0, applied = 0 })
@@ -34,7 +31,7 @@ local function ingest_groups(keys, args)
   if err then return err end
   local last_hi, last_lo = ingest.id_of(call.last)
   local first_hi, first_lo = ingest.id_of(arg.first_id)
-  if BOARD.aggregate ~= 'sum' or not ingest.after(first_hi, first_lo, last_hi, last_lo) then return not_taken() end
+  if aggregate.mode() ~= 'sum' or not ingest.after(first_hi, first_lo, last_hi, last_lo) then return not_taken() end
   local draining, checks = ingest.ingest_prepare(call, header, tonumber(arg.segments_max))
   local groups = cjson.decode(arg.groups)
   for _, group in ipairs(groups) do

@@ -4,7 +4,7 @@ import type { WindowConfig } from '../core/window-math';
 const PLAIN_WINDOW = /^(\S+) (\d+) (\d+)(?: (\d+))?$/;
 
 /**
- * The windows a board config's field `windows` holds (call_lib.lua's store_windows writes it): a JSON list,
+ * The windows a board config's field `windows` holds (stored_windows_lib.lua's store_windows writes it, through call_state): a JSON list,
  * as every config stored before the text form, or plain windows as text,
  * "<name> <periodSec> <intervalSec> <createdAtMs>" joined by ',', a window created in the same ms as
  * the one before it leaving its time out. The text keeps the config hash a listpack under Redis'

@@ -20,9 +20,16 @@ const lua = join(__dirname, 'lua');
 export const RANKING_MODULES = [
   KEYS_LIBRARY,
   IDEM_LIBRARY,
-  ...['board_write_lib', 'call_lib', 'hooks_lib', 'likes_lib', 'order_lib', 'slot_due_lib', 'window_lib'].map(
-    (module) => join(lua, `${module}.lua`),
-  ),
+  ...[
+    'board_write_lib',
+    'call_lib',
+    'hooks_lib',
+    'likes_lib',
+    'order_lib',
+    'slot_due_lib',
+    'stored_windows_lib',
+    'window_lib',
+  ].map((module) => join(lua, `${module}.lua`)),
   ...OPTION_LUA_MODULES,
 ];
 

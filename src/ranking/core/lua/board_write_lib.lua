@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: aggregate, call_state, hooks, idempotency, order, slot_due, window
+-- requires: call_state, hooks, idempotency, order, slot_due, window
 -- board_write_lib: the common start of every write to a board's items (increment, batch, like),
 -- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
 -- of new items.
@@ -8,7 +8,6 @@
 local CALL = call_state.CALL
 
 -- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
 local CONFIG = call_state.CONFIG
 -- order_lib's exceptions kept for the call, by results key: an add drops its results' record.
 local EXCEPTIONS = order.EXCEPTIONS
@@ -110,7 +109,7 @@ local function admit_items(windows, items, allowance, known_cap)
 end
 
 -- Whether a change of the results `top_key` has anyone to tell: an option watching it (hooks_lib
--- `watches`: a `ties: first` order) or an option reading its sums (hooks_lib `reads_sums`: views).
+-- `watches`) or an option reading its sums (hooks_lib `reads_sums`).
 -- Asked once per window per call (a call never changes either), so the events of a plain window (most)
 -- skip the hooks and their lookups.
 local function results_watched(top_key)
@@ -118,8 +117,6 @@ local function results_watched(top_key)
   for i = 1, #watches do
     if watches[i](top_key) then return true end
   end
-  -- No views, told by the call's config copy (call_lib): no reader asked.
-  if not CONFIG.views and call_state.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
   local readers = hooks.reads_sums
   for i = 1, #readers do
     if readers[i](top_key) then return true end
@@ -306,19 +303,6 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))
 end
 
--- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at
--- `slot_start` of the window planned by batch_window: indexed once per call as add_batch_entry does,
--- then best_record. Answers the due time of a slot this created, or nil.
-local function record_batch_score(win, slot_start, item, score_arg, at_arg)
-  local new_due_ms = nil
-  if not win.indexed[slot_start] then
-    win.indexed[slot_start] = true
-    new_due_ms = slot_due.index_slot(win.slots_key, slot_start, win.period_sec)
-  end
-  aggregate.best_record(BOARD.aggregate, win.slots_key, win.top_key, slot_start, item, score_arg, at_arg, window.results_changed)
-  return new_due_ms
-end
-
 board_write.begin_board_write = begin_board_write
 board_write.standing_fields = standing_fields
 board_write.pair_fields = pair_fields
@@ -331,4 +315,3 @@ board_write.plain_slots = plain_slots
 board_write.plain_add = plain_add
 board_write.batch_window = batch_window
 board_write.add_batch_entry = add_batch_entry
-board_write.record_batch_score = record_batch_score

@@ -1,11 +1,12 @@
 -- module: call_state
--- requires: hooks, reader
+-- requires: hooks, reader, stored_windows
 -- call_lib: the state of the call running now, the one mutable top-level state of a ranking library.
 -- In a function library the shared modules' top level lives from call to call (until the next
 -- FUNCTION LOAD on that node), so every function starts with begin_call: it binds this call's keys
--- and args and forgets the views the previous call loaded. The call's keys and args stay here: the
--- shared modules take what they need as named fields (CALL, the windows bind_windows names), never
--- by offsets into the call's arguments.
+-- and args and counts the call (CALL.seq: what a module keeps per call, views_lib's views, the caches
+-- call_cache empties, tells a later call by it). The call's keys and args stay here: the shared
+-- modules take what they need as named fields (CALL, the windows bind_windows names), never by
+-- offsets into the call's arguments.
 -- Redis runs one function at a time and a call never reaches another, so nothing can see a half-bound
 -- state; a call that failed half-way leaves nothing the next begin_call does not reset.
 -- KEYS: 0
@@ -23,38 +24,36 @@ local BOUND = { keys = nil, args = nil }
 -- results (results_changed hooks ask), else false.
 local CALL = { cfg_key = nil, now_ms = nil, seq = 0, draining = false }
 
--- The board shard's views, loaded by views_load (views_lib) at most once per call.
--- segments: segment -> its views by name (views_lib's segment_views), registered on first use in a call.
-local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, segments = {}, now_sec = 0 }
-
--- The board's aggregate (sum, max, min, last), read with the config version (version_error): expiry
--- drains a slot of a sum board by subtraction and of the others by recomputing (aggregate_lib).
-local BOARD = { aggregate = 'sum' }
-
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
--- on a board's windows starts with it): read here instead of one HGET each (views, snapshots, the
--- item cap, a like's actors, the end of the latest block, the shard's slot due and indexed second:
--- slot_due_lib, the options the board enables: `options`), which was a third of a one-window
--- increment's Redis commands. The fields of the options the board enables (each option's module adds
--- its own with config_field_add) come with a second HMGET, only on a board enabling one; an option it
--- does not enable holds none of its fields (false). Valid for the config hash `cfg_key` of this
--- call only (nil: nothing read yet); a function writing these fields (board_put, shard_sync) never
--- calls version_error, so never reads a stale copy, and a retraction's block (actor_lib) and the slot
--- due's writers (slot_due_lib) write their copy too. `hooks`: the hot hooks of the options this board
--- enables (hooks_of); `enabled`: what options_of answered the last read. `settle_due`: the shard's slot due
--- expire_all found in this call (unix s; nil: none), for settle_slot_due; `oldest_live`: the start of
--- the oldest live slot expire_window last found (false: none; nil: not asked); `draining_from`: the
--- first live slot of each window whose expired slots this call left indexed (nil: none). (Fields of one table: a
--- library's top level may hold at most 200 locals, and it holds about 190.)
+-- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
+-- the latest block, the shard's slot due and indexed second: slot_due_lib, the options the board
+-- enables: `options`; and the fields an option reads on every board, whatever `options` names: each
+-- option's module adds its own with config_field_add, `every_board`), which was a third of a
+-- one-window increment's Redis commands. The fields of the options the board enables (config_field_add)
+-- come with a second HMGET, only on a board enabling one; an option it does not enable holds none of
+-- its fields (false). Valid for the config hash `cfg_key` of this call only (nil: nothing read yet); a
+-- function writing these fields (board_put, shard_sync) never calls version_error, so never reads a
+-- stale copy, and the options' writers write their copy too (config_field_written). `hooks`: the hot
+-- hooks of the options this board enables (hooks_of); `enabled`: what options_of answered the last
+-- read. `settle_due`: the shard's slot due expire_all found in this call (unix s; nil: none), for
+-- settle_slot_due; `oldest_live`: the start of the oldest live slot expire_window last found (false:
+-- none; nil: not asked); `draining_from`: the first live slot of each window whose expired slots this
+-- call left indexed (nil: none). (Fields of one table: a library's main chunk holds few names.)
 local CONFIG = {
-  fields = { 'version', 'aggregate', 'views', 'snapshots', 'maxItems', 'shards', 'actors', 'blockedUntil', 'slotDueSec',
-    'indexedSec', 'options' },
+  fields = { 'version', 'maxItems', 'shards', 'slotDueSec', 'indexedSec', 'options' },
   cfg_key = nil,
   hooks = hooks,
   enabled = nil,
   settle_due = nil,
   oldest_live = nil,
 }
+-- How many of CONFIG.fields are the core's own (read_config writes them out by name); the options'
+-- every-board fields follow them, kept by read_config through EVERY_BOARD: their names in their order,
+-- as config_field_add fills them. Written out there too (a loop over them cost a read 1 % of its
+-- instructions), so their places are fixed: one more fails the library's load, and call-lib.spec.ts
+-- checks that the options fill every one (an unused place would write nil into CONFIG each call).
+local CORE_FIELDS = #CONFIG.fields
+local EVERY_BOARD = { '-', '-', '-', '-', '-' }
 
 -- The options' config fields: by option, and every one (a config naming no options reads them all).
 local OPTION_FIELDS = { by_option = {}, all = {} }
@@ -67,9 +66,15 @@ local OPTION_FIELDS = { by_option = {}, all = {} }
 local ENABLED = { by_value = {}, size = 0, max = 256, last = nil, last_value = nil, last_version = nil }
 local EVERY = { lists = hooks, read = OPTION_FIELDS.all, absent = {} }
 
--- Adds a board option's config field to the fields a call on a board enabling `option` reads (at the
--- library's load).
-local function config_field_add(field, option)
+-- Adds a board option's config field to the fields a call on a board enabling `option` reads, or
+-- (`every_board`) to those every call reads with the version (at the library's load).
+local function config_field_add(field, option, every_board)
+  if every_board then
+    local at = #CONFIG.fields - CORE_FIELDS + 1
+    if at > #EVERY_BOARD then error('call_lib: more than ' .. #EVERY_BOARD .. ' every-board config fields') end
+    CONFIG.fields[#CONFIG.fields + 1], EVERY_BOARD[at] = field, field
+    return
+  end
   local fields = OPTION_FIELDS.by_option[option] or {}
   OPTION_FIELDS.by_option[option] = fields
   fields[#fields + 1] = field
@@ -104,8 +109,6 @@ local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
   call.cfg_key, call.now_ms, call.seq, call.draining = keys[1], nil, call.seq + 1, false
-  VIEWS.loaded, VIEWS.rebase_left = false, nil
-  BOARD.aggregate = 'sum'
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 
@@ -186,12 +189,13 @@ end
 -- (false: absent).
 local function read_config(cfg_key)
   local stored = redis.call('HMGET', cfg_key, unpack(CONFIG.fields))
-  -- Kept by name, written out in CONFIG.fields' order (call-lib.spec.ts checks it): every call runs
-  -- this, and a loop over the names costs about three times the Lua instructions.
-  local config = CONFIG
-  config.version, config.aggregate, config.views, config.snapshots, config.maxItems, config.shards =
+  -- The core's fields kept by name, written out in CONFIG.fields' order (call-lib.spec.ts checks it):
+  -- every call runs this, and a loop over names costs about three times the Lua instructions; then
+  -- the options' every-board fields, by their places (EVERY_BOARD).
+  local config, every = CONFIG, EVERY_BOARD
+  config.version, config.maxItems, config.shards, config.slotDueSec, config.indexedSec, config.options =
     stored[1], stored[2], stored[3], stored[4], stored[5], stored[6]
-  config.actors, config.blockedUntil, config.slotDueSec, config.indexedSec, config.options =
+  config[every[1]], config[every[2]], config[every[3]], config[every[4]], config[every[5]] =
     stored[7], stored[8], stored[9], stored[10], stored[11]
   config.cfg_key = cfg_key
   -- Most calls read the config the last one did: what it enables is known without a lookup.
@@ -254,56 +258,6 @@ local function store_list_field(cfg_key, field, parts)
   else
     redis.call('HSET', cfg_key, field, table.concat(parts, ';'))
   end
-end
-
--- The config field `windows`. Redis keeps a hash a listpack only while each value fits
--- hash-max-listpack-value (64 bytes by default): one longer value costs a board shard about 770 bytes.
--- So plain windows (name, period, interval, creation time: most boards') are text, "<name> <periodSec>
--- <intervalSec> <createdAtMs>" joined by ',', a window created in the same ms as the one before leaving
--- its time out; any other list (snapshots, calendars, all time) is JSON, as all configs before the text.
-local PLAIN_WINDOW = { name = 'string', periodSec = 'number', intervalSec = 'number', createdAtMs = 'number' }
-
--- Whether `stored` is the JSON form (a name, [A-Za-z0-9_.:-], never starts a JSON list).
-local function windows_are_json(stored) return string.find(stored, '^[%[{]') ~= nil end
-
-local function windows_text(windows)
-  local parts, last_ms = {}, nil
-  for i, w in ipairs(windows) do
-    for field, value in pairs(w) do
-      if PLAIN_WINDOW[field] ~= type(value) then return cjson.encode(windows) end
-      if field == 'name' and not string.find(value, '^[%w_.:-]+$') or field ~= 'name' and (value < 0 or value % 1 ~= 0) then
-        return cjson.encode(windows)
-      end
-    end
-    if not (w.name and w.periodSec and w.intervalSec and w.createdAtMs) then return cjson.encode(windows) end
-    local created = w.createdAtMs == last_ms and '' or string.format(' %d', w.createdAtMs)
-    parts[i], last_ms = string.format('%s %d %d', w.name, w.periodSec, w.intervalSec) .. created, w.createdAtMs
-  end
-  return #parts > 0 and table.concat(parts, ',') or cjson.encode(windows)
-end
-
--- The list of windows a `windows` field holds (either form; nil: none), as cjson.decode reads the JSON.
-local function decode_windows(stored)
-  if not stored or windows_are_json(stored) then return cjson.decode(stored or '[]') end
-  local windows, last_ms = {}, nil
-  for text in string.gmatch(stored, '[^,]+') do
-    local name, period, interval, created = string.match(text, '^(%S+) (%d+) (%d+) ?(%d*)$')
-    last_ms = created ~= '' and tonumber(created) or last_ms
-    windows[#windows + 1] = { name = name, periodSec = tonumber(period), intervalSec = tonumber(interval), createdAtMs = last_ms }
-  end
-  return windows
-end
-
--- Stores `windows` in the config `cfg_key`. Redis never turns a hash table back into a listpack, so a
--- config that held JSON windows is written anew, every field at once, the windows as text.
-local function store_windows(cfg_key, windows)
-  local value, stored = windows_text(windows), redis.call('HGET', cfg_key, 'windows')
-  if stored == value then return end
-  if not stored or not windows_are_json(stored) or windows_are_json(value) then return redis.call('HSET', cfg_key, 'windows', value) end
-  local fields = redis.call('HGETALL', cfg_key)
-  for i = 2, #fields, 2 do fields[i] = fields[i - 1] == 'windows' and value or fields[i] end
-  redis.call('DEL', cfg_key)
-  redis.call('HSET', cfg_key, unpack(fields))
 end
 
 -- The hot hooks (hooks_lib) for the config hash `cfg_key`: the call's board's enabled options' (read
@@ -390,10 +344,9 @@ call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.config_field_written = config_field_written
 call_state.store_list_field = store_list_field
-call_state.windows_are_json = windows_are_json
-call_state.decode_windows = decode_windows
-call_state.store_windows = store_windows
+-- The config field `windows` (stored_windows_lib), where every reader of it looks.
+call_state.windows_are_json = stored_windows.windows_are_json
+call_state.decode_windows = stored_windows.decode_windows
+call_state.store_windows = stored_windows.store_windows
 call_state.CALL = CALL
-call_state.VIEWS = VIEWS
-call_state.BOARD = BOARD
 call_state.CONFIG = CONFIG

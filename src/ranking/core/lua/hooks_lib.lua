@@ -43,6 +43,14 @@
 --                                       (the first answer): { take(slot_start, entries) given each
 --                                       pass's drained (item, value) pairs, finish(budget) answering
 --                                       the budget left and whether its own work remains }
+--   slots_kept(top_key)                 a window's expiry is due: nil when its slots hold sums (expiry
+--                                       subtracts what it drains), else the first answer: { per_pass(
+--                                       slots_key, budget) the fields one pass takes, settle(slots_key,
+--                                       top_key, slot_start, live_from, entries, changed) the drained
+--                                       (item, value) pairs taken out of the results, answering the
+--                                       reads it spent beyond them }
+--   any_sign(cfg_key)                  true when the board lists every score its windows hold, not
+--                                       only those above 0 (order_lib's listed; asked once per call)
 --   period_closed(slots_key, start, conf, expire_sec)  a calendar window's slot starting at `start`
 --                                       closed (snapshot_lib's cross_boundary; conf: its history
 --                                       setting; expire_sec > 0: its history expires, a segment's)
@@ -116,6 +124,8 @@ hooks.board_dropped = {}
 hooks.window_settled = {}
 hooks.slot_expired = {}
 hooks.slots_draining = {}
+hooks.slots_kept = {}
+hooks.any_sign = {}
 hooks.period_closed = {}
 hooks.history_dropped = {}
 hooks.item_left = {}

@@ -79,8 +79,8 @@ local function any_sign(top_key)
   local by = call_state.call_cache(any_sign_of)
   local known = by[cfg_key]
   if known == nil then
-    local aggregate = call_state.config_field(cfg_key, 'aggregate')
-    known = aggregate ~= false and aggregate ~= nil and aggregate ~= 'sum'
+    known = false -- hooks_lib any_sign: an option listing every sign (the aggregate's max / min / last)
+    for _, every in ipairs(hooks.any_sign) do known = known or every(cfg_key) end
     by[cfg_key] = known
   end
   return known

@@ -1,5 +1,5 @@
 -- module: window
--- requires: aggregate, call_state, hooks, keyspace, order, slot_due
+-- requires: call_state, hooks, keyspace, order, slot_due
 -- window_lib: functions shared by the ranking functions, a module of their function library (and of the ingest one).
 -- KEYS: 0
 -- Conventions: a call's windows come as the record call_state.bind_windows fills (`windows`: count, and
@@ -9,16 +9,14 @@
 -- are passed in (unix s or ms); no TIME call.
 
 -- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
 local CONFIG = call_state.CONFIG
 
--- Refuses a write made with a cached config that is no longer the stored one; binds the board's
--- aggregate for the call (every function on a board's windows starts here).
+-- Refuses a write made with a cached config that is no longer the stored one; reads the board's
+-- config for the call (read_config: every function on a board's windows starts here).
 local function version_error(cfg_key, version)
   local stored = call_state.read_config(cfg_key)
   if not stored[1] then return 'TB_NO_BOARD board does not exist' end
   if stored[1] ~= version then return 'TB_STALE_CONFIG board config changed' end
-  BOARD.aggregate = stored[2] or 'sum'
   return nil
 end
 
@@ -88,13 +86,11 @@ local function window_rule(windows, w)
 end
 
 -- Takes `entries` (item, value pairs, HGETALL shape), just deleted from the expired slot starting at
--- `slot_start`, out of the results; answers the budget they cost beyond their fields. On a
--- max/min/last board the items the drained fields may have given their window score are recomputed
--- from the live slots instead (best_settle; its slot reads count in the budget).
-local function subtract_drained(slots_key, top_key, slot_start, live_from, entries)
-  if BOARD.aggregate ~= 'sum' then
-    return aggregate.best_settle(BOARD.aggregate, slots_key, top_key, slot_start, live_from, entries, results_changed)
-  end
+-- `slot_start`, out of the results; answers the budget they cost beyond their fields. A window whose
+-- slots an option keeps otherwise (`kept`, hook slots_kept: a max / min / last board's) is settled by
+-- it instead (its reads count in the budget).
+local function subtract_drained(slots_key, top_key, slot_start, live_from, entries, kept)
+  if kept then return kept.settle(slots_key, top_key, slot_start, live_from, entries, results_changed) end
   for i = 1, #entries, 2 do
     local item = entries[i]
     local left = tonumber(redis.call('ZINCRBY', top_key, -tonumber(entries[i + 1]), item))
@@ -124,8 +120,8 @@ local function settle_options(slots_key, top_key, now_sec, interval_sec, budget,
 end
 
 -- Subtracts the oldest expired slots (starting before the live span) from the results and deletes them,
--- together (never subtracted twice), touching at most `budget` fields: a bigger slot drains in part. On
--- a max/min/last board a pass takes budget / slots fields, at least one (each may read every live slot).
+-- together (never subtracted twice), touching at most `budget` fields: a bigger slot drains in part. A
+-- window whose slots an option keeps (hook slots_kept) takes what its per_pass answers in one pass.
 -- An option draining along (hook slots_draining: a calendar window's archive) is handed what each pass
 -- drains, its rows written within the same budget. Returns the budget left and whether expired data (or rows) remains.
 -- expire_window's answer when its budget ran out before the expired slots did: the window's first live
@@ -142,8 +138,9 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
   if slot_due.nothing_due(slots_key, now_sec, origin_sec) then return budget, false end
   -- Exclusive: a calendar window's previous period may be shorter than the current one.
   local live_from = current_slot(now_sec, interval_sec, origin_sec) - period_sec + interval_sec
-  local drain -- the first answer of slots_draining, mostly none
+  local drain, kept -- the first answers of slots_draining and slots_kept, mostly none
   for _, draining in ipairs(hooks.slots_draining) do drain = drain or draining(slots_key, origin_sec) end
+  for _, keeps in ipairs(hooks.slots_kept) do kept = kept or keeps(top_key) end
   while true do
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
@@ -160,8 +157,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     if not drained or budget <= 0 then return draining_from(slots_key, live_from) end
     local slot_key = slot_key_of(slots_key, oldest[1])
     local size = redis.call('HLEN', slot_key)
-    local take = budget
-    if BOARD.aggregate ~= 'sum' then take = math.max(1, math.floor(budget / redis.call('ZCARD', slots_key))) end
+    local take = kept and kept.per_pass(slots_key, budget) or budget
     local whole = size <= take
     local entries
     if whole then
@@ -187,7 +183,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
     end
     if drain then drain.take(oldest[1], entries) end
     call_state.CALL.draining = oldest[1] -- hooks told of these changes know their expired slot (leagues_lib, ties_lib)
-    budget, call_state.CALL.draining = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries), false
+    budget, call_state.CALL.draining = budget - subtract_drained(slots_key, top_key, tonumber(oldest[1]), live_from, entries, kept), false
   end
   if drain then return drain.finish(budget) end
   return settle_options(slots_key, top_key, now_sec, interval_sec, budget, origin_sec), false

@@ -32,6 +32,9 @@
 -- (drained_weight: 1.5-2.9 commands a field, views and contributions included, on that board).
 
 local CALL = call_state.CALL
+-- Read with the version on every board (like.lua asks `actors`; every write the end of the latest block).
+call_state.config_field_add('actors', 'actors', true)
+call_state.config_field_add('blockedUntil', 'actors', true)
 
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LISTING_ROWS = 2, LIKE = 4,

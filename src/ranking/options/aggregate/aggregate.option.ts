@@ -65,8 +65,9 @@ export function checkAggregate(board: {
  * `aggregate: max | min | last`: windows keep the best (or latest) score recorded, aggregate_lib.lua's
  * slots and recomputation. Its field is one of the board's own, not passed on as an option's (`fields`
  * empty; its fromStored, fromReply and view answer nothing): board_put and shard_sync take it as an
- * argument, call_lib reads it with the config for every call (BOARD.aggregate, the mode the core
- * branches on before any hook) and the board's view shows it beside maxItems.
+ * argument, aggregate_lib adds it to the config fields every call reads with the version
+ * (`aggregate.mode()`) and answers the core's hooks `slots_kept` (expiry) and `any_sign` (listing), and
+ * the board's view shows it beside maxItems.
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
   name: 'aggregate',

@@ -1,10 +1,11 @@
 -- module: aggregate
--- requires: call_state, keyspace
+-- requires: call_state, hooks, keyspace, slot_due, window
 -- aggregate_lib: the windows of a max / min / last board (the option aggregate), a module of the
--- function libraries on boards, before window_lib, whose expiry calls best_settle: the core branches on
--- the board's aggregate (BOARD.aggregate, read with the config) and calls this table by name. Every change of a
--- window's results is told to `changed` (window_lib's results_changed, passed in by the callers: it is
--- defined after this module), with the new score, 0 when the item left the window.
+-- function libraries on boards. The board's aggregate is its config field `aggregate` (absent: sum),
+-- read with the version on every board (call_lib's every-board fields); expiry asks the hook
+-- slots_kept (SLOTS_KEPT) how to drain a window, and the score writes (record_score, the batch
+-- increment) call this table. Every change of a window's results is told to `changed` (window_lib's
+-- results_changed, passed in by the callers), with the new score, 0 when the item left the window.
 -- KEYS: 0
 -- A slot hash holds, per item, what the item recorded inside that slot: on max and min its best score
 -- there; on last "<at_ms>:<score>" of its latest event there (equal times: the later arrival, since
@@ -215,5 +216,41 @@ function aggregate.best_record_pair(mode, slots_key, top_key, slot_start, item, 
   return score
 end
 
-aggregate.best_settle = best_settle
+-- The aggregate of the call's board (sum, max, min, last): its config as version_error read it; sum
+-- before (call_lib resets the config's key as each call begins).
+local CONFIG = call_state.CONFIG
+local function mode()
+  return CONFIG.cfg_key and CONFIG.aggregate or 'sum'
+end
+
+-- A batch entry's score on a max / min / last board (the batch increment), in the slot starting at
+-- `slot_start` of the window planned by board_write.batch_window: indexed once per call as
+-- add_batch_entry does, then best_record. Answers the due time of a slot this created, or nil.
+local function record_batch_score(win, slot_start, item, score_arg, at_arg)
+  local new_due_ms = nil
+  if not win.indexed[slot_start] then
+    win.indexed[slot_start] = true
+    new_due_ms = slot_due.index_slot(win.slots_key, slot_start, win.period_sec)
+  end
+  best_record(mode(), win.slots_key, win.top_key, slot_start, item, score_arg, at_arg, window.results_changed)
+  return new_due_ms
+end
+
+-- Hook slots_kept: a max / min / last window's slots hold records, not sums. A pass drains budget /
+-- slots fields, at least one (each may read every live slot); best_settle recomputes what they gave.
+local SLOTS_KEPT = {
+  per_pass = function(slots_key, budget) return math.max(1, math.floor(budget / redis.call('ZCARD', slots_key))) end,
+  settle = function(slots_key, top_key, slot_start, live_from, entries, changed)
+    return best_settle(mode(), slots_key, top_key, slot_start, live_from, entries, changed)
+  end,
+}
+hooks.register('slots_kept', function() if mode() ~= 'sum' then return SLOTS_KEPT end end, 'aggregate')
+hooks.register('any_sign', function(cfg_key)
+  local stored = call_state.config_field(cfg_key, 'aggregate') -- every sign a max / min / last window records
+  return stored ~= false and stored ~= nil and stored ~= 'sum'
+end, 'aggregate')
+call_state.config_field_add('aggregate', 'aggregate', true)
+
+aggregate.mode = mode
 aggregate.best_record = best_record
+aggregate.record_batch_score = record_batch_score

@@ -1,5 +1,5 @@
 -- module: archive
--- requires: call_state, hooks, keyspace, order, tiebreak
+-- requires: aggregate, hooks, keyspace, order, tiebreak
 -- archive_lib: a calendar window's archive taken in bounded chunks (the option calendar), a module of
 -- the function libraries on boards; window_lib's expiry drives it through the hook slots_draining.
 -- KEYS: 0
@@ -25,9 +25,6 @@
 -- tie mark, who reached the pair first, which no slot value holds), trimmed to the best `top` and
 -- written out with their marks as snapshots are; each chunk adds its rows' ranks to
 -- <base>archrank:<at> (zset, item -> rank key), the previous listing once complete.
-
--- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
 
 local SNAP_ROW = '\30'
 local SNAP_FIELD = '\31'
@@ -68,7 +65,7 @@ end
 
 -- A slot value's score as Redis stored it (a string: a Lua number would print 14 digits).
 local function archive_score(value)
-  if BOARD.aggregate == 'last' then return string.match(value, ':(-?%d+)$') end
+  if aggregate.mode() == 'last' then return string.match(value, ':(-?%d+)$') end
   return value
 end
 
@@ -93,7 +90,7 @@ local function archive_take(slots_key, pending, slot_start, entries)
   local args = {}
   for i = 1, #entries, 2 do
     local score = archive_score(entries[i + 1])
-    if BOARD.aggregate ~= 'sum' or tonumber(score) > 0 then
+    if aggregate.mode() ~= 'sum' or tonumber(score) > 0 then
       args[#args + 1] = score
       args[#args + 1] = entries[i]
     end

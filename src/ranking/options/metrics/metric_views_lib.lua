@@ -1,5 +1,5 @@
 -- module: metric_views
--- requires: board_views, call_state, keyspace, metric_formulas
+-- requires: board_views, keyspace, metric_formulas
 -- metric_views_lib: the views of the metrics option (src/ranking/options/metrics/). `wilson` and
 -- `controversial` rank an item by a formula (metric_formulas) of its counts in one window of two
 -- metrics, `positive` and `negative`. views_lib keeps them as modes an option adds
@@ -17,7 +17,7 @@
 -- the board's first metric, "<window>~@<metric>" for another, as metrics_lib names them),
 -- windowPeriodSec, intervalSec.
 
-local VIEWS = call_state.VIEWS
+local VIEWS = board_views.VIEWS
 
 -- Most fields one HMGET of a read asks (a sharded board's page may send 10 000 rows; Lua's unpack
 -- takes a few thousand values at most).

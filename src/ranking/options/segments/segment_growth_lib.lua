@@ -1,7 +1,10 @@
 -- module: segment_growth
--- requires: actor_log, board_views, call_state, segmentation, window
+-- requires: actor_log, board_views, call_state, hooks, keyspace, segmentation, window
 -- segment_growth_lib: what a write's entries would make new in actor contributions and segment
--- entries (the quotas' growth kinds), worked out before the write changes anything.
+-- entries (the quotas' growth kinds), worked out before the write changes anything; and the segments
+-- option's part of the board config (src/ranking/options/segments/): its setting (`segments: { max }`,
+-- the config field segmentsMax) planned and stored through the config hooks, and the segments' windows
+-- going with the board's (window_copies).
 -- KEYS: 0
 
 local CALL = call_state.CALL
@@ -35,8 +38,8 @@ function GROWTH.new_segment(name, window_count)
   GROWTH.seen[id] = true
   local live_until = tonumber(redis.call('ZSCORE', segmentation.segment_indexes(CALL.cfg_key), name))
   if live_until and live_until > math.floor(call_state.now_ms() / 1000) then return 0 end
-  if not call_state.VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
-  return 2 * window_count + 4 * #call_state.VIEWS.list
+  if board_views.VIEWS.loaded ~= CALL.seq then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
+  return 2 * window_count + 4 * #board_views.VIEWS.list
 end
 
 -- Counts what one entry (item, actor "" for none, segment names) creates in the windows of `covering`
@@ -79,3 +82,32 @@ function GROWTH.counted(actor_allowance, segment_allowance)
 end
 
 segment_growth.GROWTH = GROWTH
+
+-- A board PUT: the segments.max asked (absent: the stored one, none for a new board). A change is a new
+-- config version (the writes take the max from their args) and keeps every window's data.
+local function segments_planned(cfg_key, settings, reset, plan)
+  local stored = plan and tonumber(redis.call('HGET', cfg_key, 'segmentsMax') or '') or nil
+  if settings.segmentsMax == nil then settings.segmentsMax = stored end
+  if plan and settings.segmentsMax ~= stored then plan.changed = true end
+end
+
+-- Stores segments.max (config field `segmentsMax`, absent: none); the option has no hot hook to enable.
+local function segments_stored(cfg_key, settings)
+  local max = settings.segmentsMax or 0
+  if max > 0 then redis.call('HSET', cfg_key, 'segmentsMax', max) else redis.call('HDEL', cfg_key, 'segmentsMax') end
+  return false
+end
+
+-- The bases of the window `window_name` of every segment holding slots ("<tag>:segdue"): they go with
+-- the board's window (window_lib's drop_window).
+local function segment_windows(cfg_key, window_name)
+  local bases = {}
+  for _, segment in ipairs(redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)) do
+    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
+  end
+  return bases
+end
+
+hooks.register('window_copies', segment_windows, 'segments')
+hooks.register('config_planned', segments_planned, 'segments')
+hooks.register('config_stored', segments_stored, 'segments')

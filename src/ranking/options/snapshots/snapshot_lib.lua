@@ -30,6 +30,7 @@
 -- board's are kept until `keep` newer ones replace them).
 
 local CALL = call_state.CALL
+call_state.config_field_add('snapshots', 'snapshots', true) -- read with the version on every board
 
 -- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
 -- name -> { keep, top } for the windows keeping snapshots, or nil when none does (one HGET).

@@ -12,14 +12,14 @@
 
 local CALL = call_state.CALL
 
--- The running call's state (call_lib): the same tables for every call.
-local VIEWS = call_state.VIEWS
+-- The running call's views (views_lib): the same tables for every call.
+local VIEWS = board_views.VIEWS
 
 -- The views of a segment by name (each the board's view over the segment's windows), registered
 -- once per call so that changes of the segment's windows in this call reach them. Call before
 -- changing its windows.
 local function segment_views(cfg_key, segment)
-  if not VIEWS.loaded then board_views.views_load(cfg_key, call_state.now_ms()) end
+  if VIEWS.loaded ~= CALL.seq then board_views.views_load(cfg_key, call_state.now_ms()) end
   local views = VIEWS.segments[segment]
   if not views then
     views = {}
@@ -35,13 +35,13 @@ end
 
 -- Whether this call registered the segment's views already (segment_views).
 local function segment_seen(segment)
-  return VIEWS.loaded and VIEWS.segments[segment] ~= nil
+  return VIEWS.loaded == CALL.seq and VIEWS.segments[segment] ~= nil
 end
 
 -- Unlinks the keys of the views of a segment that holds no data any more and forgets its views
 -- registered in this call: a later change registers them anew, from no state (a decay landmark).
 local function drop_segment_views(cfg_key, segment)
-  if not VIEWS.loaded then board_views.views_load(cfg_key, call_state.now_ms()) end
+  if VIEWS.loaded ~= CALL.seq then board_views.views_load(cfg_key, call_state.now_ms()) end
   for _, view in pairs(VIEWS.segments[segment] or {}) do
     VIEWS.by_top[view.source_top] = nil
     if view.baseline_top then VIEWS.by_top[view.baseline_top] = nil end
@@ -60,7 +60,7 @@ end
 -- its first change in the call (whichever function drains, writes or retracts it): view_window_changed
 -- and actor_lib's unique counts both find them here.
 local function views_reading(top_key)
-  if not VIEWS.loaded then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
+  if VIEWS.loaded ~= CALL.seq then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
   if not VIEWS.by_top[top_key] and #VIEWS.list > 0 then
     local segment = segment_of_top(top_key)
     if segment and not VIEWS.segments[segment] then segment_views(CALL.cfg_key, segment) end
@@ -80,8 +80,11 @@ seg_views.drop_segment_views = drop_segment_views
 seg_views.views_reading = views_reading
 seg_views.view_window_changed = view_window_changed
 
--- Hook (reads_sums): whether views read the window results `top_key`.
+-- Hook (reads_sums): whether views read the window results `top_key`. A board without views (told by
+-- the call's config copy, call_lib, which reads `views` on every board) has none to load.
+local CONFIG = call_state.CONFIG
 local function reads_sums(top_key)
+  if not CONFIG.views and call_state.cfg_key_of_top(top_key) == CONFIG.cfg_key then return false end
   return views_reading(top_key) ~= nil
 end
 

@@ -1,25 +1,27 @@
 -- module: board_views
 -- requires: call_state, keyspace
--- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib; modes an option adds), a
--- module of the ranking function library after keys_lib and call_lib (which holds VIEWS, the views of
--- the running call) and before window_lib. A view is one more results zset of the board, kept by the
--- call that changes a window it reads (view_window_changed after every change of an item's sum in a
--- window, write or expiry): never recomputed by a job; expiry takes out what the expired slot put in.
+-- views_lib: trending views (decay, hot, rising; unique, kept by actor_lib; modes an option adds). A view is
+-- one more results zset of the board, kept by the call that changes a window it reads (view_window_changed
+-- after every change of an item's sum in a window, write or expiry): never recomputed by a job; expiry
+-- takes out what the expired slot put in.
 -- KEYS: 0
--- Conventions: the call's keys[1] (call_state's CALL.cfg_key) is the board shard's config hash, whose
--- field `views` (JSON, by board_put / shard_sync) lists the views; the header's now (unix ms) is in every
--- script changing windows (board_put and shard_sync call views_load themselves). A view's keys, named after the config key like a window's: <tag>:<view>:top (zset: its rank score per item), :items (hash: hot's firstSeen,
--- rising's since), :meta (decay's landmark), :next (while a decay landmark moves: the members moved).
--- A segment's views are the same code over the segment's keys (segment_views_lib, the next module,
--- which also holds view_window_changed). Scores cross to Redis as %.17g strings (Lua keeps 14 digits).
+-- Conventions: the call's keys[1] (call_state's CALL.cfg_key) is the board shard's config hash, whose field
+-- `views` (JSON, by board_put / shard_sync; read with the version on every board) lists the views; the
+-- header's now (unix ms) is in every script changing windows (board_put and shard_sync call views_load
+-- themselves). A view's keys, named after the config key like a window's: <tag>:<view>:top (zset: its rank
+-- score per item), :items (hash: hot's firstSeen, rising's since), :meta (decay's landmark), :next (while a
+-- decay landmark moves: the members moved). A segment's views are the same code over the segment's keys
+-- (segment_views_lib, which also holds view_window_changed). Scores cross to Redis as %.17g strings.
 
-local VIEWS = call_state.VIEWS -- the running call's state (call_lib): the same tables for every call
+-- The running call's views (the same tables for every call): `loaded`, the call (CALL.seq) views_load
+-- last read them in; segments: segment -> its views by name (segment_views_lib).
+local VIEWS = { loaded = false, by_top = {}, by_name = {}, list = {}, segments = {}, now_sec = 0 }
+local CALL = call_state.CALL
+call_state.config_field_add('views', 'views', true)
 
 local function view_num(x) return string.format('%.17g', x) end
 
-local function view_key(cfg_key, view_name, suffix)
-  return keyspace.sibling_key(cfg_key, 'cfg', view_name .. ':' .. suffix)
-end
+local function view_key(cfg_key, view_name, suffix) return keyspace.sibling_key(cfg_key, 'cfg', view_name .. ':' .. suffix) end
 
 -- A board without views (most calls) shares these empty tables: only load_views fills them, fresh.
 local NO_VIEWS = { by_top = {}, by_name = {}, list = {} }
@@ -354,9 +356,7 @@ end
 -- of window names). `old_json`: the views stored before (or nil); the new ones are stored already.
 local function reconcile(cfg_key, old_json, dropped_windows, now_ms)
   local old = {}
-  if old_json then
-    for _, view in ipairs(cjson.decode(old_json)) do old[view.name] = view end
-  end
+  for _, view in ipairs(old_json and cjson.decode(old_json) or {}) do old[view.name] = view end
   views_load(cfg_key, now_ms)
   for _, view in ipairs(VIEWS.list) do
     local before = old[view.name]
@@ -375,14 +375,12 @@ end
 local API = { load_views = load_views, window_changed = window_changed, drop = drop, reconcile = reconcile,
   listing_of = listing_of, segment_copy = segment_copy, register = register, drop_keys = drop_keys }
 
--- The views' functions other modules call (segment_views_lib, board_drop_step) by name.
-local function views_api() return API end
-
 -- Reads the board shard's views (and rebases decay views to now). Every script that changes a window
 -- or reads a view calls it once, before the first change; view_window_changed calls it when needed.
 -- VIEWS.segments is the call's own: a segment's first change in a call writes it, views or none.
 function views_load(cfg_key, now_ms)
-  VIEWS.loaded, VIEWS.segments, VIEWS.now_sec = true, {}, math.floor(now_ms / 1000)
+  if VIEWS.loaded ~= CALL.seq then VIEWS.rebase_left = nil end -- a call's first load: its rebase chunk is whole
+  VIEWS.loaded, VIEWS.segments, VIEWS.now_sec = CALL.seq, {}, math.floor(now_ms / 1000)
   local json = call_state.config_field(cfg_key, 'views')
   if not json then
     VIEWS.by_top, VIEWS.by_name, VIEWS.list = NO_VIEWS.by_top, NO_VIEWS.by_name, NO_VIEWS.list
@@ -395,5 +393,7 @@ end
 board_views.views_load = views_load
 board_views.view_listing = listing_of
 board_views.views_reconcile = reconcile
-board_views.views_api = views_api
+-- The views' functions other modules call (segment_views_lib, board_drop_step) by name.
+board_views.views_api = function() return API end
 board_views.view_modes = MODES
+board_views.VIEWS = VIEWS

@@ -17,9 +17,6 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_AT_OUT_OF_SPAN (no window holds the event's slot),
 --         TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items); nothing applied
 
--- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
-
 local function record_score(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key = keys[1]
@@ -47,7 +44,7 @@ local function record_score(keys, args)
       local slot_start = window.current_slot(at_sec, rule.interval_sec, rule.origin_sec)
       local due_ms = slot_due.index_slot(slots_key, slot_start, rule.period_sec)
       if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
-      held = aggregate.best_record(BOARD.aggregate, slots_key, top_key, slot_start, item, score_arg, at_arg, window.results_changed)
+      held = aggregate.best_record(aggregate.mode(), slots_key, top_key, slot_start, item, score_arg, at_arg, window.results_changed)
       rank = window.item_rank(top_key, item, held)
     else
       -- A window the event is too old for: the item's standing there (rank 0 when it holds none, which

@@ -39,8 +39,8 @@
 -- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
 -- answers draining, and the service's next calls move more of the rebase first.
 
--- The running call's state (call_lib): the same tables for every call.
-local VIEWS = call_state.VIEWS
+-- The running call's views (views_lib): the same tables for every call.
+local VIEWS = board_views.VIEWS
 
 local REBASE_MERGE_DEPTH = 2000
 -- Rows of one page read of a filter scan.

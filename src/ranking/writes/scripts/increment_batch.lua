@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, groups, idempotency, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_log, aggregate, board_write, call_state, groups, idempotency, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
 -- max / min / last board each entry's value is a score instead, recorded as record_score does
 -- (best_record; the caller checked the aggregate against the config version).
@@ -28,10 +28,6 @@
 --        (an entry's actor or item is blocked, see actor_refusal), TB_AT_OUT_OF_SPAN
 --        <entry> (1-based: no window holds that entry's slot any more): the whole batch is refused,
 --        nothing applied
-
--- The running call's state (call_lib): the same tables for every call.
-local BOARD = call_state.BOARD
-
 
 -- The entries' checks and what the call keeps of them, before anything changes: a refusal of the whole
 -- batch (an entry's blocked actor or item, an event time no window holds), else { items (in order),
@@ -70,7 +66,7 @@ end
 -- score in any window: its new score is its amount (amounts are at most 10^6, MAX_ABS_AMOUNT; a sum
 -- reaching 0 is removed, never kept).
 local function counted_by_adds(cfg_key, batch, allowance)
-  return not batch.full and BOARD.aggregate == 'sum' and allowance >= batch.distinct and board_write.item_cap(cfg_key) == 0
+  return not batch.full and aggregate.mode() == 'sum' and allowance >= batch.distinct and board_write.item_cap(cfg_key) == 0
 end
 
 -- The batch's growth in actor contributions and segment entries (GROWTH) against the allowances
@@ -105,12 +101,12 @@ local function batch_add(batch, entries, now_ms, windows)
           slot_at[at_arg] = slot_start
         end
         local due
-        if BOARD.aggregate == 'sum' then
+        if aggregate.mode() == 'sum' then
           local seen_sec = win.watched and math.min(tonumber(at_arg), full and tonumber(entry.created_ms) or math.huge) / 1000
           due = board_write.add_batch_entry(win, slot_start, entry.item, tonumber(entry.amount), seen_sec,
             full and (actor_log.ACTORS.split(entry.actor)) or '')
         else
-          due = board_write.record_batch_score(win, slot_start, entry.item, entry.amount, at_arg)
+          due = aggregate.record_batch_score(win, slot_start, entry.item, entry.amount, at_arg)
         end
         if due then new_due_ms = math.min(new_due_ms or math.huge, due) end
       end
@@ -180,7 +176,7 @@ end
 -- told by the adds, counted_by_adds; else `created`, admit_items').
 local function batch_apply(batch, entries, now_ms, windows, counting, created, segments)
   local new_due_ms, held
-  if batch.full or BOARD.aggregate ~= 'sum' then
+  if batch.full or aggregate.mode() ~= 'sum' then
     new_due_ms = batch_add(batch, entries, now_ms, windows)
   else
     new_due_ms, held = batch_add_pairs(batch, entries, now_ms, windows, counting)
