@@ -1,8 +1,8 @@
--- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it, and out of at most take_back_segments of its segments: the rest over
--- the next calls (likes_lib's take-backs). Also prunes likes that left every window.
+-- the next calls (segment_growth_lib's take-backs). Also prunes likes that left every window.
 -- Keys: cfg (the board config hash: holds the config version), likes (the likes zset: "<item>\31<user>"
 --       -> like time, unix ms), then per window slots (its slots index zset) and top (its results zset)
 -- Args (reader.read_call, CALLS.like): the board header (its budget: most expired-slot fields, and
@@ -77,13 +77,13 @@ local function like_segments(likes_key, windows, item, member, segments, changed
   return segmentation.segment_add(windows, segments, item, 1, at_sec, changed, event_sec, actor, 'like')
 end
 
--- An unlike's take-back (likes.take_back_plan: nil when there is none): records it, and answers the
+-- An unlike's take-back (segment_growth.take_back_plan: nil when there is none): records it, and answers the
 -- board's windows it changes (none when it goes on with a recorded one), those of its segments, and
 -- the like's second.
 local function take_back(likes_key, member, plan, windows, now_sec)
   local board_changed, changed = {}, {}
   if not plan then return board_changed, changed, now_sec end
-  likes.record_take_back(likes_key, member, plan)
+  segment_growth.record_take_back(likes_key, member, plan)
   for _, w in ipairs(likes.like_windows(plan.liked_ms, windows, now_sec)) do
     changed[w] = true
     if plan.held then board_changed[w] = true end
@@ -107,12 +107,12 @@ local function like_admission(cfg_key, header, arg, windows, segments, actor, li
   return nil, created_items, 1
 end
 
--- The take-back an unlike runs (likes.take_back_plan), nil for a like; `resume` never takes back a held one.
+-- The take-back an unlike runs (segment_growth.take_back_plan), nil for a like; `resume` never takes back a held one.
 local function plan_of(cfg_key, likes_key, arg, member, liked_ms, actor, now_ms)
   if arg.undo ~= '1' then return nil end
   local refused = function() return actor_log.ACTORS.refusal(cfg_key, actor and arg.block_key, now_ms, arg.item) end
   local held_ms = arg.resume ~= '1' and liked_ms or nil
-  return likes.take_back_plan(likes_key, member, held_ms, tonumber(arg.take_back_segments), refused)
+  return segment_growth.take_back_plan(likes_key, member, held_ms, tonumber(arg.take_back_segments), refused)
 end
 
 local function like(keys, args)
@@ -136,7 +136,7 @@ local function like(keys, args)
   local at_ms = tonumber(arg.at_ms)
   local holding = likes.like_windows(at_ms, windows, now_sec)
   if not undo and #holding == 0 then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
-  if not undo and not liked_ms and likes.take_back_pending(likes_key, member) then
+  if not undo and not liked_ms and segment_growth.take_back_pending(likes_key, member) then
     return redis.error_reply('TB_LIKE_TAKE_BACK_PENDING the take-back of this like is under way')
   end
 
