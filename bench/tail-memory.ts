@@ -117,6 +117,9 @@ async function keyBytes(redis: TestRedis): Promise<Record<string, number>> {
   return kinds;
 }
 
+/** The tail run's hour boundaries: the most reads one took to prune and pack, and the most used_memory at a boundary. */
+const PRUNING = { mostReads: 0, peakBytes: 0 };
+
 /**
  * The hour's events come here as few batches; as a stream they would be about EVENTS calls, each
  * pruning (then packing) up to EXPIRE_CHUNK closed-slot fields. So, before the next hour, reads of one
@@ -125,6 +128,7 @@ async function keyBytes(redis: TestRedis): Promise<Record<string, number>> {
  */
 async function pruneLikeAStream(redis: TestRedis, standing: StandingService, hour: number): Promise<number> {
   if (hour === 0) return 0;
+  PRUNING.peakBytes = Math.max(PRUNING.peakBytes, await usedMemory(redis));
   const [, [tailKey]] = await redis.client.scan('0', 'MATCH', '*:day:tail', 'COUNT', 1000);
   const closed = String((T0_MS + (hour - 1) * HOUR_MS) / 1000);
   let calls = 0;
@@ -136,6 +140,7 @@ async function pruneLikeAStream(redis: TestRedis, standing: StandingService, hou
     await standing.tailTop({ name: 'tail', window: 'day', limit: 1 });
     calls++;
   }
+  PRUNING.mostReads = Math.max(PRUNING.mostReads, calls);
   return calls;
 }
 
@@ -242,6 +247,9 @@ async function main(): Promise<void> {
   );
   const worst = tail.top.reduce((most, row) => Math.max(most, row.bound ?? 0), 0);
   console.log(`Largest bound of a listed row: ${worst}.`);
+  console.log(
+    `Hour boundaries: at most ${PRUNING.mostReads} reads of one row to prune and pack the closed slot; used_memory peak ${mb(PRUNING.peakBytes)} MB (the server's whole).`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { ADMIN, startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis } from '../../harness/redis';
-import { LOOKUP_IDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
+import { LOOKUP_IDS_PER_CALL, LOOKUP_ITEMS } from '../../src/ranking/core/ranking.limits';
 
 /**
  * A lookup on one shard answers in calls of at most LOOKUP_IDS_PER_CALL ids (issue #45: 100 ids on a
@@ -17,11 +17,15 @@ const MINUTE_MS = 60_000;
 const ITEMS = 300;
 const ASKED = 100;
 /**
- * Most commands one lookup call may run: LOOKUP_IDS_PER_CALL ids of about six commands each (score, rank,
- * left-out check, previous rank's score and count, mark) and the few every read runs (version check,
- * expiry, snapshot check, moderation states).
+ * Commands a lookup runs per id at most: its score, rank (a count), left-out check and previous rank's
+ * count; the previous listing's scores are one ZMSCORE for the call. Before, six (the score again for a
+ * strict rank, and a ZSCORE of the previous listing each).
  */
-const CALL_COMMANDS = 200;
+const ID_COMMANDS = 4;
+/** The few every lookup call runs besides (version check, expiry, snapshot check, moderation states). */
+const FIXED_COMMANDS = 30;
+/** Most commands one lookup call may run: LOOKUP_IDS_PER_CALL ids and the call's own. */
+const CALL_COMMANDS = LOOKUP_IDS_PER_CALL * ID_COMMANDS + FIXED_COMMANDS;
 
 /** id, time, µs, arguments, client address, client name. */
 type SlowlogEntry = [number, number, number, string[], string, string];
@@ -105,5 +109,21 @@ describe('the calls of a lookup on one shard (single)', () => {
 
     expect(calls).toHaveLength(Math.ceil(ASKED / LOOKUP_IDS_PER_CALL));
     expect(Math.max(...calls)).toBeLessThanOrEqual(CALL_COMMANDS);
+  });
+
+  it('bounds the whole request: the most ids a lookup names on that board are at most 10 calls and 4 commands an id', async () => {
+    // Every id the window holds and more (absent ones answer score 0): 1 000 ids, LOOKUP_ITEMS.max.
+    const asked = Array.from({ length: LOOKUP_ITEMS.max }, (_, n) => `i${n}`);
+    await node.config('SET', 'slowlog-log-slower-than', '0');
+    await node.slowlog('RESET');
+    const looked = await http().post('/boards/mod/lookup').send({ window: 'w', items: asked }).expect(200);
+    const calls = await lookupCalls();
+    await node.config('SET', 'slowlog-log-slower-than', '10000');
+    expect(looked.body.items).toHaveLength(LOOKUP_ITEMS.max);
+    // Before: 40 calls of 25 ids, 5 763 commands on the harness's board (about 30 ms of Redis).
+    expect(calls.length).toBeLessThanOrEqual(10);
+    expect(calls.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(
+      LOOKUP_ITEMS.max * ID_COMMANDS + calls.length * FIXED_COMMANDS,
+    );
   });
 });

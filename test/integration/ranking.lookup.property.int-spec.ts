@@ -12,7 +12,7 @@ import { LOOKUP_COUNTS_PER_CALL, LOOKUP_IDS_PER_CALL } from '../../src/ranking/c
  */
 const T0 = 1_700_002_800_000;
 // More ids than a call answers (LOOKUP_IDS_PER_CALL), on a shard of 3 too: a lookup may take several calls a shard.
-const POOL = Array.from({ length: 90 }, (_, i) => `p${i}`);
+const POOL = Array.from({ length: Math.ceil(3.3 * LOOKUP_IDS_PER_CALL) }, (_, i) => `p${i}`);
 const MINUTE_MS = 60_000;
 
 const step = fc.oneof(

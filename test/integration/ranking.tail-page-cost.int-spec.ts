@@ -99,3 +99,74 @@ describe('the row cache of a tail page (single)', () => {
     expect(small).toBeLessThanOrEqual(full);
   }, 120_000);
 });
+
+/** id, time, µs, arguments, client address, client name. */
+type SlowlogEntry = [number, number, number, string[], string, string];
+const SCRIPT_CLIENT = '?:0';
+/**
+ * Most commands one call of a tail page may run while it prunes a closed slot whose fields all leave it:
+ * EXPIRE_CHUNK (100) budget units, a dropped field 3 of them (about 12 commands: ZREVRANK, a GETBIT,
+ * HDEL, 4 SETBITs, ZINCRBY, ZREM, the results hooks), so 34 fields (~410 commands), beside the page's
+ * filter looks (TAIL_LOOKS_PER_EXPIRE_FIELD x EXPIRE_CHUNK, 500 GETBITs) and its few reads. Weighed a
+ * unit each, 100 dropped fields ran ~1 200 commands and the call ~1 700.
+ */
+const TAIL_CALL_COMMANDS = 1000;
+
+describe('a tail page that prunes a closed slot (single)', () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const commands = new WriteCommands(clock);
+  let redis: TestRedis;
+  let service: RedisService;
+  let graph: RankingGraph;
+
+  beforeAll(async () => {
+    // A server of its own: the test reads every command a call ran from its SLOWLOG.
+    redis = await startTestRedis('single', { own: true });
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    service = new RedisService(RedisSettings.from(config), clock);
+    await service.waitUntilReady(10_000);
+    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
+  });
+  afterAll(async () => {
+    await service.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  /** The commands each tail read FCALL's script ran, since the last reset. */
+  async function tailCalls(): Promise<number[]> {
+    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    const calls: number[] = [];
+    let inCall = 0;
+    // Oldest first: a script's commands are logged before the call that ran them.
+    for (const [, , , args, client] of entries.reverse()) {
+      if (client === SCRIPT_CLIENT) inCall += 1;
+      else {
+        if (/_tail_top$/.test(String(args[1]))) calls.push(inCall);
+        inCall = 0;
+      }
+    }
+    return calls;
+  }
+
+  it('weighs a dropped field its commands: the costliest call of the page stays within TAIL_CALL_COMMANDS', async () => {
+    const windows = [{ name: 'h', period: '1h', interval: '1m' }];
+    await graph.ranking.putBoard({ name: 'p', windows, tail: { exact: 10, below: 1000 } });
+    // A minute of 2 000 items seen once each: once closed, every field but the best 10 leaves its slot.
+    for (let first = 0; first < ITEMS; first += 500) {
+      const entries = Array.from({ length: 500 }, (_, k) => ({ item: `i${first + k}`, amount: 1 }));
+      await graph.ranking.incrementBatch(commands.batch({ board: 'p', entries }));
+    }
+    clock.advanceMs(60_000);
+    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await redis.client.config('SET', 'slowlog-max-len', '100000');
+    await redis.client.slowlog('RESET');
+    const board = await graph.cache.get('p');
+    await graph.module
+      .get(StandingStore)
+      .tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, PAGE_ROWS);
+    const calls = await tailCalls();
+    await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    expect(calls.length).toBeGreaterThan(0);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(TAIL_CALL_COMMANDS);
+  });
+});

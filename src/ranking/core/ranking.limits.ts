@@ -68,12 +68,15 @@ export const LOOKUP_COUNTS_PER_CALL = 500;
 export const METRIC_COUNTS_PER_CALL = 2_000;
 
 /**
- * Ids one lookup call answers on a shard (lookup, lookup_node): each id is about six commands (its
- * score, rank, left-out check, previous rank, tie mark and data) and, on a moderated board, a pass over
- * the hidden items for each rank; 100 ids in one call at the moderation maxima held Redis 8.1 ms. More
- * ids go in further calls, each charged to the read budget.
+ * Ids one lookup call answers on a shard (lookup, lookup_node): each id is about four commands (its
+ * score, rank, tie mark, previous rank's count; the previous scores in one ZMSCORE), about 0.1 M
+ * instructions of Redis with a moderated board's ranks placed by binary search. A call's fixed cost
+ * (about 4.8 M on a one-shard board of 200 hidden items: the states, their scores now and in the
+ * previous listing) is paid once per call, so 100 ids make calls of about 14 M instructions
+ * (bench/lookup-instructions.ts; 9.4 M for 25 ids before). More ids go in further calls, each charged
+ * to the read budget.
  */
-export const LOOKUP_IDS_PER_CALL = 25;
+export const LOOKUP_IDS_PER_CALL = 100;
 
 /**
  * Rows one read call of a wilson or controversial view answers (each row three reply values: its item,

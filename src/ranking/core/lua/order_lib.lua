@@ -1,16 +1,13 @@
 -- module: order
 -- requires: call_state, hooks
--- order_lib: the order of a window's results as reads, lookups and counts across shards see it: Redis' (score
--- descending, then item id descending) unless a board option's hooks decide it (hooks_lib: strict, page, position,
--- mark_of, ahead, append_marks; the first answer that is not nil wins: `order: asc` answers the ascending order, `ties:
--- first` the strict one). A mark places an item among equal scores across shards: among equal scores the greater mark
--- comes first ('': none, the order of item ids). Which scores are listed: on a max / min / last board every recorded
--- one, whatever its sign; on a sum board those above 0 (an item whose increments sum to 0 or less is held but not
--- listed). Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board the only ones allowed)
--- are outside the listing: pages, places, counts and ranks close the gaps they leave, after one ZMSCORE (the option
--- bounds how many a shard holds). A count ahead of a score compares their scores and places only the exceptions of that
--- very score; a page places each one, once per call. A page from the top reads no score of theirs: it reads rows till
--- enough are shown (head_page).
+-- order_lib: the order of a window's results as reads, lookups and counts across shards see it: Redis' (score desc, then
+-- item id desc) unless a board option's hooks decide it (hooks_lib: strict, page, position, mark_of, ahead, append_marks;
+-- the first answer not nil wins: `order: asc` the ascending order, `ties: first` the strict one). Among equal scores across
+-- shards the greater mark comes first ('': none, the order of ids). Listed: on a max / min / last board every recorded
+-- score; on a sum board those above 0. Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board
+-- the only ones allowed) are outside the listing: pages, places, counts and ranks close their gaps after one ZMSCORE (the
+-- option bounds them). A count ahead of a score places only the exceptions of that very score; a page places each one,
+-- once per call; a page from the top reads rows till enough are shown (head_page).
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top
@@ -68,9 +65,7 @@ local function mark_of(top_key, item)
   return ask(hooks_of_top(top_key).mark_of, top_key, item) or ''
 end
 
--- Each config hash's answer to any_sign in this call (call_cache: a new table only when a call before
--- filled it): a count over 64 shards asks for every id on every shard, one HGET per shard instead of
--- one per count.
+-- Each config hash's answer to any_sign in this call (call_cache): one HGET per shard, not one per count.
 local any_sign_of = { seq = 0, by = {} }
 
 -- Whether the board of `top_key` lists every recorded score (max / min / last), not only those above 0.
@@ -97,16 +92,16 @@ local function base_listed_count(top_key)
   return redis.call('ZCOUNT', top_key, '(0', '+inf')
 end
 
--- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache): false, or { only,
--- items (id -> true), asked (their list), scores (listed ones: id -> score; nil till scored), listed (how many), placed
--- (id -> base position, as asked), positions (ascending base positions of the listed ones, once a page asks) }. Bounded
--- by the option's limit. A write of the results drops their record (window_lib's results_changed, board_write's
--- unwatched adds: a call's later request ranks among its earlier ones' scores); a change of exceptions, every record.
+-- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache): false, or { only, items
+-- (id -> true), asked (their list), scores (listed ones: id -> score; nil till scored), listed (how many), placed (id ->
+-- base position, as asked), positions (ascending base positions of the listed ones, once a page asks), index (score_index)
+-- }, bounded by the option's limit. A write of the results drops their record (window_lib's results_changed,
+-- board_write's unwatched adds); a change of exceptions, every record.
 local exceptions_of = { seq = 0, by = {} }
 
 -- The exceptions record of `items` (only: the only ones listed; else: the ones left out), not scored.
 local function exceptions_record(only, items)
-  local record = { only = only, items = {}, asked = items, scores = nil, listed = 0, placed = {} }
+  local record = { only = only, items = {}, asked = items, listed = 0, placed = {} }
   for _, item in ipairs(items) do record.items[item] = true end
   return record
 end
@@ -183,8 +178,8 @@ local function exceptions_asked(key)
   return ask(asked, key)
 end
 
--- A read placing an item of another shard among these results (read_neighbours inserts it for the
--- call): the exceptions are read again with it held, and it counts as listed here.
+-- A read placing an item of another shard among these results (read_neighbours inserts it for the call): the
+-- exceptions are read again with it held, and it counts as listed here.
 local function count_as_shown(top_key, item)
   call_state.call_cache(exceptions_of)[top_key] = nil
   local ex = exceptions(top_key)
@@ -194,7 +189,7 @@ local function count_as_shown(top_key, item)
   ex.scores[item], ex.listed = tonumber(redis.call('ZSCORE', top_key, item)), ex.listed + 1
 end
 
--- How many of the ascending `positions` are below `place`.
+-- How many of the ascending `positions` are below `place` (a binary search).
 local function count_below(positions, place)
   local low, high = 0, #positions
   while low < high do
@@ -204,6 +199,22 @@ local function count_below(positions, place)
   return low
 end
 
+-- The listed exceptions of `ex` by score, once per record: `keys` (order keys, ascending: better first, for count_below)
+-- and `at` (score -> items): a count pays a binary search and its very score's exceptions, not a pass over them all.
+local function score_index(top_key, ex)
+  if ex.index then return ex.index end
+  local sign, index = ascending(top_key) and 1 or -1, { keys = {}, at = {} }
+  for item, held in pairs(ex.scores) do
+    index.keys[#index.keys + 1] = sign * held
+    local same = index.at[held] or {}
+    same[#same + 1] = item
+    index.at[held] = same
+  end
+  table.sort(index.keys)
+  ex.index = index
+  return index
+end
+
 -- How many listed exceptions of `ex` sit in the first `count` places of every item held: the places
 -- ahead of a record of `score` (nil: unknown, every exception placed). An exception of a better score
 -- is ahead, of a worse one not; only those of that very score are placed.
@@ -211,26 +222,22 @@ local function below_of(top_key, ex, count, score)
   scored(top_key, ex)
   score = tonumber(score)
   if score == nil then return count_below(positions_of(top_key, ex), count) end
-  local lower_first, below = ascending(top_key), 0
-  for item, held in pairs(ex.scores) do
-    if held == score then
-      if placed(top_key, ex, item) < count then below = below + 1 end
-    elseif (held < score) == lower_first then
-      below = below + 1
-    end
+  local index = score_index(top_key, ex)
+  local below, same = count_below(index.keys, (ascending(top_key) and 1 or -1) * score), index.at[score]
+  if not same then return below end
+  for _, item in ipairs(same) do
+    if placed(top_key, ex, item) < count then below = below + 1 end
   end
   return below
 end
 
--- How many of the first `count` places of every item held (those ahead of a record of `score`, when
--- known) the listing shows.
+-- How many of the first `count` places of every item held (those ahead of a record of `score`, when known) it shows.
 local function shown_of(top_key, ex, count, score)
   local below = below_of(top_key, ex, count, score)
-  if ex.only then return below end
-  return count - below
+  return ex.only and below or count - below
 end
 
--- Whether the listing of `top_key` shows `item` (it is held and listed there: callers check).
+-- Whether the listing of `top_key` shows `item` (held and listed there: callers check).
 local function shown(top_key, item)
   local ex = exceptions(top_key)
   if not ex then return true end
@@ -245,18 +252,15 @@ local function only_page(top_key, ex, first, last, marks)
     local row = base_page(top_key, positions[i], positions[i], read_marks)
     rows[#rows + 1], rows[#rows + 2] = row[1], row[2]
   end
-  if marks then
-    for i = 1, #read_marks do marks[#marks + 1] = read_marks[i] end
-  end
+  for i = 1, marks and #read_marks or 0 do marks[#marks + 1] = read_marks[i] end
   return rows
 end
 
--- Rows a page from the top reads past those still wanted after its first read: a further read that
--- ends short holds more exceptions than this, so a page takes a few reads wherever they are.
+-- Rows a page from the top reads past those still wanted after its first read (a few reads wherever exceptions are).
 local HEAD_EXTRA_ROWS = 128
 
--- The first `wanted` rows without the items `ex` leaves out, read from the top till enough are shown
--- (then as many as still wanted and HEAD_EXTRA_ROWS more) or the results end; no exception scored.
+-- The first `wanted` rows without the items `ex` leaves out, read from the top till enough are shown (then as many as
+-- still wanted and HEAD_EXTRA_ROWS more) or the results end; no exception scored.
 local function head_page(top_key, ex, wanted, marks)
   local rows, from, count = {}, 0, wanted
   while true do
@@ -275,12 +279,10 @@ local function head_page(top_key, ex, wanted, marks)
   end
 end
 
--- A page without the items `ex` leaves out: from the top, head_page; else the rows held from `first`
--- on, reading at most the listed exceptions' count more, less as many shown rows as exceptions ahead
--- of `first` (by score against the first row read: only those of that very score are placed).
+-- A page without the items `ex` leaves out: from the top, head_page; else the rows held from `first` on, reading at most
+-- the listed exceptions' count more, less as many shown rows as exceptions ahead of `first` (below_of the first row read).
 local function except_page(top_key, ex, first, last, marks)
-  local rows, read_marks = {}, {}
-  local wanted = last - first + 1
+  local rows, read_marks, wanted = {}, {}, last - first + 1
   if wanted <= 0 then return rows end
   if first == 0 then return head_page(top_key, ex, wanted, marks) end
   scored(top_key, ex)
@@ -303,8 +305,7 @@ end
 
 -- Whether the results hold and would list `item` but the listing leaves it out (an exception: hidden).
 local function left_out(top_key, item)
-  if shown(top_key, item) then return false end
-  local held = redis.call('ZSCORE', top_key, item)
+  local held = not shown(top_key, item) and redis.call('ZSCORE', top_key, item)
   return held ~= false and listed(top_key, tonumber(held))
 end
 
@@ -318,8 +319,8 @@ local function page(top_key, first, last, marks)
   return except_page(top_key, ex, first, last, marks)
 end
 
--- Positions first..last of the listing of every item held but `items` (a review queue: every item
--- no one moderated), as page answers them; the exceptions option (moderation) bounds `items`.
+-- Positions first..last of the listing of every item held but `items` (a review queue: every item no one moderated), as
+-- page answers them; the exceptions option (moderation) bounds `items`.
 local function page_except(top_key, items, first, last)
   return except_page(top_key, exceptions_record(false, items), first, last, nil)
 end
@@ -334,8 +335,8 @@ local function position(top_key, item)
   return shown_of(top_key, ex, at, tonumber(redis.call('ZSCORE', top_key, item)))
 end
 
--- Items of the listing ahead of an item of `score` (a listed one) and mark `mark` (another shard's,
--- or this one's; '': items of a better score only).
+-- Items of the listing ahead of an item of `score` (a listed one) and mark `mark` (another shard's, or this one's; '':
+-- items of a better score only).
 local function ahead(top_key, score, mark)
   local count = base_ahead(top_key, score, mark)
   local ex = exceptions(top_key)
@@ -343,20 +344,19 @@ local function ahead(top_key, score, mark)
   return shown_of(top_key, ex, count, score)
 end
 
--- How many leading places of every item held (the items ahead of a record, counted by Redis) the
--- listing shows.
+-- How many leading places of every item held (the items ahead of a record, counted by Redis) the listing shows.
 local function shown_ahead(top_key, count)
   local ex = exceptions(top_key)
   if not ex then return count end
   return shown_of(top_key, ex, count, nil)
 end
 
--- An item's rank among every item held (0: none) as a rank of the listing (0: left out).
-local function shown_rank(top_key, item, rank)
+-- An item's rank among every item held (0: none) as a rank of the listing (0: left out); `score`: its own, when known.
+local function shown_rank(top_key, item, rank, score)
   local ex = exceptions(top_key)
   if not ex or rank == 0 then return rank end
   if not shown(top_key, item) then return 0 end
-  return shown_of(top_key, ex, rank - 1, tonumber(redis.call('ZSCORE', top_key, item))) + 1
+  return shown_of(top_key, ex, rank - 1, score or tonumber(redis.call('ZSCORE', top_key, item))) + 1
 end
 
 -- How many items the results `top_key` list.

@@ -358,7 +358,7 @@ local function item_rank(top_key, item, score)
   local rankers = call_state.hooks_of_top(top_key).rank
   for i = 1, #rankers do
     local rank = rankers[i](top_key, item)
-    if rank then return order.shown_rank(top_key, item, rank) end
+    if rank then return order.shown_rank(top_key, item, rank, score) end
   end
   if not order.shown(top_key, item) then return 0 end
   return rank_of(top_key, score)

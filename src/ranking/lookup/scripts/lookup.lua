@@ -28,16 +28,19 @@ local function lookup(keys, args)
   local keeps = snapshot.cross_window(slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local items = cjson.decode(arg.items)
-  local scores, ranks, previous_ranks, data, above, marks = {}, {}, {}, {}, {}, {}
+  local scores, ranks, held, data, above, marks = {}, {}, {}, {}, {}, {}
   for i, item in ipairs(items) do
     scores[i], ranks[i] = window.standing(top_key, item)
+    held[2 * i - 1], held[2 * i] = item, scores[i]
     -- As a string: a group board's scores hold fractions, which an integer reply would truncate.
     scores[i] = string.format('%.17g', scores[i])
     if ranks[i] == 0 and order.left_out(top_key, item) then ranks[i] = -1 end
-    previous_ranks[i] = keeps and previous.rank_of(top_key, item) or 0
     data[i] = false
     marks[i] = order.mark_of(top_key, item)
   end
+  -- Every id's previous rank from one ZMSCORE of the previous listing (or one read of it), not a ZSCORE each.
+  local found, previous_ranks = previous.ranks_of(top_key, keeps, held), {}
+  for i = 1, #items do previous_ranks[i] = found[i] or 0 end
   if arg.with_data == '1' and #items > 0 then data = item_data.item_data_of(cfg_key, items) end
   local ahead_marks = cjson.decode(arg.ahead_marks)
   for i, score in ipairs(cjson.decode(arg.ahead_scores)) do

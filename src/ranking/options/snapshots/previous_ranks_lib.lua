@@ -70,10 +70,12 @@ local function ranks_of(top_key, keeps, rows)
     for i = 1, #items do ranks[i] = held[items[i]] or 0 end
     return ranks
   end
-  local scores = redis.call('ZMSCORE', prev, unpack(items))
-  local known = exceptions_in(top_key, prev)
+  local scores, known = redis.call('ZMSCORE', prev, unpack(items)), false
   for i = 1, #items do
-    ranks[i] = shown_rank_of(prev, known, items[i], scores[i] and tonumber(scores[i]))
+    local score = scores[i] and tonumber(scores[i])
+    -- The exceptions' scores there (a ZMSCORE of them all) only once an id is found.
+    if score and known == false then known = exceptions_in(top_key, prev) end
+    ranks[i] = shown_rank_of(prev, known or nil, items[i], score)
   end
   return ranks
 end

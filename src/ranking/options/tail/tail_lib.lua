@@ -22,6 +22,9 @@ local HASHES = 4
 -- Fields one HSCAN step asks for at most; a step asks no more than the call's expiry budget has left
 -- (a hashtable answers about that many; a listpack slot, small, answers whole).
 local SCAN_COUNT = 64
+-- Budget units a dropped field weighs: its ~12 commands (ZREVRANK, the filter's GETBITs, HDEL, 4 SETBITs,
+-- ZINCRBY, ZREM, the results hooks) against the 0-5 (ZREVRANK, GETBITs) of a field only looked at (1 unit).
+local DROP_UNITS = 3
 
 local function base_of(slots_key)
   return keyspace.sibling_key(slots_key, 'slots', '')
@@ -62,17 +65,19 @@ local function begin_slot(base, slots_key, current)
 end
 
 -- Whether `item`, counting `count` in the slot, leaves it: a tail count, not among the window's `exact`
--- best now, and not possibly dropped here before (a late event re-added it: D bounds one drop).
+-- best now, and not possibly dropped here before (a late event re-added it: D bounds one drop). Answers
+-- its hashes when it leaves (one SHA-1 for the look and the drop).
 local function drops(ctx, item, count)
   if count <= 0 or count >= ctx.below then return false end
   local rank = redis.call('ZREVRANK', ctx.top_key, item)
   if rank and rank < ctx.exact then return false end
-  return not may_hold(ctx.filter_key, ctx.bits, hashes_of(item))
+  local hashes = hashes_of(item)
+  return not may_hold(ctx.filter_key, ctx.bits, hashes) and hashes
 end
 
-local function drop(ctx, item, count)
+local function drop(ctx, item, count, hashes)
   redis.call('HDEL', ctx.slot_key, item)
-  for _, hash in ipairs(hashes_of(item)) do redis.call('SETBIT', ctx.filter_key, hash % ctx.bits, 1) end
+  for _, hash in ipairs(hashes) do redis.call('SETBIT', ctx.filter_key, hash % ctx.bits, 1) end
   local left = tonumber(redis.call('ZINCRBY', ctx.top_key, -count, item))
   if left == 0 then redis.call('ZREM', ctx.top_key, item) end
   local changed = call_state.hooks_of_top(ctx.top_key).results_changed
@@ -80,17 +85,20 @@ local function drop(ctx, item, count)
   if count > ctx.most then ctx.most = count end
 end
 
--- One HSCAN step of the slot being pruned, of about `wanted` fields; answers the fields it looked at
--- and whether the slot is done.
+-- One HSCAN step of the slot being pruned, of as many fields as `wanted` units pay when all are dropped;
+-- answers the units it spent (a field looked at 1, a dropped one DROP_UNITS) and whether the slot is done.
 local function prune_step(ctx, cursor, wanted)
-  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', math.max(1, math.min(SCAN_COUNT, wanted)))
-  local entries = scan[2]
+  local asked = math.max(1, math.min(SCAN_COUNT, math.ceil(wanted / DROP_UNITS)))
+  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', asked)
+  local entries, units = scan[2], 0
   for i = 1, #entries, 2 do
     local count = tonumber(entries[i + 1])
-    if drops(ctx, entries[i], count) then drop(ctx, entries[i], count) end
+    local hashes = drops(ctx, entries[i], count)
+    if hashes then drop(ctx, entries[i], count, hashes) end
+    units = units + (hashes and DROP_UNITS or 1)
   end
   redis.call('HSET', ctx.tail_key, 'cursor', scan[1])
-  return math.max(1, #entries / 2), scan[1] == '0'
+  return math.max(1, units), scan[1] == '0'
 end
 
 local function finish_slot(ctx)
