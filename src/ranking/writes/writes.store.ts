@@ -21,6 +21,7 @@ import type { ScoreRecord } from '../scores/scores.functions';
 import { ScoresStore } from '../scores/scores.store';
 import { RankingSettings } from '../core/ranking.settings';
 import { SegmentClaims } from './segment-claims';
+import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
@@ -51,6 +52,7 @@ export class WritesStore {
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
   private readonly fns: WritesFunctions['functions'];
+  private readonly coalescingKeys = new CoalescingKeys();
 
   constructor(
     private readonly redis: RedisService,
@@ -97,8 +99,7 @@ export class WritesStore {
     const increment = coalesced(command, attempt, this.idemCalls.of(idem));
     const sent = this.increments
       ? this.increments.submit(
-          // A metric's windows are other keys of the shard (PreparedBoard.metric): its increments share no call with another's.
-          `${shard.incrementKeys[1]}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`,
+          this.coalescingKeys.of(board, shard, nowMs),
           { board, shard, nowMs, increment },
           entryCost(command, board.config),
         )
