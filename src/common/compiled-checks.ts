@@ -78,14 +78,16 @@ function compile(type: DtoClass, fields: FieldRules): CompiledCheck {
 
 function objectReader(type: DtoClass, fields: FieldRules): (value: unknown) => object | undefined {
   const keys = new Set(Object.keys(fields));
-  const readers = Object.entries(fields).map(([key, rule]): [string, Reader] => [key, readerOf(rule)]);
+  // Parallel arrays read by index: destructuring [key, reader] pairs cost every check an iteration per field.
+  const names = Object.keys(fields);
+  const readers = names.map((key): Reader => readerOf(fields[key]));
   return (value) => {
     if (!isPlainObject(value) || !hasOnlyKeys(value, keys)) return undefined;
     const instance = Object.create(type.prototype) as Record<string, unknown>;
-    for (const [key, read] of readers) {
-      const field = read(value[key]);
+    for (let i = 0; i < names.length; i++) {
+      const field = readers[i](value[names[i]]);
       if (field === REFUSED) return undefined;
-      if (field !== undefined) instance[key] = field;
+      if (field !== undefined) instance[names[i]] = field;
     }
     return instance;
   };

@@ -177,8 +177,11 @@ export class PrometheusService {
     });
   }
 
-  /** Each (method, route, status)'s series, found once (fast-series.ts). */
-  private readonly series = new Map<string, { requests: CountHandle; durations: ObserveHandle }>();
+  /**
+   * Each (method, route, status)'s series, found once (fast-series.ts): by the answered request's
+   * routeKey, then by status, so no key string is built per request.
+   */
+  private readonly series = new Map<string, Map<number, { requests: CountHandle; durations: ObserveHandle }>>();
 
   /** Each command name's series (a function's, or "command": a bounded set), found once (fast-series.ts). */
   private readonly redisSeries = new Map<string, ObserveHandle>();
@@ -192,16 +195,20 @@ export class PrometheusService {
     return series;
   }
 
-  observe({ method, route, statusCode, durationMs, errorCode, replayed }: AnsweredRequest): void {
-    const key = `${method} ${statusCode} ${route}`;
-    let series = this.series.get(key);
+  observe({ method, route, routeKey, statusCode, durationMs, errorCode, replayed }: AnsweredRequest): void {
+    let byStatus = this.series.get(routeKey);
+    if (!byStatus) {
+      byStatus = new Map();
+      this.series.set(routeKey, byStatus);
+    }
+    let series = byStatus.get(statusCode);
     if (!series) {
       const labels = { method, route, status: String(statusCode) };
       series = {
         requests: counterHandle(this.requests, labels),
         durations: histogramHandle(this.durations, labels, HTTP_BUCKETS_SEC),
       };
-      this.series.set(key, series);
+      byStatus.set(statusCode, series);
     }
     series.requests.inc();
     series.durations.observe(durationMs / 1000);

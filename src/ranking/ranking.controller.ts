@@ -182,7 +182,7 @@ export class RankingController {
     IncrementResultDto,
   )
   @ErrorResponse(422, ONE_WRITE_TOO_COSTLY)
-  async increment(
+  increment(
     @Param() params: ItemParams,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -202,7 +202,8 @@ export class RankingController {
       },
       this.quotas.sentWith(request),
     );
-    return answer(reply, await this.ranking.increment(command));
+    // A `then`, not an async frame: every increment passes here.
+    return this.ranking.increment(command).then((written) => answer(reply, written));
   }
 
   @Post('boards/:board/increments')

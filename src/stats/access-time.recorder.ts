@@ -32,6 +32,8 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   private pending = new Map<string, Batch>();
   private chain: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
+  /** Each context's pending key for its latest hour ("<hourStart> <context>"): made once an hour, not per request. */
+  private readonly pendingKeys = new Map<string, { hourStart: number; key: string }>();
   /** Stats context of each "<METHOD> <pattern>" seen: routeContext's escaping runs once per route. */
   private readonly contexts = new Map<string, string>();
 
@@ -62,11 +64,19 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     clearInterval(this.timer);
   }
 
+  private pendingKeyOf(hourStart: number, context: string): string {
+    const known = this.pendingKeys.get(context);
+    if (known?.hourStart === hourStart) return known.key;
+    const key = `${hourStart} ${context}`;
+    this.pendingKeys.set(context, { hourStart, key });
+    return key;
+  }
+
   /** Adds one handling time (seconds) to the batch of its context and the current hour. */
   observe(context: string, seconds: number): void {
     if (!Number.isFinite(seconds) || seconds < 0) return;
     const hourStart = hourStartOf(this.clock.nowMs());
-    const key = `${hourStart} ${context}`;
+    const key = this.pendingKeyOf(hourStart, context);
     let batch = this.pending.get(key);
     if (!batch) {
       batch = { context, type: ACCESS_TIME, hourStart, moments: emptyMoments(), histogram: new Map() };

@@ -20,7 +20,8 @@ export function guard<T>(pending: Promise<T>): Promise<T> {
   });
 }
 
-function refusalOf(error: unknown): unknown {
+/** A script's error as the domain error it stands for (guard's mapping, for a caller with its own `then`). */
+export function refusalOf(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   if (message.startsWith('TB_NO_BOARD')) return new BoardGoneError(message);
   if (message.startsWith('TB_STALE_CONFIG')) return new StaleConfigError(message);

@@ -153,8 +153,11 @@ export interface SentWith {
 export class WriteCommands {
   constructor(private readonly clock: Clock) {}
 
+  /** Its fields named one by one, not spread: every increment passes here. */
   increment(fields: Omit<IncrementCommand, 'kind' | 'context'>, sent: SentWith = {}): IncrementCommand {
-    return { kind: 'increment', ...fields, context: this.context(sent, incrementFingerprint, fields) };
+    const { board, item, amount, atSec, createdAtSec, segments, actor, group, metric } = fields;
+    const context = this.context(sent, incrementFingerprint, fields);
+    return { kind: 'increment', board, item, amount, atSec, createdAtSec, segments, actor, group, metric, context };
   }
 
   batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {

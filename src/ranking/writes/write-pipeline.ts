@@ -289,6 +289,9 @@ abstract class ItemWrite<
   protected abstract answer(command: C, result: R): WriteAnswer<T>;
 }
 
+/** What an increment without an actor or segments may create: one item (reserveGrowth only reads it). */
+const PLAIN_INCREMENT_GROWTH: Readonly<Growth> = Object.freeze({ items: 1, actorEntries: 0, segmentEntries: 0 });
+
 class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritten> {
   protected check(command: IncrementCommand, attempt: GuardedAttempt): AtProblem {
     const { board, nowMs, idem } = attempt;
@@ -303,6 +306,8 @@ class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritt
   }
 
   protected growth(command: IncrementCommand, board: PreparedBoard): Growth {
+    // Most increments name no actor and no segment: entryGrowthOf's answer for them, made once.
+    if (!command.actor && !command.segments?.length) return PLAIN_INCREMENT_GROWTH;
     return { items: 1, ...entryGrowthOf([command], board.config) };
   }
 

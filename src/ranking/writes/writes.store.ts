@@ -5,7 +5,7 @@ import { IdemCall, IdemCalls, Idempotent, IdemRequest } from '../../redis/idempo
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
-import { BoardGoneError, guard, StaleConfigError } from '../core/ranking.errors';
+import { BoardGoneError, guard, refusalOf, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
 import { entryCost, segmentsWithin } from '../core/write-cost';
@@ -22,6 +22,7 @@ import type { ScoreRecord } from '../scores/scores.functions';
 import { ScoresStore } from '../scores/scores.store';
 import { RankingSettings } from '../core/ranking.settings';
 import { SegmentClaims } from './segment-claims';
+import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
@@ -54,6 +55,7 @@ export class WritesStore {
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
   private readonly fns: WritesFunctions['functions'];
+  private readonly coalescingKeys = new CoalescingKeys();
 
   constructor(
     private readonly redis: RedisService,
@@ -79,30 +81,65 @@ export class WritesStore {
     functions.define([part.library]);
   }
 
-  /** An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `allowances` its growth's. */
-  async increment(
+  /**
+   * An increment on its item's shard (coalesced with others when WRITE_COALESCE_MS > 0); `allowances` its
+   * growth's. Promise callbacks, not async frames: every increment passes here.
+   */
+  increment(
+    command: IncrementCommand,
+    attempt: WriteAttempt & { allowances: IncrementAllowances },
+  ): Promise<WriteOutcome> {
+    const { board, nowMs } = attempt;
+    if (!command.segments?.length) return this.applyIncrement(command, attempt);
+    return this.segmentClaims.claim(board, command.segments, nowMs).then(() => this.applyIncrement(command, attempt));
+  }
+
+  private applyIncrement(
     command: IncrementCommand,
     attempt: WriteAttempt & { allowances: IncrementAllowances },
   ): Promise<WriteOutcome> {
     const { board, nowMs, idem } = attempt;
-    if (command.segments?.length) await this.segmentClaims.claim(board, command.segments, nowMs);
     const shard = board.shardOf(command.item);
     const increment = coalesced(command, attempt, this.idemCalls.of(idem));
-    const reply = await guard(
-      this.increments
-        ? this.increments.submit(
-            // A metric's windows are other keys of the shard (PreparedBoard.metric): its increments share no call with another's.
-            `${shard.incrementKeys[1]}\n${board.config.version}\n${Math.floor(nowMs / 1000)}`,
-            { board, shard, nowMs, increment },
-            entryCost(command, board.config),
-          )
-        : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment }),
+    const sent = this.increments
+      ? this.increments.submit(
+          this.coalescingKeys.of(board, shard, nowMs),
+          { board, shard, nowMs, increment },
+          entryCost(command, board.config),
+        )
+      : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment });
+    return sent.then(
+      (reply) => {
+        const dueMs = reply.created[1];
+        if (dueMs <= 0) return this.incremented(board, shard, nowMs, reply, command);
+        return this.indexDue(board, dueMs).then(() => this.incremented(board, shard, nowMs, reply, command));
+      },
+      (error: unknown) => {
+        throw refusalOf(error);
+      },
     );
-    if (reply.created[1] > 0) await this.indexDue(board, reply.created[1]);
-    const ranked = this.rankOverShards(board, shard, nowMs, reply, command.item);
-    // An unsharded board's ranks are at hand: awaiting them anyway would cost every increment a promise.
-    const outcome = ranked instanceof Promise ? await ranked : ranked;
-    return { ...outcome, createdActorEntries: reply.created[2], createdSegmentEntries: reply.created[3] };
+  }
+
+  /** An applied increment's outcome: an unsharded board's ranks are at hand, built into it at once. */
+  private incremented(
+    board: PreparedBoard,
+    shard: ShardKeys,
+    nowMs: number,
+    reply: Idempotent<StandingsReply>,
+    command: IncrementCommand,
+  ): WriteOutcome | Promise<WriteOutcome> {
+    const createdActorEntries = reply.created[2];
+    const createdSegmentEntries = reply.created[3];
+    if (!board.sharded || reply.context !== board.windowNames) {
+      const { replayed, windowNames, createdItems } = answeredOf(reply, board);
+      const { draining, standings } = reply.value;
+      return { replayed, windowNames, createdItems, draining, standings, createdActorEntries, createdSegmentEntries };
+    }
+    return this.rankOnOtherShards(board, shard, nowMs, reply, command.item).then((outcome) => ({
+      ...outcome,
+      createdActorEntries,
+      createdSegmentEntries,
+    }));
   }
 
   /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
