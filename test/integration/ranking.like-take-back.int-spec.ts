@@ -9,7 +9,7 @@ import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { validateConfig } from '../../src/common/config';
 import { segmentsWithin } from '../../src/ranking/core/write-cost';
 import { RetractionService } from '../../src/ranking/retraction/retraction.service';
-import { WritesStore } from '../../src/ranking/writes/writes.store';
+import { LikeTakeBacks } from '../../src/ranking/writes/like-take-backs';
 
 /**
  * The take-back of a like stored past the write bound (issue #45): a like in 8 segments on a board of
@@ -178,8 +178,8 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
   describe('stopped after its first call', () => {
     /** An unlike whose instance stops after the first call: its record is left. */
     async function interrupted(board: string, key?: string): Promise<void> {
-      const store = WritesStore.prototype as unknown as { finishTakeBack: () => Promise<void> };
-      const spy = jest.spyOn(store, 'finishTakeBack').mockRejectedValueOnce(new Error('the instance stopped'));
+      const takeBacks = LikeTakeBacks.prototype as unknown as { finish: () => Promise<void> };
+      const spy = jest.spyOn(takeBacks, 'finish').mockRejectedValueOnce(new Error('the instance stopped'));
       const sent = unlike(board, 'u');
       await (key === undefined ? sent : sent.set('Idempotency-Key', key)).expect(500);
       spy.mockRestore();
@@ -224,8 +224,8 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       await seeded('pending');
       await like('pending', 'u');
       await interrupted('pending');
-      const store = WritesStore.prototype as unknown as { finishTakeBack: () => Promise<void> };
-      const spy = jest.spyOn(store, 'finishTakeBack').mockResolvedValueOnce(undefined);
+      const takeBacks = LikeTakeBacks.prototype as unknown as { finish: () => Promise<void> };
+      const spy = jest.spyOn(takeBacks, 'finish').mockResolvedValueOnce(undefined);
       const refused = await http().post('/boards/pending/items/i2/likes').send({ userId: 'u' }).expect(409);
       spy.mockRestore();
       expect(refused.body.code).toBe('LIKE_TAKE_BACK_PENDING');

@@ -1,3 +1,4 @@
+import { ConflictError } from '../../common/errors';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
@@ -38,6 +39,17 @@ export class SegmentClaims {
     this.remember(boardKey, unclaimed, untilSec);
   }
 
+  /** Claims `names` as `claim` does; answers its SEGMENT_LIMIT refusal instead of throwing it. */
+  claimOrRefusal(board: PreparedBoard, names: string[], nowMs: number): Promise<ConflictError | undefined> {
+    return this.claim(board, names, nowMs).then(
+      () => undefined,
+      (error: unknown) => {
+        if (isSegmentLimit(error)) return error;
+        throw error;
+      },
+    );
+  }
+
   private remember(boardKey: string, names: string[], untilSec: number): void {
     if (this.remembered + names.length > MAX_REMEMBERED) {
       this.claimed.clear();
@@ -61,4 +73,8 @@ function claimUntilSec(board: PreparedBoard, nowMs: number): number {
     untilSec = Math.max(untilSec, originSec + slotStartSec(nowSec - originSec, intervalSec) + periodSec);
   }
   return untilSec;
+}
+
+export function isSegmentLimit(error: unknown): error is ConflictError {
+  return error instanceof ConflictError && error.code === 'SEGMENT_LIMIT';
 }

@@ -8,8 +8,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, refusalOf, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
-import { entryCost, segmentsWithin } from '../core/write-cost';
-import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
+import { entryCost } from '../core/write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';
@@ -21,7 +20,8 @@ import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry, Write
 import type { ScoreRecord } from '../scores/scores.functions';
 import { ScoresStore } from '../scores/scores.store';
 import { RankingSettings } from '../core/ranking.settings';
-import { SegmentClaims } from './segment-claims';
+import { isSegmentLimit, SegmentClaims } from './segment-claims';
+import { isTakeBackPending, LikeTakeBacks } from './like-take-backs';
 import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
@@ -48,10 +48,9 @@ export class WritesStore {
   private readonly keys: RankingKeys;
   private readonly logger = new Logger('RankingWrites');
   private readonly budgetFields: number;
-  /** WRITE_COST_PER_CALL: an unlike's share of its like's segments per call (takeBackSegments). */
-  private readonly costPerCall: number;
   private readonly idemCalls: IdemCalls;
   private readonly segmentClaims: SegmentClaims;
+  private readonly takeBacks: LikeTakeBacks;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
   private readonly fns: WritesFunctions['functions'];
@@ -68,7 +67,6 @@ export class WritesStore {
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = settings.expireChunk;
-    this.costPerCall = settings.writeCostPerCall;
     if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
         // A call weighs what its increments do together (write-cost.ts), as a batch's does.
@@ -78,6 +76,7 @@ export class WritesStore {
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
     this.fns = part.functions;
     this.segmentClaims = new SegmentClaims(functions, this.fns);
+    this.takeBacks = new LikeTakeBacks(functions, this.fns, settings, (board, dueMs) => this.indexDue(board, dueMs));
     functions.define([part.library]);
   }
 
@@ -184,7 +183,7 @@ export class WritesStore {
 
   /**
    * A like or an unlike on its item's shard; `growth`: the new items and likes it may create. An unlike
-   * takes the like out of at most takeBackSegments of its segments per call and sends the next calls
+   * takes the like out of at most LikeTakeBacks.segmentsPerCall of its segments per call and sends the next calls
    * here (a like stored past the write bound); a like refused while its take-back is unfinished (an
    * instance stopped midway) finishes it first, then is sent again.
    */
@@ -199,8 +198,8 @@ export class WritesStore {
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
-    const refused = segments?.length ? await this.claimOrRefusal(board, segments, nowMs) : undefined;
-    const takeBackSegments = this.takeBackSegments(board, userId);
+    const refused = segments?.length ? await this.segmentClaims.claimOrRefusal(board, segments, nowMs) : undefined;
+    const takeBackSegments = this.takeBacks.segmentsPerCall(board, userId);
     // A like whose names the board's registry refused still runs when it repeats an earlier like (it
     // counts nowhere): with no new segment allowed on its shard, like.lua refuses only a like that counts.
     const send = () =>
@@ -215,49 +214,17 @@ export class WritesStore {
       });
     const reply = await send().catch(async (error: unknown) => {
       if (undo || !isTakeBackPending(error)) throw error;
-      await this.finishTakeBack(board, item, userId, nowMs);
+      await this.takeBacks.finish(board, item, userId, nowMs);
       return send();
     });
     await this.indexDue(board, reply.created[2]);
     // A replayed answer does not say what is left: one more call finds out (and finishes it).
-    if (undo && (reply.created[3] > 0 || reply.replayed)) await this.finishTakeBack(board, item, userId, nowMs);
+    if (undo && (reply.created[3] > 0 || reply.replayed)) await this.takeBacks.finish(board, item, userId, nowMs);
     return {
       ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
       counted: reply.value.counted,
       createdLikes: reply.created[1],
     };
-  }
-
-  /** Most segments an unlike takes a like out of in one call: as many as its like could name within WRITE_COST_PER_CALL. */
-  private takeBackSegments(board: PreparedBoard, userId: string): number {
-    const actor = board.config.actors === true ? userId : undefined;
-    return Math.max(1, segmentsWithin({ actor }, board.config, this.costPerCall));
-  }
-
-  /** Goes on with the take-back of a like left unfinished, one bounded call after another, until none is left. */
-  private async finishTakeBack(board: PreparedBoard, item: string, userId: string, nowMs: number): Promise<void> {
-    const shard = board.shardOf(item);
-    const takeBackSegments = this.takeBackSegments(board, userId);
-    const resume = { item, userId, undo: true, resume: true, newItems: 0, newLikes: 0, takeBackSegments };
-    // Each call takes at least one segment out: an event names at most SEGMENTS_PER_EVENT.max.
-    for (let calls = 0; calls <= SEGMENTS_PER_EVENT.max; calls++) {
-      const reply = await guard(
-        this.functions.call(this.fns.like, { ...this.write(board, shard, nowMs, undefined), ...resume }),
-      );
-      await this.indexDue(board, reply.created[2]);
-      if (reply.created[3] === 0) return;
-    }
-  }
-
-  /** Claims `segments` in the board's registry; answers its SEGMENT_LIMIT refusal instead of throwing it. */
-  private claimOrRefusal(board: PreparedBoard, segments: string[], nowMs: number): Promise<ConflictError | undefined> {
-    return this.segmentClaims.claim(board, segments, nowMs).then(
-      () => undefined,
-      (error: unknown) => {
-        if (isSegmentLimit(error)) return error;
-        throw error;
-      },
-    );
   }
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
@@ -424,12 +391,4 @@ function withTiebreaks(board: PreparedBoard, outcome: WriteOutcome, marks: strin
     return tiebreak === undefined ? standing : { ...standing, tiebreak };
   });
   return { ...outcome, standings };
-}
-
-function isTakeBackPending(error: unknown): boolean {
-  return error instanceof ConflictError && error.code === 'LIKE_TAKE_BACK_PENDING';
-}
-
-function isSegmentLimit(error: unknown): error is ConflictError {
-  return error instanceof ConflictError && error.code === 'SEGMENT_LIMIT';
 }
