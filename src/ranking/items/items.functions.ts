@@ -1,6 +1,6 @@
 import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
+import { namedFunction } from '../../redis/named-function';
 import { bareHeader, callArgs } from '../../redis/function-args';
-import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { ShardKeys } from '../core/board';
 import { BoardCall } from '../core/script-call';
@@ -9,8 +9,6 @@ import { sliceFunctions } from '../core/slice-functions';
 
 const DATA_WRITE_ARGS = ['item', 'data', 'data_bytes', ...IDEM_FIELDS] as const;
 const DATA_WRITE_REPLY = ['stored'] as const;
-const DATA_READ_ARGS = ['items'] as const;
-const DATA_READ_REPLY = ['data'] as const;
 
 /** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
 export const ITEMS_FUNCTIONS = {
@@ -39,18 +37,19 @@ export const ITEMS_FUNCTIONS = {
       ),
   }),
 
-  itemDataRead: typedFunction({
+  itemDataRead: namedFunction({
     name: 'tbRankItemDataRead',
     handler: 'item_data_read',
     flags: ['no-writes'],
     numberOfKeys: 1,
-    contract: { args: DATA_READ_ARGS, reply: DATA_READ_REPLY },
+    args: ['items'],
+    reply: ['data'],
     build: (call: { shard: ShardKeys; items: string[] }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(bareHeader(0), DATA_READ_ARGS, { items: JSON.stringify(call.items) }),
+      header: bareHeader(0),
+      args: { items: JSON.stringify(call.items) },
     }),
-    decode: (raw, call) =>
-      itemDataOf(new NamedReply('tbRankItemDataRead', DATA_READ_REPLY, raw).nested('data'), call.items.length),
+    decode: (reply, call) => itemDataOf(reply.nested('data'), call.items.length),
   }),
 };
 
