@@ -1,6 +1,5 @@
-import { bareHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
-import { BoardCall, boardHeader } from '../core/script-call';
+import { BoardCall, boardHeader, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** An alias named on shard 0 (alias_put.lua): the board's alias map. */
@@ -61,7 +60,7 @@ export const ALIASES_FUNCTIONS = {
     reply: ['status', 'item', 'run', 'held'],
     build: (call: AliasPutCall) => ({
       keys: [call.shard.keys.cfg()],
-      header: { ...bareHeader(call.nowMs), version: call.board.config.version },
+      header: versionHeader(call),
       args: {
         alias: call.alias,
         item: call.item,

@@ -1,6 +1,5 @@
-import { bareHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
-import type { BoardCall } from '../core/script-call';
+import { BoardCall, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 import { LEAGUE_MOVES_ROWS_PER_UNIT } from '../options/leagues/leagues.limits';
 
@@ -31,7 +30,7 @@ export interface LeagueMove {
   rank: number;
 }
 
-const header = (call: BoardCall) => ({ ...bareHeader(call.nowMs), version: call.board.config.version });
+const header = (call: BoardCall) => versionHeader(call);
 
 /** The leagues' functions (src/ranking/leagues/scripts), each on one shard: its config hash names its tag. */
 export const LEAGUES_FUNCTIONS = {

@@ -1,6 +1,5 @@
 import { CallHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
-import { NamedReply } from '../../redis/replies';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { type ItemData, itemDataOf } from '../options/item-data/item-data';
 import { windowReadFunction, WindowCall } from '../core/script-call';
@@ -94,8 +93,7 @@ export const LOOKUP_FUNCTIONS = {
       ahead_scores: JSON.stringify(call.ahead.scores),
       ahead_marks: JSON.stringify(call.ahead.marks),
     }),
-    decode: (raw, call): LookupReply => {
-      const reply = new NamedReply('tbRankLookup', LOOKUP_REPLY, raw);
+    decode: (reply, call): LookupReply => {
       const count = call.items.length;
       const ints = (field: (typeof LOOKUP_REPLY)[number], length: number) =>
         reply.nested(field).expectLength(length).intsFrom(0);
