@@ -55,8 +55,7 @@ export const FILTERS_FUNCTIONS = {
       exclude_groups: JSON.stringify(call.excludeGroups),
       min_actors: call.minActors,
     }),
-    decode: (raw): GroupPageReply => {
-      const reply = new NamedReply('tbRankGroupPage', PAGE_REPLY, raw);
+    decode: (reply): GroupPageReply => {
       const flat = reply.nested('rows');
       if (flat.length % 3 !== 0) throw flat.unexpected(flat.length, 'rows of 3 entries');
       const rows = Array.from({ length: flat.length / 3 }, (_, i) => ({
