@@ -30,8 +30,6 @@ export interface LeagueMove {
   rank: number;
 }
 
-const header = (call: BoardCall) => versionHeader(call);
-
 /** The leagues' functions (src/ranking/leagues/scripts), each on one shard: its config hash names its tag. */
 export const LEAGUES_FUNCTIONS = {
   leagueItem: namedFunction({
@@ -43,7 +41,7 @@ export const LEAGUES_FUNCTIONS = {
     reply: ['placed', 'tier', 'cohort', 'rank', 'score', 'members'],
     build: (call: LeagueCall & { item: string }) => ({
       keys: [call.shard.keys.cfg()],
-      header: header(call),
+      header: versionHeader(call),
       args: { item: call.item, period: call.currentSec },
     }),
     decode: (reply) => {
@@ -67,7 +65,7 @@ export const LEAGUES_FUNCTIONS = {
     reply: ['rows', 'members'],
     build: (call: LeagueCall & { tier: number; cohort: number; offset: number; limit: number }) => ({
       keys: [call.shard.keys.cfg()],
-      header: header(call),
+      header: versionHeader(call),
       args: {
         period: call.currentSec,
         tier: call.tier,
@@ -94,7 +92,7 @@ export const LEAGUES_FUNCTIONS = {
     reply: ['done'],
     build: (call: LeagueCall & RollBudget) => ({
       keys: [call.shard.keys.cfg()],
-      header: header(call),
+      header: versionHeader(call),
       args: {
         current: call.currentSec,
         budget: call.budget,
@@ -112,7 +110,7 @@ export const LEAGUES_FUNCTIONS = {
     reply: ['done', 'rolled', 'listed', 'rows'],
     build: (call: LeagueCall & RollBudget & { periodSec: number; offset: number; limit: number }) => ({
       keys: [call.shard.keys.cfg()],
-      header: header(call),
+      header: versionHeader(call),
       args: {
         period: call.periodSec,
         current: call.currentSec,
