@@ -48,6 +48,23 @@ export const AdminDelete = (path: string, operation: ApiOperationOptions, notFou
     ErrorResponse(404, notFound),
   );
 
+/**
+ * A retry-safe write answered 204 `answered`, without a body (a state set or cleared), for the callers
+ * `access` admits (AdminRoute(), KeyedRoute(...)).
+ */
+export const RetrySafeNoContent = (
+  access: ReturnType<typeof applyDecorators>,
+  operation: ApiOperationOptions,
+  answered: string,
+) =>
+  applyDecorators(
+    access,
+    HttpCode(204),
+    RetrySafe(),
+    ApiOperation(operation),
+    ApiResponse({ status: 204, description: answered }),
+  );
+
 /** A route that needs a key with `scope` once keys exist; name prefixes of a key apply to `nameParam`. */
 export const KeyedRoute = (scope: 'read' | 'write', nameParam?: string) =>
   applyDecorators(

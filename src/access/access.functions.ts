@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { NamedReply, oneOfReply } from '../redis/replies';
-import { bareHeader, callArgs } from '../redis/function-args';
-import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
+import { namedFunction } from '../redis/named-function';
+import { oneOfReply } from '../redis/replies';
+import { bareHeader } from '../redis/function-args';
+import { defineLibrary, handlerModules } from '../redis/function-library';
 
 /** What the service stores of a key: the digest of its secret and what it grants. */
 export interface StoredKey {
@@ -11,30 +12,25 @@ export interface StoredKey {
   createdAtSec: number;
 }
 
-const CREATE_ARGS = ['name', 'stored', 'max_keys'] as const;
-const CREATE_REPLY = ['outcome'] as const;
-
 export const ACCESS_FUNCTIONS = {
-  create: typedFunction({
+  create: namedFunction({
     name: 'tbApiKeyCreate',
     handler: 'key_create',
     numberOfKeys: 2,
-    contract: { args: CREATE_ARGS, reply: CREATE_REPLY },
+    args: ['name', 'stored', 'max_keys'],
+    reply: ['outcome'],
     build: (call: { hashKey: string; markerKey: string; name: string; stored: StoredKey; maxKeys: number }) => ({
       keys: [call.hashKey, call.markerKey],
       // Its header's time is 0: it reads no clock.
-      args: callArgs(bareHeader(0), CREATE_ARGS, {
+      header: bareHeader(0),
+      args: {
         name: call.name,
         stored: JSON.stringify(call.stored),
         max_keys: call.maxKeys,
-      }),
+      },
     }),
-    decode: (raw) =>
-      oneOfReply('tbApiKeyCreate.outcome', new NamedReply('tbApiKeyCreate', CREATE_REPLY, raw).string('outcome'), [
-        'created',
-        'exists',
-        'full',
-      ] as const),
+    decode: (reply) =>
+      oneOfReply('tbApiKeyCreate.outcome', reply.string('outcome'), ['created', 'exists', 'full'] as const),
   }),
 };
 

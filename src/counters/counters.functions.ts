@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { NamedReply, Reply } from '../redis/replies';
+import { namedFunction } from '../redis/named-function';
+import { Reply } from '../redis/replies';
 import { bareHeader, callArgs } from '../redis/function-args';
 import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs } from '../redis/idempotency';
 import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
@@ -51,12 +52,6 @@ const INCREMENT_ARGS = [
   'precisions',
 ] as const;
 const INCREMENT_REPLY = ['landed'] as const;
-const READ_ARGS = ['samples', 'precision_sec', 'from_sec', 'to_sec', 'name', 'precisions'] as const;
-const READ_REPLY = ['known', 'slices'] as const;
-const DELETE_ARGS = ['name', 'precisions'] as const;
-const DELETE_REPLY = ['removed'] as const;
-const CLEAN_ARGS = ['samples', 'pass', 'cursor', 'page_size'] as const;
-const CLEAN_REPLY = ['next', 'visited', 'due', 'slices_removed', 'entries_removed', 'names_removed'] as const;
 
 /**
  * The precisions (s) an increment landed in: its named reply's `landed`, or an answer stored by a
@@ -105,25 +100,26 @@ export const COUNTER_FUNCTIONS = {
     decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, landedOf, 1),
   }),
 
-  read: typedFunction({
+  read: namedFunction({
     name: 'tbCounterRead',
     handler: 'read',
     flags: ['no-writes'],
     numberOfKeys: 2,
-    contract: { args: READ_ARGS, reply: READ_REPLY },
+    args: ['samples', 'precision_sec', 'from_sec', 'to_sec', 'name', 'precisions'],
+    reply: ['known', 'slices'],
     build: (call: CounterCall & { precisionSec: number; nowMs: number; fromSec: number; toSec: number }) => ({
       keys: [call.keys.knownOf(call.name), call.keys.count(call.name, call.precisionSec)],
-      args: callArgs(bareHeader(call.nowMs), READ_ARGS, {
+      header: bareHeader(call.nowMs),
+      args: {
         samples: call.samples,
         precision_sec: call.precisionSec,
         from_sec: call.fromSec,
         to_sec: call.toSec,
         name: call.name,
         precisions: precisionsArg(call),
-      }),
+      },
     }),
-    decode: (raw) => {
-      const reply = new NamedReply('tbCounterRead', READ_REPLY, raw);
+    decode: (reply) => {
       const slices = reply.nested('slices').expectPairsFrom(0);
       const samples: Sample[] = [];
       for (let i = 0; i < slices.length; i += 2) samples.push({ t: slices.int(i), count: slices.int(i + 1) });
@@ -132,27 +128,30 @@ export const COUNTER_FUNCTIONS = {
   }),
 
   // allow-oom: deleting a counter frees memory, so it runs on a full Redis (as the cleaner does).
-  delete: typedFunction({
+  delete: namedFunction({
     name: 'tbCounterDelete',
     handler: 'delete',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    contract: { args: DELETE_ARGS, reply: DELETE_REPLY },
+    args: ['name', 'precisions'],
+    reply: ['removed'],
     // Its header's time is 0: a delete reads no clock.
     build: (call: CounterCall) => ({
       keys: counterKeys(call),
-      args: callArgs(bareHeader(0), DELETE_ARGS, { name: call.name, precisions: precisionsArg(call) }),
+      header: bareHeader(0),
+      args: { name: call.name, precisions: precisionsArg(call) },
     }),
     /** Index entries and hashes removed. */
-    decode: (raw) => new NamedReply('tbCounterDelete', DELETE_REPLY, raw).int('removed'),
+    decode: (reply) => reply.int('removed'),
   }),
 
-  clean: typedFunction({
+  clean: namedFunction({
     name: 'tbCounterClean',
     handler: 'clean',
     flags: ['allow-oom'],
     numberOfKeys: 1,
-    contract: { args: CLEAN_ARGS, reply: CLEAN_REPLY },
+    args: ['samples', 'pass', 'cursor', 'page_size'],
+    reply: ['next', 'visited', 'due', 'slices_removed', 'entries_removed', 'names_removed'],
     build: (call: {
       keys: CounterKeys;
       bucket: number;
@@ -163,24 +162,22 @@ export const COUNTER_FUNCTIONS = {
       pageSize: number;
     }) => ({
       keys: [call.keys.known(call.bucket)],
-      args: callArgs(bareHeader(call.nowMs), CLEAN_ARGS, {
+      header: bareHeader(call.nowMs),
+      args: {
         samples: call.samples,
         pass: call.pass,
         cursor: call.cursor,
         page_size: call.pageSize,
-      }),
+      },
     }),
-    decode: (raw): CleanPage => {
-      const reply = new NamedReply('tbCounterClean', CLEAN_REPLY, raw);
-      return {
-        next: reply.string('next'),
-        visited: reply.int('visited'),
-        due: reply.int('due'),
-        slicesRemoved: reply.int('slices_removed'),
-        entriesRemoved: reply.int('entries_removed'),
-        namesRemoved: reply.int('names_removed'),
-      };
-    },
+    decode: (reply): CleanPage => ({
+      next: reply.string('next'),
+      visited: reply.int('visited'),
+      due: reply.int('due'),
+      slicesRemoved: reply.int('slices_removed'),
+      entriesRemoved: reply.int('entries_removed'),
+      namesRemoved: reply.int('names_removed'),
+    }),
   }),
 };
 

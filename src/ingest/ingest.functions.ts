@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { NamedReply } from '../redis/replies';
-import { bareHeader, callArgs } from '../redis/function-args';
-import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
+import { namedFunction } from '../redis/named-function';
+import { bareHeader } from '../redis/function-args';
+import { defineLibrary, handlerModules } from '../redis/function-library';
 import { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { actorArg } from '../ranking/core/actor-rules';
 import { boardHeader, RANKING_MODULES } from '../ranking/core/script-call';
@@ -77,39 +77,37 @@ export interface LeaseCall {
   release?: boolean;
 }
 
-const LEASE_ARGS = ['instance', 'lease_ms', 'release'] as const;
-const LEASE_REPLY = ['epoch'] as const;
-const APPLY_ARGS = ['epoch', 'segments_max', 'entries'] as const;
-const APPLY_REPLY = ['draining', 'due_ms', 'applied', 'outcomes'] as const;
-const GROUPS_ARGS = ['epoch', 'segments_max', 'first_id', 'last_id', 'events', 'groups'] as const;
-const GROUPS_REPLY = ['taken', 'draining', 'due_ms', 'applied'] as const;
 export const INGEST_FUNCTIONS = {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
-  lease: typedFunction({
+  lease: namedFunction({
     name: 'tbIngestLease',
     handler: 'lease',
     numberOfKeys: 2,
-    contract: { args: LEASE_ARGS, reply: LEASE_REPLY },
+    args: ['instance', 'lease_ms', 'release'],
+    reply: ['epoch'],
     build: (call: LeaseCall) => ({
       keys: [call.lease, call.epochKey],
       // Its header's time is 0: a lease expires by Redis' own clock (PX).
-      args: callArgs(bareHeader(0), LEASE_ARGS, {
+      header: bareHeader(0),
+      args: {
         instance: call.instance,
         lease_ms: call.leaseMs,
         release: call.release ? 1 : 0,
-      }),
+      },
     }),
-    decode: (raw): number => new NamedReply('tbIngestLease', LEASE_REPLY, raw).int('epoch'),
+    decode: (reply): number => reply.int('epoch'),
   }),
 
-  apply: typedFunction({
+  apply: namedFunction({
     name: 'tbIngestApply',
     handler: 'ingest_apply',
     numberOfKeys: 'dynamic',
-    contract: { args: APPLY_ARGS, reply: APPLY_REPLY },
+    args: ['epoch', 'segments_max', 'entries'],
+    reply: ['draining', 'due_ms', 'applied', 'outcomes'],
     build: (call: ApplyCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
-      args: callArgs(boardHeader(call), APPLY_ARGS, {
+      header: boardHeader(call),
+      args: {
         epoch: call.epoch,
         segments_max: call.board.config.segmentsMax ?? 0,
         entries: JSON.stringify(
@@ -119,10 +117,9 @@ export const INGEST_FUNCTIONS = {
             ...(entry.resolved ? { resolved: 1 } : {}),
           })),
         ),
-      }),
+      },
     }),
-    decode: (raw, call): ApplyReply => {
-      const reply = new NamedReply('tbIngestApply', APPLY_REPLY, raw);
+    decode: (reply, call): ApplyReply => {
       const outcomes = reply.nested('outcomes').expectLength(call.entries.length);
       return {
         draining: reply.flag('draining'),
@@ -140,24 +137,25 @@ export const INGEST_FUNCTIONS = {
   }),
 
   /** The fast path of `apply`: a fresh part of a sum board, whole; undefined: send it to `apply`. */
-  groups: typedFunction({
+  groups: namedFunction({
     name: 'tbIngestGroups',
     handler: 'ingest_groups',
     numberOfKeys: 'dynamic',
-    contract: { args: GROUPS_ARGS, reply: GROUPS_REPLY },
+    args: ['epoch', 'segments_max', 'first_id', 'last_id', 'events', 'groups'],
+    reply: ['taken', 'draining', 'due_ms', 'applied'],
     build: (call: GroupsCall) => ({
       keys: [...call.shard.incrementKeys, call.progressKey],
-      args: callArgs(boardHeader(call), GROUPS_ARGS, {
+      header: boardHeader(call),
+      args: {
         epoch: call.epoch,
         segments_max: call.board.config.segmentsMax ?? 0,
         first_id: call.firstId,
         last_id: call.lastId,
         events: call.events,
         groups: JSON.stringify(call.groups.map(eventOf)),
-      }),
+      },
     }),
-    decode: (raw): Omit<ApplyReply, 'outcomes'> | undefined => {
-      const reply = new NamedReply('tbIngestGroups', GROUPS_REPLY, raw);
+    decode: (reply): Omit<ApplyReply, 'outcomes'> | undefined => {
       if (!reply.flag('taken')) return undefined;
       return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
     },

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { namedFunction } from '../redis/named-function';
 import { NamedReply, Reply } from '../redis/replies';
 import { bareHeader, callArgs } from '../redis/function-args';
 import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs } from '../redis/idempotency';
@@ -41,10 +42,6 @@ function hourKeys(call: PairCall): string[] {
 const WRITE_REPLY = ['status', 'count', 'sum', 'sumsq'] as const;
 const RECORD_ARGS = ['hour_start', 'value', 'histogram_field', ...IDEM_FIELDS, 'apply'] as const;
 const MERGE_ARGS = ['hour_start', 'count', 'sum', 'sumsq', 'min', 'max', 'mean', 'm2', 'histogram'] as const;
-const ADMIT_ARGS = ['oldest_hour', 'hour_start', 'member', 'cap', 'new_pairs'] as const;
-const ADMIT_REPLY = ['created'] as const;
-const PRUNE_ARGS = ['oldest_hour', 'batch'] as const;
-const PRUNE_REPLY = ['removed'] as const;
 const READ_REPLY = ['current', 'previous'] as const;
 
 /**
@@ -148,11 +145,12 @@ export const STATS_FUNCTIONS = {
     decode: (raw) => writeResult(new Reply('tbStatsMerge', raw).expectLength(WRITE_REPLY.length)),
   }),
 
-  indexAdmit: typedFunction({
+  indexAdmit: namedFunction({
     name: 'tbStatsIndexAdmit',
     handler: 'index_admit',
     numberOfKeys: 1,
-    contract: { args: ADMIT_ARGS, reply: ADMIT_REPLY },
+    args: ['oldest_hour', 'hour_start', 'member', 'cap', 'new_pairs'],
+    reply: ['created'],
     build: (call: {
       keys: StatsKeys;
       member: string;
@@ -165,31 +163,34 @@ export const STATS_FUNCTIONS = {
     }) => ({
       keys: [call.keys.index()],
       // Its header's time is 0: the hours come as arguments.
-      args: callArgs(bareHeader(0), ADMIT_ARGS, {
+      header: bareHeader(0),
+      args: {
         oldest_hour: call.oldestLiveHour,
         hour_start: call.hourStart,
         member: call.member,
         cap: call.cap,
         new_pairs: call.newPairs,
-      }),
+      },
     }),
     /** true when the pair was new */
-    decode: (raw) => new NamedReply('tbStatsIndexAdmit', ADMIT_REPLY, raw).flag('created'),
+    decode: (reply) => reply.flag('created'),
   }),
 
   // allow-oom: the pruner only removes entries, so it keeps running on a full Redis.
-  indexPrune: typedFunction({
+  indexPrune: namedFunction({
     name: 'tbStatsIndexPrune',
     handler: 'index_prune',
     flags: ['allow-oom'],
     numberOfKeys: 1,
-    contract: { args: PRUNE_ARGS, reply: PRUNE_REPLY },
+    args: ['oldest_hour', 'batch'],
+    reply: ['removed'],
     build: (call: { keys: StatsKeys; oldestLiveHour: number; batch: number }) => ({
       keys: [call.keys.index()],
-      args: callArgs(bareHeader(0), PRUNE_ARGS, { oldest_hour: call.oldestLiveHour, batch: call.batch }),
+      header: bareHeader(0),
+      args: { oldest_hour: call.oldestLiveHour, batch: call.batch },
     }),
     /** entries removed */
-    decode: (raw) => new NamedReply('tbStatsIndexPrune', PRUNE_REPLY, raw).int('removed'),
+    decode: (reply) => reply.int('removed'),
   }),
 
   read: typedFunction({

@@ -1,11 +1,6 @@
-import { callArgs } from '../../redis/function-args';
-import { typedFunction } from '../../redis/function-library';
-import { NamedReply } from '../../redis/replies';
+import { namedFunction } from '../../redis/named-function';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
-
-const REWEIGHT_ARGS = ['actor', 'weight', 'most', 'ledger', 'fresh', 'places'] as const;
-const REWEIGHT_REPLY = ['done', 'taken', 'events', 'weight'] as const;
 
 /** One step of an actor's re-weighting on one shard (reweight_step.lua). */
 export interface ReweightStepCall extends BoardCall {
@@ -34,31 +29,30 @@ export interface ReweightStepReply {
 
 /** Actor weights: an actor's live contributions counted again at its new weight, in bounded repeatable steps. */
 export const ACTOR_WEIGHTS_FUNCTIONS = {
-  reweightStep: typedFunction({
+  reweightStep: namedFunction({
     name: 'tbRankReweightStep',
     handler: 'reweight_step',
     numberOfKeys: 'dynamic',
-    contract: { args: REWEIGHT_ARGS, reply: REWEIGHT_REPLY },
+    args: ['actor', 'weight', 'most', 'ledger', 'fresh', 'places'],
+    reply: ['done', 'taken', 'events', 'weight'],
     build: (call: ReweightStepCall) => ({
       keys: [...call.shard.incrementKeys, call.record],
-      args: callArgs(boardHeader(call), REWEIGHT_ARGS, {
+      header: boardHeader(call),
+      args: {
         actor: call.actor,
         weight: call.weight,
         most: call.most,
         ledger: call.ledgerWindow,
         fresh: call.fresh ? 1 : 0,
         places: call.places,
-      }),
+      },
     }),
-    decode: (raw): ReweightStepReply => {
-      const reply = new NamedReply('tbRankReweightStep', REWEIGHT_REPLY, raw);
-      return {
-        done: reply.flag('done'),
-        taken: reply.int('taken'),
-        events: reply.int('events'),
-        weight: reply.int('weight'),
-      };
-    },
+    decode: (reply): ReweightStepReply => ({
+      done: reply.flag('done'),
+      taken: reply.int('taken'),
+      events: reply.int('events'),
+      weight: reply.int('weight'),
+    }),
   }),
 };
 

@@ -1,13 +1,6 @@
-import { bareHeader, callArgs } from '../../redis/function-args';
-import { typedFunction } from '../../redis/function-library';
-import { NamedReply } from '../../redis/replies';
-import { BoardCall, boardHeader } from '../core/script-call';
+import { namedFunction } from '../../redis/named-function';
+import { BoardCall, boardHeader, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
-
-const PUT_ARGS = ['alias', 'item', 'run', 'most'] as const;
-const PUT_REPLY = ['status', 'item', 'run', 'held'] as const;
-const STEP_ARGS = ['mode', 'alias', 'item', 'run', 'most', 'fresh', 'here', 'acked', 'seq', 'chunk'] as const;
-const STEP_REPLY = ['done', 'seq', 'chunk', 'entries', 'due'] as const;
 
 /** An alias named on shard 0 (alias_put.lua): the board's alias map. */
 export interface AliasPutCall extends BoardCall {
@@ -59,39 +52,40 @@ export interface AliasStepReply {
 
 /** Aliases: the map on shard 0, and the merges' bounded, repeatable steps. */
 export const ALIASES_FUNCTIONS = {
-  aliasPut: typedFunction({
+  aliasPut: namedFunction({
     name: 'tbRankAliasPut',
     handler: 'alias_put',
     numberOfKeys: 1,
-    contract: { args: PUT_ARGS, reply: PUT_REPLY },
+    args: ['alias', 'item', 'run', 'most'],
+    reply: ['status', 'item', 'run', 'held'],
     build: (call: AliasPutCall) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, PUT_ARGS, {
+      header: versionHeader(call),
+      args: {
         alias: call.alias,
         item: call.item,
         run: call.run,
         most: call.most,
-      }),
+      },
     }),
-    decode: (raw): AliasPutReply => {
-      const reply = new NamedReply('tbRankAliasPut', PUT_REPLY, raw);
-      return {
-        status: reply.string('status') as AliasPutReply['status'],
-        item: reply.string('item'),
-        run: reply.string('run'),
-        held: reply.int('held'),
-      };
-    },
+    decode: (reply): AliasPutReply => ({
+      status: reply.string('status') as AliasPutReply['status'],
+      item: reply.string('item'),
+      run: reply.string('run'),
+      held: reply.int('held'),
+    }),
   }),
 
-  aliasStep: typedFunction({
+  aliasStep: namedFunction({
     name: 'tbRankAliasStep',
     handler: 'alias_step',
     numberOfKeys: 'dynamic',
-    contract: { args: STEP_ARGS, reply: STEP_REPLY },
+    args: ['mode', 'alias', 'item', 'run', 'most', 'fresh', 'here', 'acked', 'seq', 'chunk'],
+    reply: ['done', 'seq', 'chunk', 'entries', 'due'],
     build: (call: AliasStepCall) => ({
       keys: [...call.shard.incrementKeys, call.record],
-      args: callArgs(boardHeader(call), STEP_ARGS, {
+      header: boardHeader(call),
+      args: {
         mode: call.mode,
         alias: call.alias,
         item: call.item,
@@ -102,18 +96,15 @@ export const ALIASES_FUNCTIONS = {
         acked: call.acked,
         seq: call.seq,
         chunk: call.chunk,
-      }),
+      },
     }),
-    decode: (raw): AliasStepReply => {
-      const reply = new NamedReply('tbRankAliasStep', STEP_REPLY, raw);
-      return {
-        done: reply.flag('done'),
-        seq: reply.int('seq'),
-        chunk: reply.string('chunk'),
-        entries: reply.int('entries'),
-        dueMs: reply.int('due'),
-      };
-    },
+    decode: (reply): AliasStepReply => ({
+      done: reply.flag('done'),
+      seq: reply.int('seq'),
+      chunk: reply.string('chunk'),
+      entries: reply.int('entries'),
+      dueMs: reply.int('due'),
+    }),
   }),
 };
 

@@ -1,7 +1,7 @@
 import { RESEND_GUARD_MS } from '../../common/limits';
-import { bareHeader, callArgs } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
+import { bareHeader } from '../../redis/function-args';
 import { NamedReply, oneOfReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
 import { type BoardOptionsConfig, optionsFromReply, optionsOf } from '../options/registry';
 import { AGGREGATES, type Aggregate } from '../options/aggregate/aggregate';
 import type { BoardKeys } from '../core/ranking.keys';
@@ -24,7 +24,6 @@ export type BoardPutReply =
   /** `dropping`: a deleted board of the name is still being dropped (board_drop_step), nothing was written. */
   | { status: 'conflict'; message: string; dropping?: true };
 
-const PUT_ARGS = ['windows', 'shards', 'new_version', 'reset', 'max_items', 'views', 'options', 'aggregate'] as const;
 const PUT_REPLY = [
   'status',
   'message',
@@ -38,13 +37,7 @@ const PUT_REPLY = [
   'options',
   'aggregate',
 ] as const;
-const DELETE_ARGS = ['idem_retention_ms', 'resend_retention_ms'] as const;
-const DELETE_REPLY = ['held'] as const;
-const DROP_ARGS = ['budget_keys'] as const;
 const DROP_REPLY = ['done', 'unlinked'] as const;
-const GROUP_DROP_ARGS = ['board', 'window', 'budget_keys'] as const;
-const SYNC_ARGS = ['version', 'windows', 'shards', 'revision', 'max_items', 'views', 'aggregate', 'options'] as const;
-const SYNC_REPLY = ['status'] as const;
 
 /** A board_put that stored a config: the config as stored. */
 function putConfig(reply: NamedReply<(typeof PUT_REPLY)[number]>, status: 'created' | 'updated' | 'unchanged') {
@@ -67,14 +60,16 @@ function putConfig(reply: NamedReply<(typeof PUT_REPLY)[number]>, status: 'creat
  * (its config renamed, in O(1)) and drop steps unlink the detached shard's keys in bounded calls.
  */
 export const BOARDS_FUNCTIONS = {
-  boardPut: typedFunction({
+  boardPut: namedFunction({
     name: 'tbRankBoardPut',
     handler: 'board_put',
     numberOfKeys: 1,
-    contract: { args: PUT_ARGS, reply: PUT_REPLY },
+    args: ['windows', 'shards', 'new_version', 'reset', 'max_items', 'views', 'options', 'aggregate'],
+    reply: PUT_REPLY,
     build: (call: Omit<PutBoardCommand, 'name'> & { keys: BoardKeys }) => ({
       keys: [call.keys.cfg()],
-      args: callArgs(bareHeader(call.nowMs), PUT_ARGS, {
+      header: bareHeader(call.nowMs),
+      args: {
         windows: JSON.stringify(call.windows),
         shards: call.shards,
         new_version: call.version,
@@ -83,10 +78,9 @@ export const BOARDS_FUNCTIONS = {
         views: JSON.stringify(call.views),
         options: JSON.stringify(optionsOf(call)),
         aggregate: call.aggregate,
-      }),
+      },
     }),
-    decode: (raw): BoardPutReply => {
-      const reply = new NamedReply('tbRankBoardPut', PUT_REPLY, raw);
+    decode: (reply): BoardPutReply => {
       const status = oneOfReply('tbRankBoardPut', reply.string('status'), [
         'created',
         'updated',
@@ -101,65 +95,72 @@ export const BOARDS_FUNCTIONS = {
     },
   }),
 
-  boardDelete: typedFunction({
+  boardDelete: namedFunction({
     name: 'tbRankBoardDelete',
     handler: 'board_delete',
     flags: ['allow-oom'],
     numberOfKeys: 1,
-    contract: { args: DELETE_ARGS, reply: DELETE_REPLY },
+    args: ['idem_retention_ms', 'resend_retention_ms'],
+    reply: ['held'],
     build: (call: { keys: BoardKeys; nowMs: number; idemRetentionMs: number }) => ({
       keys: [call.keys.cfg()],
-      args: callArgs(bareHeader(call.nowMs), DELETE_ARGS, {
+      header: bareHeader(call.nowMs),
+      args: {
         idem_retention_ms: call.idemRetentionMs,
         resend_retention_ms: RESEND_GUARD_MS,
-      }),
+      },
     }),
     /** true when the shard held a board (now detached) */
-    decode: (raw) => new NamedReply('tbRankBoardDelete', DELETE_REPLY, raw).flag('held'),
+    decode: (reply) => reply.flag('held'),
   }),
 
-  boardDropStep: typedFunction({
+  boardDropStep: namedFunction({
     name: 'tbRankBoardDropStep',
     handler: 'board_drop_step',
     flags: ['allow-oom'],
     numberOfKeys: 1,
-    contract: { args: DROP_ARGS, reply: DROP_REPLY },
+    args: ['budget_keys'],
+    reply: DROP_REPLY,
     build: (call: { keys: BoardKeys; budgetKeys: number }) => ({
       keys: [call.keys.cfg()],
-      args: callArgs(bareHeader(0), DROP_ARGS, { budget_keys: call.budgetKeys }),
+      header: bareHeader(0),
+      args: { budget_keys: call.budgetKeys },
     }),
-    decode: (raw): { done: boolean; unlinked: number } => {
-      const reply = new NamedReply('tbRankBoardDropStep', DROP_REPLY, raw);
-      return { done: reply.flag('done'), unlinked: reply.int('unlinked') };
-    },
+    decode: (reply): { done: boolean; unlinked: number } => ({
+      done: reply.flag('done'),
+      unlinked: reply.int('unlinked'),
+    }),
   }),
 
-  groupBoardDrop: typedFunction({
+  groupBoardDrop: namedFunction({
     name: 'tbRankGroupBoardDrop',
     handler: 'group_board_drop',
     flags: ['allow-oom'],
     numberOfKeys: 1,
-    contract: { args: GROUP_DROP_ARGS, reply: DROP_REPLY },
+    args: ['board', 'window', 'budget_keys'],
+    reply: DROP_REPLY,
     /** `member`: the member board's shard keys; `board`, `window`: the deleted group board and the window it ranks. */
     build: (call: { member: BoardKeys; board: string; window: string; budgetKeys: number }) => ({
       keys: [call.member.cfg()],
-      args: callArgs(bareHeader(0), GROUP_DROP_ARGS, {
+      header: bareHeader(0),
+      args: {
         board: call.board,
         window: call.window,
         budget_keys: call.budgetKeys,
-      }),
+      },
     }),
-    decode: (raw): { done: boolean; unlinked: number } => {
-      const reply = new NamedReply('tbRankGroupBoardDrop', DROP_REPLY, raw);
-      return { done: reply.flag('done'), unlinked: reply.int('unlinked') };
-    },
+    decode: (reply): { done: boolean; unlinked: number } => ({
+      done: reply.flag('done'),
+      unlinked: reply.int('unlinked'),
+    }),
   }),
 
-  shardSync: typedFunction({
+  shardSync: namedFunction({
     name: 'tbRankShardSync',
     handler: 'shard_sync',
     numberOfKeys: 1,
-    contract: { args: SYNC_ARGS, reply: SYNC_REPLY },
+    args: ['version', 'windows', 'shards', 'revision', 'max_items', 'views', 'aggregate', 'options'],
+    reply: ['status'],
     build: (
       call: Partial<BoardOptionsConfig> & {
         keys: BoardKeys;
@@ -175,7 +176,8 @@ export const BOARDS_FUNCTIONS = {
       },
     ) => ({
       keys: [call.keys.cfg()],
-      args: callArgs(bareHeader(call.nowMs), SYNC_ARGS, {
+      header: bareHeader(call.nowMs),
+      args: {
         version: call.version,
         windows: call.windowsJson,
         shards: call.shards,
@@ -184,14 +186,9 @@ export const BOARDS_FUNCTIONS = {
         views: call.viewsJson,
         aggregate: call.aggregate ?? 'sum',
         options: JSON.stringify(optionsOf(call)),
-      }),
+      },
     }),
-    decode: (raw) =>
-      oneOfReply('tbRankShardSync', new NamedReply('tbRankShardSync', SYNC_REPLY, raw).string('status'), [
-        'synced',
-        'unchanged',
-        'dropping',
-      ]),
+    decode: (reply) => oneOfReply('tbRankShardSync', reply.string('status'), ['synced', 'unchanged', 'dropping']),
   }),
 };
 

@@ -1,4 +1,3 @@
-import { NamedReply } from '../../redis/replies';
 import type { ScoredItem } from '../core/ranking.types';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { parseSnapshotRows } from '../history/history.functions';
@@ -62,8 +61,7 @@ export const CALENDAR_FUNCTIONS = {
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:
      * the start of every period this shard keeps; archives newest first, a page of rows each
      */
-    decode: (raw): ArchiveReadReply => {
-      const reply = new NamedReply('tbRankArchiveRead', ARCHIVE_REPLY, raw);
+    decode: (reply): ArchiveReadReply => {
       const periods = reply.nested('periods');
       if (periods.length % PAGE_FIELDS !== 0) {
         throw periods.unexpected(periods.length - 1, 'period start, rows, skipped, ahead, more per period');

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { Reply } from '../../redis/replies';
+import { NamedReply, Reply } from '../../redis/replies';
 import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
-import { CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
+import { bareHeader, CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
 import { FunctionDefinition, typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
 import type { ScoredItem } from './ranking.types';
@@ -81,6 +81,11 @@ export function boardHeader(call: BoardCall, windows: WindowConfig[] = call.boar
   };
 }
 
+/** The header of a call on a board's shard that checks its config version and reads no window. */
+export function versionHeader(call: BoardCall): CallHeader {
+  return { ...bareHeader(call.nowMs), version: call.board.config.version };
+}
+
 /** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, origin, ...extra]. */
 export function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall {
   const { keys } = call.shard;
@@ -129,13 +134,18 @@ export function namedWindowRead<Names extends readonly string[]>(
  * what they derive (a group's scores, a shortened snapshot): writes that free memory or keep it
  * bounded, so it runs on a full Redis too (allow-oom).
  */
-export function windowReadFunction<In extends WindowCall, Out, Args extends readonly string[]>(definition: {
+export function windowReadFunction<
+  In extends WindowCall,
+  Out,
+  const Args extends readonly string[],
+  const Field extends string,
+>(definition: {
   name: string;
   handler: string;
   args: Args;
-  reply: readonly string[];
+  reply: readonly Field[];
   values: (call: In) => NamedArgs<Args>;
-  decode: (raw: unknown, call: In) => Out;
+  decode: (reply: NamedReply<Field>, call: In) => Out;
 }): FunctionDefinition<In, Out> {
   const { name, handler, args, reply, values, decode } = definition;
   return typedFunction({
@@ -145,7 +155,7 @@ export function windowReadFunction<In extends WindowCall, Out, Args extends read
     numberOfKeys: 3,
     contract: { args, reply },
     build: (call: In) => namedWindowRead(call, args, values(call)),
-    decode,
+    decode: (raw, call) => decode(new NamedReply(name, reply, raw), call),
   });
 }
 

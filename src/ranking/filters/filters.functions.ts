@@ -1,21 +1,11 @@
-import { bareHeader, callArgs } from '../../redis/function-args';
-import { typedFunction } from '../../redis/function-library';
+import { bareHeader } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
 import { NamedReply } from '../../redis/replies';
 import { ShardKeys } from '../core/board';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
-const PAGE_ARGS = [
-  'start',
-  'scan',
-  'want',
-  'per_group',
-  'seen',
-  'exclude_items',
-  'exclude_groups',
-  'min_actors',
-] as const;
 const PAGE_REPLY = [
   'draining',
   'rows',
@@ -28,8 +18,6 @@ const PAGE_REPLY = [
   'skipped_marks',
   'last_mark',
 ] as const;
-const READ_ARGS = ['items'] as const;
-const READ_REPLY = ['groups'] as const;
 
 /** A row of a filtered page: its group "" when it has none. */
 export type GroupRow = ScanRow;
@@ -55,7 +43,7 @@ export const FILTERS_FUNCTIONS = {
   groupPage: windowReadFunction({
     name: 'tbRankGroupPage',
     handler: 'group_page',
-    args: PAGE_ARGS,
+    args: ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors'],
     reply: PAGE_REPLY,
     values: (call: GroupPageCall) => ({
       start: call.start,
@@ -67,8 +55,7 @@ export const FILTERS_FUNCTIONS = {
       exclude_groups: JSON.stringify(call.excludeGroups),
       min_actors: call.minActors,
     }),
-    decode: (raw): GroupPageReply => {
-      const reply = new NamedReply('tbRankGroupPage', PAGE_REPLY, raw);
+    decode: (reply): GroupPageReply => {
       const flat = reply.nested('rows');
       if (flat.length % 3 !== 0) throw flat.unexpected(flat.length, 'rows of 3 entries');
       const rows = Array.from({ length: flat.length / 3 }, (_, i) => ({
@@ -99,18 +86,20 @@ export const FILTERS_FUNCTIONS = {
     },
   }),
 
-  groupsRead: typedFunction({
+  groupsRead: namedFunction({
     name: 'tbRankGroupsRead',
     handler: 'groups_read',
     flags: ['no-writes'],
     numberOfKeys: 1,
-    contract: { args: READ_ARGS, reply: READ_REPLY },
+    args: ['items'],
+    reply: ['groups'],
     build: (call: { shard: ShardKeys; items: string[] }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(bareHeader(0), READ_ARGS, { items: JSON.stringify(call.items) }),
+      header: bareHeader(0),
+      args: { items: JSON.stringify(call.items) },
     }),
-    decode: (raw, call): Array<string | null> => {
-      const groups = new NamedReply('tbRankGroupsRead', READ_REPLY, raw).nested('groups');
+    decode: (reply, call): Array<string | null> => {
+      const groups = reply.nested('groups');
       groups.expectLength(call.items.length);
       return call.items.map((_, i) => groups.optionalString(i));
     },

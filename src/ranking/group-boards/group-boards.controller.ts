@@ -1,9 +1,9 @@
-import { Delete, Controller, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Delete, Controller, Param, Put, Req, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { KeyedRoute } from '../../access/access.decorators';
+import { KeyedRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { answer } from '../../edge/retry-safe';
-import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import { MemberParams } from '../dto/group-board.dto';
 import {
@@ -30,11 +30,11 @@ export class GroupBoardsController {
   ) {}
 
   @Put('boards/:board/members/:group/:item')
-  @KeyedRoute('write', 'board')
-  @HttpCode(204)
-  @RetrySafe()
-  @ApiOperation({ summary: 'Make an item of the member board a member of a group', description: MEMBER_NOTE })
-  @ApiResponse({ status: 204, description: 'A member of the group' })
+  @RetrySafeNoContent(
+    KeyedRoute('write', 'board'),
+    { summary: 'Make an item of the member board a member of a group', description: MEMBER_NOTE },
+    'A member of the group',
+  )
   @ErrorResponse(400, UNSUPPORTED)
   @ErrorResponse(404, 'BOARD_NOT_FOUND (the group board or its member board)')
   async join(
@@ -47,15 +47,15 @@ export class GroupBoardsController {
   }
 
   @Delete('boards/:board/members/:group/:item')
-  @KeyedRoute('write', 'board')
-  @HttpCode(204)
-  @RetrySafe()
-  @ApiOperation({
-    summary: 'Take an item out of its group',
-    description:
-      'The item leaves its group of the group board (204 also when it was in none). The group path segment names the group the caller means; the item leaves whichever group it is in.',
-  })
-  @ApiResponse({ status: 204, description: 'In no group' })
+  @RetrySafeNoContent(
+    KeyedRoute('write', 'board'),
+    {
+      summary: 'Take an item out of its group',
+      description:
+        'The item leaves its group of the group board (204 also when it was in none). The group path segment names the group the caller means; the item leaves whichever group it is in.',
+    },
+    'In no group',
+  )
   @ErrorResponse(400, UNSUPPORTED)
   @ErrorResponse(404, 'BOARD_NOT_FOUND (the group board or its member board)')
   async leave(

@@ -1,4 +1,3 @@
-import { NamedReply } from '../../redis/replies';
 import type { ScoredItem } from '../core/ranking.types';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -48,29 +47,19 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
     });
 }
 
-const READ_ARGS = ['at_sec'] as const;
-const READ_REPLY = ['keeps', 'found', 'boundary', 'rows', 'left_out', 'pending'] as const;
-const ITEM_ARGS = ['item', 'from_sec', 'to_sec', 'most_snapshots'] as const;
-const ITEM_REPLY = ['keeps', 'next_sec', 'points', 'hidden', 'left_out', 'marks'] as const;
-const CUT_ARGS = ['at_sec', 'last_score', 'last_item', 'last_mark'] as const;
-const CUT_REPLY = ['cut'] as const;
-const COUNT_ARGS = ['points'] as const;
-const COUNT_REPLY = ['counts', 'left_out'] as const;
-
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
   historyRead: windowReadFunction({
     name: 'tbRankHistoryRead',
     handler: 'history_read',
-    args: READ_ARGS,
-    reply: READ_REPLY,
+    args: ['at_sec'],
+    reply: ['keeps', 'found', 'boundary', 'rows', 'left_out', 'pending'],
     values: (call: WindowCall & { atSec: number | undefined }) => ({ at_sec: call.atSec }),
     /**
      * keeps: the window keeps snapshots; snapshot: the one found (undefined: none); pendingSec: the
      * oldest period whose archive the shard is still writing out (null: none; older ones are written)
      */
-    decode: (raw): { keeps: boolean; snapshot?: StoredSnapshot; pendingSec: number | null } => {
-      const reply = new NamedReply('tbRankHistoryRead', READ_REPLY, raw);
+    decode: (reply): { keeps: boolean; snapshot?: StoredSnapshot; pendingSec: number | null } => {
       const pendingSec = reply.int('pending') || null;
       if (!reply.flag('found')) return { keeps: reply.flag('keeps'), pendingSec };
       const leftOut = reply.nested('left_out');
@@ -86,8 +75,8 @@ export const HISTORY_FUNCTIONS = {
   historyItem: windowReadFunction({
     name: 'tbRankHistoryItem',
     handler: 'history_item',
-    args: ITEM_ARGS,
-    reply: ITEM_REPLY,
+    args: ['item', 'from_sec', 'to_sec', 'most_snapshots'],
+    reply: ['keeps', 'next_sec', 'points', 'hidden', 'left_out', 'marks'],
     values: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) => ({
       item: call.item,
       from_sec: call.fromSec,
@@ -95,8 +84,7 @@ export const HISTORY_FUNCTIONS = {
       most_snapshots: call.mostSnapshots,
     }),
     /** nextSec: the boundary the next page starts at (null: the range is answered); hidden: left out now */
-    decode: (raw): { keeps: boolean; nextSec: number | null; hidden: boolean; points: SnapshotPoint[] } => {
-      const reply = new NamedReply('tbRankHistoryItem', ITEM_REPLY, raw);
+    decode: (reply): { keeps: boolean; nextSec: number | null; hidden: boolean; points: SnapshotPoint[] } => {
       const points = reply.nested('points');
       if (points.length % 3 !== 0) throw points.unexpected(points.length - 1, 'triples of boundary, score, above');
       const [leftOut, marks] = [reply.nested('left_out'), reply.nested('marks')];
@@ -120,8 +108,8 @@ export const HISTORY_FUNCTIONS = {
   snapshotCut: windowReadFunction({
     name: 'tbRankSnapshotCut',
     handler: 'snapshot_cut',
-    args: CUT_ARGS,
-    reply: CUT_REPLY,
+    args: ['at_sec', 'last_score', 'last_item', 'last_mark'],
+    reply: ['cut'],
     values: (call: WindowCall & { atSec: number; last: ScoredItem }) => ({
       at_sec: call.atSec,
       last_score: call.last.score,
@@ -129,20 +117,19 @@ export const HISTORY_FUNCTIONS = {
       last_mark: call.last.tie ?? '',
     }),
     /** the rows cut */
-    decode: (raw) => new NamedReply('tbRankSnapshotCut', CUT_REPLY, raw).int('cut'),
+    decode: (reply) => reply.int('cut'),
   }),
 
   historyCount: windowReadFunction({
     name: 'tbRankHistoryCount',
     handler: 'history_count',
-    args: COUNT_ARGS,
-    reply: COUNT_REPLY,
+    args: ['points'],
+    reply: ['counts', 'left_out'],
     values: (call: WindowCall & { points: Array<{ atSec: number; score: number; mark: string }> }) => ({
       points: JSON.stringify(call.points.map((point) => [point.atSec, point.score, point.mark])),
     }),
     /** rows above each point's score (pair: score and mark) in this shard's snapshot at or before its time */
-    decode: (raw, call): SnapshotCount[] => {
-      const reply = new NamedReply('tbRankHistoryCount', COUNT_REPLY, raw);
+    decode: (reply, call): SnapshotCount[] => {
       const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];
       counts.expectLength(call.points.length);
       leftOut.expectLength(call.points.length);

@@ -1,9 +1,9 @@
-import { applyDecorators, Body, Controller, Delete, HttpCode, Param, Put, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Delete, Param, Put, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answer } from '../../edge/retry-safe';
-import { KeyedRoute } from '../../access/access.decorators';
-import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { KeyedRoute, RetrySafeNoContent } from '../../access/access.decorators';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import { ItemParams } from '../dto/item.dto';
 import { ITEM_DATA_BODY } from '../dto/lookup.dto';
@@ -13,11 +13,7 @@ import { ItemDataService } from './items.service';
 /** A retry-safe write of an item's data: 204, 404 unknown board (or, for a PUT, an item the board does not hold). */
 const ItemDataWrite = (summary: string, description: string) =>
   applyDecorators(
-    KeyedRoute('write', 'board'),
-    HttpCode(204),
-    RetrySafe(),
-    ApiOperation({ summary, description }),
-    ApiResponse({ status: 204, description: 'Done' }),
+    RetrySafeNoContent(KeyedRoute('write', 'board'), { summary, description }, 'Done'),
     ErrorResponse(409, 'CONFIG_CHANGED (nothing applied: retry)'),
   );
 

@@ -1,56 +1,42 @@
-import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
-import { bareHeader, callArgs } from '../../redis/function-args';
-import { NamedReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
+import type { IdemCall } from '../../redis/idempotency';
+import { idempotentFunction, namedFunction } from '../../redis/named-function';
+import { bareHeader } from '../../redis/function-args';
 import { ShardKeys } from '../core/board';
-import { BoardCall } from '../core/script-call';
+import { BoardCall, versionHeader } from '../core/script-call';
 import { itemDataOf } from '../options/item-data/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
-const DATA_WRITE_ARGS = ['item', 'data', 'data_bytes', ...IDEM_FIELDS] as const;
-const DATA_WRITE_REPLY = ['stored'] as const;
-const DATA_READ_ARGS = ['items'] as const;
-const DATA_READ_REPLY = ['data'] as const;
-
 /** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
 export const ITEMS_FUNCTIONS = {
-  itemDataWrite: typedFunction({
+  itemDataWrite: idempotentFunction({
     name: 'tbRankItemDataWrite',
     handler: 'item_data_write',
     numberOfKeys: 1,
-    contract: { args: DATA_WRITE_ARGS, reply: DATA_WRITE_REPLY },
+    args: ['item', 'data', 'data_bytes'],
+    reply: ['stored'],
+    /** created: [bytes the item's data grew by] */
+    createdKinds: 1,
     build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, DATA_WRITE_ARGS, {
-        item: call.item,
-        data: call.json ?? '',
-        data_bytes: call.dataBytes,
-        ...idemNamedArgs(call.idem, ''),
-      }),
+      header: versionHeader(call),
+      args: { item: call.item, data: call.json ?? '', data_bytes: call.dataBytes },
     }),
-    /** created: [bytes the item's data grew by] */
-    decode: (raw, call) =>
-      decodeIdempotent(
-        'tbRankItemDataWrite',
-        raw,
-        call.idem,
-        (reply) => reply.expectLength(DATA_WRITE_REPLY.length).flag(DATA_WRITE_REPLY.indexOf('stored')),
-        1,
-      ),
+    decode: (reply) => reply.flag('stored'),
   }),
 
-  itemDataRead: typedFunction({
+  itemDataRead: namedFunction({
     name: 'tbRankItemDataRead',
     handler: 'item_data_read',
     flags: ['no-writes'],
     numberOfKeys: 1,
-    contract: { args: DATA_READ_ARGS, reply: DATA_READ_REPLY },
+    args: ['items'],
+    reply: ['data'],
     build: (call: { shard: ShardKeys; items: string[] }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(bareHeader(0), DATA_READ_ARGS, { items: JSON.stringify(call.items) }),
+      header: bareHeader(0),
+      args: { items: JSON.stringify(call.items) },
     }),
-    decode: (raw, call) =>
-      itemDataOf(new NamedReply('tbRankItemDataRead', DATA_READ_REPLY, raw).nested('data'), call.items.length),
+    decode: (reply, call) => itemDataOf(reply.nested('data'), call.items.length),
   }),
 };
 

@@ -1,18 +1,7 @@
-import { bareHeader, callArgs } from '../../redis/function-args';
-import { typedFunction } from '../../redis/function-library';
-import { NamedReply } from '../../redis/replies';
-import type { BoardCall } from '../core/script-call';
+import { namedFunction } from '../../redis/named-function';
+import { BoardCall, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 import { LEAGUE_MOVES_ROWS_PER_UNIT } from '../options/leagues/leagues.limits';
-
-const ITEM_ARGS = ['item', 'period'] as const;
-const ITEM_REPLY = ['placed', 'tier', 'cohort', 'rank', 'score', 'members'] as const;
-const COHORT_ARGS = ['period', 'tier', 'cohort', 'offset', 'limit'] as const;
-const COHORT_REPLY = ['rows', 'members'] as const;
-const ROLL_ARGS = ['current', 'budget', 'part_units'] as const;
-const ROLL_REPLY = ['done'] as const;
-const MOVES_ARGS = ['period', 'current', 'offset', 'limit', 'budget', 'part_units', 'rows_per_unit'] as const;
-const MOVES_REPLY = ['done', 'rolled', 'listed', 'rows'] as const;
 
 /** A league call: the board's config version and the league window's current period start (unix s). */
 export interface LeagueCall extends BoardCall {
@@ -41,22 +30,21 @@ export interface LeagueMove {
   rank: number;
 }
 
-const header = (call: BoardCall) => ({ ...bareHeader(call.nowMs), version: call.board.config.version });
-
 /** The leagues' functions (src/ranking/leagues/scripts), each on one shard: its config hash names its tag. */
 export const LEAGUES_FUNCTIONS = {
-  leagueItem: typedFunction({
+  leagueItem: namedFunction({
     name: 'tbRankLeagueItem',
     handler: 'league_item',
     flags: ['no-writes'],
     numberOfKeys: 1,
-    contract: { args: ITEM_ARGS, reply: ITEM_REPLY },
+    args: ['item', 'period'],
+    reply: ['placed', 'tier', 'cohort', 'rank', 'score', 'members'],
     build: (call: LeagueCall & { item: string }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(header(call), ITEM_ARGS, { item: call.item, period: call.currentSec }),
+      header: versionHeader(call),
+      args: { item: call.item, period: call.currentSec },
     }),
-    decode: (raw) => {
-      const reply = new NamedReply('tbRankLeagueItem', ITEM_REPLY, raw);
+    decode: (reply) => {
       if (!reply.flag('placed')) return null;
       return {
         tier: reply.int('tier'),
@@ -68,24 +56,25 @@ export const LEAGUES_FUNCTIONS = {
     },
   }),
 
-  leagueCohort: typedFunction({
+  leagueCohort: namedFunction({
     name: 'tbRankLeagueCohort',
     handler: 'league_cohort',
     flags: ['no-writes'],
     numberOfKeys: 1,
-    contract: { args: COHORT_ARGS, reply: COHORT_REPLY },
+    args: ['period', 'tier', 'cohort', 'offset', 'limit'],
+    reply: ['rows', 'members'],
     build: (call: LeagueCall & { tier: number; cohort: number; offset: number; limit: number }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(header(call), COHORT_ARGS, {
+      header: versionHeader(call),
+      args: {
         period: call.currentSec,
         tier: call.tier,
         cohort: call.cohort,
         offset: call.offset,
         limit: call.limit,
-      }),
+      },
     }),
-    decode: (raw) => {
-      const reply = new NamedReply('tbRankLeagueCohort', COHORT_REPLY, raw);
+    decode: (reply) => {
       const rows = reply.nested('rows');
       const items: CohortRow[] = [];
       for (let i = 0; i < rows.length; i += 3) {
@@ -95,30 +84,34 @@ export const LEAGUES_FUNCTIONS = {
     },
   }),
 
-  leagueRoll: typedFunction({
+  leagueRoll: namedFunction({
     name: 'tbRankLeagueRoll',
     handler: 'league_roll',
     numberOfKeys: 1,
-    contract: { args: ROLL_ARGS, reply: ROLL_REPLY },
+    args: ['current', 'budget', 'part_units'],
+    reply: ['done'],
     build: (call: LeagueCall & RollBudget) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(header(call), ROLL_ARGS, {
+      header: versionHeader(call),
+      args: {
         current: call.currentSec,
         budget: call.budget,
         part_units: call.partUnits,
-      }),
+      },
     }),
-    decode: (raw) => new NamedReply('tbRankLeagueRoll', ROLL_REPLY, raw).flag('done'),
+    decode: (reply) => reply.flag('done'),
   }),
 
-  leagueMoves: typedFunction({
+  leagueMoves: namedFunction({
     name: 'tbRankLeagueMoves',
     handler: 'league_moves',
     numberOfKeys: 1,
-    contract: { args: MOVES_ARGS, reply: MOVES_REPLY },
+    args: ['period', 'current', 'offset', 'limit', 'budget', 'part_units', 'rows_per_unit'],
+    reply: ['done', 'rolled', 'listed', 'rows'],
     build: (call: LeagueCall & RollBudget & { periodSec: number; offset: number; limit: number }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs(header(call), MOVES_ARGS, {
+      header: versionHeader(call),
+      args: {
         period: call.periodSec,
         current: call.currentSec,
         offset: call.offset,
@@ -126,10 +119,9 @@ export const LEAGUES_FUNCTIONS = {
         budget: call.budget,
         part_units: call.partUnits,
         rows_per_unit: LEAGUE_MOVES_ROWS_PER_UNIT,
-      }),
+      },
     }),
-    decode: (raw) => {
-      const reply = new NamedReply('tbRankLeagueMoves', MOVES_REPLY, raw);
+    decode: (reply) => {
       const rows = reply.nested('rows');
       const moves: LeagueMove[] = [];
       for (let i = 0; i < rows.length; i += 5) {

@@ -1,18 +1,12 @@
-import { CallHeader, callArgs } from '../../redis/function-args';
-import { NamedReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
+import { CallHeader } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { type ItemData, itemDataOf } from '../options/item-data/item-data';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { slotRule, WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
-const LOOKUP_ARGS = ['items', 'with_data', 'ahead_scores', 'ahead_marks'] as const;
 const LOOKUP_REPLY = ['draining', 'scores', 'ranks', 'previous', 'data', 'above', 'marks'] as const;
-const NODE_ARGS = ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'] as const;
-const NODE_REPLY = ['complete', 'scores', 'ranks', 'data', 'marks'] as const;
-const COUNT_ARGS = ['window_key', 'ahead_scores', 'ahead_marks', 'shards'] as const;
-const COUNT_REPLY = ['pending', 'above'] as const;
 
 /** One shard's answer to a lookup: per id (in the order sent) and per score to count above. */
 export interface LookupReply {
@@ -91,7 +85,7 @@ export const LOOKUP_FUNCTIONS = {
   lookup: windowReadFunction({
     name: 'tbRankLookup',
     handler: 'lookup',
-    args: LOOKUP_ARGS,
+    args: ['items', 'with_data', 'ahead_scores', 'ahead_marks'],
     reply: LOOKUP_REPLY,
     values: (call: LookupCall) => ({
       items: JSON.stringify(call.items),
@@ -99,8 +93,7 @@ export const LOOKUP_FUNCTIONS = {
       ahead_scores: JSON.stringify(call.ahead.scores),
       ahead_marks: JSON.stringify(call.ahead.marks),
     }),
-    decode: (raw, call): LookupReply => {
-      const reply = new NamedReply('tbRankLookup', LOOKUP_REPLY, raw);
+    decode: (reply, call): LookupReply => {
       const count = call.items.length;
       const ints = (field: (typeof LOOKUP_REPLY)[number], length: number) =>
         reply.nested(field).expectLength(length).intsFrom(0);
@@ -118,25 +111,26 @@ export const LOOKUP_FUNCTIONS = {
     },
   }),
 
-  lookupNode: typedFunction({
+  lookupNode: namedFunction({
     name: 'tbRankLookupNode',
     handler: 'lookup_node',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
-    contract: { args: NODE_ARGS, reply: NODE_REPLY },
+    args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'],
+    reply: ['complete', 'scores', 'ranks', 'data', 'marks'],
     build: (call: LookupNodeCall) => ({
       keys: [call.shards[0].keys.cfg()],
-      args: callArgs(acrossShardsHeader(call), NODE_ARGS, {
+      header: acrossShardsHeader(call),
+      args: {
         window_key: call.shards[0].keys.windowKeyName(call.window.name),
         shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
         with_data: call.withData ? 1 : 0,
         board_ranks: call.boardRanks ? 1 : 0,
         items: JSON.stringify(call.items),
         homes: JSON.stringify(call.homes.map((home) => home + 1)),
-      }),
+      },
     }),
-    decode: (raw, call): LookupNodeReply => {
-      const reply = new NamedReply('tbRankLookupNode', NODE_REPLY, raw);
+    decode: (reply, call): LookupNodeReply => {
       if (!reply.flag('complete')) return null;
       const count = call.items.length;
       return {
@@ -148,32 +142,31 @@ export const LOOKUP_FUNCTIONS = {
     },
   }),
 
-  lookupCountShards: typedFunction({
+  lookupCountShards: namedFunction({
     name: 'tbRankLookupCountShards',
     handler: 'lookup_count_shards',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
-    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
+    args: ['window_key', 'ahead_scores', 'ahead_marks', 'shards'],
+    reply: ['pending', 'above'],
     build: (call: LookupCountCall) => ({
       keys: [call.shards[0].keys.cfg()],
-      args: callArgs(acrossShardsHeader(call), COUNT_ARGS, {
+      header: acrossShardsHeader(call),
+      args: {
         window_key: call.shards[0].keys.windowKeyName(call.window.name),
         ahead_scores: JSON.stringify(call.ahead.scores),
         ahead_marks: JSON.stringify(call.ahead.marks),
         shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
-      }),
+      },
     }),
-    decode: (raw, call) => {
-      const reply = new NamedReply('tbRankLookupCountShards', COUNT_REPLY, raw);
-      return {
-        /** Shards with expired slots not yet drained: not counted. */
-        pending: reply
-          .nested('pending')
-          .intsFrom(0)
-          .map((position) => call.shards[position - 1]),
-        above: reply.nested('above').expectLength(call.ahead.scores.length).intsFrom(0),
-      };
-    },
+    decode: (reply, call) => ({
+      /** Shards with expired slots not yet drained: not counted. */
+      pending: reply
+        .nested('pending')
+        .intsFrom(0)
+        .map((position) => call.shards[position - 1]),
+      above: reply.nested('above').expectLength(call.ahead.scores.length).intsFrom(0),
+    }),
   }),
 };
 

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminRoute } from '../../access/access.decorators';
+import { AdminRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { answer } from '../../edge/retry-safe';
-import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import {
   DEFAULT_QUEUE_PAGE,
@@ -34,11 +34,11 @@ export class ModerationController {
   ) {}
 
   @Put('admin/boards/:board/moderation/items/:item')
-  @AdminRoute()
-  @HttpCode(204)
-  @RetrySafe()
-  @ApiOperation({ summary: "Set an item's moderation state: hidden or allowed", description: STATE_NOTE })
-  @ApiResponse({ status: 204, description: 'Set' })
+  @RetrySafeNoContent(
+    AdminRoute(),
+    { summary: "Set an item's moderation state: hidden or allowed", description: STATE_NOTE },
+    'Set',
+  )
   @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   async put(
@@ -55,14 +55,14 @@ export class ModerationController {
   }
 
   @Delete('admin/boards/:board/moderation/items/:item')
-  @AdminRoute()
-  @HttpCode(204)
-  @RetrySafe()
-  @ApiOperation({
-    summary: "Clear an item's moderation state",
-    description: 'Back to the default: listed (on a review board: waiting for review). 204 also when it had none.',
-  })
-  @ApiResponse({ status: 204, description: 'Cleared' })
+  @RetrySafeNoContent(
+    AdminRoute(),
+    {
+      summary: "Clear an item's moderation state",
+      description: 'Back to the default: listed (on a review board: waiting for review). 204 also when it had none.',
+    },
+    'Cleared',
+  )
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   async clear(
     @Param() params: ItemParams,
@@ -74,11 +74,11 @@ export class ModerationController {
   }
 
   @Put('admin/boards/:board/moderation/groups/:group')
-  @AdminRoute()
-  @HttpCode(204)
-  @RetrySafe()
-  @ApiOperation({ summary: "Set a group's moderation state: hidden or allowed", description: GROUP_NOTE })
-  @ApiResponse({ status: 204, description: 'Set' })
+  @RetrySafeNoContent(
+    AdminRoute(),
+    { summary: "Set a group's moderation state: hidden or allowed", description: GROUP_NOTE },
+    'Set',
+  )
   @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed, a board without groups')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   @ErrorResponse(409, 'MODERATED_GROUPS_FULL: the board holds its most moderated groups and this one has no state')
@@ -95,15 +95,15 @@ export class ModerationController {
   }
 
   @Delete('admin/boards/:board/moderation/groups/:group')
-  @AdminRoute()
-  @HttpCode(204)
-  @RetrySafe()
-  @ApiOperation({
-    summary: "Clear a group's moderation state",
-    description:
-      'Back to the default: its items take their own state, else are listed (on a review board: wait for review). 204 also when it had none. One call on every shard.',
-  })
-  @ApiResponse({ status: 204, description: 'Cleared' })
+  @RetrySafeNoContent(
+    AdminRoute(),
+    {
+      summary: "Clear a group's moderation state",
+      description:
+        'Back to the default: its items take their own state, else are listed (on a review board: wait for review). 204 also when it had none. One call on every shard.',
+    },
+    'Cleared',
+  )
   @ErrorResponse(400, 'INVALID_INPUT: a board without groups')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   async clearGroup(

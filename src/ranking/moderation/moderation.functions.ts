@@ -1,84 +1,57 @@
-import { bareHeader, callArgs } from '../../redis/function-args';
-import { decodeIdempotent, IDEM_FIELDS, IdemCall, idemNamedArgs } from '../../redis/idempotency';
-import { typedFunction } from '../../redis/function-library';
-import { NamedReply } from '../../redis/replies';
-import { rowsOf, BoardCall, windowReadFunction, WindowCall } from '../core/script-call';
+import type { IdemCall } from '../../redis/idempotency';
+import { idempotentFunction } from '../../redis/named-function';
+import { BoardCall, rowsOf, versionHeader, WindowCall, windowReadFunction } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
-
-const SET_ARGS = ['item', 'state', 'most', ...IDEM_FIELDS] as const;
-const SET_REPLY = ['previous', 'held'] as const;
-const GROUP_SET_ARGS = ['group', 'state', 'apply', ...IDEM_FIELDS] as const;
-const GROUP_SET_REPLY = ['previous', 'groups', 'items'] as const;
-const QUEUE_ARGS = ['offset', 'limit'] as const;
-const QUEUE_REPLY = ['draining', 'rows'] as const;
 
 /** An item's moderation state; null: none (listed, or on a review board waiting for review). */
 export type ModerationState = 'hidden' | 'allowed';
 
+/** A state as a shard answers it: "" is none. */
+function stateOf(answered: string): ModerationState | null {
+  return answered === '' ? null : (answered as ModerationState);
+}
+
 /** What one shard answers about moderation: a state set, a page of its review queue. */
 export const MODERATION_FUNCTIONS = {
-  moderationSet: typedFunction({
+  moderationSet: idempotentFunction({
     name: 'tbRankModerationSet',
     handler: 'moderation_set',
     numberOfKeys: 1,
-    contract: { args: SET_ARGS, reply: SET_REPLY },
+    args: ['item', 'state', 'most'],
+    reply: ['previous', 'held'],
     build: (call: BoardCall & { item: string; state: ModerationState | null; most: number; idem?: IdemCall }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, SET_ARGS, {
-        item: call.item,
-        state: call.state ?? '',
-        most: call.most,
-        ...idemNamedArgs(call.idem, ''),
-      }),
+      header: versionHeader(call),
+      args: { item: call.item, state: call.state ?? '', most: call.most },
     }),
-    decode: (raw, call) =>
-      // After idem_lib's outcome and context: the contract's reply, in SET_REPLY's order.
-      decodeIdempotent('tbRankModerationSet', raw, call.idem, (reply) => {
-        reply.expectLength(SET_REPLY.length);
-        const previous = reply.string(SET_REPLY.indexOf('previous'));
-        return {
-          previous: previous === '' ? null : (previous as ModerationState),
-          held: reply.int(SET_REPLY.indexOf('held')),
-        };
-      }),
+    decode: (reply) => ({ previous: stateOf(reply.string('previous')), held: reply.int('held') }),
   }),
 
-  moderationGroupSet: typedFunction({
+  moderationGroupSet: idempotentFunction({
     name: 'tbRankModerationGroupSet',
     handler: 'moderation_group_set',
     numberOfKeys: 1,
-    contract: { args: GROUP_SET_ARGS, reply: GROUP_SET_REPLY },
+    args: ['group', 'state', 'apply'],
+    reply: ['previous', 'groups', 'items'],
     build: (call: BoardCall & { group: string; state: ModerationState | null; apply: boolean; idem?: IdemCall }) => ({
       keys: [call.shard.keys.cfg()],
-      args: callArgs({ ...bareHeader(call.nowMs), version: call.board.config.version }, GROUP_SET_ARGS, {
-        group: call.group,
-        state: call.state ?? '',
-        apply: call.apply ? 1 : 0,
-        ...idemNamedArgs(call.idem, ''),
-      }),
+      header: versionHeader(call),
+      args: { group: call.group, state: call.state ?? '', apply: call.apply ? 1 : 0 },
     }),
-    decode: (raw, call) =>
-      decodeIdempotent('tbRankModerationGroupSet', raw, call.idem, (reply) => {
-        reply.expectLength(GROUP_SET_REPLY.length);
-        const previous = reply.string(GROUP_SET_REPLY.indexOf('previous'));
-        return {
-          previous: previous === '' ? null : (previous as ModerationState),
-          groups: reply.int(GROUP_SET_REPLY.indexOf('groups')),
-          items: reply.int(GROUP_SET_REPLY.indexOf('items')),
-        };
-      }),
+    decode: (reply) => ({
+      previous: stateOf(reply.string('previous')),
+      groups: reply.int('groups'),
+      items: reply.int('items'),
+    }),
   }),
 
   moderationQueue: windowReadFunction({
     name: 'tbRankModerationQueue',
     handler: 'moderation_queue',
-    args: QUEUE_ARGS,
-    reply: QUEUE_REPLY,
+    args: ['offset', 'limit'],
+    reply: ['draining', 'rows'],
     values: (call: WindowCall & { offset: number; limit: number }) => ({ offset: call.offset, limit: call.limit }),
-    decode: (raw) => {
-      const reply = new NamedReply('tbRankModerationQueue', QUEUE_REPLY, raw);
-      return { draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows'), 0) };
-    },
+    decode: (reply) => ({ draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows'), 0) }),
   }),
 };
 

@@ -1,4 +1,5 @@
-import { callArgs, NamedArgs } from '../../redis/function-args';
+import { NamedArgs } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
 import { NamedReply, Reply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
@@ -24,8 +25,6 @@ function withTieMarks(rows: ScoredItem[], marks: Reply): ScoredItem[] {
 }
 
 /** The reply fields of a listing page (read_top, read_around: reader.answer writes them by these names). */
-const SEGMENT_PAGE_ARGS = ['after', 'limit', 'units'] as const;
-const SEGMENT_PAGE_REPLY = ['draining', 'ended', 'last', 'rows'] as const;
 const LISTING_REPLY = [
   'draining',
   'first_position',
@@ -86,19 +85,20 @@ export type SegmentPage = { draining: boolean; ended: boolean; last: string; row
 
 /** Window reads of one shard: a page, an item's standing, an item and its neighbours; its segments. */
 export const READS_FUNCTIONS = {
-  segmentPage: typedFunction({
+  segmentPage: namedFunction({
     name: 'tbRankSegmentPage',
     handler: 'segment_page',
     // Drains the segments it lists (writes that free memory): it runs on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    contract: { args: SEGMENT_PAGE_ARGS, reply: SEGMENT_PAGE_REPLY },
+    args: ['after', 'limit', 'units'],
+    reply: ['draining', 'ended', 'last', 'rows'],
     build: (call: BoardCall & { after: string; limit: number; units: number }) => ({
       keys: call.shard.incrementKeys,
-      args: callArgs(boardHeader(call), SEGMENT_PAGE_ARGS, { after: call.after, limit: call.limit, units: call.units }),
+      header: boardHeader(call),
+      args: { after: call.after, limit: call.limit, units: call.units },
     }),
-    decode: (raw, call): SegmentPage => {
-      const reply = new NamedReply('tbRankSegmentPage', SEGMENT_PAGE_REPLY, raw);
+    decode: (reply, call): SegmentPage => {
       const found = reply.nested('rows');
       const width = 1 + call.board.config.windows.length;
       if (found.length % width !== 0) throw found.unexpected(found.length - 1, `rows of ${width} entries`);

@@ -1,4 +1,5 @@
 import { callArgs } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
 import { NamedReply } from '../../redis/replies';
 import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys } from '../core/board';
@@ -6,8 +7,6 @@ import { BoardCall, boardHeader } from '../core/script-call';
 import { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
-const COUNT_ARGS = ['scores', 'marks'] as const;
-const COUNT_REPLY = ['draining', 'above', 'ranked'] as const;
 const SHARDS_ARGS = ['window_keys', 'scores', 'marks', 'shards'] as const;
 const SHARDS_REPLY = ['pending', 'above', 'ranked'] as const;
 
@@ -18,24 +17,25 @@ function marksOf(call: { windows: WindowConfig[]; marks?: string[] }): string[] 
 
 /** Counting across the shards of a board: items above given scores, one shard or every shard of a node per call. */
 export const SHARDS_FUNCTIONS = {
-  countAbove: typedFunction({
+  countAbove: namedFunction({
     name: 'tbRankCountAbove',
     handler: 'count_above',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    contract: { args: COUNT_ARGS, reply: COUNT_REPLY },
+    args: ['scores', 'marks'],
+    reply: ['draining', 'above', 'ranked'],
     build: (call: BoardCall & { windows: WindowConfig[]; scores: number[]; marks?: string[] }) => {
       const { keys } = call.shard;
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w) => [keys.slots(w.name), keys.top(w.name)])],
-        args: callArgs(boardHeader(call, call.windows), COUNT_ARGS, {
+        header: boardHeader(call, call.windows),
+        args: {
           scores: JSON.stringify(call.scores),
           marks: JSON.stringify(marksOf(call)),
-        }),
+        },
       };
     },
-    decode: (raw, call) => {
-      const reply = new NamedReply('tbRankCountAbove', COUNT_REPLY, raw);
+    decode: (reply, call) => {
       const count = call.windows.length;
       return {
         draining: reply.flag('draining'),

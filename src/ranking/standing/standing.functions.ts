@@ -1,13 +1,5 @@
-import { NamedReply } from '../../redis/replies';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
-
-const RANK_ARGS = ['score', 'level', 'mark'] as const;
-const RANK_REPLY = ['draining', 'counted', 'ahead', 'listed'] as const;
-const SPREAD_ARGS = ['bounds', 'positions'] as const;
-const SPREAD_REPLY = ['draining', 'listed', 'min', 'max', 'counts', 'scores'] as const;
-const TAIL_ARGS = ['limit', 'looks'] as const;
-const TAIL_REPLY = ['draining', 'hidden', 'complete', 'rows'] as const;
 
 /** One shard's best rows on a `tail` board, each with the most it may have lost, and the shard's hidden mass. */
 export interface TailTopReply {
@@ -38,35 +30,31 @@ export const STANDING_FUNCTIONS = {
   scoreRank: windowReadFunction({
     name: 'tbRankScoreRank',
     handler: 'score_rank',
-    args: RANK_ARGS,
-    reply: RANK_REPLY,
+    args: ['score', 'level', 'mark'],
+    reply: ['draining', 'counted', 'ahead', 'listed'],
     values: (call: WindowCall & { score: number; equalAhead: boolean; mark?: string }) => ({
       score: String(call.score),
       level: call.equalAhead ? 1 : 0,
       mark: call.mark ?? '',
     }),
-    decode: (raw) => {
-      const reply = new NamedReply('tbRankScoreRank', RANK_REPLY, raw);
-      return {
-        draining: reply.flag('draining'),
-        counted: reply.flag('counted'),
-        ahead: reply.int('ahead'),
-        listed: reply.int('listed'),
-      };
-    },
+    decode: (reply) => ({
+      draining: reply.flag('draining'),
+      counted: reply.flag('counted'),
+      ahead: reply.int('ahead'),
+      listed: reply.int('listed'),
+    }),
   }),
 
   scoreSpread: windowReadFunction({
     name: 'tbRankScoreSpread',
     handler: 'score_spread',
-    args: SPREAD_ARGS,
-    reply: SPREAD_REPLY,
+    args: ['bounds', 'positions'],
+    reply: ['draining', 'listed', 'min', 'max', 'counts', 'scores'],
     values: (call: WindowCall & { bounds: readonly string[]; positions: readonly number[] }) => ({
       bounds: call.bounds.join(' '),
       positions: call.positions.join(' '),
     }),
-    decode: (raw, call): SpreadReply => {
-      const reply = new NamedReply('tbRankScoreSpread', SPREAD_REPLY, raw);
+    decode: (reply, call): SpreadReply => {
       const counts = reply.nested('counts').expectLength(call.bounds.length);
       const scores = reply.nested('scores').expectLength(call.positions.length);
       return {
@@ -83,11 +71,10 @@ export const STANDING_FUNCTIONS = {
   tailTop: windowReadFunction({
     name: 'tbRankTailTop',
     handler: 'tail_top',
-    args: TAIL_ARGS,
-    reply: TAIL_REPLY,
+    args: ['limit', 'looks'],
+    reply: ['draining', 'hidden', 'complete', 'rows'],
     values: (call: WindowCall & { limit: number; looks: number }) => ({ limit: call.limit, looks: call.looks }),
-    decode: (raw): TailTopReply => {
-      const reply = new NamedReply('tbRankTailTop', TAIL_REPLY, raw);
+    decode: (reply): TailTopReply => {
       const flat = reply.nested('rows');
       const rows: TailTopReply['rows'] = [];
       for (let i = 0; i + 2 < flat.length; i += 3) {

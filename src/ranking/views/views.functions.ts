@@ -1,6 +1,6 @@
-import { callArgs, NamedArgs } from '../../redis/function-args';
-import { NamedReply, Reply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
+import { NamedArgs } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
+import { Reply } from '../../redis/replies';
 import type { ViewRow } from '../core/ranking.types';
 import { BoardCall, boardHeader } from '../core/script-call';
 import type { ViewConfig, ViewMode } from '../options/views/trending-math';
@@ -20,7 +20,6 @@ const VIEW_ARGS = [
   'want',
   'min_actors',
 ] as const;
-const VIEW_REPLY = ['draining', 'landmark', 'first', 'second', 'rows', 'skipped', 'last', 'last_score'] as const;
 
 /** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
 export type ViewRead =
@@ -117,18 +116,20 @@ function countsOf(reply: Reply, index: number): { positive: number; negative: nu
 
 /** The one view script: every read of a trending view of one shard. */
 export const VIEWS_FUNCTIONS = {
-  readView: typedFunction({
+  readView: namedFunction({
     name: 'tbRankReadView',
     handler: 'read_view',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    contract: { args: VIEW_ARGS, reply: VIEW_REPLY },
+    args: VIEW_ARGS,
+    reply: ['draining', 'landmark', 'first', 'second', 'rows', 'skipped', 'last', 'last_score'],
     build: (call: ViewCall) => {
       const { keys } = call.shard;
       const sources = call.sourceKeys ?? call.windows.map(() => keys);
       return {
         keys: [keys.cfg(), ...call.windows.flatMap((w, i) => [sources[i].slots(w.name), sources[i].top(w.name)])],
-        args: callArgs(boardHeader(call, call.windows), VIEW_ARGS, {
+        header: boardHeader(call, call.windows),
+        args: {
           segment: keys.segment ?? '',
           view: call.view.name,
           op: call.read.op,
@@ -140,11 +141,10 @@ export const VIEWS_FUNCTIONS = {
           want: undefined,
           min_actors: undefined,
           ...readArgsOf(call.read),
-        }),
+        },
       };
     },
-    decode: (raw, call): ViewReply => {
-      const reply = new NamedReply('tbRankReadView', VIEW_REPLY, raw);
+    decode: (reply, call): ViewReply => {
       const skipped = reply.nested('skipped');
       const lastItem = reply.string('last');
       return {

@@ -1,4 +1,4 @@
-import { NamedReply } from '../../redis/replies';
+import { namedFunction } from '../../redis/named-function';
 import { bareHeader, callArgs } from '../../redis/function-args';
 import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs, Idempotent } from '../../redis/idempotency';
 import { blockKeyOf } from '../../common/names';
@@ -25,8 +25,6 @@ const INCREMENT_CONTRACT = { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, rest:
 export type { CoalescedIncrement, IncrementAllowances } from './write-records';
 export { WRITE_RECORDS } from './write-records';
 
-const CLAIM_ARGS = ['max', 'until_sec', 'names'] as const;
-const CLAIM_REPLY = ['claimed'] as const;
 const LEDGER_ARGS = [...IDEM_FIELDS, 'body'] as const;
 const LEDGER_REPLY = ['body'] as const;
 const BATCH_ARGS = [
@@ -203,20 +201,22 @@ export const WRITES_FUNCTIONS = {
   }),
 
   /** Claims segment names board-wide on shard 0 of a sharded board: see segment_claim.lua. */
-  segmentClaim: typedFunction({
+  segmentClaim: namedFunction({
     name: 'tbRankSegmentClaim',
     handler: 'segment_claim',
     numberOfKeys: 1,
-    contract: { args: CLAIM_ARGS, reply: CLAIM_REPLY },
+    args: ['max', 'until_sec', 'names'],
+    reply: ['claimed'],
     build: (call: { shard0: ShardKeys; nowSec: number; max: number; untilSec: number; names: string[] }) => ({
       keys: [call.shard0.keys.cfg()],
-      args: callArgs(bareHeader(call.nowSec * 1000), CLAIM_ARGS, {
+      header: bareHeader(call.nowSec * 1000),
+      args: {
         max: call.max,
         until_sec: call.untilSec,
         names: JSON.stringify(call.names),
-      }),
+      },
     }),
-    decode: (raw) => new NamedReply('tbRankSegmentClaim', CLAIM_REPLY, raw).int('claimed'),
+    decode: (reply) => reply.int('claimed'),
   }),
 
   requestClaim: typedFunction({
