@@ -209,4 +209,9 @@ export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
 export const HISTORY_ROWS_PER_BOARD = {
   snapshots: WINDOWS_PER_BOARD.max * SNAPSHOT_KEEP.max * SNAPSHOT_TOP_ITEMS.max,
   archives: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
+  /**
+   * Fields of the archives' records a board of several metrics keeps beside its archives (archive_lib:
+   * item -> score, one per archive row: ~68 bytes each, the row's text ~26), bounded as its archive rows are.
+   */
+  archiveRecords: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
 };

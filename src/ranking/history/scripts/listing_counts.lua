@@ -56,6 +56,9 @@ local function count_ahead(rows, t, ascending, row_count)
   return position and position - 1 or select(2, string.gsub(string.sub(rows, 1, lo - 1), archive.SNAP_ROW, ''))
 end
 
+-- Items one HMGET of a record asks.
+local HMGET_ITEMS = 1000
+
 -- A value of the archive's record as a row to count ahead of: "<score>" or "<score>\31<mark>".
 local function row_of(value, item)
   local score, mark = string.match(value, '^([^\31]*)\31?(.*)$')
@@ -75,7 +78,11 @@ local function counts_at(base, asked, ascending)
   local row_count = snaprows.row_count(rows) or select(2, string.gsub(rows, archive.SNAP_ROW, ''))
   local recorded = redis.call('EXISTS', base .. 'archidx:' .. at) == 1
   local values, ahead = {}, {}
-  if recorded and #items > 0 then values = redis.call('HMGET', base .. 'archidx:' .. at, unpack(items)) end
+  -- HMGET in slices: unpack takes at most a few thousand values.
+  for from = 1, recorded and #items or 0, HMGET_ITEMS do
+    local slice = { unpack(items, from, math.min(#items, from + HMGET_ITEMS - 1)) }
+    for i, value in ipairs(redis.call('HMGET', base .. 'archidx:' .. at, unpack(slice))) do values[from + i - 1] = value end
+  end
   for i, item in ipairs(items) do
     values[i] = values[i] or ''
     ahead[i] = (values[i] == '' or not rank_items) and -1 or count_ahead(rows, row_of(values[i], item), ascending, row_count)

@@ -152,9 +152,11 @@ export const metricsOption: BoardOption<MetricsConfig> = {
 
 /** Each metric keeps its own history: n metrics keep n times the windows' rows, refused past the bound. */
 function checkHistoryRows(board: string, metrics: number, histories: NonNullable<BoardSettings['histories']>): void {
+  // A board of several metrics keeps a record of each archive row beside its archives (archive_lib).
   for (const [what, calendar] of [
     ['snapshots', false],
     ['archives', true],
+    ['archiveRecords', true],
   ] as const) {
     const rows =
       metrics * histories.windows.filter((h) => h.calendar === calendar).reduce((sum, h) => sum + h.keep * h.top, 0);
