@@ -268,13 +268,13 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archive',
     worst:
-      "the last page a 64-shard board reads (rows 213-312) of a 10 000-row period of the last of 8 metrics: each row's 7 other counts from their records (a call per shard holding a row, then a binary search per row on every shard)",
+      'the last page a 64-shard board reads (rows 213-312) of a 10 000-row period of the last of 8 metrics: its 7 other counts would take past ARCHIVE_METRIC_CALLS_PER_READ (7 other counts left out)',
     request: () => get(`/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=212&limit=100`),
   },
   {
     route: 'GET /boards/{board}/archives',
     worst:
-      "a page of periods of 10 000 rows of the last of 8 metrics on 64 shards (312 rows in all), each row's 7 other counts from their records on every shard",
+      'a page of periods of 10 000 rows of the last of 8 metrics on 64 shards (312 rows in all): its 7 other counts past ARCHIVE_METRIC_CALLS_PER_READ (left out)',
     request: () => get(`/boards/wc-metcal64/archives?window=day&metric=${LAST_METRIC}&limit=100`),
   },
   {

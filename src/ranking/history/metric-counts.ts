@@ -1,5 +1,6 @@
 import type { PreparedBoard } from '../core/board';
 import type { HistoryPoint, ScoredItem } from '../core/ranking.types';
+import { ARCHIVE_METRIC_CALLS_PER_READ } from '../core/ranking.limits';
 import { shardOf } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { ListingAsk, ListingCount } from './history.functions';
@@ -42,7 +43,8 @@ interface MetricArchives {
  * Each archive row's `metrics` (undefined for every row of an archive some metric keeps without a
  * record: kept before records were). Per other metric: one call on each shard holding a row's item
  * (its record's count, HMGET), and on a sharded board one on every shard (the rows ahead of each
- * found count there, and the listing's rows): each charged as a read. draining: an archive of another
+ * found count there, and the listing's rows): each charged as a read; none past
+ * ARCHIVE_METRIC_CALLS_PER_READ (the rows then carry no `metrics`). draining: an archive of another
  * metric is still being taken (the read is sent again, as one of that metric would be).
  */
 export async function archiveMetrics(
@@ -56,7 +58,9 @@ export async function archiveMetrics(
   const ranked = read.metric ?? names[0];
   const others = names.filter((name) => name !== ranked);
   const homes = homeAsks(read.board, pages);
-  read.admit?.(others.length * (homes.size + (read.board.sharded ? read.board.shards.length : 0)));
+  const calls = others.length * (homes.size + (read.board.sharded ? read.board.shards.length : 0));
+  if (calls > ARCHIVE_METRIC_CALLS_PER_READ) return { draining: false, counts: none };
+  read.admit?.(calls);
   const known = await Promise.all(others.map((name) => metricArchives(store, read, name, pages, homes)));
   if (known.some((metric) => metric === undefined)) return { draining: true, counts: [] };
   const counts = pages.map((page, p) => {
