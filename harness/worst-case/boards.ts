@@ -312,6 +312,8 @@ export const BOARDS = {
   'wc-metrics64': { windows: [{ name: 'm', period: '1h', interval: '1m' }], metrics: METRIC_NAMES, shards: 64 },
   /** Eight metrics of the calendar board's largest archives: each metric's archives are its own. */
   'wc-metcal': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES },
+  /** The same on the most shards: an archive row's 7 other counts are a call per shard holding its item, then one per shard. */
+  'wc-metcal64': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES, shards: 64 },
   'wc-tail': TAIL_BOARD,
   'wc-tail-one': TAIL_ONE_SHARD_BOARD,
   'wc-tail-kept': TAIL_KEPT_BOARD,

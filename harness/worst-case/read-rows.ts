@@ -267,7 +267,27 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archive',
-    worst: 'the last page of a 10 000-row period of the last of 8 metrics',
+    worst:
+      'the last page a 64-shard board reads (rows 213-312) of a 10 000-row period of the last of 8 metrics: its 7 other counts would take past ARCHIVE_METRIC_CALLS_PER_READ (7 other counts left out)',
+    request: () => get(`/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=212&limit=100`),
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst:
+      'a page of periods of 10 000 rows of the last of 8 metrics on 64 shards (312 rows in all): its 7 other counts past ARCHIVE_METRIC_CALLS_PER_READ (left out)',
+    request: () => get(`/boards/wc-metcal64/archives?window=day&metric=${LAST_METRIC}&limit=100`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst:
+      "the lowest item through the archives of 10 000 rows of the last of 8 metrics on 64 shards: each other metric's history of it (every shard counting the rows above)",
+    request: (context) =>
+      get(`/boards/wc-metcal64/items/c${context.sizes.periodRows - 1}/history?window=day&metric=${LAST_METRIC}`),
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst:
+      "the last page of a 10 000-row period of the last of 8 metrics, each row's 7 other counts from their records",
     request: (context) =>
       get(
         `/boards/wc-metcal/archive?window=day&metric=${LAST_METRIC}&offset=${Math.max(0, context.sizes.periodRows - 1000)}&limit=1000`,
@@ -275,7 +295,8 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archives',
-    worst: 'a page of 100 periods of 10 000 rows of the last of 8 metrics',
+    worst:
+      "a page of 100 periods of 10 000 rows of the last of 8 metrics, each row's 7 other counts from their records",
     request: () => get(`/boards/wc-metcal/archives?window=day&metric=${LAST_METRIC}&limit=100`),
     expect: [200, 422],
   },

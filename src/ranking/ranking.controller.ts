@@ -368,9 +368,10 @@ export class RankingController {
     `REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past ${ARCHIVE_ROWS_PER_READ} rows`,
   )
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
-  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery): Promise<ArchiveResultDto> {
+  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery, @Req() req: FastifyRequest) {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
-    return this.ranking.archive(params.board, query.window, query.at, page, query.segment, query.metric);
+    const { window, at, segment, metric } = query;
+    return this.ranking.archive(params.board, window, at, page, segment, metric, chargerOf(this.readBudget, req));
   }
 
   @Get('boards/:board/archives')
@@ -381,9 +382,10 @@ export class RankingController {
   )
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
-  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery): Promise<ArchivesResultDto> {
-    const limit = q.limit ?? DEFAULT_ARCHIVE_PAGE;
-    return this.ranking.archives(params.board, q.window, limit, q.cursor, q.segment, { perPeriod: q.items }, q.metric);
+  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery, @Req() req: FastifyRequest) {
+    const [limit, rows] = [q.limit ?? DEFAULT_ARCHIVE_PAGE, { perPeriod: q.items }];
+    const charge = chargerOf(this.readBudget, req);
+    return this.ranking.archives(params.board, q.window, limit, q.cursor, q.segment, rows, q.metric, charge);
   }
 }
 

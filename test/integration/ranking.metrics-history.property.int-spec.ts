@@ -4,12 +4,12 @@ import { TOPOLOGIES } from '../../harness/redis';
 import type { BatchInput } from '../../src/ranking/writes/write-commands';
 
 const DAY_MS = 86_400_000;
-/** The rows the rolling window's snapshots keep. */
+/** The rows the rolling window's snapshots and the calendar window's archives keep. */
 const TOP = 3;
 /** A rolling window keeping snapshots and a calendar window keeping archives, each cut at 3 rows. */
 const WINDOWS = [
   { name: 'w', period: 60, interval: 20, snapshots: { keep: 4, top: TOP } },
-  { name: 'day', calendar: 'day', archive: { keep: 3, top: 3 } },
+  { name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } },
 ];
 const METRICS = ['up', 'down', 'meh'];
 const ITEMS = ['a', 'b', 'c', 'd', 'é'];
@@ -60,6 +60,8 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
   let board = 0;
   let comparedRows = 0;
   let countedRows = 0;
+  let countedPoints = 0;
+  let countedArchiveRows = 0;
 
   it('every snapshot read by metric equals that metric read on a board of its own', async () => {
     await fc.assert(
@@ -84,6 +86,8 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     );
     expect(comparedRows).toBeGreaterThan(30); // not vacuous
     expect(countedRows).toBeGreaterThan(10);
+    expect(countedPoints).toBeGreaterThan(10);
+    expect(countedArchiveRows).toBeGreaterThan(10);
   }, 300_000);
 
   it('reads a metric the board does not declare as 400 UNKNOWN_METRIC; refuses 2 metrics of 8 windows keeping their largest history', async () => {
@@ -181,6 +185,60 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     return { ...answer, items };
   }
 
+  /**
+   * The board's archives by `metric`, each row's `metrics` checked against every metric's board of its
+   * own (its archive of the same period: the item's count where it lists the item; 0 where it holds
+   * fewer than `top` rows; absent where it is full without the item or keeps no such period), then left out.
+   */
+  async function archivesCounted(name: string, metric: string): Promise<object> {
+    const answer = await setup.ranking.archives(name, 'day', 10, undefined, undefined, {}, metric);
+    const theirs = new Map<string, Array<{ from: number; items: Array<{ item: string; score: number }> }>>();
+    for (const other of METRICS)
+      theirs.set(other, (await setup.ranking.archives(`${name}-${other}`, 'day', 10, undefined)).periods);
+    const periods = answer.periods.map((period) => ({
+      ...period,
+      items: period.items.map(({ metrics, ...row }) => {
+        const want: Record<string, number> = {};
+        for (const other of METRICS) {
+          const kept = theirs.get(other)?.find((p) => p.from === period.from);
+          if (kept === undefined) continue;
+          const count = kept.items.find((r) => r.item === row.item)?.score;
+          if (count !== undefined || kept.items.length < TOP) want[other] = count ?? 0;
+        }
+        expect([metric, period.from, row.item, metrics]).toEqual([metric, period.from, row.item, want]);
+        countedArchiveRows += 1;
+        return row;
+      }),
+    }));
+    return { ...answer, periods };
+  }
+
+  /**
+   * The item's history by `metric`, each point's `metrics` checked against the item's history on every
+   * metric's board of its own (its score where that board lists it at the boundary; 0 where that
+   * board's snapshot there holds fewer than `top` rows; absent where it is full or has none), then left out.
+   */
+  async function itemHistoryCounted(name: string, metric: string, item: string): Promise<object> {
+    const answer = await setup.ranking.itemHistory(name, 'w', item, undefined, undefined, undefined, metric);
+    const theirs = new Map<string, Array<{ at: number; score: number | null }>>();
+    for (const other of METRICS)
+      theirs.set(other, (await setup.ranking.itemHistory(`${name}-${other}`, 'w', item, undefined, undefined)).points);
+    const points: object[] = [];
+    for (const { metrics, ...point } of answer.points) {
+      const want: Record<string, number> = {};
+      for (const other of METRICS) {
+        const own = theirs.get(other)?.find((p) => p.at === point.at);
+        if (own === undefined) continue;
+        if (own.score !== null) want[other] = own.score;
+        else if ((await setup.ranking.history(`${name}-${other}`, 'w', point.at)).items.length < TOP) want[other] = 0;
+      }
+      expect([metric, item, point.at, metrics]).toEqual([metric, item, point.at, want]);
+      countedPoints += 1;
+      points.push(point);
+    }
+    return { ...answer, points };
+  }
+
   /** A read's answer with the board's name as `name`, or the code of its error. */
   const answerOf = async (read: Promise<object>, own: string, name: string) =>
     JSON.stringify(await read.catch((error: { code?: string }) => error.code ?? String(error))).replaceAll(own, name);
@@ -194,14 +252,10 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     const pairs: Array<[string, Promise<object>, Promise<object>]> = [
       ['top', ranks(ranking.top(name, 'w', 0, 5, { metric })), ranks(ranking.top(own, 'w', 0, 5))],
       ['history', historyCounted(name, metric), ranking.history(own, 'w', undefined)],
-      [
-        'archives',
-        ranking.archives(name, 'day', 10, undefined, undefined, {}, metric),
-        ranking.archives(own, 'day', 10, undefined),
-      ],
+      ['archives', archivesCounted(name, metric), ranking.archives(own, 'day', 10, undefined)],
       ...ITEMS.map((item): [string, Promise<object>, Promise<object>] => [
         `item ${item}`,
-        ranking.itemHistory(name, 'w', item, undefined, undefined, undefined, metric),
+        itemHistoryCounted(name, metric, item),
         ranking.itemHistory(own, 'w', item, undefined, undefined),
       ]),
     ];

@@ -12,12 +12,15 @@ import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import type { WindowConfig } from '../core/window-math';
 import type { ArchivePage } from './calendar.functions';
 import { ArchivesAsk, ArchivesStore } from './archives.store';
+import { HistoryStore } from '../history/history.store';
+import { archiveMetrics, type MetricsRead } from '../history/metric-counts';
 
 /** One closed period's final standings. */
 export interface ArchivedPeriod {
   from: number;
   to: number;
-  items: ListedItem[];
+  /** On a board with metrics, each row with every metric's count as kept (history/metric-counts.ts). */
+  items: Array<ListedItem & { metrics?: Record<string, number> }>;
   /** The `offset` (GET /boards/:board/archive) of the period's rows after these; null when none follow. */
   nextOffset: number | null;
 }
@@ -46,6 +49,7 @@ export class ArchivesService {
   constructor(
     private readonly store: ArchivesStore,
     private readonly sources: RankedSources,
+    private readonly history: HistoryStore,
   ) {}
 
   /**
@@ -61,6 +65,7 @@ export class ArchivesService {
     page: { offset: number; limit: number },
     segment?: string,
     metric?: string,
+    admit?: (reads: number) => void,
   ): Promise<ArchiveAnswer> {
     return this.readCalendar<ArchiveAnswer>(
       name,
@@ -79,7 +84,13 @@ export class ArchivesService {
         if (!period || (atSec !== undefined && atSec >= period.to)) {
           throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
         }
-        return { board: name, window: window.name, timeZone: calendar.timeZone, ...period };
+        const [counted] = await this.withMetrics(
+          { board, window, nowMs, metric, admit },
+          [archives[0].atSec],
+          [period],
+        );
+        if (!counted) return DRAINING;
+        return { board: name, window: window.name, timeZone: calendar.timeZone, ...counted };
       },
     );
   }
@@ -98,6 +109,7 @@ export class ArchivesService {
     segment?: string,
     rows: { perPeriod?: number } = {},
     metric?: string,
+    admit?: (reads: number) => void,
   ): Promise<ArchivesPage> {
     return this.readCalendar<ArchivesPage>(
       name,
@@ -108,7 +120,14 @@ export class ArchivesService {
         const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
         const { archives, draining } = await this.kept(board, window, nowMs, ask);
         if (draining) return DRAINING;
-        const periods = archives.map((archive) => periodOf(board, calendar, archive, ask.rows));
+        const starts = archives.map((archive) => archive.atSec);
+        const read = { board, window, nowMs, metric, admit };
+        const periods = await this.withMetrics(
+          read,
+          starts,
+          archives.map((a) => periodOf(board, calendar, a, ask.rows)),
+        );
+        if (periods.length < archives.length) return DRAINING;
         const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
         return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
       },
@@ -139,6 +158,20 @@ export class ArchivesService {
       as.metric,
     );
     return settled(name, answer);
+  }
+
+  /**
+   * On a board with metrics, the periods' rows each with `metrics` (archiveMetrics); none (an empty
+   * list) while another metric's archive is still being taken.
+   */
+  private async withMetrics(read: MetricsRead, starts: number[], periods: ArchivedPeriod[]): Promise<ArchivedPeriod[]> {
+    const pages = periods.map((period, i) => ({ atSec: starts[i], rows: period.items }));
+    const { draining, counts } = await archiveMetrics(this.history, read, pages);
+    if (draining) return [];
+    return periods.map((period, p) => ({
+      ...period,
+      items: period.items.map((row, r) => (counts[p][r] ? { ...row, metrics: counts[p][r] } : row)),
+    }));
   }
 
   /** The stored archives; 404 ARCHIVE_NOT_FOUND when the window keeps none. */

@@ -209,7 +209,20 @@ export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
  * every window at its largest `keep` x `top`. A board of n metrics keeps n times its windows' rows
  * (each metric its own): its PUT is refused past this bound, so what Redis holds stays within it.
  */
+/**
+ * Calls one archive read makes for its rows' `metrics` on a board of several metrics (per other metric:
+ * a call per shard holding a row's item, and on a sharded board one per shard; about 0.8 ms each).
+ * A read that would make more answers its rows without `metrics` (8 metrics on 64 shards: 896 calls,
+ * 750 ms of Redis; within it, 8 metrics on up to 9 shards, 3 metrics on up to 32).
+ */
+export const ARCHIVE_METRIC_CALLS_PER_READ = 128;
+
 export const HISTORY_ROWS_PER_BOARD = {
   snapshots: WINDOWS_PER_BOARD.max * SNAPSHOT_KEEP.max * SNAPSHOT_TOP_ITEMS.max,
   archives: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
+  /**
+   * Fields of the archives' records a board of several metrics keeps beside its archives (archive_lib:
+   * item -> score, one per archive row: ~68 bytes each, the row's text ~26), bounded as its archive rows are.
+   */
+  archiveRecords: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
 };

@@ -83,6 +83,8 @@ export interface HistoryPoint {
   score: number | null;
   /** On a board with a tiebreak: the tiebreak of the item's pair there (absent where rank is null). */
   tiebreak?: number;
+  /** On a board with metrics: every metric's count there as kept (history/metric-counts.ts). */
+  metrics?: Record<string, number>;
 }
 
 /** A rising row's figures as stored: sums in its two windows, when it entered the view, its last two slots' counts. */

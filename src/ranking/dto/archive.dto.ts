@@ -1,3 +1,4 @@
+import { ArchiveMetricCountsProperty } from '../options/metrics/metrics.option';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CompiledValidation, NAME_FIELD, optional } from '../../common/compiled-checks';
 import { OptionalIntProperty, OptionalNameProperty, PageLimit, PageOffset } from '../../common/dto';
@@ -97,6 +98,7 @@ export class ArchiveRowDto {
   @ApiProperty() item!: string;
   @ApiProperty({ type: Number }) score!: number;
   @TiebreakRowProperty() tiebreak?: number;
+  @ArchiveMetricCountsProperty() metrics?: Record<string, number>;
 }
 
 export class ArchivedPeriodDto {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { HISTORY_ROWS_PER_CALL } from '../core/ranking.limits';
 import { TiebreakRowProperty } from './row-fields';
+import { HistoryMetricCountsProperty } from '../options/metrics/metrics.option';
 
 export class HistoryPointDto {
   @ApiProperty({ type: 'integer', description: 'Snapshot boundary (unix s)' }) at!: number;
@@ -9,6 +10,7 @@ export class HistoryPointDto {
   @ApiProperty({ nullable: true, type: 'integer', description: "null: not among the snapshot's rows" })
   score!: number | null;
   @TiebreakRowProperty() tiebreak?: number;
+  @HistoryMetricCountsProperty() metrics?: Record<string, number>;
 }
 
 export class ItemHistoryResultDto {

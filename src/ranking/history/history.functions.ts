@@ -47,6 +47,30 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
     });
 }
 
+const LISTING_FIELDS = 5;
+
+/** What a metric's listing at one boundary is asked: its record's scores of `items`, the rows ahead of `rows`. */
+export interface ListingAsk {
+  atSec: number;
+  items: string[];
+  rows: ScoredItem[];
+  /** Count the rows ahead of each item found (a sharded board's: its rank over the shards). */
+  rankItems: boolean;
+}
+
+/** One shard's answer for a ListingAsk (listing_counts.lua). */
+export interface ListingCount {
+  /** A listing is kept at exactly that boundary. */
+  found: boolean;
+  /** Its archive's record exists (false for a snapshot, or an archive kept before records were). */
+  recorded: boolean;
+  rows: number;
+  /** Per item asked: its row as the record holds it (score, `tie` on a tiebreak board), or undefined. */
+  values: Array<ScoredItem | undefined>;
+  /** Per item found, then per row asked: the rows strictly ahead of it (-1: item not found). */
+  ahead: number[];
+}
+
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
 export const HISTORY_FUNCTIONS = {
   historyRead: windowReadFunction({
@@ -136,7 +160,51 @@ export const HISTORY_FUNCTIONS = {
       return call.points.map((_, i) => ({ above: counts.int(i), leftOut: leftOut.int(i) }));
     },
   }),
+
+  listingCounts: windowReadFunction({
+    name: 'tbRankListingCounts',
+    handler: 'listing_counts',
+    args: ['asked'],
+    reply: ['draining', 'listings'],
+    values: (call: WindowCall & { asked: ListingAsk[] }) => ({
+      asked: JSON.stringify(
+        call.asked.map((ask) => [
+          ask.atSec,
+          ask.items,
+          ask.rows.map((row) => [row.score, row.tie ?? '', row.item]),
+          ask.rankItems,
+        ]),
+      ),
+    }),
+    /** draining: an archive of this shard is still being taken (nothing answered); else one count per ask */
+    decode: (reply, call): { draining: boolean; counts: ListingCount[] } => {
+      if (reply.flag('draining')) return { draining: true, counts: [] };
+      const listings = reply.nested('listings');
+      listings.expectLength(call.asked.length * LISTING_FIELDS);
+      const counts = call.asked.map((ask, i): ListingCount => {
+        const at = i * LISTING_FIELDS;
+        const [values, ahead] = [listings.nested(at + 3), listings.nested(at + 4)];
+        values.expectLength(ask.items.length);
+        ahead.expectLength(ask.items.length + ask.rows.length);
+        return {
+          found: listings.flag(at),
+          recorded: listings.flag(at + 1),
+          rows: listings.int(at + 2),
+          values: ask.items.map((item, j) => recordedRow(item, values.string(j))),
+          ahead: Array.from({ length: ask.items.length + ask.rows.length }, (_, j) => ahead.int(j)),
+        };
+      });
+      return { draining: false, counts };
+    },
+  }),
 };
+
+/** A value of an archive's record ("<score>" or "<score>\x1f<mark>") as the item's row; '' none. */
+function recordedRow(item: string, value: string): ScoredItem | undefined {
+  if (value === '') return undefined;
+  const [score, mark] = value.split('\x1f');
+  return mark === undefined ? { item, score: Number(score) } : { item, score: Number(score), tie: mark };
+}
 
 /** The history slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class HistoryFunctions extends sliceFunctions(HISTORY_FUNCTIONS) {}

@@ -7,6 +7,7 @@ import type { PreparedBoard } from '../core/board';
 import type { HistoryPoint, ListedItem, SnapshotListing } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from './history.store';
+import { itemPointMetrics } from './metric-counts';
 
 /** An item's history page; `hidden`: moderation leaves the item out now (every rank null, scores kept). */
 export interface ItemHistoryAnswer {
@@ -126,7 +127,9 @@ export class HistoryService {
           admit,
         });
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
-        const answer = { board: name, window: window.name, item, points, nextFrom: nextSec };
+        const metrics = await itemPointMetrics(this.store, { board, window, nowMs, item, metric, admit }, points);
+        const counted = points.map((point, i) => (metrics[i] ? { ...point, metrics: metrics[i] } : point));
+        const answer = { board: name, window: window.name, item, points: counted, nextFrom: nextSec };
         return hidden ? { ...answer, hidden: true } : answer;
       },
       (_, view) => viewHasNoHistory(name, view),

@@ -8,7 +8,7 @@ import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
-import { SnapshotCount, SnapshotPoint, HistoryFunctions, StoredSnapshot } from './history.functions';
+import { ListingAsk, SnapshotCount, SnapshotPoint, HistoryFunctions, StoredSnapshot } from './history.functions';
 import { sliceStore } from '../core/slice-store';
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
@@ -202,6 +202,14 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
   ): Promise<void> {
     const cut = { ...this.on(board, board.shards[0], nowMs), window, atSec, last };
     await Promise.all(board.shards.map((shard) => guard(this.functions.call(this.fns.snapshotCut, { ...cut, shard }))));
+  }
+
+  /**
+   * One shard's kept listings of `board` (a metric's board) at the boundaries asked: their row counts,
+   * their archives' records of items, the rows ahead of rows (listing_counts.lua; MetricCounts).
+   */
+  listingCounts(board: PreparedBoard, window: WindowConfig, nowMs: number, shard: ShardKeys, asked: ListingAsk[]) {
+    return guard(this.functions.call(this.fns.listingCounts, { ...this.on(board, shard, nowMs), window, asked }));
   }
 
   /** Rows above each listed point's score (and those left out) on the shards other than the item's own, by boundary. */

@@ -30,7 +30,7 @@ export interface BoardSettings {
    */
   readonly histories?: {
     readonly windows: ReadonlyArray<{ readonly calendar: boolean; readonly keep: number; readonly top: number }>;
-    readonly most: { readonly snapshots: number; readonly archives: number };
+    readonly most: { readonly snapshots: number; readonly archives: number; readonly archiveRecords: number };
   };
 }
 

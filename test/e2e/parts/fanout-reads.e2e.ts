@@ -97,6 +97,19 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect(statuses).toEqual([...Array.from({ length: 32 }, () => 200), 429]);
   });
 
+  it("spends a read per other metric's call on an archive page (#50): 3 metrics are 3 reads, the 34th of a budget of 100 a 429", async () => {
+    const day = { name: 'd', calendar: 'day', archive: { keep: 3, top: 100 } };
+    await createBoard(app(), 'triday', { windows: [day], metrics: ['up', 'down', 'meh'] });
+    for (const metric of ['up', 'down', 'meh'])
+      await http().post('/boards/triday/items/a/increment').send({ amount: 2, metric }).expect(200);
+    clock.advanceSec(86_400);
+    const first = await http().get('/boards/triday/archive?window=d').expect(200);
+    expect(first.body.items).toEqual([{ rank: 1, item: 'a', score: 2, metrics: { up: 2, down: 2, meh: 2 } }]);
+    const statuses: number[] = [];
+    for (let i = 1; i < 34; i++) statuses.push((await http().get('/boards/triday/archive?window=d')).status);
+    expect(statuses).toEqual([...Array.from({ length: 32 }, () => 200), 429]);
+  });
+
   it('answers the right ranks when the counts are split over calls', async () => {
     const res = await lookup({ items: ids(90) }).expect(200);
     // amounts cycle 1..7 over 100 items: 14 items score 7 (i % 7 = 6), and so on down.

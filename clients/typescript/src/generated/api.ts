@@ -1733,6 +1733,16 @@ export interface components {
             score: number | null;
             /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
             tiebreak?: number;
+            /**
+             * @description On a board with metrics: each metric's count of the item at the snapshot's boundary, as that metric's own snapshot at the same boundary kept it (the ranked metric's is `score`); 0 when that snapshot holds fewer rows than its `top` and not the item; a metric is absent when its snapshot is full without the item (below its kept rows) or it has none at that boundary
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
         };
         ItemHistoryResultDto: {
             board: string;
@@ -1754,6 +1764,16 @@ export interface components {
             score: number;
             /** @description On a board with a tiebreak: the tiebreak of the item's pair, beside its score */
             tiebreak?: number;
+            /**
+             * @description On a board with metrics: each metric's count of the item in the closed period, as that metric's own archive of the period kept it (the ranked metric's is `score`); 0 when that archive holds fewer rows than its `top` and not the item; a metric is absent when its archive is full without the item or there is none. Absent on the rows of an archive kept before archives kept their records
+             * @example {
+             *       "up": 12,
+             *       "down": 3
+             *     }
+             */
+            metrics?: {
+                [key: string]: number;
+            };
         };
         ArchiveResultDto: {
             /** @description Start of the closed period: local midnight (unix s) */

@@ -35,13 +35,14 @@ local function drop_indexed(index_key, prefixes, budget)
 end
 
 -- A calendar window's pending archives (a hash, a few fields): each field's rows, ranks (a tiebreak
--- board's: archive_lib) and snapshot.
+-- board's: archive_lib), snapshot and record.
 local function drop_archive_fields(base, budget)
   local fields = redis.call('HKEYS', base .. 'arch')
   local names, taken = {}, {}
-  for i = 1, math.min(#fields, math.max(1, math.floor(budget / 3))) do
+  for i = 1, math.min(#fields, math.max(1, math.floor(budget / 4))) do
     local at = fields[i]
     names[#names + 1], names[#names + 2], names[#names + 3] = base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at
+    names[#names + 1] = base .. 'archidx:' .. at
     taken[#taken + 1] = fields[i]
   end
   if #taken > 0 then
@@ -57,7 +58,7 @@ local function drop_window_keys(base, budget)
   local empty
   budget, empty = drop_indexed(base .. 'slots', { base .. 'slot:', base .. 'act:' }, budget)
   if not empty or budget <= 0 then return budget, false end
-  budget, empty = drop_indexed(base .. 'snaps', { base .. 'snap:' }, budget)
+  budget, empty = drop_indexed(base .. 'snaps', { base .. 'snap:', base .. 'archidx:' }, budget)
   if not empty or budget <= 0 then return budget, false end
   budget, empty = drop_archive_fields(base, budget)
   if not empty then return budget, false end

@@ -20,6 +20,10 @@
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
 --   <base>archshown      hash   period start -> the exception positions a one-shard board's moderated
 --                               page reads (archive_read.lua): at most one field per kept period
+--   <base>archidx:<at>   hash   on a board of several metrics, the archive's record: item -> "<score>"
+--                               (tiebreak board: "<score>\31<mark>") of each row written, so another
+--                               metric's rows find their items' counts here (listing_counts) without
+--                               scanning the text; one field per row, as many as the text holds
 -- On a tiebreak board <base>archrows:<at> holds, all scored 0, each drained item's member of the pair
 -- order (tiebreak_lib's member_of: its byte order the board's pair order, with a `ties: first` board's
 -- tie mark, who reached the pair first, which no slot value holds), trimmed to the best `top` and
@@ -41,6 +45,7 @@ local function archive_begin(slots_key, slot_start, conf, expire_sec)
   local base = archive_base(slots_key)
   redis.call('UNLINK', base .. 'archrows:' .. slot_start, base .. 'archrank:' .. slot_start, base .. 'snap:' .. slot_start)
   redis.call('HDEL', base .. 'archshown', slot_start)
+  redis.call('UNLINK', base .. 'archidx:' .. slot_start)
   redis.call('HSET', base .. 'arch', slot_start, conf.top .. ' ' .. conf.keep .. ' 0 ' .. expire_sec)
 end
 
@@ -121,7 +126,7 @@ local function archive_finish(base, at, state, top_key)
   local index = base .. 'snaps'
   if state.written > 0 then
     for _, old in ipairs(redis.call('ZRANGE', index, 0, -state.keep)) do
-      redis.call('UNLINK', base .. 'snap:' .. old)
+      redis.call('UNLINK', base .. 'snap:' .. old, base .. 'archidx:' .. old)
       redis.call('ZREM', index, old)
     end
     redis.call('ZADD', index, at, at)
@@ -133,7 +138,9 @@ local function archive_finish(base, at, state, top_key)
       redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
     end
     if state.expire_sec > 0 then
-      for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev' }) do redis.call('EXPIRE', key, state.expire_sec) end
+      for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev', base .. 'archidx:' .. at }) do
+        redis.call('EXPIRE', key, state.expire_sec)
+      end
     end
   end
   redis.call('HDEL', base .. 'arch', at)
@@ -176,6 +183,22 @@ local function archive_rows(rows_key, written, budget, top_key, ranks_key)
   return rows
 end
 
+-- On a board of several metrics, adds the rows just written (snapshot_lib's format) to the archive's
+-- record `record_key` (item -> score, "<score>\31<mark>" on a tiebreak board). An archive begun before
+-- records were kept gets none (`first`: its first rows): a partial record would answer wrong counts.
+local function record_rows(slots_key, record_key, rows, first)
+  if #rows == 0 then return end
+  local metrics = redis.call('HGET', string.match(slots_key, '^[^}]*}') .. ':cfg', 'metrics')
+  if not metrics or not string.find(metrics, ',', 1, true) then return end
+  if not first and redis.call('EXISTS', record_key) == 0 then return end
+  local fields = {}
+  for _, row in ipairs(rows) do
+    local item, value = string.match(row, '^' .. SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)' .. SNAP_FIELD .. '(.*)' .. SNAP_FIELD .. '%d+$')
+    fields[#fields + 1], fields[#fields + 2] = item, value
+  end
+  redis.call('HSET', record_key, unpack(fields))
+end
+
 -- Writes out, oldest first, the pending archives whose slot is drained, at most `budget` rows.
 -- Returns the budget left and whether rows remain.
 local function archive_write(slots_key, pending, budget)
@@ -194,6 +217,7 @@ local function archive_write(slots_key, pending, budget)
     end
     local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key, base .. 'archrank:' .. at)
     if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
+    record_rows(slots_key, base .. 'archidx:' .. at, rows, state.written == 0)
     state.written = state.written + #rows
     budget = budget - math.max(#rows, 1)
     if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then
@@ -209,7 +233,7 @@ end
 -- Forgets a window's pending archives (a remade or reconfigured window, a deleted board).
 local function drop_archives(base)
   for _, at in ipairs(redis.call('HKEYS', base .. 'arch')) do
-    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at)
+    redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at, base .. 'archidx:' .. at)
   end
   redis.call('UNLINK', base .. 'arch', base .. 'archshown')
 end

@@ -108,6 +108,15 @@ export const HistoryMetricCountsProperty = () =>
       "On a board with metrics: each metric's count of the item at the snapshot's boundary, as that metric's own snapshot at the same boundary kept it (the ranked metric's is `score`); 0 when that snapshot holds fewer rows than its `top` and not the item; a metric is absent when its snapshot is full without the item (below its kept rows) or it has none at that boundary",
   });
 
+export const ArchiveMetricCountsProperty = () =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { up: 12, down: 3 },
+    description:
+      "On a board with metrics: each metric's count of the item in the closed period, as that metric's own archive of the period kept it (the ranked metric's is `score`); 0 when that archive holds fewer rows than its `top` and not the item; a metric is absent when its archive is full without the item or there is none. Absent on the rows of an archive kept before archives kept their records",
+  });
+
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
 
 /**
@@ -143,9 +152,11 @@ export const metricsOption: BoardOption<MetricsConfig> = {
 
 /** Each metric keeps its own history: n metrics keep n times the windows' rows, refused past the bound. */
 function checkHistoryRows(board: string, metrics: number, histories: NonNullable<BoardSettings['histories']>): void {
+  // A board of several metrics keeps a record of each archive row beside its archives (archive_lib).
   for (const [what, calendar] of [
     ['snapshots', false],
     ['archives', true],
+    ['archiveRecords', true],
   ] as const) {
     const rows =
       metrics * histories.windows.filter((h) => h.calendar === calendar).reduce((sum, h) => sum + h.keep * h.top, 0);

@@ -349,7 +349,9 @@ local function drop_snapshots(cfg_key, window_name)
     bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
   end
   for _, base in ipairs(bases) do
-    for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do redis.call('UNLINK', base .. 'snap:' .. at) end
+    for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do
+      redis.call('UNLINK', base .. 'snap:' .. at, base .. 'archidx:' .. at)
+    end
     redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark')
     for _, dropped in ipairs(hooks.history_dropped) do dropped(base) end
   end

@@ -96,3 +96,4 @@ snaprows.row_at = row_at
 snaprows.row_ahead = row_ahead
 snaprows.count_above = count_above
 snaprows.score_of = score_of
+snaprows.row_count = row_count

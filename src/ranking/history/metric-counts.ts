@@ -1,0 +1,258 @@
+import type { PreparedBoard } from '../core/board';
+import type { HistoryPoint, ScoredItem } from '../core/ranking.types';
+import { ARCHIVE_METRIC_CALLS_PER_READ } from '../core/ranking.limits';
+import { shardOf } from '../core/shard-math';
+import type { WindowConfig } from '../core/window-math';
+import type { ListingAsk, ListingCount } from './history.functions';
+import type { HistoryStore } from './history.store';
+
+/**
+ * The `metrics` of kept rows on a board of several metrics: every metric's count of the row's item at
+ * the listing's boundary as that metric's own listing at the same boundary kept it (each metric is a
+ * board of its own: its windows keep their listings at the same boundaries), as a history row's:
+ * the ranked metric's is the row's score; another's is its listing's score of the item when the item
+ * is among its `top` rows, 0 when that listing holds fewer than `top` rows and not the item; the metric
+ * is absent when its listing is full without the item or has none at that boundary.
+ */
+export type MetricCounts = Record<string, number>;
+
+/** A read of a board with metrics, for its rows' `metrics`. */
+export interface MetricsRead {
+  board: PreparedBoard;
+  window: WindowConfig;
+  nowMs: number;
+  /** The ranked metric (undefined: the first). */
+  metric?: string;
+  /** Charges the caller the calls made here, one read each (throws when its budget lacks them). */
+  admit?: (reads: number) => void;
+}
+
+/** The rows answered of one kept archive (the ranked metric's), at its period's start. */
+export interface ArchiveRows {
+  atSec: number;
+  rows: ScoredItem[];
+}
+
+/** Another metric's counts of a page's rows, and which archives keep a record (false: kept before records were). */
+interface MetricArchives {
+  recorded: boolean[];
+  counts: Array<Array<number | undefined>>;
+}
+
+/**
+ * Each archive row's `metrics` (undefined for every row of an archive some metric keeps without a
+ * record: kept before records were). Per other metric: one call on each shard holding a row's item
+ * (its record's count, HMGET), and on a sharded board one on every shard (the rows ahead of each
+ * found count there, and the listing's rows): each charged as a read; none past
+ * ARCHIVE_METRIC_CALLS_PER_READ (the rows then carry no `metrics`). draining: an archive of another
+ * metric is still being taken (the read is sent again, as one of that metric would be).
+ */
+export async function archiveMetrics(
+  store: HistoryStore,
+  read: MetricsRead,
+  pages: ArchiveRows[],
+): Promise<{ draining: boolean; counts: Array<Array<MetricCounts | undefined>> }> {
+  const names = read.board.config.metrics ?? [];
+  const none = pages.map((page) => page.rows.map((): MetricCounts | undefined => undefined));
+  if (names.length < 2 || pages.every((page) => page.rows.length === 0)) return { draining: false, counts: none };
+  const ranked = read.metric ?? names[0];
+  const others = names.filter((name) => name !== ranked);
+  const homes = homeAsks(read.board, pages);
+  const calls = others.length * (homes.size + (read.board.sharded ? read.board.shards.length : 0));
+  if (calls > ARCHIVE_METRIC_CALLS_PER_READ) return { draining: false, counts: none };
+  read.admit?.(calls);
+  const known = await Promise.all(others.map((name) => metricArchives(store, read, name, pages, homes)));
+  if (known.some((metric) => metric === undefined)) return { draining: true, counts: [] };
+  const counts = pages.map((page, p) => {
+    if (known.some((metric) => !metric!.recorded[p])) return none[p];
+    return page.rows.map((row, r) => {
+      const metrics: MetricCounts = {};
+      for (const name of names) {
+        const count = name === ranked ? row.score : known[others.indexOf(name)]!.counts[p][r];
+        if (count !== undefined) metrics[name] = count;
+      }
+      return metrics;
+    });
+  });
+  return { draining: false, counts };
+}
+
+/** Per shard (by index) holding a row's item: what to ask it of each page (the items it holds). */
+function homeAsks(board: PreparedBoard, pages: ArchiveRows[]): Map<number, ListingAsk[]> {
+  const homes = new Map<number, ListingAsk[]>();
+  const shards = board.shards.length;
+  for (const [p, page] of pages.entries()) {
+    for (const { item } of page.rows) {
+      const home = shardOf(item, shards);
+      if (!homes.has(home)) {
+        homes.set(
+          home,
+          pages.map((each) => ({ atSec: each.atSec, items: [], rows: [], rankItems: board.sharded })),
+        );
+      }
+      homes.get(home)![p].items.push(item);
+    }
+  }
+  return homes;
+}
+
+/** One other metric's counts of the pages' rows (see archiveMetrics); undefined while draining. */
+async function metricArchives(
+  store: HistoryStore,
+  read: MetricsRead,
+  name: string,
+  pages: ArchiveRows[],
+  homes: Map<number, ListingAsk[]>,
+): Promise<MetricArchives | undefined> {
+  const { board, window, nowMs } = read;
+  const metricBoard = board.metric(name);
+  const call = (shard: number, asked: ListingAsk[]) =>
+    store.listingCounts(metricBoard, window, nowMs, metricBoard.shards[shard], asked);
+  const first = await Promise.all(
+    [...homes].map(async ([shard, asked]) => ({ asked, reply: await call(shard, asked) })),
+  );
+  if (first.some(({ reply }) => reply.draining)) return undefined;
+  const found = pages.map(() => new Map<string, { row: ScoredItem; ahead: number }>());
+  const listings: ListingCount[][] = pages.map(() => []);
+  for (const { asked, reply } of first) {
+    reply.counts.forEach((count, p) => {
+      asked[p].items.forEach((item, i) => {
+        const row = count.values[i];
+        if (row) found[p].set(item, { row, ahead: Math.max(0, count.ahead[i]) });
+      });
+      if (!board.sharded) listings[p].push(count);
+    });
+  }
+  if (board.sharded && !(await aheadElsewhere(pages, found, listings, call, board.shards.length))) return undefined;
+  return archiveCounts(pages, found, listings, window.snapshots?.top ?? 0);
+}
+
+/** A metric's counts of the pages' rows from what its shards answered (see archiveMetrics). */
+function archiveCounts(
+  pages: ArchiveRows[],
+  found: Array<Map<string, { row: ScoredItem; ahead: number }>>,
+  listings: ListingCount[][],
+  top: number,
+): MetricArchives {
+  return {
+    recorded: listings.map((counts) => counts.every((count) => !count.found || count.recorded)),
+    counts: pages.map((page, p) => {
+      const kept = listings[p].some((count) => count.found);
+      const rows = listings[p].reduce((total, count) => total + count.rows, 0);
+      return page.rows.map((row) => {
+        const held = found[p].get(row.item);
+        if (!kept) return undefined;
+        if (held) return held.ahead < top ? held.row.score : undefined;
+        return rows < top ? 0 : undefined;
+      });
+    }),
+  };
+}
+
+/**
+ * A sharded board: every shard's rows ahead of each found row (added to its home's), and each shard's
+ * listing (its rows) into `listings`. False while an archive is still being taken.
+ */
+async function aheadElsewhere(
+  pages: ArchiveRows[],
+  found: Array<Map<string, { row: ScoredItem; ahead: number }>>,
+  listings: ListingCount[][],
+  call: (shard: number, asked: ListingAsk[]) => Promise<{ draining: boolean; counts: ListingCount[] }>,
+  shards: number,
+): Promise<boolean> {
+  const second = await Promise.all(
+    Array.from({ length: shards }, async (_, shard) => {
+      const asked = pages.map((page, p) => ({
+        atSec: page.atSec,
+        items: [],
+        rows: [...found[p].values()].filter(({ row }) => shardOf(row.item, shards) !== shard).map(({ row }) => row),
+        rankItems: false,
+      }));
+      return { asked, reply: await call(shard, asked) };
+    }),
+  );
+  if (second.some(({ reply }) => reply.draining)) return false;
+  for (const { asked, reply } of second) {
+    reply.counts.forEach((count, p) => {
+      listings[p].push(count);
+      asked[p].rows.forEach((row, j) => (found[p].get(row.item)!.ahead += count.ahead[j]));
+    });
+  }
+  return true;
+}
+
+/**
+ * Each point's `metrics` of an item's history page (points of the ranked metric): per other metric,
+ * that metric's history of the item over the same boundaries (its own read, charged as the item's
+ * history is: a read, and on a sharded board one per other shard it counts on); a metric whose
+ * listing lists the item gives its score; where none does, each shard's row count of the listings
+ * at those boundaries (one call per shard, a read each) tells 0 (fewer than `top` rows) from absent.
+ */
+export async function itemPointMetrics(
+  store: HistoryStore,
+  read: MetricsRead & { item: string },
+  points: HistoryPoint[],
+): Promise<Array<MetricCounts | undefined>> {
+  const names = read.board.config.metrics ?? [];
+  if (names.length < 2 || points.length === 0) return points.map(() => undefined);
+  const ranked = read.metric ?? names[0];
+  const range = { fromSec: points[0].at, toSec: points[points.length - 1].at };
+  const byMetric = await Promise.all(
+    names.map(async (name) => {
+      if (name === ranked) return { name, counts: await pointCounts(store, read, name, points, points) };
+      read.admit?.(1);
+      const { board, window, nowMs, item, admit } = read;
+      const page = await store.itemHistory({ board: board.metric(name), window, nowMs, item, ...range, admit });
+      return { name, counts: await pointCounts(store, read, name, points, page.points) };
+    }),
+  );
+  return points.map((_, i) => {
+    const metrics: MetricCounts = {};
+    for (const { name, counts } of byMetric) if (counts[i] !== undefined) metrics[name] = counts[i];
+    return metrics;
+  });
+}
+
+/** A metric's count at each of `points`' boundaries from its own points there (see itemPointMetrics). */
+async function pointCounts(
+  store: HistoryStore,
+  read: MetricsRead,
+  name: string,
+  points: HistoryPoint[],
+  own: HistoryPoint[],
+): Promise<Array<number | undefined>> {
+  const byAt = new Map(own.map((point) => [point.at, point]));
+  const unlisted = points.flatMap(({ at }) => (byAt.get(at)?.score === null ? [at] : []));
+  const rows = unlisted.length > 0 ? await listingRows(store, read, name, unlisted) : new Map<number, number>();
+  const top = read.window.snapshots?.top ?? 0;
+  return points.map(({ at }) => {
+    const point = byAt.get(at);
+    if (point === undefined) return undefined;
+    if (point.score !== null) return point.score;
+    const held = rows.get(at);
+    return held !== undefined && held < top ? 0 : undefined;
+  });
+}
+
+/** The rows of a metric's listings at `boundaries` over every shard (absent: none kept there). */
+async function listingRows(
+  store: HistoryStore,
+  read: MetricsRead,
+  name: string,
+  boundaries: number[],
+): Promise<Map<number, number>> {
+  const { board, window, nowMs } = read;
+  const metricBoard = board.metric(name);
+  read.admit?.(metricBoard.shards.length);
+  const asked = boundaries.map((atSec) => ({ atSec, items: [], rows: [], rankItems: false }));
+  const replies = await Promise.all(
+    metricBoard.shards.map((shard) => store.listingCounts(metricBoard, window, nowMs, shard, asked)),
+  );
+  const rows = new Map<number, number>();
+  for (const { counts } of replies) {
+    counts.forEach((count, i) => {
+      if (count.found) rows.set(boundaries[i], (rows.get(boundaries[i]) ?? 0) + count.rows);
+    });
+  }
+  return rows;
+}
