@@ -67,6 +67,11 @@ export class RateLimitGuard implements CanActivate {
     if (!decision.allowed) this.refuse('read', limiter, decision.retryAfterSec);
   }
 
+  /** The charge of a request's reads beyond the one its route counted (its client's `chargeReads`). */
+  readsOf(request: FastifyRequest): (reads: number) => void {
+    return (reads) => this.chargeReads(callerOf(request).client, reads);
+  }
+
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const { rule, costOf } = this.routeOf(context);

@@ -129,6 +129,7 @@ import { WritesStore } from './writes/writes.store';
     ModerationService,
     GroupBoardsService,
     LeaguesService,
+    ArchivesService,
   ],
 })
 export class RankingCoreModule {}

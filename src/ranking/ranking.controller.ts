@@ -9,7 +9,6 @@ import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
 import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
-import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from './dto/archive.dto';
 import { SegmentListDto } from './dto/segment.dto';
 import { BoardParams, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import { BoardListDto, BoardViewDto } from './dto/board-view.dto';
@@ -41,7 +40,6 @@ import {
   SEGMENT_PAGE_UNITS_PER_READ,
   SEGMENT_PAGE_UNITS_PER_REQUEST,
 } from './options/segments/segments.limits';
-import { ARCHIVE_ROWS_PER_READ, DEFAULT_ARCHIVE_PAGE } from './options/calendar/calendar.limits';
 import { AroundDataQuery, ItemDataQuery, TopDataQuery } from './dto/lookup.dto';
 import { ModeratedItemResultDto } from './dto/moderation.dto';
 import { ItemDataService } from './items/items.service';
@@ -71,14 +69,6 @@ const LIKE_TAKE_BACK_PENDING =
 
 const BATCH_TOO_COSTLY =
   "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
-
-/**
- * Charges a request's client reads beyond the one its route counted: a history's other metrics' listings
- * (one each), an item history's other shards' counts (one each).
- */
-function chargerOf(budget: RateLimitGuard, request: FastifyRequest): (reads: number) => void {
-  return (reads) => budget.chargeReads(callerOf(request).client, reads);
-}
 
 /** A read's options from its query (span, segment, metric). */
 function readOptionsOf(query: ReadOptions): ReadOptions {
@@ -291,7 +281,7 @@ export class RankingController {
     @Req() request: FastifyRequest,
   ): Promise<TopResultDto> {
     if (query.perGroup !== undefined || query.minActors !== undefined) {
-      const admit = (calls: number) => this.readBudget.chargeReads(callerOf(request).client, calls);
+      const admit = this.readBudget.readsOf(request);
       return topFiltered(this.ranking, this.itemData, { board: params.board, query, admit });
     }
     const page = await this.ranking.top(
@@ -340,7 +330,7 @@ export class RankingController {
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
   history(@Param() params: BoardParams, @Query() query: HistoryQuery, @Req() req: FastifyRequest) {
     const { window, at, segment, metric } = query;
-    return this.ranking.history(params.board, window, at, segment, metric, chargerOf(this.readBudget, req));
+    return this.ranking.history(params.board, window, at, segment, metric, this.readBudget.readsOf(req));
   }
 
   @Get('boards/:board/items/:item/history')
@@ -352,40 +342,8 @@ export class RankingController {
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
   itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery, @Req() req: FastifyRequest) {
     const { window, from, to, segment, metric } = query;
-    const charge = chargerOf(this.readBudget, req);
+    const charge = this.readBudget.readsOf(req);
     return this.ranking.itemHistory(params.board, window, params.item, from, to, segment, metric, charge);
-  }
-
-  @Get('boards/:board/archive')
-  @WindowRead(
-    "A calendar window's final standings of a closed period",
-    'The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed.',
-    ArchiveResultDto,
-  )
-  @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`')
-  @ErrorResponse(
-    422,
-    `REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past ${ARCHIVE_ROWS_PER_READ} rows`,
-  )
-  @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
-  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery, @Req() req: FastifyRequest) {
-    const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
-    const { window, at, segment, metric } = query;
-    return this.ranking.archive(params.board, window, at, page, segment, metric, chargerOf(this.readBudget, req));
-  }
-
-  @Get('boards/:board/archives')
-  @WindowRead(
-    "A calendar window's kept archives",
-    `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive.`,
-    ArchivesResultDto,
-  )
-  @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
-  @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
-  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery, @Req() req: FastifyRequest) {
-    const [limit, rows] = [q.limit ?? DEFAULT_ARCHIVE_PAGE, { perPeriod: q.items }];
-    const charge = chargerOf(this.readBudget, req);
-    return this.ranking.archives(params.board, q.window, limit, q.cursor, q.segment, rows, q.metric, charge);
   }
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ArchivesController } from './calendar/archives.controller';
 import { FiltersController } from './filters/filters.controller';
 import { ItemDataController } from './items/item-data.controller';
 import { LookupController } from './lookup/lookup.controller';
@@ -18,6 +19,7 @@ import { StandingController } from './standing/standing.controller';
   imports: [RankingCoreModule],
   controllers: [
     RankingController,
+    ArchivesController,
     LookupController,
     StandingController,
     ItemDataController,

@@ -2,7 +2,6 @@ import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WindowRead } from '../../access/access.decorators';
-import { callerOf } from '../../edge/caller';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import { ItemParams } from '../dto/item.dto';
@@ -51,7 +50,7 @@ export class LeaguesController {
     const page = { offset: query.cursor ?? 0, limit: query.limit ?? LEAGUE_MOVES_DEFAULT };
     const atMs = query.at === undefined ? undefined : query.at * 1000;
     // The route's guard counted the first call.
-    const admit = (calls: number) => this.readBudget.chargeReads(callerOf(request).client, calls);
+    const admit = this.readBudget.readsOf(request);
     return this.leagues.moves(params.board, atMs, page, admit);
   }
 

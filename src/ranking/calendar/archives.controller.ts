@@ -1,0 +1,65 @@
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { WindowRead } from '../../access/access.decorators';
+import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
+import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { DEFAULT_TOP_ITEMS } from '../core/ranking.limits';
+import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from '../dto/archive.dto';
+import { BoardParams } from '../dto/board.dto';
+import { ARCHIVE_ROWS_PER_READ, DEFAULT_ARCHIVE_PAGE } from '../options/calendar/calendar.limits';
+import { ArchivesService } from './archives.service';
+
+/**
+ * The operation ids these routes had in the OpenAPI document before they had a controller of their own:
+ * generated clients name their methods by them. Applied first, so the route's own ApiOperation merges
+ * its summary over this one's empty default.
+ */
+function operationIdOf(method: string) {
+  return { operationId: `RankingController_${method}` };
+}
+
+/** GET …/archive and …/archives: a calendar window's closed periods as they stood when each closed. */
+@ApiTags('ranking')
+@RedisBackedController()
+@Controller()
+export class ArchivesController {
+  constructor(
+    private readonly calendars: ArchivesService,
+    private readonly readBudget: RateLimitGuard,
+  ) {}
+
+  @Get('boards/:board/archive')
+  @WindowRead(
+    "A calendar window's final standings of a closed period",
+    'The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed.',
+    ArchiveResultDto,
+  )
+  @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`')
+  @ErrorResponse(
+    422,
+    `REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past ${ARCHIVE_ROWS_PER_READ} rows`,
+  )
+  @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
+  @ApiOperation(operationIdOf('archive'))
+  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery, @Req() req: FastifyRequest) {
+    const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
+    const { window, at, segment, metric } = query;
+    return this.calendars.archive(params.board, window, at, page, segment, metric, this.readBudget.readsOf(req));
+  }
+
+  @Get('boards/:board/archives')
+  @WindowRead(
+    "A calendar window's kept archives",
+    `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive.`,
+    ArchivesResultDto,
+  )
+  @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
+  @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
+  @ApiOperation(operationIdOf('archives'))
+  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery, @Req() req: FastifyRequest) {
+    const [limit, rows] = [q.limit ?? DEFAULT_ARCHIVE_PAGE, { perPeriod: q.items }];
+    const charge = this.readBudget.readsOf(req);
+    return this.calendars.archives(params.board, q.window, limit, q.cursor, q.segment, rows, q.metric, charge);
+  }
+}
