@@ -149,12 +149,19 @@ export async function runWorstCase(
     let best = await measureRow(context, meter, row);
     for (let run = 1; bounds && repeatable(row) && run < TIME_FAULT_RUNS && timeFaults(row, best, bounds) > 0; run++) {
       const again = await measureRow(context, meter, row);
-      if (again.judgedCallMs < best.judgedCallMs) best = { ...again, runs: run + 1 };
-      else best = { ...best, runs: run + 1 };
+      best = { ...(fasterRun(row, again, best, bounds) ? again : best), runs: run + 1 };
     }
     figures.push(best);
   }
   return figures;
+}
+
+/** `again` is kept over `best` when it has fewer time faults, or as many and a shorter longest call (then request). */
+function fasterRun(row: WorstRow, again: RowFigures, best: RowFigures, bounds: TimeBounds): boolean {
+  const [faultsAgain, faultsBest] = [timeFaults(row, again, bounds), timeFaults(row, best, bounds)];
+  if (faultsAgain !== faultsBest) return faultsAgain < faultsBest;
+  if (again.judgedCallMs !== best.judgedCallMs) return again.judgedCallMs < best.judgedCallMs;
+  return again.requestMs < best.requestMs;
 }
 
 function timeFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds): number {

@@ -5,6 +5,7 @@
 import { AppConfig } from '../../src/common/config';
 import {
   COUNTED_VIEW_ROWS_PER_CALL,
+  LOOKUP_COUNTS_PER_CALL,
   MAX_READ_DRAIN_CALLS,
   MAX_SHARDED_DEPTH_ITEMS,
   MIN_ACTORS,
@@ -16,6 +17,7 @@ import {
   GROUP_SCAN_ROWS,
   groupScan,
 } from '../../src/ranking/options/groups/groups.limits';
+import { SEGMENT_PAGE_UNITS_PER_REQUEST } from '../../src/ranking/options/segments/segments.limits';
 import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { LAST_METRIC, post } from './board-rows';
@@ -174,6 +176,7 @@ export const READ_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/lookup',
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
+    manyCalls: `a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL}, every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
   },
   {
     route: 'POST /boards/{board}/lookup',
@@ -238,6 +241,7 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/segments',
     worst: 'a page of 1 000 segments of 64 shards (each shard call bounded by its units)',
     request: () => get('/boards/wc-shards/segments?limit=1000'),
+    manyCalls: `a call per shard, each bounded by SEGMENT_PAGE_UNITS_PER_CALL, the page by SEGMENT_PAGE_UNITS_PER_REQUEST (${SEGMENT_PAGE_UNITS_PER_REQUEST})`,
     // A segment still holding expired data past a read's drain calls answers 503 WINDOW_DRAINING.
     expect: [200, 503],
   },
