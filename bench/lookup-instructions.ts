@@ -8,16 +8,12 @@
  * per-id cost is the slope between the 25- and 100-id rows' instructions per call.
  */
 import Redis from 'ioredis';
-import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
+import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
-import { stopChild } from '../harness/processes';
-import { validateConfig } from '../src/common/config';
-import { RedisFunctions } from '../src/redis/redis-functions';
-import { RedisService } from '../src/redis/redis.service';
-import { RedisSettings } from '../src/redis/redis.settings';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
 import { runWhenMain } from './process-stats';
-import { dumpCounts, startCallgrindRedis, type Callgrind } from './redis-instructions';
+import { dumpCounts, type Callgrind } from './redis-instructions';
+import { withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const MINUTE_MS = 60_000;
@@ -82,15 +78,7 @@ async function sharded(server: Callgrind, redis: Redis, graph: RankingGraph, sha
 }
 
 async function bench(): Promise<void> {
-  const server = await startCallgrindRedis();
-  const clock = new FakeClock(1_699_999_980_000);
-  // Valgrind runs Redis about 50 times slower: the calls get the deadline of a bench.
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const service = new RedisService(RedisSettings.from(config), clock);
-  const redis = new Redis(server.url);
-  try {
-    await service.waitUntilReady(60_000);
-    const graph = await composeRanking(service, new RedisFunctions(service), config, clock);
+  await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph, clock }) => {
     if (process.env.LOOKUP_BENCH_SHARDS)
       return await sharded(server, redis, graph, Number(process.env.LOOKUP_BENCH_SHARDS));
     await seedModerated(graph, clock, 'first', true);
@@ -104,11 +92,7 @@ async function bench(): Promise<void> {
         const label = `${ask.items.length} ids, 200 hidden, ${name === 'first' ? 'ties: first' : 'plain'}, data`;
         await measure(server, redis, label, () => graph.lookup.lookup(ask));
       }
-  } finally {
-    redis.disconnect();
-    await service.onApplicationShutdown();
-    await stopChild(server.child);
-  }
+  });
 }
 
 runWhenMain(module, bench);

@@ -7,16 +7,9 @@
  * reads its page (two calls: the snapshot, then the page), the second reads the page alone (one call);
  * so the snapshot's call costs about the first read less the second.
  */
-import Redis from 'ioredis';
-import { composeRanking } from '../harness/compose-ranking';
-import { FakeClock } from '../harness/clock';
-import { stopChild } from '../harness/processes';
-import { validateConfig } from '../src/common/config';
-import { RedisFunctions } from '../src/redis/redis-functions';
-import { RedisService } from '../src/redis/redis.service';
-import { RedisSettings } from '../src/redis/redis.settings';
 import { runWhenMain } from './process-stats';
-import { dumpCounts, startCallgrindRedis } from './redis-instructions';
+import { dumpCounts } from './redis-instructions';
+import { withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2400;
 const PAGE = 1000;
@@ -28,15 +21,7 @@ const WINDOWS = [{ name: 'w', period: '1h', interval: '1m', snapshots: { keep: 3
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
 async function bench(): Promise<void> {
-  const server = await startCallgrindRedis();
-  const clock = new FakeClock(1_699_999_980_000);
-  // Valgrind runs Redis about 50 times slower: the calls get the deadline of a bench.
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const service = new RedisService(RedisSettings.from(config), clock);
-  const redis = new Redis(server.url);
-  try {
-    await service.waitUntilReady(60_000);
-    const { ranking } = await composeRanking(service, new RedisFunctions(service), config, clock);
+  await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph: { ranking }, clock }) => {
     const fcalls = async () => Number(/cmdstat_fcall:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
     console.log('| ties | first read after a boundary (M instructions, calls) | the same page again |');
     console.log('| --- | ---: | ---: |');
@@ -65,11 +50,7 @@ async function bench(): Promise<void> {
         );
       }
     }
-  } finally {
-    redis.disconnect();
-    await service.onApplicationShutdown();
-    await stopChild(server.child);
-  }
+  });
 }
 
 runWhenMain(module, bench);

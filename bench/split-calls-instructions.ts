@@ -7,16 +7,12 @@
  * 1 000 rows (COUNTED_VIEW_ROWS_PER_CALL rows a call): each read once unmeasured, then measured.
  */
 import Redis from 'ioredis';
-import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
+import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
-import { stopChild } from '../harness/processes';
-import { validateConfig } from '../src/common/config';
-import { RedisFunctions } from '../src/redis/redis-functions';
-import { RedisService } from '../src/redis/redis.service';
-import { RedisSettings } from '../src/redis/redis.settings';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
 import { runWhenMain } from './process-stats';
-import { dumpCounts, startCallgrindRedis, type Callgrind } from './redis-instructions';
+import { dumpCounts, type Callgrind } from './redis-instructions';
+import { withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const MINUTE_MS = 60_000;
@@ -72,15 +68,7 @@ async function seedRated(graph: RankingGraph): Promise<void> {
 }
 
 async function bench(): Promise<void> {
-  const server = await startCallgrindRedis();
-  const clock = new FakeClock(1_699_999_980_000);
-  // Valgrind runs Redis about 50 times slower: the calls get the deadline of a bench.
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const service = new RedisService(RedisSettings.from(config), clock);
-  const redis = new Redis(server.url);
-  try {
-    await service.waitUntilReady(60_000);
-    const graph = await composeRanking(service, new RedisFunctions(service), config, clock);
+  await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph, clock }) => {
     await seedModerated(graph, clock);
     await seedRated(graph);
     console.log('| read | calls | M instructions |');
@@ -92,11 +80,7 @@ async function bench(): Promise<void> {
     }
     for (const limit of [250, 1000])
       await measure(server, redis, `wilson top ${limit}`, () => graph.ranking.top('rated', 'best', 0, limit));
-  } finally {
-    redis.disconnect();
-    await service.onApplicationShutdown();
-    await stopChild(server.child);
-  }
+  });
 }
 
 runWhenMain(module, bench);

@@ -7,31 +7,17 @@
  * minute closed prunes it (EXPIRE_CHUNK budget units a call) and looks at its filter for each row, in
  * TAIL_CALLS_PER_READ calls. Prints its calls, their instructions and the costliest call's commands.
  */
-import Redis from 'ioredis';
-import { composeRanking } from '../harness/compose-ranking';
-import { FakeClock } from '../harness/clock';
-import { stopChild } from '../harness/processes';
-import { validateConfig } from '../src/common/config';
 import { StandingStore } from '../src/ranking/standing/standing.store';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../src/redis/redis-functions';
-import { RedisService } from '../src/redis/redis.service';
-import { RedisSettings } from '../src/redis/redis.settings';
 import { runWhenMain } from './process-stats';
-import { dumpCounts, startCallgrindRedis } from './redis-instructions';
+import { dumpCounts } from './redis-instructions';
+import { withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const PAGE_ROWS = 2064;
 
 async function bench(): Promise<void> {
-  const server = await startCallgrindRedis();
-  const clock = new FakeClock(1_700_000_000_000);
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const service = new RedisService(RedisSettings.from(config), clock);
-  const redis = new Redis(server.url);
-  try {
-    await service.waitUntilReady(60_000);
-    const graph = await composeRanking(service, new RedisFunctions(service), config, clock);
+  await withCallgrindRanking(1_700_000_000_000, async ({ server, redis, graph, clock }) => {
     const commands = new WriteCommands(clock);
     const windows = [{ name: 'h', period: '1h', interval: '1m' }];
     await graph.ranking.putBoard({ name: 'p', windows, tail: { exact: 10, below: 1000 } });
@@ -58,11 +44,7 @@ async function bench(): Promise<void> {
     console.log(
       `| ${calls} | ${(instructions / 1e6).toFixed(2)} | ${(instructions / calls / 1e6).toFixed(2)} | ${script} |`,
     );
-  } finally {
-    redis.disconnect();
-    await service.onApplicationShutdown();
-    await stopChild(server.child);
-  }
+  });
 }
 
 runWhenMain(module, bench);

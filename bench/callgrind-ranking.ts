@@ -1,0 +1,42 @@
+/**
+ * The setup the instruction benches share: a redis-server under callgrind (./redis-instructions.ts)
+ * and the ranking graph composed over it, at a fixed fake time; stopped after `run`.
+ */
+import Redis from 'ioredis';
+import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
+import { FakeClock } from '../harness/clock';
+import { stopChild } from '../harness/processes';
+import { validateConfig } from '../src/common/config';
+import { RedisFunctions } from '../src/redis/redis-functions';
+import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { startCallgrindRedis, type Callgrind } from './redis-instructions';
+
+export interface CallgrindRanking {
+  server: Callgrind;
+  /** A plain connection of its own (CONFIG, SLOWLOG, INFO). */
+  redis: Redis;
+  graph: RankingGraph;
+  clock: FakeClock;
+}
+
+export async function withCallgrindRanking(
+  startMs: number,
+  run: (bench: CallgrindRanking) => Promise<void>,
+): Promise<void> {
+  const server = await startCallgrindRedis();
+  const clock = new FakeClock(startMs);
+  // Valgrind runs Redis about 50 times slower: the calls get the deadline of a bench.
+  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const service = new RedisService(RedisSettings.from(config), clock);
+  const redis = new Redis(server.url);
+  try {
+    await service.waitUntilReady(60_000);
+    const graph = await composeRanking(service, new RedisFunctions(service), config, clock);
+    await run({ server, redis, graph, clock });
+  } finally {
+    redis.disconnect();
+    await service.onApplicationShutdown();
+    await stopChild(server.child);
+  }
+}
