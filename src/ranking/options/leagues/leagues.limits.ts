@@ -12,8 +12,8 @@ export const LEAGUE_TIERS: Bounds = { min: 1, max: 20 };
 /**
  * Units one rollover step rolls at most: a member one, and each part of a cohort (a cohort rolled in
  * parts when the step's units end inside it) LEAGUE_ROLL_PART_UNITS more, so a step of many small
- * cohorts runs no more commands than one of a big cohort. 300 members a step ran up to 4.4 ms (load
- * 5-10, ties first, every member moving); see docs/benchmarks.md for the steps now (bench/league-rollover.ts).
+ * cohorts runs no more commands than one of a big cohort. 200 keeps a step's call well under 5 ms
+ * with ties first and every member moving (docs/benchmarks.md, bench/league-rollover.ts).
  */
 export const LEAGUE_ROLL_BUDGET_UNITS = 200;
 
