@@ -5,7 +5,7 @@ import { CoalescingKeys } from './coalescing-keys';
 const keys = new RankingKeys('tb:');
 
 function boardOf(version: string, shards = 1): PreparedBoard {
-  const config = { name: 'b', version, shards, maxItems: null, windows: [], views: [] } as unknown as BoardConfig;
+  const config: BoardConfig = { name: 'b', version, shards, maxItems: null, windows: [], views: [] };
   return new PreparedBoard(config, (shard) => keys.board('b', shard));
 }
 
