@@ -1,10 +1,6 @@
-import { validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useRankingGraph } from '../support/ranking-graph';
 
 const DAY_MS = 86_400_000;
 const METRICS = ['up', 'down'];
@@ -22,31 +18,16 @@ const ITEMS = ['a', 'b', 'c', 'd', 'e', 'f'];
  */
 describe.each(TOPOLOGIES)('archive records after an item retraction (%s)', (topology) => {
   const clock = new FakeClock(1_700_000_000_000);
-  let redis: TestRedis;
-  let connection: RedisService;
-  let graph: RankingGraph;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    connection = new RedisService(RedisSettings.from(config), clock);
-    await connection.waitUntilReady(10_000);
-    graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
-  });
-
-  afterAll(async () => {
-    await graph.retractions.onApplicationShutdown();
-    await connection.onApplicationShutdown();
-    await redis.stop();
-  });
+  // The default EXPIRE_CHUNK: each closed day is drained and archived by one read.
+  const world = useRankingGraph(topology, clock, {});
 
   /** A board of both metrics keeping day archives of `top` rows, each item counted (b left out: `without`). */
   async function seeded(name: string, shards: number, top: number, without?: string): Promise<void> {
     const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top } }];
-    await graph.ranking.putBoard({ name, windows, shards, metrics: METRICS });
+    await world.graph.ranking.putBoard({ name, windows, shards, metrics: METRICS });
     for (const metric of METRICS) {
       const entries = ITEMS.map((item, i) => ({ item, amount: COUNTS[metric][i], metric }));
-      await graph.ranking.incrementBatch(
+      await world.graph.ranking.incrementBatch(
         name,
         entries.filter((entry) => entry.item !== without),
       );
@@ -54,15 +35,15 @@ describe.each(TOPOLOGIES)('archive records after an item retraction (%s)', (topo
   }
 
   async function retracted(name: string, item: string): Promise<void> {
-    const started = (await graph.retractions.start(name, { kind: 'item', id: item })).body;
-    await graph.retractions.settled(name, started.id);
+    const started = (await world.graph.retractions.start(name, { kind: 'item', id: item })).body;
+    await world.graph.retractions.settled(name, started.id);
   }
 
   /** Every metric's archive of the closed day: rows, ranks, scores and each row's `metrics`. */
   const archives = async (name: string) => {
     const answers: Record<string, unknown> = {};
     for (const metric of METRICS)
-      answers[metric] = (await graph.ranking.archives(name, 'day', 3, undefined, undefined, {}, metric)).periods;
+      answers[metric] = (await world.graph.ranking.archives(name, 'day', 3, undefined, undefined, {}, metric)).periods;
     return answers;
   };
 
@@ -75,9 +56,9 @@ describe.each(TOPOLOGIES)('archive records after an item retraction (%s)', (topo
     await retracted('roomy', 'b');
     expect(await archives('roomy')).toEqual(await archives('roomy-twin'));
     // Every metric's record on every shard forgot it, as the twin's never held it.
-    const records = await redis.dataKeys('*board:roomy[}/]*archidx:*');
+    const records = await world.redis.dataKeys('*board:roomy[}/]*archidx:*');
     expect(records.length).toBeGreaterThan(0);
-    for (const key of records) expect([key, await redis.client.hexists(key, 'b')]).toEqual([key, 0]);
+    for (const key of records) expect([key, await world.redis.client.hexists(key, 'b')]).toEqual([key, 0]);
     clock.setMs(startMs);
   });
 
