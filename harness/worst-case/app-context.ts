@@ -5,6 +5,8 @@
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
+import { BoardCache } from '../../src/ranking/boards/board-cache';
+import { WritesStore } from '../../src/ranking/writes/writes.store';
 import { ADMIN_TOKEN } from '../app';
 import type { FakeClock } from '../clock';
 import { SIZES, type Scale } from './boards';
@@ -77,12 +79,24 @@ async function firstEvent(url: string, secret: string): Promise<number> {
   }
 }
 
+/** Sends as an instance that stops after an unlike's first take-back call: its next calls fail (a 500). */
+async function stopping(takeBacks: WritesStore['takeBacks'], send: () => Promise<HttpAnswer>): Promise<HttpAnswer> {
+  takeBacks.finish = () => Promise.reject(new Error('the instance stopped'));
+  try {
+    return await send();
+  } finally {
+    Reflect.deleteProperty(takeBacks, 'finish');
+  }
+}
+
 export function appContext(
   apps: { measured: NestFastifyApplication; seeder: NestFastifyApplication },
   clock: FakeClock,
   scale: Scale,
 ): HarnessContext {
+  const takeBacks = () => apps.measured.get(WritesStore).takeBacks;
   const send = async (request: HttpRequest, caller: Caller = 'client'): Promise<HttpAnswer> => {
+    if (caller === 'stopping') return stopping(takeBacks(), () => send(request));
     const app = caller === 'seeder' || caller === 'operator' ? apps.seeder : apps.measured;
     const secret = { client: CLIENT_SECRET, seeder: SEEDER_SECRET, admin: ADMIN_TOKEN, operator: ADMIN_TOKEN }[caller];
     const hasBody = request.body !== undefined || request.method === 'POST' || request.method === 'PUT';
@@ -104,6 +118,7 @@ export function appContext(
     openStream: (path) => firstEvent(`${urlOf(apps.measured)}${path}`, CLIENT_SECRET),
     nowSec: () => Math.floor(clock.nowMs() / 1000),
     advanceSec: async (seconds) => clock.advanceSec(seconds),
+    sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
     state: new Map(),
   };
 }

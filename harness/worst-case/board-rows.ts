@@ -278,6 +278,22 @@ export const WRITE_ROWS: WorstRow[] = [
     times: 1,
   },
   {
+    route: 'DELETE /boards/{board}/items/{item}/likes/{userId}',
+    worst:
+      "that like's unlike on an instance stopped after its first call (500), and the scheduler's sweep finishing the take-back left recorded: a scan of the shard's records, then one segment per call (LikeTakeBacks.sweep)",
+    prepare: async (context) => {
+      await context.send(post('/boards/wc-sum/items/i2/likes', { userId: 'swept', segments: segmentsOf(3) }), 'seeder');
+    },
+    caller: 'stopping',
+    request: () => ({ method: 'DELETE', path: '/boards/wc-sum/items/i2/likes/swept' }),
+    expect: [500],
+    times: 1,
+    settle: async (context) => {
+      if (!(await context.sweepTakeBacks('wc-sum'))) throw new Error('the sweep left a take-back on wc-sum');
+    },
+    measuresSettle: true,
+  },
+  {
     route: 'POST /boards/{board}/items/{item}/likes',
     worst: `a new user in 8 segments on the costliest segmented board the write bound admits: ${SEGMENTED_SHAPE}`,
     caller: 'seeder',

@@ -17,9 +17,11 @@ export interface HttpAnswer {
 /**
  * Who sends a request: the measured client (low quotas), the seeder (quotas and WRITE_COST_PER_CALL out
  * of reach), the admin, or the operator: the admin on the seeder's instance, whose bound lets it store
- * boards a default instance refuses (as one declared before BOARD_WRITE_TOO_COSTLY was).
+ * boards a default instance refuses (as one declared before BOARD_WRITE_TOO_COSTLY was). `stopping`: the
+ * measured client on an instance that stops after an unlike's first take-back call (the take-back it
+ * leaves recorded is the scheduler's sweep's: sweepTakeBacks).
  */
-export type Caller = 'client' | 'seeder' | 'admin' | 'operator';
+export type Caller = 'client' | 'seeder' | 'admin' | 'operator' | 'stopping';
 
 export interface HarnessContext {
   scale: Scale;
@@ -30,6 +32,8 @@ export interface HarnessContext {
   nowSec(): number;
   /** Moves the service's clock forward. */
   advanceSec(seconds: number): Promise<void>;
+  /** The measured instance's sweep of a board's take-backs left recorded, as its scheduler's visit runs it. */
+  sweepTakeBacks(board: string): Promise<boolean>;
   /** What one row leaves for the next (a retraction's id, an API key's id). */
   state: Map<string, string>;
 }

@@ -8,15 +8,20 @@ import { BOARDS } from '../../harness/worst-case/boards';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { validateConfig } from '../../src/common/config';
 import { segmentsWithin } from '../../src/ranking/core/write-cost';
+import { BoardCache } from '../../src/ranking/boards/board-cache';
+import { ExpiryStore } from '../../src/ranking/expiry/expiry.store';
+import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RetractionService } from '../../src/ranking/retraction/retraction.service';
 import { LikeTakeBacks } from '../../src/ranking/writes/like-take-backs';
+import { WritesStore } from '../../src/ranking/writes/writes.store';
 
 /**
  * The take-back of a like stored past the write bound (issue #45): a like in 8 segments on a board of
  * every option, liked through an instance of a higher WRITE_COST_PER_CALL, is taken back by a default
  * instance over calls of at most WRITE_CALL_COMMANDS commands each (counted from the SLOWLOG at 0 µs),
  * and leaves the board as a twin that never got the like; stopped midway, the record it leaves is
- * finished by the next unlike, a retry of the same keyed request, or a like of the same user and item.
+ * finished by the next unlike, a retry of the same keyed request, a like of the same user and item, or
+ * the scheduler's next pass (its sweep), in the same bounded calls, however the windows expired meanwhile.
  */
 const T0 = 1_700_006_400_000;
 const SEGMENTS = Array.from({ length: 8 }, (_, k) => `s${k}`);
@@ -240,6 +245,43 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       expect(await redis.dataKeys('board:dropped}*')).toEqual([]);
     });
 
+    /** The board's sweep (LikeTakeBacks.sweep) on instance `on`, in at most `calls` calls: true when none is left. */
+    const sweep = async (board: string, calls?: number, on = app) =>
+      on.get(WritesStore).takeBacks.sweep(await on.get(BoardCache).get(board), clock.nowMs(), calls);
+
+    it("is finished by the scheduler's next pass, in calls each within WRITE_CALL_COMMANDS", async () => {
+      await seeded('swept');
+      await like('swept', 'u');
+      await interrupted('swept');
+      const calls = await likeCalls(() => app.get(RankingScheduler).tick());
+      expect(calls.length).toBeGreaterThan(1);
+      expect(Math.max(...calls)).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
+      expect(await redis.dataKeys('board:swept}:liketb')).toEqual([]);
+      expect(differences(await dump(redis, 'swept'), await dump(redis, 'never'))).toEqual([]);
+      expect((await unlike('swept', 'u').expect(200)).body.counted).toBe(false);
+    });
+
+    it('is swept in at most the calls a visit has, the rest on the next visit', async () => {
+      await seeded('visits');
+      await like('visits', 'u');
+      await interrupted('visits');
+      expect(await sweep('visits', 1)).toBe(false);
+      expect(await redis.dataKeys('board:visits}:liketb')).toHaveLength(1);
+      expect(await sweep('visits')).toBe(true);
+      expect(differences(await dump(redis, 'visits'), await dump(redis, 'never'))).toEqual([]);
+    });
+
+    it('is taken back once by two instances sweeping it and an unlike at once', async () => {
+      await seeded('twice');
+      await like('twice', 'u');
+      await interrupted('twice');
+      const [a, b] = [app.get(RankingScheduler), past.get(RankingScheduler)];
+      await Promise.all([sweep('twice'), sweep('twice'), sweep('twice', undefined, past), unlike('twice', 'u')]);
+      await Promise.all([a.tick(), b.tick()]);
+      expect(await redis.dataKeys('board:twice}:liketb')).toEqual([]);
+      expect(differences(await dump(redis, 'twice'), await dump(redis, 'never'))).toEqual([]);
+    });
+
     it.each([
       ['user', { kind: 'actor' as const, id: 'u' }],
       ['item', { kind: 'item' as const, id: 'i2' }],
@@ -257,6 +299,31 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
       if (what === 'user') expect(differences(tops(retracted), tops(await dump(redis, 'never')))).toEqual([]);
       await unlike(board, 'u').expect(200);
       expect(differences(await dump(redis, board), retracted)).toEqual([]);
+    });
+
+    /** Drains what expired on each board, as the scheduler's expiry does. */
+    async function drained(...boards: string[]): Promise<void> {
+      for (const name of boards) {
+        const board = await app.get(BoardCache).get(name);
+        while ((await app.get(ExpiryStore).expire(board, clock.nowMs())).draining);
+      }
+    }
+
+    // Last: the clock moves on past slot boundaries (the hour window's slots, then the six-hour one's,
+    // the day's): each board drained there first, so a call that counted in a window whose slot expired
+    // would leave a slot the twin lacks.
+    it('leaves the board as the twin however its windows expired between its calls', async () => {
+      await seeded('expiring');
+      await seeded('expiring-twin');
+      await like('expiring', 'u');
+      await interrupted('expiring');
+      for (const hours of [2, 5, 20]) {
+        clock.advanceSec(hours * 3600);
+        await drained('expiring', 'expiring-twin');
+        expect(await sweep('expiring', 1)).toBe(false);
+      }
+      expect(await sweep('expiring')).toBe(true);
+      expect(differences(await dump(redis, 'expiring'), await dump(redis, 'expiring-twin'))).toEqual([]);
     });
   });
 });

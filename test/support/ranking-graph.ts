@@ -22,6 +22,8 @@ export type ActorBoardShape = { windows: ModelWindow[] } & Pick<
 /** The composed ranking of a property spec (useRankingGraph). */
 export interface RankingGraphWorld {
   graph: RankingGraph;
+  /** The Redis of the describe block, set once beforeAll ran. */
+  redis: TestRedis;
   /**
    * Asserts `run` over lists of `steps`, each run on a new board of `shape` with the clock at a random
    * start (or an example's); a passing run deletes its board.
@@ -44,11 +46,15 @@ const DRAINING_READS = 20;
 
 /**
  * Registers, in the calling describe block, a Redis of its own (`topology`) and the composed ranking on
- * it, driven by `clock`. EXPIRE_CHUNK is 2: expiry of a slot (and of its contributions) often takes
- * several calls. Answers the world, whose `graph` is set once beforeAll ran; afterAll stops the
- * re-weightings and retractions left running, the connection and the Redis.
+ * it, driven by `clock`. EXPIRE_CHUNK is 2 unless `env` says otherwise: expiry of a slot (and of its
+ * contributions) often takes several calls. Answers the world, whose `graph` and `redis` are set once
+ * beforeAll ran; afterAll stops the re-weightings and retractions left running, the connection and the Redis.
  */
-export function useRankingGraph(topology: Topology, clock: FakeClock): RankingGraphWorld {
+export function useRankingGraph(
+  topology: Topology,
+  clock: FakeClock,
+  env: Record<string, string> = { EXPIRE_CHUNK: '2' },
+): RankingGraphWorld {
   let boards = 0;
   const world = {
     assertOverBoards: (shape, steps, params, run) =>
@@ -72,11 +78,10 @@ export function useRankingGraph(topology: Topology, clock: FakeClock): RankingGr
       }
     },
   } as RankingGraphWorld;
-  let redis: TestRedis;
   let redisService: RedisService;
   beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', EXPIRE_CHUNK: '2' });
+    const redis = (world.redis = await startTestRedis(topology));
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
     redisService = new RedisService(RedisSettings.from(config), clock);
     await redisService.waitUntilReady(10_000);
     world.graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
@@ -86,7 +91,7 @@ export function useRankingGraph(topology: Topology, clock: FakeClock): RankingGr
     await world.graph.aliases.onApplicationShutdown();
     await world.graph.retractions.onApplicationShutdown();
     await redisService.onApplicationShutdown();
-    await redis.stop();
+    await world.redis.stop();
   });
   return world;
 }

@@ -129,6 +129,11 @@ export class BoardKeys {
     return `${this.tag}:likes`;
   }
 
+  /** Take-backs an unlike left unfinished on this shard (derived in segment_growth_lib.lua too). */
+  likeTakeBacks(): string {
+    return `${this.tag}:liketb`;
+  }
+
   /** Live segments of this shard: segment -> end (unix s) of its newest slot (derived in segment_lib.lua too). */
   segments(): string {
     return `${this.tag}:segs`;

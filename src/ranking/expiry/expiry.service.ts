@@ -5,6 +5,7 @@ import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { GroupBoardsService } from '../group-boards/group-boards.service';
 import { LeaguesService } from '../leagues/leagues.service';
+import { WritesStore } from '../writes/writes.store';
 import { ExpiryStore } from './expiry.store';
 
 /** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
@@ -42,6 +43,7 @@ export class ExpiryService {
     private readonly clock: Clock,
     private readonly leagues: LeaguesService,
     private readonly groups: GroupBoardsService,
+    private readonly writes: WritesStore,
   ) {}
 
   /**
@@ -109,8 +111,10 @@ export class ExpiryService {
         for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
           const expired = await this.store.expire(board, this.clock.nowMs());
           if (expired.draining) continue;
-          // A period that ended is the leagues' rollover's (exactly once, in bounded steps).
-          if (await this.leagues.rollDue(board, this.clock.nowMs())) return expired.nextDueMs;
+          // A period that ended is the leagues' rollover's (exactly once, in bounded steps); a take-back
+          // a stopped instance left, the sweep's (TAKE_BACK_CALLS_PER_VISIT unlike calls a visit).
+          const rolled = await this.leagues.rollDue(board, this.clock.nowMs());
+          if (rolled && (await this.writes.takeBacks.sweep(board, this.clock.nowMs()))) return expired.nextDueMs;
           result.stillDraining++;
           return againMs;
         }

@@ -50,7 +50,8 @@ export class WritesStore {
   private readonly budgetFields: number;
   private readonly idemCalls: IdemCalls;
   private readonly segmentClaims: SegmentClaims;
-  private readonly takeBacks: LikeTakeBacks;
+  /** The take-backs of likes stored past the write bound: the scheduler's visit sweeps those left (ExpiryService). */
+  readonly takeBacks: LikeTakeBacks;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
   private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
   private readonly fns: WritesFunctions['functions'];
@@ -76,7 +77,7 @@ export class WritesStore {
     this.idemCalls = IdemCalls.for(settings.idempotencyRetentionMs, redis.client);
     this.fns = part.functions;
     this.segmentClaims = new SegmentClaims(functions, this.fns);
-    this.takeBacks = new LikeTakeBacks(functions, this.fns, settings, (board, dueMs) => this.indexDue(board, dueMs));
+    this.takeBacks = new LikeTakeBacks(redis, functions, this.fns, settings, (board, due) => this.indexDue(board, due));
     functions.define([part.library]);
   }
 
@@ -217,7 +218,8 @@ export class WritesStore {
       await this.takeBacks.finish(board, item, userId, nowMs);
       return send();
     });
-    await this.indexDue(board, reply.created[2]);
+    // A take-back left recorded makes the board due now: the scheduler's sweep finishes it should this instance stop.
+    await this.indexDue(board, reply.created[3] > 0 ? nowMs : reply.created[2]);
     // A replayed answer does not say what is left: one more call finds out (and finishes it).
     if (undo && (reply.created[3] > 0 || reply.replayed)) await this.takeBacks.finish(board, item, userId, nowMs);
     return {

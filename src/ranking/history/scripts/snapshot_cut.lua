@@ -4,7 +4,8 @@
 -- tiebreak board the pair order). A sharded board's shards each keep their own top rows, so the
 -- board's merge of them holds rows past the board's `top` that an unsharded board never stored: cut
 -- away before an item retraction takes a row out, they cannot move in (retraction.service). Rows kept
--- keep their positions.
+-- keep their positions; an archive's record (archive_lib) forgets the rows cut, so another metric's
+-- rows no longer find them (listing_counts).
 -- Keys: cfg (board config hash: holds the config version), slots (the window's slots index zset;
 --       its snapshot keys are its siblings: snapshot_lib), top (the window's results zset)
 -- Args (reader.read_call, CALLS.snapshot_cut): the header with the one window (its rule unused), then
@@ -40,6 +41,7 @@ local function snapshot_cut(keys, args)
     if comes_after(last, score, mark, item, ascending) then
       local cut = select(2, string.gsub(string.sub(rows, row), archive.SNAP_ROW, ''))
       redis.call('SET', key, string.sub(rows, 1, row - 1), 'KEEPTTL')
+      archive.record_forget(key, string.sub(rows, row))
       return reader.answer(CALLS.snapshot_cut, { cut = cut })
     end
     row = after <= #rows and after or nil

@@ -199,6 +199,17 @@ local function record_rows(slots_key, record_key, rows, first)
   redis.call('HSET', record_key, unpack(fields))
 end
 
+-- Forgets, in the record of the archive whose text is `text_key` ("<base>snap:<at>"), the items of
+-- `rows` (snapshot_lib's format) that leave its text (a retraction's item, a sharded board's cut), so
+-- another metric's rows no longer find them (listing_counts); a snapshot keeps no record. One HDEL.
+local function record_forget(text_key, rows)
+  local record_key = string.gsub(text_key, 'snap:(%d+)$', 'archidx:%1')
+  if record_key == text_key or redis.call('EXISTS', record_key) == 0 then return end
+  local items = {}
+  for item in string.gmatch(rows, SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)') do items[#items + 1] = item end
+  if #items > 0 then redis.call('HDEL', record_key, unpack(items)) end
+end
+
 -- Writes out, oldest first, the pending archives whose slot is drained, at most `budget` rows.
 -- Returns the budget left and whether rows remain.
 local function archive_write(slots_key, pending, budget)
@@ -282,5 +293,6 @@ archive.archives_pending = archives_pending
 archive.shown_index_key = shown_index_key
 archive.shown_index_set = shown_index_set
 archive.shown_index_pruned = shown_index_pruned
+archive.record_forget = record_forget
 archive.SNAP_ROW = SNAP_ROW
 archive.SNAP_FIELD = SNAP_FIELD

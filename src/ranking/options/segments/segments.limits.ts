@@ -13,6 +13,13 @@ export const SEGMENTS_PER_EVENT: Bounds = { min: 1, max: 8 };
 export const SEGMENTS_EXPIRED_PER_CALL = 64;
 
 /**
+ * Take-back calls (each an unlike's, within WRITE_COST_PER_CALL) one scheduler visit of a board sends
+ * to finish the take-backs a stopped instance left recorded (LikeTakeBacks.sweep): a take-back of a
+ * like in 8 segments is at most 8 calls, so a visit finishes about 6 of them; the rest, the next visit.
+ */
+export const TAKE_BACK_CALLS_PER_VISIT = 50;
+
+/**
  * Work of one segments page on one shard (segment_page: a name looked at weighs 1, a segment listed 1
  * per window, 5 per window when drained first): about 5 ms of Redis at most.
  */

@@ -80,7 +80,8 @@ local function item_out_of_slots(record, slots_key, top_key, item, budget, live_
 end
 
 -- The item's row out of one stored listing (a snapshot or an archive): the rows after it move up one
--- position. Returns the rows it had to renumber.
+-- position, and an archive's record forgets it (its EXISTS and HDEL within STEP.LISTING's units).
+-- Returns the rows it had to renumber.
 local function item_out_of_listing(key, item)
   local rows = redis.call('GET', key)
   if not rows then return 0 end
@@ -97,6 +98,7 @@ local function item_out_of_listing(key, item)
     tail = string.sub(tail, 1, -2)
   end
   redis.call('SET', key, string.sub(rows, 1, at - 1) .. tail, 'KEEPTTL')
+  archive.record_forget(key, archive.SNAP_ROW .. item .. archive.SNAP_FIELD)
   return moved
 end
 
