@@ -75,7 +75,8 @@ function expectHeader(source: string, numberOfKeys: number | 'dynamic'): void {
 /**
  * A named function's module (its definition has a contract): its header documents its keys, args and
  * reply by name; the handler binds its call (in a library with call_lib), its keys by name and its
- * args through the reader in its first lines, and answers through reader.answer; its code reads no KEYS, ARGV or args[n].
+ * args through the reader in its first lines, its own or a shared start's (SHARED_STARTS), and answers
+ * through reader.answer; its code reads no KEYS, ARGV or args[n].
  */
 function expectNamedHandler(
   source: string,
@@ -99,9 +100,37 @@ function expectNamedHandler(
     // A third name: where a contract's records start (`rest`).
     `  (?:local (?:header|_), arg(?:, \\w+)? = )?reader\\.read_call\\(args, CALLS\\.${handler}\\)`,
   ];
-  expect(source).toMatch(new RegExp(`^${first.join('\n')}$`, 'm'));
+  const own = new RegExp(`^${first.join('\n')}$`, 'm');
+  expect(source).toMatch(own.test(source) || !bindsCall ? own : sharedStart(handler));
   expect(source).toMatch(new RegExp(`reader\\.answer\\(CALLS\\.${handler},`));
   expect(codeOf(source)).not.toMatch(/\b(KEYS|ARGV)\b|\bargs\[/);
+}
+
+/**
+ * The shared starts a handler may open with instead of its own first lines (`<module>.<start>(keys,
+ * args, CALLS.<handler>)`), by the file defining each: every one binds the call first and reads its args
+ * through the reader, as a handler's own first lines do, or hands them first to another of them.
+ */
+const SHARED_STARTS: Record<string, string> = {
+  'board_write.begin_board_call': join(SRC, 'ranking', 'core', 'lua', 'board_write_lib.lua'),
+  'board_write.begin_board_write': join(SRC, 'ranking', 'core', 'lua', 'board_write_lib.lua'),
+  'snapshot.begin_read': join(SRC, 'ranking', 'options', 'snapshots', 'snapshot_lib.lua'),
+  'shown.begin_history': join(SRC, 'ranking', 'options', 'snapshots', 'snapshot_shown_lib.lua'),
+  'ingest.ingest_begin': join(SRC, 'ingest', 'lua', 'ingest_lib.lua'),
+};
+
+const escaped = (text: string) => text.replace(/[.()[\]]/g, '\\$&');
+
+/** A handler opening with a shared start: its keys by name (those it reads), then the start's answer. */
+function sharedStart(handler: string): RegExp {
+  const keysLine = '(?:  local \\w+(?:, \\w+)* = keys\\[\\d+\\](?:, keys\\[\\d+\\])*\\n)?';
+  const starts = Object.keys(SHARED_STARTS).map(escaped).join('|');
+  return new RegExp(
+    `^local function ${handler}\\(keys, args\\)\\n${keysLine}(?:  --.*\\n)*` +
+      `  local (refused|answer), header, arg(?:, \\w+)* = (?:${starts})\\(keys, args, CALLS\\.${handler}\\)\\n` +
+      '  if \\1 then return \\1 end$',
+    'm',
+  );
 }
 
 const FUNCTIONS = LIBRARIES.flatMap(({ functions }) => Object.values(functions));
@@ -160,6 +189,41 @@ describe('function libraries', () => {
       expect(codeOf(source)).not.toMatch(/\b(KEYS|ARGV)\b/);
     },
   );
+});
+
+describe('the shared starts of a named handler', () => {
+  it.each(Object.entries(SHARED_STARTS))(
+    '%s binds the call first and reads its args through the reader, or first hands them to another start',
+    (name, file) => {
+      const [table, start] = name.split('.');
+      const source = readFileSync(file, 'utf8');
+      const head = `^local function ${start}\\(keys, args, contract\\)\\n`;
+      const own = new RegExp(
+        `${head}  call_state\\.begin_call\\(keys, args\\)\\n  local header, arg(?:, \\w+)* = reader\\.read_call\\(args, contract\\)$`,
+        'm',
+      );
+      const handed = new RegExp(
+        `${head}  local refused, header, arg(?:, \\w+)* = ([\\w.]+)\\(keys, args, contract\\)\\n  if refused then return refused end$`,
+        'm',
+      ).exec(source)?.[1];
+      if (handed === undefined) {
+        expect(source).toMatch(own);
+        return;
+      }
+      const other = handed.includes('.') ? handed : `${table}.${handed}`;
+      expect(Object.keys(SHARED_STARTS).filter((known) => known !== name)).toContain(other);
+    },
+  );
+
+  it('is the first thing a handler opening with one does', () => {
+    const start = sharedStart('h');
+    const opened =
+      'local function h(keys, args)\n  local cfg_key = keys[1]\n  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.h)\n  if refused then return refused end\n';
+    expect(opened).toMatch(start);
+    expect(opened.replace('keys[1]\n', "keys[1]\n  redis.call('DEL', cfg_key)\n")).not.toMatch(start);
+    expect(opened.replace('CALLS.h', 'CALLS.other')).not.toMatch(start);
+    expect(opened.replace('board_write.begin_board_call', 'board_write.settled_tops')).not.toMatch(start);
+  });
 });
 
 describe('ranking keys share one Cluster slot per call', () => {

@@ -142,17 +142,18 @@ local function ingest_add(accepted, holding_at, windows)
   return new_due_ms
 end
 
--- The start every ingest call shares: the config version and the caller's lease `epoch` checked.
--- Answers an error reply, or nil and the call's state { windows (call_state.bind_windows), progress,
--- epoch, last, stored_epoch }.
-local function ingest_begin(keys, header, epoch)
-  local err = window.version_error(keys[1], header.version)
-  if err then return redis.error_reply(err) end
-  local window_count = #header.windows
+-- The start every ingest call shares: board_write's begin_board_call (the call bound, its args read by
+-- `contract`, the config version checked), then the caller's lease epoch (arg.epoch) checked. Answers an
+-- error reply (nil: none), the header, the arguments and the call's state { windows
+-- (call_state.bind_windows), progress, epoch, last, stored_epoch }.
+local function ingest_begin(keys, args, contract)
+  local refused, header, arg = board_write.begin_board_call(keys, args, contract)
+  if refused then return refused end
+  local window_count, epoch = #header.windows, tonumber(arg.epoch)
   local progress = keys[2 * window_count + 2]
   local stored = redis.call('HMGET', progress, 'last', 'epoch')
   if stored[2] and tonumber(stored[2]) > epoch then return redis.error_reply('TB_INGEST_FENCED ' .. stored[2]) end
-  return nil, { windows = call_state.bind_windows(2, window_count), progress = progress, epoch = epoch,
+  return nil, header, arg, { windows = call_state.bind_windows(2, window_count), progress = progress, epoch = epoch,
     last = stored[1] or '0-0', stored_epoch = tonumber(stored[2]) }
 end
 

@@ -1,4 +1,4 @@
--- requires: aggregate, call_state, ingest, reader
+-- requires: aggregate, ingest, reader
 -- ingest_apply: applies the events of one stream batch that land on one board shard, entry by entry,
 -- and records in the same call how far the source got on this shard, so a message delivered again is
 -- recognised. The general path: redeliveries, refusals, max / min / last boards (ingest_groups is the
@@ -75,11 +75,9 @@ local function ingest_classify(call, checks, entries)
 end
 
 local function ingest_apply(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.ingest_apply)
-  local err, call = ingest.ingest_begin(keys, header, tonumber(arg.epoch))
-  if err then return err end
+  local refused, header, arg, call = ingest.ingest_begin(keys, args, CALLS.ingest_apply)
+  if refused then return refused end
   local draining, checks = ingest.ingest_prepare(call, header, tonumber(arg.segments_max))
   local outcomes, accepted, new_last = ingest_classify(call, checks, cjson.decode(arg.entries))
   local due_ms = ingest.ingest_write(cfg_key, call, accepted, #accepted, checks.holding_at, new_last, header.now_sec)

@@ -1,4 +1,4 @@
--- requires: aggregate, call_state, ingest, reader
+-- requires: aggregate, ingest, reader
 -- ingest_groups: the fast path of ingest_apply for a batch part no earlier call has seen, on a sum
 -- board: the caller sends the part's events summed per (item, second, segments; an event with an
 -- actor alone), in the order of each group's last event (so `ties: first` orders items as
@@ -24,11 +24,9 @@ local function not_taken()
 end
 
 local function ingest_groups(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.ingest_groups)
-  local err, call = ingest.ingest_begin(keys, header, tonumber(arg.epoch))
-  if err then return err end
+  local refused, header, arg, call = ingest.ingest_begin(keys, args, CALLS.ingest_groups)
+  if refused then return refused end
   local last_hi, last_lo = ingest.id_of(call.last)
   local first_hi, first_lo = ingest.id_of(arg.first_id)
   if aggregate.mode() ~= 'sum' or not ingest.after(first_hi, first_lo, last_hi, last_lo) then return not_taken() end

@@ -13,4 +13,11 @@ local function sibling_key(key, suffix, replacement)
   return string.sub(key, 1, #key - #suffix) .. replacement
 end
 
+-- sibling_key as a function of the key alone, for a module's own key beside another: sibling_of('cfg',
+-- 'groups') maps "<tag>:cfg" to "<tag>:groups".
+local function sibling_of(suffix, replacement)
+  return function(key) return sibling_key(key, suffix, replacement) end
+end
+
 keyspace.sibling_key = sibling_key
+keyspace.sibling_of = sibling_of

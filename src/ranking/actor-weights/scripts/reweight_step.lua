@@ -1,4 +1,4 @@
--- requires: actor_caps, actor_log, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
 -- reweight_step: one bounded chunk of an actor's re-weighting on one shard (PUT .../actors/:actor): its
 -- live contributions (actor_lib) counted again at its new weight, within the board's cap
 -- (actor_caps_lib), in every window, view and segment. A re-weighting is a record under the board's
@@ -103,11 +103,9 @@ local function reweight_begin(cfg_key, record, arg, now_ms)
 end
 
 local function reweight_step(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.reweight_step)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.reweight_step)
+  if refused then return refused end
   local window_count, now_ms = #header.windows, header.now_ms
   local windows = call_state.bind_windows(2, window_count)
   local record = keys[#keys]

@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, reader, window
+-- requires: board_write, keyspace, reader
 -- alias_put: names `alias` a spelling of `item` on shard 0 of a board (PUT .../aliases/:alias), the
 -- board's alias map: "<tag>:aliases" (hash: alias -> canonical item), "<tag>:aliasruns" (alias -> the
 -- merge's run id: what its records on the alias's and the canonical's shards are keyed by) and
@@ -14,11 +14,9 @@
 --   the board holds)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function alias_put(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.alias_put)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.alias_put)
+  if refused then return refused end
   local aliases = keyspace.sibling_key(cfg_key, 'cfg', 'aliases')
   local runs, targets = keyspace.sibling_key(cfg_key, 'cfg', 'aliasruns'), keyspace.sibling_key(cfg_key, 'cfg', 'aliasof')
   local item = redis.call('HGET', aliases, arg.item) or arg.item

@@ -1,4 +1,4 @@
--- requires: actor_caps, actor_log, call_state, hooks, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
+-- requires: actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
 -- alias_step: one bounded step of an alias merge (PUT .../aliases/:alias): the alias's live counts
 -- moved into the canonical item's, slot by slot, in every window, view, segment and unique count, as
 -- if its events had named the canonical item. The alias and the canonical item may live on two
@@ -55,22 +55,6 @@ local function alias_unit_weight(views)
   return 1 + views
 end
 
--- The suffixes ("@<metric>") of the windows options keep beside the board's (hooks' window_siblings:
--- "<window>~@<metric>"): a sibling's keys are its window's under that suffix, as a segment's are.
-local function alias_siblings(keys, window_count)
-  local seen, suffixes = {}, {}
-  for w = 0, window_count - 1 do
-    local name = snapshot.window_name_of(keys[1], keys[2 + 2 * w])
-    for _, siblings_of in ipairs(hooks.window_siblings) do
-      for _, sibling in ipairs(siblings_of(keys[1], name)) do
-        local suffix = string.sub(sibling, #name + 2)
-        if not seen[suffix] then seen[suffix], suffixes[#suffixes + 1] = true, suffix end
-      end
-    end
-  end
-  return suffixes
-end
-
 -- Whether entry suffix `s` names a sibling's windows (a segment's name holds no "@").
 local function is_sibling(s)
   return string.sub(s, 1, 1) == '@'
@@ -79,7 +63,7 @@ end
 -- Every sibling's windows crossed before the call changes anything, as cross_all does the board's
 -- (a boundary left for the next call is then a CROSSING_ERROR with nothing changed).
 local function cross_siblings(keys, windows, now_sec)
-  for _, suffix in ipairs(alias_siblings(keys, windows.count)) do
+  for _, suffix in ipairs(segmentation.sibling_suffixes(keys, windows.count)) do
     for w = 0, windows.count - 1 do
       local slots_key, top_key = alias_window_keys(keys, w, suffix)
       local _, interval_sec, origin_sec = window.window_rule(windows, w)
@@ -256,7 +240,7 @@ local function take_begin(keys, window_count, record, arg, now_ms)
     redis.call('ZRANGESTORE', record .. ':segs', keyspace.sibling_key(cfg_key, 'cfg', 'segdue'), 0, -1)
     redis.call('EXPIRE', record .. ':segs', ALIAS.KEEP_SEC)
     local members = {}
-    for _, suffix in ipairs(alias_siblings(keys, window_count)) do members[#members + 1], members[#members + 2] = 0, suffix end
+    for _, suffix in ipairs(segmentation.sibling_suffixes(keys, window_count)) do members[#members + 1], members[#members + 2] = 0, suffix end
     if #members > 0 then
       redis.call('ZADD', record .. ':sibs', unpack(members))
       redis.call('EXPIRE', record .. ':sibs', ALIAS.KEEP_SEC)
@@ -332,7 +316,7 @@ end
 -- Every sibling's windows drained (drain_sibling), as the take drains the alias's before it takes from
 -- them: a give changes them as a call of each metric would. Answers false while expired data remains.
 local function drain_siblings(keys, windows, now_sec, drain)
-  for _, suffix in ipairs(alias_siblings(keys, windows.count)) do
+  for _, suffix in ipairs(segmentation.sibling_suffixes(keys, windows.count)) do
     if not drain_sibling(keys, windows, now_sec, suffix, drain) then return false end
   end
   return true
@@ -355,11 +339,9 @@ local function alias_give(keys, header, arg, windows, drain)
 end
 
 local function alias_step(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.alias_step)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.alias_step)
+  if refused then return refused end
   local windows = call_state.bind_windows(2, #header.windows)
   if snapshot.cross_all(windows, header.now_sec) then cross_siblings(keys, windows, header.now_sec) end
   -- What expired drains first, within about as many commands as the step's units run.

@@ -1,4 +1,4 @@
--- requires: archive, call_state, keyspace, reader, shown, snapshot, window
+-- requires: archive, keyspace, reader, shown, snapshot, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
@@ -242,13 +242,10 @@ local function archive_shown_page(base, start, rows, ex, skip, most)
 end
 
 local function archive_read(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.archive_read)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.archive_read)
+  if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
-  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   if not conf then
     return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, kept = {}, periods = {}, moderated = 0, left_out = {} })
   end

@@ -1,8 +1,8 @@
 -- module: board_write
--- requires: call_state, hooks, idempotency, order, slot_due, window
--- board_write_lib: the common start of every write to a board's items (increment, batch, like),
--- a module of the ranking function library after keys_lib, idem_lib and window_lib, and the admission
--- of new items.
+-- requires: call_state, hooks, idempotency, keyspace, order, reader, slot_due, window
+-- board_write_lib: the common start of the named functions on a board's shard (begin_board_call) and
+-- of every write to a board's items (increment, batch, like), a module of the ranking function library
+-- after keys_lib, idem_lib and window_lib, and the admission of new items.
 -- KEYS: 0
 
 local CALL = call_state.CALL
@@ -12,12 +12,40 @@ local CONFIG = call_state.CONFIG
 -- order_lib's exceptions kept for the call, by results key: an add drops its results' record.
 local EXCEPTIONS = order.EXCEPTIONS
 
--- Refuses a stale or missing config and answers a replay, for a named write (reader.read_call: its
--- header) whose idempotency entry is `idem` (idem_lib's idem_of). Returns the reply to answer at once, or nil.
-local function begin_board_write(cfg_key, header, idem)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
-  return idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
+-- The start of a named function on a board's shard (keys[1] its config hash): binds the call first
+-- (call_lib: the shared modules read its state), reads its header and arguments by `contract`
+-- (reader.read_call) and refuses a stale or missing config. Returns the error reply to answer at once
+-- (nil: none), the header, the arguments and where the contract's records start.
+local function begin_board_call(keys, args, contract)
+  call_state.begin_call(keys, args)
+  local header, arg, records_at = reader.read_call(args, contract)
+  local err = window.version_error(keys[1], header.version)
+  return err and redis.error_reply(err), header, arg, records_at
+end
+
+-- begin_board_call for a write retried safely: then idem_lib's entry of its idempotency arguments
+-- (idem_key "": none) and its replay. Returns the reply to answer at once (a refusal or a replay; nil:
+-- none), the header, the arguments, the entry (for idem_finish) and where the records start.
+local function begin_board_write(keys, args, contract)
+  local refused, header, arg, records_at = begin_board_call(keys, args, contract)
+  if refused then return refused end
+  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  return idempotency.idem_begin(keys[1], 'cfg', idem, header.now_ms), header, arg, idem, records_at
+end
+
+-- The results keys of the windows `window_keys` (rules `rules`, the header's) on the shard of `cfg_key`,
+-- for a call reading several shards of one node (lookups, count_above_shards); nil while expired slots
+-- wait to drain in one of them (the shard's own calls drain them first). The cutoff is exclusive, as
+-- expire_window's: a calendar window's previous period may be shorter than its current.
+local function settled_tops(cfg_key, window_keys, rules, now_sec)
+  local tops = {}
+  for w, rule in ipairs(rules) do
+    local cutoff = '(' .. window.live_from_sec(now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
+    local base = keyspace.sibling_key(cfg_key, 'cfg', window_keys[w] .. ':')
+    if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then return nil end
+    tops[w] = base .. 'top'
+  end
+  return tops
 end
 
 -- A list of a write's answer: one value as it is, several joined by commas (numbers as integers).
@@ -303,7 +331,9 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))
 end
 
+board_write.begin_board_call = begin_board_call
 board_write.begin_board_write = begin_board_write
+board_write.settled_tops = settled_tops
 board_write.standing_fields = standing_fields
 board_write.pair_fields = pair_fields
 board_write.item_cap = item_cap

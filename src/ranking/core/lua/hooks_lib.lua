@@ -166,11 +166,20 @@ local OWNER = {}
 -- library's load.
 function hooks.register(hook, fn, option)
   local list = hooks[hook]
-  if not list or hook == 'register' or hook == 'option_of' or hook == 'only' then error('hooks_lib: no hook "' .. hook .. '"') end
+  if not list or hook == 'register' or hook == 'register_all' or hook == 'option_of' or hook == 'only' then
+    error('hooks_lib: no hook "' .. hook .. '"')
+  end
   if not option then error('hooks_lib: hook "' .. hook .. '" registered without its option') end
   list[#list + 1] = fn
   OWNER[hook] = OWNER[hook] or {}
   OWNER[hook][#list] = option
+end
+
+-- Adds the functions of the option `option` to their hooks: `by_hook` lists each hook's name, then its
+-- function (hook_1, fn_1, hook_2, fn_2, ...), an option's one registration. A list, not a table keyed
+-- by hook: FUNCTION LOAD runs the main chunk without pairs or next, which walking one would need.
+function hooks.register_all(option, by_hook)
+  for i = 1, #by_hook, 2 do hooks.register(by_hook[i], by_hook[i + 1], option) end
 end
 
 -- The option of the `i`th function of the hook `hook`.

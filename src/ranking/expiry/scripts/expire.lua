@@ -1,4 +1,4 @@
--- requires: call_state, likes, reader, segmentation, slot_due, snapshot, window
+-- requires: board_write, call_state, likes, reader, segmentation, slot_due, snapshot, window
 -- expire: drains the expired slots of every window of a board and prunes old likes (scheduled job).
 -- Keys: dynamic: cfg (board config hash: holds the config version), likes (zset: "<item>\31<user>" ->
 --       like time, unix ms), then per window w = 1..W of the header its slots index zset and results
@@ -11,11 +11,9 @@
 --   boundary of a window keeping snapshots and holding data; 0 when there is none)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function expire(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, likes_key = keys[1], keys[2]
-  local header, arg = reader.read_call(args, CALLS.expire)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local likes_key = keys[2]
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.expire)
+  if refused then return refused end
   local now_sec, budget = header.now_sec, header.budget
   local windows = call_state.bind_windows(3, #header.windows)
   snapshot.cross_all(windows, now_sec)

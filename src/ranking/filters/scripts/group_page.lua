@@ -1,4 +1,4 @@
--- requires: actor_log, call_state, groups, order, reader, snapshot
+-- requires: actor_log, groups, order, reader, snapshot
 -- group_page: a filtered page of one shard's window listing (groups_lib), after expiring what fell out:
 -- from a place of the shard's listing, in the board's order, the rows that pass the filters (not an
 -- excluded item, not of an excluded group, at least min_actors distinct actors in the window (actor_lib),
@@ -69,11 +69,9 @@ local function scan_chunk(filter, out, at, count)
 end
 
 local function group_page(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.group_page)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.group_page)
+  if refused then return refused end
   local filter = {
     cfg_key = cfg_key, top_key = top_key, want = tonumber(arg.want), per_group = tonumber(arg.per_group),
     counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),

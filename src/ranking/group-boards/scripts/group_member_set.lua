@@ -1,4 +1,4 @@
--- requires: call_state, group_of, idempotency, reader, window
+-- requires: board_write, group_of, idempotency, reader
 -- group_member_set: makes an item of the member board a member of a group of a group board (or of
 -- none), retry-safe, on the member board's shard: the item leaves its previous group, and both
 -- groups are marked for their scores to be recomputed (group_of_lib). The first membership names the
@@ -19,14 +19,9 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_QUOTA groupBoards|groups|groupSize|groupMembers <held>
 --   (nothing changed)
 local function group_member_set(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.group_member_set)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
-  if replay then return replay end
+  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.group_member_set)
+  if answer then return answer end
   local limits = {
     boards = tonumber(arg.boards),
     groups = tonumber(arg.groups),

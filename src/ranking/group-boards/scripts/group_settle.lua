@@ -1,4 +1,4 @@
--- requires: call_state, group_of, reader, snapshot
+-- requires: group_of, reader, snapshot
 -- group_settle: makes a group board's scores exact before it is read: drains the member window's
 -- expired slots (each drained member moves in its group, group_of_lib's results_changed), then
 -- recomputes dirty groups from their best `top` members, at most `rows` member rows. A read of the
@@ -14,11 +14,9 @@
 --   draining   1: expired slots or dirty groups remain (call again), else 0
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function group_settle(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.group_settle)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local cfg_key, slots_key = keys[1], keys[2]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.group_settle)
+  if refused then return refused end
   if draining == 1 then return reader.answer(CALLS.group_settle, { draining = 1 }) end
   local window = string.sub(slots_key, #cfg_key - 2, -7)
   local more = group_of.GROUP_OF.settle(cfg_key, window, arg.board, tonumber(arg.top), arg.decay, tonumber(arg.rows))

@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, shown, snapshot, window
+-- requires: order, reader, shown, snapshot
 -- history_count: for a sharded board, how many rows of this shard's snapshots rank above given
 -- scores, pairs on a tiebreak board (the other shards' share of an item's rank in a snapshot), taking
 -- the snapshot of a boundary this call is the first to cross.
@@ -12,13 +12,10 @@
 --   row counted on a board with exceptions, none on another: snapshot_shown_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_count(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.history_count)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.history_count)
+  if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
-  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local counts, left_out = {}, {}
   local ex = shown.exceptions_of(top_key)
   for i, point in ipairs(cjson.decode(arg.points)) do

@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, shown, snapshot, window
+-- requires: keyspace, order, reader, shown, snapshot, window
 -- history_item: an item's score and the rows above it in each kept snapshot of a window within a
 -- time range, taking the snapshot of a boundary this call is the first to cross.
 -- Keys: cfg (board config hash: holds the config version and which windows keep snapshots), slots
@@ -19,14 +19,11 @@
 --   other shards count ahead of on a tiebreak board: snapshot_lib; '' elsewhere or not listed)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_item(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.history_item)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.history_item)
+  if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
   local interval_sec, origin_sec = rule.interval_sec, rule.origin_sec
-  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
   local next_sec, points, left_out, marks = 0, {}, {}, {}
   local ex = shown.exceptions_of(top_key)
   local hidden = not shown.visible(ex, arg.item)

@@ -1,4 +1,4 @@
--- requires: archive, call_state, order, reader, snapshot, window
+-- requires: archive, order, reader, shown, snapshot
 -- history_read: the snapshot of a window at or before a time (default: the latest), taking the
 -- snapshot of a boundary this call is the first to cross, and which of its items the window's listing
 -- leaves out now (left_out_rows).
@@ -33,13 +33,10 @@ local function left_out_rows(top_key, rows)
 end
 
 local function history_read(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.history_read)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.history_read)
+  if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
-  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local boundary, rows
   if conf then
     boundary, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, tonumber(arg.at_sec), rule.origin_sec)

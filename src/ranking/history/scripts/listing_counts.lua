@@ -1,4 +1,4 @@
--- requires: archive, call_state, keyspace, order, reader, snaprows, snapshot, span, window
+-- requires: archive, keyspace, order, reader, shown, snaprows, span, window
 -- listing_counts: what one shard's kept listings (snapshots, or a calendar window's archives) of one
 -- metric of a board of several tell about given items at given boundaries, for the `metrics` of
 -- another metric's rows (MetricCounts): each listing's row count, each asked item's score from the
@@ -95,13 +95,10 @@ local function counts_at(base, asked, ascending)
 end
 
 local function listing_counts(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.listing_counts)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.listing_counts)
+  if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
-  local conf = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local draining = false
   if conf and (rule.origin_sec or 0) > 0 then
     local _, left = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)

@@ -1,4 +1,4 @@
--- requires: archive, call_state, keyspace, order, reader, snapshot, span, window
+-- requires: archive, board_write, keyspace, order, reader, snapshot, span
 -- snapshot_cut: cuts one shard's kept snapshot of a window at one boundary to the rows at or before a
 -- row of the board's order (higher score first, equal scores in descending byte order of id; on a
 -- tiebreak board the pair order). A sharded board's shards each keep their own top rows, so the
@@ -25,11 +25,9 @@ local function comes_after(last, score, mark, item, ascending)
 end
 
 local function snapshot_cut(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.snapshot_cut)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.snapshot_cut)
+  if refused then return refused end
   local key = keyspace.sibling_key(slots_key, 'slots', '') .. 'snap:' .. arg.at_sec
   local rows = redis.call('GET', key)
   if not rows then return reader.answer(CALLS.snapshot_cut, { cut = 0 }) end

@@ -1,4 +1,4 @@
--- requires: call_state, idempotency, item_data, reader, snapshot, window
+-- requires: board_write, idempotency, item_data, reader, snapshot
 -- item_data_write: stores or removes one item's data on the item's shard, retry-safe.
 -- Keys: cfg (the item's shard's config hash: holds the config version and the windows)
 -- Args (reader.read_call, CALLS.item_data_write): the header (config version, now, no windows), then
@@ -12,14 +12,9 @@
 --        stored, so data never outlives its item and stays bounded by the board's items), TB_QUOTA
 --        itemDataBytes <growth> (the data would grow by more than the allowance: nothing stored)
 local function item_data_write(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.item_data_write)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
-  if replay then return replay end
+  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.item_data_write)
+  if answer then return answer end
   local item, data = arg.item, arg.data
   local grown = 0
   if data == '' then

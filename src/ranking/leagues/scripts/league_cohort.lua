@@ -1,4 +1,4 @@
--- requires: call_state, leagues, reader, ties, window
+-- requires: board_write, leagues, reader, ties
 -- league_cohort: a page of one cohort of the current period, best first, ranked by the board's ties
 -- (ties.marked_page: shared, equal scores share one competition rank; first, strict places). O(log n +
 -- rows): at most one count, for the first row.
@@ -8,11 +8,9 @@
 -- Reply (reader.answer, CALLS.league_cohort): rows (item_1, score_1, rank_1, ...), members
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function league_cohort(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.league_cohort)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.league_cohort)
+  if refused then return refused end
   local s = leagues.setting_of(cfg_key)
   if not s then return reader.answer(CALLS.league_cohort, { rows = {}, members = 0 }) end
   local key = leagues.cohort_key(s, arg.period, arg.tier, arg.cohort)

@@ -1,4 +1,4 @@
--- requires: call_state, leagues, reader, ties, window
+-- requires: board_write, leagues, reader, ties
 -- league_item: an item's standing in its cohort of the current period: tier, cohort, rank (by the
 -- board's ties: 1 + the members scoring more, or its strict place), league score and the cohort's
 -- members. O(log n).
@@ -9,11 +9,9 @@
 --   score (as Redis wrote it), members
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function league_item(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.league_item)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.league_item)
+  if refused then return refused end
   local s = leagues.setting_of(cfg_key)
   local none = { placed = 0, tier = 0, cohort = 0, rank = 0, score = '0', members = 0 }
   if not s then return reader.answer(CALLS.league_item, none) end

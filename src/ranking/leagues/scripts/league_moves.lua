@@ -1,4 +1,4 @@
--- requires: call_state, leagues, reader, window
+-- requires: board_write, leagues, reader
 -- league_moves: a page of the moves of a closed period's rollover, in the order rolled. When the page
 -- reaches past the moves listed so far and the rollover is not done, the call first runs one bounded
 -- rollover step (leagues_lib's roll_step, `rolled` 1), then reads only the rows the units the step left
@@ -13,11 +13,9 @@
 --   rolled a step), listed (moves so far), rows (item_1, fromTier_1, toTier_1, cohort_1, rank_1, ...)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function league_moves(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.league_moves)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.league_moves)
+  if refused then return refused end
   local s = leagues.setting_of(cfg_key)
   if not s then return reader.answer(CALLS.league_moves, { done = 1, rolled = 0, listed = 0, rows = {} }) end
   local key = s.base .. arg.period .. ':moves'

@@ -1,4 +1,4 @@
--- requires: call_state, leagues, reader, window
+-- requires: board_write, leagues, reader
 -- league_roll: one bounded step of the rollover of the board's oldest closed period with placements
 -- not rolled (leagues_lib's roll_step: about `budget` units from the cursor on, a cohort in parts,
 -- the cursor and each member's move stored in the same call). Safe to repeat, race and resume.
@@ -9,11 +9,9 @@
 -- Reply (reader.answer, CALLS.league_roll): done (1: no closed period is left to roll)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function league_roll(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.league_roll)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.league_roll)
+  if refused then return refused end
   local s = leagues.setting_of(cfg_key)
   if not s then return reader.answer(CALLS.league_roll, { done = 1 }) end
   local oldest = redis.call('ZRANGE', s.base .. 'open', '-inf', '(' .. arg.current, 'BYSCORE', 'LIMIT', 0, 1)[1]

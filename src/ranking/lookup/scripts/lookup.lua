@@ -1,4 +1,4 @@
--- requires: call_state, item_data, order, previous, reader, snapshot, window
+-- requires: board_write, item_data, order, previous, reader, snapshot, window
 -- lookup: scores of given item ids in one window of one shard, and how many items of the shard score
 -- above given scores, after expiry. An unsharded lookup is one call (ids, and counts above their own
 -- scores); a sharded one asks each shard for the scores of the ids it holds, then every shard for the
@@ -19,11 +19,9 @@
 --   sharded `ties: first` board }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function lookup(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.lookup)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.lookup)
+  if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
   local keeps = snapshot.cross_window(slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)

@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, window
+-- requires: board_write, call_state, order, reader, window
 -- lookup_count_shards: the second round of a lookup on a sharded board, for every shard of the board
 -- a Redis node serves in one call: how many items of those shards score above each given score in one
 -- window. Read-only and across hash tags like count_above_shards (allow-cross-slot-keys: keys of any
@@ -18,20 +18,17 @@ local function lookup_count_shards(keys, args)
   call_state.begin_call(keys, args)
   local route = keys[1]
   local header, arg = reader.read_call(args, CALLS.lookup_count_shards)
-  local rule = header.windows[1]
-  -- Exclusive, as expire_window's: a calendar window's previous period may be shorter than its current.
-  local cutoff = '(' .. window.live_from_sec(header.now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
   local scores, marks = cjson.decode(arg.ahead_scores), cjson.decode(arg.ahead_marks)
   local sums, pending = {}, {}
   for i = 1, #scores do sums[i] = 0 end
   for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
     local err = window.version_error(cfg_key, header.version)
     if err then return redis.error_reply(err) end
-    local base = keyspace.sibling_key(cfg_key, 'cfg', arg.window_key .. ':')
-    if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
-      pending[#pending + 1] = s
+    local tops = board_write.settled_tops(cfg_key, { arg.window_key }, header.windows, header.now_sec)
+    if tops then
+      for i = 1, #scores do sums[i] = sums[i] + order.ahead(tops[1], scores[i], marks[i]) end
     else
-      for i = 1, #scores do sums[i] = sums[i] + order.ahead(base .. 'top', scores[i], marks[i]) end
+      pending[#pending + 1] = s
     end
   end
   return reader.answer(CALLS.lookup_count_shards, { pending = pending, above = sums })

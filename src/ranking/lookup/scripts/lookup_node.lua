@@ -1,4 +1,4 @@
--- requires: call_state, item_data, keyspace, order, reader, window
+-- requires: board_write, call_state, item_data, order, reader, window
 -- lookup_node: a whole lookup on a sharded board whose shards one Redis node serves (a single Redis,
 -- or a Cluster node holding every shard), in one call: each id's score and data from its own shard,
 -- and its board rank from every shard's count above it. Read-only and across hash tags
@@ -23,16 +23,13 @@ local LOOKUP_NODE = { empty = {} }
 
 -- Each shard's results key; nil when a shard has expired slots to drain (or an error reply).
 local function lookup_tops(header, arg, shards)
-  local rule = header.windows[1]
-  -- Exclusive, as expire_window's: a calendar window's previous period may be shorter than its current.
-  local cutoff = '(' .. window.live_from_sec(header.now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
   local tops = {}
   for s, cfg_key in ipairs(shards) do
     local err = window.version_error(cfg_key, header.version)
     if err then return nil, err end
-    local base = keyspace.sibling_key(cfg_key, 'cfg', arg.window_key .. ':')
-    if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then return nil end
-    tops[s] = base .. 'top'
+    local settled = board_write.settled_tops(cfg_key, { arg.window_key }, header.windows, header.now_sec)
+    if not settled then return nil end
+    tops[s] = settled[1]
   end
   return tops
 end

@@ -1,4 +1,4 @@
--- requires: call_state, groups, idempotency, moderation, reader, snapshot, window
+-- requires: board_write, groups, idempotency, moderation, reader, snapshot
 -- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
 -- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
 -- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
@@ -30,15 +30,10 @@ local function held_with(cfg_key, group, state)
 end
 
 local function moderation_group_set(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.moderation_group_set)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
   -- A check sends no idem_key: it stores nothing.
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
-  if replay then return replay end
+  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.moderation_group_set)
+  if answer then return answer end
   local key = moderation.MODERATION.group_states_key(cfg_key)
   local previous = redis.call('HGET', key, arg.group) or ''
   local count, items = held_with(cfg_key, arg.group, arg.state)

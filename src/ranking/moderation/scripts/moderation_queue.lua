@@ -1,4 +1,4 @@
--- requires: call_state, moderation, order, reader, snapshot
+-- requires: moderation, order, reader, snapshot
 -- moderation_queue: one shard's items waiting for review in a window (listed there, neither hidden nor
 -- allowed), best first, after expiring what fell out. O(m log n + rows): m the shard's states (the
 -- board's limit), skipped at their places.
@@ -10,11 +10,9 @@
 --   score_1, ...: scores as Redis wrote them)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function moderation_queue(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.moderation_queue)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local cfg_key, top_key = keys[1], keys[3]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.moderation_queue)
+  if refused then return refused end
   local offset = tonumber(arg.offset)
   local page = order.page_except(top_key, moderation.MODERATION.moderated(cfg_key), offset, offset + tonumber(arg.limit) - 1)
   local rows = {}

@@ -1,4 +1,4 @@
--- requires: call_state, idempotency, moderation, reader, snapshot, window
+-- requires: board_write, idempotency, moderation, reader, snapshot
 -- moderation_set: sets (or clears) one item's moderation state on the item's shard, retry-safe. Nothing
 -- of its counts changes: reads leave a hidden item out (order_lib's exceptions) from this call on, and
 -- list it again, exactly as they would have, once it is allowed or cleared. The shard's version moves,
@@ -13,14 +13,9 @@
 --   previous (the state it had; "": none), held (states the shard holds now)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_QUOTA moderatedItems <held> (nothing stored)
 local function moderation_set(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.moderation_set)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local replay = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
-  if replay then return replay end
+  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.moderation_set)
+  if answer then return answer end
   local states = moderation.MODERATION.states_key(cfg_key)
   local previous = redis.call('HGET', states, arg.item) or ''
   if arg.state == '' then

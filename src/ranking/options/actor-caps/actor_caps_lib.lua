@@ -178,14 +178,9 @@ local function drop_held(base)
   redis.call('UNLINK', base .. 'held')
 end
 
-hooks.register('actor_amount', actor_amount, 'actor_caps')
-hooks.register('actor_weighs', actor_weighs, 'actor_caps')
-hooks.register('actor_moved', actor_moved, 'actor_caps')
-hooks.register('window_dropped', drop_held, 'actor_caps')
-hooks.register('config_planned', caps_planned, 'actor_caps')
-hooks.register('config_differs', caps_differ, 'actor_caps')
-hooks.register('config_stored', caps_stored, 'actor_caps')
-hooks.register('config_kept', weighs_some, 'actor_caps')
+hooks.register_all('actor_caps', { 'actor_amount', actor_amount, 'actor_weighs', actor_weighs,
+  'actor_moved', actor_moved, 'window_dropped', drop_held, 'config_planned', caps_planned,
+  'config_differs', caps_differ, 'config_stored', caps_stored, 'config_kept', weighs_some })
 
 actor_caps.merged = merged
 actor_caps.reweighted = reweighted

@@ -286,9 +286,8 @@ local function archive_drain(slots_key, origin_sec)
   }
 end
 
-hooks.register('slots_draining', archive_drain, 'calendar')
-hooks.register('period_closed', archive_begin, 'calendar')
-hooks.register('history_dropped', drop_archives, 'calendar')
+hooks.register_all('calendar', { 'slots_draining', archive_drain, 'period_closed', archive_begin,
+  'history_dropped', drop_archives })
 
 archive.archives_pending = archives_pending
 archive.shown_index_key = shown_index_key

@@ -19,14 +19,10 @@ local known = { seq = 0, by = {} }
 local SEP = '\31'
 
 -- "<tag>:cfg" -> "<tag>:groups"
-local function groups_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'groups')
-end
+local groups_key = keyspace.sibling_of('cfg', 'groups')
 
 -- "<tag>:cfg" -> "<tag>:bygroup"
-local function by_group_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'bygroup')
-end
+local by_group_key = keyspace.sibling_of('cfg', 'bygroup')
 
 -- The options following an item's group (hooks_lib group_changed) learn it is now `group` (false: none).
 local function changed(cfg_key, item, group)
@@ -129,11 +125,8 @@ local function groups_stored(cfg_key, settings)
   return true
 end
 
-hooks.register('results_changed', group_left, 'groups')
-hooks.register('watches', watches, 'groups')
-hooks.register('config_planned', groups_planned, 'groups')
-hooks.register('config_differs', groups_differ, 'groups')
-hooks.register('config_stored', groups_stored, 'groups')
+hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches, 'config_planned', groups_planned,
+  'config_differs', groups_differ, 'config_stored', groups_stored })
 
 groups.groups_key = groups_key
 groups.assign = assign

@@ -6,9 +6,7 @@
 -- Keys: <tag>:data  hash  item -> JSON object (at most 1 024 bytes; only items some window holds)
 
 -- "<tag>:cfg" -> "<tag>:data"
-local function item_data_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'data')
-end
+local item_data_key = keyspace.sibling_of('cfg', 'data')
 
 -- Whether some window of the shard of `cfg_key` holds `item` (its results zset has it, any score).
 local function item_held(cfg_key, item)
@@ -47,9 +45,8 @@ local function data_dropped(cfg_key, _, budget)
   return budget - 1, true
 end
 
-hooks.register('item_left', item_data_left, 'item-data')
-hooks.register('windows_dropped', prune_item_data, 'item-data')
-hooks.register('board_dropped', data_dropped, 'item-data')
+hooks.register_all('item-data', { 'item_left', item_data_left, 'windows_dropped', prune_item_data,
+  'board_dropped', data_dropped })
 
 item_data.item_data_key = item_data_key
 item_data.item_held = item_held

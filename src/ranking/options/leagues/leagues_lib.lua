@@ -386,12 +386,9 @@ local function leagues_stored(cfg_key, settings)
   return true
 end
 
-hooks.register('results_changed', league_changed, 'leagues')
-hooks.register('watches', watches, 'leagues')
-hooks.register('config_planned', leagues_planned, 'leagues')
-hooks.register('config_differs', leagues_differ, 'leagues')
-hooks.register('config_stored', leagues_stored, 'leagues')
-hooks.register('board_dropped', leagues_dropped, 'leagues')
+hooks.register_all('leagues', { 'results_changed', league_changed, 'watches', watches,
+  'config_planned', leagues_planned, 'config_differs', leagues_differ, 'config_stored', leagues_stored,
+  'board_dropped', leagues_dropped })
 
 leagues.setting_of = setting_of
 leagues.cohort_key = cohort_key

@@ -76,10 +76,7 @@ local function metrics_window_dropped(base)
   end
 end
 
-hooks.register('config_planned', metrics_planned, 'metrics')
-hooks.register('config_differs', metrics_differ, 'metrics')
-hooks.register('config_stored', metrics_stored, 'metrics')
-hooks.register('window_dropped', metrics_window_dropped, 'metrics')
-hooks.register('window_siblings', metric_windows, 'metrics')
+hooks.register_all('metrics', { 'config_planned', metrics_planned, 'config_differs', metrics_differ,
+  'config_stored', metrics_stored, 'window_dropped', metrics_window_dropped, 'window_siblings', metric_windows })
 
 metrics.names_of = names_of

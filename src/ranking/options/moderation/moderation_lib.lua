@@ -35,17 +35,9 @@ local MODERATION = { HIDDEN = 'hidden', ALLOWED = 'allowed' }
 -- Each config hash's exceptions asked in this call (call_state.call_cache).
 local known = { seq = 0, by = {} }
 
-local function states_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'moderation')
-end
-
-local function group_states_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'modgroups')
-end
-
-local function effective_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'modeff')
-end
+local states_key = keyspace.sibling_of('cfg', 'moderation')
+local group_states_key = keyspace.sibling_of('cfg', 'modgroups')
+local effective_key = keyspace.sibling_of('cfg', 'modeff')
 
 local function built(cfg_key)
   return call_state.config_field(cfg_key, 'modeff') == '1'
@@ -264,9 +256,6 @@ MODERATION.reviews = reviews
 MODERATION.moderated = moderated
 moderation.MODERATION = MODERATION
 
-hooks.register('exceptions', exceptions_hook, 'moderation')
-hooks.register('group_changed', group_changed, 'moderation')
-hooks.register('config_planned', moderation_planned, 'moderation')
-hooks.register('config_differs', moderation_differs, 'moderation')
-hooks.register('config_stored', moderation_stored, 'moderation')
-hooks.register('config_kept', states_kept, 'moderation')
+hooks.register_all('moderation', { 'exceptions', exceptions_hook, 'group_changed', group_changed,
+  'config_planned', moderation_planned, 'config_differs', moderation_differs, 'config_stored', moderation_stored,
+  'config_kept', states_kept })

@@ -83,11 +83,6 @@ local function order_stored(cfg_key, settings)
   return settings.order == 'asc'
 end
 
-hooks.register('ascending', function(top_key) return order_of(top_key) and true or nil end, 'order')
-hooks.register('page', page_hook, 'order')
-hooks.register('position', position_hook, 'order')
-hooks.register('ahead', ahead_hook, 'order')
-hooks.register('rank', rank_hook, 'order')
-hooks.register('config_planned', order_planned, 'order')
-hooks.register('config_differs', order_differs, 'order')
-hooks.register('config_stored', order_stored, 'order')
+hooks.register_all('order', { 'ascending', function(top_key) return order_of(top_key) and true or nil end,
+  'page', page_hook, 'position', position_hook, 'ahead', ahead_hook, 'rank', rank_hook, 'config_planned', order_planned,
+  'config_differs', order_differs, 'config_stored', order_stored })

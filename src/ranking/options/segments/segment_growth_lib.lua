@@ -167,6 +167,5 @@ segment_growth.take_back_pending = take_back_pending
 segment_growth.take_back_plan = take_back_plan
 segment_growth.record_take_back = record_take_back
 
-hooks.register('window_copies', segment_windows, 'segments')
-hooks.register('config_planned', segments_planned, 'segments')
-hooks.register('config_stored', segments_stored, 'segments')
+hooks.register_all('segments', { 'window_copies', segment_windows, 'config_planned', segments_planned,
+  'config_stored', segments_stored })

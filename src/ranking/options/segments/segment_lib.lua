@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, call_state, keyspace, seg_views, slot_due, snapshot, window
+-- requires: actor_log, call_state, hooks, keyspace, seg_views, slot_due, snapshot, window
 -- segment_lib: segments, a module of the ranking function library after window_lib and
 -- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
 -- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
@@ -361,7 +361,26 @@ local function segment_rows(windows, now_ms, after, limit, budget, units)
   return out
 end
 
+-- The suffixes ("@<metric>") of the windows options keep beside the board's (hooks' window_siblings:
+-- "<window>~@<metric>", metrics_lib), over the first `window_count` windows of `keys` (cfg, then each
+-- window's slots and top): a sibling's keys are its window's under that suffix, as a segment's are
+-- under its name.
+local function sibling_suffixes(keys, window_count)
+  local seen, suffixes = {}, {}
+  for w = 0, window_count - 1 do
+    local name = snapshot.window_name_of(keys[1], keys[2 + 2 * w])
+    for _, siblings_of in ipairs(hooks.window_siblings) do
+      for _, sibling in ipairs(siblings_of(keys[1], name)) do
+        local suffix = string.sub(sibling, #name + 2)
+        if not seen[suffix] then seen[suffix], suffixes[#suffixes + 1] = true, suffix end
+      end
+    end
+  end
+  return suffixes
+end
+
 segmentation.segment_window_key = segment_window_key
+segmentation.sibling_suffixes = sibling_suffixes
 segmentation.segment_indexes = segment_indexes
 segmentation.segment_names = segment_names
 segmentation.earliest_due = earliest_due

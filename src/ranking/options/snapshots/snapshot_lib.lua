@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, snaprows, window
+-- requires: archive, call_state, hooks, keyspace, order, reader, snaprows, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -275,6 +275,15 @@ local function open_read(cfg_key, slots_key, top_key, header)
   return nil, more and 1 or 0, keeps
 end
 
+-- A named single-window read's start (keys cfg, slots, top): binds the call (call_lib), reads its args, then
+-- open_read: the error reply to answer at once (nil: none), header, args, open_read's draining and keeps.
+local function begin_read(keys, args, contract)
+  call_state.begin_call(keys, args)
+  local header, arg = reader.read_call(args, contract)
+  local err, draining, keeps = open_read(keys[1], keys[2], keys[3], header)
+  return err and redis.error_reply(err), header, arg, draining, keeps
+end
+
 -- cross_window_of for one window (`slots_key`, `top_key`) of the call's board.
 local function cross_window(slots_key, top_key, now_sec, interval_sec, origin_sec)
   return cross_window_of(CALL.cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
@@ -375,6 +384,7 @@ snapshot.cross_all = cross_all
 snapshot.cross_window = cross_window
 snapshot.cross_window_of = cross_window_of
 snapshot.open_read = open_read
+snapshot.begin_read = begin_read
 snapshot.snapshot_windows = snapshot_windows
 snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms

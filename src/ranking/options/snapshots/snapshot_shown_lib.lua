@@ -1,5 +1,5 @@
 -- module: shown
--- requires: archive, order
+-- requires: archive, board_write, order, snapshot
 -- snapshot_shown_lib: which rows of a kept listing (a snapshot's or an archive's text, the previous
 -- listing "<base>prev") the window's reads show now. Kept listings store every row whatever moderation
 -- was; a read leaves out the items the board's exceptions leave out now (order_lib's exceptions_asked,
@@ -130,7 +130,19 @@ local function shown_rank(ex, scores, item, score, rank, ascending)
   return rank - ahead
 end
 
+-- The start of a named read of a window's kept listings (keys cfg, slots, top): board_write's
+-- begin_board_call, then the window's snapshot boundary crossed (snapshot.cross_window_of). Returns the
+-- error reply to answer at once (nil: none), the header, the arguments and the window's snapshot
+-- setting (nil: it keeps none).
+local function begin_history(keys, args, contract)
+  local refused, header, arg = board_write.begin_board_call(keys, args, contract)
+  if refused then return refused end
+  local rule = header.windows[1]
+  return nil, header, arg, snapshot.cross_window_of(keys[1], keys[2], keys[3], header.now_sec, rule.interval_sec, rule.origin_sec)
+end
+
 shown.exceptions_of = exceptions_of
+shown.begin_history = begin_history
 shown.visible = visible
 shown.left_out_ahead = left_out_ahead
 shown.through_shown = through_shown

@@ -73,13 +73,8 @@ local function tiebreak_order(top_key)
   return kept and kept.order
 end
 
-local function kept_key(top_key)
-  return keyspace.sibling_key(top_key, 'top', 'tbkept')
-end
-
-local function order_key(top_key)
-  return keyspace.sibling_key(top_key, 'top', 'tborder')
-end
+local kept_key = keyspace.sibling_of('top', 'tbkept')
+local order_key = keyspace.sibling_of('top', 'tborder')
 
 local function digits(value)
   return string.format('%0' .. TB.WIDTH .. '.0f', value)
@@ -305,16 +300,8 @@ tiebreak.keeps_pairs = keeps_pairs
 tiebreak.member_of = member_of
 tiebreak.pair_rows = pair_rows
 
-hooks.register('tiebreak', tiebreak_hook, 'tiebreak')
-hooks.register('results_changed', tiebreak_changed, 'tiebreak')
-hooks.register('window_dropped', drop_order, 'tiebreak')
-hooks.register('rank', rank_hook, 'tiebreak')
-hooks.register('watches', function(top_key) return tiebreak_order(top_key) ~= false end, 'tiebreak')
-hooks.register('config_planned', tiebreak_planned, 'tiebreak')
-hooks.register('config_differs', tiebreak_differs, 'tiebreak')
-hooks.register('config_stored', tiebreak_stored, 'tiebreak')
-hooks.register('page', page_hook, 'tiebreak')
-hooks.register('position', position_hook, 'tiebreak')
-hooks.register('mark_of', mark_hook, 'tiebreak')
-hooks.register('ahead', ahead_hook, 'tiebreak')
-hooks.register('append_marks', append_marks, 'tiebreak')
+hooks.register_all('tiebreak', { 'tiebreak', tiebreak_hook, 'results_changed', tiebreak_changed, 'rank', rank_hook,
+  'watches', function(top_key) return tiebreak_order(top_key) ~= false end, 'window_dropped', drop_order,
+  'config_planned', tiebreak_planned, 'config_differs', tiebreak_differs, 'config_stored', tiebreak_stored,
+  'page', page_hook, 'position', position_hook, 'mark_of', mark_hook, 'ahead', ahead_hook,
+  'append_marks', append_marks })

@@ -301,17 +301,7 @@ local function ahead_hook(top_key, score, mark)
   return nil
 end
 
-hooks.register('results_changed', tie_order_changed, 'ties')
-hooks.register('window_dropped', drop_tie_order, 'ties')
-hooks.register('rank', tie_rank, 'ties')
-hooks.register('watches', ties_first, 'ties')
-hooks.register('config_planned', ties_planned, 'ties')
-hooks.register('config_differs', ties_differ, 'ties')
-hooks.register('config_stored', ties_stored, 'ties')
-hooks.register('strict', strict_hook, 'ties')
-hooks.register('page', tie_page, 'ties')
-hooks.register('position', tie_position, 'ties')
-hooks.register('positions', tie_positions, 'ties')
-hooks.register('mark_of', mark_hook, 'ties')
-hooks.register('ahead', ahead_hook, 'ties')
-hooks.register('append_marks', append_tie_marks, 'ties')
+hooks.register_all('ties', { 'results_changed', tie_order_changed, 'window_dropped', drop_tie_order, 'rank', tie_rank,
+  'watches', ties_first, 'config_planned', ties_planned, 'config_differs', ties_differ, 'config_stored', ties_stored,
+  'strict', strict_hook, 'page', tie_page, 'position', tie_position, 'positions', tie_positions, 'mark_of', mark_hook,
+  'ahead', ahead_hook, 'append_marks', append_tie_marks })

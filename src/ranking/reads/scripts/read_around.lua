@@ -1,4 +1,4 @@
--- requires: call_state, order, previous, reader, snapshot, window
+-- requires: order, previous, reader, snapshot, window
 -- read_around: an item with up to `radius` neighbours on each side in a window's listing, after expiry.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
@@ -8,11 +8,9 @@
 --       not ranked
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_around(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.read_around)
-  local err, draining, keeps = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local top_key = keys[3]
+  local refused, header, arg, draining, keeps = snapshot.begin_read(keys, args, CALLS.read_around)
+  if refused then return refused end
   local item = arg.item
   local reply = { draining = draining, first_position = -1, higher_than_first = 0, previous_ranks = {}, tie_marks = {}, rows = {} }
   local held = redis.call('ZSCORE', top_key, item)

@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot, window
+-- requires: order, reader, snapshot, window
 -- read_item: one item's score and rank in a window plus the number of ranked items, after expiry.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
@@ -9,11 +9,9 @@
 --   listed: order_lib), tie (the item's tie mark on a sharded `ties: first` board; else "")
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_item(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.read_item)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local top_key = keys[3]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.read_item)
+  if refused then return refused end
   local score, rank = window.standing(top_key, arg.item)
   if rank == 0 and order.left_out(top_key, arg.item) then rank = -1 end
   return reader.answer(CALLS.read_item, {

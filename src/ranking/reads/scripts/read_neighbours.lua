@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot, window
+-- requires: order, reader, snapshot
 -- read_neighbours: for a sharded board's around read, this shard's items just before and just after
 -- the place a (score, item) pair takes in the board order, after expiring what fell out. On the
 -- item's own shard that place is the item's; on another shard the pair is inserted, ranked and
@@ -43,11 +43,9 @@ local function tie_neighbours(draining, top_key, item, score, radius, mark)
 end
 
 local function read_neighbours(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.read_neighbours)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local top_key = keys[3]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.read_neighbours)
+  if refused then return refused end
   local item, score, radius = arg.item, tonumber(arg.score), tonumber(arg.radius)
   if arg.tie ~= '' then return tie_neighbours(draining, top_key, item, score, radius, arg.tie) end
   local inserted = redis.call('ZSCORE', top_key, item) == false

@@ -1,4 +1,4 @@
--- requires: call_state, order, previous, reader, snapshot, window
+-- requires: order, previous, reader, snapshot, window
 -- read_top: one page of a window's listing, highest score first, after expiring what fell out.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
@@ -16,11 +16,9 @@
 --                      in the strict order (order_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_top(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.read_top)
-  local err, draining, keeps = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local top_key = keys[3]
+  local refused, header, arg, draining, keeps = snapshot.begin_read(keys, args, CALLS.read_top)
+  if refused then return refused end
   local offset = tonumber(arg.offset)
   local last = offset + tonumber(arg.limit) - 1
   local marks = {}

@@ -1,4 +1,4 @@
--- requires: call_state, reader, segmentation, window
+-- requires: board_write, call_state, reader, segmentation
 -- segment_page: one page of a shard's live segments (segment_lib's segment_rows), each drained first
 -- where due, the page's work bounded by its units.
 -- Keys: cfg (board config hash: holds the config version), then each window's (slots, top) pair (the
@@ -13,11 +13,8 @@
 --   the last name looked at
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function segment_page(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.segment_page)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.segment_page)
+  if refused then return refused end
   local page = segmentation.segment_rows(call_state.bind_windows(2, #header.windows), header.now_ms, arg.after, tonumber(arg.limit), header.budget,
     tonumber(arg.units))
   return reader.answer(CALLS.segment_page, { draining = page.draining, ended = page.ended, last = page.last, rows = page.rows })

@@ -1,4 +1,4 @@
--- requires: actor_log, archive, call_state, hooks, item_data, keyspace, order, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_log, archive, board_write, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board, of each window an option keeps beside the board's
 -- (hooks' window_siblings: each metric's but the first, metrics_lib) and of each segment, then out of
@@ -151,29 +151,12 @@ local function item_pending_segments(step, field, index)
   return pending
 end
 
--- The suffixes ("@<metric>") of the windows options keep beside the board's (hooks' window_siblings:
--- "<window>~@<metric>", metrics_lib): a sibling's keys are its window's under that suffix, as a
--- segment's are under its name.
-local function sibling_suffixes(step, window_count)
-  local seen, suffixes = {}, {}
-  for w = 0, window_count - 1 do
-    local name = snapshot.window_name_of(step.keys[1], step.keys[2 + 2 * w])
-    for _, siblings_of in ipairs(hooks.window_siblings) do
-      for _, sibling in ipairs(siblings_of(step.keys[1], name)) do
-        local suffix = string.sub(sibling, #name + 2)
-        if not seen[suffix] then seen[suffix], suffixes[#suffixes + 1] = true, suffix end
-      end
-    end
-  end
-  return suffixes
-end
-
 -- The sibling suffixes a retraction still has to visit ("<record>:<field>", listed by its first step).
 local function item_pending_siblings(step, field, window_count)
   local pending = step.record .. ':' .. field
   if redis.call('HSETNX', step.record, field, 1) == 1 then
     local members = {}
-    for _, suffix in ipairs(sibling_suffixes(step, window_count)) do
+    for _, suffix in ipairs(segmentation.sibling_suffixes(step.keys, window_count)) do
       members[#members + 1], members[#members + 2] = 0, suffix
     end
     if #members > 0 then
@@ -339,11 +322,9 @@ local function item_likes_out(step, budget)
 end
 
 local function retract_item(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.retract_item)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.retract_item)
+  if refused then return refused end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('item', now_ms, {

@@ -1,4 +1,4 @@
--- requires: actor_log, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
 -- retract_step: one bounded chunk of a retraction on one shard (an actor's events out of every
 -- window, view and unique count; see actor_lib). A retraction is a record under the board's hash tag,
 -- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
@@ -92,11 +92,9 @@ local function retract_segments(step, window_count, now_ms, left)
 end
 
 local function retract_step(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.retract_step)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.retract_step)
+  if refused then return refused end
   local now_ms, window_count = header.now_ms, #header.windows
   local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {

@@ -18,11 +18,8 @@
 --         TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items); nothing applied
 
 local function record_score(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.record_score)
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local answer = board_write.begin_board_write(cfg_key, header, idem)
+  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.record_score)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)

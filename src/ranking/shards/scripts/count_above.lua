@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot, window
+-- requires: board_write, call_state, order, reader, snapshot, window
 -- count_above: for a sharded board, how many items of this shard score above given scores, per window,
 -- after expiring what fell out (the other shards' share of a rank).
 -- Keys: cfg (the shard's config hash: holds the config version), then each window's (slots, top) pair
@@ -11,11 +11,8 @@
 --   mark) in each window }, ranked { items listed in each window (order_lib) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function count_above(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.count_above)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.count_above)
+  if refused then return refused end
   local window_count, now_sec = #header.windows, header.now_sec
   local windows = call_state.bind_windows(2, window_count)
   snapshot.cross_all(windows, now_sec)

@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, window
+-- requires: board_write, call_state, order, reader, window
 -- count_above_shards: count_above summed over several shards of a sharded board that live on this Redis
 -- node, in one call instead of one per shard (the other shards' share of a write's or an item's rank).
 -- One of the scripts that read keys of several hash tags: the shards' config keys come as an argument,
@@ -16,19 +16,6 @@
 -- Reply (reader.answer, CALLS.count_above_shards): pending { position (1-based, in `shards`) of each
 --   shard not counted }, above { per window, summed over the counted shards }, ranked { likewise }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
-
--- The shard's results key of each window; nil when a window of it has expired slots to drain.
-local function shard_tops(cfg_key, header, window_keys)
-  local tops = {}
-  for w, rule in ipairs(header.windows) do
-    local base = keyspace.sibling_key(cfg_key, 'cfg', window_keys[w] .. ':')
-    local cutoff = '(' .. window.live_from_sec(header.now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
-    if #redis.call('ZRANGE', base .. 'slots', '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then return nil end
-    tops[w] = base .. 'top'
-  end
-  return tops
-end
-
 local function count_above_shards(keys, args)
   call_state.begin_call(keys, args)
   local route = keys[1]
@@ -41,7 +28,7 @@ local function count_above_shards(keys, args)
   for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
     local err = window.version_error(cfg_key, header.version)
     if err then return redis.error_reply(err) end
-    local tops = shard_tops(cfg_key, header, window_keys)
+    local tops = board_write.settled_tops(cfg_key, window_keys, header.windows, header.now_sec)
     if tops then
       for w = 1, #tops do
         if order.listed(tops[w], scores[w]) then above[w] = above[w] + order.ahead(tops[w], scores[w], marks[w]) end

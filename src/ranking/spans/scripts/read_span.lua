@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, span, window
+-- requires: board_write, order, reader, span
 -- read_span: a window read over only its newest slots (a span chosen at read time), summed from the
 -- slot hashes themselves: exact, and no temporary key. The sum costs one step per slot field, so a
 -- span holding more than `max fields` refuses before summing (SPAN_TOO_COSTLY: declare a window).
@@ -29,11 +29,9 @@
 --            ((item, score) pairs: the rows before in board order, then the rows after)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function read_span(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.read_span)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.read_span)
+  if refused then return refused end
   local sums, fields = span.span_sums(slots_key, header.now_sec, header.windows[1].interval_sec, tonumber(arg.span_sec),
     tonumber(arg.most_fields))
   local figures = { summed = sums and 1 or 0, fields = fields, listed = 0, higher_than_first = 0, score = 0,

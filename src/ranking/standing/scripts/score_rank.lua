@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot
+-- requires: order, reader, snapshot
 -- score_rank: how many listed items of one shard's window a record of a given score would have ahead
 -- of it, written now, after expiry; O(log n): two ZCOUNTs.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
@@ -13,11 +13,9 @@
 --   (items the window lists)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function score_rank(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.score_rank)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local top_key = keys[3]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.score_rank)
+  if refused then return refused end
   local edge = arg.level == '1' and arg.score or '(' .. arg.score
   local ahead
   if arg.mark ~= '' then

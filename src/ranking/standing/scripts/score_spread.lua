@@ -1,4 +1,4 @@
--- requires: call_state, order, reader, snapshot
+-- requires: order, reader, snapshot
 -- score_spread: one shard's part of a window's score distribution, after expiry: its listed items
 -- (order_lib's listed: every recorded score on max / min / last, above 0 on sum), their lowest and highest score, how many score up to each bound and the scores at
 -- given ascending positions. Each count and position is O(log n) (ZCOUNT, ZRANGE by index): the
@@ -13,11 +13,9 @@
 --   scores { the score at each position; "" past the last }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function score_spread(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.score_spread)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local top_key = keys[3]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.score_spread)
+  if refused then return refused end
   local listed = order.listed_count(top_key)
   -- Items held but not listed (0 or less on a sum board) sit below the listed ones: a listed position
   -- is offset by them, and a count starts above them.

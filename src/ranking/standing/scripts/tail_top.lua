@@ -1,4 +1,4 @@
--- requires: call_state, reader, snapshot, tail
+-- requires: reader, snapshot, tail
 -- tail_top: one shard's best rows of a window on a `tail` board (src/ranking/options/tail/), each with
 -- the most it may have lost to pruned slots, and the shard's hidden mass H (the bound of any item it
 -- does not list); after expiry and this call's share of pruning. At most `looks` filter bits (GETBIT)
@@ -12,11 +12,9 @@
 --   reached), rows (item, score, dropped, ...)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function tail_top(keys, args)
-  call_state.begin_call(keys, args)
-  local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local header, arg = reader.read_call(args, CALLS.tail_top)
-  local err, draining = snapshot.open_read(cfg_key, slots_key, top_key, header)
-  if err then return redis.error_reply(err) end
+  local slots_key, top_key = keys[2], keys[3]
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.tail_top)
+  if refused then return refused end
   local rows, hidden, complete = tail.best_rows(slots_key, top_key, tonumber(arg.limit), tonumber(arg.looks))
   return reader.answer(CALLS.tail_top, { draining = draining, hidden = hidden, complete = complete and 1 or 0, rows = rows })
 end

@@ -1,4 +1,4 @@
--- requires: actor_log, board_views, call_state, keyspace, reader, seg_views, snapshot, view_except, window
+-- requires: actor_log, board_views, board_write, call_state, keyspace, reader, seg_views, snapshot, view_except, window
 -- read_view: reads a trending view (see views_lib) after taking the snapshots of the boundaries crossed
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
@@ -220,11 +220,9 @@ local function views_read(cfg_key, segment, now_sec, windows)
 end
 
 local function read_view(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key, slots_key = keys[1], keys[2]
-  local header, arg = reader.read_call(args, CALLS.read_view)
-  local err = window.version_error(cfg_key, header.version)
-  if err then return redis.error_reply(err) end
+  local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.read_view)
+  if refused then return refused end
   local windows = call_state.bind_windows(2, #header.windows)
   board_views.views_load(cfg_key, header.now_ms)
   local views = views_read(cfg_key, arg.segment, header.now_sec, windows)

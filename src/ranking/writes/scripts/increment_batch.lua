@@ -193,11 +193,8 @@ local function batch_groups(cfg_key, entries)
 end
 
 local function increment_batch(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg, records_at = reader.read_call(args, CALLS.increment_batch)
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local answer = board_write.begin_board_write(cfg_key, header, idem)
+  local answer, header, arg, idem, records_at = board_write.begin_board_write(keys, args, CALLS.increment_batch)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)

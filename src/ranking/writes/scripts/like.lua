@@ -116,11 +116,8 @@ local function plan_of(cfg_key, likes_key, arg, member, liked_ms, actor, now_ms)
 end
 
 local function like(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key, likes_key = keys[1], keys[2]
-  local header, arg = reader.read_call(args, CALLS.like)
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
-  local answer = board_write.begin_board_write(cfg_key, header, idem)
+  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.like)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(3, window_count)
