@@ -258,8 +258,7 @@ local function dropped_bound(slots, upto, kept, item, looks)
   return bound, entry
 end
 
--- Values one HMGET or HSET of the row cache takes (Lua's unpack takes a few thousand at most).
-local CACHE_CHUNK = 1000
+local CACHE_CHUNK = 1000 -- values one HMGET or HSET of the row cache takes (Lua's unpack takes a few thousand)
 -- Rows one call reads, bounds and answers at most: a page deeper than that is answered part by part,
 -- each row once, so no call pays for the whole page (2 064 rows: 5 calls or more).
 local ROWS_PER_CALL = 256
