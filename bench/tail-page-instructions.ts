@@ -1,11 +1,12 @@
 /**
- * A tail page's calls in Redis instructions (issue #45: the one-shard deepest tail page, ~1 000 commands
- * a call): `npx ts-node --transpile-only bench/tail-page-instructions.ts`, a few minutes. redis-server
- * runs under callgrind (startCallgrindRedis), which counts the instructions it executes whatever else the
- * machine does. A one-shard board of `tail: { exact: 10, below: 1000 }` whose closed minute holds 2 000
- * items seen once (every field but the best 10 leaves it): the first page of 2 064 rows read after the
- * minute closed prunes it (EXPIRE_CHUNK budget units a call) and looks at its filter for each row, in
- * TAIL_CALLS_PER_READ calls. Prints its calls, their instructions and the costliest call's commands.
+ * A tail page's calls in Redis instructions (issue #45: the one-shard deepest tail page):
+ * `npx ts-node --transpile-only bench/tail-page-instructions.ts`, under a minute. redis-server runs under
+ * callgrind (startCallgrindRedis), which counts the instructions it executes whatever else the machine
+ * does. A one-shard board of `tail: { exact: 10, below: 1000 }` whose closed minute holds 2 000 items
+ * seen once (every field but the best 10 leaves it): the first page of 2 064 rows read after the minute
+ * closed prunes it (EXPIRE_CHUNK budget units a call) and bounds its rows, in at most TAIL_CALLS_PER_READ
+ * calls. Prints the read's calls, their instructions (the whole read's and the costliest call's, the
+ * counters dumped around each call) and the commands its scripts ran (in all and in the costliest call).
  */
 import { StandingStore } from '../src/ranking/standing/standing.store';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
@@ -15,6 +16,22 @@ import { withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const PAGE_ROWS = 2064;
+/** The client address SLOWLOG gives the commands a script ran. */
+const SCRIPT_CLIENT = '?:0';
+
+/** The commands each FCALL's script ran, oldest call first (a script's commands are logged before its call). */
+function commandsPerCall(entries: Array<[number, number, number, string[], string]>): number[] {
+  const calls: number[] = [];
+  let inCall = 0;
+  for (const entry of [...entries].reverse()) {
+    if (entry[4] === SCRIPT_CLIENT) inCall += 1;
+    else if (/^fcall/i.test(String(entry[3][0]))) {
+      calls.push(inCall);
+      inCall = 0;
+    } else inCall = 0;
+  }
+  return calls;
+}
 
 async function bench(): Promise<void> {
   await withCallgrindRanking(1_700_000_000_000, async ({ server, redis, graph, clock }) => {
@@ -27,23 +44,36 @@ async function bench(): Promise<void> {
     }
     clock.advanceMs(60_000);
     const board = await graph.cache.get('p');
+    const store = graph.module.get(StandingStore);
     await redis.config('SET', 'slowlog-log-slower-than', '0');
     await redis.config('SET', 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
-    await redis.config('RESETSTAT');
-    dumpCounts(server);
-    await graph.module
-      .get(StandingStore)
-      .tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, PAGE_ROWS);
-    const instructions = dumpCounts(server).counts.Ir;
-    const stats = await redis.info('commandstats');
-    const calls = Number(/cmdstat_fcall(?:_ro)?:calls=(\d+)/.exec(stats)?.[1] ?? 0);
-    const entries = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[], string]>;
-    const script = entries.filter((entry) => entry[4] === '?:0').length;
-    console.log(`| calls | M instructions | M a call | commands in scripts |`);
-    console.log(
-      `| ${calls} | ${(instructions / 1e6).toFixed(2)} | ${(instructions / calls / 1e6).toFixed(2)} | ${script} |`,
+    // Each call between two dumps of the counters: its own instructions.
+    const perCall: number[] = [];
+    const call = store.functions.call.bind(store.functions);
+    store.functions.call = (async (...args: Parameters<typeof call>) => {
+      dumpCounts(server);
+      try {
+        return await call(...args);
+      } finally {
+        perCall.push(dumpCounts(server).counts.Ir);
+      }
+    }) as typeof call;
+    const [reply] = await store.tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, PAGE_ROWS);
+    const scripts = commandsPerCall(
+      (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[], string]>,
     );
+    const total = perCall.reduce((sum, n) => sum + n, 0);
+    const bounded = reply.rows.filter((row) => row.dropped !== reply.hidden).length;
+    console.log(
+      `| calls | M instructions | M a call | costliest call (M) | commands in scripts | costliest call's | rows | rows bounded below H |`,
+    );
+    console.log(
+      `| ${perCall.length} | ${(total / 1e6).toFixed(2)} | ${(total / perCall.length / 1e6).toFixed(2)} | ` +
+        `${(Math.max(...perCall) / 1e6).toFixed(2)} | ${scripts.reduce((sum, n) => sum + n, 0)} | ${Math.max(...scripts)} | ` +
+        `${reply.rows.length} | ${bounded} |`,
+    );
+    console.log(`calls (M): ${perCall.map((n) => (n / 1e6).toFixed(2)).join(', ')}; commands: ${scripts.join(', ')}`);
   });
 }
 

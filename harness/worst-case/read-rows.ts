@@ -126,7 +126,7 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/top',
     worst:
-      "a tail board's deepest page on one shard: 2 064 rows, each row's bound a look at every pruned slot's filter (bounded per call, learnt rows cached)",
+      "a tail board's deepest page on one shard: 2 064 rows kept by the first call, then answered 256 a call, each row bounded once (a look at every pruned slot's filter, bounded per call, learnt rows cached)",
     request: () => get('/boards/wc-tail-one/top?window=h&offset=1000&limit=1000'),
   },
   {

@@ -5,9 +5,19 @@ import { sliceFunctions } from '../core/slice-functions';
 export interface TailTopReply {
   draining: boolean;
   hidden: number;
-  /** False when the call's filter bits ran out: some rows answer `hidden` as their bound (call again). */
-  complete: boolean;
   rows: Array<{ item: string; score: number; dropped: number }>;
+}
+
+/** Where a tail read goes on from: the page its first call kept ('' begins a read) and the row of it. */
+export interface TailTopAt {
+  page: string;
+  from: number;
+}
+
+/** One call's part of a shard's tail rows; `more`: the read goes on from `next`. */
+export interface TailTopPart extends TailTopReply {
+  more: boolean;
+  next: TailTopAt;
 }
 
 /** One shard's part of a distribution: its listed items, their range, counts up to bounds, scores at positions. */
@@ -71,16 +81,27 @@ export const STANDING_FUNCTIONS = {
   tailTop: windowReadFunction({
     name: 'tbRankTailTop',
     handler: 'tail_top',
-    args: ['limit', 'looks'],
-    reply: ['draining', 'hidden', 'complete', 'rows'],
-    values: (call: WindowCall & { limit: number; looks: number }) => ({ limit: call.limit, looks: call.looks }),
-    decode: (reply): TailTopReply => {
+    args: ['limit', 'looks', 'from', 'page'],
+    reply: ['draining', 'hidden', 'more', 'page', 'next', 'rows'],
+    values: (call: WindowCall & { limit: number; looks: number; at: TailTopAt }) => ({
+      limit: call.limit,
+      looks: call.looks,
+      from: call.at.from,
+      page: call.at.page,
+    }),
+    decode: (reply): TailTopPart => {
       const flat = reply.nested('rows');
       const rows: TailTopReply['rows'] = [];
       for (let i = 0; i + 2 < flat.length; i += 3) {
         rows.push({ item: flat.string(i), score: flat.number(i + 1), dropped: flat.int(i + 2) });
       }
-      return { draining: reply.flag('draining'), hidden: reply.int('hidden'), complete: reply.flag('complete'), rows };
+      return {
+        draining: reply.flag('draining'),
+        hidden: reply.int('hidden'),
+        more: reply.flag('more'),
+        next: { page: reply.string('page'), from: reply.int('next') },
+        rows,
+      };
     },
   }),
 };

@@ -3,7 +3,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
-import { SpreadReply, StandingFunctions, TailTopReply } from './standing.functions';
+import { SpreadReply, StandingFunctions, TailTopAt, TailTopReply } from './standing.functions';
 import { TAIL_CALLS_PER_READ, TAIL_LOOKS_PER_EXPIRE_FIELD } from '../options/tail/tail.option';
 import { sliceStore } from '../core/slice-store';
 
@@ -59,21 +59,35 @@ export class StandingStore extends sliceStore(StandingFunctions) {
   }
 
   /**
-   * Every shard's best `limit` rows of a `tail` board's window with their dropped bounds. A shard whose
-   * call ran out of filter bits is called again (what it learnt is cached), TAIL_CALLS_PER_READ calls at
-   * most; rows still not reached answer the shard's hidden mass, a looser but true bound.
+   * Every shard's best `limit` rows of a `tail` board's window with their dropped bounds. A shard's
+   * calls each answer the next part of its page while the Lua says there is more: a part stops before a
+   * row its filter bits did not reach (what it learnt is cached). After TAIL_CALLS_PER_READ calls the
+   * rest comes without filter bits (the bounds cached, else the shard's hidden mass, looser but true).
    */
   tailTop(read: WindowRead, limit: number): Promise<TailTopReply[]> {
     if (read.board.sharded) this.admit();
+    return Promise.all(read.board.shards.map((shard) => this.tailShard(read, shard, limit)));
+  }
+
+  private async tailShard(read: WindowRead, shard: ShardKeys, limit: number): Promise<TailTopReply> {
     const looks = this.budgetFields * TAIL_LOOKS_PER_EXPIRE_FIELD;
-    return Promise.all(
-      read.board.shards.map(async (shard) => {
-        let reply = await guard(this.functions.call(this.fns.tailTop, { ...this.on(read, shard), limit, looks }));
-        for (let calls = 1; !reply.complete && calls < TAIL_CALLS_PER_READ; calls++)
-          reply = await guard(this.functions.call(this.fns.tailTop, { ...this.on(read, shard), limit, looks }));
-        return reply;
-      }),
-    );
+    const answer: TailTopReply = { draining: false, hidden: 0, rows: [] };
+    let at: TailTopAt = { page: '', from: 0 };
+    for (let calls = 0; ; calls++) {
+      const part = await guard(
+        this.functions.call(this.fns.tailTop, {
+          ...this.on(read, shard),
+          limit,
+          looks: calls < TAIL_CALLS_PER_READ ? looks : 0,
+          at,
+        }),
+      );
+      answer.draining ||= part.draining;
+      answer.hidden = Math.max(answer.hidden, part.hidden);
+      answer.rows.push(...part.rows);
+      if (!part.more) return answer;
+      at = part.next;
+    }
   }
 
   private on(read: WindowRead, shard: ShardKeys) {

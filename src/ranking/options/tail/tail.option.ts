@@ -15,14 +15,18 @@ export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
 
 /**
  * Filter bits (GETBIT) one tail read call may look at, per expired-slot field the call may drain
- * (EXPIRE_CHUNK): 5 × 100 by default. A look costs about as much as a Redis command from Lua; the rest
- * of a call (the page, one HMGET of its rows' cache entries, one HSET of what it learnt) holds the
- * one-shard worst-case row (2 064 rows) near 5 ms. A row's bound costs a look at each pruned slot's
- * filter until cached (docs/scaling.md).
+ * (EXPIRE_CHUNK): 2 × 100 by default. A look costs a Redis command and the row's SHA-1 (about 20 000
+ * instructions); with its share of pruning and its part of the page (256 rows at most, tail_lib's
+ * ROWS_PER_CALL) a call stays near 15 M instructions, 5 ms (bench/tail-page-instructions.ts). A row's
+ * bound costs a look at each pruned slot's filter until cached (docs/scaling.md).
  */
-export const TAIL_LOOKS_PER_EXPIRE_FIELD = 5;
-/** Calls one shard's tail read makes while its rows' bounds are not all reached (the rest answer H). */
-export const TAIL_CALLS_PER_READ = 8;
+export const TAIL_LOOKS_PER_EXPIRE_FIELD = 2;
+/**
+ * Calls of one shard's tail read that look at filter bits: the deepest page (2 064 rows) is 9 calls (its
+ * first keeps the page, then parts of 256 rows), and about as many more stop where their bits ran out.
+ * The calls after answer the rest of the page without looks (the cached bound, else H).
+ */
+export const TAIL_CALLS_PER_READ = 16;
 
 /** The option's setting: the exact head K and the admission count T of a closed slot. */
 export interface TailSetting {

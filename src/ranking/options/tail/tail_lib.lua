@@ -7,10 +7,11 @@
 -- item's true count lies in [listed, listed + the D of the live slots whose filter may hold it], and
 -- the shard's hidden mass H (the sum of the live slots' D) bounds the count of any item it lists not.
 -- docs/scaling.md states the bound and when a row is exact.
--- KEYS: 0 (its keys are siblings of the window's slots key: "<base>tail" hash, "<base>tailbf:<start>")
+-- KEYS: 0 (siblings of the window's slots key: "<base>tail" hash, "<base>tailbf:<start>", "<base>tailpage:<n>")
 -- Config hash fields: tailExact (K), tailBelow (T); absent: the option is off.
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
--- and its HSCAN cursor; upto: the newest slot pruned to its end (tail_pack_lib then packs it).
+-- and its HSCAN cursor; upto: the newest slot pruned to its end (tail_pack_lib then packs it); pages:
+-- the pages kept so far, "<base>tailpage:<n>" the rest of a page a read answers part by part (best_rows).
 
 call_state.config_field_add('tailExact', 'tail')
 call_state.config_field_add('tailBelow', 'tail')
@@ -257,64 +258,104 @@ local function dropped_bound(slots, upto, kept, item, looks)
   return bound, entry
 end
 
--- Values one HMGET or HSET of the row cache takes (Lua's unpack takes a few thousand at most).
-local CACHE_CHUNK = 1000
+local CACHE_CHUNK = 1000 -- values one HMGET or HSET of the row cache takes (Lua's unpack takes a few thousand)
+-- Rows one call reads, bounds and answers at most: a page deeper than that is answered part by part,
+-- each row once, so no call pays for the whole page (2 064 rows: 5 calls or more).
+local ROWS_PER_CALL = 256
+local PAGE_KEPT_MS = 60000 -- a kept page's life: the read's next calls follow at once
 
--- The listed items of a page (scores above 0: a sum board's rule), with their row cache entries (false:
--- none), the cache holding `cached` entries: read whole while it is a listpack (up to
--- hash-max-listpack-entries, 512 by default), where each field an HMGET names is a scan of the whole
--- hash (2 064 rows against ~500 entries: 2.5 ms an HMGET of 1 000), else in HMGETs of CACHE_CHUNK.
-local function listed_of(page, cache_key, pruned, cached)
-  local items, kept = {}, {}
-  for i = 1, #page, 2 do
-    if tonumber(page[i + 1]) <= 0 then break end
-    items[#items + 1] = page[i]
-  end
-  if not pruned or cached == 0 then return items, kept end
+-- The row cache entries of `items` (false or nil: none), the cache holding `cached` entries: read whole while
+-- a listpack (hash-max-listpack-entries, 512), where an HMGET scans it all a field, else in HMGETs of CACHE_CHUNK.
+local function cache_entries(cache_key, items, cached)
+  local kept = {}
+  if cached == 0 then return kept end
   if redis.call('OBJECT', 'ENCODING', cache_key) == 'listpack' then
     local flat, entries = redis.call('HGETALL', cache_key), {}
     for i = 1, #flat, 2 do entries[flat[i]] = flat[i + 1] end
     for i, item in ipairs(items) do kept[i] = entries[item] or false end
-    return items, kept
+    return kept
   end
   for first = 1, #items, CACHE_CHUNK do
     local chunk = redis.call('HMGET', cache_key, unpack(items, first, math.min(#items, first + CACHE_CHUNK - 1)))
     for j, entry in ipairs(chunk) do kept[first + j - 1] = entry end
   end
-  return items, kept
+  return kept
 end
 
--- A tail read: the window's `limit` best rows (item, score, dropped bound, ...) and H. A row whose
--- bound the call's `looks` filter bits did not reach answers H (a bound of anything the shard lost)
--- and makes `complete` false. What the call learnt is cached in HSETs of CACHE_CHUNK. The row cache holds at most
--- 4 reads' rows (emptied beyond).
-local function best_rows(slots_key, top_key, limit, looks)
-  local slots, hidden, upto = pruned_slots(slots_key)
-  local cache_key = base_of(slots_key) .. 'tailrows'
-  local cached = redis.call('HLEN', cache_key)
-  if cached > 4 * limit then
-    redis.call('DEL', cache_key)
-    cached = 0
+-- A part's listed items (scores above 0: a sum board's rule), and whether the page ended in it.
+local function listed_of(part)
+  local items = {}
+  for i = 1, #part, 2 do
+    if tonumber(part[i + 1]) <= 0 then return items, true end
+    items[#items + 1] = part[i]
   end
-  local page = redis.call('ZREVRANGE', top_key, 0, limit - 1, 'WITHSCORES')
-  local items, kept = listed_of(page, cache_key, #slots > 0, cached)
-  local rows, learnt, budget, complete = {}, {}, { left = looks }, true
+  return items, false
+end
+
+-- The part's rows (item, score, dropped, ...) with their bounds, up to the first row whose bound the
+-- call's `looks` filter bits did not reach (with `looks` 0, every row: H where the cache knows no bound).
+-- What the call learnt is cached in HSETs of CACHE_CHUNK. Answers the rows and the page rows answered.
+local function bound_rows(part, items, win, looks)
+  local kept = #win.slots > 0 and cache_entries(win.cache_key, items, win.cached) or {}
+  local rows, n, learnt, budget, answered = {}, 0, {}, { left = looks }, #items
   for i, item in ipairs(items) do
     local dropped, entry = 0, nil
-    if #slots > 0 then dropped, entry = dropped_bound(slots, upto, kept[i], item, budget) end
-    if entry then
-      learnt[#learnt + 1] = item
-      learnt[#learnt + 1] = entry
-    end
-    if dropped == nil then dropped, complete = hidden, false end
-    rows[#rows + 1] = item
-    rows[#rows + 1] = page[2 * i]
-    rows[#rows + 1] = dropped
+    if #win.slots > 0 then dropped, entry = dropped_bound(win.slots, win.upto, kept[i], item, budget) end
+    if entry then learnt[#learnt + 1], learnt[#learnt + 2] = item, entry end
+    if dropped == nil and looks > 0 then answered = i - 1; break end
+    rows[n + 1], rows[n + 2], rows[n + 3], n = item, part[2 * i], dropped or win.hidden, n + 3
   end
   for first = 1, #learnt, CACHE_CHUNK do
-    redis.call('HSET', cache_key, unpack(learnt, first, math.min(#learnt, first + CACHE_CHUNK - 1)))
+    redis.call('HSET', win.cache_key, unpack(learnt, first, math.min(#learnt, first + CACHE_CHUNK - 1)))
   end
-  return rows, hidden, complete
+  return rows, answered
+end
+
+-- The window's pruned slots, H and row cache, the cache emptied beyond 4 reads' rows.
+local function window_of(slots_key, limit)
+  local slots, hidden, upto = pruned_slots(slots_key)
+  local base = base_of(slots_key)
+  local cache_key = base .. 'tailrows'
+  local cached = redis.call('HLEN', cache_key)
+  if cached > 4 * limit then cached = redis.call('DEL', cache_key) - 1 end
+  return { base = base, slots = slots, hidden = hidden, upto = upto, cache_key = cache_key, cached = cached }
+end
+
+-- Keeps rows `first` to `limit` - 1 of the results (ZRANGESTORE: the page as this call reads it) for
+-- the read's next calls; answers the kept page's name (nil: no row left).
+local function keep_page(win, top_key, first, limit)
+  local token = tostring(redis.call('HINCRBY', win.base .. 'tail', 'pages', 1))
+  local page_key = win.base .. 'tailpage:' .. token
+  if redis.call('ZRANGESTORE', page_key, top_key, first, limit - 1, 'REV') == 0 then return nil end
+  redis.call('PEXPIRE', page_key, PAGE_KEPT_MS)
+  return token
+end
+
+-- A tail read's call: the next part of the window's `limit` best rows (item, score, dropped bound, ...)
+-- and H. `read.page` names the page the read keeps ('': the read begins), `read.from` its row to go on
+-- from. A page of more than ROWS_PER_CALL rows is kept whole by the first call, which answers none; a
+-- part ends at ROWS_PER_CALL rows or before the first row whose bound the call's `read.looks` filter bits
+-- did not reach (a first call then keeps the rest). Answers the rows, H, and the page and row the next
+-- call goes on from (page nil: the read is done).
+local function best_rows(slots_key, top_key, read)
+  local win = window_of(slots_key, read.limit)
+  if read.page == '' and math.min(read.limit, redis.call('ZCARD', top_key)) > ROWS_PER_CALL then
+    return {}, win.hidden, keep_page(win, top_key, 0, read.limit), 0
+  end
+  local page_key = read.page ~= '' and win.base .. 'tailpage:' .. read.page or nil
+  if page_key and redis.call('EXISTS', page_key) == 0 then error({ err = 'TB_STALE_CONFIG the tail page read is gone' }) end
+  local part = page_key and redis.call('ZREVRANGE', page_key, read.from, read.from + ROWS_PER_CALL - 1, 'WITHSCORES')
+    or redis.call('ZREVRANGE', top_key, 0, math.min(read.limit, ROWS_PER_CALL) - 1, 'WITHSCORES')
+  local items, ended = listed_of(part)
+  local rows, answered = bound_rows(part, items, win, read.looks)
+  if not page_key then
+    if ended or answered * 2 == #part then return rows, win.hidden, nil, 0 end
+    return rows, win.hidden, keep_page(win, top_key, answered, read.limit), 0
+  end
+  local next_row = read.from + answered
+  if not ended and next_row < redis.call('ZCARD', page_key) then return rows, win.hidden, read.page, next_row end
+  redis.call('UNLINK', page_key)
+  return rows, win.hidden, nil, 0
 end
 
 local function tail_planned(cfg_key, settings, reset, plan)
