@@ -1,6 +1,7 @@
 /**
  * The setup the instruction benches share: a redis-server under callgrind (./redis-instructions.ts)
- * and the ranking graph composed over it, at a fixed fake time; stopped after `run`.
+ * and the ranking graph composed over it, at a fixed fake time (`settings`: the config's, as the
+ * environment names them; `valgrindArgs`: startCallgrindRedis's); stopped after `run`.
  */
 import Redis from 'ioredis';
 import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
@@ -23,11 +24,13 @@ export interface CallgrindRanking {
 export async function withCallgrindRanking(
   startMs: number,
   run: (bench: CallgrindRanking) => Promise<void>,
+  settings: Record<string, string> = {},
+  valgrindArgs: string[] = [],
 ): Promise<void> {
-  const server = await startCallgrindRedis();
+  const server = await startCallgrindRedis([], valgrindArgs);
   const clock = new FakeClock(startMs);
   // Valgrind runs Redis about 50 times slower: the calls get the deadline of a bench.
-  const config = validateConfig({ REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const config = validateConfig({ ...settings, REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const service = new RedisService(RedisSettings.from(config), clock);
   const redis = new Redis(server.url);
   try {

@@ -77,9 +77,10 @@ export interface Callgrind {
 
 /**
  * redis-server under callgrind on a free port, answering PING (valgrind takes seconds to start it);
- * `extraArgs` after the bench's own.
+ * `extraArgs` after the bench's own, `valgrindArgs` after callgrind's (`--instr-atstart=no`: nothing
+ * counted, and Redis several times faster, till `counting(server, true)`).
  */
-export async function startCallgrindRedis(extraArgs: string[] = []): Promise<Callgrind> {
+export async function startCallgrindRedis(extraArgs: string[] = [], valgrindArgs: string[] = []): Promise<Callgrind> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'tb-callgrind-'));
   const child = spawn(
@@ -89,6 +90,7 @@ export async function startCallgrindRedis(extraArgs: string[] = []): Promise<Cal
       `--callgrind-out-file=${join(dir, 'cg.out')}`,
       '--dump-instr=no',
       `--cache-sim=${CACHE ? 'yes' : 'no'}`,
+      ...valgrindArgs,
       'redis-server',
       ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
       ...extraArgs,
@@ -100,6 +102,11 @@ export async function startCallgrindRedis(extraArgs: string[] = []): Promise<Cal
   }
   await stopChild(child);
   throw new Error('redis-server under callgrind did not start');
+}
+
+/** Turns callgrind's counting on or off (a server started with `--instr-atstart=no` counts nothing till on). */
+export function counting(server: Callgrind, on: boolean): void {
+  execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.child.pid)], { stdio: 'ignore' });
 }
 
 /** The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the dump's file. */

@@ -6,8 +6,7 @@
 -- shards the greater mark comes first ('': none, the order of ids). Listed: on a max / min / last board every recorded
 -- score; on a sum board those above 0. Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board
 -- the only ones allowed) are outside the listing: pages, places, counts and ranks close their gaps after one ZMSCORE (the
--- option bounds them). A count ahead of a score places only the exceptions of that very score; a page places each one,
--- once per call; a page from the top reads rows till enough are shown (head_page).
+-- option bounds them); a count places only the exceptions of its very score, a page from the top none (head_page).
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top
@@ -93,24 +92,24 @@ local function base_listed_count(top_key)
 end
 
 -- The exceptions of the results `top_key` (hooks_lib `exceptions`), kept for the call (call_cache): false, or { only, items
--- (id -> true), asked (their list), scores (listed ones: id -> score; nil till scored), listed (how many), placed (id ->
--- base position, as asked), positions (ascending base positions of the listed ones, once a page asks), index (score_index)
--- }, bounded by the option's limit. A write of the results drops their record (window_lib's results_changed,
--- board_write's unwatched adds); a change of exceptions, every record.
-local exceptions_of = { seq = 0, by = {} }
+-- (id -> true), asked (their list), held (its ZMSCORE), scores (listed ones: id -> score; nil till scored), listed (how
+-- many), placed (id -> base position, as asked), positions (ascending base positions of the listed ones, once a page
+-- asks), index (score_index) }, bounded by the option's limit. A write of the results drops their record (window_lib's
+-- results_changed, board_write's unwatched adds); a change of exceptions, every record.
+local exceptions_of = { seq = 0, by = {}, sets = { seq = 0, by = {} } }
 
--- The exceptions record of `items` (only: the only ones listed; else: the ones left out), not scored.
+-- The exceptions record of `items` (only: the only ones listed; else: those left out), unscored; a set of a list per call.
 local function exceptions_record(only, items)
-  local record = { only = only, items = {}, asked = items, listed = 0, placed = {} }
-  for _, item in ipairs(items) do record.items[item] = true end
-  return record
+  local sets = call_state.call_cache(exceptions_of.sets)
+  if not sets[items] then sets[items] = {} for _, item in ipairs(items) do sets[items][item] = true end end
+  return { only = only, items = sets[items], asked = items, listed = 0, placed = {} }
 end
 
 -- `ex` with the scores of its listed exceptions in `top_key` (one ZMSCORE, the first time asked).
 local function scored(top_key, ex)
   if ex.scores then return ex end
   local items = ex.asked
-  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
+  local held = ex.held or (#items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {})
   ex.scores = {}
   for i, item in ipairs(items) do
     local score = held[i] and tonumber(held[i])
@@ -123,12 +122,8 @@ end
 
 -- The base position of the exception `item` of `ex` (placed once per call).
 local function placed(top_key, ex, item)
-  local at = ex.placed[item]
-  if at == nil then
-    at = base_position(top_key, item)
-    ex.placed[item] = at
-  end
-  return at
+  if ex.placed[item] == nil then ex.placed[item] = base_position(top_key, item) end
+  return ex.placed[item]
 end
 
 -- The ascending base positions of the listed exceptions of `ex` (each placed once per call; all at
@@ -141,9 +136,7 @@ local function positions_of(top_key, ex)
     if ex.placed[item] == nil then unplaced[#unplaced + 1] = item end
   end
   local places = ask(hooks_of_top(top_key).positions, top_key, unplaced)
-  if places then
-    for _, item in ipairs(unplaced) do ex.placed[item] = places[item] end
-  end
+  for _, item in ipairs(places and unplaced or {}) do ex.placed[item] = places[item] end
   local positions = {}
   for item in pairs(ex.scores) do positions[#positions + 1] = placed(top_key, ex, item) end
   table.sort(positions)
@@ -160,11 +153,7 @@ local function exceptions(top_key)
   if known ~= nil then return known end
   -- Only a window's results ("...top") leave items out here: a previous listing ("...prev",
   -- previousRank) is ranked by score, its left-out rows taken out by previous_ranks_lib.
-  if string.sub(top_key, -3) ~= 'top' then
-    by[top_key] = false
-    return false
-  end
-  local answer = ask(asked, top_key)
+  local answer = string.sub(top_key, -3) == 'top' and ask(asked, top_key)
   known = answer and exceptions_record(answer.only, answer.items) or false
   by[top_key] = known
   return known
@@ -173,9 +162,7 @@ end
 -- The exceptions an option answers for the listing `key` (hooks_lib `exceptions`: { only, items }),
 -- asked afresh: a view's listing (view_except_lib) places them in its own order.
 local function exceptions_asked(key)
-  local asked = hooks_of_top(key).exceptions
-  if #asked == 0 then return nil end
-  return ask(asked, key)
+  return ask(hooks_of_top(key).exceptions, key)
 end
 
 -- A read placing an item of another shard among these results (read_neighbours inserts it for the call): the
@@ -185,7 +172,8 @@ local function count_as_shown(top_key, item)
   local ex = exceptions(top_key)
   if not ex or not ex.only or ex.items[item] then return end
   scored(top_key, ex)
-  ex.items[item] = true
+  -- Its set is the call's, shared with the board's other windows (the hook answers each the same list).
+  ex.items = setmetatable({ [item] = true }, { __index = ex.items })
   ex.scores[item], ex.listed = tonumber(redis.call('ZSCORE', top_key, item)), ex.listed + 1
 end
 
@@ -206,21 +194,35 @@ local function score_index(top_key, ex)
   local sign, index = ascending(top_key) and 1 or -1, { keys = {}, at = {} }
   for item, held in pairs(ex.scores) do
     index.keys[#index.keys + 1] = sign * held
-    local same = index.at[held] or {}
-    same[#same + 1] = item
-    index.at[held] = same
+    index.at[held] = index.at[held] or {}
+    table.insert(index.at[held], item)
   end
   table.sort(index.keys)
   ex.index = index
   return index
 end
 
+-- below_of's count ahead of a record of `score` in one pass over the exceptions' scores (a hook names an item once: a
+-- hash's fields), which it keeps (ex.held) for scored should the call ask again.
+function order.first_below(top_key, ex, count, score)
+  local items, sign, every_sign, below = ex.asked, ascending(top_key) and -1 or 1, any_sign(top_key), 0
+  ex.held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
+  for i = 1, #items do
+    local held = ex.held[i] and tonumber(ex.held[i])
+    if held and (every_sign or held > 0) and (sign * held > sign * score or held == score
+      and placed(top_key, ex, items[i]) < count) then below = below + 1 end
+  end
+  return below
+end
+
 -- How many listed exceptions of `ex` sit in the first `count` places of every item held: the places
 -- ahead of a record of `score` (nil: unknown, every exception placed). An exception of a better score
 -- is ahead, of a worse one not; only those of that very score are placed.
 local function below_of(top_key, ex, count, score)
-  scored(top_key, ex)
   score = tonumber(score)
+  -- A record's first count (a write's rank: an add drops its record) pays no table or sort (order.first_below).
+  if score and not ex.scores then return order.first_below(top_key, ex, count, score) end
+  scored(top_key, ex)
   if score == nil then return count_below(positions_of(top_key, ex), count) end
   local index = score_index(top_key, ex)
   local below, same = count_below(index.keys, (ascending(top_key) and 1 or -1) * score), index.at[score]
@@ -246,8 +248,7 @@ end
 
 -- A page of the only items `ex` lists: one row read at each of their places.
 local function only_page(top_key, ex, first, last, marks)
-  local rows, read_marks = {}, {}
-  local positions = positions_of(top_key, ex)
+  local rows, read_marks, positions = {}, {}, positions_of(top_key, ex)
   for i = first + 1, math.min(last + 1, #positions) do
     local row = base_page(top_key, positions[i], positions[i], read_marks)
     rows[#rows + 1], rows[#rows + 2] = row[1], row[2]
@@ -328,9 +329,8 @@ end
 -- The item's 0-based place in the listing (nil: not listed, or left out).
 local function position(top_key, item)
   local at = base_position(top_key, item)
-  if not at then return nil end
-  local ex = exceptions(top_key)
-  if not ex then return at end
+  local ex = at and exceptions(top_key)
+  if not ex then return at or nil end
   if not shown(top_key, item) then return nil end
   return shown_of(top_key, ex, at, tonumber(redis.call('ZSCORE', top_key, item)))
 end

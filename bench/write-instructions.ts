@@ -1,0 +1,242 @@
+/**
+ * The writes of the board of every option in Redis instructions (issue #45: the worst-case rows of
+ * 12–18 ms a call): `npx ts-node --transpile-only bench/write-instructions.ts`, about ten minutes.
+ * redis-server runs under callgrind (startCallgrindRedis), which counts the instructions it executes
+ * whatever else the machine does, here only while a measured write runs. The harness's boards (harness/worst-case/boards.ts) at its `ci` sizes,
+ * seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
+ * WRITE_BENCH_ATTEMPTS times, each call counted alone: its instructions, its script commands, and the
+ * costliest of them (SLOWLOG of every command, in valgrind's microseconds: a share, not a time).
+ */
+import Redis from 'ioredis';
+import { BOARDS, MODERATED_GROUP_IDS, SIZES } from '../harness/worst-case/boards';
+import { type RankingGraph } from '../harness/compose-ranking';
+import { FakeClock } from '../harness/clock';
+import { ModerationService } from '../src/ranking/moderation/moderation.service';
+import { MODERATED_GROUPS_PER_BOARD, MODERATED_ITEMS_PER_SHARD } from '../src/ranking/core/ranking.limits';
+import { RANKING } from '../src/ranking/ranking.functions';
+import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
+import { capOf } from '../src/ranking/options/actor-caps/actor-caps.option';
+import { actorsKept } from '../src/ranking/options/actors/actors.option';
+import { optionsOf } from '../src/ranking/options/registry';
+import { segmentsOf as segmentsOption } from '../src/ranking/options/segments/segments.option';
+import { runWhenMain } from './process-stats';
+import { counting, dumpCounts, type Callgrind } from './redis-instructions';
+import { withCallgrindRanking } from './callgrind-ranking';
+
+const SIZE = SIZES.ci;
+const SEED_BATCH = 100;
+const ATTEMPTS = Number(process.env.WRITE_BENCH_ATTEMPTS ?? 3);
+const ROWS = new RegExp(process.env.WRITE_BENCH_ROWS ?? '.');
+const segmentsOf = (seed: number) => Array.from({ length: 8 }, (_, k) => `s${(seed + k) % 64}`);
+type Slowlog = Array<[number, number, number, string[], string]>;
+
+interface Bench {
+  server: Callgrind;
+  redis: Redis;
+  graph: RankingGraph;
+  clock: FakeClock;
+  commands: WriteCommands;
+}
+
+async function batches(bench: Bench, board: string, count: number, entry: (n: number) => BatchInput) {
+  for (let first = 0; first < count; first += SEED_BATCH) {
+    const entries = Array.from({ length: Math.min(SEED_BATCH, count - first) }, (_, k) => entry(first + k));
+    await bench.graph.ranking.incrementBatch(bench.commands.batch({ board, entries }));
+  }
+}
+
+/** seed.ts's sum boards, moderated groups and snapshot boundaries; the moderation rows' states. */
+async function seed(bench: Bench): Promise<void> {
+  const { graph, clock } = bench;
+  for (const name of ['wc-sum', 'wc-seg', 'wc-modgroups'] as const) {
+    const { actors, segments, ...body } = structuredClone(BOARDS[name]) as (typeof BOARDS)['wc-modgroups'];
+    // As the controller reads a PUT's body (ranking.controller.ts putBoard).
+    const options = { ...body, actors: actorsKept(actors), ...segmentsOption(segments) };
+    await graph.ranking.putBoard({ name, ...body, ...optionsOf(options), ...capOf(actors) } as never);
+  }
+  await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
+  const { items, actors, segments } = SIZE;
+  const { groups, itemsEach } = MODERATED_GROUP_IDS;
+  const sum = (n: number) => ({
+    item: `i${n}`,
+    amount: items - n,
+    actor: `a${n % actors}`,
+    segments: [`s${n % segments}`],
+  });
+  for (const board of ['wc-sum', 'wc-seg']) await batches(bench, board, items, sum);
+  await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
+  await batches(bench, 'wc-modgroups', items, (n) => ({
+    ...sum(n),
+    group: n < groups * itemsEach ? `g${n % groups}` : 'rest',
+  }));
+  for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
+    clock.advanceMs(60_000);
+    await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
+  }
+  const moderation = graph.module.get(ModerationService);
+  const step = Math.floor(items / MODERATED_ITEMS_PER_SHARD);
+  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
+    await moderation.setState({ name: 'wc-sum', item: `i${k * step}`, state: 'hidden' });
+  for (let g = 1; g < MODERATED_GROUPS_PER_BOARD; g++)
+    await moderation.setGroupState({ name: 'wc-modgroups', group: `g${g}`, state: 'hidden' });
+  const free = Array.from({ length: groups * itemsEach }, (_, n) => n).filter(
+    (n) => n % groups >= MODERATED_GROUPS_PER_BOARD,
+  );
+  const freeStep = Math.max(1, Math.floor(free.length / MODERATED_ITEMS_PER_SHARD));
+  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
+    await moderation.setState({ name: 'wc-modgroups', item: `i${free[k * freeStep]}`, state: 'hidden' });
+}
+
+/** Writes measured so far: each names new items and actors of its own. */
+let written = 0;
+const fresh = (n: number) => `fresh-${written}-${n}`;
+
+/** The worst-case rows' writes (board-rows.ts, moderation-rows.ts), and plain increments beside them. */
+function rows(bench: Bench): Array<[string, () => Promise<unknown>]> {
+  const { graph, commands } = bench;
+  const increment = (fields: Parameters<WriteCommands['increment']>[0]) =>
+    graph.ranking.increment(commands.increment(fields));
+  return [
+    ['plain increment, 1-window board', () => increment({ board: 'plain', item: 'i5', amount: 1 })],
+    ['plain increment of an existing item, wc-sum', () => increment({ board: 'wc-sum', item: 'i1501', amount: 1 })],
+    [
+      'existing item, 8 windows 8 views, moderation maxima (wc-modgroups)',
+      () => increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 }),
+    ],
+    [
+      'new item, new actor, 1 segment (wc-sum)',
+      () =>
+        increment({
+          board: 'wc-sum',
+          item: fresh(0),
+          amount: 3,
+          actor: fresh(1),
+          segments: segmentsOf(written).slice(0, 1),
+        }),
+    ],
+    [
+      'like, new user, 1 segment (wc-sum)',
+      () =>
+        graph.ranking.like(
+          commands.like({ board: 'wc-sum', item: 'i1', userId: fresh(2), segments: segmentsOf(written).slice(0, 1) }),
+        ),
+    ],
+    [
+      'batch of 1: existing item, new actor, 8 segments (wc-seg)',
+      () =>
+        graph.ranking.incrementBatch(
+          commands.batch({
+            board: 'wc-seg',
+            entries: [{ item: 'i0', amount: 1, actor: fresh(3), segments: segmentsOf(0) }],
+          }),
+        ),
+    ],
+  ];
+}
+
+/** One write's calls: instructions, FCALLs, script commands and the costliest kinds of them. */
+async function measure(bench: Bench, label: string, write: () => Promise<unknown>): Promise<void> {
+  const { server, redis } = bench;
+  await redis.slowlog('RESET');
+  await redis.config('RESETSTAT');
+  counting(server, true);
+  dumpCounts(server);
+  written++;
+  await write();
+  const instructions = dumpCounts(server).counts.Ir;
+  counting(server, false);
+  const stats = await redis.info('commandstats');
+  const calls = [...stats.matchAll(/cmdstat_fcall(?:_ro)?:calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const entries = ((await redis.slowlog('GET', 100_000)) as Slowlog).filter((entry) => entry[4] === '?:0');
+  const byName = new Map<string, { count: number; us: number }>();
+  for (const [, , us, argv] of entries) {
+    const name = argv[0].toLowerCase();
+    const seen = byName.get(name) ?? { count: 0, us: 0 };
+    byName.set(name, { count: seen.count + 1, us: seen.us + us });
+  }
+  const costliest = [...byName.entries()].sort((a, b) => b[1].us - a[1].us).slice(0, 4);
+  const fcallUs = ((await redis.slowlog('GET', 100_000)) as Slowlog)
+    .filter((entry) => /^fcall/i.test(entry[3][0]))
+    .reduce((sum, entry) => sum + entry[2], 0);
+  const inCommands = entries.reduce((sum, entry) => sum + entry[2], 0);
+  const parts = costliest.map(([name, { count, us }]) => `${name} ${count} (${Math.round((100 * us) / fcallUs)} %)`);
+  console.log(
+    `| ${label} | ${calls} | ${(instructions / 1e6).toFixed(2)} | ${entries.length} | ${Math.round((100 * inCommands) / fcallUs)} % | ${parts.join(', ')} |`,
+  );
+}
+
+/**
+ * Copies of the library, each loaded in its place (FUNCTION LOAD REPLACE under its own name, so the
+ * service's calls run it) with one part cut short: a row's instructions without that part. Their
+ * answers may be wrong; each attempt writes new items and actors, so no row reads another's.
+ */
+const CUTS: Array<{ label: string; from: string; to: string }> = [
+  {
+    label: 'no exceptions (moderation) asked',
+    from: 'local function exceptions_hook(top_key)\n',
+    to: 'local function exceptions_hook(top_key)\n  if top_key then return nil end\n',
+  },
+  {
+    label: "no window rank's exceptions (shown_rank answers the rank)",
+    from: 'local function shown_rank(top_key, item, rank, score)\n',
+    to: 'local function shown_rank(top_key, item, rank, score)\n  if rank then return rank end\n',
+  },
+  {
+    label: "no view's exceptions (except_listing answers its base)",
+    from: 'local function except_listing(base, view)\n',
+    to: 'local function except_listing(base, view)\n  if view then return base end\n',
+  },
+  {
+    label: "a window rank's exceptions scored, not counted (below_of answers 0 once scored)",
+    from: '  scored(top_key, ex)\n  score = tonumber(score)\n',
+    to: '  scored(top_key, ex)\n  if top_key then return 0 end\n  score = tonumber(score)\n',
+  },
+  {
+    label: "a window rank's exceptions' ZMSCORE only (scored keeps none)",
+    from: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n",
+    to: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n  if top_key then ex.scores = {} return ex end\n",
+  },
+];
+
+/** Each cut of CUTS named in WRITE_BENCH_CUTS (a regular expression of labels), then the library as it is. */
+async function measureCuts(bench: Bench): Promise<void> {
+  const asked = process.env.WRITE_BENCH_CUTS ? new RegExp(process.env.WRITE_BENCH_CUTS) : null;
+  const cuts = CUTS.filter((one) => asked?.test(one.label));
+  // Loaded again only after a cut: a library loaded anew pays its caches again in its first calls.
+  if (cuts.length === 0) return;
+  for (const cut of cuts) {
+    if (!RANKING.library.source.includes(cut.from)) throw new Error(`the library no longer holds "${cut.from}"`);
+    await bench.redis.function('LOAD', 'REPLACE', RANKING.library.source.split(cut.from).join(cut.to));
+    console.log(`| **cut: ${cut.label}** | | | | | |`);
+    await measureRows(bench);
+  }
+  await bench.redis.function('LOAD', 'REPLACE', RANKING.library.source);
+}
+
+async function measureRows(bench: Bench): Promise<void> {
+  for (const [label, write] of rows(bench).filter(([name]) => ROWS.test(name)))
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) await measure(bench, `${label} (${attempt + 1})`, write);
+}
+
+async function run(): Promise<void> {
+  await withCallgrindRanking(
+    1_700_000_000_000,
+    async ({ server, redis, graph, clock }) => {
+      const bench: Bench = { server, redis, graph, clock, commands: new WriteCommands(clock) };
+      await seed(bench);
+      await redis.config('SET', 'slowlog-log-slower-than', '0');
+      await redis.config('SET', 'slowlog-max-len', '100000');
+      console.log(
+        '| write (attempt) | calls | M instructions | commands | in commands | costliest commands (share of the call) |',
+      );
+      console.log('| --- | ---: | ---: | ---: | ---: | --- |');
+      await measureCuts(bench);
+      await measureRows(bench);
+    },
+    { WRITE_COST_PER_CALL: '1000000' },
+    // Seeding counted nothing: Redis runs it several times faster.
+    ['--instr-atstart=no'],
+  );
+}
+
+runWhenMain(module, run);
