@@ -1,4 +1,3 @@
-import type { Aggregate } from '../options/aggregate/aggregate';
 import type { CallHeader } from '../../redis/function-args';
 import { BoardKeys } from './ranking.keys';
 import type { BoardOptionsConfig } from '../options/registry';
@@ -17,8 +16,6 @@ export interface BoardConfig extends BoardOptionsConfig {
   maxItems: number | null;
   /** Trending views, read like windows (names never a window's). */
   views: ViewConfig[];
-  /** Absent: sum. */
-  aggregate?: Aggregate;
 }
 
 /** The keys of one shard and the key lists its scripts take. */
