@@ -143,23 +143,19 @@ local function read_header(args, raw_windows)
   return header, FIRST_WINDOW_ARG + HEADER_WINDOW_ARGS * window_count
 end
 
--- Whether the call's window arguments are the texts `windows` was last filled from (its `rule_texts`,
--- `rule_count` windows): a board's calls send the same texts call after call, and Lua interns strings
--- (one pointer comparison each).
-local function rules_bound(args, window_count, windows)
-  if window_count ~= windows.rule_count then return false end
-  local texts, i, width = windows.rule_texts, 1, HEADER_WINDOW_ARGS * window_count
-  while i <= width and texts[i] == args[FIRST_WINDOW_ARG - 1 + i] do i = i + 1 end
-  return i > width
-end
-
 -- The header's window rules, by name, into the record `windows` of a caller that keeps it from call to
 -- call (call_state.bind_windows'): its lists period_sec, interval_sec, created_ms and origin_sec, by
--- 0-based window, each text parsed once (memo_number) and refilled only when the call's window
--- arguments differ from the texts they came from (rules_bound: the fields rule_texts and rule_count
--- are the reader's). For the hot path: read_header leaves the windows to it (raw_windows).
+-- 0-based window, each text parsed once (memo_number). Refilled only when the call's window arguments
+-- differ from the texts they came from (`rule_texts`, of `rule_count` windows: the reader's fields): a
+-- board's calls send the same texts call after call, and Lua interns strings (one pointer comparison
+-- each). For the hot path: read_header leaves the windows to it (raw_windows).
 local function bind_rules(args, window_count, windows)
-  if rules_bound(args, window_count, windows) then return end
+  local texts, width, before = windows.rule_texts, HEADER_WINDOW_ARGS * window_count, FIRST_WINDOW_ARG - 1
+  if window_count == windows.rule_count then
+    local i = 1
+    while i <= width and texts[i] == args[before + i] do i = i + 1 end
+    if i > width then return end
+  end
   -- Unbound till filled: a bad argument (parse_windows names it) leaves no half-filled rules bound.
   windows.rule_count = nil
   local periods, intervals, created, origins = windows.period_sec, windows.interval_sec, windows.created_ms, windows.origin_sec
@@ -169,8 +165,7 @@ local function bind_rules(args, window_count, windows)
     created[w], origins[w] = memo_number(args[at + CREATED]), memo_number(args[at + ORIGIN])
     if not (periods[w] and intervals[w] and created[w] and origins[w]) then parse_windows(args, w + 1) end
   end
-  local texts = windows.rule_texts
-  for i = 1, HEADER_WINDOW_ARGS * window_count do texts[i] = args[FIRST_WINDOW_ARG - 1 + i] end
+  for i = 1, width do texts[i] = args[before + i] end
   windows.rule_count = window_count
 end
 
