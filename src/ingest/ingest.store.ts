@@ -9,6 +9,7 @@ import { APPLIED, ApplyReply, EntryOutcome, INGEST, IngestEntry } from './ingest
 import { groupsOf } from './ingest-groups';
 import type { SourceDeclaration } from './dto/ingest.dto';
 import { BoardGoneError, StaleConfigError } from '../ranking/core/ranking.errors';
+import { keptScore } from '../ranking/options/registry';
 
 const S = INGEST.functions;
 
@@ -162,7 +163,7 @@ export class IngestStore {
     const base = { ...part, progressKey: `${part.shard.keys.tag}:ingest:${part.progress}` };
     let reply: ApplyReply | undefined;
     // Entries sent again resolved are applied by their own marks, entry by entry.
-    if ((part.board.config.aggregate ?? 'sum') === 'sum' && !part.entries.some((entry) => entry.resolved)) {
+    if (keptScore(part.board.config) === undefined && !part.entries.some((entry) => entry.resolved)) {
       const summed = await this.call(S.groups, { ...base, ...groupsOf(part.entries) });
       if (summed) reply = { ...summed, outcomes: new Array<EntryOutcome>(part.entries.length).fill(APPLIED) };
     }

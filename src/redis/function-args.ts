@@ -24,12 +24,30 @@ export function bareHeader(nowMs: number): CallHeader {
 }
 
 /**
- * The header's arguments: version, now, budget, W, then period, interval, creation time and slot
- * origin per window: the layout of a board call's header (boardArgs, windowArgsOf in src/ranking/core).
+ * A header window's fields in wire order: each by the name the reader reads it by (emitted into every
+ * library as RECORD_FIELDS.header_window: functions/args.lua binds its windows by these names, never
+ * by their places) and the CallHeader field it is written from.
+ */
+export const HEADER_WINDOW_FIELDS = {
+  period_sec: 'periodSec',
+  interval_sec: 'intervalSec',
+  created_ms: 'createdAtMs',
+  origin_sec: 'originSec',
+} as const;
+
+const WINDOW_WIRE = Object.values(HEADER_WINDOW_FIELDS);
+
+/**
+ * The header's arguments: version, now, budget, then the windows as records of HEADER_WINDOW_FIELDS
+ * (their count W, then each window's fields in that order), the layout every board call's header has.
  */
 export function headerArgs(header: CallHeader): ScriptArg[] {
   const args: ScriptArg[] = [header.version, header.nowMs, header.budget, header.windows.length];
-  for (const w of header.windows) args.push(w.periodSec, w.intervalSec, w.createdAtMs, w.originSec);
+  // Indexed: every call builds its header here (as recordArgs' rows).
+  for (let w = 0; w < header.windows.length; w++) {
+    const window = header.windows[w];
+    for (let f = 0; f < WINDOW_WIRE.length; f++) args.push(window[WINDOW_WIRE[f]]);
+  }
   return args;
 }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { headerArgs, recordArgs } from './function-args';
+import { HEADER_WINDOW_FIELDS, headerArgs, recordArgs } from './function-args';
 import { ARGS_MODULE, defineLibrary, libraryVersion, locateError, typedFunction } from './function-library';
 import { intReply } from './replies';
 
@@ -60,7 +60,11 @@ describe('defineLibrary', () => {
     const lines = library.source.split('\n');
     expect(lines[0]).toBe(`#!lua name=${name}`);
     expect(library.source.match(/^#!/gm)).toHaveLength(1);
-    expect(library.source).toContain("local RECORD_FIELDS = { request = { 'item', 'amount' } }");
+    // The header's window fields, by the names headerArgs writes them in, beside the library's own records.
+    expect(library.source).toContain(
+      "local RECORD_FIELDS = { header_window = { 'period_sec', 'interval_sec', 'created_ms', 'origin_sec' }, request = { 'item', 'amount' } }",
+    );
+    expect(Object.keys(HEADER_WINDOW_FIELDS)).toEqual(['period_sec', 'interval_sec', 'created_ms', 'origin_sec']);
     expect(library.source).toContain('local function read_header(args, raw_windows)');
     const registrations = lines.filter((line) => line.startsWith('redis.register_function'));
     expect(registrations).toEqual([
@@ -99,6 +103,9 @@ describe('defineLibrary', () => {
     const shebang = moduleFile('shebang.lua', '#!lua name=x\nlocal function double() end\n');
     expect(() => defineLibrary({ ...spec, modules: [shebang] })).toThrow(/a module has no #! line/);
     expect(() => defineLibrary({ ...spec, name: 'tb-demo' })).toThrow(/lower snake case/);
+    expect(() => defineLibrary({ ...spec, records: { header_window: ['item'] } })).toThrow(
+      /header_window is the header's/,
+    );
     expect(() =>
       defineLibrary({
         ...spec,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { HEADER_WINDOW_FIELDS } from './function-args';
 import { LuaModule, orderModules, readLuaModule } from './lua-modules';
 import type { ScriptCall } from './scripts';
 
@@ -114,7 +115,10 @@ export interface LibrarySpec<F extends Record<string, AnyDefinition>> {
    * declared `requires`, handler files by name (src/redis/lua-modules.ts); ARGS_MODULE is added.
    */
   modules: readonly string[];
-  /** Named field lists of per-request records, emitted as RECORD_FIELDS.<name> for read_records. */
+  /**
+   * Named field lists of per-request records, emitted as RECORD_FIELDS.<name> for read_records (beside
+   * `header_window`, the header's window fields, which every library holds).
+   */
   records?: Readonly<Record<string, readonly string[]>>;
   functions: F;
 }
@@ -138,6 +142,7 @@ export function defineLibrary<F extends Record<string, AnyDefinition>>(
   spec: LibrarySpec<F>,
 ): { library: FunctionLibrary; functions: BoundFunctions<F> } {
   if (!LUA_NAME.test(spec.name)) throw new Error(`library name "${spec.name}": lower snake case`);
+  if (spec.records?.header_window) throw new Error(`${spec.name}: the record shape header_window is the header's`);
   const ordered = orderModules(spec.name, [...new Set([ARGS_MODULE, ...spec.modules])].map(readLuaModule));
   const name = `${spec.name}_${libraryVersion(assemble(spec.name, spec, ordered).source)}`;
   const parts = assemble(name, spec, ordered);
@@ -184,7 +189,7 @@ function assemble(
     });
   };
   add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
-  add(`local RECORD_FIELDS = ${luaRecordFields(spec.records ?? {})}`);
+  add(`local RECORD_FIELDS = ${luaRecordFields({ header_window: HEADER_WINDOW_NAMES, ...spec.records })}`);
   add(`local CALLS = ${luaContracts(spec.functions)}`);
   const registered = registrations(name, spec.functions, modules.map(({ text }) => text).join('\n'));
   for (const module of modules) {
@@ -234,6 +239,9 @@ function registrations(
   }
   return lines;
 }
+
+/** The header's window fields (HEADER_WINDOW_FIELDS), a record shape every library holds: what the reader binds them by. */
+const HEADER_WINDOW_NAMES = Object.keys(HEADER_WINDOW_FIELDS);
 
 function luaRecordFields(records: Readonly<Record<string, readonly string[]>>): string {
   const entries = Object.entries(records).map(([record, fields]) => {

@@ -54,6 +54,16 @@ describe('Lua files', () => {
     expect(codeOf(readFileSync(file, 'utf8'))).not.toMatch(/\b(KEYS|ARGV)\b/);
   });
 
+  // The reader (functions/args.lua) is the one place that knows where an argument is: the header, its
+  // windows (by the names of RECORD_FIELDS.header_window), a contract's names and records. A ranking
+  // module hands the call's args to it and indexes none (`args[#args + 1]`: a command's own list).
+  it.each([...new Set(FUNCTION_MODULES)].filter((f) => f.startsWith(join(SRC, 'ranking'))).map((f) => [f]))(
+    '%s reads no call argument by its place',
+    (file) => {
+      expect(codeOf(readFileSync(file, 'utf8'))).not.toMatch(/\bargs\[(?!#args\b)/);
+    },
+  );
+
   it.each([...new Set(FUNCTION_MODULES)].map((f) => [f]))('%s never reads the server clock', (file) => {
     expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);
   });

@@ -13,7 +13,7 @@ import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
 import { SECOND_VERSION_MODULE, testLibrary, twoWindowHeader } from '../../harness/functions';
 import { startPrivateRedis } from '../../harness/private-redis';
-import { windowArgsOf } from '../../src/ranking/core/board';
+import { headerWindowsOf } from '../../src/ranking/core/board';
 import { resolveWindows } from '../../src/ranking/core/window-math';
 
 // A private server: these tests FUNCTION FLUSH it, which must never reach a server other files use.
@@ -74,15 +74,14 @@ describe('Redis Functions on a single node', () => {
     expect((await callFunction(client, fn.headerEcho, header)).windows).toHaveLength(2);
   });
 
-  it("reads a board call's own header (windowArgsOf: four per window, a calendar window's slot origin)", async () => {
+  it("reads a board call's own header (headerWindowsOf: four per window, a calendar window's slot origin)", async () => {
     const nowMs = Date.UTC(2026, 10, 25, 9, 30);
     const windows = resolveWindows([
       { name: 'h', period: '1h', interval: '1m' },
       { name: 'day', calendar: 'day', timeZone: 'UTC' },
     ]).map((spec) => ({ ...spec, createdAtMs: 7 }));
-    const args = ['v3', nowMs, 64, ...windowArgsOf(windows, nowMs)];
-    const reply = await client.fcall_ro(fn.headerEcho.redisName, 0, ...args);
-    expect(fn.headerEcho.decode(reply, header).windows).toEqual([
+    const own = { version: 'v3', nowMs, budget: 64, windows: headerWindowsOf(windows, nowMs) };
+    expect((await callFunction(client, fn.headerEcho, own)).windows).toEqual([
       [3600, 60, 7, 0],
       [86_400, 86_400, 7, Date.UTC(2026, 10, 25) / 1000],
     ]);

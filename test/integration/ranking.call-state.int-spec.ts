@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { RANKING } from '../../src/ranking/ranking.functions';
+import { HEADER_WINDOW_FIELDS } from '../../src/redis/function-args';
 import { fcallArgs } from '../../src/redis/functions';
 import { incrementTwins } from '../support/increment-twins';
 import { useRankingFunctions } from '../support/ranking-functions';
@@ -93,6 +94,25 @@ describe('the ranking library state one call leaves (real Redis)', () => {
       [1, 1],
       [5, 1],
       [2, 1],
+    ]);
+  });
+
+  it('names a bad window rule of a hot call, and binds the next call from its own arguments', async () => {
+    const nowMs = T0 + 500;
+    const board = await setup.board(WINDOWS, T0);
+    const requests = [{ item: 'a', amount: 1, newItems: 1, atMs: nowMs }];
+    await answersOf(board, nowMs, requests);
+    const call = { board, shard: board.shards[0], nowMs, budgetFields: 1000, requests };
+    const [keyCount, ...rest] = fcallArgs(S.increments, S.increments.build(call));
+    // The window's interval, by its name: after the keys, the header's version, now, budget and W.
+    const interval = keyCount + 4 + Object.keys(HEADER_WINDOW_FIELDS).indexOf('interval_sec');
+    rest[interval] = 'x';
+    await expect(client().fcall(S.increments.redisName, keyCount, ...rest)).rejects.toThrow(
+      /TB_BAD_ARGS window interval \(args\[\d+\]\) is not a number: x/,
+    );
+    const again = await answersOf(board, nowMs, requests);
+    expect(again.map((one) => (one instanceof Error ? one : one.value.standings[0]))).toMatchObject([
+      { score: 2, rank: 1 },
     ]);
   });
 });

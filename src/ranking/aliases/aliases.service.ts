@@ -10,6 +10,7 @@ import { ALIASES_PER_BOARD } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { AliasMap } from './alias-map';
 import { AliasesStore } from './aliases.store';
+import { keptScore } from '../options/registry';
 
 /**
  * Most units of work one take does: a window looked into or a slot looked at (1), an amount or a
@@ -128,6 +129,5 @@ export class AliasesService extends ResumableRuns {
 
 /** Aliases merge sums (every metric's, on a board with metrics): a max / min / last board is refused (400). */
 function checkBoard(board: PreparedBoard): void {
-  const { name, aggregate } = board.config;
-  if ((aggregate ?? 'sum') !== 'sum') throw new InvalidInputError(M.aliasOnBoard(name));
+  if (keptScore(board.config) !== undefined) throw new InvalidInputError(M.aliasOnBoard(board.config.name));
 }

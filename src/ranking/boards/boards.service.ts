@@ -2,13 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Clock } from '../../common/clock';
 import { BoardWriteTooCostlyError, ConflictError, InvalidInputError, NotFoundError } from '../../common/errors';
-import type { Aggregate } from '../options/aggregate/aggregate';
 import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, BoardOptionsView, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
 import { HISTORY_ROWS_PER_BOARD } from '../core/ranking.limits';
-import { checkAggregate, wideWindow } from '../options/aggregate/aggregate.option';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { VIEWS_MESSAGES } from '../options/views/views.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
@@ -41,8 +39,6 @@ export interface BoardView extends Partial<BoardOptionsView> {
   maxItems?: number;
   /** Present when the board has views. */
   views?: ViewView[];
-  /** Present when not sum. */
-  aggregate?: Aggregate;
 }
 
 /** A page of GET /boards: from `offset`, or after the name `cursor` when given. */
@@ -62,8 +58,6 @@ export interface PutBoardInput extends BoardOptionsConfig {
   reset?: boolean;
   maxItems?: number;
   views?: ViewInput[];
-  /** undefined keeps the stored one (sum for a new board). */
-  aggregate?: Aggregate;
 }
 
 /** Boards: their configs (checked, stored, cached), the registry's pages, deletion, the change version. */
@@ -77,7 +71,7 @@ export class BoardsService {
   ) {}
 
   async putBoard(input: PutBoardInput): Promise<{ created: boolean; board: BoardView }> {
-    const { name, shards, reset = false, aggregate } = input;
+    const { name, shards, reset = false } = input;
     const maxItems = input.groupOf ? MAX_GROUPS_PER_BOARD : input.maxItems; // a group board holds its groups
     const windows = resolveWindows(windowsOf(input));
     const metrics = input.metrics ?? (await this.store.loadBoard(name))?.metrics ?? [];
@@ -85,10 +79,6 @@ export class BoardsService {
       input.views === undefined
         ? await this.keptViews(name, windows, metrics)
         : resolveViews(input.views, windows, metrics);
-    // Decay, hot and rising weigh sums of events; a max / min / last window holds no sum to weigh.
-    const manySlots = wideWindow(windows) !== undefined;
-    if (views.length > 0 || (aggregate ?? (manySlots ? 'max' : 'sum')) !== 'sum')
-      await this.checkSumOnlyFeatures(name, aggregate, views.length > 0, windows);
     await this.checkAllTime({ ...input, maxItems }, windows);
     const options = await this.checkBoardOptions(input, windows, views);
     await this.checkWriteCost(input, { windows, views, options });
@@ -101,7 +91,7 @@ export class BoardsService {
       views,
       ...optionsOf(input),
       ...(input.groupOf && { groupOf: groupOfSetting(input.groupOf) }),
-      aggregate,
+      aggregate: input.aggregate,
       reset,
       version,
       nowMs: this.clock.nowMs(),
@@ -152,18 +142,6 @@ export class BoardsService {
     return member === undefined ? own : own + (await this.store.changeVersion(await this.cache.get(member)));
   }
 
-  /** The aggregate's check (checkAggregate) of the board asked for, omitted settings the stored ones. */
-  private async checkSumOnlyFeatures(
-    name: string,
-    asked: Aggregate | undefined,
-    hasViews: boolean,
-    windows: WindowSpec[],
-  ): Promise<void> {
-    const stored = asked === undefined ? await this.store.loadBoard(name) : undefined;
-    const aggregate = asked ?? stored?.aggregate ?? 'sum';
-    checkAggregate({ name, aggregate, hasViews, windows });
-  }
-
   /**
    * An all-time window never lets an item go, so the board's cap (maxItems) bounds what it holds (what
    * else it would keep for good, an option refuses: its check is told the window).
@@ -176,7 +154,10 @@ export class BoardsService {
       throw new InvalidInputError(M.allTimeNeedsCap(input.name, allTime.name));
   }
 
-  /** The options as the board will hold them (omitted settings: the stored ones), each checked (checkOptions). */
+  /**
+   * The options as the board will hold them (omitted settings: the stored ones, the aggregate among
+   * them), each checked (checkOptions).
+   */
   private async checkBoardOptions(
     input: PutBoardInput,
     windows: WindowSpec[],
@@ -200,9 +181,9 @@ export class BoardsService {
     const histories = { windows: keeping, most: HISTORY_ROWS_PER_BOARD };
     const modes = views.map((view) => ({ name: view.name, mode: view.mode }));
     const allTimeWindow = windows.find((w) => w.allTime)?.name;
-    const board = { name: input.name, aggregate, options, holds, views: modes, allTimeWindow, shards };
+    const board = { name: input.name, aggregate, options, holds, views: modes, allTimeWindow, shards, windows };
     checkOptions({ ...board, calendarWindows, histories });
-    return options as BoardOptionsConfig;
+    return { ...options, aggregate } as BoardOptionsConfig;
   }
 
   /**
@@ -215,12 +196,7 @@ export class BoardsService {
     declared: { windows: WindowSpec[]; views: ViewConfig[]; options: BoardOptionsConfig },
   ): Promise<void> {
     const stored = await this.store.loadBoard(input.name);
-    const cost = costliestWrite({
-      ...declared.options,
-      windows: declared.windows,
-      views: declared.views,
-      aggregate: input.aggregate ?? stored?.aggregate ?? 'sum',
-    });
+    const cost = costliestWrite({ ...declared.options, windows: declared.windows, views: declared.views });
     const bound = this.settings.writeCostPerCall;
     if (cost > bound && cost > (stored ? costliestWrite(stored) : 0))
       throw new BoardWriteTooCostlyError(M.boardWriteTooCostly(input.name, cost, bound));
@@ -249,7 +225,6 @@ function viewOf(config: BoardConfig): BoardView {
     ...(config.maxItems === null ? {} : { maxItems: config.maxItems }),
     ...(config.views.length === 0 ? {} : { views: config.views.map(viewViewOf) }),
     ...optionsView(config),
-    ...(config.aggregate === undefined || config.aggregate === 'sum' ? {} : { aggregate: config.aggregate }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Aggregate } from '../options/aggregate/aggregate';
+import type { CallHeader } from '../../redis/function-args';
 import { BoardKeys } from './ranking.keys';
 import type { BoardOptionsConfig } from '../options/registry';
 import { shardOf } from './shard-math';
@@ -16,8 +16,6 @@ export interface BoardConfig extends BoardOptionsConfig {
   maxItems: number | null;
   /** Trending views, read like windows (names never a window's). */
   views: ViewConfig[];
-  /** Absent: sum. */
-  aggregate?: Aggregate;
 }
 
 /** The keys of one shard and the key lists its scripts take. */
@@ -140,16 +138,11 @@ export async function readPerShard<T>(
 }
 
 /**
- * [W, period_1, interval_1, createdAtMs_1, origin_1, ...]: the window arguments of the window scripts
- * at `nowMs` (window_lib's WINDOW_ARGS; a calendar window's slot is its period at `nowMs`).
+ * The header's windows (CallHeader, written by name by headerArgs) of a call at `nowMs`: each window's
+ * slot rule (a calendar window's slot is its period at `nowMs`) and creation time.
  */
-export function windowArgsOf(windows: WindowConfig[], nowMs: number): number[] {
-  const args = [windows.length];
-  for (const w of windows) {
-    const rule = slotRule(w, nowMs);
-    args.push(rule.periodSec, rule.intervalSec, w.createdAtMs, rule.originSec);
-  }
-  return args;
+export function headerWindowsOf(windows: readonly WindowConfig[], nowMs: number): CallHeader['windows'] {
+  return windows.map((window) => ({ ...slotRule(window, nowMs), createdAtMs: window.createdAtMs }));
 }
 
 export type PutBoardResult =

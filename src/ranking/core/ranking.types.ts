@@ -1,6 +1,5 @@
 import type { ItemData } from '../options/item-data/item-data';
 import type { BoardOptionsConfig } from '../options/registry';
-import type { Aggregate } from '../options/aggregate/aggregate';
 import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowSpec } from './window-math';
 
@@ -155,8 +154,6 @@ export interface PutBoardCommand extends BoardOptionsConfig {
   shards: number | undefined;
   maxItems: number | undefined;
   views: ViewConfig[];
-  /** undefined keeps the stored one (sum for a new board). */
-  aggregate?: Aggregate;
   reset: boolean;
   /** The new config's version (a fresh id per PUT). */
   version: string;

@@ -5,9 +5,9 @@ import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
 import { bareHeader, CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
 import { FunctionDefinition, typedFunction } from '../../redis/function-library';
-import { PreparedBoard, ShardKeys, windowArgsOf } from './board';
+import { headerWindowsOf, PreparedBoard, ShardKeys } from './board';
 import type { ScoredItem } from './ranking.types';
-import { slotRule, WindowConfig } from './window-math';
+import type { WindowConfig } from './window-math';
 
 const lua = join(__dirname, 'lua');
 
@@ -57,52 +57,22 @@ export function boardCall(board: PreparedBoard, shard: ShardKeys, nowMs: number,
   return { board, shard, nowMs, budgetFields };
 }
 
-/** [version, now, budget, W, period_1, interval_1, createdAtMs_1, origin_1, ...]: what every multi-window script starts with. */
-export function boardArgs(
-  call: BoardCall,
-  windowArgs = windowArgsOf(call.board.config.windows, call.nowMs),
-): Array<string | number> {
-  return [call.board.config.version, call.nowMs, call.budgetFields, ...windowArgs];
-}
-
 /**
- * The named header of a call on a board's shard (the layout boardArgs writes): every window of the
- * board, or the `windows` the call reads.
+ * The named header of a call on a board's shard (headerArgs writes it): every window of the board, or
+ * the `windows` the call reads.
  */
 export function boardHeader(call: BoardCall, windows: WindowConfig[] = call.board.config.windows): CallHeader {
   return {
     version: call.board.config.version,
     nowMs: call.nowMs,
     budget: call.budgetFields,
-    windows: windows.map((window) => ({
-      ...slotRule(window, call.nowMs),
-      createdAtMs: window.createdAtMs,
-    })),
+    windows: headerWindowsOf(windows, call.nowMs),
   };
 }
 
 /** The header of a call on a board's shard that checks its config version and reads no window. */
 export function versionHeader(call: BoardCall): CallHeader {
   return { ...bareHeader(call.nowMs), version: call.board.config.version };
-}
-
-/** The single-window reads: [cfg, slots, top] and [version, now, budget, period, interval, origin, ...extra]. */
-export function windowRead(call: WindowCall, extra: Array<string | number>): ScriptCall {
-  const { keys } = call.shard;
-  const { window } = call;
-  const rule = slotRule(window, call.nowMs);
-  return {
-    keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
-    args: [
-      call.board.config.version,
-      call.nowMs,
-      call.budgetFields,
-      rule.periodSec,
-      rule.intervalSec,
-      rule.originSec,
-      ...extra,
-    ],
-  };
 }
 
 /**
@@ -116,15 +86,9 @@ export function namedWindowRead<Names extends readonly string[]>(
 ): ScriptCall {
   const { keys } = call.shard;
   const { window } = call;
-  const header = {
-    version: call.board.config.version,
-    nowMs: call.nowMs,
-    budget: call.budgetFields,
-    windows: [{ ...slotRule(window, call.nowMs), createdAtMs: window.createdAtMs }],
-  };
   return {
     keys: [keys.cfg(), keys.slots(window.name), keys.top(window.name)],
-    args: callArgs(header, names, values),
+    args: callArgs(boardHeader(call, [window]), names, values),
   };
 }
 

@@ -1,5 +1,4 @@
-import { Aggregate, AGGREGATES } from '../options/aggregate/aggregate';
-import { COSTLIEST_OPTIONS, type BoardOptionsConfig, optionsWriteCostPerPlace } from '../options/registry';
+import { COSTLIEST_BOARDS, type BoardOptionsConfig, keptScore, optionsWriteCostPerPlace } from '../options/registry';
 import { WINDOWS_PER_BOARD } from './ranking.limits';
 import { VIEWS_PER_BOARD } from '../options/views/views.limits';
 import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
@@ -50,7 +49,6 @@ export interface CostedEntry {
 export interface CostedBoard extends BoardOptionsConfig {
   windows: readonly unknown[];
   views: readonly unknown[];
-  aggregate?: Aggregate;
 }
 
 /** The cost units of one entry (or one item write) on `board`. */
@@ -73,16 +71,17 @@ export function callCost(entries: readonly CostedEntry[], board: CostedBoard): n
 }
 
 /**
- * The costliest single entry a board can be given: every window and view, each option at its costliest, and on a sum
- * board every segment an event may name and an actor (a max / min / last board takes neither).
- * (What the options' `costliest` settings add up to; a board is bounded by its own costliestWrite.)
+ * The costliest single entry a board can be given: every window and view, each option at its costliest
+ * (COSTLIEST_BOARDS), and on a board of sums every segment an event may name and an actor (a board
+ * keeping a score of each item, keptScore, takes neither). (What the options' `costliest` settings add
+ * up to; a board is bounded by its own costliestWrite.)
  */
 export const COSTLIEST_ENTRY = Math.max(
-  ...AGGREGATES.map((aggregate) => {
+  ...COSTLIEST_BOARDS.map((options) => {
     const full = { segments: Array.from({ length: SEGMENTS_PER_EVENT.max }, (_, i) => `s${i}`), actor: 'a' };
     const windows = Array.from({ length: WINDOWS_PER_BOARD.max });
     const views = Array.from({ length: VIEWS_PER_BOARD.max });
-    return entryCost(aggregate === 'sum' ? full : {}, { windows, views, aggregate, ...COSTLIEST_OPTIONS });
+    return entryCost(keptScore(options) === undefined ? full : {}, { windows, views, ...options });
   }),
 );
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
-import { ascendingScores, optionsCountWeight, strictRanks } from '../options/registry';
+import { ascendingScores, keptScore, optionsCountWeight, strictRanks } from '../options/registry';
 import { RankingSettings } from '../core/ranking.settings';
 import { RankedSources } from '../boards/ranked-sources';
 import { figures, WindowFigures } from '../core/answers';
@@ -99,7 +99,7 @@ export class LookupService {
         // Ranks among the ids need only scores on a sum board of shared ranks; the board order decides
         // when ranks are strict, lower scores rank higher (order: asc), or any sign is listed (max / min / last).
         const byBoardRank =
-          strictRanks(board.config) || ascendingScores(board.config) || (board.config.aggregate ?? 'sum') !== 'sum';
+          strictRanks(board.config) || ascendingScores(board.config) || keptScore(board.config) !== undefined;
         const ask = { items, boardRanks: !relative || byBoardRank, withData };
         const counts = lookupCounts(board, items.length, ask.boardRanks);
         refuseCostly(board, items.length, counts, this.settings.lookupCountsPerRequest);

@@ -22,6 +22,13 @@ export interface BoardSettings {
   readonly allTimeWindow?: string;
   /** Its shards (absent: not told). */
   readonly shards?: number;
+  /** Its windows' slots (a calendar window's `calendar` set) (absent: not told). */
+  readonly windows?: ReadonlyArray<{
+    readonly name: string;
+    readonly periodSec: number;
+    readonly intervalSec: number;
+    readonly calendar?: object;
+  }>;
   /** The names of its calendar windows (absent: not told). */
   readonly calendarWindows?: readonly string[];
   /**
@@ -32,6 +39,12 @@ export interface BoardSettings {
     readonly windows: ReadonlyArray<{ readonly calendar: boolean; readonly keep: number; readonly top: number }>;
     readonly most: { readonly snapshots: number; readonly archives: number; readonly archiveRecords: number };
   };
+}
+
+/** A write as writeMismatch weighs it: scores or amounts, and its name in a refusal. */
+export interface BoardWrite {
+  readonly scores: boolean;
+  readonly write: string;
 }
 
 export interface BoardOption<Config extends object, View extends object = Partial<Config>> {
@@ -55,6 +68,22 @@ export interface BoardOption<Config extends object, View extends object = Partia
   writeCostPerPlace?(config: Readonly<Config>): number;
   /** The option's setting that makes a write costliest (COSTLIEST_ENTRY); absent: none does. */
   readonly costliest?: Config;
+  /**
+   * Settings of the option COSTLIEST_ENTRY weighs a board at, each beside the others' `costliest`, when
+   * no one setting is costliest (what else a board may hold depends on it); absent: `costliest` alone.
+   */
+  readonly costliestAmong?: readonly Config[];
+  /**
+   * What a window keeps of an item instead of the sum of its events (the name messages give it: max,
+   * min, last); undefined: the sum. Spans, item retractions, aliases, summed ingest and any-sign
+   * listings ask it (registry keptScore); absent: the option keeps sums.
+   */
+  keptScore?(config: Readonly<Config>): string | undefined;
+  /**
+   * Why board `board` takes no such write (`scores`: a score or a batch of them, else amounts; `write`:
+   * its name in the message), a 409 AGGREGATE_MISMATCH; undefined: it takes it. Absent: any write.
+   */
+  writeMismatch?(config: Readonly<Config>, board: string, write: BoardWrite): string | undefined;
   /** What one board-rank count of a lookup weighs on such a board; absent: 1 (a plain count). */
   countWeight?(config: Readonly<Config>): number;
   /** countWeight in words for the lookup route's description; absent when it is always 1. */

@@ -2,7 +2,7 @@ import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import { actorsOption } from './actors/actors.option';
 import { aggregateOption } from './aggregate/aggregate.option';
-import type { BoardOption, BoardSettings } from './board-option';
+import type { BoardOption, BoardSettings, BoardWrite } from './board-option';
 import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
@@ -88,6 +88,40 @@ export const COSTLIEST_OPTIONS: BoardOptionsConfig = Object.assign(
   {},
   ...BOARD_OPTIONS.map((option) => option.costliest ?? {}),
 ) as BoardOptionsConfig;
+
+/** The boards COSTLIEST_ENTRY weighs: COSTLIEST_OPTIONS, and it with each option's `costliestAmong` setting. */
+export const COSTLIEST_BOARDS: readonly BoardOptionsConfig[] = [
+  COSTLIEST_OPTIONS,
+  ...BOARD_OPTIONS.flatMap((option): object[] => [...(option.costliestAmong ?? [])]).map(
+    (setting) => ({ ...COSTLIEST_OPTIONS, ...setting }) as BoardOptionsConfig,
+  ),
+];
+
+// The options answering keptScore and writeMismatch: every write and many reads ask them.
+const KEEPING = BOARD_OPTIONS.filter((option) => option.keptScore !== undefined);
+const WRITE_CHECKING = BOARD_OPTIONS.filter((option) => option.writeMismatch !== undefined);
+
+/** What a window of a board of `config` keeps of an item instead of the sum of its events (keptScore); undefined: the sum. */
+export function keptScore(config: Readonly<BoardOptionsConfig>): string | undefined {
+  for (const option of KEEPING) {
+    const kept = option.keptScore?.(config);
+    if (kept !== undefined) return kept;
+  }
+  return undefined;
+}
+
+/** Why board `board` of `config` takes no such write (AGGREGATE_MISMATCH); undefined: it takes it. */
+export function writeMismatch(
+  config: Readonly<BoardOptionsConfig>,
+  board: string,
+  write: BoardWrite,
+): string | undefined {
+  for (const option of WRITE_CHECKING) {
+    const why = option.writeMismatch?.(config, board, write);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
 
 /** What one board-rank count of a lookup weighs on a board of `config`. */
 export function optionsCountWeight(config: Readonly<BoardOptionsConfig>): number {

@@ -14,7 +14,7 @@ import { WindowDrainingError } from '../../common/errors';
 import { MAX_READ_DRAIN_CALLS, METRIC_COUNTS_PER_CALL } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { RankingSettings } from '../core/ranking.settings';
-import { ascendingScores, strictRanks } from '../options/registry';
+import { ascendingScores, keptScore, strictRanks } from '../options/registry';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A read of one window of a board at one time. */
@@ -213,7 +213,7 @@ export class ReadsStore {
       },
       neighbours: async (shard, pivot, radius) => {
         const reply = await guard(this.functions.call(this.fns.readNeighbours, { ...on(shard), ...pivot, radius }));
-        const anySign = (board.config.aggregate ?? 'sum') !== 'sum';
+        const anySign = keptScore(board.config) !== undefined;
         const unranked = (rows: ScoredItem[]) => rows.map((row) => ({ ...row, previousRank: null }));
         return {
           draining: reply.draining,

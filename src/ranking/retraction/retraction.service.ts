@@ -13,6 +13,7 @@ import { HistoryStore } from '../history/history.store';
 import { ArchivesStore } from '../calendar/archives.store';
 import { RetractionMetrics } from './retraction.metrics';
 import { RetractionKind, RetractionRecord, RetractionStore } from './retraction.store';
+import { keptScore } from '../options/registry';
 
 /** What a retraction takes out: an actor's events, or an item. */
 export type RetractionTarget = { kind: RetractionKind; id: string };
@@ -85,10 +86,9 @@ export class RetractionService extends ResumableRuns {
     if (target.kind === 'actor' && !board.config.actors)
       throw new InvalidInputError(`actor: board "${name}" keeps no actors, so it has no actor's events to retract`);
     // A max / min / last window keeps no sum to subtract an item's share from (its slots hold best scores).
-    if (target.kind === 'item' && (board.config.aggregate ?? 'sum') !== 'sum')
-      throw new InvalidInputError(
-        `item: board "${name}" aggregates by ${board.config.aggregate}: retractions need a sum board`,
-      );
+    const kept = keptScore(board.config);
+    if (target.kind === 'item' && kept !== undefined)
+      throw new InvalidInputError(`item: board "${name}" aggregates by ${kept}: retractions need a sum board`);
     const run = { board: name, id, target };
     const nowMs = this.clock.nowMs();
     if (target.kind === 'item') await this.cutHistory(name, target.id, nowMs);

@@ -7,6 +7,7 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
 import type { WindowConfig } from '../core/window-math';
 import { SpanRead, SpansStore } from './spans.store';
+import { keptScore } from '../options/registry';
 
 /**
  * Reads of a rolling window over a span chosen at read time (`?span=`): its newest span / interval
@@ -61,9 +62,9 @@ export class SpansService {
 function spanRead(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string): SpanRead {
   if (window.calendar) throw new InvalidInputError(M.spanOnCalendar(board.config.name, window.name));
   if (window.allTime) throw new InvalidInputError(M.spanOnAllTime(board.config.name, window.name));
-  // A span sums its slots: a max / min / last window's slots hold no amounts to sum.
-  const aggregate = board.config.aggregate ?? 'sum';
-  if (aggregate !== 'sum') throw new InvalidInputError(M.spanNeedsSum(board.config.name, aggregate));
+  // A span sums its slots: a window keeping a score of each item (max / min / last) holds no amounts to sum.
+  const kept = keptScore(board.config);
+  if (kept !== undefined) throw new InvalidInputError(M.spanNeedsSum(board.config.name, kept));
   const spanSec = parseDurationSec(span) ?? 0;
   if (spanSec <= 0 || spanSec % window.intervalSec !== 0 || spanSec > window.periodSec)
     throw new InvalidInputError(

@@ -1,25 +1,26 @@
 import { ConflictError } from '../../common/errors';
 import { BoardCache } from '../boards/board-cache';
 import type { PreparedBoard } from '../core/board';
-import { AGGREGATE_MESSAGES } from '../options/aggregate/aggregate.limits';
+import type { BoardWrite } from '../options/board-option';
 import { GROUP_OF_MESSAGES } from '../options/group-of/group-of.option';
+import { writeMismatch } from '../options/registry';
 import type { WriteCommand } from './write-commands';
 
-/** What a board takes: amounts ('sum'), scores ('best': a max / min / last board) or nothing (a group board). */
-type Takes = 'sum' | 'best' | 'none';
-
-function takesOf(board: PreparedBoard): Takes {
-  // A group board's scores are derived from its members' (groupOf): a write of its own would never be read.
-  if (board.config.groupOf) return 'none';
-  return (board.config.aggregate ?? 'sum') === 'sum' ? 'sum' : 'best';
+/** What a write gives (scores or amounts) and its name in an AGGREGATE_MISMATCH message. */
+function boardWrite(command: WriteCommand): BoardWrite {
+  if (command.kind === 'score') return { scores: true, write: 'score' };
+  if (command.kind !== 'batch') return { scores: false, write: command.kind };
+  const scored = command.entries.some((entry) => entry.score !== undefined);
+  return scored ? { scores: true, write: 'a batch of scores' } : { scores: false, write: 'increments' };
 }
 
-/** What a write takes ('sum': amounts, 'best': scores) and its name in an AGGREGATE_MISMATCH message. */
-function aggregateWrite(command: WriteCommand): { takes: Takes; write: string } {
-  if (command.kind === 'score') return { takes: 'best', write: 'score' };
-  if (command.kind !== 'batch') return { takes: 'sum', write: command.kind };
-  const scored = command.entries.some((entry) => entry.score !== undefined);
-  return scored ? { takes: 'best', write: 'a batch of scores' } : { takes: 'sum', write: 'increments' };
+/** Why board `name` takes no `write`: a group board takes none, else its options say (writeMismatch); undefined: it takes it. */
+function refusal(board: PreparedBoard, name: string, write: BoardWrite): ConflictError | undefined {
+  const { groupOf } = board.config;
+  // A group board's scores are derived from its members' (groupOf): a write of its own would never be read.
+  if (groupOf) return new ConflictError('GROUP_BOARD_READ_ONLY', GROUP_OF_MESSAGES.readOnly(name, groupOf.board));
+  const mismatch = writeMismatch(board.config, name, write);
+  return mismatch === undefined ? undefined : new ConflictError('AGGREGATE_MISMATCH', mismatch);
 }
 
 /**
@@ -34,21 +35,13 @@ export class WriteTargets {
   /** Undefined when the cached board takes the write, else the check against the stored config. */
   check(command: WriteCommand): Promise<void> | undefined {
     const cached = this.cache.cached(command.board);
-    if (cached && takesOf(cached) === aggregateWrite(command).takes) return undefined;
+    if (cached && refusal(cached, command.board, boardWrite(command)) === undefined) return undefined;
     return this.checkStored(command);
   }
 
   private async checkStored(command: WriteCommand): Promise<void> {
-    const { takes, write } = aggregateWrite(command);
     const fresh = await this.cache.reload(command.board);
-    const held = takesOf(fresh);
-    if (held === takes) return;
-    const name = command.board;
-    if (held === 'none')
-      throw new ConflictError('GROUP_BOARD_READ_ONLY', GROUP_OF_MESSAGES.readOnly(name, fresh.config.groupOf?.board));
-    throw new ConflictError(
-      'AGGREGATE_MISMATCH',
-      AGGREGATE_MESSAGES.aggregateMismatch(name, fresh.config.aggregate ?? 'sum', write),
-    );
+    const refused = refusal(fresh, command.board, boardWrite(command));
+    if (refused) throw refused;
   }
 }

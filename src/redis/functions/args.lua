@@ -10,9 +10,10 @@
 --   args[2]  now, unix milliseconds (scripts never read the server clock)
 --   args[3]  budget: most expired-slot fields the call may drain
 --   args[4]  W, number of windows (0 allowed)
---   args[5 .. 4+4W]  per window (HEADER_WINDOW_ARGS of them): period (s), interval (s), creation time
---                    (unix ms), slot origin (unix s: where the window's slots start; 0 for a rolling
---                    window; windowArgsOf in src/ranking/core/board.ts writes them for a board)
+--   args[5 ..]  W windows, each a record of the shape RECORD_FIELDS.header_window (HEADER_WINDOW_FIELDS
+--               in function-args.ts), read by those names: period_sec, interval_sec, created_ms (unix
+--               ms) and origin_sec (unix s: where the window's slots start; 0 for a rolling window;
+--               boardHeader in src/ranking/core/script-call.ts writes them for a board)
 -- Per-request data follows as records: a count, then that many rows of the fields the library
 -- declared for it (RECORD_FIELDS, emitted by function-library.ts), read into named tables.
 
@@ -22,8 +23,16 @@ local function bad_args(what)
   return error({ err = 'TB_BAD_ARGS ' .. what })
 end
 
--- Arguments per window in the header.
-local HEADER_WINDOW_ARGS = 4
+-- A header window's arguments by name: each field's offset in its window's record (the names
+-- TypeScript writes them in, RECORD_FIELDS.header_window), the first window's record at
+-- FIRST_WINDOW_ARG. Every read of a window argument goes through these offsets.
+local HEADER_WINDOW_ARGS = #RECORD_FIELDS.header_window
+local FIRST_WINDOW_ARG = 5
+local WINDOW_AT = {}
+for f = 1, HEADER_WINDOW_ARGS do WINDOW_AT[RECORD_FIELDS.header_window[f]] = f - 1 end
+local PERIOD, INTERVAL = WINDOW_AT.period_sec, WINDOW_AT.interval_sec
+local CREATED, ORIGIN = WINDOW_AT.created_ms, WINDOW_AT.origin_sec
+if not (PERIOD and INTERVAL and CREATED and ORIGIN) then error('args: RECORD_FIELDS.header_window lacks a window field') end
 
 local function number_at(args, index, what)
   local value = tonumber(args[index])
@@ -63,14 +72,14 @@ local function parse_windows(args, window_count)
   local tonumber = tonumber
   local windows, raw = {}, {}
   for w = 1, window_count do
-    local at = 5 + HEADER_WINDOW_ARGS * (w - 1)
-    local period, interval = tonumber(args[at]), tonumber(args[at + 1])
-    local created, origin = tonumber(args[at + 2]), tonumber(args[at + 3])
+    local at = FIRST_WINDOW_ARG + HEADER_WINDOW_ARGS * (w - 1)
+    local period, interval = tonumber(args[at + PERIOD]), tonumber(args[at + INTERVAL])
+    local created, origin = tonumber(args[at + CREATED]), tonumber(args[at + ORIGIN])
     if not (period and interval and created and origin) then
-      number_at(args, at, 'window period')
-      number_at(args, at + 1, 'window interval')
-      number_at(args, at + 2, 'window creation time')
-      number_at(args, at + 3, 'window slot origin')
+      number_at(args, at + PERIOD, 'window period')
+      number_at(args, at + INTERVAL, 'window interval')
+      number_at(args, at + CREATED, 'window creation time')
+      number_at(args, at + ORIGIN, 'window slot origin')
     end
     windows[w] = { period_sec = period, interval_sec = interval, created_ms = created, origin_sec = origin }
     for i = 0, HEADER_WINDOW_ARGS - 1 do raw[#raw + 1] = args[at + i] end
@@ -84,7 +93,7 @@ local function cached_windows(args, window_count)
   if cached then
     local raw, i, width = cached.raw, 1, HEADER_WINDOW_ARGS * window_count
     if #raw == width then
-      while i <= width and raw[i] == args[4 + i] do i = i + 1 end
+      while i <= width and raw[i] == args[FIRST_WINDOW_ARG - 1 + i] do i = i + 1 end
       if i > width then return cached.windows end
     end
   end
@@ -107,8 +116,8 @@ local NO_WINDOWS = {}
 --   { version, now_ms, now_sec, budget, window_count,
 --     windows = { { period_sec, interval_sec, created_ms, origin_sec }, ... } }
 -- Both tables are shared (HEADER, cached_windows): valid until the next read_header, never changed.
--- `raw_windows`: the caller reads its windows' arguments through window_lib (by their place in the
--- header), so they are not parsed here: windows is nil (window_count is set).
+-- `raw_windows`: the caller binds its windows' rules itself (bind_rules, through call_state.bind_windows),
+-- so they are not parsed here: windows is nil (window_count is set).
 local function read_header(args, raw_windows)
   local window_text, budget_text = args[4], args[3]
   local window_count = number_memo[window_text] or memo_number(window_text)
@@ -119,7 +128,7 @@ local function read_header(args, raw_windows)
     number_at(args, 2, 'now')
     number_at(args, 3, 'budget')
   end
-  if #args < 4 + HEADER_WINDOW_ARGS * window_count then
+  if #args < FIRST_WINDOW_ARG - 1 + HEADER_WINDOW_ARGS * window_count then
     bad_args('header names ' .. window_count .. ' windows but has ' .. #args .. ' args')
   end
   local header = HEADER
@@ -131,7 +140,33 @@ local function read_header(args, raw_windows)
   else
     header.windows = window_count == 0 and NO_WINDOWS or cached_windows(args, window_count)
   end
-  return header, 5 + HEADER_WINDOW_ARGS * window_count
+  return header, FIRST_WINDOW_ARG + HEADER_WINDOW_ARGS * window_count
+end
+
+-- The header's window rules, by name, into the record `windows` of a caller that keeps it from call to
+-- call (call_state.bind_windows'): its lists period_sec, interval_sec, created_ms and origin_sec, by
+-- 0-based window, each text parsed once (memo_number). Refilled only when the call's window arguments
+-- differ from the texts they came from (`rule_texts`, of `rule_count` windows: the reader's fields): a
+-- board's calls send the same texts call after call, and Lua interns strings (one pointer comparison
+-- each). For the hot path: read_header leaves the windows to it (raw_windows).
+local function bind_rules(args, window_count, windows)
+  local texts, width, before = windows.rule_texts, HEADER_WINDOW_ARGS * window_count, FIRST_WINDOW_ARG - 1
+  if window_count == windows.rule_count then
+    local i = 1
+    while i <= width and texts[i] == args[before + i] do i = i + 1 end
+    if i > width then return end
+  end
+  -- Unbound till filled: a bad argument (parse_windows names it) leaves no half-filled rules bound.
+  windows.rule_count = nil
+  local periods, intervals, created, origins = windows.period_sec, windows.interval_sec, windows.created_ms, windows.origin_sec
+  for w = 0, window_count - 1 do
+    local at = FIRST_WINDOW_ARG + HEADER_WINDOW_ARGS * w
+    periods[w], intervals[w] = memo_number(args[at + PERIOD]), memo_number(args[at + INTERVAL])
+    created[w], origins[w] = memo_number(args[at + CREATED]), memo_number(args[at + ORIGIN])
+    if not (periods[w] and intervals[w] and created[w] and origins[w]) then parse_windows(args, w + 1) end
+  end
+  for i = 1, width do texts[i] = args[before + i] end
+  windows.rule_count = window_count
 end
 
 -- Records from args[first]: a count, then `count` rows of #fields values each, read into tables named
@@ -249,6 +284,9 @@ local function record_of(fields, named, list)
 end
 
 reader.read_header = read_header
+-- The header read_header filled last: in a call, that call's (its handler reads it first).
+reader.HEADER = HEADER
+reader.bind_rules = bind_rules
 reader.record_of = record_of
 reader.read_records = read_records
 reader.read_call = read_call

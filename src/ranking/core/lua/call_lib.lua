@@ -14,15 +14,13 @@
 -- The keys and args of the call running now (begin_call): read here only.
 local BOUND = { keys = nil, args = nil }
 
--- The call running now, bound once by begin_call from the handler's keys and args: what the shared
--- modules read of them. cfg_key: keys[1], the board shard's config hash (every function that reaches
--- those modules takes it first); now_ms: args[2], the common header's time, as now_ms() answers it
--- (nil till a call asks: most calls take their time from their header, and tonumber of a time costs a
--- strtod; a function whose args[2] is no time reaches no module that asks it); seq: the call's
--- number, which a per-call cache keeps to tell a later call's (call_cache) instead of being emptied as
--- each call begins; draining: the expired slot's start (a string) while expiry takes it out of the
--- results (results_changed hooks ask), else false.
-local CALL = { cfg_key = nil, now_ms = nil, seq = 0, draining = false }
+-- The call running now, bound once by begin_call from the handler's keys: what the shared modules
+-- read of them. cfg_key: keys[1], the board shard's config hash (every function that reaches those
+-- modules takes it first); seq: the call's number, which a per-call cache keeps to tell a later
+-- call's (call_cache) instead of being emptied as each call begins; draining: the expired slot's
+-- start (a string) while expiry takes it out of the results (results_changed hooks ask), else false.
+-- The header's fields (now_ms, budget) are the reader's (reader.HEADER, read by the handler first).
+local CALL = { cfg_key = nil, seq = 0, draining = false }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
@@ -108,70 +106,40 @@ end
 local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
-  call.cfg_key, call.now_ms, call.seq, call.draining = keys[1], nil, call.seq + 1, false
+  call.cfg_key, call.seq, call.draining = keys[1], call.seq + 1, false
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 
 -- The windows of the call, bound by bind_windows: the record the window modules take (`windows`):
--- count, and by 0-based window its keys (slots index, results) and rule (period s, interval s,
--- creation unix ms, slot origin unix s: reader's header). One table for every call (its lists are
--- refilled, so a call builds none): valid until the next bind_windows, never changed by a reader.
--- `texts`: the keys' and rule arguments' texts it was last bound from, WINDOW_TEXTS per window.
+-- count, and by 0-based window its keys (slots index, results) and rule (period_sec, interval_sec,
+-- created_ms, origin_sec: the header's window fields, which the reader binds by name, bind_rules; its
+-- rule_texts and rule_count are the reader's). One table for every call (its lists are refilled, so a
+-- call builds none): valid until the next bind_windows, never changed by a reader.
 local WINDOWS = { count = 0, slots = {}, tops = {}, period_sec = {}, interval_sec = {}, created_ms = {}, origin_sec = {},
-  texts = {} }
--- Arguments per window in the common header, and where the first window's start (reader's header).
-local WINDOW_ARGS, FIRST_WINDOW_ARG = 4, 5
--- Texts bind_windows compares per window: its two keys and its WINDOW_ARGS rule arguments.
-local WINDOW_TEXTS = 2 + WINDOW_ARGS
-
--- Whether the call's keys and header name the windows WINDOWS holds already: a board's calls send the
--- same texts call after call, and Lua interns strings (one pointer comparison each).
-local function windows_bound(keys, args, first_key, window_count)
-  if window_count ~= WINDOWS.count then return false end
-  local texts = WINDOWS.texts
-  for w = 0, window_count - 1 do
-    local key_at, arg_at, at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w, WINDOW_TEXTS * w
-    if texts[at + 1] ~= keys[key_at] or texts[at + 2] ~= keys[key_at + 1] or texts[at + 3] ~= args[arg_at]
-        or texts[at + 4] ~= args[arg_at + 1] or texts[at + 5] ~= args[arg_at + 2] or texts[at + 6] ~= args[arg_at + 3] then
-      return false
-    end
-  end
-  return true
-end
+  rule_texts = {}, rule_count = nil }
 
 -- Binds the call's `window_count` windows: their keys as (slots, top) pairs from keys[first_key],
--- their rules from the header. Each rule's text is parsed once (reader.memo_number), and windows bound
--- from the same texts as the last call's are not filled again.
+-- their rules from the header by name (reader.bind_rules: parsed once, and not again while a board's
+-- calls send the same texts).
 local function bind_windows(first_key, window_count)
-  local keys, args, number = BOUND.keys, BOUND.args, reader.memo_number
-  if windows_bound(keys, args, first_key, window_count) then return WINDOWS end
-  local slots, tops, periods, intervals = WINDOWS.slots, WINDOWS.tops, WINDOWS.period_sec, WINDOWS.interval_sec
-  local created, origins, texts = WINDOWS.created_ms, WINDOWS.origin_sec, WINDOWS.texts
+  local keys, slots, tops = BOUND.keys, WINDOWS.slots, WINDOWS.tops
+  reader.bind_rules(BOUND.args, window_count, WINDOWS)
   for w = 0, window_count - 1 do
-    local key_at, arg_at, at = first_key + 2 * w, FIRST_WINDOW_ARG + WINDOW_ARGS * w, WINDOW_TEXTS * w
-    slots[w], tops[w] = keys[key_at], keys[key_at + 1]
-    periods[w], intervals[w] = number(args[arg_at]), number(args[arg_at + 1])
-    created[w], origins[w] = number(args[arg_at + 2]), number(args[arg_at + 3])
-    texts[at + 1], texts[at + 2], texts[at + 3] = keys[key_at], keys[key_at + 1], args[arg_at]
-    texts[at + 4], texts[at + 5], texts[at + 6] = args[arg_at + 1], args[arg_at + 2], args[arg_at + 3]
+    local at = first_key + 2 * w
+    slots[w], tops[w] = keys[at], keys[at + 1]
   end
   WINDOWS.count = window_count
   return WINDOWS
 end
 
--- The call's time (unix ms), args[2] read once.
+-- The call's time (unix ms): its header's.
 local function now_ms()
-  local now = CALL.now_ms
-  if now == nil then
-    now = tonumber(BOUND.args[2])
-    CALL.now_ms = now
-  end
-  return now
+  return reader.HEADER.now_ms
 end
 
--- The call's budget (args[3], the common header's: most expired-slot fields the call may drain).
+-- The call's budget (its header's: most expired-slot fields the call may drain).
 local function budget()
-  return reader.memo_number(BOUND.args[3])
+  return reader.HEADER.budget
 end
 
 -- `cache` (a table of the caller's) for this call: emptied when a call before this one filled it.

@@ -67,13 +67,11 @@ local function drop_window(cfg_key, window_name)
   end
 end
 
--- Arguments per window in the header (call_state.bind_windows reads them): period (s), interval (s),
--- creation time (unix ms), origin (unix s). A rolling window's slots start at multiples of its interval (origin 0). A
+-- A window's rule (call_state.bind_windows binds it from the header by name): period_sec, interval_sec,
+-- created_ms, origin_sec. A rolling window's slots start at multiples of its interval (origin 0). A
 -- calendar window (origin > 0) is one slot per period: the caller passes, for its `now`, the current
 -- period's start as the origin and its length as both period and interval (periods differ in length:
 -- the time-zone rules live in the app, src/ranking/core/calendar-math.ts).
-local WINDOW_ARGS = 4
-
 -- The start of the slot holding `t` (unix s): an event before a calendar window's origin lands in a
 -- slot before its live span, which every caller then skips.
 local function current_slot(t, interval_sec, origin_sec)
@@ -391,5 +389,4 @@ window.rank_of = rank_of
 window.listing_rows = listing_rows
 window.item_rank = item_rank
 window.standing = standing
-window.WINDOW_ARGS = WINDOW_ARGS
 window.EVERY_WINDOW = EVERY_WINDOW

@@ -4,7 +4,7 @@ import { IsIn } from 'class-validator';
 import { join } from 'node:path';
 import { IsOptionalNotNull } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
-import type { BoardOption } from '../board-option';
+import type { BoardOption, BoardSettings } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
 import { AGGREGATE_MESSAGES as M, AGGREGATE_SCORE_WRITE_COST, MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
@@ -30,44 +30,30 @@ export const AggregateProperty = () =>
 export const AggregateViewProperty = () =>
   ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' });
 
-/** A window as the aggregate's checks read it. */
-interface SlottedWindow {
-  name: string;
-  periodSec: number;
-  intervalSec: number;
-  calendar?: object;
-}
-
-/** The first rolling window of more than MAX_AGGREGATE_SLOTS slots, which a max / min / last board refuses. */
-export function wideWindow(windows: readonly SlottedWindow[]): SlottedWindow | undefined {
-  return windows.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
-}
-
 /**
  * Decay, hot and rising weigh sums of events: a max / min / last board takes none (segments and actors
  * refuse it themselves). Its rolling windows hold at most MAX_AGGREGATE_SLOTS slots: expiry
  * recomputes an item from every live slot. The board's settings as it will hold them.
  */
-export function checkAggregate(board: {
-  name: string;
-  aggregate: Aggregate;
-  hasViews: boolean;
-  windows: readonly SlottedWindow[];
-}): void {
+export function checkAggregate(board: BoardSettings): void {
   const { name, aggregate } = board;
   if (aggregate === 'sum') return;
-  if (board.hasViews) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
-  const wide = wideWindow(board.windows);
+  if (board.holds?.views) throw new InvalidInputError(M.viewsNeedSum(name, aggregate));
+  const wide = board.windows?.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_AGGREGATE_SLOTS);
   if (wide) throw new InvalidInputError(M.aggregateTooManySlots(name, aggregate, wide.name, MAX_AGGREGATE_SLOTS));
 }
+
+/** What a board of `config` keeps instead of sums: its aggregate unless sum. */
+const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | undefined =>
+  config.aggregate === undefined || config.aggregate === 'sum' ? undefined : config.aggregate;
 
 /**
  * `aggregate: max | min | last`: windows keep the best (or latest) score recorded, aggregate_lib.lua's
  * slots and recomputation. Its field is one of the board's own, not passed on as an option's (`fields`
- * empty; its fromStored, fromReply and view answer nothing): board_put and shard_sync take it as an
- * argument, aggregate_lib adds it to the config fields every call reads with the version
- * (`aggregate.mode()`) and answers the core's hooks `slots_kept` (expiry) and `any_sign` (listing), and
- * the board's view shows it beside maxItems.
+ * empty; its fromStored and fromReply answer nothing): board_put and shard_sync take it as an
+ * argument, and aggregate_lib adds it to the config fields every call reads with the version
+ * (`aggregate.mode()`) and answers the core's hooks `slots_kept` (expiry) and `any_sign` (listing).
+ * The slices ask it what a board keeps (keptScore) and which writes it takes (writeMismatch).
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
   name: 'aggregate',
@@ -75,8 +61,20 @@ export const aggregateOption: BoardOption<AggregateConfig> = {
   luaModules: [join(__dirname, 'aggregate_lib.lua')],
   fromStored: () => ({}),
   fromReply: () => ({}),
-  view: () => ({}),
-  writeCostPerPlace: (config) =>
-    config.aggregate === undefined || config.aggregate === 'sum' ? 0 : AGGREGATE_SCORE_WRITE_COST[config.aggregate],
-  // The costliest aggregate is each write-cost's own (COSTLIEST_ENTRY weighs every one).
+  view: (config) => {
+    const kept = keptOf(config);
+    return kept === undefined ? {} : { aggregate: kept };
+  },
+  writeCostPerPlace: (config) => {
+    const kept = keptOf(config);
+    return kept === undefined ? 0 : AGGREGATE_SCORE_WRITE_COST[kept];
+  },
+  // No aggregate is costliest alone: a sum board takes segments and actors, the others weigh a place more.
+  costliestAmong: AGGREGATES.map((aggregate) => ({ aggregate })),
+  keptScore: keptOf,
+  writeMismatch: (config, board, { scores, write }) =>
+    (keptOf(config) !== undefined) === scores
+      ? undefined
+      : M.aggregateMismatch(board, config.aggregate ?? 'sum', write),
+  check: checkAggregate,
 };
