@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedBoard } from '../core/board';
-import { AroundAnswer, AroundAsk, checkPageDepth, figures, PageAnswer, PageAsk, percentileOf } from '../core/answers';
+import { checkPageDepth, figures, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAnswer, PageAsk } from '../core/answers';
 import type { WindowConfig } from '../core/window-math';
 import { ReadsStore, type WindowRead } from './reads.store';
 import { RowMetrics, RowsWithMetrics } from '../core/row-metrics';

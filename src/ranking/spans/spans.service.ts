@@ -1,16 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../common/errors';
 import { parseDurationSec } from '../../common/duration';
-import {
-  AroundAnswer,
-  AroundAsk,
-  checkPageDepth,
-  figures,
-  PageAsk,
-  percentileOf,
-  ViewRowAnswer,
-  WindowFigures,
-} from '../core/answers';
+import { checkPageDepth, figures, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAsk, ViewRowAnswer, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';

@@ -1,15 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import {
-  AroundAnswer,
-  AroundAsk,
-  checkPageDepth,
-  figures,
-  PageAnswer,
-  PageAsk,
-  percentileOf,
-  ViewRowAnswer,
-  WindowFigures,
-} from '../core/answers';
+import { checkPageDepth, figures, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAnswer, PageAsk, ViewRowAnswer, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { ViewListing } from '../core/ranking.types';
 import { decayedValue, risingOf, risingPhase, ViewConfig } from '../options/views/trending-math';
