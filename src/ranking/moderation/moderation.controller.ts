@@ -46,7 +46,7 @@ export class ModerationController {
     @Body() body: ModerationStateDto,
     @Exchange() exchange: WriteExchange,
   ): Promise<void> {
-    return this.setItemState(params, body.state, exchange);
+    return this.setState(params.board, { item: params.item }, body.state, exchange);
   }
 
   @Delete('admin/boards/:board/moderation/items/:item')
@@ -60,7 +60,7 @@ export class ModerationController {
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   clear(@Param() params: ItemParams, @Exchange() exchange: WriteExchange): Promise<void> {
-    return this.setItemState(params, null, exchange);
+    return this.setState(params.board, { item: params.item }, null, exchange);
   }
 
   @Put('admin/boards/:board/moderation/groups/:group')
@@ -78,7 +78,7 @@ export class ModerationController {
     @Body() body: ModerationStateDto,
     @Exchange() exchange: WriteExchange,
   ): Promise<void> {
-    return this.setGroupState(params, body.state, exchange);
+    return this.setState(params.board, { group: params.group }, body.state, exchange);
   }
 
   @Delete('admin/boards/:board/moderation/groups/:group')
@@ -94,7 +94,7 @@ export class ModerationController {
   @ErrorResponse(400, 'INVALID_INPUT: a board without groups')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   clearGroup(@Param() params: GroupParams, @Exchange() exchange: WriteExchange): Promise<void> {
-    return this.setGroupState(params, null, exchange);
+    return this.setState(params.board, { group: params.group }, null, exchange);
   }
 
   @Get('admin/boards/:board/moderation/queue')
@@ -113,23 +113,18 @@ export class ModerationController {
     });
   }
 
-  private async setItemState(
-    params: ItemParams,
+  /** Sets, or clears (null), the state of an item or of a group of the board. */
+  private async setState(
+    board: string,
+    target: { item: string } | { group: string },
     state: ModerationState | null,
     exchange: WriteExchange,
   ): Promise<void> {
-    await this.quotas.write(exchange, (sent) =>
-      this.moderation.setState({ name: params.board, item: params.item, state, ...sent }),
-    );
-  }
-
-  private async setGroupState(
-    params: GroupParams,
-    state: ModerationState | null,
-    exchange: WriteExchange,
-  ): Promise<void> {
-    await this.quotas.write(exchange, (sent) =>
-      this.moderation.setGroupState({ name: params.board, group: params.group, state, ...sent }),
-    );
+    await this.quotas.write(exchange, (sent) => {
+      const change = { name: board, state, ...sent };
+      return 'item' in target
+        ? this.moderation.setState({ ...change, ...target })
+        : this.moderation.setGroupState({ ...change, ...target });
+    });
   }
 }
