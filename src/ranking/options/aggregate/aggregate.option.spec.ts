@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { entryCost } from '../../core/write-cost';
 import { OPTION_LUA_MODULES, optionsView, optionsWriteCostPerPlace } from '../registry';
@@ -13,8 +12,7 @@ class BoardDto {
   aggregate?: Aggregate;
 }
 
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
 
 const hour = { name: '1h', periodSec: 3600, intervalSec: 60 };
 const refusal = (board: Partial<Parameters<typeof checkAggregate>[0]>) => {

@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { COSTLIEST_OPTIONS, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
 import { checkGroup, groupsOption, GroupsProperty } from './groups.option';
@@ -10,8 +9,7 @@ class BoardDto {
   groups?: boolean;
 }
 
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
 
 describe('the groups option', () => {
   it('takes true or false, or nothing; refuses null and other values', () => {

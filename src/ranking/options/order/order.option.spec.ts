@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings } from '../../core/shard-math';
 import {
@@ -19,8 +18,7 @@ class BoardDto {
   order?: ScoreOrder;
 }
 
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
 
 describe('the order option', () => {
   it('takes desc or asc, or nothing; refuses null and other values', () => {

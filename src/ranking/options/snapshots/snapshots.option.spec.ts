@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { BOARD_OPTIONS, OPTION_LUA_MODULES } from '../registry';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
 import { SnapshotsDto, SnapshotsProperty, snapshotsOption } from './snapshots.option';
@@ -10,9 +9,7 @@ class WindowDto {
   snapshots?: SnapshotsDto;
 }
 
-const messagesOf = (errors: ValidationError[]): string[] =>
-  errors.flatMap((error) => [...Object.values(error.constraints ?? {}), ...messagesOf(error.children ?? [])]);
-const errorsOf = (body: object) => messagesOf(validateSync(plainToInstance(WindowDto, body)));
+const errorsOf = (body: object) => dtoErrorsOf(WindowDto, body);
 
 describe('the snapshots option', () => {
   it("validates a window's field: an object of keep and top within their limits, not null", () => {

@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings, rankRows } from '../../core/shard-math';
 import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
@@ -19,8 +18,7 @@ class BoardDto {
   tiebreak?: TiebreakSetting;
 }
 
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
 
 describe('the tiebreak option', () => {
   it('takes { order: desc | asc } or nothing; refuses null, other orders and other fields', () => {

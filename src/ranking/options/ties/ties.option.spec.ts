@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -23,8 +22,7 @@ class BoardDto {
   ties?: TiesMode;
 }
 
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
 
 describe('the ties option', () => {
   it('reads its mode from the stored config (absent: shared) and shows it only when strict', () => {

@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BOARD_OPTIONS, OPTION_LUA_MODULES, optionsOf } from '../registry';
@@ -12,9 +11,7 @@ class BoardDto {
   views?: ViewDto[];
 }
 
-const messagesOf = (errors: ValidationError[]): string[] =>
-  errors.flatMap((error) => [...Object.values(error.constraints ?? {}), ...messagesOf(error.children ?? [])]);
-const errorsOf = (body: object) => messagesOf(validateSync(plainToInstance(BoardDto, body)));
+const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
 
 const view = { name: 'trending', mode: 'decay', window: '1h', halfLife: '30m' };
 

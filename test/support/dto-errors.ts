@@ -1,0 +1,10 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+
+const messagesOf = (errors: ValidationError[]): string[] =>
+  errors.flatMap((error) => [...Object.values(error.constraints ?? {}), ...messagesOf(error.children ?? [])]);
+
+/** The messages class-validator answers for `body` read as a `Dto`, its nested fields' included. */
+export function dtoErrorsOf(Dto: new () => object, body: object): string[] {
+  return messagesOf(validateSync(plainToInstance(Dto, body)));
+}
