@@ -8,3 +8,13 @@ const messagesOf = (errors: ValidationError[]): string[] =>
 export function dtoErrorsOf(Dto: new () => object, body: object): string[] {
   return messagesOf(validateSync(plainToInstance(Dto, body)));
 }
+
+/**
+ * The messages for a body of a DTO holding only `field` under `decorator`, as a board or window DTO
+ * declares it: how an option's spec checks its own field.
+ */
+export function fieldErrorsOf(field: string, decorator: PropertyDecorator): (body: object) => string[] {
+  class FieldDto {}
+  decorator(FieldDto.prototype, field);
+  return (body) => dtoErrorsOf(FieldDto, body);
+}

@@ -1,4 +1,4 @@
-import { dtoErrorsOf } from '../../../../test/support/dto-errors';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { entryCost } from '../../core/write-cost';
 import { OPTION_LUA_MODULES, optionsView, optionsWriteCostPerPlace } from '../registry';
@@ -6,13 +6,8 @@ import { type Aggregate, aggregateOf } from './aggregate';
 import { AggregateProperty, checkAggregate } from './aggregate.option';
 import { MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @AggregateProperty()
-  aggregate?: Aggregate;
-}
-
-const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('aggregate', AggregateProperty());
 
 const hour = { name: '1h', periodSec: 3600, intervalSec: 60 };
 const refusal = (board: Partial<Parameters<typeof checkAggregate>[0]>) => {

@@ -1,4 +1,4 @@
-import { dtoErrorsOf } from '../../../../test/support/dto-errors';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings } from '../../core/shard-math';
 import {
@@ -10,15 +10,10 @@ import {
   optionsFromStored,
   optionsView,
 } from '../registry';
-import { orderOption, OrderProperty, ScoreOrder } from './order.option';
+import { orderOption, OrderProperty } from './order.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @OrderProperty()
-  order?: ScoreOrder;
-}
-
-const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('order', OrderProperty());
 
 describe('the order option', () => {
   it('takes desc or asc, or nothing; refuses null and other values', () => {

@@ -1,17 +1,12 @@
-import { dtoErrorsOf } from '../../../../test/support/dto-errors';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BOARD_OPTIONS, OPTION_LUA_MODULES, optionsOf } from '../registry';
 import { VIEWS_PER_BOARD } from './views.limits';
-import { ViewDto, ViewsProperty, viewsOption } from './views.option';
+import { ViewsProperty, viewsOption } from './views.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @ViewsProperty()
-  views?: ViewDto[];
-}
-
-const errorsOf = (body: object) => dtoErrorsOf(BoardDto, body);
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('views', ViewsProperty());
 
 const view = { name: 'trending', mode: 'decay', window: '1h', halfLife: '30m' };
 
