@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Transform } from 'class-transformer';
 import {
   IsDefined,
+  IsIn,
   IsInt,
   IsNumber,
   Matches,
@@ -59,6 +60,14 @@ export const IsOptionalNotNull = () =>
   applyDecorators(
     ValidateIf((_, value) => value !== undefined),
     IsDefined({ message: '$property must not be null' }),
+  );
+
+/** An optional field taking one of `values` (null refused), with its schema (applied in the order listed). */
+export const OptionalEnumProperty = (values: readonly string[], description: string) =>
+  applyDecorators(
+    IsIn(values, { message: `$property must be one of ${values.join(', ')}` }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional({ enum: values, description }),
   );
 
 const nameSchema = (description: string, example: string): ApiPropertyOptions => ({

@@ -1,3 +1,4 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidInputError } from '../common/errors';
 import { IDEMPOTENCY_RETENTION_SEC } from '../common/limits';
@@ -53,3 +54,19 @@ export function answer<T>(reply: FastifyReply, written: WriteAnswer<T>): T {
   if (written.replayed) void reply.header('Idempotent-Replayed', 'true');
   return written.body;
 }
+
+/** The request and reply of a retry-safe write: what it is sent with, where its answer goes. */
+export interface WriteExchange {
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+}
+
+/**
+ * The handler's WriteExchange, for the retry-safe writes off the hot path: a parameter decorator costs
+ * each request about 5 µs (see idempotencyKeyOf), so the @FastRoute() writes take @Req and @Res. The
+ * reply is passed through: the handler's result is still sent by Nest.
+ */
+export const Exchange = createParamDecorator((_data: unknown, context: ExecutionContext): WriteExchange => {
+  const http = context.switchToHttp();
+  return { request: http.getRequest<FastifyRequest>(), reply: http.getResponse<FastifyReply>() };
+});

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../edge/caller';
-import { idempotencyKeyOf } from '../edge/retry-safe';
+import { answer, idempotencyKeyOf, WriteExchange } from '../edge/retry-safe';
+import { WriteAnswer } from '../common/retry-safe';
 import { Clock } from '../common/clock';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { GovernanceSettings } from './governance.settings';
@@ -129,6 +130,12 @@ export function capacityReached(what: string, setting: string): (refusal: CapRef
     new ConflictError('CAPACITY_REACHED', M.capacityReached(what, refusal.held, refusal.cap, setting));
 }
 
+/** What a write request is sent with: its Idempotency-Key scoped to its client, and that client's budgets. */
+export interface WriteSent {
+  idemKey: string | undefined;
+  budget: ClientBudget;
+}
+
 /** The quotas on growth of this process (QUOTA_*): per client, per instance. */
 @Injectable()
 export class GrowthQuotas {
@@ -151,7 +158,12 @@ export class GrowthQuotas {
   }
 
   /** What a write request is sent with: its Idempotency-Key scoped to its client (400 when malformed), and that client's budgets. */
-  sentWith(request: FastifyRequest): { idemKey: string | undefined; budget: ClientBudget } {
+  sentWith(request: FastifyRequest): WriteSent {
     return { idemKey: idempotencyKeyOf(request), budget: this.budgetOf(request) };
+  }
+
+  /** Makes a write with what its request is sent with (sentWith) and answers it on its reply (answer). */
+  async write<T>(exchange: WriteExchange, write: (sent: WriteSent) => Promise<WriteAnswer<T>>): Promise<T> {
+    return answer(exchange.reply, await write(this.sentWith(exchange.request)));
   }
 }

@@ -72,6 +72,12 @@ export class RateLimitGuard implements CanActivate {
     return (reads) => this.chargeReads(callerOf(request).client, reads);
   }
 
+  /** The charge of a request's work counted in units, `perRead` units a read, beyond the one read its route counted. */
+  unitsOf(request: FastifyRequest, perRead: number): (units: number) => void {
+    const client = callerOf(request).client;
+    return (units) => this.chargeReads(client, Math.ceil(units / perRead) - 1);
+  }
+
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const { rule, costOf } = this.routeOf(context);

@@ -3,7 +3,6 @@ import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swag
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
-import { callerOf } from '../edge/caller';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
@@ -157,10 +156,7 @@ export class RankingController {
     @Query() query: NamePageQuery,
     @Req() request: FastifyRequest,
   ): Promise<SegmentListDto> {
-    const client = callerOf(request).client;
-    // The route's guard already counted one read.
-    const admit = (units: number) =>
-      this.readBudget.chargeReads(client, Math.ceil(units / SEGMENT_PAGE_UNITS_PER_READ) - 1);
+    const admit = this.readBudget.unitsOf(request, SEGMENT_PAGE_UNITS_PER_READ);
     return this.ranking.listSegments(params.board, namePage(query), admit);
   }
 

@@ -10,7 +10,7 @@ import { RankedSources, SourceRead } from './boards/ranked-sources';
 import type { PreparedBoard } from './core/board';
 import type { ViewConfig } from './options/views/trending-math';
 import type { WindowConfig } from './core/window-math';
-import { ViewRowAnswer, WindowFigures } from './core/answers';
+import { AroundAnswer, PageAnswer, PageAsk } from './core/answers';
 import { InvalidInputError } from '../common/errors';
 import { RANKING_MESSAGES as M } from './core/ranking.messages';
 import { DuePassOptions, DuePassResult, ExpiryService } from './expiry/expiry.service';
@@ -36,17 +36,6 @@ import { WritePipeline } from './writes/write-pipeline';
 export type { ViewRowAnswer, WindowFigures } from './core/answers';
 export type { BoardPage, BoardView } from './boards/boards.service';
 export type { DuePassOptions, DuePassResult } from './expiry/expiry.service';
-export type {
-  BatchCommand,
-  BatchInput,
-  BatchWritten,
-  IncrementCommand,
-  ItemWritten,
-  LikeCommand,
-  LikeWritten,
-  UnlikeCommand,
-  WriteContext,
-} from './writes/write-commands';
 
 /** An item's standing as answered: a window's (score, rank, percentile) or a view's row with its percentile. */
 export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<ReturnType<ViewsService['item']>>;
@@ -79,7 +68,7 @@ function spanOnView(board: string, view: string): never {
 @Injectable()
 export class RankingService {
   /** Top pages asked in one event-loop turn with the same question share one read (SharedReads says why that stays exact). */
-  private readonly sharedTops = new SharedReads<WindowFigures & { items: ViewRowAnswer[] }>();
+  private readonly sharedTops = new SharedReads<PageAnswer>();
 
   constructor(
     private readonly boards: BoardsService,
@@ -231,7 +220,7 @@ export class RankingService {
     offset: number,
     limit: number,
     options: ReadOptions = {},
-  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
+  ): Promise<PageAnswer> {
     const { span, segment, metric } = options;
     const question = JSON.stringify([
       name,
@@ -256,9 +245,9 @@ export class RankingService {
   private readTop(
     name: string,
     windowName: string | undefined,
-    page: { offset: number; limit: number },
+    page: PageAsk,
     options: ReadOptions,
-  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
+  ): Promise<PageAnswer> {
     return this.readSource(name, windowName, options, {
       window: (board, window, nowMs) =>
         board.config.tail
@@ -296,7 +285,7 @@ export class RankingService {
     item: string,
     radius: number,
     options: ReadOptions = {},
-  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+  ): Promise<AroundAnswer> {
     const around = { item, radius };
     const rows = this.readSource(name, windowName, options, {
       window: (board, window, nowMs) => this.reads.around(board, window, nowMs, around),

@@ -21,6 +21,16 @@ describe('tracing', () => {
   const inRequest = <T>(name: string, work: () => Promise<T>): Promise<T> =>
     trace.getTracer('test').startActiveSpan(name, (span) => work().finally(() => span.end()));
 
+  /** Increments coalesced per board, each batch one traced Redis call answering what it was sent. */
+  const tracedCoalescer = () =>
+    new Coalescer<number, number>({ delayMs: 5, maxBatch: 10 }, (_key, requests) =>
+      traceRedisCall(
+        'tbRankIncrement',
+        () => '{b}',
+        async () => requests,
+      ),
+    );
+
   beforeEach(() => {
     exporter = new InMemorySpanExporter();
   });
@@ -61,13 +71,7 @@ describe('tracing', () => {
 
   it("a coalesced call carrying one request runs in that request's trace: the Redis span is its child", async () => {
     tracing = startTracing(settings(), exporter);
-    const coalescer = new Coalescer<number, number>({ delayMs: 5, maxBatch: 10 }, (_key, requests) =>
-      traceRedisCall(
-        'tbRankIncrement',
-        () => '{b}',
-        async () => requests,
-      ),
-    );
+    const coalescer = tracedCoalescer();
     await inRequest('POST increment', () => coalescer.submit('b', 1));
     const [redis] = named('tbRankIncrement');
     expect(parentOf(redis)?.name).toBe('POST increment');
@@ -76,13 +80,7 @@ describe('tracing', () => {
 
   it("a call carrying three requests: each request's trace has its share, the Redis call sits under one", async () => {
     tracing = startTracing(settings(), exporter);
-    const coalescer = new Coalescer<number, number>({ delayMs: 5, maxBatch: 10 }, (_key, requests) =>
-      traceRedisCall(
-        'tbRankIncrement',
-        () => '{b}',
-        async () => requests,
-      ),
-    );
+    const coalescer = tracedCoalescer();
     await Promise.all([1, 2, 3].map((n) => inRequest(`request ${n}`, () => coalescer.submit('b', n))));
     const shares = named('coalesced call: share');
     expect(shares.map((share) => parentOf(share)?.name).sort()).toEqual(['request 1', 'request 2', 'request 3']);

@@ -31,6 +31,24 @@ export interface ViewRowAnswer extends RankedRow {
   metrics?: Record<string, number>;
 }
 
+/** A page of a window, a span or a view, as answered. */
+export type PageAnswer = WindowFigures & { items: ViewRowAnswer[] };
+
+/** An item with its neighbours (`item` the one asked), as answered. */
+export type AroundAnswer = PageAnswer & { item: string };
+
+/** A page asked: `limit` rows from rank `offset` + 1. */
+export interface PageAsk {
+  offset: number;
+  limit: number;
+}
+
+/** An item asked with up to `radius` neighbours on each side. */
+export interface AroundAsk {
+  item: string;
+  radius: number;
+}
+
 export function figures(board: string, window: WindowConfig, nowMs: number, draining: boolean): WindowFigures {
   const span = window.allTime ? { fromSec: null, toSec: null } : windowSpan(nowMs, window);
   const zone = window.calendar ? { timeZone: window.calendar.timeZone } : {};
@@ -45,7 +63,7 @@ export function percentileOf(standing: Standing, ranked: number): number | null 
 }
 
 /** Every shard sends its head down to offset + limit: bounded, so one request cannot make them all send millions of rows. */
-export function checkPageDepth(board: PreparedBoard, offset: number, limit: number): void {
-  if (board.sharded && offset + limit > MAX_SHARDED_DEPTH_ITEMS)
+export function checkPageDepth(board: PreparedBoard, page: PageAsk): void {
+  if (board.sharded && page.offset + page.limit > MAX_SHARDED_DEPTH_ITEMS)
     throw new InvalidInputError(M.shardedPageTooDeep(MAX_SHARDED_DEPTH_ITEMS));
 }

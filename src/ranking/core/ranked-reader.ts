@@ -98,6 +98,16 @@ function ranked<Row extends ScoredItem>(
   return rankRows(rows, firstPosition, higherThanFirst, strict).map((row, i) => ({ ...rows[i], rank: row.rank }));
 }
 
+/** An unsharded source's page ranked from its first row's 0-based position (-1: the item asked is not listed, no rows). */
+function rankedPage<Row extends ScoredItem>(
+  page: ShardPage<Row>,
+  firstPosition: number,
+  strict: boolean | undefined,
+): RankedPage<Row> {
+  const rows = firstPosition === -1 ? [] : ranked(page.rows, firstPosition, page.higherThanFirst, strict);
+  return { draining: page.draining, rows };
+}
+
 /** The three questions of every ranked source — a page, an item's standing, an item's neighbours — on one shard or many. */
 export class RankedReader {
   constructor(private readonly admit: () => void = () => {}) {}
@@ -108,10 +118,7 @@ export class RankedReader {
     offset: number,
     limit: number,
   ): Promise<RankedPage<Row>> {
-    if (!board.sharded) {
-      const page = await source.head(board.shards[0], offset, limit);
-      return { draining: page.draining, rows: ranked(page.rows, offset, page.higherThanFirst, source.strict) };
-    }
+    if (!board.sharded) return rankedPage(await source.head(board.shards[0], offset, limit), offset, source.strict);
     // The board's head down to offset + limit, read progressively (mergeShardHeads): ranks count from the top.
     const depth = offset + limit;
     let draining = false;
@@ -162,9 +169,7 @@ export class RankedReader {
   ): Promise<RankedPage<Row>> {
     if (!board.sharded) {
       const page = await source.around(board.shards[0], item, radius);
-      const rows =
-        page.firstPosition === -1 ? [] : ranked(page.rows, page.firstPosition, page.higherThanFirst, source.strict);
-      return { draining: page.draining, rows };
+      return rankedPage(page, page.firstPosition, source.strict);
     }
     if (!source.neighbours) return this.aroundByRank(board, source, item, radius);
     const own = await source.standing(board.shardOf(item), item);

@@ -19,15 +19,8 @@ const WindowProperty = () =>
 const WINDOW_FIELD = optional(NAME_FIELD);
 const UNIX_SEC_QUERY = optional({ kind: 'int', range: UNIX_SEC, fromQuery: true });
 
-@CompiledValidation({
-  window: WINDOW_FIELD,
-  segment: WINDOW_FIELD,
-  metric: METRIC_FIELD,
-  at: UNIX_SEC_QUERY,
-  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
-  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
-})
-export class ArchiveQuery {
+/** What both archive reads name first: the calendar window, the segment and the metric read. */
+class ArchiveSourceQuery {
   @WindowProperty()
   window?: string;
 
@@ -36,7 +29,16 @@ export class ArchiveQuery {
 
   @MetricProperty('The counter whose archives are read')
   metric?: string;
+}
+const ARCHIVE_SOURCE_FIELDS = { window: WINDOW_FIELD, segment: WINDOW_FIELD, metric: METRIC_FIELD };
 
+@CompiledValidation({
+  ...ARCHIVE_SOURCE_FIELDS,
+  at: UNIX_SEC_QUERY,
+  limit: optional({ kind: 'int', range: PAGE_LIMIT_ITEMS, fromQuery: true }),
+  offset: optional({ kind: 'int', range: PAGE_OFFSET_ITEMS, fromQuery: true }),
+})
+export class ArchiveQuery extends ArchiveSourceQuery {
   @OptionalIntProperty(
     UNIX_SEC,
     { description: 'Unix s: the closed period holding it (default: the latest kept)' },
@@ -52,23 +54,12 @@ export class ArchiveQuery {
 }
 
 @CompiledValidation({
-  window: WINDOW_FIELD,
-  segment: WINDOW_FIELD,
-  metric: METRIC_FIELD,
+  ...ARCHIVE_SOURCE_FIELDS,
   limit: optional({ kind: 'int', range: ARCHIVE_PAGE, fromQuery: true }),
   cursor: UNIX_SEC_QUERY,
   items: optional({ kind: 'int', range: ARCHIVE_PERIOD_ROWS, fromQuery: true }),
 })
-export class ArchivesQuery {
-  @WindowProperty()
-  window?: string;
-
-  @SegmentQueryProperty()
-  segment?: string;
-
-  @MetricProperty('The counter whose archives are read')
-  metric?: string;
-
+export class ArchivesQuery extends ArchiveSourceQuery {
   @OptionalIntProperty(
     ARCHIVE_PAGE,
     { default: DEFAULT_ARCHIVE_PAGE, description: 'Periods per page' },

@@ -3,7 +3,6 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { KeyedRoute } from '../../access/access.decorators';
 import { InvalidInputError } from '../../common/errors';
-import { callerOf } from '../../edge/caller';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import { BoardParams } from '../dto/board.dto';
@@ -44,7 +43,6 @@ export class FiltersController {
     @Req() request: FastifyRequest,
   ): Promise<FilteredPage> {
     if (body.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
-    const client = callerOf(request).client;
     const page = await this.filters.read({
       board: params.board,
       window: body.window,
@@ -57,7 +55,7 @@ export class FiltersController {
       excludeItems: (body.exclude?.items ?? []).map((id) => id.normalize('NFC')),
       excludeGroups: (body.exclude?.groups ?? []).map((id) => id.normalize('NFC')),
       // The route's guard already counted one read.
-      admit: (calls) => this.readBudget.chargeReads(client, calls),
+      admit: this.readBudget.readsOf(request),
     });
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) } as FilteredPage;
   }

@@ -1,8 +1,7 @@
-import { Delete, Controller, Param, Put, Req, Res } from '@nestjs/common';
+import { Delete, Controller, Param, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KeyedRoute, RetrySafeNoContent } from '../../access/access.decorators';
-import { answer } from '../../edge/retry-safe';
+import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import { MemberParams } from '../dto/group-board.dto';
@@ -37,13 +36,8 @@ export class GroupBoardsController {
   )
   @ErrorResponse(400, UNSUPPORTED)
   @ErrorResponse(404, 'BOARD_NOT_FOUND (the group board or its member board)')
-  async join(
-    @Param() params: MemberParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    const sent = this.quotas.sentWith(request);
-    answer(reply, await this.groups.setMember({ name: params.board, group: params.group, item: params.item, ...sent }));
+  join(@Param() params: MemberParams, @Exchange() exchange: WriteExchange): Promise<void> {
+    return this.setMember(params, params.group, exchange);
   }
 
   @Delete('boards/:board/members/:group/:item')
@@ -58,12 +52,13 @@ export class GroupBoardsController {
   )
   @ErrorResponse(400, UNSUPPORTED)
   @ErrorResponse(404, 'BOARD_NOT_FOUND (the group board or its member board)')
-  async leave(
-    @Param() params: MemberParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    const sent = this.quotas.sentWith(request);
-    answer(reply, await this.groups.setMember({ name: params.board, group: null, item: params.item, ...sent }));
+  leave(@Param() params: MemberParams, @Exchange() exchange: WriteExchange): Promise<void> {
+    return this.setMember(params, null, exchange);
+  }
+
+  private async setMember(params: MemberParams, group: string | null, exchange: WriteExchange): Promise<void> {
+    await this.quotas.write(exchange, (sent) =>
+      this.groups.setMember({ name: params.board, group, item: params.item, ...sent }),
+    );
   }
 }

@@ -1,7 +1,6 @@
-import { applyDecorators, Body, Controller, Delete, Param, Put, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Param, Put } from '@nestjs/common';
 import { ApiBody, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answer } from '../../edge/retry-safe';
+import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { KeyedRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
@@ -34,28 +33,20 @@ export class ItemDataController {
   @ApiBody(ITEM_DATA_BODY)
   @ErrorResponse(404, 'BOARD_NOT_FOUND, ITEM_NOT_FOUND (no window of the board holds the item)')
   @ErrorResponse(413, `DATA_TOO_LARGE: over ${ITEM_DATA_BYTES} bytes of JSON`)
-  async put(
-    @Param() params: ItemParams,
-    @Body() data: unknown,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    const { idemKey, budget } = this.quotas.sentWith(request);
-    answer(
-      reply,
-      await this.itemData.write({ name: params.board, item: params.item, data: data ?? null, idemKey, budget }),
-    );
+  put(@Param() params: ItemParams, @Body() data: unknown, @Exchange() exchange: WriteExchange): Promise<void> {
+    return this.write(params, data ?? null, exchange);
   }
 
   @Delete('boards/:board/items/:item/data')
   @ItemDataWrite("Remove an item's data", 'Answers 204 whether or not the item had data.')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
-  async remove(
-    @Param() params: ItemParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    const { idemKey, budget } = this.quotas.sentWith(request);
-    answer(reply, await this.itemData.write({ name: params.board, item: params.item, idemKey, budget }));
+  remove(@Param() params: ItemParams, @Exchange() exchange: WriteExchange): Promise<void> {
+    return this.write(params, undefined, exchange);
+  }
+
+  private async write(params: ItemParams, data: unknown, exchange: WriteExchange): Promise<void> {
+    await this.quotas.write(exchange, (sent) =>
+      this.itemData.write({ name: params.board, item: params.item, data, ...sent }),
+    );
   }
 }

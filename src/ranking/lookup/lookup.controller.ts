@@ -5,7 +5,6 @@ import { KeyedRoute } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
 import { LookupDto, LookupQuery, LookupResultDto } from '../dto/lookup.dto';
-import { callerOf } from '../../edge/caller';
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import {
   LOOKUP_COUNTS_PER_CALL,
@@ -42,7 +41,6 @@ export class LookupController {
     @Body() body: LookupDto,
     @Req() request: FastifyRequest,
   ): Promise<LookupResultDto> {
-    const client = callerOf(request).client;
     return this.lookups.lookup({
       name: params.board,
       window: body.window,
@@ -51,8 +49,7 @@ export class LookupController {
       withData: query.data ?? false,
       segment: query.segment,
       metric: query.metric,
-      // The route's guard already counted one read.
-      admit: (reads) => this.readBudget.chargeReads(client, reads - 1),
+      admit: this.readBudget.unitsOf(request, 1),
     });
   }
 }

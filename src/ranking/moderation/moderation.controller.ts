@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdminRoute, RetrySafeNoContent } from '../../access/access.decorators';
-import { answer } from '../../edge/retry-safe';
+import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import {
@@ -15,6 +14,7 @@ import {
 import { BoardParams } from '../dto/board.dto';
 import { ItemParams } from '../dto/item.dto';
 import { GroupParams, ModerationQueueDto, ModerationQueueQuery, ModerationStateDto } from '../dto/moderation.dto';
+import type { ModerationState } from './moderation.functions';
 import { ModerationService, QueueAnswer } from './moderation.service';
 
 const STATE_NOTE = `Takes effect on the next read of every instance (the state lives in Redis beside the item's counts, which keep accruing). A hidden item is listed by no read (top, around, views, segments, stream, lookup: hidden true, rank null); the items after it move up (ranks, percentiles and around close the gap). Allowing it again lists it exactly as if it had never been hidden. On a board with "moderation": { "review": true } only allowed items are listed. One call on the item's shard; each shard holds at most ${MODERATED_ITEMS_PER_SHARD} items with a state (429 QUOTA_EXCEEDED beyond: clear some first).`;
@@ -41,17 +41,12 @@ export class ModerationController {
   )
   @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
-  async put(
+  put(
     @Param() params: ItemParams,
     @Body() body: ModerationStateDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Exchange() exchange: WriteExchange,
   ): Promise<void> {
-    const sent = this.quotas.sentWith(request);
-    answer(
-      reply,
-      await this.moderation.setState({ name: params.board, item: params.item, state: body.state, ...sent }),
-    );
+    return this.setState(params.board, { item: params.item }, body.state, exchange);
   }
 
   @Delete('admin/boards/:board/moderation/items/:item')
@@ -64,13 +59,8 @@ export class ModerationController {
     'Cleared',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
-  async clear(
-    @Param() params: ItemParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    const sent = this.quotas.sentWith(request);
-    answer(reply, await this.moderation.setState({ name: params.board, item: params.item, state: null, ...sent }));
+  clear(@Param() params: ItemParams, @Exchange() exchange: WriteExchange): Promise<void> {
+    return this.setState(params.board, { item: params.item }, null, exchange);
   }
 
   @Put('admin/boards/:board/moderation/groups/:group')
@@ -83,15 +73,12 @@ export class ModerationController {
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   @ErrorResponse(409, 'MODERATED_GROUPS_FULL: the board holds its most moderated groups and this one has no state')
   @ErrorResponse(422, 'REQUEST_TOO_COSTLY: the moderated groups would hold too many items on one shard')
-  async putGroup(
+  putGroup(
     @Param() params: GroupParams,
     @Body() body: ModerationStateDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Exchange() exchange: WriteExchange,
   ): Promise<void> {
-    const sent = this.quotas.sentWith(request);
-    const change = { name: params.board, group: params.group, state: body.state, ...sent };
-    answer(reply, await this.moderation.setGroupState(change));
+    return this.setState(params.board, { group: params.group }, body.state, exchange);
   }
 
   @Delete('admin/boards/:board/moderation/groups/:group')
@@ -106,16 +93,8 @@ export class ModerationController {
   )
   @ErrorResponse(400, 'INVALID_INPUT: a board without groups')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
-  async clearGroup(
-    @Param() params: GroupParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    const sent = this.quotas.sentWith(request);
-    answer(
-      reply,
-      await this.moderation.setGroupState({ name: params.board, group: params.group, state: null, ...sent }),
-    );
+  clearGroup(@Param() params: GroupParams, @Exchange() exchange: WriteExchange): Promise<void> {
+    return this.setState(params.board, { group: params.group }, null, exchange);
   }
 
   @Get('admin/boards/:board/moderation/queue')
@@ -131,6 +110,21 @@ export class ModerationController {
       window: query.window,
       limit: query.limit ?? DEFAULT_QUEUE_PAGE,
       cursor: query.cursor,
+    });
+  }
+
+  /** Sets, or clears (null), the state of an item or of a group of the board. */
+  private async setState(
+    board: string,
+    target: { item: string } | { group: string },
+    state: ModerationState | null,
+    exchange: WriteExchange,
+  ): Promise<void> {
+    await this.quotas.write(exchange, (sent) => {
+      const change = { name: board, state, ...sent };
+      return 'item' in target
+        ? this.moderation.setState({ ...change, ...target })
+        : this.moderation.setGroupState({ ...change, ...target });
     });
   }
 }

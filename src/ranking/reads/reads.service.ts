@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedBoard } from '../core/board';
-import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
+import { checkPageDepth, figures, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAnswer, PageAsk } from '../core/answers';
 import type { WindowConfig } from '../core/window-math';
 import { ReadsStore, type WindowRead } from './reads.store';
 import { RowMetrics, RowsWithMetrics } from '../core/row-metrics';
@@ -25,13 +26,8 @@ export function segmentPageUnits(board: PreparedBoard): number {
 export class ReadsService implements RowMetrics {
   constructor(private readonly store: ReadsStore) {}
 
-  async top(
-    board: PreparedBoard,
-    window: WindowConfig,
-    nowMs: number,
-    page: { offset: number; limit: number },
-  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
-    checkPageDepth(board, page.offset, page.limit);
+  async top(board: PreparedBoard, window: WindowConfig, nowMs: number, page: PageAsk): Promise<PageAnswer> {
+    checkPageDepth(board, page);
     const result = await this.withMetrics(
       { board, window, nowMs },
       await this.store.top({ board, window, nowMs }, page.offset, page.limit),
@@ -98,12 +94,7 @@ export class ReadsService implements RowMetrics {
     return { board: board.config.name, segments, nextCursor: asked.next ?? full };
   }
 
-  async around(
-    board: PreparedBoard,
-    window: WindowConfig,
-    nowMs: number,
-    around: { item: string; radius: number },
-  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+  async around(board: PreparedBoard, window: WindowConfig, nowMs: number, around: AroundAsk): Promise<AroundAnswer> {
     const read = { board, window, nowMs };
     const result = await this.withMetrics(read, await this.store.around(read, around.item, around.radius));
     return { ...figures(board.config.name, window, nowMs, result.draining), item: around.item, items: result.items };

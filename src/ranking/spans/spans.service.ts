@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../common/errors';
 import { parseDurationSec } from '../../common/duration';
-import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
+import { checkPageDepth, figures, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAsk, ViewRowAnswer, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
@@ -18,14 +19,8 @@ import { keptScore } from '../options/registry';
 export class SpansService {
   constructor(private readonly store: SpansStore) {}
 
-  async top(
-    board: PreparedBoard,
-    window: WindowConfig,
-    nowMs: number,
-    span: string,
-    page: { offset: number; limit: number },
-  ) {
-    checkPageDepth(board, page.offset, page.limit);
+  async top(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string, page: PageAsk) {
+    checkPageDepth(board, page);
     const read = spanRead(board, window, nowMs, span);
     const { rows } = await this.store.top(read, page.offset, page.limit);
     return { ...spanFigures(read), items: withoutPreviousRanks(rows) };
@@ -50,8 +45,8 @@ export class SpansService {
     window: WindowConfig,
     nowMs: number,
     span: string,
-    around: { item: string; radius: number },
-  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+    around: AroundAsk,
+  ): Promise<AroundAnswer> {
     const read = spanRead(board, window, nowMs, span);
     const { rows } = await this.store.around(read, around.item, around.radius);
     return { ...spanFigures(read), item: around.item, items: withoutPreviousRanks(rows) };

@@ -2,7 +2,6 @@ import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { WindowRead } from '../../access/access.decorators';
-import { callerOf } from '../../edge/caller';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { RateLimitGuard } from '../../governance/rate-limit.guard';
 import { DEFAULT_DISTRIBUTION_BUCKETS, LOOKUP_COUNTS_PER_READ } from '../core/ranking.limits';
@@ -40,7 +39,7 @@ export class StandingController {
       score: query.score,
       tiebreak: query.tiebreak,
       metric: query.metric,
-      admit: this.admit(request),
+      admit: this.readBudget.unitsOf(request, LOOKUP_COUNTS_PER_READ),
     });
   }
 
@@ -61,13 +60,7 @@ export class StandingController {
       window: query.window,
       buckets: query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS,
       metric: query.metric,
-      admit: this.admit(request),
+      admit: this.readBudget.unitsOf(request, LOOKUP_COUNTS_PER_READ),
     });
-  }
-
-  /** Charges the client's read budget by a read's counts (the route's guard already counted one read). */
-  private admit(request: FastifyRequest) {
-    const client = callerOf(request).client;
-    return (counts: number) => this.readBudget.chargeReads(client, Math.ceil(counts / LOOKUP_COUNTS_PER_READ) - 1);
   }
 }

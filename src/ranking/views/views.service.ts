@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { checkPageDepth, figures, percentileOf, ViewRowAnswer, WindowFigures } from '../core/answers';
+import { checkPageDepth, figures, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAnswer, PageAsk, ViewRowAnswer, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { ViewListing } from '../core/ranking.types';
 import { decayedValue, risingOf, risingPhase, ViewConfig } from '../options/views/trending-math';
@@ -30,13 +31,8 @@ export class ViewsService implements ViewFilterReader {
     return { ...viewFigures(board, view, nowMs, page.draining), items, truncated: page.truncated };
   }
 
-  async top(
-    board: PreparedBoard,
-    view: ViewConfig,
-    nowMs: number,
-    page: { offset: number; limit: number },
-  ): Promise<WindowFigures & { items: ViewRowAnswer[] }> {
-    checkPageDepth(board, page.offset, page.limit);
+  async top(board: PreparedBoard, view: ViewConfig, nowMs: number, page: PageAsk): Promise<PageAnswer> {
+    checkPageDepth(board, page);
     const listing = await this.store.viewTop({ board, view, nowMs }, page.offset, page.limit);
     return { ...viewFigures(board, view, nowMs, listing.draining), items: viewRows(board, view, listing, nowMs) };
   }
@@ -55,12 +51,7 @@ export class ViewsService implements ViewFilterReader {
     };
   }
 
-  async around(
-    board: PreparedBoard,
-    view: ViewConfig,
-    nowMs: number,
-    around: { item: string; radius: number },
-  ): Promise<WindowFigures & { item: string; items: ViewRowAnswer[] }> {
+  async around(board: PreparedBoard, view: ViewConfig, nowMs: number, around: AroundAsk): Promise<AroundAnswer> {
     const listing = await this.store.viewAround({ board, view, nowMs }, around.item, around.radius);
     return {
       ...viewFigures(board, view, nowMs, listing.draining),

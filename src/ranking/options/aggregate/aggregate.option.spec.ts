@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { entryCost } from '../../core/write-cost';
 import type { BoardSettings } from '../board-option';
@@ -10,14 +9,8 @@ import { type Aggregate, aggregateOf } from './aggregate';
 import { AggregateProperty, checkAggregate } from './aggregate.option';
 import { MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @AggregateProperty()
-  aggregate?: Aggregate;
-}
-
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('aggregate', AggregateProperty());
 
 const hour = { name: '1h', periodSec: 3600, intervalSec: 60 };
 const refusal = (board: Partial<BoardSettings>, hasViews = false) => {

@@ -1,8 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalEnumProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import type { BoardOption, BoardSettings } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
@@ -16,14 +14,9 @@ export interface AggregateConfig {
 
 /** The board PUT's `aggregate` field: its schema and validation (applied bottom-up, as stacked decorators are). */
 export const AggregateProperty = () =>
-  applyDecorators(
-    IsIn(AGGREGATES, { message: `$property must be one of ${AGGREGATES.join(', ')}` }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      enum: AGGREGATES,
-      description:
-        "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
-    }),
+  OptionalEnumProperty(
+    AGGREGATES,
+    "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
   );
 
 /** The board view's `aggregate` field (present when not sum). */

@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { dtoErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { OPTION_LUA_MODULES } from '../registry';
 import { LONGEST_PERIOD_SEC } from './calendar-math';
@@ -21,11 +20,7 @@ class WindowDto {
   archive?: ArchiveDto;
 }
 
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(WindowDto, body)).flatMap((error) => [
-    ...Object.values(error.constraints ?? {}),
-    ...(error.children ?? []).flatMap((child) => Object.values(child.constraints ?? {})),
-  ]);
+const errorsOf = (body: object) => dtoErrorsOf(WindowDto, body);
 
 describe('the calendar option', () => {
   it("checks a window's calendar fields and archive", () => {

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { IsOptionalNotNull, OptionalEnumProperty } from '../../../common/dto';
 import type { BoardOption } from '../board-option';
 import { CALENDARS, WEEK_STARTS } from './calendar-math';
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from './calendar.limits';
@@ -35,13 +35,9 @@ export class ArchiveDto {
 
 /** A board PUT window's `calendar` field: a calendar window instead of a rolling one (applied bottom-up, as stacked decorators are). */
 export const CalendarProperty = () =>
-  applyDecorators(
-    IsIn(CALENDARS, { message: `$property must be one of ${CALENDARS.join(', ')}` }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      enum: CALENDARS,
-      description: 'A calendar window instead of a rolling one: counts the current period of its time zone',
-    }),
+  OptionalEnumProperty(
+    CALENDARS,
+    'A calendar window instead of a rolling one: counts the current period of its time zone',
   );
 
 /** A board PUT window's `timeZone` field. */
@@ -55,11 +51,7 @@ export const TimeZoneProperty = () =>
 
 /** A board PUT window's `weekStart` field. */
 export const WeekStartProperty = () =>
-  applyDecorators(
-    IsIn(WEEK_STARTS, { message: `$property must be one of ${WEEK_STARTS.join(', ')}` }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar "week" windows only (default monday)' }),
-  );
+  OptionalEnumProperty(WEEK_STARTS, 'Calendar "week" windows only (default monday)');
 
 /** A board PUT window's `archive` field: the closed periods it keeps (applied in the order of board.dto's other nested objects). */
 export const ArchiveProperty = () =>

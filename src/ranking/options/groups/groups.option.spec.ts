@@ -1,17 +1,10 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { COSTLIEST_OPTIONS, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
 import { checkGroup, groupsOption, GroupsProperty } from './groups.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @GroupsProperty()
-  groups?: boolean;
-}
-
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('groups', GroupsProperty());
 
 describe('the groups option', () => {
   it('takes true or false, or nothing; refuses null and other values', () => {

@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings } from '../../core/shard-math';
 import {
@@ -11,16 +10,10 @@ import {
   optionsFromStored,
   optionsView,
 } from '../registry';
-import { orderOption, OrderProperty, ScoreOrder } from './order.option';
+import { orderOption, OrderProperty } from './order.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @OrderProperty()
-  order?: ScoreOrder;
-}
-
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('order', OrderProperty());
 
 describe('the order option', () => {
   it('takes desc or asc, or nothing; refuses null and other values', () => {

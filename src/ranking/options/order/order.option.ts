@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalEnumProperty } from '../../../common/dto';
 import type { BoardOption, BoardSettings } from '../board-option';
 
 /** Which scores rank higher: the higher (desc, the default) or the lower (asc: race times, golf). */
@@ -26,14 +24,9 @@ export const ORDER_MESSAGES = {
 
 /** The board PUT's `order` field: its schema and validation (applied bottom-up, as stacked decorators are). */
 export const OrderProperty = () =>
-  applyDecorators(
-    IsIn(SCORE_ORDERS, { message: `order must be one of ${SCORE_ORDERS.join(', ')}` }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      enum: SCORE_ORDERS,
-      description:
-        'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first on a board without a tiebreak). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
-    }),
+  OptionalEnumProperty(
+    SCORE_ORDERS,
+    'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first on a board without a tiebreak). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
   );
 
 /** The board view's `order` field (present when asc). */

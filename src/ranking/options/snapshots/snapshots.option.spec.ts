@@ -1,18 +1,10 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { BOARD_OPTIONS, OPTION_LUA_MODULES } from '../registry';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
-import { SnapshotsDto, SnapshotsProperty, snapshotsOption } from './snapshots.option';
+import { SnapshotsProperty, snapshotsOption } from './snapshots.option';
 
-/** A DTO holding only the option's field of a window, as the window DTO declares it. */
-class WindowDto {
-  @SnapshotsProperty()
-  snapshots?: SnapshotsDto;
-}
-
-const messagesOf = (errors: ValidationError[]): string[] =>
-  errors.flatMap((error) => [...Object.values(error.constraints ?? {}), ...messagesOf(error.children ?? [])]);
-const errorsOf = (body: object) => messagesOf(validateSync(plainToInstance(WindowDto, body)));
+/** The option's PUT field alone, as the window DTO declares it. */
+const errorsOf = fieldErrorsOf('snapshots', SnapshotsProperty());
 
 describe('the snapshots option', () => {
   it("validates a window's field: an object of keep and top within their limits, not null", () => {

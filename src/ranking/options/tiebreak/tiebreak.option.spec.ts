@@ -1,26 +1,12 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings, rankRows } from '../../core/shard-math';
 import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
 import { TIEBREAK_BOUND } from './tiebreak.limits';
-import {
-  tiebreakMark,
-  tiebreakMarkOrder,
-  tiebreakOfMark,
-  tiebreakOption,
-  TiebreakProperty,
-  TiebreakSetting,
-} from './tiebreak.option';
+import { tiebreakMark, tiebreakMarkOrder, tiebreakOfMark, tiebreakOption, TiebreakProperty } from './tiebreak.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @TiebreakProperty()
-  tiebreak?: TiebreakSetting;
-}
-
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('tiebreak', TiebreakProperty());
 
 describe('the tiebreak option', () => {
   it('takes { order: desc | asc } or nothing; refuses null, other orders and other fields', () => {

@@ -1,5 +1,4 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -15,16 +14,10 @@ import {
   optionsWriteCostPerPlace,
   strictRanks,
 } from '../registry';
-import { LOOKUP_TIES_FIRST_WEIGHT, TIES_FIRST_WRITE_COST, TiesMode, TiesProperty, tiesOption } from './ties.option';
+import { LOOKUP_TIES_FIRST_WEIGHT, TIES_FIRST_WRITE_COST, TiesProperty, tiesOption } from './ties.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @TiesProperty()
-  ties?: TiesMode;
-}
-
-const errorsOf = (body: object) =>
-  validateSync(plainToInstance(BoardDto, body)).flatMap((error) => Object.values(error.constraints ?? {}));
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('ties', TiesProperty());
 
 describe('the ties option', () => {
   it('reads its mode from the stored config (absent: shared) and shows it only when strict', () => {

@@ -1,8 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalEnumProperty } from '../../../common/dto';
 import type { BoardOption } from '../board-option';
 
 /** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
@@ -26,14 +24,9 @@ export const TIES_FIRST_WRITE_COST = 4;
 
 /** The board PUT's `ties` field: its schema and validation (applied bottom-up, as stacked decorators are). */
 export const TiesProperty = () =>
-  applyDecorators(
-    IsIn(TIES_MODES, { message: `ties must be one of ${TIES_MODES.join(', ')}` }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      enum: TIES_MODES,
-      description:
-        'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
-    }),
+  OptionalEnumProperty(
+    TIES_MODES,
+    'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
   );
 
 /** The board view's `ties` field (present when strict). */

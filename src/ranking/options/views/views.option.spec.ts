@@ -1,20 +1,12 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BOARD_OPTIONS, OPTION_LUA_MODULES, optionsOf } from '../registry';
 import { VIEWS_PER_BOARD } from './views.limits';
-import { ViewDto, ViewsProperty, viewsOption } from './views.option';
+import { ViewsProperty, viewsOption } from './views.option';
 
-/** A DTO holding only the option's PUT field, as the board DTO declares it. */
-class BoardDto {
-  @ViewsProperty()
-  views?: ViewDto[];
-}
-
-const messagesOf = (errors: ValidationError[]): string[] =>
-  errors.flatMap((error) => [...Object.values(error.constraints ?? {}), ...messagesOf(error.children ?? [])]);
-const errorsOf = (body: object) => messagesOf(validateSync(plainToInstance(BoardDto, body)));
+/** The option's PUT field alone, as the board DTO declares it. */
+const errorsOf = fieldErrorsOf('views', ViewsProperty());
 
 const view = { name: 'trending', mode: 'decay', window: '1h', halfLife: '30m' };
 
