@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
-import { useTestApp } from '../support/app-world';
+import { useSharedTestApps } from '../support/app-world';
 import {
   applyStep,
   clearAll,
@@ -32,8 +32,11 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
   ([1, 3] as const).flatMap((shards) => [false, true].map((review) => [topology, shards, review] as const)),
 );
 
+/** One app per topology for every case: each case names its boards apart and reads time relative to the clock. */
+const appFor = useSharedTestApps(T0);
+
 describe.each(CASES)('moderation of spans (property, %s, %i shard(s), review %s)', (topology, shards, review) => {
-  const world = useTestApp(topology, T0);
+  const world = appFor(topology);
   const { clock, http } = world;
   let board = 0;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
-import { useTestApp } from '../support/app-world';
+import { useSharedTestApps } from '../support/app-world';
 
 /**
  * Moderation against a brute force, on 1 and 3 shards (one Redis and a Cluster): after random
@@ -58,10 +58,13 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
   ).map(([shards, ties, review]) => [topology, shards, ties, review] as const),
 );
 
+/** One app per topology for every case: each case names its boards apart and reads time relative to the clock. */
+const appFor = useSharedTestApps(T0);
+
 describe.each(CASES)(
   'moderation against a brute force (property, %s, %i shard(s), ties %s, review %s)',
   (topology, shards, ties, review) => {
-    const world = useTestApp(topology, T0);
+    const world = appFor(topology);
     const { clock, http } = world;
     let board = 0;
 

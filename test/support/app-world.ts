@@ -12,22 +12,49 @@ export interface TestAppWorld {
   http(): ReturnType<typeof request>;
 }
 
-/**
- * Registers, in the calling describe block, a Redis of its own (`topology`) and the app on it, driven by
- * a FakeClock from `startMs`, with EXPIRE_CHUNK 3 (so expiry drains in several calls); closes both afterAll.
- */
-export function useTestApp(topology: Topology, startMs: number): TestAppWorld {
-  const world = {
-    clock: new FakeClock(startMs),
-    http: () => request(world.app.getHttpServer()),
-  } as TestAppWorld;
-  beforeAll(async () => {
-    world.redis = await startTestRedis(topology);
-    world.app = await startTestApp(world.redis, world.clock, { EXPIRE_CHUNK: '3' });
-  });
-  afterAll(async () => {
-    await world.app.close();
-    await world.redis.stop();
-  });
+/** A world whose app is not booted yet (boot sets it), driven by a FakeClock from `startMs`. */
+function newWorld(startMs: number): TestAppWorld {
+  const world = { clock: new FakeClock(startMs), http: () => request(world.app.getHttpServer()) } as TestAppWorld;
   return world;
+}
+
+/** The world's Redis (`topology`) and its app on it, with EXPIRE_CHUNK 3 (so expiry drains in several calls). */
+async function boot(world: TestAppWorld, topology: Topology): Promise<void> {
+  world.redis = await startTestRedis(topology);
+  world.app = await startTestApp(world.redis, world.clock, { EXPIRE_CHUNK: '3' });
+}
+
+async function close(world: TestAppWorld): Promise<void> {
+  await world.app?.close();
+  await world.redis?.stop();
+}
+
+/** Registers, in the calling describe block, a world of its own (`topology`): booted beforeAll, closed afterAll. */
+export function useTestApp(topology: Topology, startMs: number): TestAppWorld {
+  const world = newWorld(startMs);
+  beforeAll(() => boot(world, topology));
+  afterAll(() => close(world));
+  return world;
+}
+
+/**
+ * useTestApp shared by a file's describe blocks: call it at the file's top level, then ask it for a
+ * topology's world inside each block. The first block of a topology boots its Redis and app, the
+ * file's end closes them. For a describe.each over board options, whose boards are named apart: an app
+ * booted per block took about a seventh of such a file's CPU. The blocks share the clock, so they must
+ * read time relative to it (the clock only moves forward).
+ */
+export function useSharedTestApps(startMs: number): (topology: Topology) => TestAppWorld {
+  const worlds = new Map<Topology, TestAppWorld>();
+  afterAll(async () => {
+    for (const world of worlds.values()) await close(world);
+  });
+  return (topology) => {
+    const world = worlds.get(topology) ?? newWorld(startMs);
+    worlds.set(topology, world);
+    beforeAll(async () => {
+      if (!world.app) await boot(world, topology);
+    });
+    return world;
+  };
 }

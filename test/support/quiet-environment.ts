@@ -2,13 +2,15 @@
  * Jest's node environment, quiet while tests pass: what a test file writes to stdout and stderr (the
  * service's log lines, Nest's logger, console output) is held per test and printed, under the test's
  * name, only when that test or a hook around it fails. A green run prints Jest's summary alone.
- * TEST_LOGS=1 prints everything as it comes.
+ * TEST_LOGS=1 prints everything as it comes. TEST_COST_FILE=<path> records each file's cost (./file-cost.ts).
  */
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
+import { FileCostStart, recordFileCost, startFileCost } from './file-cost';
 
 const LOUD = process.env.TEST_LOGS === '1';
+const COST_FILE = process.env.TEST_COST_FILE;
 /** Most characters held for one test: a test that logs without end keeps only its last lines. */
 const MAX_HELD_CHARS = 1 << 20;
 
@@ -18,6 +20,8 @@ type Write = typeof process.stdout.write;
 export default class QuietEnvironment extends TestEnvironment {
   private held: Array<[StreamName, string]> = [];
   private heldChars = 0;
+  private readonly testPath: string;
+  private costStart?: FileCostStart;
   private readonly realWrites: Record<StreamName, Write> = {
     stdout: process.stdout.write,
     stderr: process.stderr.write,
@@ -25,9 +29,11 @@ export default class QuietEnvironment extends TestEnvironment {
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
+    this.testPath = context.testPath;
   }
 
   async setup(): Promise<void> {
+    if (COST_FILE) this.costStart = await startFileCost();
     await super.setup();
     if (LOUD) return;
     for (const stream of ['stdout', 'stderr'] as const) process[stream].write = this.holder(stream);
@@ -37,6 +43,7 @@ export default class QuietEnvironment extends TestEnvironment {
     process.stdout.write = this.realWrites.stdout;
     process.stderr.write = this.realWrites.stderr;
     await super.teardown();
+    if (COST_FILE && this.costStart) await recordFileCost(COST_FILE, this.testPath, this.costStart);
   }
 
   handleTestEvent(event: Circus.Event): void {
