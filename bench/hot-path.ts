@@ -116,7 +116,8 @@ async function round(
         wakesPer100: per(100 * (switches.voluntary - switchesBefore.voluntary)),
         preemptionsPer100: per(100 * (switches.involuntary - switchesBefore.involuntary)),
       };
-      if (run.non2xx > 0) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
+      // A loaded machine times out a few Redis calls (503): a run is void past 1 % (as in service-ab.ts).
+      if (run.non2xx > run.ok / 100) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
       const key = `${route.name} ${server}`;
       runs.set(key, [...(runs.get(key) ?? []), run]);
     }

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
 import { writePlainLine } from './plain-line';
+import { addRequestHook } from '../common/request-hooks';
 
 const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -39,7 +40,7 @@ export function requestId(request: IncomingMessage): string {
 
 /** Echoes the request id back, so a client can quote it. A callback hook: no promise per request. */
 export function echoRequestId(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
+  addRequestHook(fastify, (request, reply, done) => {
     // Lower case, as Fastify stores header names: nothing to lower for each answer.
     void reply.header('x-request-id', request.id);
     done();
