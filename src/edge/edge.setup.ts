@@ -7,7 +7,7 @@ import { corsFor } from './cors';
 import { EdgeSettings, trustProxyOf } from './edge.settings';
 import { httpServerOptions } from './http-edge';
 import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './json-body';
-import { lazyChildLogger, requestId, echoRequestId } from './logging';
+import { requestId, echoRequestId, withLazyChildren } from './logging';
 import { answerWrongMethods } from './method-not-allowed';
 import { openApiDocument } from './openapi';
 import { joinRequestHooks } from '../common/request-hooks';
@@ -25,10 +25,9 @@ export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapte
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: JSON_LIMITS.maxBatchBytes,
     genReqId: requestId,
-    loggerInstance: logger,
+    loggerInstance: withLazyChildren(logger),
     // RequestLog writes one line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyChildLogger,
     // The app has no Nest middleware: without middie no request runs its hook.
     skipMiddie: true,
   });

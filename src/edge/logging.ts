@@ -158,6 +158,29 @@ export function lazyChildLogger(
 }
 
 /**
+ * The root as Fastify's `loggerInstance`: Fastify makes its own logger from it once (a child with its
+ * serializers), and that logger's children are lazyChildLogger's. Given as `childLoggerFactory`
+ * instead, lazyChildLogger's child is checked on every request (an array of method names filtered
+ * for each); Fastify's own factory, which calls its logger's child(), is not.
+ */
+export function withLazyChildren(root: Logger): Logger {
+  const instance = Object.create(root) as Logger;
+  const child = (bindings: pino.Bindings, options?: pino.ChildLoggerOptions) =>
+    makingLazyChildren(root.child(bindings, options));
+  instance.child = child as unknown as Logger['child'];
+  return instance;
+}
+
+/** `logger`, its children made by lazyChildLogger. */
+function makingLazyChildren(logger: Logger): Logger {
+  const instance = Object.create(logger) as Logger;
+  const child = (bindings: pino.Bindings, options: pino.ChildLoggerOptions = {}) =>
+    lazyChildLogger(logger, bindings, options);
+  instance.child = child as unknown as Logger['child'];
+  return instance;
+}
+
+/**
  * Nest's own boot chatter: a line per module loaded and per route mapped (some 40 lines). At debug,
  * so a boot at info is a few lines; the routes are in /docs-json. NestApplication's "successfully started"
  * too: it comes before the port is bound (main.ts logs "ready" once listening succeeded).
