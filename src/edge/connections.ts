@@ -10,12 +10,28 @@ import type { FastifyInstance } from 'fastify';
  */
 const CLOSING_STATUSES = new Set([429, 503]);
 
-/** Sends `Connection: close` with every refusal: Node ends the socket once the answer is out. */
+/** What switches a server's answers to closing their connections: one per server closeRefusedConnections was installed on. */
+const closersOfAll = new WeakMap<FastifyInstance, () => void>();
+
+/**
+ * Sends `Connection: close` with every refusal (Node ends the socket once the answer is out), and
+ * with every answer once the server stops (closerOfAll). One onSend hook for both: each hook costs
+ * every answer a turn of Fastify's hook runner.
+ */
 export function closeRefusedConnections(fastify: FastifyInstance): void {
+  let closingAll = false;
+  closersOfAll.set(fastify, () => (closingAll = true));
   fastify.addHook('onSend', (_request, reply, payload, done) => {
-    if (CLOSING_STATUSES.has(reply.statusCode)) void reply.header('connection', 'close');
+    if (closingAll || CLOSING_STATUSES.has(reply.statusCode)) void reply.header('connection', 'close');
     done(null, payload);
   });
+}
+
+/** What makes every later answer of `fastify` say `Connection: close` (after closeRefusedConnections). */
+export function closerOfAll(fastify: FastifyInstance): () => void {
+  const closer = closersOfAll.get(fastify);
+  if (!closer) throw new Error('closeRefusedConnections must be installed before the graceful shutdown');
+  return closer;
 }
 
 /** What capConnectionsPerClient needs. */

@@ -7,9 +7,10 @@ import { corsFor } from './cors';
 import { EdgeSettings, trustProxyOf } from './edge.settings';
 import { httpServerOptions } from './http-edge';
 import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './json-body';
-import { lazyChildLogger, requestId, echoRequestId } from './logging';
+import { requestId, echoRequestId, withLazyChildren } from './logging';
 import { answerWrongMethods } from './method-not-allowed';
 import { openApiDocument } from './openapi';
+import { joinRequestHooks } from '../common/request-hooks';
 import { securityHeaders } from './security-headers';
 import { AppValidationPipe } from './validation';
 
@@ -24,17 +25,19 @@ export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapte
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: JSON_LIMITS.maxBatchBytes,
     genReqId: requestId,
-    loggerInstance: logger,
+    loggerInstance: withLazyChildren(logger),
     // RequestLog writes one line per request instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyChildLogger,
+    // The app has no Nest middleware: without middie no request runs its hook.
+    skipMiddie: true,
   });
 }
 
 /**
  * The edge's hooks, in the order they run for a request: `Connection: close` on refusals (onSend), CORS, security headers, the request id,
  * 405 for a known path's wrong method, the JSON body parser, and the JSON content type of writes
- * (before the body is read). The access check registers its own hook after these (bootstrap.ts).
+ * (before the body is read). The hooks after CORS are joined into one Fastify hook (joinRequestHooks),
+ * as are those added after them (the access check, bootstrap.ts; answered requests, load shedding).
  */
 export async function installEdge(app: NestFastifyApplication, config: EdgeSettings): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
@@ -42,6 +45,7 @@ export async function installEdge(app: NestFastifyApplication, config: EdgeSetti
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
   closeRefusedConnections(fastify);
   await corsFor(app, config);
+  joinRequestHooks(fastify);
   securityHeaders(fastify, HTML_PAGES);
   echoRequestId(fastify);
   answerWrongMethods(fastify);

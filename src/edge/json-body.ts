@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routeConfigOf } from '../common/route-config';
+import { addRequestHook } from '../common/request-hooks';
 
 /**
  * Limits every JSON body meets before anything walks it. The deepest legitimate body is
@@ -149,7 +150,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
  * `appliesTo`: only the routes it accepts (the library's, inside an app whose other routes are its own).
  */
 export function requireJsonWrites(fastify: FastifyInstance, appliesTo?: (request: FastifyRequest) => boolean): void {
-  fastify.addHook('onRequest', (request, _reply, done) => {
+  addRequestHook(fastify, (request, _reply, done) => {
     // is404: no route of the app (routeOptions.url would build Fastify's whole route view to say so).
     if (!BODY_METHODS.has(request.method) || request.is404) return done();
     if (appliesTo && !appliesTo(request)) return done();

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { LazyRequestLogger, lazyChildLogger, madeRequestId, requestId } from './logging';
+import { LazyRequestLogger, lazyChildLogger, madeRequestId, requestId, withLazyChildren } from './logging';
 
 /** A pino root writing JSON lines into an array. */
 function capturedRoot(level: string): { root: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -60,6 +60,22 @@ describe('LazyRequestLogger', () => {
     expect(reply.statusCode).toBe(200);
     expect(lines.filter((line) => line.msg === 'inside the handler').map((line) => line.reqId)).toEqual(['given-id']);
     expect(lines.find((line) => line.msg === 'request completed')?.reqId).toBe('given-id');
+  });
+
+  it("is Fastify's loggerInstance through withLazyChildren: the request's lines carry its id, the root's lines are the root's", async () => {
+    const { root, lines } = capturedRoot('info');
+    const app = Fastify({ loggerInstance: withLazyChildren(root), genReqId: () => 'wrapped-id' });
+    app.get('/', async (request) => {
+      expect(request.log).toBeInstanceOf(LazyRequestLogger);
+      request.log.info('inside the handler');
+      return { ok: true };
+    });
+    const reply = await app.inject({ method: 'GET', url: '/' });
+    app.log.info('from the root');
+    await app.close();
+    expect(reply.body).toBe('{"ok":true}');
+    expect(lines.filter((line) => line.msg === 'inside the handler').map((line) => line.reqId)).toEqual(['wrapped-id']);
+    expect(lines.find((line) => line.msg === 'from the root')?.reqId).toBeUndefined();
   });
 
   it('gives a route with a level of its own (Fastify logLevel) a real child at once', async () => {

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino, { Logger } from 'pino';
 import { writePlainLine } from './plain-line';
+import { addRequestHook } from '../common/request-hooks';
 
 const REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -39,7 +40,7 @@ export function requestId(request: IncomingMessage): string {
 
 /** Echoes the request id back, so a client can quote it. A callback hook: no promise per request. */
 export function echoRequestId(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
+  addRequestHook(fastify, (request, reply, done) => {
     // Lower case, as Fastify stores header names: nothing to lower for each answer.
     void reply.header('x-request-id', request.id);
     done();
@@ -154,6 +155,29 @@ export function lazyChildLogger(
 ): LazyRequestLogger | Logger {
   if (options.level) return (logger as Logger).child(bindings, options);
   return new LazyRequestLogger(logger as Logger, bindings, options);
+}
+
+/**
+ * The root as Fastify's `loggerInstance`: Fastify makes its own logger from it once (a child with its
+ * serializers), and that logger's children are lazyChildLogger's. Given as `childLoggerFactory`
+ * instead, lazyChildLogger's child is checked on every request (an array of method names filtered
+ * for each); Fastify's own factory, which calls its logger's child(), is not.
+ */
+export function withLazyChildren(root: Logger): Logger {
+  const instance = Object.create(root) as Logger;
+  const child = (bindings: pino.Bindings, options?: pino.ChildLoggerOptions) =>
+    makingLazyChildren(root.child(bindings, options));
+  instance.child = child as unknown as Logger['child'];
+  return instance;
+}
+
+/** `logger`, its children made by lazyChildLogger. */
+function makingLazyChildren(logger: Logger): Logger {
+  const instance = Object.create(logger) as Logger;
+  const child = (bindings: pino.Bindings, options: pino.ChildLoggerOptions = {}) =>
+    lazyChildLogger(logger, bindings, options);
+  instance.child = child as unknown as Logger['child'];
+  return instance;
 }
 
 /**

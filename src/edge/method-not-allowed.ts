@@ -3,6 +3,7 @@ import { noteErrorCode } from '../common/answered-requests';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { toErrorBody } from './error.filter';
 import { DomainError } from '../common/errors';
+import { addRequestHook } from '../common/request-hooks';
 
 /** Methods a route may answer, in the order an `Allow` header lists them. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -22,7 +23,7 @@ export function allowedMethods(fastify: FastifyInstance, path: string): string[]
  * only requests no route matched pay for the lookup.
  */
 export function answerWrongMethods(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', (request, reply, done) => {
+  addRequestHook(fastify, (request, reply, done) => {
     if (!request.is404) return done();
     const path = request.url.split('?', 1)[0];
     const allowed = allowedMethods(fastify, path);

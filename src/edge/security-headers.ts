@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { API_SECURITY_HEADERS } from './api-security-headers';
+import { addRequestHook } from '../common/request-hooks';
 
 /**
  * HTML pages: helmet's headers with a Content-Security-Policy their own assets satisfy. Scripts only
@@ -47,7 +48,7 @@ export function isUnder(url: string, paths: readonly string[]): boolean {
  */
 export function securityHeaders(fastify: FastifyInstance, htmlPaths: readonly string[]): void {
   const htmlPageHeaders = helmet(HTML_PAGE_POLICY);
-  fastify.addHook('onRequest', (request, reply, done) => {
+  addRequestHook(fastify, (request, reply, done) => {
     if (isUnder(request.url, htmlPaths))
       return htmlPageHeaders(request.raw, reply.raw, (error) => done(error instanceof Error ? error : undefined));
     void reply.headers(API_SECURITY_HEADERS);

@@ -6,6 +6,7 @@ import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { toErrorBody } from '../edge/error.filter';
 import { RedisBusyError } from '../common/errors';
 import { RedisService } from '../redis/redis.service';
+import { addRequestHook } from '../common/request-hooks';
 
 /**
  * Routes that never wait on this instance's Redis backlog: liveness, readiness (its own PING says
@@ -30,7 +31,7 @@ export class LoadShedder implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', (request, reply, done) => {
+    addRequestHook(fastify, (request, reply, done) => {
       // Fastify builds routeOptions anew on every read: only a busy instance reads it.
       if (!this.redis.busy) return done();
       const route = request.routeOptions.url;

@@ -1,0 +1,79 @@
+import Fastify, { FastifyInstance } from 'fastify';
+import { addRequestHook, joinRequestHooks, RequestHook } from './request-hooks';
+
+/** A server with one route, its onRequest hooks counted as Fastify holds them. */
+async function serverWith(
+  join: boolean,
+  hooks: RequestHook[],
+): Promise<{ app: FastifyInstance; fastifyHooks: number }> {
+  const app = Fastify();
+  let fastifyHooks = 0;
+  const added = app.addHook.bind(app);
+  app.addHook = ((name: string, hook: never) => {
+    if (name === 'onRequest') fastifyHooks++;
+    return added(name as 'onRequest', hook);
+  }) as typeof app.addHook;
+  if (join) joinRequestHooks(app);
+  for (const hook of hooks) addRequestHook(app, hook);
+  app.get('/x', () => ({ ok: true }));
+  await app.ready();
+  return { app, fastifyHooks };
+}
+
+describe('joined request hooks', () => {
+  it('run as one Fastify hook, in the order they were added', async () => {
+    const ran: string[] = [];
+    const hook =
+      (name: string): RequestHook =>
+      (_request, _reply, done) => {
+        ran.push(name);
+        done();
+      };
+    const { app, fastifyHooks } = await serverWith(true, [hook('a'), hook('b'), hook('c')]);
+    const answer = await app.inject({ method: 'GET', url: '/x' });
+    expect(answer.statusCode).toBe(200);
+    expect(ran).toEqual(['a', 'b', 'c']);
+    expect(fastifyHooks).toBe(1);
+  });
+
+  it('are Fastify hooks of their own on a server that did not join them', async () => {
+    const pass: RequestHook = (_request, _reply, done) => done();
+    const { fastifyHooks } = await serverWith(false, [pass, pass]);
+    expect(fastifyHooks).toBe(2);
+  });
+
+  it('stop at an error, passed or thrown, which Fastify answers', async () => {
+    const ran: string[] = [];
+    const refuse: RequestHook = (_request, _reply, done) => done(Object.assign(new Error('no'), { statusCode: 403 }));
+    const thrower: RequestHook = () => {
+      throw Object.assign(new Error('broken'), { statusCode: 418 });
+    };
+    const after: RequestHook = (_request, _reply, done) => {
+      ran.push('after');
+      done();
+    };
+    const refused = await (await serverWith(true, [refuse, after])).app.inject({ method: 'GET', url: '/x' });
+    const thrown = await (await serverWith(true, [thrower, after])).app.inject({ method: 'GET', url: '/x' });
+    expect([refused.statusCode, thrown.statusCode]).toEqual([403, 418]);
+    expect(ran).toEqual([]);
+  });
+
+  it('stop at a hook that answered, asynchronously too, and run nothing after it', async () => {
+    const ran: string[] = [];
+    const answerLater: RequestHook = (_request, reply, done) => {
+      setImmediate(() => {
+        void reply.code(429).send({ later: true });
+        done();
+      });
+    };
+    const after: RequestHook = (_request, _reply, done) => {
+      ran.push('after');
+      done();
+    };
+    const { app } = await serverWith(true, [answerLater, after]);
+    const answer = await app.inject({ method: 'GET', url: '/x' });
+    expect(answer.statusCode).toBe(429);
+    expect(answer.json()).toEqual({ later: true });
+    expect(ran).toEqual([]);
+  });
+});
