@@ -221,7 +221,7 @@ end
 local function below_of(top_key, ex, count, score)
   score = tonumber(score)
   -- A record's first count (a write's rank: an add drops its record) pays no table or sort (order.first_below).
-  if score and not ex.scores then return order.first_below(top_key, ex, count, score) end
+  if score and not ex.scores and not ex.held then return order.first_below(top_key, ex, count, score) end
   scored(top_key, ex)
   if score == nil then return count_below(positions_of(top_key, ex), count) end
   local index = score_index(top_key, ex)
