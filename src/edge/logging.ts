@@ -164,20 +164,16 @@ export function lazyChildLogger(
  * for each); Fastify's own factory, which calls its logger's child(), is not.
  */
 export function withLazyChildren(root: Logger): Logger {
-  const instance = Object.create(root) as Logger;
   const child = (bindings: pino.Bindings, options?: pino.ChildLoggerOptions) =>
     makingLazyChildren(root.child(bindings, options));
-  instance.child = child as unknown as Logger['child'];
-  return instance;
+  return Object.assign(Object.create(root) as Logger, { child });
 }
 
 /** `logger`, its children made by lazyChildLogger. */
 function makingLazyChildren(logger: Logger): Logger {
-  const instance = Object.create(logger) as Logger;
   const child = (bindings: pino.Bindings, options: pino.ChildLoggerOptions = {}) =>
     lazyChildLogger(logger, bindings, options);
-  instance.child = child as unknown as Logger['child'];
-  return instance;
+  return Object.assign(Object.create(logger) as Logger, { child });
 }
 
 /**
