@@ -52,6 +52,8 @@ const INCREMENT_ARGS = [
   'precisions',
 ] as const;
 const INCREMENT_REPLY = ['landed'] as const;
+/** What a counter's increment created: the counters new to its bucket. */
+const INCREMENT_CREATED = ['counters'] as const;
 
 /**
  * The precisions (s) an increment landed in: its named reply's `landed`, or an answer stored by a
@@ -69,7 +71,7 @@ export const COUNTER_FUNCTIONS = {
     name: 'tbCounterIncrement',
     handler: 'increment',
     numberOfKeys: 'dynamic',
-    contract: { args: INCREMENT_ARGS, reply: INCREMENT_REPLY },
+    contract: { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, created: INCREMENT_CREATED },
     build: (
       call: CounterCall & {
         nowMs: number;
@@ -96,8 +98,8 @@ export const COUNTER_FUNCTIONS = {
         precisions: precisionsArg(call),
       }),
     }),
-    /** The precisions (s) the count landed in, the time it was counted at; created: [new counters]. */
-    decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, landedOf, 1),
+    /** The precisions (s) the count landed in, the time it was counted at, and the counters it created. */
+    decode: (raw, call) => decodeIdempotent('tbCounterIncrement', raw, call.idem, landedOf, INCREMENT_CREATED),
   }),
 
   read: namedFunction({

@@ -82,7 +82,7 @@ export class CountersService {
         .catch((error: unknown) => {
           throw growthErrorOf(error, reservation, this.countersFull());
         });
-      reservation.settle({ counters: written.created[0] });
+      reservation.settle({ counters: written.created.counters });
       if (written.value.length === 0) {
         if (!problem) throw new Error('the counter script refused a sample the service found live');
         throw new InvalidInputError(problem.message);

@@ -44,7 +44,7 @@ export class CounterStore {
     count: number,
     newCounters: number,
     idem?: IdemRequest,
-  ): Promise<Idempotent<number[]>> {
+  ): Promise<Idempotent<number[], 'counters'>> {
     try {
       return await this.functions.call(S.increment, {
         ...this.counter(name),

@@ -56,6 +56,12 @@ export interface CallContract {
    * leaves them unparsed (header.windows nil; header.window_count set).
    */
   rawWindows?: boolean;
+  /**
+   * A retry-safe write's counts of what it created (new items, bytes …), answered by idem_lib before
+   * the reply's fields and never stored: the Lua builds them by these names (CALLS.<handler>.created,
+   * reader.record_of) and TypeScript reads them by the same names (decodeIdempotent).
+   */
+  created?: readonly string[];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
@@ -263,14 +269,15 @@ function luaContracts(functions: Record<string, AnyDefinition>): string {
   const byHandler = new Map<string, string>();
   for (const { handler, contract } of Object.values(functions)) {
     if (contract === undefined) continue;
-    for (const field of [...contract.args, ...contract.reply]) {
+    const created = contract.created ?? [];
+    for (const field of [...contract.args, ...contract.reply, ...created]) {
       // fill and pack name each field as `named.<field>`: a keyword there would not compile.
       if (!LUA_NAME.test(field) || LUA_KEYWORDS.has(field))
         throw new Error(`${handler}: contract field "${field}" is no Lua name`);
     }
     const list = (names: readonly string[]) => `{ ${names.map((n) => `'${n}'`).join(', ')} }`;
     const entry = [
-      `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)},${contract.rest ? ' rest = true,' : ''}${contract.rawWindows ? ' raw_windows = true,' : ''}`,
+      `${handler} = { name = '${handler}', args = ${list(contract.args)}, reply = ${list(contract.reply)},${created.length > 0 ? ` created = ${list(created)},` : ''}${contract.rest ? ' rest = true,' : ''}${contract.rawWindows ? ' raw_windows = true,' : ''}`,
       `    fill = function(named, args, at) ${contract.args.map((n, i) => `named.${n} = args[at + ${i}]`).join('; ')} end,`,
       `    pack = function(reply, named) local v; ${contract.reply.map((n, i) => `v = named.${n}; if v == nil then return '${n}' end; reply[${i + 1}] = v`).join('; ')} end }`,
     ].join('\n');

@@ -65,12 +65,12 @@ export class IdemCalls {
 }
 
 /** A write's decoded reply, and whether it was replayed from the stored answer of its key. */
-export interface Idempotent<T> {
+export interface Idempotent<T, Made extends string = never> {
   replayed: boolean;
   context: string;
   value: T;
-  /** Entries of each kind the write created (its script's order); zeros on a replay, which creates nothing. */
-  created: number[];
+  /** What the write created, by its contract's `created` names; zeros on a replay, which creates nothing. */
+  created: Record<Made, number>;
 }
 
 export class IdempotencyKeyReusedError extends DomainError {
@@ -135,40 +135,43 @@ export function idemNamedArgs(idem: IdemCall | undefined, context: string) {
 }
 
 /**
- * Reads { outcome, context, created..., reply... }: `createdKinds` counts of what the write created
- * (applied writes only: a replay answers none), then the script's own reply, decoded by `decode`.
+ * Reads { outcome, context, created..., reply... }: the counts of what the write created, one per name
+ * of `createdNames` (its contract's `created`; applied writes only: a replay answers none), then the
+ * script's own reply, decoded by `decode`.
  * A replay under the service's own key is this request's answer, not a repeat's; it is charged as
  * creating nothing (the first run's counts were lost with its answer).
  */
-export function decodeIdempotent<T>(
+export function decodeIdempotent<T, Made extends string = never>(
   script: string,
   raw: unknown,
   idem: IdemCall | undefined,
   decode: (reply: Reply) => T,
-  createdKinds = 0,
-): Idempotent<T> {
-  return decodeIdempotentReply(new Reply(script, raw), idem, decode, createdKinds);
+  createdNames: readonly Made[] = [],
+): Idempotent<T, Made> {
+  return decodeIdempotentReply(new Reply(script, raw), idem, decode, createdNames);
 }
 
 /** decodeIdempotent of a reply already read as an array (one entry of a reply answering several writes). */
-export function decodeIdempotentReply<T>(
+export function decodeIdempotentReply<T, Made extends string = never>(
   reply: Reply,
   idem: IdemCall | undefined,
   decode: (reply: Reply) => T,
-  createdKinds = 0,
-): Idempotent<T> {
+  createdNames: readonly Made[] = [],
+): Idempotent<T, Made> {
   reply.expectLength(2, true);
   const outcome = reply.int(0);
   if (outcome === 2) throw new IdempotencyKeyReusedError();
   if (outcome === 3) throw new IdempotentAnswerUnfundedError();
   if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1, 2 or 3');
-  const counted = outcome === 0 ? createdKinds : 0;
+  const counted = outcome === 0 ? createdNames.length : 0;
   if (counted > 0) reply.expectLength(2 + counted, true);
+  const created = {} as Record<Made, number>;
+  for (let i = 0; i < createdNames.length; i++) created[createdNames[i]] = i < counted ? reply.int(2 + i) : 0;
   return {
     replayed: outcome === 1 && !idem?.internal,
     context: reply.string(1),
     value: decode(reply.from(2 + counted)),
-    created: Array.from({ length: createdKinds }, (_, i) => (i < counted ? reply.int(2 + i) : 0)),
+    created,
   };
 }
 

@@ -45,18 +45,19 @@ export function namedFunction<In, Out, const Args extends readonly string[], con
 /**
  * A retry-safe write on the named contract: its own `args` followed by idem_lib's (IDEM_FIELDS, from
  * the input's `idem` and the context `build` names, "" unless given), and a reply that is idem_lib's
- * outcome, context and `createdKinds` counts, then the contract's `reply` fields (decodeIdempotent).
+ * outcome, context and its `created` counts, then the contract's `reply` fields (decodeIdempotent).
  */
 export interface IdempotentFunctionSpec<
   In extends { idem?: IdemCall },
   Out,
   Args extends readonly string[],
   Field extends string,
-> extends Omit<FunctionDefinition<In, Idempotent<Out>>, 'contract' | 'build' | 'decode'> {
+  Made extends string = never,
+> extends Omit<FunctionDefinition<In, Idempotent<Out, Made>>, 'contract' | 'build' | 'decode'> {
   args: Args;
   reply: readonly Field[];
-  /** Counts of what an applied write created, answered before the reply's fields (0: none). */
-  createdKinds?: number;
+  /** The names of what an applied write created, counted before the reply's fields (CallContract.created). */
+  created?: readonly Made[];
   build(input: In): NamedCall<Args> & { idemContext?: string };
   decode(reply: NamedReply<Field>, input: In): Out;
 }
@@ -67,18 +68,19 @@ export function idempotentFunction<
   Out,
   const Args extends readonly string[],
   const Field extends string,
->(spec: IdempotentFunctionSpec<In, Out, Args, Field>): FunctionDefinition<In, Idempotent<Out>> {
-  const { args, reply, createdKinds, build, decode, ...definition } = spec;
+  const Made extends string = never,
+>(spec: IdempotentFunctionSpec<In, Out, Args, Field, Made>): FunctionDefinition<In, Idempotent<Out, Made>> {
+  const { args, reply, created, build, decode, ...definition } = spec;
   const allArgs = [...args, ...IDEM_FIELDS] as const;
   return {
     ...definition,
-    contract: { args: allArgs, reply },
+    contract: { args: allArgs, reply, created },
     build: (input) => {
       const call = build(input);
       const values = { ...call.args, ...idemNamedArgs(input.idem, call.idemContext ?? '') };
       return { keys: call.keys, args: callArgs(call.header, allArgs, values) };
     },
     decode: (raw, input) =>
-      decodeIdempotent(spec.name, raw, input.idem, (fields) => decode(fields.named(reply), input), createdKinds),
+      decodeIdempotent(spec.name, raw, input.idem, (fields) => decode(fields.named(reply), input), created),
   };
 }

@@ -26,7 +26,7 @@ describe('an increment allowed one new item counts it from the add (real Redis)'
 
   /** Each request's created count and scores, or its refusal's message. */
   const outcomes = (answers: Awaited<ReturnType<typeof increments>>) =>
-    answers.map((a) => (a instanceof Error ? a.message : [a.created[0], a.value.standings.map((s) => s.score)]));
+    answers.map((a) => (a instanceof Error ? a.message : [a.created.items, a.value.standings.map((s) => s.score)]));
 
   it('counts a new item once, not an existing one, a negative sum as held, and one whose sum went back to 0 as new', async () => {
     const plain = await board();

@@ -26,7 +26,7 @@ describe('a batch allowed all its items counts the new ones from its adds (real 
   async function batch(on: PreparedBoard, nowMs: number, entries: BatchEntry[], newItems: number) {
     const call = { board: on, shard: on.shards[0], nowMs, budgetFields: 100, entries, newItems };
     return setup.functions.call(S.incrementBatch, call).then(
-      (answer) => [answer.created[0], answer.value.applied],
+      (answer) => [answer.created.items, answer.value.applied],
       (error: Error) => error.message,
     );
   }

@@ -102,5 +102,5 @@ local function increment(keys, args)
   end
   redis.call('ZADD', names_key, 'GT', live_until_ms, name)
   local reply = reader.answer(CALLS.increment, { landed = table.concat(landed, ',') })
-  return idempotency.idem_finish(known_key, 'known', idem, now_ms, reply, { created })
+  return idempotency.idem_finish(known_key, 'known', idem, now_ms, reply, reader.record_of(CALLS.increment.created, { counters = created }, {}))
 end

@@ -41,11 +41,11 @@ type LeadField = 'draining' | 'counted';
  * score_1, rank_1, ..., previous ranks, marks: standingsOf), told apart by its length, and for several
  * windows by its first score being a number where the named answer joins them in a string.
  */
-export function withNamedStandings<T>(
-  decoded: Idempotent<Reply>,
+export function withNamedStandings<T, Made extends string>(
+  decoded: Idempotent<Reply, Made>,
   lead: readonly LeadField[],
   rest: (reply: NamedReply<LeadField | StandingField>) => T,
-): Idempotent<T & StandingsReply> {
+): Idempotent<T & StandingsReply, Made> {
   const reply = decoded.value;
   const windowCount = decoded.context.split(',').length;
   const fields = [...lead, ...STANDING_FIELDS];

@@ -14,8 +14,8 @@ export const ITEMS_FUNCTIONS = {
     numberOfKeys: 1,
     args: ['item', 'data', 'data_bytes'],
     reply: ['stored'],
-    /** created: [bytes the item's data grew by] */
-    createdKinds: 1,
+    /** The bytes the item's data grew by. */
+    created: ['data_bytes'],
     build: (call: BoardCall & { item: string; json: string | null; idem?: IdemCall; dataBytes: number }) => ({
       keys: [call.shard.keys.cfg()],
       header: versionHeader(call),

@@ -41,7 +41,7 @@ export class ItemDataService {
           const nowMs = this.clock.nowMs();
           const dataBytes = reservation.allowance('itemDataBytes');
           const written = await this.store.write({ board, nowMs, item, json, idem, dataBytes });
-          reservation.settle({ itemDataBytes: written.created[0] });
+          reservation.settle({ itemDataBytes: written.created.data_bytes });
           return { replayed: written.replayed, body: null };
         } catch (error) {
           reservation.settle();

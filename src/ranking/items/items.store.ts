@@ -24,7 +24,7 @@ export class ItemDataStore extends sliceStore(ItemsFunctions) {
   private readonly idemCalls = IdemCalls.for(this.settings.idempotencyRetentionMs, this.redis.client);
 
   /** Refused (TB_ITEM_NOT_HELD) when a data write names an item no window of its shard holds. */
-  write(command: ItemDataCommand): Promise<Idempotent<boolean>> {
+  write(command: ItemDataCommand): Promise<Idempotent<boolean, 'data_bytes'>> {
     const { board, nowMs, item, json, idem, dataBytes } = command;
     const call = { ...boardCall(board, board.shardOf(item), nowMs, this.budgetFields), item, json, dataBytes };
     return guard(this.functions.call(this.fns.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));

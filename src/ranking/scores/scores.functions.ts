@@ -30,6 +30,10 @@ export function scoreArg(score: number, tiebreak?: number): string {
 const RECORD_ARGS = [...IDEM_FIELDS, 'new_items', 'item', 'score', 'at_ms'] as const;
 const RECORD_LEAD = ['draining'] as const;
 const RECORD_REPLY = [...RECORD_LEAD, ...STANDING_FIELDS] as const;
+/** What a score created: new items, and the due time for the index (unix ms; 0: none). */
+const RECORD_CREATED = ['items', 'due_ms'] as const;
+/** A score's decoded answer: its standings and what it created. */
+export type ScoreWritten = Idempotent<StandingsReply, (typeof RECORD_CREATED)[number]>;
 
 /** Max / min / last boards: the one write their windows take. */
 export const SCORES_FUNCTIONS = {
@@ -37,7 +41,7 @@ export const SCORES_FUNCTIONS = {
     name: 'tbRankRecordScore',
     handler: 'record_score',
     numberOfKeys: 'dynamic',
-    contract: { args: RECORD_ARGS, reply: RECORD_REPLY },
+    contract: { args: RECORD_ARGS, reply: RECORD_REPLY, created: RECORD_CREATED },
     build: (call: WriteCall & ScoreRecord) => ({
       keys: call.shard.incrementKeys,
       args: callArgs(boardHeader(call), RECORD_ARGS, {
@@ -49,10 +53,9 @@ export const SCORES_FUNCTIONS = {
         at_ms: call.atMs.toFixed(0),
       }),
     }),
-    /** created: [new items, due time for the index (ms; 0: none)] */
-    decode: (raw, call): Idempotent<StandingsReply> =>
+    decode: (raw, call): ScoreWritten =>
       withNamedStandings(
-        decodeIdempotent('tbRankRecordScore', raw, call.idem, (reply) => reply, 2),
+        decodeIdempotent('tbRankRecordScore', raw, call.idem, (reply) => reply, RECORD_CREATED),
         RECORD_LEAD,
         () => ({}),
       ),

@@ -84,9 +84,9 @@ export class LikeTakeBacks {
     while (!resumed.finished && resumed.calls < most) {
       const call = { ...boardCall(board, shard, nowMs, this.budgetFields), idem: undefined };
       const reply = await guard(this.functions.call(this.fns.like, { ...call, ...resume }));
-      await this.indexDue(board, reply.created[2]);
+      await this.indexDue(board, reply.created.due_ms);
       resumed.calls++;
-      resumed.finished = reply.created[3] === 0;
+      resumed.finished = reply.created.take_back_left === 0;
     }
     return resumed;
   }

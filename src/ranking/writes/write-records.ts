@@ -24,6 +24,16 @@ import { scoreArg } from '../scores/scores.functions';
  */
 
 export const INCREMENT_ARGS = ['context', 'segments_max', 'shape', 'allowance'] as const;
+/**
+ * What an increment or a batch created (CallContract.created): new items, the due time for the index
+ * (unix ms; 0: none), new actor contributions, new segment entries.
+ */
+export const WRITE_CREATED = ['items', 'due_ms', 'actor_entries', 'segment_entries'] as const;
+export type WriteMade = (typeof WRITE_CREATED)[number];
+/** A write's standings and what every write that ranks an item creates (increments, scores, likes). */
+export type StandingsWritten = Idempotent<StandingsReply, 'items' | 'due_ms'>;
+/** An increment's decoded answer: its standings and what it created. */
+export type IncrementWritten = Idempotent<StandingsReply, WriteMade>;
 /** The increment's reply fields; its answers follow them as records (reader.answer's `records`). */
 export const INCREMENT_REPLY = ['draining'] as const;
 const INCREMENT_LEAD = ['draining'] as const;
@@ -87,7 +97,7 @@ export interface CoalescedIncrement extends IncrementAllowances {
 }
 
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
-export type CoalescedAnswer = Idempotent<StandingsReply> | Error;
+export type CoalescedAnswer = IncrementWritten | Error;
 
 /**
  * What an increment answers for one request: idem_lib's outcome, context and counts, then its named
@@ -103,7 +113,7 @@ function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAn
     return growthRefusalOf(refusal) ?? segmentLimitOf(refusal) ?? retractedOf(refusal) ?? refusal;
   }
   return withNamedStandings(
-    decodeIdempotentReply(answer, idem, (reply) => reply, 4),
+    decodeIdempotentReply(answer, idem, (reply) => reply, WRITE_CREATED),
     INCREMENT_LEAD,
     () => ({}),
   );
@@ -125,7 +135,7 @@ function plainAnswer(record: Reply, call: BoardCall, draining: boolean): Coalesc
       standings: scores.map((score, w) => ({ score, rank: ranks[w] || null, previousRank: null })),
       marks: undefined,
     },
-    created: [answer.int('created'), 0, 0, 0],
+    created: { items: answer.int('created'), due_ms: 0, actor_entries: 0, segment_entries: 0 },
   };
 }
 

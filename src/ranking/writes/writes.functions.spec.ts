@@ -21,10 +21,14 @@ const decode = (raw: unknown) => WRITES_FUNCTIONS.increments.decode(raw, call);
  */
 describe("the coalesced increment's reply", () => {
   /** An applied request's answer on this board of two windows: [score, rank, previous rank] per window. */
-  const applied = (created: number[], standings: Array<[number, number, number | null]>, replayed = false) => ({
+  const applied = (
+    made: [number, number, number, number],
+    standings: Array<[number, number, number | null]>,
+    replayed = false,
+  ) => ({
     replayed,
     context: 'h,d',
-    created,
+    created: { items: made[0], due_ms: made[1], actor_entries: made[2], segment_entries: made[3] },
     value: {
       draining: true,
       standings: standings.map(([score, rank, previousRank]) => ({ score, rank, previousRank })),
@@ -36,7 +40,7 @@ describe("the coalesced increment's reply", () => {
     const answers = decode([
       1,
       ...[
-        // a general answer: outcome, context, created, due, new contributions and segment entries,
+        // a general answer: outcome, context, what it created (items, due_ms, actor and segment entries),
         // then draining, scores, ranks, previous ranks (each joined over the windows), marks (none)
         11,
         ...[0, 'h,d', 1, 5_000, 2, 3, 1, '3,3', '2,4', '0,1', 0],

@@ -17,10 +17,18 @@ import {
   incrementCall,
   INCREMENT_ARGS,
   INCREMENT_REPLY,
+  IncrementWritten,
+  WRITE_CREATED,
 } from './write-records';
 
 /** increment.lua's contract: its requests follow as records; it reads its windows through window_lib. */
-const INCREMENT_CONTRACT = { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, rest: true, rawWindows: true };
+const INCREMENT_CONTRACT = {
+  args: INCREMENT_ARGS,
+  reply: INCREMENT_REPLY,
+  created: WRITE_CREATED,
+  rest: true,
+  rawWindows: true,
+};
 
 export type { CoalescedIncrement, IncrementAllowances } from './write-records';
 export { WRITE_RECORDS } from './write-records';
@@ -52,6 +60,11 @@ const LIKE_ARGS = [
 ] as const;
 const LIKE_LEAD = ['draining', 'counted'] as const;
 const LIKE_REPLY = [...LIKE_LEAD, ...STANDING_FIELDS] as const;
+/**
+ * What a like or an unlike created: new items, new likes, the due time for the index (unix ms; 0:
+ * none), and the segments a take-back left for the next calls (0: none; a replay says 0 whatever is left).
+ */
+const LIKE_CREATED = ['items', 'likes', 'due_ms', 'take_back_left'] as const;
 
 /** A retry-safe request on a sharded board and the shard its ledger entry lives on (see request_claim.lua). */
 export interface LedgerCall {
@@ -87,8 +100,7 @@ export const WRITES_FUNCTIONS = {
           group: call.group,
         },
       ]),
-    /** created: [new items, due time for the index (ms; 0: none), new actor contributions, new segment entries] */
-    decode: (raw, call): Idempotent<StandingsReply> => {
+    decode: (raw, call): IncrementWritten => {
       const [answer] = incrementAnswers('tbRankIncrement', raw, call, [call]);
       if (answer instanceof Error) throw answer;
       return answer;
@@ -111,7 +123,7 @@ export const WRITES_FUNCTIONS = {
     handler: 'increment_batch',
     numberOfKeys: 'dynamic',
     sendAlone: true,
-    contract: { args: BATCH_ARGS, reply: BATCH_REPLY, rest: true },
+    contract: { args: BATCH_ARGS, reply: BATCH_REPLY, created: WRITE_CREATED, rest: true },
     build: (
       call: WriteCall & {
         entries: BatchEntry[];
@@ -132,7 +144,6 @@ export const WRITES_FUNCTIONS = {
       });
       return { keys: call.shard.incrementKeys, args: [...args, ...records] };
     },
-    /** created: [new items, due time for the index (ms; 0: none), new actor contributions, new segment entries] */
     decode: (raw, call) =>
       decodeIdempotent(
         'tbRankIncrementBatch',
@@ -142,7 +153,7 @@ export const WRITES_FUNCTIONS = {
           const answer = reply.named(BATCH_REPLY);
           return { draining: answer.flag('draining'), applied: answer.int('applied') };
         },
-        4,
+        WRITE_CREATED,
       ),
   }),
 
@@ -150,7 +161,7 @@ export const WRITES_FUNCTIONS = {
     name: 'tbRankLike',
     handler: 'like',
     numberOfKeys: 'dynamic',
-    contract: { args: LIKE_ARGS, reply: LIKE_REPLY },
+    contract: { args: LIKE_ARGS, reply: LIKE_REPLY, created: LIKE_CREATED },
     build: (
       call: WriteCall & {
         item: string;
@@ -186,13 +197,9 @@ export const WRITES_FUNCTIONS = {
         resume: call.resume ? 1 : 0,
       }),
     }),
-    /**
-     * created: [new items, new likes, due time for the index (ms; 0: none), segments a take-back left
-     * for the next calls (0: none; a replayed answer says 0 whatever is left)]
-     */
-    decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }> =>
+    decode: (raw, call): Idempotent<StandingsReply & { counted: boolean }, (typeof LIKE_CREATED)[number]> =>
       withNamedStandings(
-        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => reply, 4),
+        decodeIdempotent('tbRankLike', raw, call.idem, (reply) => reply, LIKE_CREATED),
         LIKE_LEAD,
         (reply) => ({
           counted: reply.flag('counted'),

@@ -11,7 +11,7 @@ import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
 import { entryCost } from '../core/write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
-import type { BatchEntry, BatchOutcome, StandingsReply, WriteOutcome } from '../core/ranking.types';
+import type { BatchEntry, BatchOutcome, WriteOutcome } from '../core/ranking.types';
 import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
@@ -24,6 +24,7 @@ import { isSegmentLimit, SegmentClaims } from './segment-claims';
 import { isTakeBackPending, LikeTakeBacks } from './like-take-backs';
 import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
+import type { CoalescedAnswer, IncrementWritten, StandingsWritten, WriteMade } from './write-records';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
@@ -53,7 +54,7 @@ export class WritesStore {
   /** The take-backs of likes stored past the write bound: the scheduler's visit sweeps those left (ExpiryService). */
   readonly takeBacks: LikeTakeBacks;
   /** Undefined when WRITE_COALESCE_MS is 0: each increment is its own call. */
-  private readonly increments?: Coalescer<PendingIncrement, Idempotent<StandingsReply>>;
+  private readonly increments?: Coalescer<PendingIncrement, IncrementWritten>;
   private readonly fns: WritesFunctions['functions'];
   private readonly coalescingKeys = new CoalescingKeys();
 
@@ -110,7 +111,7 @@ export class WritesStore {
       : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment });
     return sent.then(
       (reply) => {
-        const dueMs = reply.created[1];
+        const dueMs = reply.created.due_ms;
         if (dueMs <= 0) return this.incremented(board, shard, nowMs, reply, command);
         return this.indexDue(board, dueMs).then(() => this.incremented(board, shard, nowMs, reply, command));
       },
@@ -125,11 +126,11 @@ export class WritesStore {
     board: PreparedBoard,
     shard: ShardKeys,
     nowMs: number,
-    reply: Idempotent<StandingsReply>,
+    reply: IncrementWritten,
     command: IncrementCommand,
   ): WriteOutcome | Promise<WriteOutcome> {
-    const createdActorEntries = reply.created[2];
-    const createdSegmentEntries = reply.created[3];
+    const createdActorEntries = reply.created.actor_entries;
+    const createdSegmentEntries = reply.created.segment_entries;
     if (!board.sharded || reply.context !== board.windowNames) {
       const { replayed, windowNames, createdItems } = answeredOf(reply, board);
       const { draining, standings } = reply.value;
@@ -149,7 +150,7 @@ export class WritesStore {
     // Refused (400) on a board without a tiebreak, before anything is applied.
     const tiebreak = tiebreakSent(board, record.tiebreak);
     const reply = await this.scores.record({ ...record, tiebreak, ...this.write(board, shard, nowMs, idem) });
-    await this.indexDue(board, reply.created[1]);
+    await this.indexDue(board, reply.created.due_ms);
     const outcome = await this.rankOverShards(board, shard, nowMs, reply, record.item);
     return withTiebreaks(board, outcome, reply.value.marks);
   }
@@ -219,13 +220,14 @@ export class WritesStore {
       return send();
     });
     // A take-back left recorded makes the board due now: the scheduler's sweep finishes it should this instance stop.
-    await this.indexDue(board, reply.created[3] > 0 ? nowMs : reply.created[2]);
+    await this.indexDue(board, reply.created.take_back_left > 0 ? nowMs : reply.created.due_ms);
     // A replayed answer does not say what is left: one more call finds out (and finishes it).
-    if (undo && (reply.created[3] > 0 || reply.replayed)) await this.takeBacks.finish(board, item, userId, nowMs);
+    if (undo && (reply.created.take_back_left > 0 || reply.replayed))
+      await this.takeBacks.finish(board, item, userId, nowMs);
     return {
       ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
       counted: reply.value.counted,
-      createdLikes: reply.created[1],
+      createdLikes: reply.created.likes,
     };
   }
 
@@ -250,7 +252,7 @@ export class WritesStore {
    * by the second, so each lands where it would have alone at its own arrival; each gets its own answer
    * or refusal.
    */
-  private async sendIncrements(pending: PendingIncrement[]): Promise<Array<Idempotent<StandingsReply> | Error>> {
+  private async sendIncrements(pending: PendingIncrement[]): Promise<CoalescedAnswer[]> {
     const { board, shard } = pending[0];
     const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
     if (pending.length === 1)
@@ -267,7 +269,7 @@ export class WritesStore {
     board: PreparedBoard,
     home: ShardKeys,
     nowMs: number,
-    reply: Idempotent<StandingsReply>,
+    reply: StandingsWritten,
     item: string,
   ): WriteOutcome | Promise<WriteOutcome> {
     const { draining, standings: own } = reply.value;
@@ -282,7 +284,7 @@ export class WritesStore {
     board: PreparedBoard,
     home: ShardKeys,
     nowMs: number,
-    reply: Idempotent<StandingsReply>,
+    reply: StandingsWritten,
     item: string,
   ): Promise<WriteOutcome> {
     const { draining, standings: own, marks } = reply.value;
@@ -340,7 +342,7 @@ function coalesced(
   return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor, group };
 }
 
-type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }>>;
+type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }, WriteMade>>;
 
 /** The shards' parts of a batch summed up, and the earliest due time they created (0: none). */
 function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[]]>) {
@@ -360,10 +362,11 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
       outcome.replayed &&= result.value.replayed;
       outcome.draining ||= result.value.value.draining;
       outcome.applied += result.value.value.applied;
-      outcome.createdItems += result.value.created[0];
-      outcome.createdActorEntries += result.value.created[2];
-      outcome.createdSegmentEntries += result.value.created[3];
-      const shardDueMs = result.value.created[1];
+      const { created } = result.value;
+      outcome.createdItems += created.items;
+      outcome.createdActorEntries += created.actor_entries;
+      outcome.createdSegmentEntries += created.segment_entries;
+      const shardDueMs = created.due_ms;
       if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
     } else {
       outcome.replayed = false;
@@ -376,12 +379,12 @@ function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[
 
 /** What a write's reply says of the write itself, whichever shards rank it. */
 function answeredOf(
-  reply: Idempotent<StandingsReply>,
+  reply: StandingsWritten,
   board: PreparedBoard,
 ): Pick<WriteOutcome, 'replayed' | 'windowNames' | 'createdItems'> {
   // The board's own windows (all but a replay stored before they changed) are split once, on the board.
   const windowNames = reply.context === board.windowNames ? board.windowNameList : reply.context.split(',');
-  return { replayed: reply.replayed, windowNames, createdItems: reply.created[0] };
+  return { replayed: reply.replayed, windowNames, createdItems: reply.created.items };
 }
 
 /** A score's standings, on a board with a tiebreak, each with the tiebreak its window holds (its mark's). */

@@ -30,5 +30,6 @@ local function item_data_write(keys, args)
   end
   snapshot.bump_version(cfg_key)
   local reply = reader.answer(CALLS.item_data_write, { stored = 1 })
-  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply, { grown })
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply,
+    reader.record_of(CALLS.item_data_write.created, { data_bytes = grown }, {}))
 end

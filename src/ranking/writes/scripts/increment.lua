@@ -136,8 +136,8 @@ local function standing_answer(answer, flat, window_count)
     ranks = ranks, previous_ranks = previous_ranks, marks = marks }, answer)
 end
 
--- Applies one admitted request; answers what idem_finish answers: { 0, context, created, due, new
--- contributions, new segment entries, then the named answer (standing_answer) }.
+-- Applies one admitted request; answers what idem_finish answers: { 0, context, what it created (by
+-- the contract's `created` names), then the named answer (standing_answer) }.
 local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg, segments, covering, created, actor,
     group)
   local call = INCREMENT
@@ -157,12 +157,13 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, call.windows, call.now_sec)
   local due = window.due_to_index(call.windows, new_due_ms)
   local growth = segment_growth.GROWTH
+  local made = { items = created, due_ms = due, actor_entries = growth.actors, segment_entries = growth.segments }
   if idem ~= call.no_key then
     return idempotency.idem_finish(call.cfg_key, 'cfg', idem, call.now_ms, standing_answer({}, flat, window_count),
-      { created, due, growth.actors, growth.segments })
+      reader.record_of(CALLS.increment.created, made, {}))
   end
   -- A request without a key stores nothing: its answer is built in place, in one table.
-  return standing_answer({ 0, idem.context, created, due, growth.actors, growth.segments }, flat, window_count)
+  return standing_answer(reader.record_of(CALLS.increment.created, made, { 0, idem.context }), flat, window_count)
 end
 
 -- Where the plain shapes' fields and a plain answer's fields are (reader.field_offsets, by the

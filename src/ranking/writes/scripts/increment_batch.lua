@@ -222,6 +222,7 @@ local function increment_batch(keys, args)
   if arg.shape == 'batch_grouped' then batch_groups(cfg_key, entries) end
   local due_ms = window.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
   local reply = reader.answer(CALLS.increment_batch, { draining = draining, applied = #batch.items })
-  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply,
-    { created, due_ms, segment_growth.GROWTH.actors, segment_growth.GROWTH.segments })
+  local growth = segment_growth.GROWTH
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, reader.record_of(CALLS.increment_batch.created,
+    { items = created, due_ms = due_ms, actor_entries = growth.actors, segment_entries = growth.segments }, {}))
 end

@@ -167,6 +167,6 @@ local function like(keys, args)
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 3, window_count)
   local reply = reader.answer(CALLS.like, { draining = draining, counted = flat[2], scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })
-  local left = plan and #plan.rest or 0
-  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, { created_items, created_likes, due_ms, left })
+  local made = { items = created_items, likes = created_likes, due_ms = due_ms, take_back_left = plan and #plan.rest or 0 }
+  return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, reader.record_of(CALLS.like.created, made, {}))
 end
