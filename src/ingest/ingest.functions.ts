@@ -1,7 +1,7 @@
+import { defineLibrary, functionSet, handlerModules } from '../redis/function-library';
 import { join } from 'node:path';
 import { namedFunction } from '../redis/named-function';
 import { bareHeader } from '../redis/function-args';
-import { defineLibrary, handlerModules } from '../redis/function-library';
 import { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { actorArg } from '../ranking/core/actor-rules';
 import { boardHeader, RANKING_MODULES } from '../ranking/core/script-call';
@@ -77,11 +77,9 @@ export interface LeaseCall {
   release?: boolean;
 }
 
-export const INGEST_FUNCTIONS = {
+export const INGEST_FUNCTIONS = functionSet('tbIngest', {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
   lease: namedFunction({
-    name: 'tbIngestLease',
-    handler: 'lease',
     numberOfKeys: 2,
     args: ['instance', 'lease_ms', 'release'],
     reply: ['epoch'],
@@ -99,7 +97,6 @@ export const INGEST_FUNCTIONS = {
   }),
 
   apply: namedFunction({
-    name: 'tbIngestApply',
     handler: 'ingest_apply',
     numberOfKeys: 'dynamic',
     args: ['epoch', 'segments_max', 'entries'],
@@ -138,7 +135,6 @@ export const INGEST_FUNCTIONS = {
 
   /** The fast path of `apply`: a fresh part of a sum board, whole; undefined: send it to `apply`. */
   groups: namedFunction({
-    name: 'tbIngestGroups',
     handler: 'ingest_groups',
     numberOfKeys: 'dynamic',
     args: ['epoch', 'segments_max', 'first_id', 'last_id', 'events', 'groups'],
@@ -160,7 +156,7 @@ export const INGEST_FUNCTIONS = {
       return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
     },
   }),
-};
+});
 
 /** An event or group by the names ingest_lib reads (its segments joined by commas, its actor as ACTORS.split takes it). */
 function eventOf(event: IngestGroup) {

@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -28,10 +29,8 @@ export interface ReweightStepReply {
 }
 
 /** Actor weights: an actor's live contributions counted again at its new weight, in bounded repeatable steps. */
-export const ACTOR_WEIGHTS_FUNCTIONS = {
+export const ACTOR_WEIGHTS_FUNCTIONS = functionSet('tbRank', {
   reweightStep: namedFunction({
-    name: 'tbRankReweightStep',
-    handler: 'reweight_step',
     numberOfKeys: 'dynamic',
     args: ['actor', 'weight', 'most', 'ledger', 'fresh', 'places'],
     reply: ['done', 'taken', 'events', 'weight'],
@@ -54,7 +53,7 @@ export const ACTOR_WEIGHTS_FUNCTIONS = {
       weight: reply.int('weight'),
     }),
   }),
-};
+});
 
 /** The actor-weights slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ActorWeightsFunctions extends sliceFunctions(ACTOR_WEIGHTS_FUNCTIONS) {}

@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import { BoardCall, boardHeader, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -51,10 +52,8 @@ export interface AliasStepReply {
 }
 
 /** Aliases: the map on shard 0, and the merges' bounded, repeatable steps. */
-export const ALIASES_FUNCTIONS = {
+export const ALIASES_FUNCTIONS = functionSet('tbRank', {
   aliasPut: namedFunction({
-    name: 'tbRankAliasPut',
-    handler: 'alias_put',
     numberOfKeys: 1,
     args: ['alias', 'item', 'run', 'most'],
     reply: ['status', 'item', 'run', 'held'],
@@ -77,8 +76,6 @@ export const ALIASES_FUNCTIONS = {
   }),
 
   aliasStep: namedFunction({
-    name: 'tbRankAliasStep',
-    handler: 'alias_step',
     numberOfKeys: 'dynamic',
     args: ['mode', 'alias', 'item', 'run', 'most', 'fresh', 'here', 'acked', 'seq', 'chunk'],
     reply: ['done', 'seq', 'chunk', 'entries', 'due'],
@@ -106,7 +103,7 @@ export const ALIASES_FUNCTIONS = {
       dueMs: reply.int('due'),
     }),
   }),
-};
+});
 
 /** The aliases slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class AliasesFunctions extends sliceFunctions(ALIASES_FUNCTIONS) {}

@@ -4,7 +4,7 @@ import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
 import { bareHeader, CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
-import { FunctionDefinition, typedFunction } from '../../redis/function-library';
+import { Declared, named } from '../../redis/function-library';
 import { headerWindowsOf, PreparedBoard, ShardKeys } from './board';
 import type { ScoredItem } from './ranking.types';
 import type { WindowConfig } from './window-math';
@@ -104,23 +104,22 @@ export function windowReadFunction<
   const Args extends readonly string[],
   const Field extends string,
 >(definition: {
-  name: string;
-  handler: string;
+  handler?: string;
   args: Args;
   reply: readonly Field[];
   values: (call: In) => NamedArgs<Args>;
   decode: (reply: NamedReply<Field>, call: In) => Out;
-}): FunctionDefinition<In, Out> {
-  const { name, handler, args, reply, values, decode } = definition;
-  return typedFunction({
-    name,
-    handler,
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args, reply },
-    build: (call: In) => namedWindowRead(call, args, values(call)),
-    decode: (raw, call) => decode(new NamedReply(name, reply, raw), call),
-  });
+}): Declared<In, Out> {
+  const { handler, args, reply, values, decode } = definition;
+  return (id) =>
+    named(id, {
+      handler,
+      flags: ['allow-oom'],
+      numberOfKeys: 3,
+      contract: { args, reply },
+      build: (call: In) => namedWindowRead(call, args, values(call)),
+      decode: (raw: unknown, call: In) => decode(new NamedReply(id.name, reply, raw), call),
+    });
 }
 
 /** (item, score) pairs from entry `first` on. */

@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { bareHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { NamedReply } from '../../redis/replies';
@@ -39,10 +40,8 @@ export interface GroupPageCall extends WindowCall {
 }
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
-export const FILTERS_FUNCTIONS = {
+export const FILTERS_FUNCTIONS = functionSet('tbRank', {
   groupPage: windowReadFunction({
-    name: 'tbRankGroupPage',
-    handler: 'group_page',
     args: ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors'],
     reply: PAGE_REPLY,
     values: (call: GroupPageCall) => ({
@@ -87,8 +86,6 @@ export const FILTERS_FUNCTIONS = {
   }),
 
   groupsRead: namedFunction({
-    name: 'tbRankGroupsRead',
-    handler: 'groups_read',
     flags: ['no-writes'],
     numberOfKeys: 1,
     args: ['items'],
@@ -104,7 +101,7 @@ export const FILTERS_FUNCTIONS = {
       return call.items.map((_, i) => groups.optionalString(i));
     },
   }),
-};
+});
 
 /** A page reply's marks of `count` rows (undefined when it has none: a board without pairs). */
 function marksOf(

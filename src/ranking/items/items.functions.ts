@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import type { IdemCall } from '../../redis/idempotency';
 import { idempotentFunction, namedFunction } from '../../redis/named-function';
 import { bareHeader } from '../../redis/function-args';
@@ -7,10 +8,8 @@ import { itemDataOf } from '../options/item-data/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
-export const ITEMS_FUNCTIONS = {
+export const ITEMS_FUNCTIONS = functionSet('tbRank', {
   itemDataWrite: idempotentFunction({
-    name: 'tbRankItemDataWrite',
-    handler: 'item_data_write',
     numberOfKeys: 1,
     args: ['item', 'data', 'data_bytes'],
     reply: ['stored'],
@@ -25,8 +24,6 @@ export const ITEMS_FUNCTIONS = {
   }),
 
   itemDataRead: namedFunction({
-    name: 'tbRankItemDataRead',
-    handler: 'item_data_read',
     flags: ['no-writes'],
     numberOfKeys: 1,
     args: ['items'],
@@ -38,7 +35,7 @@ export const ITEMS_FUNCTIONS = {
     }),
     decode: (reply, call) => itemDataOf(reply.nested('data'), call.items.length),
   }),
-};
+});
 
 /** The items slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ItemsFunctions extends sliceFunctions(ITEMS_FUNCTIONS) {}
