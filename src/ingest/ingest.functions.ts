@@ -2,6 +2,7 @@ import { defineLibrary, functionSet, handlerModules } from '../redis/function-li
 import { join } from 'node:path';
 import { namedFunction } from '../redis/named-function';
 import { bareHeader } from '../redis/function-args';
+import type { NamedReply } from '../redis/replies';
 import { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { actorArg } from '../ranking/core/actor-rules';
 import { boardHeader, RANKING_MODULES } from '../ranking/core/script-call';
@@ -101,12 +102,8 @@ export const INGEST_FUNCTIONS = functionSet('tbIngest', {
     numberOfKeys: 'dynamic',
     args: ['epoch', 'segments_max', 'entries'],
     reply: ['draining', 'due_ms', 'applied', 'outcomes'],
-    build: (call: ApplyCall) => ({
-      keys: [...call.shard.incrementKeys, call.progressKey],
-      header: boardHeader(call),
-      args: {
-        epoch: call.epoch,
-        segments_max: call.board.config.segmentsMax ?? 0,
+    build: (call: ApplyCall) =>
+      ingestCall(call, {
         entries: JSON.stringify(
           call.entries.map((entry) => ({
             id: entry.id,
@@ -114,14 +111,11 @@ export const INGEST_FUNCTIONS = functionSet('tbIngest', {
             ...(entry.resolved ? { resolved: 1 } : {}),
           })),
         ),
-      },
-    }),
+      }),
     decode: (reply, call): ApplyReply => {
       const outcomes = reply.nested('outcomes').expectLength(call.entries.length);
       return {
-        draining: reply.flag('draining'),
-        dueMs: reply.int('due_ms'),
-        applied: reply.int('applied'),
+        ...progressOf(reply),
         outcomes: call.entries.map((_, i): EntryOutcome => {
           const text = outcomes.string(i);
           if (text === 'a') return APPLIED;
@@ -139,24 +133,32 @@ export const INGEST_FUNCTIONS = functionSet('tbIngest', {
     numberOfKeys: 'dynamic',
     args: ['epoch', 'segments_max', 'first_id', 'last_id', 'events', 'groups'],
     reply: ['taken', 'draining', 'due_ms', 'applied'],
-    build: (call: GroupsCall) => ({
-      keys: [...call.shard.incrementKeys, call.progressKey],
-      header: boardHeader(call),
-      args: {
-        epoch: call.epoch,
-        segments_max: call.board.config.segmentsMax ?? 0,
+    build: (call: GroupsCall) =>
+      ingestCall(call, {
         first_id: call.firstId,
         last_id: call.lastId,
         events: call.events,
         groups: JSON.stringify(call.groups.map(eventOf)),
-      },
-    }),
-    decode: (reply): Omit<ApplyReply, 'outcomes'> | undefined => {
-      if (!reply.flag('taken')) return undefined;
-      return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
-    },
+      }),
+    decode: (reply): Omit<ApplyReply, 'outcomes'> | undefined => (reply.flag('taken') ? progressOf(reply) : undefined),
   }),
 });
+
+/** An apply's call on the shard's increment keys and the source's progress: the epoch and segment cap, then `args`. */
+function ingestCall<Args extends object>(call: Omit<ApplyCall, 'entries'>, args: Args) {
+  return {
+    keys: [...call.shard.incrementKeys, call.progressKey],
+    header: boardHeader(call),
+    args: { epoch: call.epoch, segments_max: call.board.config.segmentsMax ?? 0, ...args },
+  };
+}
+
+/** What an apply answers of the shard's progress. */
+function progressOf<Field extends string>(
+  reply: NamedReply<Field | 'draining' | 'due_ms' | 'applied'>,
+): Omit<ApplyReply, 'outcomes'> {
+  return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
+}
 
 /** An event or group by the names ingest_lib reads (its segments joined by commas, its actor as ACTORS.split takes it). */
 function eventOf(event: IngestGroup) {

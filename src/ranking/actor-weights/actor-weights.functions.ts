@@ -1,6 +1,6 @@
 import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
-import { BoardCall, boardHeader } from '../core/script-call';
+import { BoardCall, recordStep } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** One step of an actor's re-weighting on one shard (reweight_step.lua). */
@@ -34,18 +34,14 @@ export const ACTOR_WEIGHTS_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 'dynamic',
     args: ['actor', 'weight', 'most', 'ledger', 'fresh', 'places'],
     reply: ['done', 'taken', 'events', 'weight'],
-    build: (call: ReweightStepCall) => ({
-      keys: [...call.shard.incrementKeys, call.record],
-      header: boardHeader(call),
-      args: {
-        actor: call.actor,
-        weight: call.weight,
-        most: call.most,
-        ledger: call.ledgerWindow,
-        fresh: call.fresh ? 1 : 0,
-        places: call.places,
-      },
-    }),
+    build: recordStep((call: ReweightStepCall) => ({
+      actor: call.actor,
+      weight: call.weight,
+      most: call.most,
+      ledger: call.ledgerWindow,
+      fresh: call.fresh ? 1 : 0,
+      places: call.places,
+    })),
     decode: (reply): ReweightStepReply => ({
       done: reply.flag('done'),
       taken: reply.int('taken'),

@@ -1,10 +1,7 @@
 import { functionSet } from '../../redis/function-library';
-import { bareHeader } from '../../redis/function-args';
-import { namedFunction } from '../../redis/named-function';
 import { NamedReply } from '../../redis/replies';
-import { ShardKeys } from '../core/board';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
-import { windowReadFunction, WindowCall } from '../core/script-call';
+import { perItemRead, windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const PAGE_REPLY = [
@@ -85,21 +82,9 @@ export const FILTERS_FUNCTIONS = functionSet('tbRank', {
     },
   }),
 
-  groupsRead: namedFunction({
-    flags: ['no-writes'],
-    numberOfKeys: 1,
-    args: ['items'],
-    reply: ['groups'],
-    build: (call: { shard: ShardKeys; items: string[] }) => ({
-      keys: [call.shard.keys.cfg()],
-      header: bareHeader(0),
-      args: { items: JSON.stringify(call.items) },
-    }),
-    decode: (reply, call): Array<string | null> => {
-      const groups = reply.nested('groups');
-      groups.expectLength(call.items.length);
-      return call.items.map((_, i) => groups.optionalString(i));
-    },
+  groupsRead: perItemRead('groups', (groups, count) => {
+    groups.expectLength(count);
+    return Array.from({ length: count }, (_, i) => groups.optionalString(i));
   }),
 });
 

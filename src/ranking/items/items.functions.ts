@@ -1,9 +1,7 @@
 import { functionSet } from '../../redis/function-library';
 import type { IdemCall } from '../../redis/idempotency';
-import { idempotentFunction, namedFunction } from '../../redis/named-function';
-import { bareHeader } from '../../redis/function-args';
-import { ShardKeys } from '../core/board';
-import { BoardCall, versionHeader } from '../core/script-call';
+import { idempotentFunction } from '../../redis/named-function';
+import { BoardCall, perItemRead, versionHeader } from '../core/script-call';
 import { itemDataOf } from '../options/item-data/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -23,18 +21,7 @@ export const ITEMS_FUNCTIONS = functionSet('tbRank', {
     decode: (reply) => reply.flag('stored'),
   }),
 
-  itemDataRead: namedFunction({
-    flags: ['no-writes'],
-    numberOfKeys: 1,
-    args: ['items'],
-    reply: ['data'],
-    build: (call: { shard: ShardKeys; items: string[] }) => ({
-      keys: [call.shard.keys.cfg()],
-      header: bareHeader(0),
-      args: { items: JSON.stringify(call.items) },
-    }),
-    decode: (reply, call) => itemDataOf(reply.nested('data'), call.items.length),
-  }),
+  itemDataRead: perItemRead('data', itemDataOf),
 });
 
 /** The items slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
