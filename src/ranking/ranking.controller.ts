@@ -5,7 +5,7 @@ import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
 import { Charge, ReadCharge } from '../governance/read-charge';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
-import { answer } from '../edge/retry-safe';
+import { answer, Exchange, WriteExchange } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
 import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
@@ -252,15 +252,12 @@ export class RankingController {
     'Removes the like from every window that still holds it; counted is false if there was none.',
     LikeResultDto,
   )
-  async unlike(
-    @Param() params: LikeParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<LikeResultDto> {
+  unlike(@Param() params: LikeParams, @Exchange() exchange: WriteExchange): Promise<LikeResultDto> {
     // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
     const { board, item, userId } = params;
-    const command = this.commands.unlike({ board, item, userId }, this.quotas.sentWith(request));
-    return answer(reply, await this.ranking.like(command));
+    return this.quotas.write(exchange, (sent) =>
+      this.ranking.like(this.commands.unlike({ board, item, userId }, sent)),
+    );
   }
 
   @Get('boards/:board/top')
