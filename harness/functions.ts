@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { callArgs, headerArgs, CallHeader, recordArgs, RecordOf } from '../src/redis/function-args';
-import { defineLibrary, typedFunction } from '../src/redis/function-library';
+import { defineLibrary, functionSet, typedFunction } from '../src/redis/function-library';
 import { intReply, NamedReply, Reply } from '../src/redis/replies';
 
 /** named_echo's contract: its args after the header and its reply fields (emitted as CALLS.named_echo). */
@@ -34,26 +34,20 @@ export function testLibrary(extraModules: readonly string[] = []) {
     name: 'tb_fntest',
     modules: [join(dir, 'shared.lua'), ...extraModules, join(dir, 'calls.lua')],
     records: { request: REQUEST_FIELDS },
-    functions: {
+    functions: functionSet('fnTest', {
       nothing: typedFunction({
-        name: 'nothing',
-        handler: 'nothing',
         flags: ['no-writes'],
         numberOfKeys: 0,
         build: () => ({ keys: [], args: [] }),
         decode: (raw) => intReply('nothing', raw),
       }),
       headerOnly: typedFunction({
-        name: 'header_only',
-        handler: 'header_only',
         flags: ['no-writes'],
         numberOfKeys: 0,
         build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
         decode: (raw) => intReply('header_only', raw),
       }),
       headerLoop: typedFunction({
-        name: 'header_loop',
-        handler: 'header_loop',
         flags: ['no-writes'],
         numberOfKeys: 0,
         build: (call: { times: number; header: CallHeader }) => ({
@@ -63,8 +57,6 @@ export function testLibrary(extraModules: readonly string[] = []) {
         decode: (raw) => intReply('header_loop', raw),
       }),
       headerEcho: typedFunction({
-        name: 'header_echo',
-        handler: 'header_echo',
         flags: ['no-writes'],
         numberOfKeys: 0,
         build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
@@ -82,8 +74,6 @@ export function testLibrary(extraModules: readonly string[] = []) {
         },
       }),
       recordsEcho: typedFunction({
-        name: 'records_echo',
-        handler: 'records_echo',
         flags: ['no-writes'],
         numberOfKeys: 0,
         build: (call: { header: CallHeader; requests: TestRequest[] }) => ({
@@ -98,8 +88,6 @@ export function testLibrary(extraModules: readonly string[] = []) {
         },
       }),
       add: typedFunction({
-        name: 'add',
-        handler: 'add',
         numberOfKeys: 1,
         build: (call: { key: string; amount: number; header: CallHeader }) => ({
           keys: [call.key],
@@ -108,31 +96,23 @@ export function testLibrary(extraModules: readonly string[] = []) {
         decode: (raw) => intReply('add', raw),
       }),
       get: typedFunction({
-        name: 'get',
-        handler: 'get',
         flags: ['no-writes'],
         numberOfKeys: 1,
         build: (key: string) => ({ keys: [key], args: [] }),
         decode: (raw) => intReply('get', raw),
       }),
       sneakyWrite: typedFunction({
-        name: 'sneaky_write',
-        handler: 'sneaky_write',
         flags: ['no-writes'],
         numberOfKeys: 1,
         build: (key: string) => ({ keys: [key], args: [] }),
         decode: (raw) => raw,
       }),
       fail: typedFunction({
-        name: 'fail',
-        handler: 'fail',
         numberOfKeys: 0,
         build: () => ({ keys: [], args: [] }),
         decode: (raw) => raw,
       }),
       namedEcho: typedFunction({
-        name: 'named_echo',
-        handler: 'named_echo',
         flags: ['no-writes'],
         numberOfKeys: 0,
         contract: NAMED_ECHO,
@@ -146,13 +126,11 @@ export function testLibrary(extraModules: readonly string[] = []) {
         },
       }),
       countCalls: typedFunction({
-        name: 'count_calls',
-        handler: 'count_calls',
         numberOfKeys: 0,
         build: () => ({ keys: [], args: [] }),
         decode: (raw) => intReply('count_calls', raw),
       }),
-    },
+    }),
   });
 }
 

@@ -1,8 +1,8 @@
+import { defineLibrary, functionSet, handlerModules } from '../redis/function-library';
 import { join } from 'node:path';
 import { namedFunction } from '../redis/named-function';
 import { oneOfReply } from '../redis/replies';
 import { bareHeader } from '../redis/function-args';
-import { defineLibrary, handlerModules } from '../redis/function-library';
 
 /** What the service stores of a key: the digest of its secret and what it grants. */
 export interface StoredKey {
@@ -12,9 +12,8 @@ export interface StoredKey {
   createdAtSec: number;
 }
 
-export const ACCESS_FUNCTIONS = {
+export const ACCESS_FUNCTIONS = functionSet('tbApiKey', {
   create: namedFunction({
-    name: 'tbApiKeyCreate',
     handler: 'key_create',
     numberOfKeys: 2,
     args: ['name', 'stored', 'max_keys'],
@@ -32,7 +31,7 @@ export const ACCESS_FUNCTIONS = {
     decode: (reply) =>
       oneOfReply('tbApiKeyCreate.outcome', reply.string('outcome'), ['created', 'exists', 'full'] as const),
   }),
-};
+});
 
 /**
  * tb_access: the API key store's function, loaded once per node and called by FCALL like tb_ranking.

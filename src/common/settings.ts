@@ -29,3 +29,28 @@ export function validateSettings<T extends object>(Settings: new () => T, env: R
   }
   return settings;
 }
+
+/** A settings class whose fields are what its `read` answers of the validated configuration. */
+export interface SettingsClass<Config, Fields> {
+  new (fields: Fields): Readonly<Fields>;
+  /** The settings, taken once from the configuration. */
+  from(config: Config): Readonly<Fields>;
+}
+
+/**
+ * The base of a module's settings class, declared once as what it reads of the configuration (each
+ * field documented there): its providers name these fields, never the configuration's variables.
+ */
+export function settingsFrom<Config, Fields extends object>(
+  read: (config: Config) => Fields,
+): SettingsClass<Config, Fields> {
+  return class {
+    constructor(fields: Fields) {
+      Object.assign(this, fields);
+    }
+
+    static from(config: Config) {
+      return new this(read(config));
+    }
+  } as SettingsClass<Config, Fields>;
+}

@@ -1,9 +1,9 @@
+import { defineLibrary, functionSet, handlerModules, typedFunction } from '../redis/function-library';
 import { join } from 'node:path';
 import { namedFunction } from '../redis/named-function';
 import { Reply } from '../redis/replies';
 import { bareHeader, callArgs } from '../redis/function-args';
 import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs } from '../redis/idempotency';
-import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import type { Sample } from './counter-math';
 import type { CounterKeys } from './counter-keys';
@@ -66,10 +66,8 @@ function landedOf(reply: Reply): number[] {
 }
 
 /** Every counters function: keys and arguments built from domain values, replies checked (see each .lua header). */
-export const COUNTER_FUNCTIONS = {
+export const COUNTER_FUNCTIONS = functionSet('tbCounter', {
   increment: typedFunction({
-    name: 'tbCounterIncrement',
-    handler: 'increment',
     numberOfKeys: 'dynamic',
     contract: { args: INCREMENT_ARGS, reply: INCREMENT_REPLY, created: INCREMENT_CREATED },
     build: (
@@ -103,8 +101,6 @@ export const COUNTER_FUNCTIONS = {
   }),
 
   read: namedFunction({
-    name: 'tbCounterRead',
-    handler: 'read',
     flags: ['no-writes'],
     numberOfKeys: 2,
     args: ['samples', 'precision_sec', 'from_sec', 'to_sec', 'name', 'precisions'],
@@ -131,8 +127,6 @@ export const COUNTER_FUNCTIONS = {
 
   // allow-oom: deleting a counter frees memory, so it runs on a full Redis (as the cleaner does).
   delete: namedFunction({
-    name: 'tbCounterDelete',
-    handler: 'delete',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     args: ['name', 'precisions'],
@@ -148,8 +142,6 @@ export const COUNTER_FUNCTIONS = {
   }),
 
   clean: namedFunction({
-    name: 'tbCounterClean',
-    handler: 'clean',
     flags: ['allow-oom'],
     numberOfKeys: 1,
     args: ['samples', 'pass', 'cursor', 'page_size'],
@@ -181,7 +173,7 @@ export const COUNTER_FUNCTIONS = {
       namesRemoved: reply.int('names_removed'),
     }),
   }),
-};
+});
 
 /**
  * tb_counters: the counters' functions, loaded once per node and called by FCALL / FCALL_RO like

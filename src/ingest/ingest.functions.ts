@@ -1,7 +1,8 @@
+import { defineLibrary, functionSet, handlerModules } from '../redis/function-library';
 import { join } from 'node:path';
 import { namedFunction } from '../redis/named-function';
 import { bareHeader } from '../redis/function-args';
-import { defineLibrary, handlerModules } from '../redis/function-library';
+import type { NamedReply } from '../redis/replies';
 import { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { actorArg } from '../ranking/core/actor-rules';
 import { boardHeader, RANKING_MODULES } from '../ranking/core/script-call';
@@ -77,11 +78,9 @@ export interface LeaseCall {
   release?: boolean;
 }
 
-export const INGEST_FUNCTIONS = {
+export const INGEST_FUNCTIONS = functionSet('tbIngest', {
   /** Answers the caller's epoch while it holds the source's lease, 0 when it does not. */
   lease: namedFunction({
-    name: 'tbIngestLease',
-    handler: 'lease',
     numberOfKeys: 2,
     args: ['instance', 'lease_ms', 'release'],
     reply: ['epoch'],
@@ -99,17 +98,12 @@ export const INGEST_FUNCTIONS = {
   }),
 
   apply: namedFunction({
-    name: 'tbIngestApply',
     handler: 'ingest_apply',
     numberOfKeys: 'dynamic',
     args: ['epoch', 'segments_max', 'entries'],
     reply: ['draining', 'due_ms', 'applied', 'outcomes'],
-    build: (call: ApplyCall) => ({
-      keys: [...call.shard.incrementKeys, call.progressKey],
-      header: boardHeader(call),
-      args: {
-        epoch: call.epoch,
-        segments_max: call.board.config.segmentsMax ?? 0,
+    build: (call: ApplyCall) =>
+      ingestCall(call, {
         entries: JSON.stringify(
           call.entries.map((entry) => ({
             id: entry.id,
@@ -117,14 +111,11 @@ export const INGEST_FUNCTIONS = {
             ...(entry.resolved ? { resolved: 1 } : {}),
           })),
         ),
-      },
-    }),
+      }),
     decode: (reply, call): ApplyReply => {
       const outcomes = reply.nested('outcomes').expectLength(call.entries.length);
       return {
-        draining: reply.flag('draining'),
-        dueMs: reply.int('due_ms'),
-        applied: reply.int('applied'),
+        ...progressOf(reply),
         outcomes: call.entries.map((_, i): EntryOutcome => {
           const text = outcomes.string(i);
           if (text === 'a') return APPLIED;
@@ -138,29 +129,36 @@ export const INGEST_FUNCTIONS = {
 
   /** The fast path of `apply`: a fresh part of a sum board, whole; undefined: send it to `apply`. */
   groups: namedFunction({
-    name: 'tbIngestGroups',
     handler: 'ingest_groups',
     numberOfKeys: 'dynamic',
     args: ['epoch', 'segments_max', 'first_id', 'last_id', 'events', 'groups'],
     reply: ['taken', 'draining', 'due_ms', 'applied'],
-    build: (call: GroupsCall) => ({
-      keys: [...call.shard.incrementKeys, call.progressKey],
-      header: boardHeader(call),
-      args: {
-        epoch: call.epoch,
-        segments_max: call.board.config.segmentsMax ?? 0,
+    build: (call: GroupsCall) =>
+      ingestCall(call, {
         first_id: call.firstId,
         last_id: call.lastId,
         events: call.events,
         groups: JSON.stringify(call.groups.map(eventOf)),
-      },
-    }),
-    decode: (reply): Omit<ApplyReply, 'outcomes'> | undefined => {
-      if (!reply.flag('taken')) return undefined;
-      return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
-    },
+      }),
+    decode: (reply): Omit<ApplyReply, 'outcomes'> | undefined => (reply.flag('taken') ? progressOf(reply) : undefined),
   }),
-};
+});
+
+/** An apply's call on the shard's increment keys and the source's progress: the epoch and segment cap, then `args`. */
+function ingestCall<Args extends object>(call: Omit<ApplyCall, 'entries'>, args: Args) {
+  return {
+    keys: [...call.shard.incrementKeys, call.progressKey],
+    header: boardHeader(call),
+    args: { epoch: call.epoch, segments_max: call.board.config.segmentsMax ?? 0, ...args },
+  };
+}
+
+/** What an apply answers of the shard's progress. */
+function progressOf<Field extends string>(
+  reply: NamedReply<Field | 'draining' | 'due_ms' | 'applied'>,
+): Omit<ApplyReply, 'outcomes'> {
+  return { draining: reply.flag('draining'), dueMs: reply.int('due_ms'), applied: reply.int('applied') };
+}
 
 /** An event or group by the names ingest_lib reads (its segments joined by commas, its actor as ACTORS.split takes it). */
 function eventOf(event: IngestGroup) {

@@ -3,8 +3,9 @@ import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swag
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
+import { Charge, ReadCharge } from '../governance/read-charge';
 import { entriesOfBatch, RateCost } from '../governance/rate-cost';
-import { answer } from '../edge/retry-safe';
+import { answer, Exchange, WriteExchange } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
 import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
@@ -154,9 +155,8 @@ export class RankingController {
   listSegments(
     @Param() params: BoardParams,
     @Query() query: NamePageQuery,
-    @Req() request: FastifyRequest,
+    @Charge(SEGMENT_PAGE_UNITS_PER_READ) admit: ReadCharge,
   ): Promise<SegmentListDto> {
-    const admit = this.readBudget.unitsOf(request, SEGMENT_PAGE_UNITS_PER_READ);
     return this.ranking.listSegments(params.board, namePage(query), admit);
   }
 
@@ -252,15 +252,12 @@ export class RankingController {
     'Removes the like from every window that still holds it; counted is false if there was none.',
     LikeResultDto,
   )
-  async unlike(
-    @Param() params: LikeParams,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<LikeResultDto> {
+  unlike(@Param() params: LikeParams, @Exchange() exchange: WriteExchange): Promise<LikeResultDto> {
     // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
     const { board, item, userId } = params;
-    const command = this.commands.unlike({ board, item, userId }, this.quotas.sentWith(request));
-    return answer(reply, await this.ranking.like(command));
+    return this.quotas.write(exchange, (sent) =>
+      this.ranking.like(this.commands.unlike({ board, item, userId }, sent)),
+    );
   }
 
   @Get('boards/:board/top')
@@ -324,9 +321,9 @@ export class RankingController {
     HistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots, or none at or before `at`')
-  history(@Param() params: BoardParams, @Query() query: HistoryQuery, @Req() req: FastifyRequest) {
+  history(@Param() params: BoardParams, @Query() query: HistoryQuery, @Charge() charge: ReadCharge) {
     const { window, at, segment, metric } = query;
-    return this.ranking.history(params.board, window, at, segment, metric, this.readBudget.readsOf(req));
+    return this.ranking.history(params.board, window, at, segment, metric, charge);
   }
 
   @Get('boards/:board/items/:item/history')
@@ -336,9 +333,8 @@ export class RankingController {
     ItemHistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')
-  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery, @Req() req: FastifyRequest) {
+  itemHistory(@Param() params: ItemParams, @Query() query: ItemHistoryQuery, @Charge() charge: ReadCharge) {
     const { window, from, to, segment, metric } = query;
-    const charge = this.readBudget.readsOf(req);
     return this.ranking.itemHistory(params.board, window, params.item, from, to, segment, metric, charge);
   }
 }

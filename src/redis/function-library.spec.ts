@@ -20,12 +20,10 @@ const calls = moduleFile(
   '-- requires: shared\nlocal function double(keys, args)\n  return shared.twice(tonumber(args[1]))\nend\n\nlocal function peek(keys, args)\n  return 1\nend\n',
 );
 const double = typedFunction({
-  name: 'double',
-  handler: 'double',
   numberOfKeys: 0,
   build: (n: number) => ({ keys: [], args: [n] }),
   decode: (raw) => intReply('double', raw),
-});
+})({ name: 'double', handler: 'double' });
 
 describe('defineLibrary', () => {
   const spec = {
@@ -36,13 +34,11 @@ describe('defineLibrary', () => {
       double,
       doubleAgain: double, // a second decoder of the same Lua function: registered once
       peek: typedFunction({
-        name: 'peek',
-        handler: 'peek',
         flags: ['no-writes'],
         numberOfKeys: 1,
         build: (key: string) => ({ keys: [key], args: [] }),
         decode: (raw): number => intReply('peek', raw),
-      }),
+      })({ name: 'peek', handler: 'peek' }),
     },
   };
   const { library, functions } = defineLibrary(spec);

@@ -67,9 +67,41 @@ export interface CallContract {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a library holds functions of every signature
 type AnyDefinition = FunctionDefinition<any, any>;
 
-/** Declares a function: its input and output types are read off `build` and `decode`. */
-export function typedFunction<In, Out>(definition: FunctionDefinition<In, Out>): FunctionDefinition<In, Out> {
-  return definition;
+/** What names a function: `name` in metrics, traces and reply errors; `handler` its Lua function. */
+export interface FunctionId {
+  name: string;
+  handler: string;
+}
+
+/** A function as a set declares it: its definition once the set has named it (functionSet). */
+export type Declared<In, Out> = (id: FunctionId) => FunctionDefinition<In, Out>;
+
+/** A definition before its set names it: a handler is stated only where it is not the key's. */
+export type Unnamed<D> = Omit<D, 'name' | 'handler'> & { handler?: string };
+
+/** The definition named: a handler it states wins over the one its key gives. */
+export function named<D extends { handler?: string }>(id: FunctionId, definition: D): D & FunctionId {
+  return { ...definition, name: id.name, handler: definition.handler ?? id.handler };
+}
+
+/**
+ * A slice's functions, each named from its key, which is said once: `name` the prefix and the key
+ * (tbRank + boardPut: tbRankBoardPut), `handler` the key in snake_case (board_put) unless stated.
+ */
+export function functionSet<const D extends Record<string, Declared<never, unknown>>>(
+  prefix: string,
+  declared: D,
+): { [K in keyof D]: ReturnType<D[K]> } {
+  const entries = Object.entries(declared).map(([key, declare]) => {
+    const handler = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    return [key, declare({ name: prefix + key[0].toUpperCase() + key.slice(1), handler })];
+  });
+  return Object.fromEntries(entries) as { [K in keyof D]: ReturnType<D[K]> };
+}
+
+/** Declares a function of a set (functionSet): its input and output types are read off `build` and `decode`. */
+export function typedFunction<In, Out>(definition: Unnamed<FunctionDefinition<In, Out>>): Declared<In, Out> {
+  return (id) => named(id, definition);
 }
 
 /**

@@ -67,16 +67,19 @@ function handlerSource(library: FunctionLibrary, handler: string): string {
 
 /**
  * The code of the shared starts the handler hands its args to (`<module>.<start>(keys, args, CALLS.<handler>)`,
- * e.g. board_write's begin_board_write): what they read of the contract the handler reads through them.
+ * e.g. board_write's begin_board_write), and of those they hand them on to (`(keys, args, contract)`):
+ * what they read of the contract the handler reads through them.
  */
 function sharedStartsCode(library: FunctionLibrary, handler: string, code: string): string {
-  const starts = [...code.matchAll(new RegExp(`\\b(\\w+)\\.(\\w+)\\(keys, args, CALLS\\.${handler}\\)`, 'g'))];
+  const handed = new RegExp(`\\b(\\w+)\\.(\\w+)\\(keys, args, (?:CALLS\\.${handler}|contract)\\)`, 'g');
+  const starts = [...code.matchAll(handed)];
   return starts
     .map(([, table, start]) => {
       const source = library.modules
         .map((path) => readFileSync(path, 'utf8'))
         .find((text) => text.startsWith(`-- module: ${table}\n`));
-      return new RegExp(`^local function ${start}\\([\\s\\S]*?\\n^end$`, 'm').exec(source ?? '')?.[0] ?? '';
+      const own = new RegExp(`^local function ${start}\\([\\s\\S]*?\\n^end$`, 'm').exec(source ?? '')?.[0] ?? '';
+      return `${own}\n${sharedStartsCode(library, handler, own.replace(/^local function .*$/m, ''))}`;
     })
     .join('\n');
 }

@@ -1,5 +1,5 @@
 import { CallHeader, callArgs, NamedArgs } from './function-args';
-import type { FunctionDefinition } from './function-library';
+import { Declared, type FunctionDefinition, named } from './function-library';
 import { decodeIdempotent, IDEM_FIELDS, IdemCall, Idempotent, idemNamedArgs } from './idempotency';
 import { NamedReply } from './replies';
 
@@ -18,8 +18,10 @@ export interface NamedCall<Args extends readonly string[]> {
  */
 export interface NamedFunctionSpec<In, Out, Args extends readonly string[], Field extends string> extends Omit<
   FunctionDefinition<In, Out>,
-  'contract' | 'build' | 'decode'
+  'name' | 'handler' | 'contract' | 'build' | 'decode'
 > {
+  /** Stated only where it is not the key's (functionSet). */
+  handler?: string;
   args: Args;
   reply: readonly Field[];
   build(input: In): NamedCall<Args>;
@@ -29,17 +31,18 @@ export interface NamedFunctionSpec<In, Out, Args extends readonly string[], Fiel
 /** Declares a function of the named contract (see NamedFunctionSpec) as a FunctionDefinition. */
 export function namedFunction<In, Out, const Args extends readonly string[], const Field extends string>(
   spec: NamedFunctionSpec<In, Out, Args, Field>,
-): FunctionDefinition<In, Out> {
+): Declared<In, Out> {
   const { args, reply, build, decode, ...definition } = spec;
-  return {
-    ...definition,
-    contract: { args, reply },
-    build: (input) => {
-      const call = build(input);
-      return { keys: call.keys, args: callArgs(call.header, args, call.args) };
-    },
-    decode: (raw, input) => decode(new NamedReply(spec.name, reply, raw), input),
-  };
+  return (id) =>
+    named(id, {
+      ...definition,
+      contract: { args, reply },
+      build: (input: In) => {
+        const call = build(input);
+        return { keys: call.keys, args: callArgs(call.header, args, call.args) };
+      },
+      decode: (raw: unknown, input: In) => decode(new NamedReply(id.name, reply, raw), input),
+    });
 }
 
 /**
@@ -53,7 +56,9 @@ export interface IdempotentFunctionSpec<
   Args extends readonly string[],
   Field extends string,
   Made extends string = never,
-> extends Omit<FunctionDefinition<In, Idempotent<Out, Made>>, 'contract' | 'build' | 'decode'> {
+> extends Omit<FunctionDefinition<In, Idempotent<Out, Made>>, 'name' | 'handler' | 'contract' | 'build' | 'decode'> {
+  /** Stated only where it is not the key's (functionSet). */
+  handler?: string;
   args: Args;
   reply: readonly Field[];
   /** The names of what an applied write created, counted before the reply's fields (CallContract.created). */
@@ -69,18 +74,19 @@ export function idempotentFunction<
   const Args extends readonly string[],
   const Field extends string,
   const Made extends string = never,
->(spec: IdempotentFunctionSpec<In, Out, Args, Field, Made>): FunctionDefinition<In, Idempotent<Out, Made>> {
+>(spec: IdempotentFunctionSpec<In, Out, Args, Field, Made>): Declared<In, Idempotent<Out, Made>> {
   const { args, reply, created, build, decode, ...definition } = spec;
   const allArgs = [...args, ...IDEM_FIELDS] as const;
-  return {
-    ...definition,
-    contract: { args: allArgs, reply, created },
-    build: (input) => {
-      const call = build(input);
-      const values = { ...call.args, ...idemNamedArgs(input.idem, call.idemContext ?? '') };
-      return { keys: call.keys, args: callArgs(call.header, allArgs, values) };
-    },
-    decode: (raw, input) =>
-      decodeIdempotent(spec.name, raw, input.idem, (fields) => decode(fields.named(reply), input), created),
-  };
+  return (id) =>
+    named(id, {
+      ...definition,
+      contract: { args: allArgs, reply, created },
+      build: (input: In) => {
+        const call = build(input);
+        const values = { ...call.args, ...idemNamedArgs(input.idem, call.idemContext ?? '') };
+        return { keys: call.keys, args: callArgs(call.header, allArgs, values) };
+      },
+      decode: (raw: unknown, input: In) =>
+        decodeIdempotent(id.name, raw, input.idem, (fields) => decode(fields.named(reply), input), created),
+    });
 }

@@ -126,6 +126,7 @@ const SHARED_STARTS: Record<string, string> = {
   'board_write.begin_board_write': join(SRC, 'ranking', 'core', 'lua', 'board_write_lib.lua'),
   'snapshot.begin_read': join(SRC, 'ranking', 'options', 'snapshots', 'snapshot_lib.lua'),
   'shown.begin_history': join(SRC, 'ranking', 'options', 'snapshots', 'snapshot_shown_lib.lua'),
+  'moderation.begin_state_write': join(SRC, 'ranking', 'options', 'moderation', 'moderation_lib.lua'),
   'ingest.ingest_begin': join(SRC, 'ingest', 'lua', 'ingest_lib.lua'),
 };
 

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { answer } from '../edge/retry-safe';
+import { Exchange, WriteExchange } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminRoute, KeyedRoute } from '../access/access.decorators';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { PageQuery } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
@@ -44,14 +43,15 @@ export class StatsController {
     'CAPACITY_REACHED: the value would start a new context/type pair beyond MAX_STATS_PAIRS (nothing recorded)',
   )
   @RetrySafe()
-  async record(
+  record(
     @Param() params: StatsParams,
     @Body() body: RecordDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @Exchange() exchange: WriteExchange,
   ): Promise<RecordResultDto> {
-    const { idemKey, budget } = this.quotas.sentWith(request);
-    return answer(reply, await this.stats.record(params.context, params.type, body.value, idemKey, budget));
+    const { context, type } = params;
+    return this.quotas.write(exchange, (sent) =>
+      this.stats.record(context, type, body.value, sent.idemKey, sent.budget),
+    );
   }
 
   @Get('stats/:context/:type')

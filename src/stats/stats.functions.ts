@@ -1,9 +1,9 @@
+import { defineLibrary, functionSet, handlerModules, typedFunction } from '../redis/function-library';
 import { join } from 'node:path';
 import { namedFunction } from '../redis/named-function';
 import { NamedReply, Reply } from '../redis/replies';
 import { bareHeader, callArgs } from '../redis/function-args';
 import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs } from '../redis/idempotency';
-import { defineLibrary, handlerModules, typedFunction } from '../redis/function-library';
 import { IDEM_LIBRARY, KEYS_LIBRARY } from '../redis/scripts';
 import { Histogram, isHistogramField, Moments } from './stats-math';
 import type { StatsKeys } from './stats-keys';
@@ -95,10 +95,8 @@ function histogramArg(histogram: Histogram): string {
 }
 
 /** Every stats function: keys and arguments built from domain values, replies checked (see each .lua header). */
-export const STATS_FUNCTIONS = {
+export const STATS_FUNCTIONS = functionSet('tbStats', {
   record: typedFunction({
-    name: 'tbStatsRecord',
-    handler: 'record',
     numberOfKeys: 2,
     contract: { args: RECORD_ARGS, reply: WRITE_REPLY },
     build: (
@@ -126,8 +124,6 @@ export const STATS_FUNCTIONS = {
   }),
 
   merge: typedFunction({
-    name: 'tbStatsMerge',
-    handler: 'merge',
     numberOfKeys: 2,
     contract: { args: MERGE_ARGS, reply: WRITE_REPLY },
     build: (call: PairCall & { nowMs: number; hourStart: number; moments: Moments; histogram: Histogram }) => {
@@ -146,8 +142,6 @@ export const STATS_FUNCTIONS = {
   }),
 
   indexAdmit: namedFunction({
-    name: 'tbStatsIndexAdmit',
-    handler: 'index_admit',
     numberOfKeys: 1,
     args: ['oldest_hour', 'hour_start', 'member', 'cap', 'new_pairs'],
     reply: ['created'],
@@ -178,8 +172,6 @@ export const STATS_FUNCTIONS = {
 
   // allow-oom: the pruner only removes entries, so it keeps running on a full Redis.
   indexPrune: namedFunction({
-    name: 'tbStatsIndexPrune',
-    handler: 'index_prune',
     flags: ['allow-oom'],
     numberOfKeys: 1,
     args: ['oldest_hour', 'batch'],
@@ -194,8 +186,6 @@ export const STATS_FUNCTIONS = {
   }),
 
   read: typedFunction({
-    name: 'tbStatsRead',
-    handler: 'read',
     flags: ['no-writes'],
     numberOfKeys: 2,
     contract: { args: [], reply: READ_REPLY },
@@ -206,7 +196,7 @@ export const STATS_FUNCTIONS = {
       return [reply.nested('current'), reply.nested('previous')].map(storedHour).filter((hour) => hour !== undefined);
     },
   }),
-};
+});
 
 /**
  * tb_stats: the stats' functions, loaded once per node and called by FCALL / FCALL_RO like tb_ranking.

@@ -1,5 +1,6 @@
+import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
-import { BoardCall, boardHeader } from '../core/script-call';
+import { BoardCall, recordStep } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** One step of an actor's re-weighting on one shard (reweight_step.lua). */
@@ -28,25 +29,19 @@ export interface ReweightStepReply {
 }
 
 /** Actor weights: an actor's live contributions counted again at its new weight, in bounded repeatable steps. */
-export const ACTOR_WEIGHTS_FUNCTIONS = {
+export const ACTOR_WEIGHTS_FUNCTIONS = functionSet('tbRank', {
   reweightStep: namedFunction({
-    name: 'tbRankReweightStep',
-    handler: 'reweight_step',
     numberOfKeys: 'dynamic',
     args: ['actor', 'weight', 'most', 'ledger', 'fresh', 'places'],
     reply: ['done', 'taken', 'events', 'weight'],
-    build: (call: ReweightStepCall) => ({
-      keys: [...call.shard.incrementKeys, call.record],
-      header: boardHeader(call),
-      args: {
-        actor: call.actor,
-        weight: call.weight,
-        most: call.most,
-        ledger: call.ledgerWindow,
-        fresh: call.fresh ? 1 : 0,
-        places: call.places,
-      },
-    }),
+    build: recordStep((call: ReweightStepCall) => ({
+      actor: call.actor,
+      weight: call.weight,
+      most: call.most,
+      ledger: call.ledgerWindow,
+      fresh: call.fresh ? 1 : 0,
+      places: call.places,
+    })),
     decode: (reply): ReweightStepReply => ({
       done: reply.flag('done'),
       taken: reply.int('taken'),
@@ -54,7 +49,7 @@ export const ACTOR_WEIGHTS_FUNCTIONS = {
       weight: reply.int('weight'),
     }),
   }),
-};
+});
 
 /** The actor-weights slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ActorWeightsFunctions extends sliceFunctions(ACTOR_WEIGHTS_FUNCTIONS) {}

@@ -1,5 +1,6 @@
+import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
-import { BoardCall, boardHeader, versionHeader } from '../core/script-call';
+import { BoardCall, recordStep, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** An alias named on shard 0 (alias_put.lua): the board's alias map. */
@@ -51,10 +52,8 @@ export interface AliasStepReply {
 }
 
 /** Aliases: the map on shard 0, and the merges' bounded, repeatable steps. */
-export const ALIASES_FUNCTIONS = {
+export const ALIASES_FUNCTIONS = functionSet('tbRank', {
   aliasPut: namedFunction({
-    name: 'tbRankAliasPut',
-    handler: 'alias_put',
     numberOfKeys: 1,
     args: ['alias', 'item', 'run', 'most'],
     reply: ['status', 'item', 'run', 'held'],
@@ -77,27 +76,21 @@ export const ALIASES_FUNCTIONS = {
   }),
 
   aliasStep: namedFunction({
-    name: 'tbRankAliasStep',
-    handler: 'alias_step',
     numberOfKeys: 'dynamic',
     args: ['mode', 'alias', 'item', 'run', 'most', 'fresh', 'here', 'acked', 'seq', 'chunk'],
     reply: ['done', 'seq', 'chunk', 'entries', 'due'],
-    build: (call: AliasStepCall) => ({
-      keys: [...call.shard.incrementKeys, call.record],
-      header: boardHeader(call),
-      args: {
-        mode: call.mode,
-        alias: call.alias,
-        item: call.item,
-        run: call.run,
-        most: call.most,
-        fresh: call.fresh ? 1 : 0,
-        here: call.here ? 1 : 0,
-        acked: call.acked,
-        seq: call.seq,
-        chunk: call.chunk,
-      },
-    }),
+    build: recordStep((call: AliasStepCall) => ({
+      mode: call.mode,
+      alias: call.alias,
+      item: call.item,
+      run: call.run,
+      most: call.most,
+      fresh: call.fresh ? 1 : 0,
+      here: call.here ? 1 : 0,
+      acked: call.acked,
+      seq: call.seq,
+      chunk: call.chunk,
+    })),
     decode: (reply): AliasStepReply => ({
       done: reply.flag('done'),
       seq: reply.int('seq'),
@@ -106,7 +99,7 @@ export const ALIASES_FUNCTIONS = {
       dueMs: reply.int('due'),
     }),
   }),
-};
+});
 
 /** The aliases slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class AliasesFunctions extends sliceFunctions(ALIASES_FUNCTIONS) {}

@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { RESEND_GUARD_MS } from '../../common/limits';
 import { namedFunction } from '../../redis/named-function';
 import { bareHeader } from '../../redis/function-args';
@@ -59,10 +60,8 @@ function putConfig(reply: NamedReply<(typeof PUT_REPLY)[number]>, status: 'creat
  * The board config scripts: shard 0 decides a PUT, the other shards copy it, a delete detaches a shard
  * (its config renamed, in O(1)) and drop steps unlink the detached shard's keys in bounded calls.
  */
-export const BOARDS_FUNCTIONS = {
+export const BOARDS_FUNCTIONS = functionSet('tbRank', {
   boardPut: namedFunction({
-    name: 'tbRankBoardPut',
-    handler: 'board_put',
     numberOfKeys: 1,
     args: ['windows', 'shards', 'new_version', 'reset', 'max_items', 'views', 'options', 'aggregate'],
     reply: PUT_REPLY,
@@ -96,8 +95,6 @@ export const BOARDS_FUNCTIONS = {
   }),
 
   boardDelete: namedFunction({
-    name: 'tbRankBoardDelete',
-    handler: 'board_delete',
     flags: ['allow-oom'],
     numberOfKeys: 1,
     args: ['idem_retention_ms', 'resend_retention_ms'],
@@ -115,8 +112,6 @@ export const BOARDS_FUNCTIONS = {
   }),
 
   boardDropStep: namedFunction({
-    name: 'tbRankBoardDropStep',
-    handler: 'board_drop_step',
     flags: ['allow-oom'],
     numberOfKeys: 1,
     args: ['budget_keys'],
@@ -133,8 +128,6 @@ export const BOARDS_FUNCTIONS = {
   }),
 
   groupBoardDrop: namedFunction({
-    name: 'tbRankGroupBoardDrop',
-    handler: 'group_board_drop',
     flags: ['allow-oom'],
     numberOfKeys: 1,
     args: ['board', 'window', 'budget_keys'],
@@ -156,8 +149,6 @@ export const BOARDS_FUNCTIONS = {
   }),
 
   shardSync: namedFunction({
-    name: 'tbRankShardSync',
-    handler: 'shard_sync',
     numberOfKeys: 1,
     args: ['version', 'windows', 'shards', 'revision', 'max_items', 'views', 'aggregate', 'options'],
     reply: ['status'],
@@ -190,7 +181,7 @@ export const BOARDS_FUNCTIONS = {
     }),
     decode: (reply) => oneOfReply('tbRankShardSync', reply.string('status'), ['synced', 'unchanged', 'dropping']),
   }),
-};
+});
 
 /** The boards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class BoardsFunctions extends sliceFunctions(BOARDS_FUNCTIONS) {}

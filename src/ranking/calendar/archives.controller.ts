@@ -1,9 +1,8 @@
-import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
-import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { Charge, ReadCharge } from '../../governance/read-charge';
 import { DEFAULT_TOP_ITEMS } from '../core/ranking.limits';
 import { ArchiveQuery, ArchiveResultDto, ArchivesQuery, ArchivesResultDto } from '../dto/archive.dto';
 import { BoardParams } from '../dto/board.dto';
@@ -24,10 +23,7 @@ function operationIdOf(method: string) {
 @RedisBackedController()
 @Controller()
 export class ArchivesController {
-  constructor(
-    private readonly calendars: ArchivesService,
-    private readonly readBudget: RateLimitGuard,
-  ) {}
+  constructor(private readonly calendars: ArchivesService) {}
 
   @Get('boards/:board/archive')
   @WindowRead(
@@ -42,10 +38,10 @@ export class ArchivesController {
   )
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   @ApiOperation(operationIdOf('archive'))
-  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery, @Req() req: FastifyRequest) {
+  archive(@Param() params: BoardParams, @Query() query: ArchiveQuery, @Charge() charge: ReadCharge) {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
     const { window, at, segment, metric } = query;
-    return this.calendars.archive(params.board, window, at, page, segment, metric, this.readBudget.readsOf(req));
+    return this.calendars.archive(params.board, window, at, page, segment, metric, charge);
   }
 
   @Get('boards/:board/archives')
@@ -57,9 +53,8 @@ export class ArchivesController {
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   @ApiOperation(operationIdOf('archives'))
-  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery, @Req() req: FastifyRequest) {
+  archives(@Param() params: BoardParams, @Query() q: ArchivesQuery, @Charge() charge: ReadCharge) {
     const [limit, rows] = [q.limit ?? DEFAULT_ARCHIVE_PAGE, { perPeriod: q.items }];
-    const charge = this.readBudget.readsOf(req);
     return this.calendars.archives(params.board, q.window, limit, q.cursor, q.segment, rows, q.metric, charge);
   }
 }

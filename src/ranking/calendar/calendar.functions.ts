@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { parseSnapshotRows } from '../history/history.functions';
@@ -42,10 +43,8 @@ const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows', 's
 const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
-export const CALENDAR_FUNCTIONS = {
+export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
   archiveRead: windowReadFunction({
-    name: 'tbRankArchiveRead',
-    handler: 'archive_read',
     args: ARCHIVE_ARGS,
     reply: ARCHIVE_REPLY,
     values: (
@@ -85,7 +84,7 @@ export const CALENDAR_FUNCTIONS = {
       };
     },
   }),
-};
+});
 
 /** The calendar slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class CalendarFunctions extends sliceFunctions(CALENDAR_FUNCTIONS) {}

@@ -4,7 +4,8 @@ import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
 import { bareHeader, CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
-import { FunctionDefinition, typedFunction } from '../../redis/function-library';
+import { Declared, named } from '../../redis/function-library';
+import { namedFunction } from '../../redis/named-function';
 import { headerWindowsOf, PreparedBoard, ShardKeys } from './board';
 import type { ScoredItem } from './ranking.types';
 import type { WindowConfig } from './window-math';
@@ -70,6 +71,15 @@ export function boardHeader(call: BoardCall, windows: WindowConfig[] = call.boar
   };
 }
 
+/** A step's call on the shard's increment keys and its record (`call.record`): the board's header, then `args`. */
+export function recordStep<Call extends BoardCall & { record: string }, Args>(args: (call: Call) => Args) {
+  return (call: Call) => ({
+    keys: [...call.shard.incrementKeys, call.record],
+    header: boardHeader(call),
+    args: args(call),
+  });
+}
+
 /** The header of a call on a board's shard that checks its config version and reads no window. */
 export function versionHeader(call: BoardCall): CallHeader {
   return { ...bareHeader(call.nowMs), version: call.board.config.version };
@@ -104,22 +114,43 @@ export function windowReadFunction<
   const Args extends readonly string[],
   const Field extends string,
 >(definition: {
-  name: string;
-  handler: string;
+  handler?: string;
   args: Args;
   reply: readonly Field[];
   values: (call: In) => NamedArgs<Args>;
   decode: (reply: NamedReply<Field>, call: In) => Out;
-}): FunctionDefinition<In, Out> {
-  const { name, handler, args, reply, values, decode } = definition;
-  return typedFunction({
-    name,
-    handler,
-    flags: ['allow-oom'],
-    numberOfKeys: 3,
-    contract: { args, reply },
-    build: (call: In) => namedWindowRead(call, args, values(call)),
-    decode: (raw, call) => decode(new NamedReply(name, reply, raw), call),
+}): Declared<In, Out> {
+  const { handler, args, reply, values, decode } = definition;
+  return (id) =>
+    named(id, {
+      handler,
+      flags: ['allow-oom'],
+      numberOfKeys: 3,
+      contract: { args, reply },
+      build: (call: In) => namedWindowRead(call, args, values(call)),
+      decode: (raw: unknown, call: In) => decode(new NamedReply(id.name, reply, raw), call),
+    });
+}
+
+/**
+ * A read of what the shard's config keeps per item (its items' groups, their data): no clock, no
+ * writes; `field` answers one entry per item asked, in order, which `read` decodes.
+ */
+export function perItemRead<const Field extends string, Out>(
+  field: Field,
+  read: (entries: Reply, count: number) => Out[],
+): Declared<{ shard: ShardKeys; items: string[] }, Out[]> {
+  return namedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 1,
+    args: ['items'],
+    reply: [field],
+    build: (call: { shard: ShardKeys; items: string[] }) => ({
+      keys: [call.shard.keys.cfg()],
+      header: bareHeader(0),
+      args: { items: JSON.stringify(call.items) },
+    }),
+    decode: (reply, call) => read(reply.nested(field), call.items.length),
   });
 }
 

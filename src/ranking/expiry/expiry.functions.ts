@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { bareHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { SEGMENTS_EXPIRED_PER_CALL } from '../options/segments/segments.limits';
@@ -19,10 +20,8 @@ export interface DueClaim {
 }
 
 /** Expiry: draining a shard's expired slots, and the due index the scheduler claims boards from. */
-export const EXPIRY_FUNCTIONS = {
+export const EXPIRY_FUNCTIONS = functionSet('tbRank', {
   expire: namedFunction({
-    name: 'tbRankExpire',
-    handler: 'expire',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     args: ['segments_per_call'],
@@ -39,8 +38,6 @@ export const EXPIRY_FUNCTIONS = {
   }),
 
   dueClaim: namedFunction({
-    name: 'tbRankDueClaim',
-    handler: 'due_claim',
     flags: ['allow-oom'],
     numberOfKeys: 2,
     args: ['lease_ms', 'most', 'due_by_ms'],
@@ -64,8 +61,6 @@ export const EXPIRY_FUNCTIONS = {
   }),
 
   dueComplete: namedFunction({
-    name: 'tbRankDueComplete',
-    handler: 'due_complete',
     flags: ['allow-oom'],
     numberOfKeys: 2,
     args: ['lease_end_ms', 'visited'],
@@ -83,8 +78,6 @@ export const EXPIRY_FUNCTIONS = {
   }),
 
   sweepTurn: namedFunction({
-    name: 'tbRankSweepTurn',
-    handler: 'sweep_turn',
     flags: ['allow-oom'],
     numberOfKeys: 1,
     args: ['interval_ms'],
@@ -97,7 +90,7 @@ export const EXPIRY_FUNCTIONS = {
     /** true: this caller sweeps now */
     decode: (reply) => reply.flag('turn'),
   }),
-};
+});
 
 /** The expiry slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ExpiryFunctions extends sliceFunctions(EXPIRY_FUNCTIONS) {}

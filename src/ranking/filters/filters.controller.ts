@@ -1,10 +1,9 @@
-import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { KeyedRoute } from '../../access/access.decorators';
 import { InvalidInputError } from '../../common/errors';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
-import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { Charge, ReadCharge } from '../../governance/read-charge';
 import { BoardParams } from '../dto/board.dto';
 import { TopResultDto } from '../dto/item.dto';
 import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
@@ -18,10 +17,7 @@ export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previ
 @RedisBackedController()
 @Controller()
 export class FiltersController {
-  constructor(
-    private readonly filters: FiltersService,
-    private readonly readBudget: RateLimitGuard,
-  ) {}
+  constructor(private readonly filters: FiltersService) {}
 
   @Post('boards/:board/query')
   @KeyedRoute('read', 'board')
@@ -40,7 +36,7 @@ export class FiltersController {
   async query(
     @Param() params: BoardParams,
     @Body() body: QueryDto,
-    @Req() request: FastifyRequest,
+    @Charge() admit: ReadCharge,
   ): Promise<FilteredPage> {
     if (body.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
     const page = await this.filters.read({
@@ -54,8 +50,7 @@ export class FiltersController {
       metric: body.metric,
       excludeItems: (body.exclude?.items ?? []).map((id) => id.normalize('NFC')),
       excludeGroups: (body.exclude?.groups ?? []).map((id) => id.normalize('NFC')),
-      // The route's guard already counted one read.
-      admit: this.readBudget.readsOf(request),
+      admit,
     });
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) } as FilteredPage;
   }

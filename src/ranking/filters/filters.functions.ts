@@ -1,9 +1,7 @@
-import { bareHeader } from '../../redis/function-args';
-import { namedFunction } from '../../redis/named-function';
+import { functionSet } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
-import { ShardKeys } from '../core/board';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
-import { windowReadFunction, WindowCall } from '../core/script-call';
+import { perItemRead, windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const PAGE_REPLY = [
@@ -39,10 +37,8 @@ export interface GroupPageCall extends WindowCall {
 }
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
-export const FILTERS_FUNCTIONS = {
+export const FILTERS_FUNCTIONS = functionSet('tbRank', {
   groupPage: windowReadFunction({
-    name: 'tbRankGroupPage',
-    handler: 'group_page',
     args: ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors'],
     reply: PAGE_REPLY,
     values: (call: GroupPageCall) => ({
@@ -86,25 +82,11 @@ export const FILTERS_FUNCTIONS = {
     },
   }),
 
-  groupsRead: namedFunction({
-    name: 'tbRankGroupsRead',
-    handler: 'groups_read',
-    flags: ['no-writes'],
-    numberOfKeys: 1,
-    args: ['items'],
-    reply: ['groups'],
-    build: (call: { shard: ShardKeys; items: string[] }) => ({
-      keys: [call.shard.keys.cfg()],
-      header: bareHeader(0),
-      args: { items: JSON.stringify(call.items) },
-    }),
-    decode: (reply, call): Array<string | null> => {
-      const groups = reply.nested('groups');
-      groups.expectLength(call.items.length);
-      return call.items.map((_, i) => groups.optionalString(i));
-    },
+  groupsRead: perItemRead('groups', (groups, count) => {
+    groups.expectLength(count);
+    return Array.from({ length: count }, (_, i) => groups.optionalString(i));
   }),
-};
+});
 
 /** A page reply's marks of `count` rows (undefined when it has none: a board without pairs). */
 function marksOf(

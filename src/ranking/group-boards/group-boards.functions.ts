@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import type { IdemCall } from '../../redis/idempotency';
 import { idempotentFunction } from '../../redis/named-function';
 import { BoardCall, versionHeader, windowReadFunction, WindowCall } from '../core/script-call';
@@ -12,10 +13,8 @@ export interface MemberLimits {
 }
 
 /** Group boards (src/ranking/options/group-of/): memberships and settling, on the member board's shard. */
-export const GROUP_BOARDS_FUNCTIONS = {
+export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
   groupMemberSet: idempotentFunction({
-    name: 'tbRankGroupMemberSet',
-    handler: 'group_member_set',
     numberOfKeys: 1,
     args: ['board', 'window', 'item', 'group', 'boards', 'groups', 'per_group', 'members'],
     reply: ['previous'],
@@ -46,8 +45,6 @@ export const GROUP_BOARDS_FUNCTIONS = {
   }),
 
   groupSettle: windowReadFunction({
-    name: 'tbRankGroupSettle',
-    handler: 'group_settle',
     args: ['board', 'top', 'decay', 'rows'],
     reply: ['draining'],
     values: (call: WindowCall & { groupBoard: string; top: number; decay: number; rows: number }) => ({
@@ -58,7 +55,7 @@ export const GROUP_BOARDS_FUNCTIONS = {
     }),
     decode: (reply) => ({ draining: reply.flag('draining') }),
   }),
-};
+});
 
 /** The group boards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class GroupBoardsFunctions extends sliceFunctions(GROUP_BOARDS_FUNCTIONS) {}

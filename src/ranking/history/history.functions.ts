@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -72,10 +73,8 @@ export interface ListingCount {
 }
 
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
-export const HISTORY_FUNCTIONS = {
+export const HISTORY_FUNCTIONS = functionSet('tbRank', {
   historyRead: windowReadFunction({
-    name: 'tbRankHistoryRead',
-    handler: 'history_read',
     args: ['at_sec'],
     reply: ['keeps', 'found', 'boundary', 'rows', 'left_out', 'pending'],
     values: (call: WindowCall & { atSec: number | undefined }) => ({ at_sec: call.atSec }),
@@ -97,8 +96,6 @@ export const HISTORY_FUNCTIONS = {
   }),
 
   historyItem: windowReadFunction({
-    name: 'tbRankHistoryItem',
-    handler: 'history_item',
     args: ['item', 'from_sec', 'to_sec', 'most_snapshots'],
     reply: ['keeps', 'next_sec', 'points', 'hidden', 'left_out', 'marks'],
     values: (call: WindowCall & { item: string; fromSec: number; toSec: number; mostSnapshots: number }) => ({
@@ -130,8 +127,6 @@ export const HISTORY_FUNCTIONS = {
   }),
 
   snapshotCut: windowReadFunction({
-    name: 'tbRankSnapshotCut',
-    handler: 'snapshot_cut',
     args: ['at_sec', 'last_score', 'last_item', 'last_mark'],
     reply: ['cut'],
     values: (call: WindowCall & { atSec: number; last: ScoredItem }) => ({
@@ -145,8 +140,6 @@ export const HISTORY_FUNCTIONS = {
   }),
 
   historyCount: windowReadFunction({
-    name: 'tbRankHistoryCount',
-    handler: 'history_count',
     args: ['points'],
     reply: ['counts', 'left_out'],
     values: (call: WindowCall & { points: Array<{ atSec: number; score: number; mark: string }> }) => ({
@@ -162,8 +155,6 @@ export const HISTORY_FUNCTIONS = {
   }),
 
   listingCounts: windowReadFunction({
-    name: 'tbRankListingCounts',
-    handler: 'listing_counts',
     args: ['asked'],
     reply: ['draining', 'listings'],
     values: (call: WindowCall & { asked: ListingAsk[] }) => ({
@@ -197,7 +188,7 @@ export const HISTORY_FUNCTIONS = {
       return { draining: false, counts };
     },
   }),
-};
+});
 
 /** A value of an archive's record ("<score>" or "<score>\x1f<mark>") as the item's row; '' none. */
 function recordedRow(item: string, value: string): ScoredItem | undefined {

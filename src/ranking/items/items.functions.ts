@@ -1,16 +1,13 @@
+import { functionSet } from '../../redis/function-library';
 import type { IdemCall } from '../../redis/idempotency';
-import { idempotentFunction, namedFunction } from '../../redis/named-function';
-import { bareHeader } from '../../redis/function-args';
-import { ShardKeys } from '../core/board';
-import { BoardCall, versionHeader } from '../core/script-call';
+import { idempotentFunction } from '../../redis/named-function';
+import { BoardCall, perItemRead, versionHeader } from '../core/script-call';
 import { itemDataOf } from '../options/item-data/item-data';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** Item data of one shard: a retry-safe write (json null: remove), and the data of listed items. */
-export const ITEMS_FUNCTIONS = {
+export const ITEMS_FUNCTIONS = functionSet('tbRank', {
   itemDataWrite: idempotentFunction({
-    name: 'tbRankItemDataWrite',
-    handler: 'item_data_write',
     numberOfKeys: 1,
     args: ['item', 'data', 'data_bytes'],
     reply: ['stored'],
@@ -24,21 +21,8 @@ export const ITEMS_FUNCTIONS = {
     decode: (reply) => reply.flag('stored'),
   }),
 
-  itemDataRead: namedFunction({
-    name: 'tbRankItemDataRead',
-    handler: 'item_data_read',
-    flags: ['no-writes'],
-    numberOfKeys: 1,
-    args: ['items'],
-    reply: ['data'],
-    build: (call: { shard: ShardKeys; items: string[] }) => ({
-      keys: [call.shard.keys.cfg()],
-      header: bareHeader(0),
-      args: { items: JSON.stringify(call.items) },
-    }),
-    decode: (reply, call) => itemDataOf(reply.nested('data'), call.items.length),
-  }),
-};
+  itemDataRead: perItemRead('data', itemDataOf),
+});
 
 /** The items slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ItemsFunctions extends sliceFunctions(ITEMS_FUNCTIONS) {}

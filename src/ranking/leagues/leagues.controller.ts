@@ -1,9 +1,8 @@
-import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
-import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { Charge, ReadCharge } from '../../governance/read-charge';
 import { ItemParams } from '../dto/item.dto';
 import { BoardParams } from '../dto/board.dto';
 import { CohortPageDto, CohortParams, CohortQuery, ItemLeagueDto, MovesPageDto, MovesQuery } from '../dto/league.dto';
@@ -26,10 +25,7 @@ const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best 
 @RedisBackedController()
 @Controller()
 export class LeaguesController {
-  constructor(
-    private readonly leagues: LeaguesService,
-    private readonly readBudget: RateLimitGuard,
-  ) {}
+  constructor(private readonly leagues: LeaguesService) {}
 
   @Get('boards/:board/items/:item/league')
   @WindowRead("An item's league standing this period", ITEM_NOTE, ItemLeagueDto)
@@ -42,15 +38,9 @@ export class LeaguesController {
   @WindowRead("A closed period's promotions and relegations", MOVES_NOTE, MovesPageDto)
   @ErrorResponse(400, 'INVALID_INPUT: at names a period that has not ended')
   @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues')
-  moves(
-    @Param() params: BoardParams,
-    @Query() query: MovesQuery,
-    @Req() request: FastifyRequest,
-  ): Promise<MovesPageDto> {
+  moves(@Param() params: BoardParams, @Query() query: MovesQuery, @Charge() admit: ReadCharge): Promise<MovesPageDto> {
     const page = { offset: query.cursor ?? 0, limit: query.limit ?? LEAGUE_MOVES_DEFAULT };
     const atMs = query.at === undefined ? undefined : query.at * 1000;
-    // The route's guard counted the first call.
-    const admit = this.readBudget.readsOf(request);
     return this.leagues.moves(params.board, atMs, page, admit);
   }
 

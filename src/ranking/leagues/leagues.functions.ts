@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import { BoardCall, versionHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -31,10 +32,8 @@ export interface LeagueMove {
 }
 
 /** The leagues' functions (src/ranking/leagues/scripts), each on one shard: its config hash names its tag. */
-export const LEAGUES_FUNCTIONS = {
+export const LEAGUES_FUNCTIONS = functionSet('tbRank', {
   leagueItem: namedFunction({
-    name: 'tbRankLeagueItem',
-    handler: 'league_item',
     flags: ['no-writes'],
     numberOfKeys: 1,
     args: ['item', 'period'],
@@ -57,8 +56,6 @@ export const LEAGUES_FUNCTIONS = {
   }),
 
   leagueCohort: namedFunction({
-    name: 'tbRankLeagueCohort',
-    handler: 'league_cohort',
     flags: ['no-writes'],
     numberOfKeys: 1,
     args: ['period', 'tier', 'cohort', 'offset', 'limit'],
@@ -85,8 +82,6 @@ export const LEAGUES_FUNCTIONS = {
   }),
 
   leagueRoll: namedFunction({
-    name: 'tbRankLeagueRoll',
-    handler: 'league_roll',
     numberOfKeys: 1,
     args: ['current', 'budget', 'part_units'],
     reply: ['done'],
@@ -103,8 +98,6 @@ export const LEAGUES_FUNCTIONS = {
   }),
 
   leagueMoves: namedFunction({
-    name: 'tbRankLeagueMoves',
-    handler: 'league_moves',
     numberOfKeys: 1,
     args: ['period', 'current', 'offset', 'limit', 'budget', 'part_units', 'rows_per_unit'],
     reply: ['done', 'rolled', 'listed', 'rows'],
@@ -131,7 +124,7 @@ export const LEAGUES_FUNCTIONS = {
       return { done: reply.flag('done'), rolled: reply.flag('rolled'), listed: reply.int('listed'), moves };
     },
   }),
-};
+});
 
 /** The leagues' part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class LeaguesFunctions extends sliceFunctions(LEAGUES_FUNCTIONS) {}

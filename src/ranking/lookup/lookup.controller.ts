@@ -1,11 +1,10 @@
-import { Body, Controller, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { KeyedRoute } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
 import { LookupDto, LookupQuery, LookupResultDto } from '../dto/lookup.dto';
-import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { Charge, ReadCharge } from '../../governance/read-charge';
 import {
   LOOKUP_COUNTS_PER_CALL,
   LOOKUP_COUNTS_PER_READ,
@@ -20,10 +19,7 @@ import { LookupService } from './lookup.service';
 @RedisBackedController()
 @Controller()
 export class LookupController {
-  constructor(
-    private readonly lookups: LookupService,
-    private readonly readBudget: RateLimitGuard,
-  ) {}
+  constructor(private readonly lookups: LookupService) {}
 
   @Post('boards/:board/lookup')
   @KeyedRoute('read', 'board')
@@ -39,7 +35,7 @@ export class LookupController {
     @Param() params: BoardParams,
     @Query() query: LookupQuery,
     @Body() body: LookupDto,
-    @Req() request: FastifyRequest,
+    @Charge(1) admit: ReadCharge,
   ): Promise<LookupResultDto> {
     return this.lookups.lookup({
       name: params.board,
@@ -49,7 +45,7 @@ export class LookupController {
       withData: query.data ?? false,
       segment: query.segment,
       metric: query.metric,
-      admit: this.readBudget.unitsOf(request, 1),
+      admit,
     });
   }
 }

@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { CallHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { PreparedBoard, ShardKeys } from '../core/board';
@@ -81,10 +82,8 @@ function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window:
   };
 }
 
-export const LOOKUP_FUNCTIONS = {
+export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
   lookup: windowReadFunction({
-    name: 'tbRankLookup',
-    handler: 'lookup',
     args: ['items', 'with_data', 'ahead_scores', 'ahead_marks'],
     reply: LOOKUP_REPLY,
     values: (call: LookupCall) => ({
@@ -112,8 +111,6 @@ export const LOOKUP_FUNCTIONS = {
   }),
 
   lookupNode: namedFunction({
-    name: 'tbRankLookupNode',
-    handler: 'lookup_node',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
     args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'],
@@ -143,8 +140,6 @@ export const LOOKUP_FUNCTIONS = {
   }),
 
   lookupCountShards: namedFunction({
-    name: 'tbRankLookupCountShards',
-    handler: 'lookup_count_shards',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
     args: ['window_key', 'ahead_scores', 'ahead_marks', 'shards'],
@@ -168,7 +163,7 @@ export const LOOKUP_FUNCTIONS = {
       above: reply.nested('above').expectLength(call.ahead.scores.length).intsFrom(0),
     }),
   }),
-};
+});
 
 /** The lookup slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class LookupFunctions extends sliceFunctions(LOOKUP_FUNCTIONS) {}

@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import type { IdemCall } from '../../redis/idempotency';
 import { idempotentFunction } from '../../redis/named-function';
 import { BoardCall, rowsOf, versionHeader, WindowCall, windowReadFunction } from '../core/script-call';
@@ -12,10 +13,8 @@ function stateOf(answered: string): ModerationState | null {
 }
 
 /** What one shard answers about moderation: a state set, a page of its review queue. */
-export const MODERATION_FUNCTIONS = {
+export const MODERATION_FUNCTIONS = functionSet('tbRank', {
   moderationSet: idempotentFunction({
-    name: 'tbRankModerationSet',
-    handler: 'moderation_set',
     numberOfKeys: 1,
     args: ['item', 'state', 'most'],
     reply: ['previous', 'held'],
@@ -28,8 +27,6 @@ export const MODERATION_FUNCTIONS = {
   }),
 
   moderationGroupSet: idempotentFunction({
-    name: 'tbRankModerationGroupSet',
-    handler: 'moderation_group_set',
     numberOfKeys: 1,
     args: ['group', 'state', 'apply'],
     reply: ['previous', 'groups', 'items'],
@@ -46,14 +43,12 @@ export const MODERATION_FUNCTIONS = {
   }),
 
   moderationQueue: windowReadFunction({
-    name: 'tbRankModerationQueue',
-    handler: 'moderation_queue',
     args: ['offset', 'limit'],
     reply: ['draining', 'rows'],
     values: (call: WindowCall & { offset: number; limit: number }) => ({ offset: call.offset, limit: call.limit }),
     decode: (reply) => ({ draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows'), 0) }),
   }),
-};
+});
 
 /** The moderation slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ModerationFunctions extends sliceFunctions(MODERATION_FUNCTIONS) {}

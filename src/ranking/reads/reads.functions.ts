@@ -1,7 +1,7 @@
+import { Declared, functionSet, typedFunction } from '../../redis/function-library';
 import { NamedArgs } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { NamedReply, Reply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { BoardCall, boardHeader, namedWindowRead, rowsOf, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -36,21 +36,18 @@ const LISTING_REPLY = [
 
 /** A single-window read answering a listing page; `args` names its own arguments after the header. */
 function listingRead<Call extends WindowCall, const Args extends readonly string[]>(
-  name: string,
-  handler: string,
   args: Args,
   values: (call: Call) => NamedArgs<Args>,
-) {
-  return typedFunction({
-    name,
-    handler,
+): Declared<Call, ListingReply> {
+  return (id) => ({
+    ...id,
     // Reads drain expired slots (writes that free memory): they run on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 3,
     contract: { args, reply: LISTING_REPLY },
     build: (call: Call) => namedWindowRead(call, args, values(call)),
     decode: (raw): ListingReply => {
-      const reply = new NamedReply(name, LISTING_REPLY, raw);
+      const reply = new NamedReply(id.name, LISTING_REPLY, raw);
       const rows = withTieMarks(rowsOf(reply.nested('rows'), 0), reply.nested('tie_marks'));
       // Empty when the window keeps no snapshots: no row has a previous rank.
       const previous = reply.nested('previous_ranks');
@@ -84,10 +81,8 @@ export type SegmentRow = { name: string; windowItems: number[] };
 export type SegmentPage = { draining: boolean; ended: boolean; last: string; rows: SegmentRow[] };
 
 /** Window reads of one shard: a page, an item's standing, an item and its neighbours; its segments. */
-export const READS_FUNCTIONS = {
+export const READS_FUNCTIONS = functionSet('tbRank', {
   segmentPage: namedFunction({
-    name: 'tbRankSegmentPage',
-    handler: 'segment_page',
     // Drains the segments it lists (writes that free memory): it runs on a full Redis too.
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
@@ -110,16 +105,9 @@ export const READS_FUNCTIONS = {
     },
   }),
 
-  readTop: listingRead(
-    'tbRankReadTop',
-    'read_top',
-    ['offset', 'limit'],
-    (call: WindowCall & { offset: number; limit: number }) => call,
-  ),
+  readTop: listingRead(['offset', 'limit'], (call: WindowCall & { offset: number; limit: number }) => call),
 
   readItem: typedFunction({
-    name: 'tbRankReadItem',
-    handler: 'read_item',
     flags: ['allow-oom'],
     numberOfKeys: 3,
     contract: { args: ITEM_ARGS, reply: ITEM_REPLY },
@@ -140,8 +128,6 @@ export const READS_FUNCTIONS = {
   }),
 
   metricCounts: typedFunction({
-    name: 'tbRankMetricCounts',
-    handler: 'metric_counts',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     contract: { args: METRIC_COUNTS_ARGS, reply: METRIC_COUNTS_REPLY },
@@ -161,16 +147,9 @@ export const READS_FUNCTIONS = {
     },
   }),
 
-  readAround: listingRead(
-    'tbRankReadAround',
-    'read_around',
-    ['item', 'radius'],
-    (call: WindowCall & { item: string; radius: number }) => call,
-  ),
+  readAround: listingRead(['item', 'radius'], (call: WindowCall & { item: string; radius: number }) => call),
 
   readNeighbours: typedFunction({
-    name: 'tbRankReadNeighbours',
-    handler: 'read_neighbours',
     flags: ['allow-oom'],
     numberOfKeys: 3,
     contract: { args: NEIGHBOURS_ARGS, reply: NEIGHBOURS_REPLY },
@@ -190,7 +169,7 @@ export const READS_FUNCTIONS = {
       };
     },
   }),
-};
+});
 
 /** The reads slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ReadsFunctions extends sliceFunctions(READS_FUNCTIONS) {}

@@ -1,5 +1,5 @@
+import { Declared, functionSet } from '../../redis/function-library';
 import { callArgs } from '../../redis/function-args';
-import { typedFunction } from '../../redis/function-library';
 import { NamedReply } from '../../redis/replies';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -34,25 +34,22 @@ export interface RetractStepReply {
  * A retraction's step function: the actor's (retract_step) and the item's (retract_item) take the same
  * call on the shard's increment keys and its record, and answer the same record.
  */
-function retractFunction(name: string, handler: string) {
-  return typedFunction({
-    name,
-    handler,
-    numberOfKeys: 'dynamic',
-    contract: { args: STEP_ARGS, reply: STEP_REPLY },
-    build: (call: RetractStepCall) => ({
-      keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
-      args: stepArgs(call),
-    }),
-    decode: (raw): RetractStepReply => stepReply(name, raw),
-  });
-}
+const retractFunction: Declared<RetractStepCall, RetractStepReply> = (id) => ({
+  ...id,
+  numberOfKeys: 'dynamic',
+  contract: { args: STEP_ARGS, reply: STEP_REPLY },
+  build: (call: RetractStepCall) => ({
+    keys: [...call.shard.incrementKeys, call.shard.keys.retraction(call.id)],
+    args: stepArgs(call),
+  }),
+  decode: (raw): RetractStepReply => stepReply(id.name, raw),
+});
 
 /** Retractions: an actor's contributions taken out of a shard in bounded, repeatable steps. */
-export const RETRACTION_FUNCTIONS = {
-  retractStep: retractFunction('tbRankRetractStep', 'retract_step'),
-  retractItem: retractFunction('tbRankRetractItem', 'retract_item'),
-};
+export const RETRACTION_FUNCTIONS = functionSet('tbRank', {
+  retractStep: retractFunction,
+  retractItem: retractFunction,
+});
 
 function stepArgs(call: RetractStepCall) {
   return callArgs(boardHeader(call), STEP_ARGS, {

@@ -1,6 +1,6 @@
+import { functionSet, typedFunction } from '../../redis/function-library';
 import { decodeIdempotent, Idempotent, IDEM_FIELDS, idemNamedArgs } from '../../redis/idempotency';
 import { callArgs } from '../../redis/function-args';
-import { typedFunction } from '../../redis/function-library';
 import type { StandingsReply } from '../core/ranking.types';
 import { boardHeader, WriteCall } from '../core/script-call';
 import { STANDING_FIELDS, withNamedStandings } from '../core/standings';
@@ -36,10 +36,8 @@ const RECORD_CREATED = ['items', 'due_ms'] as const;
 export type ScoreWritten = Idempotent<StandingsReply, (typeof RECORD_CREATED)[number]>;
 
 /** Max / min / last boards: the one write their windows take. */
-export const SCORES_FUNCTIONS = {
+export const SCORES_FUNCTIONS = functionSet('tbRank', {
   recordScore: typedFunction({
-    name: 'tbRankRecordScore',
-    handler: 'record_score',
     numberOfKeys: 'dynamic',
     contract: { args: RECORD_ARGS, reply: RECORD_REPLY, created: RECORD_CREATED },
     build: (call: WriteCall & ScoreRecord) => ({
@@ -60,7 +58,7 @@ export const SCORES_FUNCTIONS = {
         () => ({}),
       ),
   }),
-};
+});
 
 /** The scores slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ScoresFunctions extends sliceFunctions(SCORES_FUNCTIONS) {}

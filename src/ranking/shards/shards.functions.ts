@@ -1,7 +1,7 @@
+import { functionSet, typedFunction } from '../../redis/function-library';
 import { callArgs } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { NamedReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { WindowConfig } from '../core/window-math';
@@ -16,10 +16,8 @@ function marksOf(call: { windows: WindowConfig[]; marks?: string[] }): string[] 
 }
 
 /** Counting across the shards of a board: items above given scores, one shard or every shard of a node per call. */
-export const SHARDS_FUNCTIONS = {
+export const SHARDS_FUNCTIONS = functionSet('tbRank', {
   countAbove: namedFunction({
-    name: 'tbRankCountAbove',
-    handler: 'count_above',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     args: ['scores', 'marks'],
@@ -46,8 +44,6 @@ export const SHARDS_FUNCTIONS = {
   }),
 
   countAboveShards: typedFunction({
-    name: 'tbRankCountAboveShards',
-    handler: 'count_above_shards',
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
     contract: { args: SHARDS_ARGS, reply: SHARDS_REPLY },
@@ -84,7 +80,7 @@ export const SHARDS_FUNCTIONS = {
       };
     },
   }),
-};
+});
 
 /** The shards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ShardsFunctions extends sliceFunctions(SHARDS_FUNCTIONS) {}

@@ -1,7 +1,7 @@
+import { functionSet, typedFunction } from '../../redis/function-library';
 import { join } from 'node:path';
 import type { NamedArgs } from '../../redis/function-args';
 import { NamedReply } from '../../redis/replies';
-import { typedFunction } from '../../redis/function-library';
 import type { ScoredItem } from '../core/ranking.types';
 import { namedWindowRead, rowsOf, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -98,10 +98,8 @@ function figuresOf(reply: SpanReplyFields, question: SpanQuestion): SpanFigures 
 export const SPAN_MODULE = join(__dirname, '..', 'core', 'lua', 'span_lib.lua');
 
 /** Reads of a window's newest slots (`?span=`), summed from the slot hashes of one shard. */
-export const SPANS_FUNCTIONS = {
+export const SPANS_FUNCTIONS = functionSet('tbRank', {
   readSpan: typedFunction({
-    name: 'tbRankReadSpan',
-    handler: 'read_span',
     // Sums slots and expires nothing: a read of any node, replicas included (FCALL_RO).
     flags: ['no-writes'],
     numberOfKeys: 3,
@@ -123,7 +121,7 @@ export const SPANS_FUNCTIONS = {
       };
     },
   }),
-};
+});
 
 /** The spans slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class SpansFunctions extends sliceFunctions(SPANS_FUNCTIONS) {}

@@ -1,9 +1,8 @@
-import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
-import { RateLimitGuard } from '../../governance/rate-limit.guard';
+import { Charge, ReadCharge } from '../../governance/read-charge';
 import { DEFAULT_DISTRIBUTION_BUCKETS, LOOKUP_COUNTS_PER_READ } from '../core/ranking.limits';
 import { BoardParams } from '../dto/board.dto';
 import { DistributionQuery, DistributionResultDto, RankQuery, RankResultDto } from '../dto/standing.dto';
@@ -20,10 +19,7 @@ const DISTRIBUTION_NOTE = `Exact, over the items the window lists (on a sum boar
 @RedisBackedController()
 @Controller()
 export class StandingController {
-  constructor(
-    private readonly standing: StandingService,
-    private readonly readBudget: RateLimitGuard,
-  ) {}
+  constructor(private readonly standing: StandingService) {}
 
   @Get('boards/:board/rank')
   @WindowRead('The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
@@ -31,7 +27,7 @@ export class StandingController {
   rank(
     @Param() params: BoardParams,
     @Query() query: RankQuery,
-    @Req() request: FastifyRequest,
+    @Charge(LOOKUP_COUNTS_PER_READ) admit: ReadCharge,
   ): Promise<RankResultDto> {
     return this.standing.rank({
       name: params.board,
@@ -39,7 +35,7 @@ export class StandingController {
       score: query.score,
       tiebreak: query.tiebreak,
       metric: query.metric,
-      admit: this.readBudget.unitsOf(request, LOOKUP_COUNTS_PER_READ),
+      admit,
     });
   }
 
@@ -53,14 +49,14 @@ export class StandingController {
   distribution(
     @Param() params: BoardParams,
     @Query() query: DistributionQuery,
-    @Req() request: FastifyRequest,
+    @Charge(LOOKUP_COUNTS_PER_READ) admit: ReadCharge,
   ): Promise<DistributionResultDto> {
     return this.standing.distribution({
       name: params.board,
       window: query.window,
       buckets: query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS,
       metric: query.metric,
-      admit: this.readBudget.unitsOf(request, LOOKUP_COUNTS_PER_READ),
+      admit,
     });
   }
 }

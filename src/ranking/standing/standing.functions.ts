@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -36,10 +37,8 @@ export interface SpreadReply {
 const scoreOf = (text: string): number | null => (text === '' ? null : Number(text));
 
 /** What a shard answers about scores that no item need hold: a record's place, the window's distribution. */
-export const STANDING_FUNCTIONS = {
+export const STANDING_FUNCTIONS = functionSet('tbRank', {
   scoreRank: windowReadFunction({
-    name: 'tbRankScoreRank',
-    handler: 'score_rank',
     args: ['score', 'level', 'mark'],
     reply: ['draining', 'counted', 'ahead', 'listed'],
     values: (call: WindowCall & { score: number; equalAhead: boolean; mark?: string }) => ({
@@ -56,8 +55,6 @@ export const STANDING_FUNCTIONS = {
   }),
 
   scoreSpread: windowReadFunction({
-    name: 'tbRankScoreSpread',
-    handler: 'score_spread',
     args: ['bounds', 'positions'],
     reply: ['draining', 'listed', 'min', 'max', 'counts', 'scores'],
     values: (call: WindowCall & { bounds: readonly string[]; positions: readonly number[] }) => ({
@@ -79,8 +76,6 @@ export const STANDING_FUNCTIONS = {
   }),
 
   tailTop: windowReadFunction({
-    name: 'tbRankTailTop',
-    handler: 'tail_top',
     args: ['limit', 'looks', 'from', 'page'],
     reply: ['draining', 'hidden', 'more', 'page', 'next', 'rows'],
     values: (call: WindowCall & { limit: number; looks: number; at: TailTopAt }) => ({
@@ -104,7 +99,7 @@ export const STANDING_FUNCTIONS = {
       };
     },
   }),
-};
+});
 
 /** The standing slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class StandingFunctions extends sliceFunctions(STANDING_FUNCTIONS) {}

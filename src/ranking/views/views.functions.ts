@@ -1,3 +1,4 @@
+import { functionSet } from '../../redis/function-library';
 import { NamedArgs } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { Reply } from '../../redis/replies';
@@ -115,10 +116,8 @@ function countsOf(reply: Reply, index: number): { positive: number; negative: nu
 }
 
 /** The one view script: every read of a trending view of one shard. */
-export const VIEWS_FUNCTIONS = {
+export const VIEWS_FUNCTIONS = functionSet('tbRank', {
   readView: namedFunction({
-    name: 'tbRankReadView',
-    handler: 'read_view',
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     args: VIEW_ARGS,
@@ -157,7 +156,7 @@ export const VIEWS_FUNCTIONS = {
       };
     },
   }),
-};
+});
 
 /** The views slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class ViewsFunctions extends sliceFunctions(VIEWS_FUNCTIONS) {}

@@ -1,8 +1,8 @@
+import { functionSet, typedFunction } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import { bareHeader, callArgs } from '../../redis/function-args';
 import { decodeIdempotent, IdemCall, IDEM_FIELDS, idemNamedArgs, Idempotent } from '../../redis/idempotency';
 import { blockKeyOf } from '../../common/names';
-import { typedFunction } from '../../redis/function-library';
 import { ShardKeys } from '../core/board';
 import type { BatchEntry, StandingsReply } from '../core/ranking.types';
 import { STANDING_FIELDS, withNamedStandings } from '../core/standings';
@@ -77,11 +77,9 @@ export interface LedgerCall {
 export type LedgerEntry = { state: 'claimed' | 'pending' } | { state: 'answered'; body: string };
 
 /** The writes: increments (one, coalesced, a batch), likes, and the ledger of keyed requests on sharded boards. */
-export const WRITES_FUNCTIONS = {
+export const WRITES_FUNCTIONS = functionSet('tbRank', {
   /** One item increment (increment.lua with one request); a refusal of the request is thrown. */
   increment: typedFunction({
-    name: 'tbRankIncrement',
-    handler: 'increment',
     numberOfKeys: 'dynamic',
     contract: INCREMENT_CONTRACT,
     build: (call: WriteCall & Omit<CoalescedIncrement, 'idem'>) =>
@@ -109,7 +107,6 @@ export const WRITES_FUNCTIONS = {
 
   /** Item increments that arrived together for one shard (WRITE_COALESCE_MS), applied in order by one call. */
   increments: typedFunction({
-    name: 'tbRankIncrements',
     handler: 'increment',
     numberOfKeys: 'dynamic',
     contract: INCREMENT_CONTRACT,
@@ -119,8 +116,6 @@ export const WRITES_FUNCTIONS = {
   }),
 
   incrementBatch: typedFunction({
-    name: 'tbRankIncrementBatch',
-    handler: 'increment_batch',
     numberOfKeys: 'dynamic',
     sendAlone: true,
     contract: { args: BATCH_ARGS, reply: BATCH_REPLY, created: WRITE_CREATED, rest: true },
@@ -158,8 +153,6 @@ export const WRITES_FUNCTIONS = {
   }),
 
   like: typedFunction({
-    name: 'tbRankLike',
-    handler: 'like',
     numberOfKeys: 'dynamic',
     contract: { args: LIKE_ARGS, reply: LIKE_REPLY, created: LIKE_CREATED },
     build: (
@@ -209,8 +202,6 @@ export const WRITES_FUNCTIONS = {
 
   /** Claims segment names board-wide on shard 0 of a sharded board: see segment_claim.lua. */
   segmentClaim: namedFunction({
-    name: 'tbRankSegmentClaim',
-    handler: 'segment_claim',
     numberOfKeys: 1,
     args: ['max', 'until_sec', 'names'],
     reply: ['claimed'],
@@ -227,8 +218,6 @@ export const WRITES_FUNCTIONS = {
   }),
 
   requestClaim: typedFunction({
-    name: 'tbRankRequestClaim',
-    handler: 'request_claim',
     numberOfKeys: 1,
     contract: { args: LEDGER_ARGS, reply: LEDGER_REPLY },
     build: (call: LedgerCall) => ({
@@ -246,8 +235,6 @@ export const WRITES_FUNCTIONS = {
   }),
 
   requestComplete: typedFunction({
-    name: 'tbRankRequestComplete',
-    handler: 'request_complete',
     numberOfKeys: 1,
     contract: { args: LEDGER_ARGS, reply: LEDGER_REPLY },
     build: (call: LedgerCall & { body: string }) => ({
@@ -260,7 +247,7 @@ export const WRITES_FUNCTIONS = {
       );
     },
   }),
-};
+});
 
 /** A ledger call's arguments by name: its idempotency fields, with `context`, and the answer's body. */
 function ledgerArgs(call: LedgerCall, context: 'pending' | 'done', body: string) {

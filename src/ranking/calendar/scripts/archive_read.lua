@@ -243,9 +243,8 @@ end
 
 local function archive_read(keys, args)
   local slots_key, top_key = keys[2], keys[3]
-  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.archive_read)
+  local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.archive_read)
   if refused then return refused end
-  local rule, now_sec = header.windows[1], header.now_sec
   if not conf then
     return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, kept = {}, periods = {}, moderated = 0, left_out = {} })
   end

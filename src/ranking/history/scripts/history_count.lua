@@ -13,9 +13,8 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_count(keys, args)
   local slots_key, top_key = keys[2], keys[3]
-  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.history_count)
+  local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.history_count)
   if refused then return refused end
-  local rule, now_sec = header.windows[1], header.now_sec
   local counts, left_out = {}, {}
   local ex = shown.exceptions_of(top_key)
   for i, point in ipairs(cjson.decode(arg.points)) do

@@ -20,9 +20,8 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function history_item(keys, args)
   local slots_key, top_key = keys[2], keys[3]
-  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.history_item)
+  local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.history_item)
   if refused then return refused end
-  local rule, now_sec = header.windows[1], header.now_sec
   local interval_sec, origin_sec = rule.interval_sec, rule.origin_sec
   local next_sec, points, left_out, marks = 0, {}, {}, {}
   local ex = shown.exceptions_of(top_key)

@@ -34,9 +34,8 @@ end
 
 local function history_read(keys, args)
   local slots_key, top_key = keys[2], keys[3]
-  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.history_read)
+  local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.history_read)
   if refused then return refused end
-  local rule, now_sec = header.windows[1], header.now_sec
   local boundary, rows
   if conf then
     boundary, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, tonumber(arg.at_sec), rule.origin_sec)

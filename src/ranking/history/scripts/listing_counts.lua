@@ -96,9 +96,8 @@ end
 
 local function listing_counts(keys, args)
   local slots_key, top_key = keys[2], keys[3]
-  local refused, header, arg, conf = shown.begin_history(keys, args, CALLS.listing_counts)
+  local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.listing_counts)
   if refused then return refused end
-  local rule, now_sec = header.windows[1], header.now_sec
   local draining = false
   if conf and (rule.origin_sec or 0) > 0 then
     local _, left = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)

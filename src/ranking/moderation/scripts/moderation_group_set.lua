@@ -1,4 +1,4 @@
--- requires: board_write, groups, idempotency, moderation, reader, snapshot
+-- requires: groups, idempotency, moderation, reader
 -- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
 -- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
 -- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
@@ -32,19 +32,12 @@ end
 local function moderation_group_set(keys, args)
   local cfg_key = keys[1]
   -- A check sends no idem_key: it stores nothing.
-  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.moderation_group_set)
+  local answer, header, arg, idem, key, previous = moderation.begin_state_write(keys, args, CALLS.moderation_group_set)
   if answer then return answer end
-  local key = moderation.MODERATION.group_states_key(cfg_key)
-  local previous = redis.call('HGET', key, arg.group) or ''
   local count, items = held_with(cfg_key, arg.group, arg.state)
   local reply = reader.answer(CALLS.moderation_group_set, { previous = previous, groups = count, items = items })
   if arg.apply ~= '1' then return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply) end
-  if arg.state == '' then
-    redis.call('HDEL', key, arg.group)
-  else
-    redis.call('HSET', key, arg.group, arg.state)
-  end
-  if previous ~= arg.state then snapshot.bump_version(cfg_key) end
+  moderation.MODERATION.write_state(cfg_key, key, arg.group, arg.state, previous)
   moderation.MODERATION.count_held(cfg_key, count, 'modgroups')
   moderation.MODERATION.group_state_changed(cfg_key, arg.group, arg.state)
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)

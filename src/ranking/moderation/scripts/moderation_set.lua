@@ -1,4 +1,4 @@
--- requires: board_write, idempotency, moderation, reader, snapshot
+-- requires: idempotency, moderation, reader
 -- moderation_set: sets (or clears) one item's moderation state on the item's shard, retry-safe. Nothing
 -- of its counts changes: reads leave a hidden item out (order_lib's exceptions) from this call on, and
 -- list it again, exactly as they would have, once it is allowed or cleared. The shard's version moves,
@@ -14,18 +14,13 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_QUOTA moderatedItems <held> (nothing stored)
 local function moderation_set(keys, args)
   local cfg_key = keys[1]
-  local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.moderation_set)
+  local answer, header, arg, idem, states, previous = moderation.begin_state_write(keys, args, CALLS.moderation_set)
   if answer then return answer end
-  local states = moderation.MODERATION.states_key(cfg_key)
-  local previous = redis.call('HGET', states, arg.item) or ''
-  if arg.state == '' then
-    redis.call('HDEL', states, arg.item)
-  else
+  if arg.state ~= '' and previous == '' then
     local held = redis.call('HLEN', states)
-    if previous == '' and held >= tonumber(arg.most) then return redis.error_reply('TB_QUOTA moderatedItems ' .. held) end
-    redis.call('HSET', states, arg.item, arg.state)
+    if held >= tonumber(arg.most) then return redis.error_reply('TB_QUOTA moderatedItems ' .. held) end
   end
-  if previous ~= arg.state then snapshot.bump_version(cfg_key) end
+  moderation.MODERATION.write_state(cfg_key, states, arg.item, arg.state, previous)
   moderation.MODERATION.item_changed(cfg_key, arg.item)
   local held = redis.call('HLEN', states)
   moderation.MODERATION.count_held(cfg_key, held)

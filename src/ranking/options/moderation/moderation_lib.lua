@@ -1,5 +1,5 @@
 -- module: moderation
--- requires: call_state, groups, hooks, keyspace, order
+-- requires: board_write, call_state, groups, hooks, keyspace, order, snapshot
 -- moderation_lib: moderation states of a board's items, a board option (src/ranking/options/moderation/).
 -- An item an admin hid is outside every listing of its board; on a board with `moderation: { review:
 -- true }` only the items an admin allowed are listed. Counts keep accruing either way: the states are
@@ -246,6 +246,29 @@ local function count_held(cfg_key, held, field)
   end
 end
 
+-- The start of a retry-safe write of one state, an item's (moderation_set: arg.item) or a group's
+-- (moderation_group_set: arg.group; each contract's arguments are a table of its own): the board write
+-- begun, then the hash of such states and the state it holds for the target now ("": none). Answers
+-- the reply to end with at once, else nil, the header, arguments, idempotency, hash and state.
+local function begin_state_write(keys, args, contract)
+  local refused, header, arg, idem = board_write.begin_board_write(keys, args, contract)
+  if refused then return refused end
+  local key = arg.group and group_states_key(keys[1]) or states_key(keys[1])
+  return nil, header, arg, idem, key, redis.call('HGET', key, arg.group or arg.item) or ''
+end
+
+-- Stores `state` under `field` of the hash `key` ("": clears it), moving the shard's version when it
+-- changed (live streams answer the change on their next tick).
+local function write_state(cfg_key, key, field, state, previous)
+  if state == '' then
+    redis.call('HDEL', key, field)
+  else
+    redis.call('HSET', key, field, state)
+  end
+  if previous ~= state then snapshot.bump_version(cfg_key) end
+end
+
+MODERATION.write_state = write_state
 MODERATION.states_key = states_key
 MODERATION.effective_key = effective_key
 MODERATION.item_changed = item_changed
@@ -255,6 +278,7 @@ MODERATION.count_held = count_held
 MODERATION.reviews = reviews
 MODERATION.moderated = moderated
 moderation.MODERATION = MODERATION
+moderation.begin_state_write = begin_state_write
 
 hooks.register_all('moderation', { 'exceptions', exceptions_hook, 'group_changed', group_changed,
   'config_planned', moderation_planned, 'config_differs', moderation_differs, 'config_stored', moderation_stored,

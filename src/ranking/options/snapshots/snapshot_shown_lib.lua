@@ -132,13 +132,14 @@ end
 
 -- The start of a named read of a window's kept listings (keys cfg, slots, top): board_write's
 -- begin_board_call, then the window's snapshot boundary crossed (snapshot.cross_window_of). Returns the
--- error reply to answer at once (nil: none), the header, the arguments and the window's snapshot
--- setting (nil: it keeps none).
+-- error reply to answer at once (nil: none), the header, the arguments, the window's snapshot
+-- setting (nil: it keeps none), the window's rule and the call's time in seconds.
 local function begin_history(keys, args, contract)
   local refused, header, arg = board_write.begin_board_call(keys, args, contract)
   if refused then return refused end
-  local rule = header.windows[1]
-  return nil, header, arg, snapshot.cross_window_of(keys[1], keys[2], keys[3], header.now_sec, rule.interval_sec, rule.origin_sec)
+  local rule, now_sec = header.windows[1], header.now_sec
+  local conf = snapshot.cross_window_of(keys[1], keys[2], keys[3], now_sec, rule.interval_sec, rule.origin_sec)
+  return nil, header, arg, conf, rule, now_sec
 end
 
 shown.exceptions_of = exceptions_of

@@ -140,21 +140,25 @@ local function item_out_of_history(step, slots_key, budget)
   return budget
 end
 
--- The segments a retraction still has to visit ("<record>:<field>", a copy of the shard's index
--- `index` made by its first step: segments are then visited once each, however many the shard holds).
-local function item_pending_segments(step, field, index)
+-- The names a retraction still has to visit ("<record>:<field>"): `fill(pending)` lists them at its
+-- first step only, so each is then visited once, however many the shard holds.
+local function item_pending(step, field, fill)
   local pending = step.record .. ':' .. field
-  if redis.call('HSETNX', step.record, field, 1) == 1 then
-    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(step.keys[1], 'cfg', index), 0, -1)
-    redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
-  end
+  if redis.call('HSETNX', step.record, field, 1) == 1 then fill(pending) end
   return pending
 end
 
--- The sibling suffixes a retraction still has to visit ("<record>:<field>", listed by its first step).
+-- The segments still to visit: a copy of the shard's index `index`.
+local function item_pending_segments(step, field, index)
+  return item_pending(step, field, function(pending)
+    redis.call('ZRANGESTORE', pending, keyspace.sibling_key(step.keys[1], 'cfg', index), 0, -1)
+    redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
+  end)
+end
+
+-- The sibling suffixes still to visit.
 local function item_pending_siblings(step, field, window_count)
-  local pending = step.record .. ':' .. field
-  if redis.call('HSETNX', step.record, field, 1) == 1 then
+  return item_pending(step, field, function(pending)
     local members = {}
     for _, suffix in ipairs(segmentation.sibling_suffixes(step.keys, window_count)) do
       members[#members + 1], members[#members + 2] = 0, suffix
@@ -163,8 +167,7 @@ local function item_pending_siblings(step, field, window_count)
       redis.call('ZADD', pending, unpack(members))
       redis.call('EXPIRE', pending, actor_log.ACTORS.KEEP_SEC)
     end
-  end
-  return pending
+  end)
 end
 
 -- Visits the names of `pending` first to last while units last, each costing SEGMENT units:
