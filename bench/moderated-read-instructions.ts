@@ -10,8 +10,8 @@ import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { runWhenMain } from './process-stats';
-import { counting, dumpCounts, type Callgrind } from './redis-instructions';
-import { withCallgrindRanking } from './callgrind-ranking';
+import { counting } from './redis-instructions';
+import { perCall, withCallgrindRanking } from './callgrind-ranking';
 import { seedModeratedGroups } from './write-instructions';
 
 const ATTEMPTS = Number(process.env.READ_BENCH_ATTEMPTS ?? 2);
@@ -32,26 +32,6 @@ function rows(graph: RankingGraph): Array<[string, () => Promise<unknown>]> {
         graph.lookup.lookup({ name: BOARD, window: 'm', items: [...new Set(ids)], relative: false, withData: false }),
     ],
   ];
-}
-
-/** Each FCALL's instructions while `read` runs (the counters dumped around each call). */
-async function perCall(server: Callgrind, functions: RedisFunctions, read: () => Promise<unknown>): Promise<number[]> {
-  const counted: number[] = [];
-  const call = functions.call.bind(functions);
-  functions.call = (async (...args: Parameters<typeof call>) => {
-    dumpCounts(server);
-    try {
-      return await call(...args);
-    } finally {
-      counted.push(dumpCounts(server).counts.Ir);
-    }
-  }) as typeof call;
-  try {
-    await read();
-  } finally {
-    functions.call = call;
-  }
-  return counted;
 }
 
 const millions = (n: number) => (n / 1e6).toFixed(2);

@@ -1,9 +1,6 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
-import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { ADMIN } from '../../harness/app';
+import { useTestApp } from '../support/app-world';
 
 /**
  * A moderated page from the head is one read call whose rows Redis sends are bounded (issue #45: the
@@ -27,26 +24,15 @@ type SlowlogEntry = [number, number, number, string[], string, string];
 const SCRIPT_CLIENT = '?:0';
 
 describe('the rows a moderated page from the head reads (single)', () => {
-  const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let app: NestFastifyApplication;
-  let node: Redis;
-  const http = () => request(app.getHttpServer());
-
-  beforeAll(async () => {
-    // A server of its own: the test reads every command it ran from its SLOWLOG.
-    redis = await startTestRedis('single', { own: true });
-    app = await startTestApp(redis, clock);
-    node = redis.client as Redis;
-  });
-  afterAll(async () => {
-    await app.close();
-    await redis.stop();
-  });
+  // A server of its own: the test reads every command it ran from its SLOWLOG.
+  const world = useTestApp('single', T0, true);
+  const http = () => world.http();
+  const node = () => world.redis.client as Redis;
+  const clock = world.clock;
 
   /** The range commands' rows and the commands of each read_top script, since the last reset. */
   async function readCalls(): Promise<Array<{ rows: number; commands: number }>> {
-    const entries = (await node.slowlog('GET', 100_000)) as SlowlogEntry[];
+    const entries = (await node().slowlog('GET', 100_000)) as SlowlogEntry[];
     const calls: Array<{ rows: number; commands: number }> = [];
     let rows = 0;
     let commands = 0;
@@ -81,12 +67,12 @@ describe('the rows a moderated page from the head reads (single)', () => {
     for (let i = 0; i < 2 * HIDDEN; i += 2)
       await http().put(`/admin/boards/mod/moderation/items/i${i}`).set(ADMIN).send({ state: 'hidden' }).expect(204);
 
-    await node.config('SET', 'slowlog-log-slower-than', '0');
-    await node.config('SET', 'slowlog-max-len', '100000');
-    await node.slowlog('RESET');
+    await node().config('SET', 'slowlog-log-slower-than', '0');
+    await node().config('SET', 'slowlog-max-len', '100000');
+    await node().slowlog('RESET');
     const page = await http().get(`/boards/mod/top?window=w&limit=${LIMIT}`).expect(200);
     const calls = await readCalls();
-    await node.config('SET', 'slowlog-log-slower-than', '10000');
+    await node().config('SET', 'slowlog-log-slower-than', '10000');
 
     const shown = items.filter((_, i) => i >= 2 * HIDDEN || i % 2 === 1).slice(0, LIMIT);
     const rows = page.body.items as Array<{ item: string; score: number; rank: number; previousRank: number }>;
