@@ -11,7 +11,7 @@ import { validateConfig } from '../src/common/config';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
-import { startCallgrindRedis, type Callgrind } from './redis-instructions';
+import { dumpCounts, startCallgrindRedis, type Callgrind } from './redis-instructions';
 
 export interface CallgrindRanking {
   server: Callgrind;
@@ -42,4 +42,28 @@ export async function withCallgrindRanking(
     await service.onApplicationShutdown();
     await stopChild(server.child);
   }
+}
+
+/** Each FCALL's instructions while `read` runs (the counters dumped around each call). */
+export async function perCall(
+  server: Callgrind,
+  functions: RedisFunctions,
+  read: () => Promise<unknown>,
+): Promise<number[]> {
+  const counted: number[] = [];
+  const call = functions.call.bind(functions);
+  functions.call = (async (...args: Parameters<typeof call>) => {
+    dumpCounts(server);
+    try {
+      return await call(...args);
+    } finally {
+      counted.push(dumpCounts(server).counts.Ir);
+    }
+  }) as typeof call;
+  try {
+    await read();
+  } finally {
+    functions.call = call;
+  }
+  return counted;
 }

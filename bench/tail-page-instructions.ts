@@ -11,8 +11,7 @@
 import { StandingStore } from '../src/ranking/standing/standing.store';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { runWhenMain } from './process-stats';
-import { dumpCounts } from './redis-instructions';
-import { withCallgrindRanking } from './callgrind-ranking';
+import { perCall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const PAGE_ROWS = 2064;
@@ -48,32 +47,25 @@ async function bench(): Promise<void> {
     await redis.config('SET', 'slowlog-log-slower-than', '0');
     await redis.config('SET', 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
-    // Each call between two dumps of the counters: its own instructions.
-    const perCall: number[] = [];
-    const call = store.functions.call.bind(store.functions);
-    store.functions.call = (async (...args: Parameters<typeof call>) => {
-      dumpCounts(server);
-      try {
-        return await call(...args);
-      } finally {
-        perCall.push(dumpCounts(server).counts.Ir);
-      }
-    }) as typeof call;
-    const [reply] = await store.tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, PAGE_ROWS);
+    const window = board.config.windows[0];
+    let reply!: Awaited<ReturnType<typeof store.tailTop>>[0];
+    const counted = await perCall(server, store.functions, async () => {
+      [reply] = await store.tailTop({ board, window, nowMs: clock.nowMs() }, PAGE_ROWS);
+    });
     const scripts = commandsPerCall(
       (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[], string]>,
     );
-    const total = perCall.reduce((sum, n) => sum + n, 0);
+    const total = counted.reduce((sum, n) => sum + n, 0);
     const bounded = reply.rows.filter((row) => row.dropped !== reply.hidden).length;
     console.log(
       `| calls | M instructions | M a call | costliest call (M) | commands in scripts | costliest call's | rows | rows bounded below H |`,
     );
     console.log(
-      `| ${perCall.length} | ${(total / 1e6).toFixed(2)} | ${(total / perCall.length / 1e6).toFixed(2)} | ` +
-        `${(Math.max(...perCall) / 1e6).toFixed(2)} | ${scripts.reduce((sum, n) => sum + n, 0)} | ${Math.max(...scripts)} | ` +
+      `| ${counted.length} | ${(total / 1e6).toFixed(2)} | ${(total / counted.length / 1e6).toFixed(2)} | ` +
+        `${(Math.max(...counted) / 1e6).toFixed(2)} | ${scripts.reduce((sum, n) => sum + n, 0)} | ${Math.max(...scripts)} | ` +
         `${reply.rows.length} | ${bounded} |`,
     );
-    console.log(`calls (M): ${perCall.map((n) => (n / 1e6).toFixed(2)).join(', ')}; commands: ${scripts.join(', ')}`);
+    console.log(`calls (M): ${counted.map((n) => (n / 1e6).toFixed(2)).join(', ')}; commands: ${scripts.join(', ')}`);
   });
 }
 

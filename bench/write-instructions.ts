@@ -38,45 +38,43 @@ interface Bench {
   commands: WriteCommands;
 }
 
-async function batches(bench: Bench, board: string, count: number, entry: (n: number) => BatchInput) {
+async function batches(bench: Seeding, board: string, count: number, entry: (n: number) => BatchInput) {
   for (let first = 0; first < count; first += SEED_BATCH) {
     const entries = Array.from({ length: Math.min(SEED_BATCH, count - first) }, (_, k) => entry(first + k));
     await bench.graph.ranking.incrementBatch(bench.commands.batch({ board, entries }));
   }
 }
 
-/** seed.ts's sum boards, moderated groups and snapshot boundaries; the moderation rows' states. */
-async function seed(bench: Bench): Promise<void> {
-  const { graph, clock } = bench;
-  for (const name of ['wc-sum', 'wc-seg', 'wc-modgroups'] as const) {
-    const { actors, segments, ...body } = structuredClone(BOARDS[name]) as (typeof BOARDS)['wc-modgroups'];
-    // As the controller reads a PUT's body (ranking.controller.ts putBoard).
-    const options = { ...body, actors: actorsKept(actors), ...segmentsOption(segments) };
-    await graph.ranking.putBoard({ name, ...body, ...optionsOf(options), ...capOf(actors) } as never);
-  }
-  await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
-  const { items, actors, segments } = SIZE;
+/** What seeding needs of a bench: the graph and the write commands. */
+type Seeding = Pick<Bench, 'graph' | 'commands'>;
+
+/** A harness board stored as the controller reads a PUT's body (ranking.controller.ts putBoard). */
+async function putHarnessBoard(graph: RankingGraph, name: 'wc-sum' | 'wc-seg' | 'wc-modgroups'): Promise<void> {
+  const { actors, segments, ...body } = structuredClone(BOARDS[name]) as (typeof BOARDS)['wc-modgroups'];
+  const options = { ...body, actors: actorsKept(actors), ...segmentsOption(segments) };
+  await graph.ranking.putBoard({ name, ...body, ...optionsOf(options), ...capOf(actors) } as never);
+}
+
+/** seed.ts's sum board entry `n`: its score, actor and segment. */
+const sumEntry = (n: number) => ({
+  item: `i${n}`,
+  amount: SIZE.items - n,
+  actor: `a${n % SIZE.actors}`,
+  segments: [`s${n % SIZE.segments}`],
+});
+
+/**
+ * wc-modgroups as seed.ts seeds it (the head's items in MODERATED_GROUP_IDS' groups) and as the moderation
+ * rows leave it: every group but g0 hidden, and the most item states on items of no hidden group.
+ */
+export async function seedModeratedGroups(bench: Seeding): Promise<void> {
+  await putHarnessBoard(bench.graph, 'wc-modgroups');
   const { groups, itemsEach } = MODERATED_GROUP_IDS;
-  const sum = (n: number) => ({
-    item: `i${n}`,
-    amount: items - n,
-    actor: `a${n % actors}`,
-    segments: [`s${n % segments}`],
-  });
-  for (const board of ['wc-sum', 'wc-seg']) await batches(bench, board, items, sum);
-  await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
-  await batches(bench, 'wc-modgroups', items, (n) => ({
-    ...sum(n),
+  await batches(bench, 'wc-modgroups', SIZE.items, (n) => ({
+    ...sumEntry(n),
     group: n < groups * itemsEach ? `g${n % groups}` : 'rest',
   }));
-  for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
-    clock.advanceMs(60_000);
-    await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
-  }
-  const moderation = graph.module.get(ModerationService);
-  const step = Math.floor(items / MODERATED_ITEMS_PER_SHARD);
-  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
-    await moderation.setState({ name: 'wc-sum', item: `i${k * step}`, state: 'hidden' });
+  const moderation = bench.graph.module.get(ModerationService);
   for (let g = 1; g < MODERATED_GROUPS_PER_BOARD; g++)
     await moderation.setGroupState({ name: 'wc-modgroups', group: `g${g}`, state: 'hidden' });
   const free = Array.from({ length: groups * itemsEach }, (_, n) => n).filter(
@@ -85,6 +83,25 @@ async function seed(bench: Bench): Promise<void> {
   const freeStep = Math.max(1, Math.floor(free.length / MODERATED_ITEMS_PER_SHARD));
   for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
     await moderation.setState({ name: 'wc-modgroups', item: `i${free[k * freeStep]}`, state: 'hidden' });
+}
+
+/** seed.ts's sum boards, moderated groups and snapshot boundaries; the moderation rows' states. */
+async function seed(bench: Bench): Promise<void> {
+  const { graph, clock } = bench;
+  for (const name of ['wc-sum', 'wc-seg'] as const) await putHarnessBoard(graph, name);
+  await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
+  const { items } = SIZE;
+  for (const board of ['wc-sum', 'wc-seg']) await batches(bench, board, items, sumEntry);
+  await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
+  await seedModeratedGroups(bench);
+  for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
+    clock.advanceMs(60_000);
+    await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
+  }
+  const moderation = graph.module.get(ModerationService);
+  const step = Math.floor(items / MODERATED_ITEMS_PER_SHARD);
+  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
+    await moderation.setState({ name: 'wc-sum', item: `i${k * step}`, state: 'hidden' });
 }
 
 /** Writes measured so far: each names new items and actors of its own. */

@@ -18,9 +18,12 @@ function newWorld(startMs: number): TestAppWorld {
   return world;
 }
 
-/** The world's Redis (`topology`) and its app on it, with EXPIRE_CHUNK 3 (so expiry drains in several calls). */
-async function boot(world: TestAppWorld, topology: Topology): Promise<void> {
-  world.redis = await startTestRedis(topology);
+/**
+ * The world's Redis (`topology`; `own`: a server of its own, whose SLOWLOG holds only its commands) and
+ * its app on it, with EXPIRE_CHUNK 3 (so expiry drains in several calls).
+ */
+async function boot(world: TestAppWorld, topology: Topology, own = false): Promise<void> {
+  world.redis = await startTestRedis(topology, { own });
   world.app = await startTestApp(world.redis, world.clock, { EXPIRE_CHUNK: '3' });
 }
 
@@ -30,9 +33,9 @@ async function close(world: TestAppWorld): Promise<void> {
 }
 
 /** Registers, in the calling describe block, a world of its own (`topology`): booted beforeAll, closed afterAll. */
-export function useTestApp(topology: Topology, startMs: number): TestAppWorld {
+export function useTestApp(topology: Topology, startMs: number, own = false): TestAppWorld {
   const world = newWorld(startMs);
-  beforeAll(() => boot(world, topology));
+  beforeAll(() => boot(world, topology, own));
   afterAll(() => close(world));
   return world;
 }

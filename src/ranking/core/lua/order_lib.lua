@@ -257,26 +257,26 @@ local function only_page(top_key, ex, first, last, marks)
   return rows
 end
 
--- Rows a page from the top reads past those still wanted after its first read (a few reads wherever exceptions are).
+-- Rows a page from the top reads past those still wanted after its first read.
 local HEAD_EXTRA_ROWS = 128
 
--- The first `wanted` rows without the items `ex` leaves out, read from the top till enough are shown (then as many as
--- still wanted and HEAD_EXTRA_ROWS more) or the results end; no exception scored.
+-- The first `wanted` rows without the items `ex` leaves out, read from the top till enough are shown (then the rest
+-- and HEAD_EXTRA_ROWS more) or the results end; no exception scored. Counters, not #rows: most of a moderated page.
 local function head_page(top_key, ex, wanted, marks)
-  local rows, from, count = {}, 0, wanted
+  local rows, kept, from, count, hidden = {}, 0, 0, wanted, ex.items
   while true do
     local read_marks = {}
     local read = base_page(top_key, from, from + count - 1, read_marks)
     for i = 1, #read, 2 do
-      if not ex.items[read[i]] then
-        rows[#rows + 1], rows[#rows + 2] = read[i], read[i + 1]
-        local mark = read_marks[(i + 1) / 2]
-        if marks and mark then marks[#marks + 1] = mark end
-        if #rows == 2 * wanted then return rows end
+      local item = read[i]
+      if not hidden[item] then
+        rows[kept + 1], rows[kept + 2], kept = item, read[i + 1], kept + 2
+        if marks and read_marks[1] then marks[#marks + 1] = read_marks[(i + 1) / 2] end
+        if kept == 2 * wanted then return rows end
       end
     end
     if #read < 2 * count then return rows end
-    from, count = from + count, wanted - #rows / 2 + HEAD_EXTRA_ROWS
+    from, count = from + count, wanted - kept / 2 + HEAD_EXTRA_ROWS
   end
 end
 

@@ -85,18 +85,19 @@ local HEAD_EXTRA_ROWS = 128
 -- many as wanted, then as many as are still wanted and HEAD_EXTRA_ROWS more, till enough are shown or
 -- the listing ends; nil when a rebase holds the page.
 local function head_page(base, items, limit)
-  local rows, from, count = {}, 0, limit
+  local rows, kept, from, count = {}, 0, 0, limit
   while true do
     local read = base.page(from, count)
     if not read then return nil end
     for i = 1, #read, 2 do
-      if not items[read[i]] then
-        rows[#rows + 1], rows[#rows + 2] = read[i], read[i + 1]
-        if #rows == 2 * limit then return rows end
+      local item = read[i]
+      if not items[item] then
+        rows[kept + 1], rows[kept + 2], kept = item, read[i + 1], kept + 2
+        if kept == 2 * limit then return rows end
       end
     end
     if #read < 2 * count then return rows end
-    from, count = from + count, limit - #rows / 2 + HEAD_EXTRA_ROWS
+    from, count = from + count, limit - kept / 2 + HEAD_EXTRA_ROWS
   end
 end
 
