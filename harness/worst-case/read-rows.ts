@@ -176,7 +176,7 @@ export const READ_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/lookup',
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
-    manyCalls: `a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL}, every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
+    manyCalls: `a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL} weighted counts (a ties: first count 3), every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
   },
   {
     route: 'POST /boards/{board}/lookup',

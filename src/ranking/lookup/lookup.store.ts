@@ -87,7 +87,7 @@ export class LookupStore extends sliceStore(LookupFunctions) {
     if (nodes.length === 1) return Math.ceil(ids / this.nodeIdsPerCall(board, boardRanks));
     const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
     if (!boardRanks) return owned;
-    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / ids));
+    const perCall = shardsPerCountCall(board.config, ids);
     return owned + nodes.reduce((calls, node) => calls + Math.ceil(node.length / perCall), 0);
   }
 
@@ -211,12 +211,13 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   }
 
   /**
-   * Counts above on the shards one node serves, in calls of at most LOOKUP_COUNTS_PER_CALL scores x
-   * shards each (in parallel), then shard by shard where such a call could not.
+   * Counts above on the shards one node serves, in calls of at most LOOKUP_COUNTS_PER_CALL weighted
+   * counts (scores x shards, shardsPerCountCall) each (in parallel), then shard by shard where such a
+   * call could not.
    */
   private async countOnNode(read: LookupRead, ahead: AheadOf, shards: ShardKeys[]): Promise<ShardCount[]> {
     if (shards.length === 1) return [await this.call(read, shards[0], [], ahead, false)];
-    const perCall = Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / ahead.scores.length));
+    const perCall = shardsPerCountCall(read.board.config, ahead.scores.length);
     const groups = Array.from({ length: Math.ceil(shards.length / perCall) }, (_, g) =>
       shards.slice(g * perCall, (g + 1) * perCall),
     );
@@ -242,6 +243,15 @@ export class LookupStore extends sliceStore(LookupFunctions) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
     return guard(this.functions.call(this.fns.lookup, { ...call, items, ahead, withData }));
   }
+}
+
+/**
+ * Shards one lookup_count_shards call counts `scores` scores on: LOOKUP_COUNTS_PER_CALL weighted
+ * counts, a count weighing what the board's options make it (a `ties: first` count reads its score's
+ * run of the order too: 31 scores on 16 shards of such a board were one call of ~27 M instructions).
+ */
+export function shardsPerCountCall(config: Parameters<typeof optionsCountWeight>[0], scores: number): number {
+  return Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / (Math.max(1, scores) * optionsCountWeight(config))));
 }
 
 /** `list` in consecutive parts of at most `size`. */
