@@ -189,6 +189,16 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
  */
 const CUTS: Array<{ label: string; from: string; to: string }> = [
   {
+    label: "a write rank's exceptions counted in Lua, as before stored_first_below (its floor past any)",
+    from: 'local STORED_COUNT_FLOOR = 16\n',
+    to: 'local STORED_COUNT_FLOOR = 1e9\n',
+  },
+  {
+    label: "a write rank's exceptions ahead counted as none (stored_first_below answers 0)",
+    from: 'local function stored_first_below(top_key, ex, count, score)\n',
+    to: 'local function stored_first_below(top_key, ex, count, score)\n  if top_key then return 0 end\n',
+  },
+  {
     label: 'no exceptions (moderation) asked',
     from: 'local function exceptions_hook(top_key)\n',
     to: 'local function exceptions_hook(top_key)\n  if top_key then return nil end\n',

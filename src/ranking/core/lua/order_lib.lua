@@ -310,9 +310,8 @@ local function left_out(top_key, item)
   return held ~= false and listed(top_key, tonumber(held))
 end
 
--- Positions first..last (0-based) of the listing as ZREVRANGE WITHSCORES answers them (item, score,
--- ...); an option deciding the order adds each row's mark to `marks` on a sharded board. Exceptions
--- leave no gap.
+-- Positions first..last (0-based) of the listing as ZREVRANGE WITHSCORES answers them (item, score, ...); an option
+-- deciding the order adds each row's mark to `marks` on a sharded board. Exceptions leave no gap.
 local function page(top_key, first, last, marks)
   local ex = exceptions(top_key)
   if not ex then return base_page(top_key, first, last, marks) end
@@ -395,5 +394,6 @@ order.count_as_shown = count_as_shown
 order.EXCEPTIONS = exceptions_of
 order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
+order.placed = placed
 order.page_except = page_except
 order.exceptions_asked = exceptions_asked
