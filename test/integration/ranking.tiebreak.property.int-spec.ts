@@ -111,8 +111,8 @@ describe.each(CASES)('tiebreak against a brute-force model (property, %s, %i sha
           },
         ),
         // 4 runs a shape, 40 shapes x topologies: each of these mistakes planted in tiebreak_lib.lua failed
-        // 8-12 of them (a desc rank counting equal pairs ahead, an asc rank not, an arriving pair's place,
-        // asc tie marks left unturned); 12 runs cost 2.5 times as much and found no more.
+        // 8-12 of them (a rank counting equal pairs ahead, on desc or on asc boards; an arriving pair's
+        // place; asc tie marks left unturned); 12 runs cost 2.5 times as much and found no more.
         { numRuns: 4, examples: [PAIRS_TIE_AND_SPLIT] },
       );
       // Not vacuous: rows sharing a score but not a tiebreak, and rows sharing a pair, were read.
