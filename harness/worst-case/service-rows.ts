@@ -5,7 +5,7 @@
 import { WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
-import type { Caller, HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
+import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
@@ -23,10 +23,10 @@ async function untilDone(context: HarnessContext, board: string, answer: HttpAns
 }
 
 /** Runs a re-weighting to its end (its steps run in the background; each GET resumes a paused one). */
-async function untilWeighed(context: HarnessContext, board: string, actor: string, caller: Caller = 'admin') {
+async function untilWeighed(context: HarnessContext, board: string, actor: string): Promise<void> {
   const path = `/admin/boards/${board}/actors/${actor}`;
   for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
-    if ((await context.send(get(path), caller)).body?.state === 'done') return;
+    if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
   }
   throw new Error(`the re-weighting at ${path} never finished`);
 }
@@ -39,19 +39,18 @@ const weigh = (board: string, actor: string, weight: number): HttpRequest => ({
 
 /**
  * Weighs new actors until the board refuses one, then sets the last back to 1: the board holds one
- * weighed actor fewer than it may, whatever earlier rows weighed, and no re-weighting runs on. The
- * operator fills it (preparation, not measured).
+ * weighed actor fewer than it may, whatever earlier rows weighed, and no re-weighting runs on.
  */
 async function fillWeights(context: HarnessContext, board: string): Promise<void> {
   const weighed: string[] = [];
   for (let n = 0; n <= WEIGHED_ACTORS_PER_BOARD; n++) {
-    const answer = await context.send(weigh(board, `wc-w${n}`, 2), 'operator');
+    const answer = await context.send(weigh(board, `wc-w${n}`, 2), 'admin');
     if (answer.body?.code === 'ACTOR_WEIGHTS_FULL') break;
     if (answer.status !== 202) throw new Error(`weighing wc-w${n}: ${answer.status}`);
     weighed.push(`wc-w${n}`);
   }
-  await context.send(weigh(board, weighed[weighed.length - 1], 1), 'operator');
-  for (const actor of weighed) await untilWeighed(context, board, actor, 'operator');
+  await context.send(weigh(board, weighed[weighed.length - 1], 1), 'admin');
+  for (const actor of weighed) await untilWeighed(context, board, actor);
 }
 
 /**
