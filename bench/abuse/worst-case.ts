@@ -29,7 +29,8 @@ async function runOn(topology: Topology, scale: Scale): Promise<AbuseRow[]> {
     apps.push(measured);
     const seeder = await startTestApp(redis, clock, { ...env, ...SEEDER_QUOTAS });
     apps.push(seeder);
-    for (const app of apps) await app.listen(0, '127.0.0.1');
+    // The seeder's requests are injected (app-context.ts): only the measured app listens.
+    await measured.listen(0, '127.0.0.1');
     const context = appContext({ measured, seeder }, clock, scale);
     await seedBoards(context);
     const client = redis.client;

@@ -32,10 +32,10 @@ async function untilMerged(context: HarnessContext, board: string, alias: string
   throw new Error(`the merge of alias ${alias} on ${board} never finished`);
 }
 
-/** Names aliases of no events until the board refuses one: it then holds its most. */
+/** Names aliases of no events until the board refuses one: it then holds its most (the operator fills it). */
 async function fillAliases(context: HarnessContext): Promise<void> {
   for (let n = 0; n <= ALIASES_PER_BOARD; n++) {
-    const answer = await context.send(name(FILLED, `wc-a${n}`, 'i0'), 'admin');
+    const answer = await context.send(name(FILLED, `wc-a${n}`, 'i0'), 'operator');
     if (answer.body?.code === 'ALIASES_FULL') return;
     if (answer.status !== 202) throw new Error(`naming wc-a${n}: ${answer.status}`);
   }

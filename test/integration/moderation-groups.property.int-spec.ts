@@ -3,7 +3,7 @@ import request from 'supertest';
 import { ADMIN, startTestApp } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
-import { useTestApp } from '../support/app-world';
+import { useSharedTestApps, useTestApp } from '../support/app-world';
 
 /**
  * Group moderation against a brute force, on 1 and 3 shards (one Redis and a Cluster): after random
@@ -75,13 +75,16 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
 /** The first grouped listing: every item in a group, g1 holding three of them (one allowed alone). */
 const PRELUDE: Entry[] = POOL.map((item, i) => ({ item, amount: [3, 3, 5, 1, 2, 4][i], group: GROUPS[i % 2] }));
 
+/** One app per topology for every case: each case names its boards apart and reads time relative to the clock. */
+const appFor = useSharedTestApps(T0);
+
 describe.each(CASES)(
   'group moderation against a brute force (property, %s, %i shard(s), ties %s, review %s, lowest max first %s)',
   (topology, shards, ties, review, asc) => {
     // asc: a max board ranking the lowest first (every score listed), which takes no segments.
     const options = asc ? { aggregate: 'max', order: 'asc' } : { segments: { max: 4 } };
     const reads = asc ? ['/top?window=w&limit=20'] : ['/top?window=w&limit=20', '/top?window=w&segment=s&limit=20'];
-    const world = useTestApp(topology, T0);
+    const world = appFor(topology);
     const { clock, http } = world;
     let board = 0;
 
@@ -95,7 +98,7 @@ describe.each(CASES)(
             { kind: 'item', id: 'a', state: review ? 'hidden' : 'allowed' },
             ...rest,
           ];
-          const name = `mg${shards}${ties[0]}${review ? 1 : 0}n${board++}`;
+          const name = `mg${shards}${ties[0]}${review ? 1 : 0}${asc ? 1 : 0}n${board++}`;
           const twin = `${name}t`;
           const windows = [{ name: 'w', period: '3m', interval: '1m' }];
           for (const [b, moderation] of [
@@ -309,7 +312,7 @@ describe.each(CASES)(
     it('a group hidden through one instance is hidden on another at its next read; validated like an item id', async () => {
       const other = await startTestApp(world.redis, clock, { EXPIRE_CHUNK: '3' });
       try {
-        const name = `mgx${shards}${ties[0]}${review ? 1 : 0}`;
+        const name = `mgx${shards}${ties[0]}${review ? 1 : 0}${asc ? 1 : 0}`;
         const windows = [{ name: 'w', period: '3m', interval: '1m' }];
         await http().put(`/admin/boards/${name}`).set(ADMIN).send({ windows, shards, groups: true }).expect(201);
         const items = ['p', 'q'].map((item) => ({ item, amount: 2, group: 'jose\u0301' }));

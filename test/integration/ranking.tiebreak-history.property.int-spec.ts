@@ -112,7 +112,10 @@ describe.each(CASES)('tiebreak history against a brute-force model (property, %s
           expect(await setup.redis.dataKeys(`board:${name}[}/]*`)).toEqual([]);
         },
       ),
-      { numRuns: 10, examples: [PAIRS_TIE_AND_SPLIT] },
+      // 4 runs a shape: these mistakes planted in snapshot_lib.lua's pair rows each failed 6-10 of the
+      // 20 blocks (equal scores of other tiebreaks ranked alike, the snapshot cut a row short); 10 runs
+      // found no more.
+      { numRuns: 4, examples: [PAIRS_TIE_AND_SPLIT] },
     );
     // Not vacuous: snapshots holding rows of equal scores were compared.
     expect(checked).toBeGreaterThan(3);
