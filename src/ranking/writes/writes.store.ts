@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Coalescer } from '../../common/coalescer';
 import { ConflictError } from '../../common/errors';
-import { IdemCall, IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
+import { IdemCall, IdemCalls, IdemRequest } from '../../redis/idempotency';
 import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
@@ -24,7 +24,7 @@ import { isSegmentLimit, SegmentClaims } from './segment-claims';
 import { isTakeBackPending, LikeTakeBacks } from './like-take-backs';
 import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
-import type { CoalescedAnswer, IncrementWritten, StandingsWritten, WriteMade } from './write-records';
+import { batchOutcomeOf, type CoalescedAnswer, type IncrementWritten, type StandingsWritten } from './write-records';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
@@ -198,12 +198,10 @@ export class WritesStore {
     const shard = board.shardOf(item);
     const undo = command.kind === 'unlike';
     const atMs = eventTimeMs(command.kind === 'like' ? command.atSec : undefined, nowMs);
-    // An unlike names none: it takes the like out of the segments it was counted in.
-    const segments = command.kind === 'like' ? command.segments : undefined;
-    const refused = segments?.length ? await this.segmentClaims.claimOrRefusal(board, segments, nowMs) : undefined;
+    const { segments, refused } = await this.likeSegments(board, command, nowMs);
     const takeBackSegments = this.takeBacks.segmentsPerCall(board, userId);
-    // A like whose names the board's registry refused still runs when it repeats an earlier like (it
-    // counts nowhere): with no new segment allowed on its shard, like.lua refuses only a like that counts.
+    // A like whose names the registry refused still runs when it repeats an earlier like (it counts
+    // nowhere): with no new segment allowed on its shard, like.lua refuses only a like that counts.
     const send = () =>
       guard(
         this.functions.call(this.fns.like, {
@@ -219,16 +217,24 @@ export class WritesStore {
       await this.takeBacks.finish(board, item, userId, nowMs);
       return send();
     });
-    // A take-back left recorded makes the board due now: the scheduler's sweep finishes it should this instance stop.
-    await this.indexDue(board, reply.created.take_back_left > 0 ? nowMs : reply.created.due_ms);
-    // A replayed answer does not say what is left: one more call finds out (and finishes it).
-    if (undo && (reply.created.take_back_left > 0 || reply.replayed))
-      await this.takeBacks.finish(board, item, userId, nowMs);
+    const { take_back_left: left, due_ms: dueMs } = reply.created;
+    // A take-back left makes the board due now (the sweep finishes it should this instance stop); a
+    // replayed answer does not say what is left: one more call finds out (and finishes it).
+    await this.indexDue(board, left > 0 ? nowMs : dueMs);
+    if (undo && (left > 0 || reply.replayed)) await this.takeBacks.finish(board, item, userId, nowMs);
     return {
       ...(await this.rankOverShards(board, shard, nowMs, reply, item)),
       counted: reply.value.counted,
       createdLikes: reply.created.likes,
     };
+  }
+
+  /** A like's segments and, when the board's registry refuses one of them, that refusal. */
+  private async likeSegments(board: PreparedBoard, command: LikeCommand | UnlikeCommand, nowMs: number) {
+    // An unlike names none: it takes the like out of the segments it was counted in.
+    const segments = command.kind === 'like' ? command.segments : undefined;
+    const refused = segments?.length ? await this.segmentClaims.claimOrRefusal(board, segments, nowMs) : undefined;
+    return { segments, refused };
   }
 
   /** Claims (or reads) the ledger entry of a keyed request on a sharded board: see request_claim.lua. */
@@ -340,41 +346,6 @@ function coalesced(
   const { nowMs, allowances } = attempt;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
   return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor, group };
-}
-
-type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }, WriteMade>>;
-
-/** The shards' parts of a batch summed up, and the earliest due time they created (0: none). */
-function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[]]>) {
-  const outcome: BatchOutcome = {
-    replayed: true,
-    draining: false,
-    applied: 0,
-    createdItems: 0,
-    createdActorEntries: 0,
-    createdSegmentEntries: 0,
-    refused: [],
-    errors: [],
-  };
-  let dueMs = 0;
-  settled.forEach((result, i) => {
-    if (result.status === 'fulfilled') {
-      outcome.replayed &&= result.value.replayed;
-      outcome.draining ||= result.value.value.draining;
-      outcome.applied += result.value.value.applied;
-      const { created } = result.value;
-      outcome.createdItems += created.items;
-      outcome.createdActorEntries += created.actor_entries;
-      outcome.createdSegmentEntries += created.segment_entries;
-      const shardDueMs = created.due_ms;
-      if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
-    } else {
-      outcome.replayed = false;
-      outcome.refused.push(...shards[i][1]);
-      outcome.errors.push(result.reason);
-    }
-  });
-  return { outcome, dueMs };
 }
 
 /** What a write's reply says of the write itself, whichever shards rank it. */
