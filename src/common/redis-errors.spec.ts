@@ -6,6 +6,7 @@ describe('redisErrorKind', () => {
     [new Error(TIMEOUT_MESSAGE), 'timeout'],
     [new Error('Connection is closed.'), 'connection'],
     [new Error('connect ECONNREFUSED 127.0.0.1:6379'), 'connection'],
+    [new Error('Too many Cluster redirections. Last error: ReplyError: MOVED 2052 127.0.0.1:25918'), 'connection'],
     [new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), 'oom'],
     [new ReplyError('TB_QUOTA items 3'), 'refusal'],
     [new ReplyError('ERR user_script:12: attempt to compare nil with number'), 'script'],

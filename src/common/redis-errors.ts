@@ -1,9 +1,12 @@
 /** What a command answers when Redis gave no reply in time (the command may still have run). */
 export const TIMEOUT_MESSAGE = 'Command timed out';
 
-/** True for errors that mean "Redis is unreachable or too slow right now" (answered as 503), not a bug. */
+/**
+ * True for errors that mean "Redis is unreachable or too slow right now" (answered as 503), not a bug:
+ * a Cluster whose slot map is changing under the client (redirections past ioredis' maxRedirections) too.
+ */
 const UNAVAILABLE_MESSAGE =
-  /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|None of startup nodes is available/;
+  /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections/;
 const UNAVAILABLE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError', 'RedisUnavailableError']);
 
 /** True for a command that got no answer within REDIS_COMMAND_TIMEOUT_MS (it may still have run). */
