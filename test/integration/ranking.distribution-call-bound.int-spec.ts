@@ -6,6 +6,7 @@ import { PROBES_PER_QUANTILE, QUANTILES } from '../../src/ranking/standing/sprea
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { StandingService } from '../../src/ranking/standing/standing.service';
 import type { RedisService } from '../../src/redis/redis.service';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
  * Each call of a sharded distribution counts a bounded number of scores (issue #45): the bucket edges
@@ -19,10 +20,6 @@ const ITEMS = 2000;
 const BUCKETS = 100;
 /** Commands a score_spread call runs besides its counts (version check, listed count, ZCARD, range). */
 const FIXED_COMMANDS = 8;
-
-/** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
-const SCRIPT_CLIENT = '?:0';
 
 describe('the calls of a sharded distribution (single)', () => {
   const clock = new FakeClock(T0);
@@ -43,18 +40,9 @@ describe('the calls of a sharded distribution (single)', () => {
 
   /** The commands each score_spread FCALL's script ran, since the last reset. */
   async function spreadCalls(): Promise<number[]> {
-    const entries = (await node.slowlog('GET', 100_000)) as SlowlogEntry[];
-    const calls: number[] = [];
-    let inCall = 0;
-    // Oldest first: a script's commands are logged before the call that ran them.
-    for (const [, , , args, client] of entries.reverse()) {
-      if (client === SCRIPT_CLIENT) inCall += 1;
-      else {
-        if (String(args[1]).endsWith('score_spread')) calls.push(inCall);
-        inCall = 0;
-      }
-    }
-    return calls;
+    return (await loggedCalls(node))
+      .filter(({ call }) => String(call[1]).endsWith('score_spread'))
+      .map(({ commands }) => commands.length);
   }
 
   it('counts the bucket edges and each round of probes in calls of their own', async () => {
@@ -64,12 +52,10 @@ describe('the calls of a sharded distribution (single)', () => {
       const entries = Array.from({ length: 100 }, (_, k) => ({ item: `i${first + k}`, amount: 1 + first + k }));
       await service.ranking.incrementBatch('spread', entries);
     }
-    await node.config('SET', 'slowlog-log-slower-than', '0');
-    await node.config('SET', 'slowlog-max-len', '100000');
-    await node.slowlog('RESET');
+    await logEveryCommand(node);
     const answer = await service.standing.distribution({ name: 'spread', window: 'w', buckets: BUCKETS });
     const calls = await spreadCalls();
-    await node.config('SET', 'slowlog-log-slower-than', '10000');
+    await stopLoggingEveryCommand(node);
 
     expect(answer.count).toBe(ITEMS);
     expect(answer.quantiles.p50).toBe(ITEMS / 2);

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ADMIN } from '../../harness/app';
 import { useTestApp } from '../support/app-world';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
  * A moderated page from the head is one read call whose rows Redis sends are bounded (issue #45: the
@@ -19,10 +20,6 @@ const HEAD_EXTRA_ROWS = 128;
 /** The version check, expiry, snapshot check and moderation states a read call runs besides its ranges. */
 const FIXED_COMMANDS = 20;
 
-/** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
-const SCRIPT_CLIENT = '?:0';
-
 describe('the rows a moderated page from the head reads (single)', () => {
   // A server of its own: the test reads every command it ran from its SLOWLOG.
   const world = useTestApp('single', T0, true);
@@ -32,23 +29,14 @@ describe('the rows a moderated page from the head reads (single)', () => {
 
   /** The range commands' rows and the commands of each read_top script, since the last reset. */
   async function readCalls(): Promise<Array<{ rows: number; commands: number }>> {
-    const entries = (await node().slowlog('GET', 100_000)) as SlowlogEntry[];
-    const calls: Array<{ rows: number; commands: number }> = [];
-    let rows = 0;
-    let commands = 0;
-    // Oldest first: a script's commands are logged before the call that ran them.
-    for (const [, , , args, client] of entries.reverse()) {
-      if (client === SCRIPT_CLIENT) {
-        commands += 1;
-        if (/^Z(REV)?RANGE$/i.test(args[0]))
-          rows += Number(args[3]) < 0 ? ITEMS : Number(args[3]) - Number(args[2]) + 1;
-      } else {
-        if (/_read_top$/.test(String(args[1]))) calls.push({ rows, commands });
-        rows = 0;
-        commands = 0;
-      }
-    }
-    return calls;
+    const rowsOf = (args: string[]) =>
+      /^Z(REV)?RANGE$/i.test(args[0]) ? (Number(args[3]) < 0 ? ITEMS : Number(args[3]) - Number(args[2]) + 1) : 0;
+    return (await loggedCalls(node()))
+      .filter(({ call }) => /_read_top$/.test(String(call[1])))
+      .map(({ commands }) => ({
+        rows: commands.reduce((sum, args) => sum + rowsOf(args), 0),
+        commands: commands.length,
+      }));
   }
 
   it('reads the page, its hidden rows, HEAD_EXTRA_ROWS more and the previous listing once, and answers the rows shown', async () => {
@@ -67,12 +55,10 @@ describe('the rows a moderated page from the head reads (single)', () => {
     for (let i = 0; i < 2 * HIDDEN; i += 2)
       await http().put(`/admin/boards/mod/moderation/items/i${i}`).set(ADMIN).send({ state: 'hidden' }).expect(204);
 
-    await node().config('SET', 'slowlog-log-slower-than', '0');
-    await node().config('SET', 'slowlog-max-len', '100000');
-    await node().slowlog('RESET');
+    await logEveryCommand(node());
     const page = await http().get(`/boards/mod/top?window=w&limit=${LIMIT}`).expect(200);
     const calls = await readCalls();
-    await node().config('SET', 'slowlog-log-slower-than', '10000');
+    await stopLoggingEveryCommand(node());
 
     const shown = items.filter((_, i) => i >= 2 * HIDDEN || i % 2 === 1).slice(0, LIMIT);
     const rows = page.body.items as Array<{ item: string; score: number; rank: number; previousRank: number }>;
