@@ -4,6 +4,7 @@ import request from 'supertest';
 import { ADMIN, startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis } from '../../harness/redis';
+import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { BATCH_ENTRIES, MODERATED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
 import { ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
 
@@ -136,5 +137,10 @@ describe('a deep page of a dense moderated archive (single, one shard)', () => {
     expect(others).toEqual([]);
     expect(await node.hlen(indexKey)).toBe(1);
     expect(Number(await node.call('MEMORY', 'USAGE', indexKey))).toBeLessThanOrEqual(INDEX_BYTES);
+
+    // Deleting the board drops the positions with the rest of its keys.
+    await http().delete('/admin/boards/big').set(ADMIN).expect(204);
+    await app.get(BoardsStore).drops.settled();
+    expect(await node.keys('*board:big*')).toEqual([]);
   }, 240_000);
 });
