@@ -37,11 +37,12 @@ export default class QuietEnvironment extends TestEnvironment {
     await super.setup();
     if (LOUD) return;
     for (const stream of ['stdout', 'stderr'] as const) process[stream].write = this.holder(stream);
+    process.once('exit', this.exiting);
   }
 
   async teardown(): Promise<void> {
-    process.stdout.write = this.realWrites.stdout;
-    process.stderr.write = this.realWrites.stderr;
+    process.off('exit', this.exiting);
+    this.restoreWrites();
     await super.teardown();
     if (COST_FILE && this.costStart) await recordFileCost(COST_FILE, this.testPath, this.costStart);
   }
@@ -54,6 +55,20 @@ export default class QuietEnvironment extends TestEnvironment {
     } else if (event.name === 'hook_failure') {
       this.release(`a ${event.hook.type} hook`);
     }
+  }
+
+  /**
+   * A test file that ends the process (Nest's `app.get` of a missing provider exits with 1, say) never
+   * reaches teardown: what it wrote, Jest's own "process.exit called" included, is printed on the way out.
+   */
+  private readonly exiting = (): void => {
+    this.restoreWrites();
+    this.release('the test file, which ended the process');
+  };
+
+  private restoreWrites(): void {
+    process.stdout.write = this.realWrites.stdout;
+    process.stderr.write = this.realWrites.stderr;
   }
 
   /** A write that holds what it is given and answers like a stream that took it all. */
