@@ -20,6 +20,8 @@ const WRITE_COST_PER_CALL = new AppConfig().WRITE_COST_PER_CALL;
 const COMMANDS_PER_STEP = Math.ceil(WRITE_COST_PER_CALL * 0.8);
 /** A default instance's step (the board itself is past its write bound: declared as the harness's seeder does). */
 const STEP_UNITS = adminStepUnits(WRITE_COST_PER_CALL);
+/** Past it a target never finished (a few hundred steps each at STEP_UNITS). */
+const MOST_STEPS = 500;
 
 /**
  * A step of a retraction or a re-weighting runs no more Redis commands than a write call may, on the
@@ -78,7 +80,7 @@ describe('the commands of an admin step on the board of every option (single)', 
   /** Runs `step` until done: the commands of each step (less the INFOs' and the FCALL itself). */
   async function stepsUntilDone(step: (first: boolean) => Promise<{ done: boolean }>): Promise<number[]> {
     const perStep: number[] = [];
-    for (let done = false; !done && perStep.length < 500;) {
+    for (let done = false; !done && perStep.length < MOST_STEPS;) {
       const before = await commandsRun();
       done = (await step(perStep.length === 0)).done;
       perStep.push((await commandsRun()) - before - 2);
@@ -112,6 +114,7 @@ describe('the commands of an admin step on the board of every option (single)', 
   it("an actor's retraction: several steps, each within COMMANDS_PER_STEP, and none of its events left", async () => {
     const perStep = await retraction('actor', 'spam', 'r-actor');
     expect(perStep.length).toBeGreaterThan(2);
+    expect(perStep.length).toBeLessThan(MOST_STEPS); // finished
     expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
     expect(await listed('spam')).toBe(false);
     expect(await listed('spam', 's5')).toBe(false);
@@ -121,6 +124,7 @@ describe('the commands of an admin step on the board of every option (single)', 
   it("an item's retraction: several steps, each within COMMANDS_PER_STEP, and the item gone", async () => {
     const perStep = await retraction('item', 'gone', 'r-item');
     expect(perStep.length).toBeGreaterThan(2);
+    expect(perStep.length).toBeLessThan(MOST_STEPS); // finished
     expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
     expect(await listed('gone')).toBe(false);
     expect(await listed('gone', 's7')).toBe(false);
@@ -145,6 +149,7 @@ describe('the commands of an admin step on the board of every option (single)', 
       return reply;
     });
     expect(perStep.length).toBeGreaterThan(2);
+    expect(perStep.length).toBeLessThan(MOST_STEPS); // finished
     expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
     expect(events).toBe(EVENTS);
     expect(await listed('rw')).toBe(false);

@@ -144,6 +144,10 @@ export function batchCost(
  * contribution a step may take past its units, and to the time a command on the largest keys (a kept
  * listing of 1 000 rows rewritten) takes beyond a write's. A quarter left too little of it: the first
  * step of a re-weighting after two idle weeks (8 windows, 8 views, segments) ran 1 502 commands.
+ * A step runs at least the looks it may spend before its first piece of work and one piece (actor_lib's
+ * step_units: 129 units on a board of 8 windows), so that every step makes progress: under a
+ * WRITE_COST_PER_CALL of about 810 (16 units at its least, 100) a step on such a board runs more than
+ * this answers.
  */
 export function adminStepUnits(writeCostPerCall: number): number {
   return Math.floor(writeCostPerCall * 0.8 * 0.2);

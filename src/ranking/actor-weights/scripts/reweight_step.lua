@@ -15,7 +15,8 @@
 -- time from "<tag>:rw:<digest>:segs" (the shard's segments as the first step found them).
 -- Keys: cfg (board config hash), the windows' (slots, top) pairs, then the record (last)
 -- Args (reader.read_call, CALLS.reweight_step): the header with every window, then actor, weight
---   (integer 0..100), most (units of work; what expired drains first within as many), ledger (0-based window whose contributions count the
+--   (integer 0..100), most (units of work, at least actor_lib's step_units; what expired drains first
+--   within as many), ledger (0-based window whose contributions count the
 --   events), fresh (1: the PUT's first step on this shard), places (weighed actors the board may hold,
 --   counted on this shard; 0: not counted here)
 -- Reply (reader.answer, CALLS.reweight_step): done (0|1), taken (contributions looked at by this
@@ -117,7 +118,7 @@ local function reweight_step(keys, args)
   end
   snapshot.cross_all(windows, header.now_sec)
   -- What expired drains first, within as many units as the step's.
-  local most = tonumber(arg.most)
+  local most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count)
   step.budget = segmentation.step_drain(windows, header.now_sec, header.budget, most, actor_log.ACTORS.drained_weight)
   local left, board_done, taken, events = reweight_windows(step, window_count, nil, most)
   if events > 0 then redis.call('HINCRBY', record, 'events', events) end

@@ -40,6 +40,15 @@ local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LISTING_ROWS = 2, LIKE = 4,
   DRAINED = 2 }
 
+-- The units an admin step of a board of `window_count` windows runs, asked `most`: at least the looks it
+-- may spend before its first piece of work (each window of the board's, of one segment's or sibling's,
+-- and of their histories in an item's retraction, and the segment's visit) and one unit more, so that
+-- every step takes a contribution, a slot or a listing, or leaves a segment done, whatever `most` the
+-- service was set to: a step given less would spend it all looking and the next would do the same.
+function ACTORS.step_units(most, window_count)
+  return math.max(most, 3 * window_count * ACTORS.STEP.LOOK + ACTORS.STEP.SEGMENT + 1)
+end
+
 -- The units of a contribution (or a slot holding the item: `base` HELD) in a window read by `views` views.
 function ACTORS.view_step_weight(base, views)
   return base + ACTORS.STEP.VIEW * views

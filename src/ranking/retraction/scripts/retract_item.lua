@@ -11,7 +11,7 @@
 -- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
 --   retraction's record hash (last)
 -- Args (reader.read_call, CALLS.retract_item): the header with every window, then target (the item),
---   most (units of work this step does, about a Redis command each (actor_lib's STEP; what expired
+--   most (units of work this step does, at least actor_lib's step_units, about a Redis command each (actor_lib's STEP; what expired
 --   drains first within as many): a window looked into, a segment visited, a contribution, a slot (more where it holds the item, with each view
 --   reading its window), a kept listing (more per LISTING_ROWS rows renumbered), a like; a step visits
 --   the sibling windows' suffixes ("@<metric>") and the segments of the shard's indexes as its first
@@ -53,7 +53,8 @@ end
 -- from the results and the views as expiry does. Returns the work left and the amount taken from the
 -- live slots (from `live_from`: an expired slot not drained yet holds none of the window's sum).
 -- A slot costs SLOT units, and HELD with each view reading the window more where it holds the item.
--- Also answers whether the window's slots are all done.
+-- Also answers whether the window's slots are all done: a page shorter than asked, each slot of it
+-- visited (a full page may have more slots after it).
 local function item_out_of_slots(record, slots_key, top_key, item, budget, live_from)
   local cursor = 'c:' .. slots_key
   local after = redis.call('HGET', record, cursor) or '-inf'
@@ -76,7 +77,7 @@ local function item_out_of_slots(record, slots_key, top_key, item, budget, live_
     end
   end
   if last then redis.call('HSET', record, cursor, last) end
-  return budget, amount, last == starts[#starts] and budget > 0
+  return budget, amount, #starts < most and last == starts[#starts] and budget > 0
 end
 
 -- The item's row out of one stored listing (a snapshot or an archive): the rows after it move up one
@@ -332,7 +333,8 @@ local function retract_item(keys, args)
   local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('item', now_ms, {
     record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
-    most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
+    most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count), ledger = tonumber(arg.ledger),
+    block_until_ms = tonumber(arg.block_until_ms),
     block_key = arg.block_key, windows = windows,
   })
   step.now_sec = now_sec

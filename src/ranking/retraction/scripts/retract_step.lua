@@ -15,7 +15,8 @@
 -- Keys: cfg (board config hash: holds the config version), the windows' (slots, top) pairs, then the
 --   retraction's record hash (last)
 -- Args (reader.read_call, CALLS.retract_step): the header with every window, then target (the actor),
---   most (units of work this step does over every window, about a command each; see above), ledger (0-based window: events
+--   most (units of work this step does over every window, about a command each, at least actor_lib's
+--   step_units; see above), ledger (0-based window: events
 --   and amount are counted from its contributions only, so an event counts once however many windows
 --   held it), block_until_ms (0: no block; the actor's new events are refused until then), block_key
 --   (what the block binds: the actor's block key, the service's blockKeyOf; actor_lib)
@@ -99,7 +100,8 @@ local function retract_step(keys, args)
   local windows = call_state.bind_windows(2, window_count)
   local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {
     record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
-    most = tonumber(arg.most), ledger = tonumber(arg.ledger), block_until_ms = tonumber(arg.block_until_ms),
+    most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count), ledger = tonumber(arg.ledger),
+    block_until_ms = tonumber(arg.block_until_ms),
     block_key = arg.block_key, windows = windows,
   })
   local record = step.record
