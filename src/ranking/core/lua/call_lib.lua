@@ -18,9 +18,11 @@ local BOUND = { keys = nil, args = nil }
 -- read of them. cfg_key: keys[1], the board shard's config hash (every function that reaches those
 -- modules takes it first); seq: the call's number, which a per-call cache keeps to tell a later
 -- call's (call_cache) instead of being emptied as each call begins; draining: the expired slot's
--- start (a string) while expiry takes it out of the results (results_changed hooks ask), else false.
+-- start (a string) while expiry takes it out of the results (results_changed hooks ask), else false;
+-- writes: true once a write of the board's items began (board_write's start, the increment), which may
+-- then keep a count's work in keys of the shard for the call (a read is no-writes: Redis refuses them).
 -- The header's fields (now_ms, budget) are the reader's (reader.HEADER, read by the handler first).
-local CALL = { cfg_key = nil, seq = 0, draining = false }
+local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
@@ -106,7 +108,7 @@ end
 local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
-  call.cfg_key, call.seq, call.draining = keys[1], call.seq + 1, false
+  call.cfg_key, call.seq, call.draining, call.writes = keys[1], call.seq + 1, false, false
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 

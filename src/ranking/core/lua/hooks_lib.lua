@@ -110,6 +110,10 @@
 --   exceptions(top_key)                 items the listing leaves out, or the only ones it lists: nil
 --                                       (none), or { only = bool, items = { id, ... } } (bounded: the
 --                                       option's limit); order_lib then closes the gaps they leave
+--   exceptions_ahead(top_key, ex, count, score)  how many listed exceptions of order_lib's record `ex`
+--                                       (ex.asked: their list; order.placed places one) sit in the
+--                                       first `count` places, ahead of a record of `score`, counted
+--                                       by the option its own way, or nil: order_lib counts them
 --   group_changed(cfg_key, item, group) every one is called: the item's group on the shard is now
 --                                       `group` (groups_lib's assign; false: none, forget)
 
@@ -152,12 +156,13 @@ hooks.actor_amount = {}
 hooks.actor_weighs = {}
 hooks.actor_moved = {}
 hooks.exceptions = {}
+hooks.exceptions_ahead = {}
 hooks.group_changed = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
 local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
   'position', 'positions', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions',
-  'group_changed' }
+  'exceptions_ahead', 'group_changed' }
 
 -- The option of each registered function, hook by hook (the same places as the lists).
 local OWNER = {}

@@ -265,7 +265,7 @@ local function increment(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key = keys[1]
   local header, arg, records_at = reader.read_call(args, CALLS.increment)
-  board_write.counts_in_redis()
+  call_state.CALL.writes = true
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local now_sec = header.now_sec
