@@ -30,7 +30,7 @@ local function begin_board_write(keys, args, contract)
   local refused, header, arg, records_at = begin_board_call(keys, args, contract)
   if refused then return refused end
   CALL.writes = true
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local idem = idempotency.idem_of(arg, '')
   return idempotency.idem_begin(keys[1], 'cfg', idem, header.now_ms), header, arg, idem, records_at
 end
 

@@ -250,7 +250,7 @@ local function increment_request(answers, request, full)
   local call = INCREMENT
   local idem = call.no_key
   if full and request.idem_key ~= '' then
-    idem = idempotency.idem_of(request.idem_key, '', request.idem_fingerprint, call.no_key.context, request.idem_retention)
+    idem = idempotency.idem_of(request, '', call.no_key.context)
   end
   local answer = idempotency.idem_begin(call.cfg_key, 'cfg', idem, call.now_ms)
   local one = 0
