@@ -1,5 +1,5 @@
 -- module: call_state
--- requires: hooks, reader, stored_windows
+-- requires: hooks, reader
 -- call_lib: the state of the call running now, the one mutable top-level state of a ranking library.
 -- In a function library the shared modules' top level lives from call to call (until the next
 -- FUNCTION LOAD on that node), so every function starts with begin_call: it binds this call's keys
@@ -314,9 +314,5 @@ call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.config_field_written = config_field_written
 call_state.store_list_field = store_list_field
--- The config field `windows` (stored_windows_lib), where every reader of it looks.
-call_state.windows_are_json = stored_windows.windows_are_json
-call_state.decode_windows = stored_windows.decode_windows
-call_state.store_windows = stored_windows.store_windows
 call_state.CALL = CALL
 call_state.CONFIG = CONFIG

@@ -78,6 +78,7 @@
 --                                       and `compared`: functions given the plan once the windows are
 --                                       compared (plan.to_drop: the windows whose data goes)
 --   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
+--                                       (an option none of whose settings drops data registers none)
 --   config_stored(cfg_key, settings)    writes the settings into the config hash; answers true when
 --                                       the board enables the option (its hot hooks may answer)
 --   config_kept(cfg_key)                true when the config hash holds a state of the option's own

@@ -335,9 +335,6 @@ local function actors_stored(cfg_key, settings)
   return false
 end
 
-hooks.register('config_planned', actors_planned, 'actors')
-hooks.register('config_stored', actors_stored, 'actors')
-hooks.register('actor_counted', ACTORS.counted, 'actors')
-hooks.register('actor_added', ACTORS.add, 'actors')
-hooks.register('slot_leaving', ACTORS.slot_expire, 'actors')
-hooks.register('window_dropped', ACTORS.drop_window, 'actors')
+hooks.register_all('actors', { 'config_planned', actors_planned, 'config_stored', actors_stored,
+  'actor_counted', ACTORS.counted, 'actor_added', ACTORS.add, 'slot_leaving', ACTORS.slot_expire,
+  'window_dropped', ACTORS.drop_window })

@@ -103,10 +103,6 @@ local function groups_planned(cfg_key, settings, _, plan)
   if plan and settings.groups ~= stored then plan.changed = true end
 end
 
-local function groups_differ()
-  return false
-end
-
 -- Stores the setting; turned off, the map and its reverse go; on, entries of items no window holds any
 -- more (a reset dropped windows) go. On, the option's hooks are enabled.
 local function groups_stored(cfg_key, settings)
@@ -126,7 +122,7 @@ local function groups_stored(cfg_key, settings)
 end
 
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches, 'config_planned', groups_planned,
-  'config_differs', groups_differ, 'config_stored', groups_stored })
+  'config_stored', groups_stored })
 
 groups.groups_key = groups_key
 groups.assign = assign

@@ -224,10 +224,6 @@ local function moderation_planned(cfg_key, settings, _, plan)
   if plan and review ~= stored then plan.changed = true end
 end
 
-local function moderation_differs()
-  return false
-end
-
 -- Stores review; the option's hooks are enabled on a review board and while the shard holds a state.
 local function held_states(cfg_key)
   return redis.call('HEXISTS', cfg_key, 'modheld') == 1 or redis.call('HEXISTS', cfg_key, 'modgroups') == 1
@@ -311,5 +307,5 @@ moderation.MODERATION = MODERATION
 moderation.begin_state_write = begin_state_write
 
 hooks.register_all('moderation', { 'exceptions', exceptions_hook, 'exceptions_ahead', stored_ahead,
-  'group_changed', group_changed, 'config_planned', moderation_planned, 'config_differs', moderation_differs,
+  'group_changed', group_changed, 'config_planned', moderation_planned,
   'config_stored', moderation_stored, 'config_kept', states_kept })
