@@ -172,7 +172,8 @@ local OWNER = {}
 -- library's load.
 function hooks.register(hook, fn, option)
   local list = hooks[hook]
-  if not list or hook == 'register' or hook == 'register_all' or hook == 'option_of' or hook == 'only' then
+  if not list or hook == 'register' or hook == 'register_all' or hook == 'flag_planned' or hook == 'option_of'
+    or hook == 'only' then
     error('hooks_lib: no hook "' .. hook .. '"')
   end
   if not option then error('hooks_lib: hook "' .. hook .. '" registered without its option') end
@@ -186,6 +187,16 @@ end
 -- by hook: FUNCTION LOAD runs the main chunk without pairs or next, which walking one would need.
 function hooks.register_all(option, by_hook)
   for i = 1, #by_hook, 2 do hooks.register(by_hook[i], by_hook[i + 1], option) end
+end
+
+-- The config_planned of an option whose setting is a flag named as its config field `field` ("1": on):
+-- absent, the stored one (off for a new board); a change keeps the windows' data.
+function hooks.flag_planned(field)
+  return function(cfg_key, settings, _, plan)
+    local stored = plan ~= nil and redis.call('HGET', cfg_key, field) == '1'
+    if settings[field] == nil then settings[field] = stored end
+    if plan and settings[field] ~= stored then plan.changed = true end
+  end
 end
 
 -- The option of the `i`th function of the hook `hook`.
