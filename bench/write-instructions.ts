@@ -189,14 +189,14 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
  */
 const CUTS: Array<{ label: string; from: string; to: string }> = [
   {
-    label: "a write rank's exceptions counted in Lua, as before stored_first_below (its floor past any)",
+    label: "a write rank's exceptions counted in Lua, as before moderation's stored_ahead (its floor past any)",
     from: 'local STORED_COUNT_FLOOR = 16\n',
     to: 'local STORED_COUNT_FLOOR = 1e9\n',
   },
   {
-    label: "a write rank's exceptions ahead counted as none (stored_first_below answers 0)",
-    from: 'local function stored_first_below(top_key, ex, count, score)\n',
-    to: 'local function stored_first_below(top_key, ex, count, score)\n  if top_key then return 0 end\n',
+    label: "a write rank's exceptions ahead counted as none (stored_ahead answers 0)",
+    from: 'local function stored_ahead(top_key, ex, count, score)\n',
+    to: 'local function stored_ahead(top_key, ex, count, score)\n  if top_key then return 0 end\n',
   },
   {
     label: 'no exceptions (moderation) asked',

@@ -118,20 +118,27 @@ export function retentionArg(idem: IdemCall): number {
 }
 
 /**
- * The four idempotency arguments of a write script ("" key: a write without one). `context` is what
- * the app needs back on a replay to rebuild the first answer byte for byte.
+ * The idempotency fields of a named call, by name: idem_lib's idem_of reads these names of the call's
+ * arguments. `idem_context` is what the app needs back on a replay to rebuild the first answer byte for byte.
  */
-export function idemArgs(idem: IdemCall | undefined, context: string): ScriptArg[] {
-  return idem ? [idem.key, idem.fingerprint, context, retentionArg(idem)] : ['', '', context, 0];
-}
-
-/** The idempotency fields of a named call, by name (its Lua hands them to idem_lib's idem_of). */
 export const IDEM_FIELDS = ['idem_key', 'idem_fingerprint', 'idem_context', 'idem_retention'] as const;
 
-/** idemArgs by name, for a named call's arguments. */
-export function idemNamedArgs(idem: IdemCall | undefined, context: string) {
-  const [key, fingerprint, , retention] = idemArgs(idem, context);
-  return { idem_key: key, idem_fingerprint: fingerprint, idem_context: context, idem_retention: retention };
+/** IDEM_FIELDS but the context: a request's record of a call answering several (the context is the call's). */
+export const IDEM_RECORD_FIELDS = ['idem_key', 'idem_fingerprint', 'idem_retention'] as const;
+
+/** The named idempotency arguments of a call ("" key: a write without one). */
+export function idemNamedArgs(
+  idem: IdemCall | undefined,
+  context: string,
+): Record<(typeof IDEM_FIELDS)[number], ScriptArg> {
+  return idem
+    ? {
+        idem_key: idem.key,
+        idem_fingerprint: idem.fingerprint,
+        idem_context: context,
+        idem_retention: retentionArg(idem),
+      }
+    : { idem_key: '', idem_fingerprint: '', idem_context: context, idem_retention: 0 };
 }
 
 /**

@@ -3,7 +3,8 @@ import { basename, join, relative } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
 import { PreparedBoard } from '../ranking/core/board';
 import { RankingKeys } from '../ranking/core/ranking.keys';
-import { declaredKeyCount } from './scripts';
+import { declaredKeyCount, IDEM_LIBRARY } from './scripts';
+import { IDEM_FIELDS } from './idempotency';
 import { ARGS_MODULE, FunctionLibrary, LibraryFunction } from './function-library';
 import { RANKING, RANKING_SLICES } from '../ranking/ranking.functions';
 
@@ -55,14 +56,22 @@ describe('Lua files', () => {
   });
 
   // The reader (functions/args.lua) is the one place that knows where an argument is: the header, its
-  // windows (by the names of RECORD_FIELDS.header_window), a contract's names and records. A ranking
-  // module hands the call's args to it and indexes none (`args[#args + 1]`: a command's own list).
-  it.each([...new Set(FUNCTION_MODULES)].filter((f) => f.startsWith(join(SRC, 'ranking'))).map((f) => [f]))(
+  // windows (by the names of RECORD_FIELDS.header_window), a contract's names and records. Every other
+  // module, the shared ones of every library (idem_lib) among them, hands the call's args to it and
+  // indexes none (`args[#args + 1]`: a command's own list).
+  it.each([...new Set(FUNCTION_MODULES)].filter((f) => f !== ARGS_MODULE).map((f) => [f]))(
     '%s reads no call argument by its place',
     (file) => {
       expect(codeOf(readFileSync(file, 'utf8'))).not.toMatch(/\bargs\[(?!#args\b)/);
     },
   );
+
+  // idem_lib reads a write's idempotency arguments by the names the calls send them by (IDEM_FIELDS).
+  it('idem_lib reads the idempotency fields by the names of IDEM_FIELDS', () => {
+    const code = codeOf(readFileSync(IDEM_LIBRARY, 'utf8'));
+    const read = new Set([...code.matchAll(/\bfields\.(\w+)/g)].map((match) => match[1]));
+    expect([...read].sort()).toEqual([...IDEM_FIELDS].sort());
+  });
 
   it.each([...new Set(FUNCTION_MODULES)].map((f) => [f]))('%s never reads the server clock', (file) => {
     expect(readFileSync(file, 'utf8')).not.toMatch(/['"]TIME['"]/);

@@ -1,9 +1,11 @@
+import type Redis from 'ioredis';
 import { ADMIN } from '../../harness/app';
-import { useTestApp } from '../support/app-world';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useSharedTestApps } from '../support/app-world';
 
 /**
  * A write's rank on a board of many hidden items counts the hidden items ahead of it inside Redis
- * (board_write_lib's stored_first_below: a ZINTERSTORE of the results and the hidden items, one
+ * (moderation's hook exceptions_ahead, stored_ahead: a ZINTERSTORE of the results and the hidden items, one
  * ZCOUNT), not by a ZMSCORE of every hidden item read into Lua per window (issue #45: about 1.3 M
  * instructions a window at 200 hidden items). The rank a write answers is the one a read answers,
  * hidden items of better, equal and worse scores around it, on a sum board (only scores above 0
@@ -13,8 +15,11 @@ import { useTestApp } from '../support/app-world';
 const T0 = 1_700_003_600_000;
 const HIDDEN = 40;
 
-describe('moderation: a write ranks among many hidden items as a read does (single)', () => {
-  const world = useTestApp('single', T0);
+/** One app per topology: each block names its boards apart. */
+const appFor = useSharedTestApps(T0);
+
+describe.each(TOPOLOGIES)('moderation: a write ranks among many hidden items as a read does (%s)', (topology) => {
+  const world = appFor(topology);
   const { http } = world;
   let board = 0;
 
@@ -23,9 +28,15 @@ describe('moderation: a write ranks among many hidden items as a read does (sing
     http().put(`/admin/boards/${name}/moderation/items/${item}`).set(ADMIN).send({ state: 'hidden' }).expect(204);
   const readRank = async (name: string, item: string, window: string) =>
     (await http().get(`/boards/${name}/items/${item}?window=${window}`).expect(200)).body.rank as number;
+  /** The calls of `command` every master ran so far. */
   const calls = async (command: string) => {
-    const stats = await world.redis.client.info('commandstats');
-    return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    const client = world.redis.client;
+    const nodes: Redis[] = 'nodes' in client ? client.nodes('master') : [client];
+    const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
+    return stats.reduce(
+      (sum, text) => sum + Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(text)?.[1] ?? 0),
+      0,
+    );
   };
 
   /** The answer of a write: its amount, or on a board keeping a score, its score. */
@@ -36,7 +47,7 @@ describe('moderation: a write ranks among many hidden items as a read does (sing
 
   /** A board of items i0.. scored by `score`, every even one hidden (HIDDEN of them). */
   async function seeded(body: object, score: (n: number) => number, kept = false): Promise<string> {
-    const name = `wranks${board++}`;
+    const name = `wranks-${topology}-${board++}`;
     await http().put(`/admin/boards/${name}`).set(ADMIN).send(body).expect(201);
     for (let n = 0; n < 2 * HIDDEN; n++) await send(name, `i${n}`, score(n), kept);
     for (let n = 0; n < 2 * HIDDEN; n += 2) await hide(name, `i${n}`);

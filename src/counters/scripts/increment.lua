@@ -75,7 +75,7 @@ local function increment(keys, args)
   local known_key = keys[1]
   local header, arg = reader.read_call(args, CALLS.increment)
   local now_ms, samples, name = header.now_ms, tonumber(arg.samples), arg.name
-  local idem = idempotency.idem_of(arg.idem_key, name .. '\31', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local idem = idempotency.idem_of(arg, name .. '\31')
   local replay = idempotency.idem_begin(known_key, 'known', idem, now_ms)
   if replay then return replay end
   local precisions, texts = counters.precisions_of(arg.precisions)

@@ -54,7 +54,7 @@ export interface BoardOption<Config extends object, View extends object = Partia
   readonly fields: readonly (keyof Config & string)[];
   /**
    * Its Lua modules (`-- module:` files), loaded into every function library on boards. A module
-   * plugs into the core through hooks_lib (`hooks.register(...)` at load); scripts of the option's
+   * plugs into the core through hooks_lib (`hooks.register_all(...)` at load); scripts of the option's
    * own protocol may call its table by name.
    */
   readonly luaModules: readonly string[];

@@ -3,6 +3,7 @@ import { callArgs, recordArgs } from '../../redis/function-args';
 import {
   decodeIdempotentReply,
   IdemCall,
+  IDEM_RECORD_FIELDS,
   IdempotencyKeyReusedError,
   IdempotentAnswerUnfundedError,
   Idempotent,
@@ -41,9 +42,7 @@ const INCREMENT_LEAD = ['draining'] as const;
 const INCREMENT_FIELDS = [
   'item',
   'amount',
-  'idem_key',
-  'idem_fingerprint',
-  'idem_retention',
+  ...IDEM_RECORD_FIELDS,
   'new_items',
   'at_ms',
   'created_ms',

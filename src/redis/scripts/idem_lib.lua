@@ -11,11 +11,13 @@
 -- per retention keep a lookup cheap; an entry's memory is freed between 1 and 1.5 retentions after it
 -- was stored (its time, stored with it, decides the retention exactly).
 -- KEYS: 0
--- Every idempotent script takes the same four ARGV (at a position of its own): the key ("" for a
--- write without one; the app scopes a client's key to that client before it gets here), a
--- fingerprint of the request, a context string the app wants back on a replay (what it needs to
--- rebuild the answer byte for byte), and the retention in milliseconds, negative when the client has
--- no budget left to store a new answer (quota idempotentAnswers): such a write only replays.
+-- Every retry-safe function reads the same four named arguments (IDEM_FIELDS in src/redis/idempotency.ts,
+-- read by the reader with the call's own): idem_key ("" for a write without one; the app scopes a
+-- client's key to that client before it gets here), idem_fingerprint (of the request), idem_context
+-- (what the app wants back on a replay to rebuild the answer byte for byte) and idem_retention (ms,
+-- negative when the client has no budget left to store a new answer, quota idempotentAnswers: such a
+-- write only replays). A call of several requests (the increment) reads them from each request's record
+-- but idem_context, which the call's header holds for all of them.
 -- Every idempotent script replies { outcome, context, <its own reply...> }: outcome 0 applied,
 -- 1 replayed (nothing applied; the stored reply follows), 2 refused (the key was used for another
 -- request; nothing follows), 3 refused (no stored answer and no budget to store one: nothing
@@ -26,23 +28,20 @@
 local IDEM_SEP = '\31'
 local IDEM_BUCKETS = 2
 
--- The idempotency table of a write: key, field (the key under `field_prefix`), fingerprint, context,
--- retention and whether a new answer may be stored (the sign of the retention argument).
-local function idem_of(key, field_prefix, fingerprint, context, signed_ttl_ms)
-  local ttl_ms = tonumber(signed_ttl_ms)
+-- The idempotency table of a write from `fields`, its named arguments (a call's, or a request's record):
+-- key, field (the key under `field_prefix`), fingerprint, context (`context` when given, else the
+-- fields'), retention and whether a new answer may be stored (the sign of the retention).
+local function idem_of(fields, field_prefix, context)
+  local key, ttl_ms = fields.idem_key, tonumber(fields.idem_retention)
   return {
     key = key,
     -- A write without a key looks nothing up: no field to make.
     field = key ~= '' and field_prefix .. key or '',
-    fingerprint = fingerprint,
-    context = context,
+    fingerprint = fields.idem_fingerprint,
+    context = context or fields.idem_context,
     ttl_ms = math.abs(ttl_ms),
     may_store = ttl_ms >= 0,
   }
-end
-
-local function idem_args(args, first, field_prefix)
-  return idem_of(args[first], field_prefix, args[first + 1], args[first + 2], args[first + 3])
 end
 
 local function idem_bucket_ms(idem)
@@ -135,7 +134,6 @@ local function idem_forget(base_key, suffix, now_ms, ttl_ms)
 end
 
 idempotency.idem_of = idem_of
-idempotency.idem_args = idem_args
 idempotency.idem_begin = idem_begin
 idempotency.idem_finish = idem_finish
 idempotency.idem_forget = idem_forget

@@ -23,7 +23,7 @@ local function record(keys, args)
   local header, arg = reader.read_call(args, CALLS.record)
   local now_ms, now_sec = header.now_ms, header.now_sec
   local hour = tonumber(arg.hour_start)
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local idem = idempotency.idem_of(arg, '')
   local replay = idempotency.idem_begin(current_key, 'cur', idem, now_ms)
   if replay then return replay end
   if arg.apply == '0' then return redis.error_reply('TB_NOT_STORED no stored answer for this key') end

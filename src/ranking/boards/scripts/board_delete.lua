@@ -1,4 +1,4 @@
--- requires: call_state, idempotency, keyspace, moderation, reader
+-- requires: call_state, idempotency, keyspace, moderation, reader, stored_windows
 -- board_delete: detaches one shard of a board in O(1): its config hash is renamed "<tag>:dropcfg", so
 -- every read and write of the shard (version_error) finds no board from this call on, and the stored
 -- answers of the board go. Its other keys (slot hashes of every window, segments' windows, snapshots,
@@ -16,7 +16,7 @@
 -- group boards of both.
 local function board_detach_merge(cfg_key, drop_key)
   for _, field in ipairs({ 'windows', 'views' }) do
-    local decode = field == 'windows' and call_state.decode_windows or cjson.decode
+    local decode = field == 'windows' and stored_windows.decode_windows or cjson.decode
     local merged, seen = decode(redis.call('HGET', drop_key, field) or '[]'), {}
     for _, entry in ipairs(merged) do seen[entry.name] = true end
     for _, entry in ipairs(decode(redis.call('HGET', cfg_key, field) or '[]')) do

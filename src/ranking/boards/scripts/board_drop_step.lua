@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, metrics, reader
+-- requires: board_views, call_state, hooks, keyspace, metrics, reader, stored_windows
 -- board_drop_step: unlinks at most about `budget` keys of a shard detached by board_delete, so no call
 -- holds Redis long however many slots, segments and snapshots the board had. The progress is the data
 -- itself: each index (a window's slots and snapshots, the segment indexes) loses the members whose keys
@@ -104,7 +104,7 @@ local function board_drop_step(keys, args)
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   local budget = tonumber(arg.budget_keys)
   if redis.call('EXISTS', drop_key) == 0 then return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = 0 }) end
-  local windows = call_state.decode_windows(redis.call('HGET', drop_key, 'windows'))
+  local windows = stored_windows.decode_windows(redis.call('HGET', drop_key, 'windows'))
   local views = cjson.decode(redis.call('HGET', drop_key, 'views') or '[]')
   local left, done = drop_segments(cfg_key, windows, views, budget)
   -- A metric but the first keeps the windows as "<window>~@<metric>:" keys (metrics_lib).

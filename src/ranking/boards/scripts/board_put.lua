@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, stored_windows, window
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -102,7 +102,7 @@ local function board_create(r)
   for _, w in ipairs(r.wanted) do w.createdAtMs = r.now_ms end
   local json = cjson.encode(r.wanted)
   redis.call('HSET', r.cfg_key, 'version', r.new_version, 'shards', shards, 'maxShards', shards, 'createdAtMs', r.now_ms)
-  call_state.store_windows(r.cfg_key, r.wanted)
+  stored_windows.store_windows(r.cfg_key, r.wanted)
   -- A hash kept from before (a reset) may hold a slot due and indexed second of other periods (slot_due_lib).
   redis.call('HDEL', r.cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', r.cfg_key, 'maxItems', r.max_items) end
@@ -159,7 +159,7 @@ end
 -- takes (see board_compare_windows).
 local function board_plan(r, stored)
   local cfg_key = r.cfg_key
-  local current = call_state.decode_windows(stored)
+  local current = stored_windows.decode_windows(stored)
   local plan = { by_name = {}, problems = {}, to_drop = {}, resnapshot = {}, wanted = r.wanted, compared = {} }
   for _, w in ipairs(current) do plan.by_name[w.name] = w end
   local stored_shards = redis.call('HGET', cfg_key, 'shards')
@@ -199,7 +199,7 @@ local function board_update(r, plan)
   snapshot.store_snapshot_confs(cfg_key, r.wanted)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'shards', r.shards, 'maxShards', plan.max_shards)
-  call_state.store_windows(cfg_key, r.wanted)
+  stored_windows.store_windows(cfg_key, r.wanted)
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   if r.max_items ~= '' then redis.call('HSET', cfg_key, 'maxItems', r.max_items) end
   board_store_aggregate(r)
@@ -227,8 +227,8 @@ local function board_put(keys, args)
   if not plan.changed then
     call_state.keep_options(r.cfg_key)
     -- A config stored before call_lib's text takes it now: the same windows, in less memory.
-    local windows = call_state.decode_windows(stored)
-    if call_state.windows_are_json(stored) then call_state.store_windows(r.cfg_key, windows) end
+    local windows = stored_windows.decode_windows(stored)
+    if stored_windows.windows_are_json(stored) then stored_windows.store_windows(r.cfg_key, windows) end
     return board_answer(r, 'unchanged', redis.call('HGET', r.cfg_key, 'version'), cjson.encode(windows), r.shards,
       tonumber(redis.call('HGET', r.cfg_key, 'revision') or '0'), plan.max_shards)
   end

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, stored_windows, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
@@ -30,7 +30,7 @@ local function shard_sync(keys, args)
     call_state.keep_options(cfg_key)
     -- A config stored before the windows' text takes it now, as board_put's on shard 0 (call_lib).
     local held = redis.call('HGET', cfg_key, 'windows')
-    if held and call_state.windows_are_json(held) then call_state.store_windows(cfg_key, call_state.decode_windows(held)) end
+    if held and stored_windows.windows_are_json(held) then stored_windows.store_windows(cfg_key, stored_windows.decode_windows(held)) end
     return reader.answer(CALLS.shard_sync, { status = 'unchanged' })
   end
   local wanted, windows = {}, cjson.decode(arg.windows)
@@ -41,7 +41,7 @@ local function shard_sync(keys, args)
   for _, differs in ipairs(hooks.config_differs) do reshard = differs(cfg_key, options) or reshard end
   local dropped = {}
   if stored then
-    for _, old in ipairs(call_state.decode_windows(stored)) do
+    for _, old in ipairs(stored_windows.decode_windows(stored)) do
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
         window.drop_window(cfg_key, old.name)
@@ -53,7 +53,7 @@ local function shard_sync(keys, args)
     end
   end
   redis.call('HSET', cfg_key, 'version', arg.version, 'revision', revision, 'shards', arg.shards)
-  call_state.store_windows(cfg_key, windows)
+  stored_windows.store_windows(cfg_key, windows)
   -- Periods may have changed: the shard's slot due and indexed second (slot_due_lib) are found again.
   redis.call('HDEL', cfg_key, 'slotDueSec', 'indexedSec')
   redis.call('HSETNX', cfg_key, 'createdAtMs', now_ms)

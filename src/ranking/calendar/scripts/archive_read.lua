@@ -1,4 +1,4 @@
--- requires: archive, keyspace, reader, shown, snapshot, window
+-- requires: archive, keyspace, reader, shown, snaprows, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
@@ -54,7 +54,7 @@ end
 -- of the first and whether rows follow. Text stored before rows held positions is answered whole.
 local function archive_page(rows, skip, most)
   if rows == '' then return rows, skip, skip, false end
-  local _, positioned = snapshot.snapshot_row_at(rows, 1)
+  local _, positioned = snaprows.row_at(rows, 1)
   if not positioned then return rows, 0, 0, false end
   local from = 1
   if skip > 0 then
@@ -235,7 +235,7 @@ end
 -- rows shown now (the exception positions of the period: exception_positions).
 local function archive_shown_page(base, start, rows, ex, skip, most)
   if rows == '' then return rows, skip, skip, false end
-  local _, positioned = snapshot.snapshot_row_at(rows, 1)
+  local _, positioned = snaprows.row_at(rows, 1)
   if not positioned then return shown_rows(rows, ex) end
   local positions, complete = exception_positions(base, start, rows, ex, skip + most + 1)
   return shown_page(rows, ex, positions, complete, skip, most)

@@ -23,53 +23,14 @@ local function begin_board_call(keys, args, contract)
   return err and redis.error_reply(err), header, arg, records_at
 end
 
--- A write's ranks count the exceptions ahead of a record inside Redis (stored_first_below) from this many on: fewer are
--- scored in Lua as a read scores them (one ZMSCORE), which costs less than the keys the count writes.
-local STORED_COUNT_FLOOR = 16
--- The calls that may write keys (write functions; a read is no-writes): stored_first_below counts in them.
-local STORED_COUNTS = { seq = 0, by = {} }
-
-local function counts_in_redis()
-  call_state.call_cache(STORED_COUNTS).on = true
-end
-
--- order.first_below's count ahead of a record of `score` in the first `count` places, inside Redis: the exceptions
--- held here with their scores (ZINTERSTORE of the results and a set of them, in the shard's keys for the call, deleted
--- before it answers), then one ZCOUNT of those listed and better, and those of that very score placed. A ZMSCORE of
--- them read into Lua costs about 6 000 instructions an exception (each score written and parsed as text), this a few
--- hundred: 1.3 M a window of 200 hidden items (bench/write-instructions.ts).
-local in_lua_first_below = order.first_below
-local function stored_first_below(top_key, ex, count, score)
-  if #ex.asked < STORED_COUNT_FLOOR or not call_state.call_cache(STORED_COUNTS).on then
-    return in_lua_first_below(top_key, ex, count, score)
-  end
-  local cfg_key = call_state.cfg_key_of_top(top_key)
-  local asked, held = keyspace.sibling_key(cfg_key, 'cfg', 'exasked'), keyspace.sibling_key(cfg_key, 'cfg', 'exheld')
-  redis.call('DEL', asked)
-  for from = 1, #ex.asked, 1000 do redis.call('SADD', asked, unpack(ex.asked, from, math.min(from + 999, #ex.asked))) end
-  redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
-  local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
-  local low, high = '(' .. at, '+inf'
-  if order.ascending(top_key) then low, high = '-inf', '(' .. at end
-  if not every_sign and (low == '-inf' or score < 0) then low = '(0' end
-  local below = redis.call('ZCOUNT', held, low, high)
-  local same = (every_sign or score > 0) and redis.call('ZRANGE', held, at, at, 'BYSCORE') or {}
-  for _, item in ipairs(same) do
-    if order.placed(top_key, ex, item) < count then below = below + 1 end
-  end
-  redis.call('DEL', asked, held)
-  return below
-end
-order.first_below = stored_first_below
-
 -- begin_board_call for a write retried safely: then idem_lib's entry of its idempotency arguments
 -- (idem_key "": none) and its replay. Returns the reply to answer at once (a refusal or a replay; nil:
 -- none), the header, the arguments, the entry (for idem_finish) and where the records start.
 local function begin_board_write(keys, args, contract)
   local refused, header, arg, records_at = begin_board_call(keys, args, contract)
   if refused then return refused end
-  counts_in_redis()
-  local idem = idempotency.idem_of(arg.idem_key, '', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  CALL.writes = true
+  local idem = idempotency.idem_of(arg, '')
   return idempotency.idem_begin(keys[1], 'cfg', idem, header.now_ms), header, arg, idem, records_at
 end
 
@@ -372,7 +333,6 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
 end
 
 board_write.begin_board_call = begin_board_call
-board_write.counts_in_redis = counts_in_redis
 board_write.begin_board_write = begin_board_write
 board_write.settled_tops = settled_tops
 board_write.standing_fields = standing_fields

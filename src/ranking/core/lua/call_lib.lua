@@ -1,5 +1,5 @@
 -- module: call_state
--- requires: hooks, reader, stored_windows
+-- requires: hooks, reader
 -- call_lib: the state of the call running now, the one mutable top-level state of a ranking library.
 -- In a function library the shared modules' top level lives from call to call (until the next
 -- FUNCTION LOAD on that node), so every function starts with begin_call: it binds this call's keys
@@ -18,9 +18,11 @@ local BOUND = { keys = nil, args = nil }
 -- read of them. cfg_key: keys[1], the board shard's config hash (every function that reaches those
 -- modules takes it first); seq: the call's number, which a per-call cache keeps to tell a later
 -- call's (call_cache) instead of being emptied as each call begins; draining: the expired slot's
--- start (a string) while expiry takes it out of the results (results_changed hooks ask), else false.
+-- start (a string) while expiry takes it out of the results (results_changed hooks ask), else false;
+-- writes: true once a write of the board's items began (board_write's start, the increment), which may
+-- then keep a count's work in keys of the shard for the call (a read is no-writes: Redis refuses them).
 -- The header's fields (now_ms, budget) are the reader's (reader.HEADER, read by the handler first).
-local CALL = { cfg_key = nil, seq = 0, draining = false }
+local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
@@ -106,7 +108,7 @@ end
 local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
-  call.cfg_key, call.seq, call.draining = keys[1], call.seq + 1, false
+  call.cfg_key, call.seq, call.draining, call.writes = keys[1], call.seq + 1, false, false
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 
@@ -312,9 +314,5 @@ call_state.read_config = read_config
 call_state.config_field = config_field
 call_state.config_field_written = config_field_written
 call_state.store_list_field = store_list_field
--- The config field `windows` (stored_windows_lib), where every reader of it looks.
-call_state.windows_are_json = stored_windows.windows_are_json
-call_state.decode_windows = stored_windows.decode_windows
-call_state.store_windows = stored_windows.store_windows
 call_state.CALL = CALL
 call_state.CONFIG = CONFIG

@@ -78,6 +78,7 @@
 --                                       and `compared`: functions given the plan once the windows are
 --                                       compared (plan.to_drop: the windows whose data goes)
 --   config_differs(cfg_key, settings)   shard_sync: true when the shard's data must go for the change
+--                                       (an option none of whose settings drops data registers none)
 --   config_stored(cfg_key, settings)    writes the settings into the config hash; answers true when
 --                                       the board enables the option (its hot hooks may answer)
 --   config_kept(cfg_key)                true when the config hash holds a state of the option's own
@@ -110,6 +111,10 @@
 --   exceptions(top_key)                 items the listing leaves out, or the only ones it lists: nil
 --                                       (none), or { only = bool, items = { id, ... } } (bounded: the
 --                                       option's limit); order_lib then closes the gaps they leave
+--   exceptions_ahead(top_key, ex, count, score)  how many listed exceptions of order_lib's record `ex`
+--                                       (ex.asked: their list; order.placed places one) sit in the
+--                                       first `count` places, ahead of a record of `score`, counted
+--                                       by the option its own way, or nil: order_lib counts them
 --   group_changed(cfg_key, item, group) every one is called: the item's group on the shard is now
 --                                       `group` (groups_lib's assign; false: none, forget)
 
@@ -152,12 +157,13 @@ hooks.actor_amount = {}
 hooks.actor_weighs = {}
 hooks.actor_moved = {}
 hooks.exceptions = {}
+hooks.exceptions_ahead = {}
 hooks.group_changed = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
 local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
   'position', 'positions', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions',
-  'group_changed' }
+  'exceptions_ahead', 'group_changed' }
 
 -- The option of each registered function, hook by hook (the same places as the lists).
 local OWNER = {}
@@ -166,7 +172,8 @@ local OWNER = {}
 -- library's load.
 function hooks.register(hook, fn, option)
   local list = hooks[hook]
-  if not list or hook == 'register' or hook == 'register_all' or hook == 'option_of' or hook == 'only' then
+  if not list or hook == 'register' or hook == 'register_all' or hook == 'flag_planned' or hook == 'option_of'
+    or hook == 'only' then
     error('hooks_lib: no hook "' .. hook .. '"')
   end
   if not option then error('hooks_lib: hook "' .. hook .. '" registered without its option') end
@@ -180,6 +187,16 @@ end
 -- by hook: FUNCTION LOAD runs the main chunk without pairs or next, which walking one would need.
 function hooks.register_all(option, by_hook)
   for i = 1, #by_hook, 2 do hooks.register(by_hook[i], by_hook[i + 1], option) end
+end
+
+-- The config_planned of an option whose setting is a flag named as its config field `field` ("1": on):
+-- absent, the stored one (off for a new board); a change keeps the windows' data.
+function hooks.flag_planned(field)
+  return function(cfg_key, settings, _, plan)
+    local stored = plan ~= nil and redis.call('HGET', cfg_key, field) == '1'
+    if settings[field] == nil then settings[field] = stored end
+    if plan and settings[field] ~= stored then plan.changed = true end
+  end
 end
 
 -- The option of the `i`th function of the hook `hook`.

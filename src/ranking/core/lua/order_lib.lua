@@ -202,9 +202,11 @@ local function score_index(top_key, ex)
   return index
 end
 
--- below_of's count ahead of a record of `score` in one pass over the exceptions' scores (a hook names an item once: a
--- hash's fields), which it keeps (ex.held) for scored should the call ask again.
-function order.first_below(top_key, ex, count, score)
+-- below_of's count ahead of a record of `score`: an option's (hooks_lib exceptions_ahead), else one pass over the
+-- exceptions' scores (a hook names an item once: a hash's fields), kept (ex.held) for scored should the call ask again.
+local function first_below(top_key, ex, count, score)
+  local counted = ask(hooks_of_top(top_key).exceptions_ahead, top_key, ex, count, score)
+  if counted then return counted end
   local items, sign, every_sign, below = ex.asked, ascending(top_key) and -1 or 1, any_sign(top_key), 0
   ex.held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}
   for i = 1, #items do
@@ -215,13 +217,12 @@ function order.first_below(top_key, ex, count, score)
   return below
 end
 
--- How many listed exceptions of `ex` sit in the first `count` places of every item held: the places
--- ahead of a record of `score` (nil: unknown, every exception placed). An exception of a better score
--- is ahead, of a worse one not; only those of that very score are placed.
+-- How many listed exceptions of `ex` sit in the first `count` places of every item held: those ahead of a record of
+-- `score` (nil: unknown, every one placed). A better score is ahead, a worse one not; only that very score's are placed.
 local function below_of(top_key, ex, count, score)
   score = tonumber(score)
-  -- A record's first count (a write's rank: an add drops its record) pays no table or sort (order.first_below).
-  if score and not ex.scores and not ex.held then return order.first_below(top_key, ex, count, score) end
+  -- A record's first count (a write's rank: an add drops its record) pays no table or sort (first_below).
+  if score and not ex.scores and not ex.held then return first_below(top_key, ex, count, score) end
   scored(top_key, ex)
   if score == nil then return count_below(positions_of(top_key, ex), count) end
   local index = score_index(top_key, ex)
@@ -334,8 +335,7 @@ local function position(top_key, item)
   return shown_of(top_key, ex, at, tonumber(redis.call('ZSCORE', top_key, item)))
 end
 
--- Items of the listing ahead of an item of `score` (a listed one) and mark `mark` (another shard's, or this one's; '':
--- items of a better score only).
+-- Items of the listing ahead of a listed item of `score` and mark `mark` (another shard's or this one's; '': better scores).
 local function ahead(top_key, score, mark)
   local count = base_ahead(top_key, score, mark)
   local ex = exceptions(top_key)

@@ -1,4 +1,4 @@
--- requires: order, reader, shown, snapshot
+-- requires: order, reader, shown, snaprows, snapshot
 -- history_count: for a sharded board, how many rows of this shard's snapshots rank above given
 -- scores, pairs on a tiebreak board (the other shards' share of an item's rank in a snapshot), taking
 -- the snapshot of a boundary this call is the first to cross.
@@ -23,7 +23,7 @@ local function history_count(keys, args)
       local _, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
       if rows then
         local ascending = order.ascending(slots_key)
-        counts[i] = snapshot.snapshot_count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
+        counts[i] = snaprows.count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
         left_out[i] = shown.left_out_ahead(ex, rows, point[2], ascending, counts[i])
       end
     end

@@ -1,4 +1,4 @@
--- requires: keyspace, order, reader, shown, snapshot, window
+-- requires: keyspace, order, reader, shown, snaprows, snapshot, window
 -- history_item: an item's score and the rows above it in each kept snapshot of a window within a
 -- time range, taking the snapshot of a boundary this call is the first to cross.
 -- Keys: cfg (board config hash: holds the config version and which windows keep snapshots), slots
@@ -36,11 +36,11 @@ local function history_item(keys, args)
     for _, boundary in ipairs(boundaries) do
       local rows = redis.call('GET', base .. 'snap:' .. boundary)
       if rows then
-        local score, mark = snapshot.snapshot_score(rows, arg.item)
+        local score, mark = snaprows.score_of(rows, arg.item)
         points[#points + 1] = tonumber(boundary)
         points[#points + 1] = score or 0
         local ascending = order.ascending(slots_key)
-        local above = score and snapshot.snapshot_count_above(rows, score, ascending, mark)
+        local above = score and snaprows.count_above(rows, score, ascending, mark)
         points[#points + 1] = above or -1
         marks[#marks + 1] = mark or ''
         left_out[#left_out + 1] = above and not hidden and shown.left_out_ahead(ex, rows, score, ascending, above) or 0

@@ -33,27 +33,17 @@ local function ahead_of(r, t, ascending)
   return span.comes_before(r.score, r.item, t.score, t.item)
 end
 
--- The row starting at byte `at`: its item, score, position (nil in a text kept before positions),
--- mark (nil but on a tiebreak board) and the byte after it.
-local function row_fields(rows, at)
+-- snaprows.count_ahead's question for row `t`: whether the row starting at byte `at` comes strictly ahead of it
+-- (ahead_of), and the byte after it.
+local function row_ahead_of(rows, at, t, ascending)
   local field = string.find(rows, archive.SNAP_FIELD, at + 1, true)
-  local score, position, after, mark = snaprows.row_at(rows, at)
-  return { item = string.sub(rows, at + 1, field - 1), score = score, mark = mark }, position, after
+  local score, _, after, mark = snaprows.row_at(rows, at)
+  return ahead_of({ item = string.sub(rows, at + 1, field - 1), score = score, mark = mark }, t, ascending), after
 end
 
--- The rows of a listing's text strictly ahead of row `t`: a binary search over byte offsets (rows are
--- best first), answered by the stored position of the first row not ahead (or the row count).
+-- The rows of a listing's text strictly ahead of row `t` (snaprows.count_ahead).
 local function count_ahead(rows, t, ascending, row_count)
-  local lo, hi = 1, #rows + 1
-  while lo < hi do
-    local at = string.find(rows, archive.SNAP_ROW, math.floor((lo + hi) / 2), true)
-    if not at or at >= hi then at = lo end
-    local r, _, after = row_fields(rows, at)
-    if ahead_of(r, t, ascending) then lo = after else hi = at end
-  end
-  if lo > #rows then return row_count end
-  local _, position = row_fields(rows, lo)
-  return position and position - 1 or select(2, string.gsub(string.sub(rows, 1, lo - 1), archive.SNAP_ROW, ''))
+  return snaprows.count_ahead(rows, row_count, row_ahead_of, t, ascending)
 end
 
 -- Items one HMGET of a record asks.

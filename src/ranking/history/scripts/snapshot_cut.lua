@@ -1,4 +1,4 @@
--- requires: archive, board_write, keyspace, order, reader, snapshot, span
+-- requires: archive, board_write, keyspace, order, reader, snaprows, span
 -- snapshot_cut: cuts one shard's kept snapshot of a window at one boundary to the rows at or before a
 -- row of the board's order (higher score first, equal scores in descending byte order of id; on a
 -- tiebreak board the pair order). A sharded board's shards each keep their own top rows, so the
@@ -19,7 +19,7 @@
 -- the board's order.
 local function comes_after(last, score, mark, item, ascending)
   if last.mark == '' or not mark then return span.comes_before(last.score, last.item, score, item) end
-  if score ~= last.score or mark ~= last.mark then return snapshot.row_ahead(last.score, last.mark, score, mark, ascending) end
+  if score ~= last.score or mark ~= last.mark then return snaprows.row_ahead(last.score, last.mark, score, mark, ascending) end
   if ascending then return span.comes_before(0, item, 0, last.item) end
   return span.comes_before(0, last.item, 0, item)
 end
@@ -37,7 +37,7 @@ local function snapshot_cut(keys, args)
   while row do
     local field = string.find(rows, archive.SNAP_FIELD, row + 1, true)
     local item = string.sub(rows, row + 1, field - 1)
-    local score, _, after, mark = snapshot.snapshot_row_at(rows, row)
+    local score, _, after, mark = snaprows.row_at(rows, row)
     if comes_after(last, score, mark, item, ascending) then
       local cut = select(2, string.gsub(string.sub(rows, row), archive.SNAP_ROW, ''))
       redis.call('SET', key, string.sub(rows, 1, row - 1), 'KEEPTTL')

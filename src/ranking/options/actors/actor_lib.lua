@@ -330,23 +330,12 @@ end
 
 actor_log.ACTORS = ACTORS
 
--- A board PUT: actors on or off as asked (absent: the stored setting, off for a new board). A change
--- is a new config version and keeps every window's data.
-local function actors_planned(cfg_key, settings, reset, plan)
-  local stored = plan ~= nil and redis.call('HGET', cfg_key, 'actors') == '1'
-  if settings.actors == nil then settings.actors = stored end
-  if plan and settings.actors ~= stored then plan.changed = true end
-end
-
 -- Stores the setting (config field `actors`, absent when off); the option has no hot hook to enable.
 local function actors_stored(cfg_key, settings)
   if settings.actors == true then redis.call('HSET', cfg_key, 'actors', '1') else redis.call('HDEL', cfg_key, 'actors') end
   return false
 end
 
-hooks.register('config_planned', actors_planned, 'actors')
-hooks.register('config_stored', actors_stored, 'actors')
-hooks.register('actor_counted', ACTORS.counted, 'actors')
-hooks.register('actor_added', ACTORS.add, 'actors')
-hooks.register('slot_leaving', ACTORS.slot_expire, 'actors')
-hooks.register('window_dropped', ACTORS.drop_window, 'actors')
+hooks.register_all('actors', { 'config_planned', hooks.flag_planned('actors'), 'config_stored', actors_stored,
+  'actor_counted', ACTORS.counted, 'actor_added', ACTORS.add, 'slot_leaving', ACTORS.slot_expire,
+  'window_dropped', ACTORS.drop_window })

@@ -254,12 +254,9 @@ local function group_of_stored(cfg_key, settings)
   return false
 end
 
-hooks.register('config_planned', group_of_planned, 'group_of')
-hooks.register('config_differs', function() return false end, 'group_of')
-hooks.register('config_stored', group_of_stored, 'group_of')
-hooks.register('results_changed', member_changed, 'group_of')
-hooks.register('watches', function(top_key) return bases_of(top_key) ~= nil end, 'group_of')
-hooks.register('window_dropped', window_dropped, 'group_of')
-hooks.register('board_dropped', member_board_dropped, 'group_of')
-hooks.register('config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end, 'group_of')
+hooks.register_all('group_of', { 'config_planned', group_of_planned,
+  'config_stored', group_of_stored, 'results_changed', member_changed,
+  'watches', function(top_key) return bases_of(top_key) ~= nil end, 'window_dropped', window_dropped,
+  'board_dropped', member_board_dropped,
+  'config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end })
 group_of.GROUP_OF = GROUP_OF

@@ -96,17 +96,6 @@ local function watches(top_key)
   return grouped(call_state.cfg_key_of_top(top_key))
 end
 
--- A board PUT: the setting asked (absent: the stored one, off for a new board). A change keeps the data.
-local function groups_planned(cfg_key, settings, _, plan)
-  local stored = plan ~= nil and redis.call('HGET', cfg_key, 'groups') == '1'
-  if settings.groups == nil then settings.groups = stored end
-  if plan and settings.groups ~= stored then plan.changed = true end
-end
-
-local function groups_differ()
-  return false
-end
-
 -- Stores the setting; turned off, the map and its reverse go; on, entries of items no window holds any
 -- more (a reset dropped windows) go. On, the option's hooks are enabled.
 local function groups_stored(cfg_key, settings)
@@ -125,8 +114,8 @@ local function groups_stored(cfg_key, settings)
   return true
 end
 
-hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches, 'config_planned', groups_planned,
-  'config_differs', groups_differ, 'config_stored', groups_stored })
+hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
+  'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored })
 
 groups.groups_key = groups_key
 groups.assign = assign

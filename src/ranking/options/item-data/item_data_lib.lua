@@ -1,5 +1,5 @@
 -- module: item_data
--- requires: call_state, hooks, keyspace
+-- requires: call_state, hooks, keyspace, stored_windows
 -- item_data_lib: per-item JSON data of a board shard (the option item-data), removed once no window of
 -- the shard holds the item (hooks item_left, windows_dropped, board_dropped).
 -- KEYS: 0
@@ -10,7 +10,7 @@ local item_data_key = keyspace.sibling_of('cfg', 'data')
 
 -- Whether some window of the shard of `cfg_key` holds `item` (its results zset has it, any score).
 local function item_held(cfg_key, item)
-  for _, w in ipairs(call_state.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     if redis.call('ZSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), item) then return true end
   end
   return false

@@ -372,10 +372,6 @@ local function leagues_planned(cfg_key, settings, _, plan)
   end
 end
 
-local function leagues_differ()
-  return false
-end
-
 local function leagues_stored(cfg_key, settings)
   call_state.call_cache(known)[cfg_key] = nil
   if type(settings.leagues) ~= 'table' then
@@ -387,7 +383,7 @@ local function leagues_stored(cfg_key, settings)
 end
 
 hooks.register_all('leagues', { 'results_changed', league_changed, 'watches', watches,
-  'config_planned', leagues_planned, 'config_differs', leagues_differ, 'config_stored', leagues_stored,
+  'config_planned', leagues_planned, 'config_stored', leagues_stored,
   'board_dropped', leagues_dropped })
 
 leagues.setting_of = setting_of

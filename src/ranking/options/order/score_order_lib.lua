@@ -74,10 +74,6 @@ local function order_planned(cfg_key, settings, _, plan)
   if plan and settings.order ~= stored then plan.changed = true end
 end
 
-local function order_differs()
-  return false
-end
-
 local function order_stored(cfg_key, settings)
   if settings.order == 'asc' then redis.call('HSET', cfg_key, 'order', 'asc') else redis.call('HDEL', cfg_key, 'order') end
   return settings.order == 'asc'
@@ -85,4 +81,4 @@ end
 
 hooks.register_all('order', { 'ascending', function(top_key) return order_of(top_key) and true or nil end,
   'page', page_hook, 'position', position_hook, 'ahead', ahead_hook, 'rank', rank_hook, 'config_planned', order_planned,
-  'config_differs', order_differs, 'config_stored', order_stored })
+  'config_stored', order_stored })

@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, reader, snaprows, window
+-- requires: archive, call_state, hooks, keyspace, order, reader, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -390,10 +390,5 @@ snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms
 snapshot.with_snapshot_due = with_snapshot_due
 snapshot.find_snapshot = find_snapshot
--- The rows' readers (snapshot_rows_lib), where the scripts reading kept listings find them.
-snapshot.snapshot_row_at = snaprows.row_at
-snapshot.row_ahead = snaprows.row_ahead
-snapshot.snapshot_count_above = snaprows.count_above
-snapshot.snapshot_score = snaprows.score_of
 snapshot.drop_snapshots = drop_snapshots
 snapshot.same_snapshots = same_snapshots

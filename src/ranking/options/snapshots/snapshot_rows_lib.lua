@@ -60,28 +60,40 @@ local function row_count(rows)
   return position
 end
 
--- How many rows of a snapshot score strictly better than `score` (above it; `ascending`: below it);
--- with `mark` (a tiebreak board's), rank strictly ahead of the pair (row_ahead).
--- Rows are best first, so a binary search over byte offsets finds the first row not better (about 15 string.find calls in C for 1 000
--- rows) and that row's stored position answers: neither a Lua loop over the rows nor a gsub over the
+-- How many rows of a listing's text rank ahead, `ahead(rows, at, a, b, c)` answering whether the row starting at byte
+-- `at` does (and the byte after it) for the caller's target a, b, c. Rows are best first, so a binary search over byte
+-- offsets finds the first row not ahead (about 15 string.find calls in C for 1 000 rows) and that row's stored position
+-- answers (`known_count`: the row count, when the caller has it): neither a Lua loop over the rows nor a gsub over the
 -- string, each of which made a page of a long history cost milliseconds (issue #22, row 7).
-local function count_above(rows, score, ascending, mark)
-  -- Rows starting before `lo` score above; rows starting at or after `hi` do not; `lo` starts a row.
+local function count_ahead(rows, known_count, ahead, a, b, c)
+  -- Rows starting before `lo` are ahead; rows starting at or after `hi` are not; `lo` starts a row.
   local lo, hi = 1, #rows + 1
   while lo < hi do
     local row = string.find(rows, archive.SNAP_ROW, math.floor((lo + hi) / 2), true)
     if not row or row >= hi then row = lo end
-    local listed, _, after, listed_mark = row_at(rows, row)
-    if row_ahead(listed, listed_mark, score, mark, ascending) then lo = after else hi = row end
+    local is_ahead, after = ahead(rows, row, a, b, c)
+    if is_ahead then lo = after else hi = row end
   end
   local position
   if lo <= #rows then
     local _, at_lo = row_at(rows, lo)
     position = at_lo and at_lo - 1
   else
-    position = row_count(rows)
+    position = known_count or row_count(rows)
   end
   return position or select(2, string.gsub(string.sub(rows, 1, lo - 1), archive.SNAP_ROW, ''))
+end
+
+-- count_ahead's question for a (score, mark): whether the row at byte `at` ranks ahead of it (row_ahead).
+local function row_ahead_of(rows, at, score, mark, ascending)
+  local listed, _, after, listed_mark = row_at(rows, at)
+  return row_ahead(listed, listed_mark, score, mark, ascending), after
+end
+
+-- How many rows of a snapshot score strictly better than `score` (above it; `ascending`: below it);
+-- with `mark` (a tiebreak board's), rank strictly ahead of the pair (row_ahead).
+local function count_above(rows, score, ascending, mark)
+  return count_ahead(rows, nil, row_ahead_of, score, mark, ascending)
 end
 
 -- An item's score and mark (nil but on a tiebreak board) in a snapshot's rows, or nil when it is not listed.
@@ -95,5 +107,6 @@ end
 snaprows.row_at = row_at
 snaprows.row_ahead = row_ahead
 snaprows.count_above = count_above
+snaprows.count_ahead = count_ahead
 snaprows.score_of = score_of
 snaprows.row_count = row_count

@@ -1,5 +1,5 @@
 -- module: tail
--- requires: call_state, hooks, keyspace
+-- requires: call_state, hooks, keyspace, stored_windows
 -- tail_lib: `tail` boards, a board option (src/ranking/options/tail/): the long tail in bounded memory.
 -- Once a slot of a rolling window has closed (the current slot is later), its items counting less than
 -- `below` there (and more than 0, outside the window's `exact` best) leave the slot and the results:
@@ -176,7 +176,7 @@ end
 -- `held(base)` tells whether the window "<base>" holds any, `keys_of(base)` names them. Answers the
 -- budget left and whether none is left.
 local function drop_board_windows(cfg_key, drop_key, budget, held, keys_of)
-  for _, w in ipairs(call_state.decode_windows(redis.call('HGET', drop_key, 'windows'))) do
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', drop_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     if held(base) then
       if budget <= 0 then return budget, false end
@@ -390,10 +390,6 @@ end
 tail.best_rows = best_rows
 tail.drop_board_windows = drop_board_windows
 
-hooks.register('window_settled', settle_window, 'tail')
-hooks.register('slot_expired', slot_expired, 'tail')
-hooks.register('window_dropped', window_dropped, 'tail')
-hooks.register('board_dropped', tail_board_dropped, 'tail')
-hooks.register('config_planned', tail_planned, 'tail')
-hooks.register('config_differs', tail_differs, 'tail')
-hooks.register('config_stored', tail_stored, 'tail')
+hooks.register_all('tail', { 'window_settled', settle_window, 'slot_expired', slot_expired,
+  'window_dropped', window_dropped, 'board_dropped', tail_board_dropped, 'config_planned', tail_planned,
+  'config_differs', tail_differs, 'config_stored', tail_stored })

@@ -188,9 +188,5 @@ local function pack_board_dropped(cfg_key, drop_key, budget)
   return tail.drop_board_windows(cfg_key, drop_key, budget, holds_packs, window_keys)
 end
 
-hooks.register('window_settled', settle_pack, 'tail')
-hooks.register('slot_leaving', slot_leaving, 'tail')
-hooks.register('slot_packed', slot_packed, 'tail')
-hooks.register('slot_expired', pack_expired, 'tail')
-hooks.register('window_dropped', pack_window_dropped, 'tail')
-hooks.register('board_dropped', pack_board_dropped, 'tail')
+hooks.register_all('tail', { 'window_settled', settle_pack, 'slot_leaving', slot_leaving, 'slot_packed', slot_packed,
+  'slot_expired', pack_expired, 'window_dropped', pack_window_dropped, 'board_dropped', pack_board_dropped })

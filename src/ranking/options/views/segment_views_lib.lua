@@ -88,5 +88,4 @@ local function reads_sums(top_key)
   return views_reading(top_key) ~= nil
 end
 
-hooks.register('reads_sums', reads_sums, 'views')
-hooks.register('sum_changed', view_window_changed, 'views')
+hooks.register_all('views', { 'reads_sums', reads_sums, 'sum_changed', view_window_changed })

@@ -1,4 +1,4 @@
--- requires: actor_log, archive, board_write, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_log, archive, board_write, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board, of each window an option keeps beside the board's
 -- (hooks' window_siblings: each metric's but the first, metrics_lib) and of each segment, then out of
@@ -88,7 +88,7 @@ local function item_out_of_listing(key, item)
   if not rows then return 0 end
   local at = string.find(rows, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
   if not at then return 0 end
-  local _, position, after = snapshot.snapshot_row_at(rows, at)
+  local _, position, after = snaprows.row_at(rows, at)
   local tail, moved = string.sub(rows, after), 0
   -- Rows stored before positions were (no third field) are counted on read: nothing to renumber.
   if position then

@@ -250,7 +250,7 @@ local function increment_request(answers, request, full)
   local call = INCREMENT
   local idem = call.no_key
   if full and request.idem_key ~= '' then
-    idem = idempotency.idem_of(request.idem_key, '', request.idem_fingerprint, call.no_key.context, request.idem_retention)
+    idem = idempotency.idem_of(request, '', call.no_key.context)
   end
   local answer = idempotency.idem_begin(call.cfg_key, 'cfg', idem, call.now_ms)
   local one = 0
@@ -265,7 +265,7 @@ local function increment(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key = keys[1]
   local header, arg, records_at = reader.read_call(args, CALLS.increment)
-  board_write.counts_in_redis()
+  call_state.CALL.writes = true
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end
   local now_sec = header.now_sec

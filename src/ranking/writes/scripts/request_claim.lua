@@ -15,7 +15,7 @@ local function request_claim(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key = keys[1]
   local header, arg = reader.read_call(args, CALLS.request_claim)
-  local idem = idempotency.idem_of(arg.idem_key, 'req\31', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local idem = idempotency.idem_of(arg, 'req\31')
   local stored = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
   if stored then return stored end
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reader.answer(CALLS.request_claim, { body = arg.body }))

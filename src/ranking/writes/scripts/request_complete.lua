@@ -10,6 +10,6 @@ local function request_complete(keys, args)
   call_state.begin_call(keys, args)
   local cfg_key = keys[1]
   local header, arg = reader.read_call(args, CALLS.request_complete)
-  local idem = idempotency.idem_of(arg.idem_key, 'req\31', arg.idem_fingerprint, arg.idem_context, arg.idem_retention)
+  local idem = idempotency.idem_of(arg, 'req\31')
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reader.answer(CALLS.request_complete, { body = arg.body }))
 end
