@@ -35,16 +35,15 @@ export function writePlainLine(
   msg: string,
 ): boolean {
   if (!rootWritesPlainly(root) || !isPlainText(msg)) return false;
-  const members = membersOf(root, bindings, '');
-  const all = members === undefined ? undefined : membersOf(root, fields, members);
-  if (all === undefined) return false;
-  const start = internal<Record<number, string>>(root, S.lsCacheSym)[root.levels.values[level]];
-  const time = internal<() => string>(root, S.timeSym).call(root);
-  const rootBindings = internal<string>(root, S.chindingsSym);
-  const end = internal<string>(root, S.endSym);
-  internal<pino.DestinationStream>(root, S.streamSym).write(
-    `${start}${time}${rootBindings}${all},"msg":"${msg}"${end}`,
-  );
+  // Joined once: a line built by `+=` is a tree of partial strings, flattened again to be written.
+  const parts = [
+    internal<Record<number, string>>(root, S.lsCacheSym)[root.levels.values[level]],
+    internal<() => string>(root, S.timeSym).call(root),
+    internal<string>(root, S.chindingsSym),
+  ];
+  if (!pushMembers(root, bindings, parts) || !pushMembers(root, fields, parts)) return false;
+  parts.push(',"msg":"', msg, '"', internal<string>(root, S.endSym));
+  internal<pino.DestinationStream>(root, S.streamSym).write(parts.join(''));
   return true;
 }
 
@@ -68,11 +67,22 @@ function rootWritesPlainly(root: Logger): boolean {
 /** Keys a child's bindings skip (pino's asChindings): a line holding one is left to pino. */
 const RESERVED_KEYS = new Set(['level', 'serializers', 'formatters', 'customLevels', 'msg']);
 
-/** `,"key":value` for each field after `written`, or undefined when a field is not plain. */
-function membersOf(root: Logger, fields: Fields, written: string): string | undefined {
+/** `,"key":` of each key written: the same few keys start every access line. */
+const KEY_PARTS = new Map<string, string>();
+
+function keyPart(key: string): string {
+  let part = KEY_PARTS.get(key);
+  if (part === undefined) {
+    part = `,"${key}":`;
+    if (KEY_PARTS.size < 256) KEY_PARTS.set(key, part);
+  }
+  return part;
+}
+
+/** Pushes `,"key":value` of each field onto `parts`; false (parts then unused) when a field is not plain. */
+function pushMembers(root: Logger, fields: Fields, parts: string[]): boolean {
   const serializers = internal<Fields>(root, S.serializersSym);
   const stringifiers = internal<Fields>(root, S.stringifiersSym);
-  let members = written;
   for (const key in fields) {
     const value = fields[key];
     if (!Object.prototype.hasOwnProperty.call(fields, key) || value === undefined) continue;
@@ -82,12 +92,12 @@ function membersOf(root: Logger, fields: Fields, written: string): string | unde
       serializers[key] !== undefined ||
       stringifiers[key] !== undefined
     )
-      return undefined;
-    if (typeof value === 'number' && Number.isFinite(value)) members += `,"${key}":${value}`;
-    else if (typeof value === 'string' && isPlainText(value)) members += `,"${key}":"${value}"`;
-    else return undefined;
+      return false;
+    if (typeof value === 'number' && Number.isFinite(value)) parts.push(keyPart(key), String(value));
+    else if (typeof value === 'string' && isPlainText(value)) parts.push(keyPart(key), '"', value, '"');
+    else return false;
   }
-  return members;
+  return true;
 }
 
 /** Printable ASCII without `"` or `\`: what JSON and pino write between quotes unchanged. */

@@ -75,12 +75,20 @@ export class AliasMap {
     const retried = (error: unknown) => this.runRetracted(error, board, command, run);
     // A board this instance never read the map of (most writes) runs at once, with no promise in between;
     // a `catch` on the write's own promise, not an async frame: every write passes here.
-    if (!this.maps.has(board)) return started(run, command).catch(retried);
+    if (!this.knows(board)) return started(run, command).catch(retried);
     return this.known(board).then((map) => started(run, renamed(command, map)).catch(retried));
   }
 
-  /** The write once more, resolved through the map read again, when its shard refused an item as an alias. */
-  private async runRetracted<C extends Naming, T>(
+  /** True once this instance read (or is reading) the board's map: its writes are resolved through it. */
+  knows(board: PreparedBoard): boolean {
+    return this.maps.has(board);
+  }
+
+  /**
+   * The write once more, resolved through the map read again, when its shard refused an item as an
+   * alias (`error`); any other error, rejected as it is.
+   */
+  async runRetracted<C extends Naming, T>(
     error: unknown,
     board: PreparedBoard,
     command: C,

@@ -58,10 +58,13 @@ export class BoardCache {
     const cached = this.boards.get(name);
     if (!cached) return this.withStored(name, run);
     // A `catch` on the write's own promise: every write passes here, and an async frame costs each a promise.
-    return attempt(run, cached).catch((error: unknown) => {
-      if (!isRefusal(error)) throw error;
-      return this.withStored(name, run);
-    });
+    return attempt(run, cached).catch((error: unknown) => this.retryStored(name, error, run));
+  }
+
+  /** `run` once more with the stored config when a script refused the cached one (`error`); any other error, rejected. */
+  retryStored<T>(name: string, error: unknown, run: (board: PreparedBoard) => Promise<T>): Promise<T> {
+    if (!isRefusal(error)) return Promise.reject(error);
+    return this.withStored(name, run);
   }
 
   private async withStored<T>(name: string, run: (board: PreparedBoard) => Promise<T>): Promise<T> {

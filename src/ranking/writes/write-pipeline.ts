@@ -2,22 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { AnswerCost, ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
-import type { GrowthKind } from '../../common/growth-kinds';
-import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import type { IdemRequest } from '../../redis/idempotency';
 import { AliasMap } from '../aliases/alias-map';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import type { PreparedBoard } from '../core/board';
 import { RankingSettings } from '../core/ranking.settings';
-import type { WriteOutcome } from '../core/ranking.types';
-import { eventTimeMs } from '../core/window-math';
 import { metricBoardOf } from '../options/metrics/metrics.option';
 import { BatchWrite } from './batch-write';
+import { IncrementWrite, LikeWrite, ScoreWrite } from './item-writes';
 import type {
   BatchCommand,
   BatchWritten,
-  GuardedAttempt,
   IncrementCommand,
   ItemWritten,
   LikeCommand,
@@ -28,20 +24,6 @@ import type {
   WriteContext,
   WriteKind,
 } from './write-commands';
-import {
-  atRefusal,
-  byWindow,
-  checkAmount,
-  checkAt,
-  checkLikeable,
-  checkCreatedAt,
-  checkEntryCost,
-  checkSegments,
-  entryGrowthOf,
-  growthError,
-} from './write-rules';
-import { checkActor } from '../core/actor-rules';
-import { checkGroup } from '../options/groups/groups.option';
 import type { LedgerEntry } from './writes.functions';
 import { WritesStore } from './writes.store';
 import { WriteTargets } from './write-target';
@@ -53,7 +35,7 @@ import { WriteTargets } from './write-target';
  *   2. strategy  the board's idempotency strategy (IdempotencyPolicy: in-script or the ledger), which
  *                charges the client's stored answers and hands the write its key
  *   3. steps     the kind's: check the command, reserve growth, run on the shard(s), settle the reservation,
- *                build the answer (ItemWrite below for increments, likes and unlikes; BatchWrite: batches)
+ *                build the answer (ItemWrite, item-writes.ts, for increments, likes and unlikes; BatchWrite: batches)
  */
 @Injectable()
 export class WritePipeline {
@@ -80,7 +62,48 @@ export class WritePipeline {
   }
 
   increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>> {
-    return this.run(command, this.incrementWrite);
+    const cached = this.plainTarget(command);
+    if (cached === undefined) return this.run(command, this.incrementWrite);
+    const failed = (error: unknown) => this.recoverPlain(command, cached, error);
+    let board: PreparedBoard;
+    try {
+      board = metricBoardOf(command, cached);
+    } catch (error) {
+      return failed(error);
+    }
+    const attempt = { board, nowMs: command.context.nowMs, idem: undefined, replaysInScript: true };
+    return this.incrementWrite.applyPlain(command, attempt, failed);
+  }
+
+  /**
+   * The cached board of a plain increment (most are: no Idempotency-Key, no segment, on a board of
+   * one shard this instance read no alias map of, that takes increments), else undefined. Such an
+   * increment is run by IncrementWrite.applyPlain in one promise step: run's steps would take it
+   * through no strategy (no key), alias (none known) or check (none refused), each a promise of its own.
+   */
+  private plainTarget(command: IncrementCommand): PreparedBoard | undefined {
+    if (command.context.idem !== undefined || command.segments?.length) return undefined;
+    const cached = this.cache.cached(command.board);
+    if (cached === undefined || cached.sharded || this.aliases.knows(cached)) return undefined;
+    return this.targets.takes(cached, command) ? cached : undefined;
+  }
+
+  /**
+   * A plain increment's failure, taken where run's outer steps take one: run again resolved when the
+   * item's shard refused it as an alias, then on the stored config when a script refused the cached one.
+   */
+  private recoverPlain(
+    command: IncrementCommand,
+    cached: PreparedBoard,
+    error: unknown,
+  ): Promise<WriteAnswer<ItemWritten>> {
+    const kind = this.incrementWrite;
+    let attempts = 1;
+    const onBoard = (board: PreparedBoard) =>
+      this.aliases.resolving(board, command, (named) => this.onBoard(named, kind, board, attempts++));
+    return this.aliases
+      .runRetracted(error, cached, command, (named) => this.onBoard(named, kind, cached, attempts++))
+      .catch((failure: unknown) => this.cache.retryStored(command.board, failure, onBoard));
   }
 
   /** A score on a max / min / last board (409 AGGREGATE_MISMATCH on a sum board). */
@@ -226,170 +249,5 @@ export class IdempotencyPolicy {
   /** A sharded board's write spans shards no one script call can cover: its answer goes to the ledger. */
   strategyFor(board: Pick<PreparedBoard, 'sharded'>): IdempotencyStrategy {
     return board.sharded ? this.ledger : this.inScript;
-  }
-}
-
-type Growth = Partial<Record<GrowthKind, number>>;
-/** What the event-time check found wrong but left to the script (a past `at` of a keyed write). */
-type AtProblem = { message: string } | undefined;
-
-/**
- * A write of one item on its shard (increment, like, unlike): the same five steps for each, the kind
- * filling them in. A script's refusal of the event time or of growth becomes the client's error here.
- */
-abstract class ItemWrite<
-  C extends IncrementCommand | ScoreCommand | LikeCommand | UnlikeCommand,
-  R,
-  T,
-> implements WriteKind<C, T> {
-  constructor(
-    protected readonly store: WritesStore,
-    /** WRITE_COST_PER_CALL: an item write is one call, so one past it is refused (checkEntryCost). */
-    protected readonly costPerCall: number,
-  ) {}
-
-  parts(): number {
-    return 1;
-  }
-
-  /** A `then` on the shard call's promise, not an async frame: every item write passes here. */
-  apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>> {
-    let problem: AtProblem;
-    let reservation: Reservation;
-    try {
-      problem = this.check(command, attempt);
-      reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    let applied: Promise<R>;
-    try {
-      applied = this.onShard(command, attempt, reservation);
-    } catch (error) {
-      applied = Promise.reject(error);
-    }
-    return applied.then(
-      (result) => {
-        reservation.settle(this.created(result));
-        return this.answer(command, result);
-      },
-      (error: unknown) => {
-        throw atRefusal(error, problem) ?? growthError(error, reservation, attempt.board);
-      },
-    );
-  }
-
-  /** 400 for what the board cannot take; a past `at` of a keyed write is left to the script, which replays first. */
-  protected abstract check(command: C, attempt: GuardedAttempt): AtProblem;
-  /** The growth to reserve from the client's allowance. */
-  protected abstract growth(command: C, board: PreparedBoard): Growth;
-  protected abstract onShard(command: C, attempt: GuardedAttempt, reservation: Reservation): Promise<R>;
-  /** What the write created: the reservation keeps that and gives the rest back. */
-  protected abstract created(result: R): Growth;
-  protected abstract answer(command: C, result: R): WriteAnswer<T>;
-}
-
-/** What an increment without an actor or segments may create: one item (reserveGrowth only reads it). */
-const PLAIN_INCREMENT_GROWTH: Readonly<Growth> = Object.freeze({ items: 1, actorEntries: 0, segmentEntries: 0 });
-
-class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritten> {
-  protected check(command: IncrementCommand, attempt: GuardedAttempt): AtProblem {
-    const { board, nowMs, idem } = attempt;
-    checkAmount('amount', command.amount);
-    const problem = checkAt('at', command.atSec, nowMs, board, idem !== undefined);
-    checkCreatedAt('createdAt', command.createdAtSec, nowMs);
-    checkSegments('segments', command.segments, board);
-    checkActor('actor', command.actor, board);
-    checkGroup('group', command.group, board.config);
-    checkEntryCost(command, board, this.costPerCall);
-    return problem;
-  }
-
-  protected growth(command: IncrementCommand, board: PreparedBoard): Growth {
-    // Most increments name no actor and no segment: entryGrowthOf's answer for them, made once.
-    if (!command.actor && !command.segments?.length) return PLAIN_INCREMENT_GROWTH;
-    return { items: 1, ...entryGrowthOf([command], board.config) };
-  }
-
-  protected onShard(command: IncrementCommand, attempt: GuardedAttempt, reservation: Reservation) {
-    const allowances = {
-      newItems: reservation.allowance('items'),
-      newActorEntries: reservation.allowance('actorEntries'),
-      newSegmentEntries: reservation.allowance('segmentEntries'),
-    };
-    return this.store.increment(command, { ...attempt, allowances });
-  }
-
-  protected created(result: WriteOutcome): Growth {
-    return {
-      items: result.createdItems,
-      actorEntries: result.createdActorEntries,
-      segmentEntries: result.createdSegmentEntries,
-    };
-  }
-
-  protected answer(command: IncrementCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {
-    const body = { board: command.board, item: command.item, windows: byWindow(result), draining: result.draining };
-    return { replayed: result.replayed, body };
-  }
-}
-
-/** A score on a max / min / last board: checked, charged and answered like an increment. */
-class ScoreWrite extends ItemWrite<ScoreCommand, WriteOutcome, ItemWritten> {
-  protected check(command: ScoreCommand, attempt: GuardedAttempt): AtProblem {
-    return checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
-  }
-
-  protected growth(): Growth {
-    return { items: 1 };
-  }
-
-  protected onShard(command: ScoreCommand, attempt: GuardedAttempt, reservation: Reservation) {
-    const { item, score, atSec } = command;
-    const record = { item, score, newItems: reservation.allowance('items'), atMs: eventTimeMs(atSec, attempt.nowMs) };
-    return this.store.score({ ...record, tiebreak: command.tiebreak }, attempt);
-  }
-
-  protected created(result: WriteOutcome): Growth {
-    return { items: result.createdItems };
-  }
-
-  protected answer(command: ScoreCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {
-    const body = { board: command.board, item: command.item, windows: byWindow(result), draining: result.draining };
-    return { replayed: result.replayed, body };
-  }
-}
-
-type LikeOutcome = Awaited<ReturnType<WritesStore['like']>>;
-/** A like, or its withdrawal (an unlike creates nothing, so it reserves nothing and is never refused growth). */
-class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, LikeWritten> {
-  protected check(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt): AtProblem {
-    if (command.kind === 'unlike') return undefined;
-    checkLikeable(attempt.board);
-    const problem = checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
-    checkSegments('segments', command.segments, attempt.board);
-    // On a board with actors the user is the like's actor.
-    const actor = attempt.board.config.actors === true ? command.userId : undefined;
-    checkEntryCost({ segments: command.segments, actor }, attempt.board, this.costPerCall);
-    return problem;
-  }
-
-  protected growth(command: LikeCommand | UnlikeCommand): Growth {
-    return command.kind === 'unlike' ? {} : { items: 1, likeUsers: 1 };
-  }
-
-  protected onShard(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt, reservation: Reservation) {
-    const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
-    return this.store.like(command, { ...attempt, growth });
-  }
-
-  protected created(result: LikeOutcome): Growth {
-    return { items: result.createdItems, likeUsers: result.createdLikes };
-  }
-
-  protected answer(command: LikeCommand | UnlikeCommand, result: LikeOutcome): WriteAnswer<LikeWritten> {
-    const { board, item, userId } = command;
-    const written = { board, item, userId, counted: result.counted, windows: byWindow(result) };
-    return { replayed: result.replayed, body: { ...written, draining: result.draining } };
   }
 }

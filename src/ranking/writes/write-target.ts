@@ -35,8 +35,13 @@ export class WriteTargets {
   /** Undefined when the cached board takes the write, else the check against the stored config. */
   check(command: WriteCommand): Promise<void> | undefined {
     const cached = this.cache.cached(command.board);
-    if (cached && refusal(cached, command.board, boardWrite(command)) === undefined) return undefined;
+    if (cached && this.takes(cached, command)) return undefined;
     return this.checkStored(command);
+  }
+
+  /** Whether `board` (the cached config of the board the command names) takes the write. */
+  takes(board: PreparedBoard, command: WriteCommand): boolean {
+    return refusal(board, command.board, boardWrite(command)) === undefined;
   }
 
   private async checkStored(command: WriteCommand): Promise<void> {

@@ -35,6 +35,9 @@ export interface ShardedBatch extends WriteAttempt {
   newSegmentEntries: Map<number, number>;
 }
 
+/** An outcome at once when nothing more is asked of Redis, else its promise. */
+type Outcome = WriteOutcome | Promise<WriteOutcome>;
+
 /** An item increment waiting to share a script call with others to the same shard. */
 interface PendingIncrement {
   board: PreparedBoard;
@@ -90,35 +93,42 @@ export class WritesStore {
     command: IncrementCommand,
     attempt: WriteAttempt & { allowances: IncrementAllowances },
   ): Promise<WriteOutcome> {
-    const { board, nowMs } = attempt;
-    if (!command.segments?.length) return this.applyIncrement(command, attempt);
-    return this.segmentClaims.claim(board, command.segments, nowMs).then(() => this.applyIncrement(command, attempt));
+    const apply = () =>
+      this.sendIncrement(command, attempt, attempt.allowances).then(
+        (reply) => this.outcomeOf(attempt, reply, command),
+        (error: unknown) => {
+          throw refusalOf(error);
+        },
+      );
+    if (!command.segments?.length) return apply();
+    return this.segmentClaims.claim(attempt.board, command.segments, attempt.nowMs).then(apply);
   }
 
-  private applyIncrement(
+  /** An increment naming no segment sent on its item's shard: the reply, or Redis's error (refusalOf words it). */
+  sendIncrement(
     command: IncrementCommand,
-    attempt: WriteAttempt & { allowances: IncrementAllowances },
-  ): Promise<WriteOutcome> {
+    attempt: WriteAttempt,
+    allowances: IncrementAllowances,
+  ): Promise<IncrementWritten> {
     const { board, nowMs, idem } = attempt;
     const shard = board.shardOf(command.item);
-    const increment = coalesced(command, attempt, this.idemCalls.of(idem));
-    const sent = this.increments
+    const increment = coalesced(command, nowMs, allowances, this.idemCalls.of(idem));
+    return this.increments
       ? this.increments.submit(
           this.coalescingKeys.of(board, shard, nowMs),
           { board, shard, nowMs, increment },
           entryCost(command, board.config),
         )
       : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment });
-    return sent.then(
-      (reply) => {
-        const dueMs = reply.created.due_ms;
-        if (dueMs <= 0) return this.incremented(board, shard, nowMs, reply, command);
-        return this.indexDue(board, dueMs).then(() => this.incremented(board, shard, nowMs, reply, command));
-      },
-      (error: unknown) => {
-        throw refusalOf(error);
-      },
-    );
+  }
+
+  /** An increment's outcome from its reply: at once on an unsharded board whose due time stays. */
+  outcomeOf(attempt: WriteAttempt, reply: IncrementWritten, command: IncrementCommand): Outcome {
+    const { board, nowMs } = attempt;
+    const shard = board.shardOf(command.item);
+    const dueMs = reply.created.due_ms;
+    if (dueMs <= 0) return this.incremented(board, shard, nowMs, reply, command);
+    return this.indexDue(board, dueMs).then(() => this.incremented(board, shard, nowMs, reply, command));
   }
 
   /** An applied increment's outcome: an unsharded board's ranks are at hand, built into it at once. */
@@ -128,7 +138,7 @@ export class WritesStore {
     nowMs: number,
     reply: IncrementWritten,
     command: IncrementCommand,
-  ): WriteOutcome | Promise<WriteOutcome> {
+  ): Outcome {
     const createdActorEntries = reply.created.actor_entries;
     const createdSegmentEntries = reply.created.segment_entries;
     if (!board.sharded || reply.context !== board.windowNames) {
@@ -339,13 +349,15 @@ export class WritesStore {
 /** An increment command as one request of an increment.lua call: event and creation times in unix ms. */
 function coalesced(
   command: IncrementCommand,
-  attempt: { nowMs: number; allowances: IncrementAllowances },
+  nowMs: number,
+  allowances: IncrementAllowances,
   idem: IdemCall | undefined,
 ): CoalescedIncrement {
   const { item, amount, atSec, createdAtSec, segments, actor, group } = command;
-  const { nowMs, allowances } = attempt;
+  const { newItems, newActorEntries, newSegmentEntries } = allowances;
   const createdMs = createdAtSec === undefined ? undefined : eventTimeMs(createdAtSec, nowMs);
-  return { item, amount, idem, ...allowances, atMs: eventTimeMs(atSec, nowMs), createdMs, segments, actor, group };
+  const atMs = eventTimeMs(atSec, nowMs);
+  return { item, amount, idem, newItems, newActorEntries, newSegmentEntries, atMs, createdMs, segments, actor, group };
 }
 
 /** What a write's reply says of the write itself, whichever shards rank it. */

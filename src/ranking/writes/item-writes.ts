@@ -1,0 +1,259 @@
+import type { WriteAnswer } from '../../common/retry-safe';
+import type { GrowthKind } from '../../common/growth-kinds';
+import { Reservation, reserveGrowth } from '../../governance/growth-quotas';
+import type { PreparedBoard } from '../core/board';
+import type { WriteOutcome } from '../core/ranking.types';
+import { eventTimeMs } from '../core/window-math';
+import { checkActor } from '../core/actor-rules';
+import { refusalOf } from '../core/ranking.errors';
+import { checkGroup } from '../options/groups/groups.option';
+import type {
+  GuardedAttempt,
+  IncrementCommand,
+  ItemWritten,
+  LikeCommand,
+  LikeWritten,
+  ScoreCommand,
+  UnlikeCommand,
+  WriteKind,
+} from './write-commands';
+import {
+  atRefusal,
+  byWindow,
+  checkAmount,
+  checkAt,
+  checkLikeable,
+  checkCreatedAt,
+  checkEntryCost,
+  checkSegments,
+  entryGrowthOf,
+  growthError,
+} from './write-rules';
+import type { IncrementAllowances } from './writes.functions';
+import type { IncrementWritten } from './write-records';
+import { WritesStore } from './writes.store';
+
+type Growth = Partial<Record<GrowthKind, number>>;
+/** What the event-time check found wrong but left to the script (a past `at` of a keyed write). */
+type AtProblem = { message: string } | undefined;
+
+/**
+ * A write of one item on its shard (increment, like, unlike): the same five steps for each, the kind
+ * filling them in. A script's refusal of the event time or of growth becomes the client's error here.
+ */
+export abstract class ItemWrite<
+  C extends IncrementCommand | ScoreCommand | LikeCommand | UnlikeCommand,
+  R,
+  T,
+> implements WriteKind<C, T> {
+  constructor(
+    protected readonly store: WritesStore,
+    /** WRITE_COST_PER_CALL: an item write is one call, so one past it is refused (checkEntryCost). */
+    protected readonly costPerCall: number,
+  ) {}
+
+  parts(): number {
+    return 1;
+  }
+
+  /** A `then` on the shard call's promise, not an async frame: every item write passes here. */
+  apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>> {
+    let problem: AtProblem;
+    let reservation: Reservation;
+    try {
+      problem = this.check(command, attempt);
+      reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    let applied: Promise<R>;
+    try {
+      applied = this.onShard(command, attempt, reservation);
+    } catch (error) {
+      applied = Promise.reject(error);
+    }
+    return applied.then(
+      (result) => {
+        reservation.settle(this.created(result));
+        return this.answer(command, result);
+      },
+      (error: unknown) => {
+        throw atRefusal(error, problem) ?? growthError(error, reservation, attempt.board);
+      },
+    );
+  }
+
+  /** 400 for what the board cannot take; a past `at` of a keyed write is left to the script, which replays first. */
+  protected abstract check(command: C, attempt: GuardedAttempt): AtProblem;
+  /** The growth to reserve from the client's allowance. */
+  protected abstract growth(command: C, board: PreparedBoard): Growth;
+  protected abstract onShard(command: C, attempt: GuardedAttempt, reservation: Reservation): Promise<R>;
+  /** What the write created: the reservation keeps that and gives the rest back. */
+  protected abstract created(result: R): Growth;
+  protected abstract answer(command: C, result: R): WriteAnswer<T>;
+}
+
+/** The growth an increment's reservation allows its script call. */
+function allowancesOf(reservation: Reservation): IncrementAllowances {
+  return {
+    newItems: reservation.allowance('items'),
+    newActorEntries: reservation.allowance('actorEntries'),
+    newSegmentEntries: reservation.allowance('segmentEntries'),
+  };
+}
+
+/** What an increment without an actor or segments may create: one item (reserveGrowth only reads it). */
+const PLAIN_INCREMENT_GROWTH: Readonly<Growth> = Object.freeze({ items: 1, actorEntries: 0, segmentEntries: 0 });
+
+export class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, ItemWritten> {
+  protected check(command: IncrementCommand, attempt: GuardedAttempt): AtProblem {
+    const { board, nowMs, idem } = attempt;
+    checkAmount('amount', command.amount);
+    const problem = checkAt('at', command.atSec, nowMs, board, idem !== undefined);
+    checkCreatedAt('createdAt', command.createdAtSec, nowMs);
+    checkSegments('segments', command.segments, board);
+    checkActor('actor', command.actor, board);
+    checkGroup('group', command.group, board.config);
+    checkEntryCost(command, board, this.costPerCall);
+    return problem;
+  }
+
+  protected growth(command: IncrementCommand, board: PreparedBoard): Growth {
+    // Most increments name no actor and no segment: entryGrowthOf's answer for them, made once.
+    if (!command.actor && !command.segments?.length) return PLAIN_INCREMENT_GROWTH;
+    return { items: 1, ...entryGrowthOf([command], board.config) };
+  }
+
+  /**
+   * apply's steps for an increment naming no segment, the store's reply made the answer in one
+   * callback (apply takes three promises: the store's, its own and its caller's catch); any failure
+   * goes to `failed`, worded as apply's caller would get it. PlainIncrements says which go here.
+   */
+  applyPlain(
+    command: IncrementCommand,
+    attempt: GuardedAttempt,
+    failed: (error: unknown) => Promise<WriteAnswer<ItemWritten>>,
+  ): Promise<WriteAnswer<ItemWritten>> {
+    let problem: AtProblem;
+    let reservation: Reservation;
+    let sent: Promise<IncrementWritten>;
+    try {
+      problem = this.check(command, attempt);
+      reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
+    } catch (error) {
+      return failed(error);
+    }
+    const refused = (error: unknown) =>
+      failed(atRefusal(error, problem) ?? growthError(error, reservation, attempt.board));
+    try {
+      sent = this.store.sendIncrement(command, attempt, allowancesOf(reservation));
+    } catch (error) {
+      return refused(error);
+    }
+    const answered = (outcome: WriteOutcome) => this.settled(command, reservation, outcome, failed);
+    return sent.then(
+      (reply) => {
+        let outcome: WriteOutcome | Promise<WriteOutcome>;
+        try {
+          outcome = this.store.outcomeOf(attempt, reply, command);
+        } catch (error) {
+          return refused(error);
+        }
+        return outcome instanceof Promise ? outcome.then(answered, refused) : answered(outcome);
+      },
+      (error: unknown) => refused(refusalOf(error)),
+    );
+  }
+
+  /** The reservation settled and the answer built, as apply's callback does; a throw goes to `failed`. */
+  private settled(
+    command: IncrementCommand,
+    reservation: Reservation,
+    outcome: WriteOutcome,
+    failed: (error: unknown) => Promise<WriteAnswer<ItemWritten>>,
+  ): WriteAnswer<ItemWritten> | Promise<WriteAnswer<ItemWritten>> {
+    try {
+      reservation.settle(this.created(outcome));
+      return this.answer(command, outcome);
+    } catch (error) {
+      return failed(error);
+    }
+  }
+
+  protected onShard(command: IncrementCommand, attempt: GuardedAttempt, reservation: Reservation) {
+    return this.store.increment(command, { ...attempt, allowances: allowancesOf(reservation) });
+  }
+
+  protected created(result: WriteOutcome): Growth {
+    return {
+      items: result.createdItems,
+      actorEntries: result.createdActorEntries,
+      segmentEntries: result.createdSegmentEntries,
+    };
+  }
+
+  protected answer(command: IncrementCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {
+    const body = { board: command.board, item: command.item, windows: byWindow(result), draining: result.draining };
+    return { replayed: result.replayed, body };
+  }
+}
+
+/** A score on a max / min / last board: checked, charged and answered like an increment. */
+export class ScoreWrite extends ItemWrite<ScoreCommand, WriteOutcome, ItemWritten> {
+  protected check(command: ScoreCommand, attempt: GuardedAttempt): AtProblem {
+    return checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
+  }
+
+  protected growth(): Growth {
+    return { items: 1 };
+  }
+
+  protected onShard(command: ScoreCommand, attempt: GuardedAttempt, reservation: Reservation) {
+    const { item, score, atSec } = command;
+    const record = { item, score, newItems: reservation.allowance('items'), atMs: eventTimeMs(atSec, attempt.nowMs) };
+    return this.store.score({ ...record, tiebreak: command.tiebreak }, attempt);
+  }
+
+  protected created(result: WriteOutcome): Growth {
+    return { items: result.createdItems };
+  }
+
+  protected answer(command: ScoreCommand, result: WriteOutcome): WriteAnswer<ItemWritten> {
+    const body = { board: command.board, item: command.item, windows: byWindow(result), draining: result.draining };
+    return { replayed: result.replayed, body };
+  }
+}
+
+type LikeOutcome = Awaited<ReturnType<WritesStore['like']>>;
+/** A like, or its withdrawal (an unlike creates nothing, so it reserves nothing and is never refused growth). */
+export class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, LikeWritten> {
+  protected check(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt): AtProblem {
+    if (command.kind === 'unlike') return undefined;
+    checkLikeable(attempt.board);
+    const problem = checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
+    checkSegments('segments', command.segments, attempt.board);
+    // On a board with actors the user is the like's actor.
+    const actor = attempt.board.config.actors === true ? command.userId : undefined;
+    checkEntryCost({ segments: command.segments, actor }, attempt.board, this.costPerCall);
+    return problem;
+  }
+
+  protected growth(command: LikeCommand | UnlikeCommand): Growth {
+    return command.kind === 'unlike' ? {} : { items: 1, likeUsers: 1 };
+  }
+
+  protected onShard(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt, reservation: Reservation) {
+    const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
+    return this.store.like(command, { ...attempt, growth });
+  }
+
+  protected created(result: LikeOutcome): Growth {
+    return { items: result.createdItems, likeUsers: result.createdLikes };
+  }
+
+  protected answer(command: LikeCommand | UnlikeCommand, result: LikeOutcome): WriteAnswer<LikeWritten> {
+    const { board, item, userId } = command;
+    const written = { board, item, userId, counted: result.counted, windows: byWindow(result) };
+    return { replayed: result.replayed, body: { ...written, draining: result.draining } };
+  }
+}
