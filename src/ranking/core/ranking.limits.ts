@@ -61,6 +61,16 @@ export const ALL_TIME_SEC = 50_000_000_000;
 export const LOOKUP_COUNTS_PER_CALL = 500;
 
 /**
+ * Commands one score_spread_shards call runs at most: SPREAD_SHARD_COMMANDS per shard it reads plus one
+ * ZCOUNT per bound and shard. A sharded distribution's rounds go in calls per Redis node of at most
+ * this many, in parallel: each command about 13 K instructions on a 64-shard board (a count round of
+ * 99 bounds 2 shards a call, about 2.7 M), where one call per shard paid about 0.4 M before its counts.
+ */
+export const SPREAD_COMMANDS_PER_CALL = 300;
+/** Commands score_spread_shards runs on each shard besides its counts (config, due slots, listed, range). */
+export const SPREAD_SHARD_COMMANDS = 6;
+
+/**
  * Item x metric counts one metric_counts call reads (one ZMSCORE entry each, the count then in its
  * reply): a page's counts on a board of many metrics go in several calls of at most this many, each
  * about a millisecond of Redis (a page of 1 000 by 8 metrics in one call held Redis ~15 ms).
