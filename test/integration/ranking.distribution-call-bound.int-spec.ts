@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
 import { startRankingService } from '../../harness/ranking';
 import { startTestRedis, TestRedis } from '../../harness/redis';
-import { SPREAD_COMMANDS_PER_CALL, SPREAD_SHARD_COMMANDS } from '../../src/ranking/core/ranking.limits';
+import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../../src/ranking/core/ranking.limits';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { StandingService } from '../../src/ranking/standing/standing.service';
 import type { RedisService } from '../../src/redis/redis.service';
@@ -11,8 +11,9 @@ import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../suppor
 /**
  * The calls of a sharded distribution (issue #45): one per Redis node and round rather than one per
  * shard, each running a bounded number of commands (the bucket edges in one round, each search
- * round's probes in another, so a call counts SPREAD_SHARD_COMMANDS and one round's bounds per shard
- * it reads, at most SPREAD_COMMANDS_PER_CALL in all). Counted without a clock, from the commands each
+ * round's probes in another, so a call weighs SPREAD_SHARD_WEIGHT and one round's bounds per shard it
+ * reads, at most SPREAD_COUNTS_PER_CALL in all; a shard of few items is counted from its scores read at
+ * once, so fewer commands). Counted without a clock, from the commands each
  * FCALL's script ran (SLOWLOG at 0 µs).
  */
 const T0 = 1_699_999_980_000;
@@ -65,15 +66,18 @@ describe('the calls of a sharded distribution (single)', () => {
 
   it('reads the shards one node serves in calls of a bounded number of commands', async () => {
     const calls = await distributionCalls('spread4', 4);
-    // Four shards: a call reads them all in the first round, half of them a count round of 99 bounds.
-    expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COMMANDS_PER_CALL);
-    expect(Math.max(...calls)).toBeGreaterThanOrEqual(2 * (BUCKETS - 1 + SPREAD_SHARD_COMMANDS));
+    // Four shards of 500 items, counted by ZCOUNT: a call reads them all in the first round, and the
+    // edges' round of 99 bounds in calls of as many shards as the weight bound takes (two).
+    const perCall = Math.floor(SPREAD_COUNTS_PER_CALL / (SPREAD_SHARD_WEIGHT + BUCKETS - 1));
+    expect(perCall).toBe(2);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
+    expect(Math.max(...calls)).toBeGreaterThanOrEqual(perCall * (BUCKETS - 1));
   });
 
   it('sends a 64-shard distribution in fewer calls than shards, none past the bound', async () => {
     const calls = await distributionCalls('spread64', 64);
     // One call per shard and round was at least 3 x 64 (the range, the edges, a round of probes).
     expect(calls.length).toBeLessThan(64);
-    expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COMMANDS_PER_CALL);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
   });
 });

@@ -61,14 +61,15 @@ export const ALL_TIME_SEC = 50_000_000_000;
 export const LOOKUP_COUNTS_PER_CALL = 500;
 
 /**
- * Commands one score_spread_shards call runs at most: SPREAD_SHARD_COMMANDS per shard it reads plus one
- * ZCOUNT per bound and shard. A sharded distribution's rounds go in calls per Redis node of at most
- * this many, in parallel: each command about 13 K instructions on a 64-shard board (a count round of
- * 99 bounds 2 shards a call, about 2.7 M), where one call per shard paid about 0.4 M before its counts.
+ * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus one per
+ * bound and shard. A sharded distribution's rounds go in calls per Redis node of at most this many, in
+ * parallel: a ZCOUNT costs about 13 K instructions on a 64-shard board (less on a shard of few items,
+ * whose scores are searched in Lua), so a call stays under about 4.5 M, where one call per shard paid
+ * about 0.4 M before its counts (bench/fanout-call-instructions.ts).
  */
-export const SPREAD_COMMANDS_PER_CALL = 300;
-/** Commands score_spread_shards runs on each shard besides its counts (config, due slots, listed, range). */
-export const SPREAD_SHARD_COMMANDS = 6;
+export const SPREAD_COUNTS_PER_CALL = 300;
+/** What a shard's own reads weigh in a score_spread_shards call, in counts (config, due slots, listed, range: about 0.16 M). */
+export const SPREAD_SHARD_WEIGHT = 12;
 
 /**
  * Item x metric counts one metric_counts call reads (one ZMSCORE entry each, the count then in its

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { guard } from '../core/ranking.errors';
-import { SPREAD_COMMANDS_PER_CALL, SPREAD_SHARD_COMMANDS } from '../core/ranking.limits';
+import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../core/ranking.limits';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { SpreadReply, StandingFunctions, TailTopAt, TailTopReply } from './standing.functions';
@@ -54,7 +54,7 @@ export class StandingStore extends sliceStore(StandingFunctions) {
   /**
    * The parts of the distribution for the same bounds and positions, in one round: on one shard its
    * part; sharded, the summed parts of the shards each node serves (score_spread_shards, at most
-   * SPREAD_COMMANDS_PER_CALL commands a call, the calls in parallel; a sharded read asks no positions),
+   * SPREAD_COUNTS_PER_CALL weighted counts a call, the calls in parallel; a sharded read asks no positions),
    * then shard by shard where such a call could not (expired data to drain first, or a node that no
    * longer serves a shard).
    */
@@ -62,7 +62,7 @@ export class StandingStore extends sliceStore(StandingFunctions) {
     const { shards } = read.board;
     if (!read.board.sharded) return [await this.shardSpread(read, shards[0], bounds, positions)];
     this.admit();
-    const perCall = Math.max(1, Math.floor(SPREAD_COMMANDS_PER_CALL / (SPREAD_SHARD_COMMANDS + bounds.length)));
+    const perCall = Math.max(1, Math.floor(SPREAD_COUNTS_PER_CALL / (SPREAD_SHARD_WEIGHT + bounds.length)));
     const groups = this.redis
       .groupByNode(shards.map((shard) => shard.keys.cfg()))
       .flatMap((node) =>
