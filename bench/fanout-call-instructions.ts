@@ -111,6 +111,7 @@ async function bench(): Promise<void> {
       const rows: Array<[string, () => Promise<unknown>]> = [
         ['around radius 100 on the view', () => graph.ranking.around(BOARD, 'fading', lowest, 100)],
         ['distribution of 100 buckets', () => graph.standing.distribution({ name: BOARD, window: 'm', buckets: 100 })],
+        ['history of an item', () => graph.ranking.itemHistory(BOARD, 'm', lowest, undefined, undefined)],
         [
           'lookup of 31 ids, data',
           () => graph.lookup.lookup({ name: BOARD, window: 'm', items, relative: false, withData: true }),

@@ -12,8 +12,7 @@ import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../suppor
  * The calls of a sharded distribution (issue #45): one per Redis node and round rather than one per
  * shard, each running a bounded number of commands (the bucket edges in one round, each search
  * round's probes in another, so a call weighs SPREAD_SHARD_WEIGHT and one round's bounds per shard it
- * reads, at most SPREAD_COUNTS_PER_CALL in all; a shard of few items is counted from its scores read at
- * once, so fewer commands). Counted without a clock, from the commands each
+ * reads, at most SPREAD_COUNTS_PER_CALL in all). Counted without a clock, from the commands each
  * FCALL's script ran (SLOWLOG at 0 µs).
  */
 const T0 = 1_699_999_980_000;
@@ -66,7 +65,7 @@ describe('the calls of a sharded distribution (single)', () => {
 
   it('reads the shards one node serves in calls of a bounded number of commands', async () => {
     const calls = await distributionCalls('spread4', 4);
-    // Four shards of 500 items, counted by ZCOUNT: a call reads them all in the first round, and the
+    // Four shards of 500 items: a call reads them all in the first round, and the
     // edges' round of 99 bounds in calls of as many shards as the weight bound takes (two).
     const perCall = Math.floor(SPREAD_COUNTS_PER_CALL / (SPREAD_SHARD_WEIGHT + BUCKETS - 1));
     expect(perCall).toBe(2);

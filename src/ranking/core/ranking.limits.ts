@@ -63,9 +63,9 @@ export const LOOKUP_COUNTS_PER_CALL = 500;
 /**
  * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus one per
  * bound and shard. A sharded distribution's rounds go in calls per Redis node of at most this many, in
- * parallel: a ZCOUNT costs about 13 K instructions on a 64-shard board (less on a shard of few items,
- * whose scores are searched in Lua), so a call stays under about 4.5 M, where one call per shard paid
- * about 0.4 M before its counts (bench/fanout-call-instructions.ts).
+ * parallel: a ZCOUNT from Lua costs about 13 K instructions (its scores read at once and searched in Lua
+ * cost more: the allocations' garbage collection), so a call stays under about 4.5 M, where one call
+ * per shard paid about 0.4 M before its counts (bench/fanout-call-instructions.ts).
  */
 export const SPREAD_COUNTS_PER_CALL = 300;
 /** What a shard's own reads weigh in a score_spread_shards call, in counts (config, due slots, listed, range: about 0.16 M). */

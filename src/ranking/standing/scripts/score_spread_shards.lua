@@ -4,9 +4,8 @@
 -- many listed items score up to each bound. Read-only and across hash tags like count_above_shards
 -- (allow-cross-slot-keys: keys of any slot this node serves; a key it does not serve fails the call and
 -- the caller reads shard by shard). A shard with expired slots not yet drained is not read but named,
--- for the caller to read with score_spread, which drains it first. Each count is O(log n) (a ZCOUNT, or
--- on a shard of few items a search of its scores read at once): the caller bounds the shards x bounds
--- one call counts.
+-- for the caller to read with score_spread, which drains it first. Each count is O(log n) (ZCOUNT): the
+-- caller bounds the shards x bounds one call counts.
 -- Keys: route (the config hash of the first shard in `shards`: routes the call to the node serving it)
 -- Args (reader.read_call, CALLS.score_spread_shards): the header with the one window (no budget), then
 --   window_key  the window's key name
@@ -17,44 +16,15 @@
 --   score over them, "" when none lists one); counts { listed items up to each bound, summed }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 
--- Up to this many held items a shard's counts come from its scores read at once (one ZRANGE) and
--- searched in Lua: a ZCOUNT from Lua costs about 13 K instructions, a score read and compared far less.
-local SCAN_ITEMS = 256
-
--- The items of the ascending `scores` (numbers) up to `bound` as ZCOUNT takes it ("(12": below 12).
-local function count_up_to(scores, bound)
-  local below = string.sub(bound, 1, 1) == '('
-  local value = tonumber(below and string.sub(bound, 2) or bound)
-  local lo, hi = 1, #scores + 1
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if scores[mid] < value or (not below and scores[mid] == value) then lo = mid + 1 else hi = mid end
-  end
-  return lo - 1
-end
-
--- Adds each bound's count of items above `low` (ZCOUNT's) on `top_key` to spread.counts.
-local function add_counts(spread, top_key, low, bounds, held)
-  if held > SCAN_ITEMS or #bounds < 2 then
-    for b, bound in ipairs(bounds) do
-      spread.counts[b] = spread.counts[b] + redis.call('ZCOUNT', top_key, low, bound)
-    end
-    return
-  end
-  local flat = redis.call('ZRANGE', top_key, low, '+inf', 'BYSCORE', 'WITHSCORES')
-  local scores = {}
-  for i = 2, #flat, 2 do scores[#scores + 1] = tonumber(flat[i]) end
-  for b, bound in ipairs(bounds) do spread.counts[b] = spread.counts[b] + count_up_to(scores, bound) end
-end
-
 -- Adds one shard's part (score_spread's, its positions aside) to `spread`.
 local function add_shard(spread, top_key, bounds)
   local listed = order.listed_count(top_key)
   -- Items held but not listed (0 or less on a sum board) sit below the listed ones: a count starts above them.
-  local held = redis.call('ZCARD', top_key)
-  local unlisted = held - listed
+  local unlisted = redis.call('ZCARD', top_key) - listed
   local low = unlisted > 0 and '(0' or '-inf'
-  add_counts(spread, top_key, low, bounds, held)
+  for b, bound in ipairs(bounds) do
+    spread.counts[b] = spread.counts[b] + redis.call('ZCOUNT', top_key, low, bound)
+  end
   spread.listed = spread.listed + listed
   if listed == 0 then return end
   local lowest = redis.call('ZRANGE', top_key, unlisted, unlisted, 'WITHSCORES')[2]
