@@ -64,8 +64,10 @@ describe('the calls of an item history on a sharded board (single)', () => {
       expect(answers[k].points).toEqual(expected.points);
       expect(expected.points.filter((point) => point.rank !== null).length).toBeGreaterThan(0);
     }
-    // One per shard was SHARDS - 1 history_count calls per read.
+    // One per shard was SHARDS - 1 history_count calls per read; a node's call takes several shards.
     expect(calls.filter((name) => name.endsWith('_history_count'))).toEqual([]);
-    expect(calls.filter((name) => name.endsWith('_history_count_shards')).length).toBe(4);
+    const nodeCalls = calls.filter((name) => name.endsWith('_history_count_shards')).length;
+    expect(nodeCalls).toBeGreaterThanOrEqual(4);
+    expect(nodeCalls).toBeLessThanOrEqual((4 * (SHARDS - 1)) / 3);
   });
 });
