@@ -64,7 +64,7 @@ export const LOOKUP_COUNTS_PER_CALL = 500;
  * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus one per
  * bound and shard. A sharded distribution's rounds go in calls per Redis node of at most this many, in
  * parallel: a ZCOUNT from Lua costs about 13 K instructions (its scores read at once and searched in Lua
- * cost more: the allocations' garbage collection), so a call stays under about 4.5 M, where one call
+ * cost more: the allocations' garbage collection), so a call stays under about 5 M, where one call
  * per shard paid about 0.4 M before its counts (bench/fanout-call-instructions.ts).
  */
 export const SPREAD_COUNTS_PER_CALL = 300;
