@@ -7,7 +7,8 @@
  * instructions of the server's idle loop between two calls come with it). A board of 64 shards, 2 000
  * items, `ties: first`, a decay view and a window keeping snapshots (FANOUT_BENCH_ITEMS for another size;
  * FANOUT_BENCH_BATCH the entries a seeding write carries; FANOUT_BENCH_ONLY=<text> measures the requests whose
- * label holds it, FANOUT_BENCH_CALLS=1 prints every call).
+ * label holds it, FANOUT_BENCH_CALLS=1 prints every call, FANOUT_BENCH_COLD_MS=60000 measures each read's
+ * first run a minute after the last).
  */
 import { type RankingGraph } from '../harness/compose-ranking';
 import { type FakeClock } from '../harness/clock';
@@ -57,9 +58,15 @@ function serializeCalls(server: Callgrind, log: CallLog): void {
   };
 }
 
-/** Prints a row of `read`'s calls (its second run): how many, all instructions, the longest and its function. */
-async function measure(log: CallLog, label: string, read: () => Promise<unknown>): Promise<void> {
-  await read();
+/**
+ * Prints a row of `read`'s calls (its second run): how many, all instructions, the longest and its
+ * function. With FANOUT_BENCH_COLD_MS, its first run instead, that long after the last read (the first
+ * read after a boundary takes the snapshots due, a decay view's rebase moves, expired slots drain).
+ */
+async function measure(log: CallLog, label: string, read: () => Promise<unknown>, clock: FakeClock): Promise<void> {
+  const coldMs = Number(process.env.FANOUT_BENCH_COLD_MS ?? 0);
+  if (coldMs > 0) clock.advanceMs(coldMs);
+  else await read();
   log.calls = [];
   log.measuring = true;
   try {
@@ -111,12 +118,13 @@ async function bench(): Promise<void> {
       const rows: Array<[string, () => Promise<unknown>]> = [
         ['around radius 100 on the view', () => graph.ranking.around(BOARD, 'fading', lowest, 100)],
         ['distribution of 100 buckets', () => graph.standing.distribution({ name: BOARD, window: 'm', buckets: 100 })],
+        ['history of an item', () => graph.ranking.itemHistory(BOARD, 'm', lowest, undefined, undefined)],
         [
           'lookup of 31 ids, data',
           () => graph.lookup.lookup({ name: BOARD, window: 'm', items, relative: false, withData: true }),
         ],
       ];
-      for (const [label, read] of rows) if (label.includes(only)) await measure(log, label, read);
+      for (const [label, read] of rows) if (label.includes(only)) await measure(log, label, read, clock);
     },
     settings,
   );

@@ -2,24 +2,22 @@ import type { Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
 import { startRankingService } from '../../harness/ranking';
 import { startTestRedis, TestRedis } from '../../harness/redis';
-import { PROBES_PER_QUANTILE, QUANTILES } from '../../src/ranking/standing/spread-math';
+import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../../src/ranking/core/ranking.limits';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { StandingService } from '../../src/ranking/standing/standing.service';
 import type { RedisService } from '../../src/redis/redis.service';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
- * Each call of a sharded distribution counts a bounded number of scores (issue #45): the bucket edges
- * in one call, each search round's probes in another, never both, so no call of 100 buckets runs more
- * than its 99 counts and the few commands every read runs (the config check, the listed count, the
- * range). Counted without a clock, from the commands each FCALL's script ran (SLOWLOG at 0 µs).
+ * The calls of a sharded distribution (issue #45): one per Redis node and round rather than one per
+ * shard, each running a bounded number of commands (the bucket edges in one round, each search
+ * round's probes in another, so a call weighs SPREAD_SHARD_WEIGHT and one round's bounds per shard it
+ * reads, at most SPREAD_COUNTS_PER_CALL in all). Counted without a clock, from the commands each
+ * FCALL's script ran (SLOWLOG at 0 µs).
  */
 const T0 = 1_699_999_980_000;
-const SHARDS = 4;
 const ITEMS = 2000;
 const BUCKETS = 100;
-/** Commands a score_spread call runs besides its counts (version check, listed count, ZCARD, range). */
-const FIXED_COMMANDS = 8;
 
 describe('the calls of a sharded distribution (single)', () => {
   const clock = new FakeClock(T0);
@@ -38,33 +36,47 @@ describe('the calls of a sharded distribution (single)', () => {
     await redis.stop();
   });
 
-  /** The commands each score_spread FCALL's script ran, since the last reset. */
+  /** The commands each FCALL of the distribution's functions ran, since the last reset. */
   async function spreadCalls(): Promise<number[]> {
     return (await loggedCalls(node))
-      .filter(({ call }) => String(call[1]).endsWith('score_spread'))
+      .filter(({ call }) => /score_spread(_shards)?$/.test(String(call[1])))
       .map(({ commands }) => commands.length);
   }
 
-  it('counts the bucket edges and each round of probes in calls of their own', async () => {
+  /** A board of `shards` shards holding ITEMS items of distinct scores (1..ITEMS), and its distribution's calls. */
+  async function distributionCalls(name: string, shards: number): Promise<number[]> {
     const windows = [{ name: 'w', period: '1h', interval: '1m' }];
-    await service.ranking.putBoard({ name: 'spread', windows, shards: SHARDS });
+    await service.ranking.putBoard({ name, windows, shards });
     for (let first = 0; first < ITEMS; first += 100) {
       const entries = Array.from({ length: 100 }, (_, k) => ({ item: `i${first + k}`, amount: 1 + first + k }));
-      await service.ranking.incrementBatch('spread', entries);
+      await service.ranking.incrementBatch(name, entries);
     }
     await logEveryCommand(node);
-    const answer = await service.standing.distribution({ name: 'spread', window: 'w', buckets: BUCKETS });
+    const answer = await service.standing.distribution({ name, window: 'w', buckets: BUCKETS });
     const calls = await spreadCalls();
     await stopLoggingEveryCommand(node);
-
     expect(answer.count).toBe(ITEMS);
     expect(answer.quantiles.p50).toBe(ITEMS / 2);
-    expect(calls.length).toBeGreaterThan(2 * SHARDS);
-    expect(Math.max(...calls)).toBeLessThanOrEqual(BUCKETS - 1 + FIXED_COMMANDS);
-    // The edges' call is one of them: its 99 counts are not split either.
-    expect(Math.max(...calls)).toBeGreaterThanOrEqual(BUCKETS - 1);
-    // A round of probes: at most every quantile's probes in a call.
-    const probeCalls = calls.filter((commands) => commands < BUCKETS - 1);
-    expect(Math.max(...probeCalls)).toBeLessThanOrEqual(QUANTILES.length * PROBES_PER_QUANTILE + FIXED_COMMANDS);
+    expect(answer.buckets.map((bucket) => bucket.count)).toEqual(
+      Array.from({ length: BUCKETS }, () => ITEMS / BUCKETS),
+    );
+    return calls;
+  }
+
+  it('reads the shards one node serves in calls of a bounded number of commands', async () => {
+    const calls = await distributionCalls('spread4', 4);
+    // Four shards of 500 items: a call reads them all in the first round, and the
+    // edges' round of 99 bounds in calls of as many shards as the weight bound takes (two).
+    const perCall = Math.floor(SPREAD_COUNTS_PER_CALL / (SPREAD_SHARD_WEIGHT + BUCKETS - 1));
+    expect(perCall).toBe(2);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
+    expect(Math.max(...calls)).toBeGreaterThanOrEqual(perCall * (BUCKETS - 1));
+  });
+
+  it('sends a 64-shard distribution in fewer calls than shards, none past the bound', async () => {
+    const calls = await distributionCalls('spread64', 64);
+    // One call per shard and round was at least 3 x 64 (the range, the edges, a round of probes).
+    expect(calls.length).toBeLessThan(64);
+    expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
   });
 });

@@ -61,6 +61,17 @@ export const ALL_TIME_SEC = 50_000_000_000;
 export const LOOKUP_COUNTS_PER_CALL = 500;
 
 /**
+ * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus one per
+ * bound and shard. A sharded distribution's rounds go in calls per Redis node of at most this many, in
+ * parallel: a ZCOUNT from Lua costs about 13 K instructions (its scores read at once and searched in Lua
+ * cost more: the allocations' garbage collection), so a call stays under about 5 M, where one call
+ * per shard paid about 0.4 M before its counts (bench/fanout-call-instructions.ts).
+ */
+export const SPREAD_COUNTS_PER_CALL = 300;
+/** What a shard's own reads weigh in a score_spread_shards call, in counts (config, due slots, listed, range: about 0.16 M). */
+export const SPREAD_SHARD_WEIGHT = 12;
+
+/**
  * Item x metric counts one metric_counts call reads (one ZMSCORE entry each, the count then in its
  * reply): a page's counts on a board of many metrics go in several calls of at most this many, each
  * about a millisecond of Redis (a page of 1 000 by 8 metrics in one call held Redis ~15 ms).

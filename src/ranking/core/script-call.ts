@@ -8,7 +8,7 @@ import { Declared, named } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import { headerWindowsOf, PreparedBoard, ShardKeys } from './board';
 import type { ScoredItem } from './ranking.types';
-import type { WindowConfig } from './window-math';
+import { slotRule, type WindowConfig } from './window-math';
 
 const lua = join(__dirname, 'lua');
 
@@ -51,6 +51,20 @@ export interface WindowCall extends BoardCall {
 /** An idempotent write: its key (when the client sent one); the answer is built with the board's window names. */
 export interface WriteCall extends BoardCall {
   idem?: IdemCall;
+}
+
+/**
+ * The header of a read across the shards one node serves: the config version, now and the window's
+ * slot rule (its keys are named by `window_key`: a segment's are "<window>~<segment>"); keys[1] routes
+ * the call.
+ */
+export function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window: WindowConfig }): CallHeader {
+  return {
+    version: call.board.config.version,
+    nowMs: call.nowMs,
+    budget: 0,
+    windows: [{ ...slotRule(call.window, call.nowMs), createdAtMs: call.window.createdAtMs }],
+  };
 }
 
 /** The header of a call on one shard of a board: `budgetFields` is the store's EXPIRE_CHUNK. */

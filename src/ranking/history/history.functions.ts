@@ -1,6 +1,9 @@
 import { functionSet } from '../../redis/function-library';
+import { namedFunction } from '../../redis/named-function';
+import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { ScoredItem } from '../core/ranking.types';
-import { windowReadFunction, WindowCall } from '../core/script-call';
+import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
@@ -22,6 +25,24 @@ export interface SnapshotPoint {
   above: number;
   leftOut: number;
   mark: string;
+}
+
+/** A point of an item's history the other shards count rows ahead of: its boundary, score and mark. */
+export interface CountedPoint {
+  atSec: number;
+  score: number;
+  mark: string;
+}
+
+/** History counts on the shards of a board one Redis node serves (at least one). */
+export interface HistoryCountShardsCall {
+  board: PreparedBoard;
+  shards: ShardKeys[];
+  nowMs: number;
+  window: WindowConfig;
+  points: CountedPoint[];
+  /** The call's budget in snapshot rows (HISTORY_ROWS_PER_CALL): shards past it are left for another call. */
+  rows: number;
 }
 
 /** Rows above a score in one shard's snapshot, and how many of them the listing leaves out now. */
@@ -73,6 +94,10 @@ export interface ListingCount {
 }
 
 /** Snapshot reads: a window's snapshot at a time, an item through the snapshots, rows above scores in them. */
+/** Points as history_count takes them: [boundary, score, mark]. */
+const pointsArg = (points: CountedPoint[]) =>
+  JSON.stringify(points.map((point) => [point.atSec, point.score, point.mark]));
+
 export const HISTORY_FUNCTIONS = functionSet('tbRank', {
   historyRead: windowReadFunction({
     args: ['at_sec'],
@@ -142,8 +167,8 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
   historyCount: windowReadFunction({
     args: ['points'],
     reply: ['counts', 'left_out'],
-    values: (call: WindowCall & { points: Array<{ atSec: number; score: number; mark: string }> }) => ({
-      points: JSON.stringify(call.points.map((point) => [point.atSec, point.score, point.mark])),
+    values: (call: WindowCall & { points: CountedPoint[] }) => ({
+      points: pointsArg(call.points),
     }),
     /** rows above each point's score (pair: score and mark) in this shard's snapshot at or before its time */
     decode: (reply, call): SnapshotCount[] => {
@@ -151,6 +176,37 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
       counts.expectLength(call.points.length);
       leftOut.expectLength(call.points.length);
       return call.points.map((_, i) => ({ above: counts.int(i), leftOut: leftOut.int(i) }));
+    },
+  }),
+
+  historyCountShards: namedFunction({
+    flags: ['no-writes', 'allow-cross-slot-keys'],
+    numberOfKeys: 1,
+    args: ['window_key', 'shards', 'points', 'rows'],
+    reply: ['pending', 'rest', 'counts', 'left_out'],
+    build: (call: HistoryCountShardsCall) => ({
+      keys: [call.shards[0].keys.cfg()],
+      header: acrossShardsHeader(call),
+      args: {
+        window_key: call.shards[0].keys.windowKeyName(call.window.name),
+        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+        points: pointsArg(call.points),
+        rows: call.rows,
+      },
+    }),
+    /** the shards not counted (a boundary to cross first), those left for another call, the others' counts summed per point */
+    decode: (reply, call): { pending: ShardKeys[]; rest: ShardKeys[]; counts: SnapshotCount[] } => {
+      const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];
+      counts.expectLength(call.points.length);
+      leftOut.expectLength(call.points.length);
+      return {
+        pending: reply
+          .nested('pending')
+          .intsFrom(0)
+          .map((position) => call.shards[position - 1]),
+        rest: reply.int('rest') === 0 ? [] : call.shards.slice(reply.int('rest') - 1),
+        counts: call.points.map((_, i) => ({ above: counts.int(i), leftOut: leftOut.int(i) })),
+      };
     },
   }),
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS, PREVIOUS_RANKS_FRESH_MS } from '../core/ranking.limits';
@@ -214,22 +215,52 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
 
   /** Rows above each listed point's score (and those left out) on the shards other than the item's own, by boundary. */
   private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
-    const { board, window, nowMs } = read;
+    const { board } = read;
     const listed = points.filter((point) => point.above >= 0);
     // Each other shard's count is a call of the item's shard's size: one read of the caller's budget.
     if (listed.length > 0) read.admit?.(board.shards.length - 1);
-    const others = await Promise.all(
-      board.shards
-        .filter((shard) => shard !== home && listed.length > 0)
-        .map((shard) =>
-          guard(
-            this.functions.call(this.fns.historyCount, { ...this.on(board, shard, nowMs), window, points: listed }),
-          ),
+    const others = board.shards.filter((shard) => shard !== home && listed.length > 0);
+    const nodes = this.redis.groupByNode(others.map((shard) => shard.keys.cfg()));
+    const counted = await Promise.all(
+      nodes.map((node) =>
+        this.countOnNode(
+          read,
+          node.map((i) => others[i]),
+          listed,
         ),
+      ),
     );
-    const sum = (i: number, field: keyof SnapshotCount) =>
-      others.reduce((total, counts) => total + counts[i][field], 0);
+    const counts = counted.flat();
+    const sum = (i: number, field: keyof SnapshotCount) => counts.reduce((total, count) => total + count[i][field], 0);
     return new Map(listed.map((point, i) => [point.atSec, { above: sum(i, 'above'), leftOut: sum(i, 'leftOut') }]));
+  }
+
+  /**
+   * The rows ahead of each point on the shards one node serves: history_count_shards calls of at most
+   * HISTORY_ROWS_PER_CALL rows' work each, one after the other until every shard is counted, then shard
+   * by shard (history_count) where such a call could not (a boundary to cross first, or a node that no
+   * longer serves a shard). One list of counts per point list answered.
+   */
+  private async countOnNode(read: ItemHistoryRead, shards: ShardKeys[], points: SnapshotPoint[]) {
+    const { board, window, nowMs } = read;
+    const counts: SnapshotCount[][] = [];
+    const uncounted: ShardKeys[] = [];
+    let rest = shards;
+    try {
+      while (rest.length > 0) {
+        const call = { board, shards: rest, nowMs, window, points, rows: HISTORY_ROWS_PER_CALL };
+        const reply = await guard(this.functions.call(this.fns.historyCountShards, call));
+        counts.push(reply.counts);
+        uncounted.push(...reply.pending);
+        rest = reply.rest;
+      }
+    } catch (error) {
+      if (!isRedisWrongNodeError(error)) throw error;
+      uncounted.push(...rest);
+    }
+    const single = (shard: ShardKeys) =>
+      guard(this.functions.call(this.fns.historyCount, { ...this.on(board, shard, nowMs), window, points }));
+    return [...counts, ...(await Promise.all(uncounted.map(single)))];
   }
 
   /** Each shard's snapshot at or before `atSec` (undefined: its latest), and its oldest pending archive. */

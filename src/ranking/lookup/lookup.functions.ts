@@ -1,10 +1,9 @@
 import { functionSet } from '../../redis/function-library';
-import { CallHeader } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { type ItemData, itemDataOf } from '../options/item-data/item-data';
-import { windowReadFunction, WindowCall } from '../core/script-call';
-import { slotRule, WindowConfig } from '../core/window-math';
+import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
 const LOOKUP_REPLY = ['draining', 'scores', 'ranks', 'previous', 'data', 'above', 'marks'] as const;
@@ -66,20 +65,6 @@ export interface LookupCall extends WindowCall {
   items: string[];
   ahead: AheadOf;
   withData: boolean;
-}
-
-/**
- * The header of a read across the shards one node serves: the config version, now and the window's
- * slot rule (its keys are named by `window_key`: a segment's are "<window>~<segment>"); keys[1] routes
- * the call.
- */
-function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window: WindowConfig }): CallHeader {
-  return {
-    version: call.board.config.version,
-    nowMs: call.nowMs,
-    budget: 0,
-    windows: [{ ...slotRule(call.window, call.nowMs), createdAtMs: call.window.createdAtMs }],
-  };
 }
 
 export const LOOKUP_FUNCTIONS = functionSet('tbRank', {

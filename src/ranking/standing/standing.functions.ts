@@ -1,5 +1,8 @@
 import { functionSet } from '../../redis/function-library';
-import { windowReadFunction, WindowCall } from '../core/script-call';
+import { namedFunction } from '../../redis/named-function';
+import type { PreparedBoard, ShardKeys } from '../core/board';
+import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** One shard's best rows on a `tail` board, each with the most it may have lost, and the shard's hidden mass. */
@@ -31,6 +34,20 @@ export interface SpreadReply {
   counts: number[];
   /** The score at each position asked (null: past the shard's last). */
   scores: Array<number | null>;
+}
+
+/** A distribution's counts on the shards of a board one Redis node serves (at least one). */
+export interface SpreadShardsCall {
+  board: PreparedBoard;
+  shards: ShardKeys[];
+  nowMs: number;
+  window: WindowConfig;
+  bounds: readonly string[];
+}
+
+/** SpreadReply summed over the shards read; `pending` the shards not read (expired slots to drain first). */
+export interface SpreadShardsReply extends Omit<SpreadReply, 'draining' | 'scores'> {
+  pending: ShardKeys[];
 }
 
 /** A number as Redis wrote it ("" for none). */
@@ -71,6 +88,35 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
         max: scoreOf(reply.string('max')),
         counts: call.bounds.map((_, i) => counts.int(i)),
         scores: call.positions.map((_, i) => scoreOf(scores.string(i))),
+      };
+    },
+  }),
+
+  scoreSpreadShards: namedFunction({
+    flags: ['no-writes', 'allow-cross-slot-keys'],
+    numberOfKeys: 1,
+    args: ['window_key', 'shards', 'bounds'],
+    reply: ['pending', 'listed', 'min', 'max', 'counts'],
+    build: (call: SpreadShardsCall) => ({
+      keys: [call.shards[0].keys.cfg()],
+      header: acrossShardsHeader(call),
+      args: {
+        window_key: call.shards[0].keys.windowKeyName(call.window.name),
+        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+        bounds: call.bounds.join(' '),
+      },
+    }),
+    decode: (reply, call): SpreadShardsReply => {
+      const counts = reply.nested('counts').expectLength(call.bounds.length);
+      return {
+        pending: reply
+          .nested('pending')
+          .intsFrom(0)
+          .map((position) => call.shards[position - 1]),
+        listed: reply.int('listed'),
+        min: scoreOf(reply.string('min')),
+        max: scoreOf(reply.string('max')),
+        counts: call.bounds.map((_, i) => counts.int(i)),
       };
     },
   }),

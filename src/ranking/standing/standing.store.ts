@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedBoard, ShardKeys } from '../core/board';
+import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { guard } from '../core/ranking.errors';
+import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../core/ranking.limits';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { SpreadReply, StandingFunctions, TailTopAt, TailTopReply } from './standing.functions';
@@ -25,7 +27,8 @@ export interface ScorePlace {
 
 /**
  * Reads of a window by score: a record's place (one score_rank call per shard, all in one round) and
- * a shard's part of the distribution (score_spread, a bounded number of counts per call).
+ * the distribution (score_spread on a shard, score_spread_shards over the shards a node serves, a
+ * bounded number of counts per call).
  */
 @Injectable()
 export class StandingStore extends sliceStore(StandingFunctions) {
@@ -48,14 +51,45 @@ export class StandingStore extends sliceStore(StandingFunctions) {
     };
   }
 
-  /** Every shard's part of the distribution for the same bounds and positions, in one round. */
-  spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadReply[]> {
-    if (read.board.sharded) this.admit();
-    return Promise.all(
-      read.board.shards.map((shard) =>
-        guard(this.functions.call(this.fns.scoreSpread, { ...this.on(read, shard), bounds, positions })),
-      ),
-    );
+  /**
+   * The parts of the distribution for the same bounds and positions, in one round: on one shard its
+   * part; sharded, the summed parts of the shards each node serves (score_spread_shards, at most
+   * SPREAD_COUNTS_PER_CALL weighted counts a call, the calls in parallel; a sharded read asks no positions),
+   * then shard by shard where such a call could not (expired data to drain first, or a node that no
+   * longer serves a shard).
+   */
+  async spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadReply[]> {
+    const { shards } = read.board;
+    if (!read.board.sharded) return [await this.shardSpread(read, shards[0], bounds, positions)];
+    this.admit();
+    const perCall = Math.max(1, Math.floor(SPREAD_COUNTS_PER_CALL / (SPREAD_SHARD_WEIGHT + bounds.length)));
+    const groups = this.redis
+      .groupByNode(shards.map((shard) => shard.keys.cfg()))
+      .flatMap((node) =>
+        Array.from({ length: Math.ceil(node.length / perCall) }, (_, g) =>
+          node.slice(g * perCall, (g + 1) * perCall).map((i) => shards[i]),
+        ),
+      );
+    const parts = await Promise.all(groups.map((group) => this.spreadGroup(read, group, bounds)));
+    return parts.flat();
+  }
+
+  private async spreadGroup(read: WindowRead, shards: ShardKeys[], bounds: readonly string[]): Promise<SpreadReply[]> {
+    let unread = shards;
+    const parts: SpreadReply[] = [];
+    try {
+      const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, bounds };
+      const { pending, ...part } = await guard(this.functions.call(this.fns.scoreSpreadShards, call));
+      if (pending.length < shards.length) parts.push({ ...part, draining: false, scores: [] });
+      unread = pending;
+    } catch (error) {
+      if (!isRedisWrongNodeError(error)) throw error;
+    }
+    return [...parts, ...(await Promise.all(unread.map((shard) => this.shardSpread(read, shard, bounds, []))))];
+  }
+
+  private shardSpread(read: WindowRead, shard: ShardKeys, bounds: readonly string[], positions: readonly number[]) {
+    return guard(this.functions.call(this.fns.scoreSpread, { ...this.on(read, shard), bounds, positions }));
   }
 
   /**

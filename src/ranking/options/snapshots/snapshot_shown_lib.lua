@@ -143,6 +143,7 @@ local function begin_history(keys, args, contract)
 end
 
 shown.exceptions_of = exceptions_of
+shown.FIND_ROWS = FIND_ROWS
 shown.begin_history = begin_history
 shown.visible = visible
 shown.left_out_ahead = left_out_ahead
