@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, shown, snapshot, window
+-- requires: call_state, keyspace, order, reader, shown, snaprows, snapshot, window
 -- history_count_shards: history_count summed over the shards of a sharded board one Redis node serves,
 -- in one call instead of one per shard: how many rows of their snapshots rank ahead of given scores
 -- (pairs on a tiebreak board), and how many of those the board's exceptions leave out now. Read-only
@@ -44,7 +44,7 @@ local function count_shard(sums, slots_key, conf, rule, now_sec, points)
     weight = weight + POINT_ROWS
     local _, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
     if rows then
-      local above = snapshot.snapshot_count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
+      local above = snaprows.count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
       sums.counts[i] = sums.counts[i] + above
       sums.left_out[i] = sums.left_out[i] + shown.left_out_ahead(ex, rows, point[2], ascending, above)
       -- left_out_ahead's steps: an id found per exception, or a row ahead each, whichever is fewer.
