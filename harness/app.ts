@@ -14,6 +14,7 @@ export async function startTestApp(
   env: Record<string, string | undefined> = {},
   options: Pick<AppOptions, 'spanExporter'> = {},
 ): Promise<NestFastifyApplication> {
+  const cpuAtStart = process.cpuUsage();
   const app = await createApp({
     ...options,
     clock,
@@ -30,7 +31,17 @@ export async function startTestApp(
   });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
+  countBoot(process.cpuUsage(cpuAtStart));
   return app;
+}
+
+/** Counts a boot and its CPU in the global that TEST_COST_FILE reads (test/support/file-cost.ts). */
+function countBoot(cpu: NodeJS.CpuUsage): void {
+  const key = Symbol.for('trendboard.appBoots');
+  const counted = globalThis as { [key]?: { count: number; cpuSec: number } };
+  const boots = (counted[key] ??= { count: 0, cpuSec: 0 });
+  boots.count += 1;
+  boots.cpuSec += (cpu.user + cpu.system) / 1e6;
 }
 
 /** Creates a board over HTTP (one window: the last hour in 1-minute slots, unless `body` says otherwise). */

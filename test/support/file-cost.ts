@@ -3,6 +3,8 @@
  * of its Jest worker, and the CPU seconds its worker's shared Redis servers spent meanwhile (INFO cpu;
  * nothing for a file's own servers). On a machine whose load moves timings by half, CPU seconds still
  * compare two versions of a file, and they show where a run's time goes (test/support/quiet-environment.ts).
+ * Also the worker CPU until the file's tests start (loading and compiling its modules, collecting its
+ * tests) and the apps it booted with the CPU their boots took (harness/app.ts counts them).
  */
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -13,6 +15,21 @@ export interface FileCostStart {
   wallMs: number;
   cpu: NodeJS.CpuUsage;
   redisCpuSec: number;
+  /** Worker CPU seconds from the start until the file's first test ran (set by the environment). */
+  loadCpuSec?: number;
+}
+
+/** What harness/app.ts counts in a test file's global: its app boots and their CPU seconds. */
+export const APP_BOOTS = Symbol.for('trendboard.appBoots');
+export interface AppBoots {
+  count: number;
+  cpuSec: number;
+}
+
+const cpuSec = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
+
+export function markLoaded(start: FileCostStart): void {
+  start.loadCpuSec ??= cpuSec(process.cpuUsage(start.cpu));
 }
 
 /** used_cpu_user + used_cpu_sys of every server of this worker. */
@@ -39,13 +56,20 @@ export async function startFileCost(): Promise<FileCostStart> {
   return { wallMs: performance.now(), cpu: process.cpuUsage(), redisCpuSec: await redisCpuSec() };
 }
 
-export async function recordFileCost(outFile: string, testPath: string, start: FileCostStart): Promise<void> {
-  const cpu = process.cpuUsage(start.cpu);
+export async function recordFileCost(
+  outFile: string,
+  testPath: string,
+  start: FileCostStart,
+  boots: AppBoots = { count: 0, cpuSec: 0 },
+): Promise<void> {
   const line = {
     file: relative(process.cwd(), testPath),
     wallSec: (performance.now() - start.wallMs) / 1000,
-    workerCpuSec: (cpu.user + cpu.system) / 1e6,
+    workerCpuSec: cpuSec(process.cpuUsage(start.cpu)),
     redisCpuSec: (await redisCpuSec()) - start.redisCpuSec,
+    loadCpuSec: start.loadCpuSec,
+    appBoots: boots.count,
+    appBootCpuSec: boots.cpuSec,
   };
   appendFileSync(outFile, `${JSON.stringify(line)}\n`);
 }

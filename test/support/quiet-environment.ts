@@ -7,7 +7,7 @@
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import type { Circus } from '@jest/types';
 import { TestEnvironment } from 'jest-environment-node';
-import { FileCostStart, recordFileCost, startFileCost } from './file-cost';
+import { APP_BOOTS, AppBoots, FileCostStart, markLoaded, recordFileCost, startFileCost } from './file-cost';
 
 const LOUD = process.env.TEST_LOGS === '1';
 const COST_FILE = process.env.TEST_COST_FILE;
@@ -44,10 +44,11 @@ export default class QuietEnvironment extends TestEnvironment {
     process.off('exit', this.exiting);
     this.restoreWrites();
     await super.teardown();
-    if (COST_FILE && this.costStart) await recordFileCost(COST_FILE, this.testPath, this.costStart);
+    if (COST_FILE && this.costStart) await recordFileCost(COST_FILE, this.testPath, this.costStart, this.appBoots());
   }
 
   handleTestEvent(event: Circus.Event): void {
+    if (event.name === 'run_start' && this.costStart) markLoaded(this.costStart);
     if (LOUD) return;
     if (event.name === 'test_done') {
       if (event.test.errors.length > 0) this.release(fullName(event.test));
@@ -69,6 +70,10 @@ export default class QuietEnvironment extends TestEnvironment {
   private restoreWrites(): void {
     process.stdout.write = this.realWrites.stdout;
     process.stderr.write = this.realWrites.stderr;
+  }
+
+  private appBoots(): AppBoots | undefined {
+    return (this.global as { [APP_BOOTS]?: AppBoots })[APP_BOOTS];
   }
 
   /** A write that holds what it is given and answers like a stream that took it all. */
