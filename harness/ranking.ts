@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { Clock } from '../src/common/clock';
 import { FakeClock } from './clock';
 import { AppConfig, validateConfig } from '../src/common/config';
@@ -91,4 +92,25 @@ export function useRankingService(
       return redis;
     },
   };
+}
+
+/** A ranking service and the one node it runs on. */
+export type OwnServerRanking = Awaited<ReturnType<typeof startRankingService>> & { node: Redis };
+
+/**
+ * A ranking service on a redis-server of its own for the enclosing describe (Jest hooks), for a test
+ * that reads every call the server ran from its SLOWLOG. The getter answers once `beforeAll` ran.
+ */
+export function useOwnServerRanking(clock: Clock): () => OwnServerRanking {
+  let redis: TestRedis;
+  let started: OwnServerRanking;
+  beforeAll(async () => {
+    redis = await startTestRedis('single', { own: true });
+    started = { ...(await startRankingService(redis, clock)), node: redis.client as Redis };
+  });
+  afterAll(async () => {
+    await started.redisService.onApplicationShutdown();
+    await redis.stop();
+  });
+  return () => started;
 }

@@ -1,11 +1,7 @@
-import type { Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { useOwnServerRanking } from '../../harness/ranking';
 import { COUNTED_VIEW_ROWS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { wilsonLowerBound } from '../../src/ranking/options/metrics/metric-formulas';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { RedisService } from '../../src/redis/redis.service';
 
 /**
  * A wilson view's page of 1 000 rows is read in calls of at most COUNTED_VIEW_ROWS_PER_CALL rows (issue
@@ -23,53 +19,41 @@ type Row = { item: string; rank: number; score: number; metrics?: Record<string,
 
 describe('the calls of a wilson view page (single)', () => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let service: { ranking: RankingService; redisService: RedisService };
-  let node: Redis;
-
-  beforeAll(async () => {
-    // A server of its own: the test reads every call it ran from its SLOWLOG.
-    redis = await startTestRedis('single', { own: true });
-    service = await startRankingService(redis, clock);
-    node = redis.client as Redis;
-  });
-  afterAll(async () => {
-    await service.redisService.onApplicationShutdown();
-    await redis.stop();
-  });
+  // A server of its own: the test reads every call it ran from its SLOWLOG.
+  const own = useOwnServerRanking(clock);
 
   async function viewCalls(): Promise<number> {
-    const entries = (await node.slowlog('GET', 100_000)) as SlowlogEntry[];
+    const entries = (await own().node.slowlog('GET', 100_000)) as SlowlogEntry[];
     return entries.filter(([, , , args, client]) => client !== '?:0' && /_read_view$/.test(String(args[1]))).length;
   }
 
   it('reads a page of 1 000 rows in calls of at most COUNTED_VIEW_ROWS_PER_CALL rows, as pages of 100 answer it', async () => {
     const views = [{ name: 'best', mode: 'wilson', window: 'w', positive: 'up', negative: 'down' }];
     const windows = [{ name: 'w', period: 3600, interval: 60 }];
-    await service.ranking.putBoard({ name: 'rated', windows, metrics: ['up', 'down'], views } as never);
+    await own().ranking.putBoard({ name: 'rated', windows, metrics: ['up', 'down'], views } as never);
     const up = (n: number) => 1 + (n % 37);
     const down = (n: number) => n % 11;
     for (const [metric, count] of [['up', up] as const, ['down', down] as const])
       for (let first = 0; first < ITEMS; first += 500) {
         const entries = Array.from({ length: 500 }, (_, k) => ({ item: `i${first + k}`, amount: count(first + k) }));
-        await service.ranking.incrementBatch(
+        await own().ranking.incrementBatch(
           'rated',
           entries.filter((entry) => entry.amount > 0).map((entry) => ({ ...entry, metric })),
         );
       }
     // The first read drains and registers the view: not counted.
-    await service.ranking.top('rated', 'best', 0, 1);
+    await own().ranking.top('rated', 'best', 0, 1);
 
-    await node.config('SET', 'slowlog-log-slower-than', '0');
-    await node.config('SET', 'slowlog-max-len', '100000');
-    await node.slowlog('RESET');
-    const whole = (await service.ranking.top('rated', 'best', 0, PAGE)).items as Row[];
+    await own().node.config('SET', 'slowlog-log-slower-than', '0');
+    await own().node.config('SET', 'slowlog-max-len', '100000');
+    await own().node.slowlog('RESET');
+    const whole = (await own().ranking.top('rated', 'best', 0, PAGE)).items as Row[];
     const calls = await viewCalls();
-    await node.config('SET', 'slowlog-log-slower-than', '10000');
+    await own().node.config('SET', 'slowlog-log-slower-than', '10000');
 
     const paged: Row[] = [];
     for (let offset = 0; offset < PAGE; offset += 100)
-      paged.push(...((await service.ranking.top('rated', 'best', offset, 100)).items as Row[]));
+      paged.push(...((await own().ranking.top('rated', 'best', offset, 100)).items as Row[]));
     expect(whole).toEqual(paged);
     expect(new Set(whole.map((row) => row.item)).size).toBe(PAGE);
     for (const row of whole) {

@@ -1,11 +1,6 @@
-import type { Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { useOwnServerRanking } from '../../harness/ranking';
 import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../../src/ranking/core/ranking.limits';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { StandingService } from '../../src/ranking/standing/standing.service';
-import type { RedisService } from '../../src/redis/redis.service';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
@@ -21,24 +16,12 @@ const BUCKETS = 100;
 
 describe('the calls of a sharded distribution (single)', () => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let service: { ranking: RankingService; standing: StandingService; redisService: RedisService };
-  let node: Redis;
-
-  beforeAll(async () => {
-    // A server of its own: the test reads every command it ran from its SLOWLOG.
-    redis = await startTestRedis('single', { own: true });
-    service = await startRankingService(redis, clock);
-    node = redis.client as Redis;
-  });
-  afterAll(async () => {
-    await service.redisService.onApplicationShutdown();
-    await redis.stop();
-  });
+  // A server of its own: the test reads every call it ran from its SLOWLOG.
+  const own = useOwnServerRanking(clock);
 
   /** The commands each FCALL of the distribution's functions ran, since the last reset. */
   async function spreadCalls(): Promise<number[]> {
-    return (await loggedCalls(node))
+    return (await loggedCalls(own().node))
       .filter(({ call }) => /score_spread(_shards)?$/.test(String(call[1])))
       .map(({ commands }) => commands.length);
   }
@@ -46,15 +29,15 @@ describe('the calls of a sharded distribution (single)', () => {
   /** A board of `shards` shards holding ITEMS items of distinct scores (1..ITEMS), and its distribution's calls. */
   async function distributionCalls(name: string, shards: number): Promise<number[]> {
     const windows = [{ name: 'w', period: '1h', interval: '1m' }];
-    await service.ranking.putBoard({ name, windows, shards });
+    await own().ranking.putBoard({ name, windows, shards });
     for (let first = 0; first < ITEMS; first += 100) {
       const entries = Array.from({ length: 100 }, (_, k) => ({ item: `i${first + k}`, amount: 1 + first + k }));
-      await service.ranking.incrementBatch(name, entries);
+      await own().ranking.incrementBatch(name, entries);
     }
-    await logEveryCommand(node);
-    const answer = await service.standing.distribution({ name, window: 'w', buckets: BUCKETS });
+    await logEveryCommand(own().node);
+    const answer = await own().standing.distribution({ name, window: 'w', buckets: BUCKETS });
     const calls = await spreadCalls();
-    await stopLoggingEveryCommand(node);
+    await stopLoggingEveryCommand(own().node);
     expect(answer.count).toBe(ITEMS);
     expect(answer.quantiles.p50).toBe(ITEMS / 2);
     expect(answer.buckets.map((bucket) => bucket.count)).toEqual(

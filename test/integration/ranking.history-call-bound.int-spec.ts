@@ -1,9 +1,5 @@
-import type { Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { RedisService } from '../../src/redis/redis.service';
+import { useOwnServerRanking } from '../../harness/ranking';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
@@ -18,23 +14,11 @@ const ITEMS = 60;
 
 describe('the calls of an item history on a sharded board (single)', () => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let service: { ranking: RankingService; redisService: RedisService };
-  let node: Redis;
-
-  beforeAll(async () => {
-    // A server of its own: the test reads every call it ran from its SLOWLOG.
-    redis = await startTestRedis('single', { own: true });
-    service = await startRankingService(redis, clock);
-    node = redis.client as Redis;
-  });
-  afterAll(async () => {
-    await service.redisService.onApplicationShutdown();
-    await redis.stop();
-  });
+  // A server of its own: the test reads every call it ran from its SLOWLOG.
+  const own = useOwnServerRanking(clock);
 
   it('counts the other shards in one call of the node, answering as one shard does', async () => {
-    const { ranking } = service;
+    const { ranking } = own();
     const windows = [{ name: 'm', period: '5m', interval: '1m', snapshots: { keep: 4, top: ITEMS } }];
     await ranking.putBoard({ name: 'one', windows });
     await ranking.putBoard({ name: 'many', windows, shards: SHARDS });
@@ -52,12 +36,12 @@ describe('the calls of an item history on a sharded board (single)', () => {
     }
     for (const name of ['one', 'many']) await ranking.top(name, 'm', 0, 1);
 
-    await logEveryCommand(node);
+    await logEveryCommand(own().node);
     const answers = [];
     for (const item of ['i0', 'i7', 'i33', 'i59'])
       answers.push(await ranking.itemHistory('many', 'm', item, undefined, undefined));
-    const calls = (await loggedCalls(node)).map(({ call }) => String(call[1]));
-    await stopLoggingEveryCommand(node);
+    const calls = (await loggedCalls(own().node)).map(({ call }) => String(call[1]));
+    await stopLoggingEveryCommand(own().node);
 
     for (const [k, item] of ['i0', 'i7', 'i33', 'i59'].entries()) {
       const expected = await ranking.itemHistory('one', 'm', item, undefined, undefined);

@@ -1,9 +1,5 @@
-import type { Redis } from 'ioredis';
 import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { RedisService } from '../../src/redis/redis.service';
+import { useOwnServerRanking } from '../../harness/ranking';
 
 /**
  * The first read after a snapshot boundary stores the window's listing and reads its page in separate
@@ -31,24 +27,12 @@ const SCRIPT_CLIENT = '?:0';
 
 describe.each(['shared', 'first'] as const)('a read storing a snapshot (single, ties %s)', (ties) => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let service: { ranking: RankingService; redisService: RedisService };
-  let node: Redis;
-
-  beforeAll(async () => {
-    // A server of its own: the test reads every command it ran from its SLOWLOG.
-    redis = await startTestRedis('single', { own: true });
-    service = await startRankingService(redis, clock);
-    node = redis.client as Redis;
-  });
-  afterAll(async () => {
-    await service.redisService.onApplicationShutdown();
-    await redis.stop();
-  });
+  // A server of its own: the test reads every call it ran from its SLOWLOG.
+  const own = useOwnServerRanking(clock);
 
   /** Every FCALL Redis ran since the last reset, each with the commands its script ran. */
   async function fcallsRun(): Promise<Call[]> {
-    const entries = (await node.slowlog('GET', 100_000)) as SlowlogEntry[];
+    const entries = (await own().node.slowlog('GET', 100_000)) as SlowlogEntry[];
     const calls: Call[] = [];
     let inCall: Call = [];
     // Oldest first: a script's commands are logged before the call that ran them.
@@ -63,22 +47,22 @@ describe.each(['shared', 'first'] as const)('a read storing a snapshot (single, 
 
   it('stores the listing in one call and reads the page in the next, each rank kept', async () => {
     const board = `apart-${ties}`;
-    await service.ranking.putBoard({ name: board, windows: WINDOWS, ties });
+    await own().ranking.putBoard({ name: board, windows: WINDOWS, ties });
     for (let first = 0; first < ITEMS; first += 100) {
       const entries = Array.from({ length: 100 }, (_, k) => ({
         item: `i${first + k}`,
         amount: 1 + ((first + k) % 400),
       }));
-      await service.ranking.incrementBatch(board, entries);
+      await own().ranking.incrementBatch(board, entries);
     }
-    const before = await service.ranking.top(board, 'w', 0, ITEMS);
+    const before = await own().ranking.top(board, 'w', 0, ITEMS);
     clock.advanceMs(MINUTE_MS);
-    await node.config('SET', 'slowlog-log-slower-than', '0');
-    await node.config('SET', 'slowlog-max-len', '100000');
-    await node.slowlog('RESET');
-    const after = await service.ranking.top(board, 'w', 0, ITEMS);
+    await own().node.config('SET', 'slowlog-log-slower-than', '0');
+    await own().node.config('SET', 'slowlog-max-len', '100000');
+    await own().node.slowlog('RESET');
+    const after = await own().ranking.top(board, 'w', 0, ITEMS);
     const calls = await fcallsRun();
-    await node.config('SET', 'slowlog-log-slower-than', '10000');
+    await own().node.config('SET', 'slowlog-log-slower-than', '10000');
 
     const storing = calls.filter((call) => call.some(({ command }) => command === 'zrangestore'));
     expect(storing).toHaveLength(1);
