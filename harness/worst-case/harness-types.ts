@@ -103,6 +103,11 @@ export interface RowFigures {
   judgedCallMs: number;
   maxCallName: string;
   requestMs: number;
+  /**
+   * CPU time Redis spent over the row's requests (not its prepare or settle), every master, ms
+   * (RedisMeter.cpuMs): the time bound's check against a stalled host.
+   */
+  redisCpuMs: number;
   /** Measurements taken when the first was past its time bound (runWorstCase); absent: one. */
   runs?: number;
   /** Commands the costliest request's scripts ran, by name (RedisCost.scriptCommands). */

@@ -52,6 +52,20 @@ describe('the worst-case harness', () => {
     expect(uncoveredOptions(boardOptionsOf(document), Object.values(BOARDS))).toEqual([]);
   });
 
+  it('judges a call past its time bound by the CPU Redis spent, not by a stalled host', () => {
+    const row = WORST_ROWS.find((candidate) => candidate.route === 'GET /boards/{board}/top')!;
+    const bounds = { callMs: 50, requestMs: 250 };
+    const figures = {
+      ...{ route: row.route, worst: row.worst, statuses: [200], calls: 1, maxCallName: 'fcall top' },
+      ...{ scriptCommands: {}, maxCallCommands: 1, bytesPerRequest: null, refusedAt: null },
+      ...{ maxCallMs: 61, judgedCallMs: 61, requestMs: 61 },
+    };
+    expect(rowFaults(row, { ...figures, redisCpuMs: 9 }, bounds)).toEqual([]);
+    expect(rowFaults(row, { ...figures, redisCpuMs: 62 }, bounds)).toEqual([
+      'a call of 61.0 ms (fcall top), 62.0 ms of Redis CPU',
+    ]);
+  });
+
   it('runs every row on seeded boards with no call, request or growth past its bound', async () => {
     const redis = e2e.redis().client;
     const meter = new RedisMeter(async () => [redis as never]);
