@@ -276,6 +276,15 @@ export const READ_ROWS: WorstRow[] = [
     request: () => get(`/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=212&limit=100`),
   },
   {
+    route: 'GET /boards/{board}/archive',
+    worst:
+      "the last 10 rows of a 10 000-row period of the last of 8 metrics on 64 shards, each row's 7 other counts: each metric's records on the rows' shards and every shard's rows ahead, the shards of a node in calls of LISTING_UNITS_PER_CALL units",
+    request: (context) =>
+      get(
+        `/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=${context.sizes.periodRows - 10}&limit=10`,
+      ),
+  },
+  {
     route: 'GET /boards/{board}/archives',
     worst:
       'a page of periods of 10 000 rows of the last of 8 metrics on 64 shards (312 rows in all): its 7 other counts past ARCHIVE_METRIC_CALLS_PER_READ (left out)',

@@ -52,3 +52,29 @@ describe.each([1, 3])('archive records of a board of several metrics (%i shard(s
     await setup.ranking.deleteBoard(name);
   });
 });
+
+describe('archive records of a board of three metrics on 64 shards', () => {
+  const setup = useRankingService('single');
+
+  it("answers each row's other counts: every shard's rows ahead asked a node at a time, within the read's calls", async () => {
+    const name = 'records64';
+    const metrics = ['up', 'down', 'flag'];
+    setup.clock.setMs(1_700_000_000_000);
+    await setup.ranking.putBoard({ name, windows: WINDOWS, shards: 64, metrics });
+    for (const [m, metric] of metrics.entries())
+      await setup.ranking.incrementBatch(
+        name,
+        ['a', 'b', 'c', 'd'].map((item, i) => ({ item, amount: m === 0 ? 4 - i : m === 1 ? i + 1 : 5, metric })),
+      );
+    setup.clock.advanceMs(DAY_MS);
+    // 2 other metrics x (3 rows' shards + 64 shards) = 134 calls one shard at a time: past the 128 a read takes.
+    const page = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, undefined, 'up');
+    expect(page.items).toEqual([
+      // down's archive is d, c, b: full without a; flag's ties b, c, d (descending ids) first: d, c, b.
+      { rank: 1, item: 'a', score: 4, metrics: { up: 4 } },
+      { rank: 2, item: 'b', score: 3, metrics: { up: 3, down: 2, flag: 5 } },
+      { rank: 3, item: 'c', score: 2, metrics: { up: 2, down: 3, flag: 5 } },
+    ]);
+    await setup.ranking.deleteBoard(name);
+  });
+});

@@ -119,6 +119,16 @@ export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };
  */
 export const HISTORY_ROWS_PER_CALL = 5000;
 
+/**
+ * Work one listing_counts_shards call takes at most (the `metrics` of archive rows on a sharded board,
+ * over the shards one node serves): a listing read at one boundary of a shard weighs 8 units (its text
+ * and its record read), each item looked up or row counted ahead of in it one (a binary search of the
+ * text). No shard is begun past it; the call ends and the next one goes on.
+ */
+export const LISTING_UNITS_PER_CALL = 400;
+/** What a listing read at one boundary of a shard weighs in LISTING_UNITS_PER_CALL's units. */
+export const LISTING_BOUNDARY_UNITS = 8;
+
 /** Sharded boards' merged latest snapshots an instance keeps in memory (one per board window read). */
 export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;
 /**

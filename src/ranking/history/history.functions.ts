@@ -1,5 +1,6 @@
 import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
+import type { Reply } from '../../redis/replies';
 import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { ScoredItem } from '../core/ranking.types';
 import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
@@ -43,6 +44,21 @@ export interface HistoryCountShardsCall {
   points: CountedPoint[];
   /** The call's budget in snapshot rows (HISTORY_ROWS_PER_CALL): shards past it are left for another call. */
   rows: number;
+}
+
+/** One shard's asks of a listing_counts_shards call. */
+export interface ShardAsked {
+  shard: ShardKeys;
+  asked: ListingAsk[];
+}
+
+/** listing_counts over the shards one node serves (listing_counts_shards.lua). */
+export interface ListingCountsShardsCall {
+  board: PreparedBoard;
+  nowMs: number;
+  window: WindowConfig;
+  /** At most LISTING_UNITS_PER_CALL units of asks (listingUnits), but for a shard whose own asks weigh more. */
+  shards: ShardAsked[];
 }
 
 /** Rows above a score in one shard's snapshot, and how many of them the listing leaves out now. */
@@ -213,38 +229,73 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
   listingCounts: windowReadFunction({
     args: ['asked'],
     reply: ['draining', 'listings'],
-    values: (call: WindowCall & { asked: ListingAsk[] }) => ({
-      asked: JSON.stringify(
-        call.asked.map((ask) => [
-          ask.atSec,
-          ask.items,
-          ask.rows.map((row) => [row.score, row.tie ?? '', row.item]),
-          ask.rankItems,
-        ]),
-      ),
-    }),
+    values: (call: WindowCall & { asked: ListingAsk[] }) => ({ asked: JSON.stringify(askedArg(call.asked)) }),
     /** draining: an archive of this shard is still being taken (nothing answered); else one count per ask */
     decode: (reply, call): { draining: boolean; counts: ListingCount[] } => {
       if (reply.flag('draining')) return { draining: true, counts: [] };
       const listings = reply.nested('listings');
       listings.expectLength(call.asked.length * LISTING_FIELDS);
-      const counts = call.asked.map((ask, i): ListingCount => {
-        const at = i * LISTING_FIELDS;
-        const [values, ahead] = [listings.nested(at + 3), listings.nested(at + 4)];
-        values.expectLength(ask.items.length);
-        ahead.expectLength(ask.items.length + ask.rows.length);
-        return {
-          found: listings.flag(at),
-          recorded: listings.flag(at + 1),
-          rows: listings.int(at + 2),
-          values: ask.items.map((item, j) => recordedRow(item, values.string(j))),
-          ahead: Array.from({ length: ask.items.length + ask.rows.length }, (_, j) => ahead.int(j)),
-        };
-      });
-      return { draining: false, counts };
+      return { draining: false, counts: listingCountsAt(listings, 0, call.asked) };
+    },
+  }),
+
+  listingCountsShards: namedFunction({
+    flags: ['no-writes', 'allow-cross-slot-keys'],
+    numberOfKeys: 1,
+    args: ['window_key', 'shards', 'asked'],
+    reply: ['pending', 'listings'],
+    build: (call: ListingCountsShardsCall) => ({
+      keys: [call.shards[0].shard.keys.cfg()],
+      header: acrossShardsHeader(call),
+      args: {
+        window_key: call.shards[0].shard.keys.windowKeyName(call.window.name),
+        shards: JSON.stringify(call.shards.map(({ shard }) => shard.keys.cfg())),
+        asked: JSON.stringify(call.shards.map(({ asked }) => askedArg(asked))),
+      },
+    }),
+    /** each shard read with its counts, in `shards`' order (a shard with a period to drain first is not read) */
+    decode: (reply, call) => {
+      const pending = new Set(reply.nested('pending').intsFrom(0));
+      const listings = reply.nested('listings');
+      const read: Array<ShardAsked & { counts: ListingCount[] }> = [];
+      let at = 0;
+      for (const [i, shard] of call.shards.entries()) {
+        if (pending.has(i + 1)) continue;
+        read.push({ ...shard, counts: listingCountsAt(listings, at, shard.asked) });
+        at += shard.asked.length * LISTING_FIELDS;
+      }
+      listings.expectLength(at);
+      return read;
     },
   }),
 });
+
+/** Asks as listing_counts takes them: [boundary, items, rows ([score, mark, item]), rank_items]. */
+function askedArg(asked: ListingAsk[]) {
+  return asked.map((ask) => [
+    ask.atSec,
+    ask.items,
+    ask.rows.map((row) => [row.score, row.tie ?? '', row.item]),
+    ask.rankItems,
+  ]);
+}
+
+/** The counts of `asked` from a listings reply, starting at its entry `from` (LISTING_FIELDS an ask). */
+function listingCountsAt(listings: Reply, from: number, asked: ListingAsk[]): ListingCount[] {
+  return asked.map((ask, i): ListingCount => {
+    const at = from + i * LISTING_FIELDS;
+    const [values, ahead] = [listings.nested(at + 3), listings.nested(at + 4)];
+    values.expectLength(ask.items.length);
+    ahead.expectLength(ask.items.length + ask.rows.length);
+    return {
+      found: listings.flag(at),
+      recorded: listings.flag(at + 1),
+      rows: listings.int(at + 2),
+      values: ask.items.map((item, j) => recordedRow(item, values.string(j))),
+      ahead: Array.from({ length: ask.items.length + ask.rows.length }, (_, j) => ahead.int(j)),
+    };
+  });
+}
 
 /** A value of an archive's record ("<score>" or "<score>\x1f<mark>") as the item's row; '' none. */
 function recordedRow(item: string, value: string): ScoredItem | undefined {

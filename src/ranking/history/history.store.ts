@@ -9,7 +9,14 @@ import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
-import { ListingAsk, SnapshotCount, SnapshotPoint, HistoryFunctions, StoredSnapshot } from './history.functions';
+import {
+  ListingAsk,
+  SnapshotCount,
+  SnapshotPoint,
+  HistoryFunctions,
+  ShardAsked,
+  StoredSnapshot,
+} from './history.functions';
 import { sliceStore } from '../core/slice-store';
 
 /** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
@@ -211,6 +218,16 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
    */
   listingCounts(board: PreparedBoard, window: WindowConfig, nowMs: number, shard: ShardKeys, asked: ListingAsk[]) {
     return guard(this.functions.call(this.fns.listingCounts, { ...this.on(board, shard, nowMs), window, asked }));
+  }
+
+  /** listingCounts over shards of one node (listing_counts_shards.lua; listing-counts.ts listingCountsOf). */
+  listingCountsShards(board: PreparedBoard, window: WindowConfig, nowMs: number, shards: ShardAsked[]) {
+    return guard(this.functions.call(this.fns.listingCountsShards, { board, window, nowMs, shards }));
+  }
+
+  /** Indexes of `shards` grouped by the Redis node serving each (one group off a Cluster). */
+  shardsByNode(shards: ShardKeys[]): number[][] {
+    return this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
   }
 
   /** Rows above each listed point's score (and those left out) on the shards other than the item's own, by boundary. */

@@ -1,10 +1,11 @@
-import type { PreparedBoard } from '../core/board';
+import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { HistoryPoint, ScoredItem } from '../core/ranking.types';
-import { ARCHIVE_METRIC_CALLS_PER_READ } from '../core/ranking.limits';
+import { ARCHIVE_METRIC_CALLS_PER_READ, LISTING_BOUNDARY_UNITS } from '../core/ranking.limits';
 import { shardOf } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
-import type { ListingAsk, ListingCount } from './history.functions';
+import type { ListingAsk, ListingCount, ShardAsked } from './history.functions';
 import type { HistoryStore } from './history.store';
+import { listingCountsOf, listingUnits, packedByUnits } from './listing-counts';
 
 /**
  * The `metrics` of kept rows on a board of several metrics: every metric's count of the row's item at
@@ -58,7 +59,7 @@ export async function archiveMetrics(
   const ranked = read.metric ?? names[0];
   const others = names.filter((name) => name !== ranked);
   const homes = homeAsks(read.board, pages);
-  const calls = others.length * (homes.size + (read.board.sharded ? read.board.shards.length : 0));
+  const calls = others.length * metricCalls(read.board, pages, homes);
   if (calls > ARCHIVE_METRIC_CALLS_PER_READ) return { draining: false, counts: none };
   read.admit?.(calls);
   const known = await Promise.all(others.map((name) => metricArchives(store, read, name, pages, homes)));
@@ -96,6 +97,19 @@ function homeAsks(board: PreparedBoard, pages: ArchiveRows[]): Map<number, Listi
   return homes;
 }
 
+/**
+ * The calls one other metric's counts take: one a shard holding a row's item and, on a sharded board,
+ * one a shard counting the rows ahead; on a sharded board the shards' asks go in calls of at most
+ * LISTING_UNITS_PER_CALL units (as if one node served them all), each shard asked of every row.
+ */
+function metricCalls(board: PreparedBoard, pages: ArchiveRows[], homes: Map<number, ListingAsk[]>): number {
+  if (!board.sharded) return homes.size;
+  const rows = pages.reduce((sum, page) => sum + page.rows.length, 0);
+  const aheadUnits = pages.length * LISTING_BOUNDARY_UNITS + rows;
+  const ahead = packedByUnits(board.shards, () => aheadUnits).length;
+  return packedByUnits([...homes.values()], listingUnits).length + ahead;
+}
+
 /** One other metric's counts of the pages' rows (see archiveMetrics); undefined while draining. */
 async function metricArchives(
   store: HistoryStore,
@@ -106,24 +120,22 @@ async function metricArchives(
 ): Promise<MetricArchives | undefined> {
   const { board, window, nowMs } = read;
   const metricBoard = board.metric(name);
-  const call = (shard: number, asked: ListingAsk[]) =>
-    store.listingCounts(metricBoard, window, nowMs, metricBoard.shards[shard], asked);
-  const first = await Promise.all(
-    [...homes].map(async ([shard, asked]) => ({ asked, reply: await call(shard, asked) })),
-  );
-  if (first.some(({ reply }) => reply.draining)) return undefined;
+  const ask = (asks: ShardAsked[]) => listingCountsOf({ store, board: metricBoard, window, nowMs }, asks);
+  const homeAsked = [...homes].map(([shard, asked]) => ({ shard: metricBoard.shards[shard], asked }));
+  const first = await ask(homeAsked);
+  if (first.draining) return undefined;
   const found = pages.map(() => new Map<string, { row: ScoredItem; ahead: number }>());
   const listings: ListingCount[][] = pages.map(() => []);
-  for (const { asked, reply } of first) {
-    reply.counts.forEach((count, p) => {
+  homeAsked.forEach(({ asked }, h) => {
+    first.counts[h].forEach((count, p) => {
       asked[p].items.forEach((item, i) => {
         const row = count.values[i];
         if (row) found[p].set(item, { row, ahead: Math.max(0, count.ahead[i]) });
       });
       if (!board.sharded) listings[p].push(count);
     });
-  }
-  if (board.sharded && !(await aheadElsewhere(pages, found, listings, call, board.shards.length))) return undefined;
+  });
+  if (board.sharded && !(await aheadElsewhere(pages, found, listings, ask, metricBoard.shards))) return undefined;
   return archiveCounts(pages, found, listings, window.snapshots?.top ?? 0);
 }
 
@@ -157,27 +169,26 @@ async function aheadElsewhere(
   pages: ArchiveRows[],
   found: Array<Map<string, { row: ScoredItem; ahead: number }>>,
   listings: ListingCount[][],
-  call: (shard: number, asked: ListingAsk[]) => Promise<{ draining: boolean; counts: ListingCount[] }>,
-  shards: number,
+  ask: (asks: ShardAsked[]) => Promise<{ draining: boolean; counts: ListingCount[][] }>,
+  shards: ShardKeys[],
 ): Promise<boolean> {
-  const second = await Promise.all(
-    Array.from({ length: shards }, async (_, shard) => {
-      const asked = pages.map((page, p) => ({
-        atSec: page.atSec,
-        items: [],
-        rows: [...found[p].values()].filter(({ row }) => shardOf(row.item, shards) !== shard).map(({ row }) => row),
-        rankItems: false,
-      }));
-      return { asked, reply: await call(shard, asked) };
-    }),
-  );
-  if (second.some(({ reply }) => reply.draining)) return false;
-  for (const { asked, reply } of second) {
-    reply.counts.forEach((count, p) => {
+  const asks = shards.map((shard, s) => ({
+    shard,
+    asked: pages.map((page, p) => ({
+      atSec: page.atSec,
+      items: [],
+      rows: [...found[p].values()].filter(({ row }) => shardOf(row.item, shards.length) !== s).map(({ row }) => row),
+      rankItems: false,
+    })),
+  }));
+  const second = await ask(asks);
+  if (second.draining) return false;
+  asks.forEach(({ asked }, s) => {
+    second.counts[s].forEach((count, p) => {
       listings[p].push(count);
       asked[p].rows.forEach((row, j) => (found[p].get(row.item)!.ahead += count.ahead[j]));
     });
-  }
+  });
   return true;
 }
 

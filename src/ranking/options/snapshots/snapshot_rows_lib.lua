@@ -104,9 +104,76 @@ local function score_of(rows, item)
   return score, mark
 end
 
+-- Whether row `r` comes strictly ahead of row `t` in the board's order (`ascending`: its reverse):
+-- by score, then on a tiebreak board by mark, then by the byte order of ids (bytes_after, never Lua's
+-- locale-bound `<`), as the app merges shards' rows (shard-math compareListed).
+local function ahead_of(r, t, ascending)
+  if r.mark and t.mark and r.score == t.score and r.mark ~= t.mark then
+    return row_ahead(r.score, r.mark, t.score, t.mark, ascending)
+  end
+  local first, second = r, t
+  if ascending then first, second = t, r end
+  if first.score ~= second.score then return first.score > second.score end
+  return bytes_after(first.item, second.item)
+end
+
+-- count_ahead's question for row `t`: whether the row starting at byte `at` comes strictly ahead of it
+-- (ahead_of), and the byte after it.
+local function listed_ahead_of(rows, at, t, ascending)
+  local field = string.find(rows, archive.SNAP_FIELD, at + 1, true)
+  local score, _, after, mark = row_at(rows, at)
+  return ahead_of({ item = string.sub(rows, at + 1, field - 1), score = score, mark = mark }, t, ascending), after
+end
+
+-- The rows of a listing's text strictly ahead of row `t` (count_ahead).
+local function count_ahead_of_row(rows, t, ascending, known_count)
+  return count_ahead(rows, known_count, listed_ahead_of, t, ascending)
+end
+
+-- Items one HMGET of a record asks.
+local HMGET_ITEMS = 1000
+
+-- A value of the archive's record as a row to count ahead of: "<score>" or "<score>\31<mark>".
+local function row_of(value, item)
+  local score, mark = string.match(value, '^([^\31]*)\31?(.*)$')
+  return { item = item, score = tonumber(score), mark = mark ~= '' and mark or nil }
+end
+
+-- What a listing of one metric of a board of several, at one boundary, tells about given items (its
+-- archive's record) and rows (the rows ahead of each): listing_counts.lua's five reply entries of one
+-- boundary asked ([boundary, items, rows, rank_items]; see its header). `base`: the window's keys' prefix.
+local function listing_counts_at(base, asked, ascending)
+  local at, items, wanted, rank_items = tostring(asked[1]), asked[2], asked[3], asked[4]
+  local rows = redis.call('GET', base .. 'snap:' .. at)
+  if not rows then
+    local values, ahead = {}, {}
+    for i = 1, #items do values[i], ahead[i] = '', -1 end
+    for _ = 1, #wanted do ahead[#ahead + 1] = 0 end
+    return { 0, 0, 0, values, ahead }
+  end
+  local rows_held = row_count(rows) or select(2, string.gsub(rows, archive.SNAP_ROW, ''))
+  local recorded = redis.call('EXISTS', base .. 'archidx:' .. at) == 1
+  local values, ahead = {}, {}
+  -- HMGET in slices: unpack takes at most a few thousand values.
+  for from = 1, recorded and #items or 0, HMGET_ITEMS do
+    local slice = { unpack(items, from, math.min(#items, from + HMGET_ITEMS - 1)) }
+    for i, value in ipairs(redis.call('HMGET', base .. 'archidx:' .. at, unpack(slice))) do values[from + i - 1] = value end
+  end
+  for i, item in ipairs(items) do
+    values[i] = values[i] or ''
+    ahead[i] = (values[i] == '' or not rank_items) and -1 or count_ahead_of_row(rows, row_of(values[i], item), ascending, rows_held)
+  end
+  for _, row in ipairs(wanted) do
+    local t = { score = tonumber(row[1]), mark = row[2] ~= '' and row[2] or nil, item = row[3] }
+    ahead[#ahead + 1] = count_ahead_of_row(rows, t, ascending, rows_held)
+  end
+  return { 1, recorded and 1 or 0, rows_held, values, ahead }
+end
+
 snaprows.row_at = row_at
 snaprows.row_ahead = row_ahead
 snaprows.count_above = count_above
 snaprows.count_ahead = count_ahead
 snaprows.score_of = score_of
 snaprows.row_count = row_count
+snaprows.listing_counts_at = listing_counts_at

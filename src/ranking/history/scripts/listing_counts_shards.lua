@@ -1,0 +1,50 @@
+-- requires: call_state, keyspace, order, reader, snaprows, window
+-- listing_counts_shards: listing_counts over several shards of a sharded board that one Redis node
+-- serves, in one call instead of one per shard (the `metrics` of a page of archive rows). Read-only and
+-- across hash tags like count_above_shards (allow-cross-slot-keys: keys of any slot this node serves; a
+-- key it does not serve fails the call and the caller asks shard by shard). A shard whose window still
+-- has a period to drain into its archive (expired slots, or archives being written out) is not read but
+-- named, for the caller to ask with listing_counts, which drains it first.
+-- Keys: route (the config hash of the first shard in `shards`: routes the call to the node serving it)
+-- Args (reader.read_call, CALLS.listing_counts_shards): the header with the one window (no budget), then
+--   window_key  the window's key name
+--   shards      JSON array: the config hash of each shard to read
+--   asked       JSON array, per shard in `shards`: its asked list, as listing_counts' `asked` (the caller
+--               bounds a call's work: LISTING_UNITS_PER_CALL)
+-- Reply (reader.answer, CALLS.listing_counts_shards): pending { position (1-based, in `shards`) of each
+--   shard not read }; listings (each shard read, in order: listing_counts' five entries per boundary
+--   it was asked)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
+
+-- Whether a shard's window has nothing left to drain (listing_counts' expiry would do nothing): no slot
+-- before the live range, no archive still being written out.
+local function settled(slots_key, rule, now_sec)
+  local cutoff = '(' .. window.live_from_sec(now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
+  if #redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then return false end
+  return redis.call('HLEN', keyspace.sibling_key(slots_key, 'slots', 'arch')) == 0
+end
+
+local function listing_counts_shards(keys, args)
+  call_state.begin_call(keys, args)
+  local route = keys[1]
+  local header, arg = reader.read_call(args, CALLS.listing_counts_shards)
+  local rule, now_sec = header.windows[1], header.now_sec
+  local asked_of = cjson.decode(arg.asked)
+  local answer = { pending = {}, listings = {} }
+  for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
+    local err = window.version_error(cfg_key, header.version)
+    if err then return redis.error_reply(err) end
+    local slots_key = keyspace.sibling_key(cfg_key, 'cfg', arg.window_key .. ':slots')
+    if settled(slots_key, rule, now_sec) then
+      local base, ascending = keyspace.sibling_key(slots_key, 'slots', ''), order.ascending(slots_key)
+      for _, asked in ipairs(asked_of[s]) do
+        for _, entry in ipairs(snaprows.listing_counts_at(base, asked, ascending)) do
+          answer.listings[#answer.listings + 1] = entry
+        end
+      end
+    else
+      answer.pending[#answer.pending + 1] = s
+    end
+  end
+  return reader.answer(CALLS.listing_counts_shards, answer)
+end
