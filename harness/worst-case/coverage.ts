@@ -88,3 +88,41 @@ export function uncoveredOptions(options: readonly OptionField[], boards: readon
   }
   return missing;
 }
+
+/**
+ * Redis functions no row runs yet, each with why: the harness fails on a function neither run by a row
+ * nor listed here (a new function without its worst-case row), and on one listed here that a row runs
+ * (the list kept true). Every library's `_loaded` marker is no call.
+ */
+export const FUNCTIONS_WITHOUT_ROWS: Readonly<Record<string, string>> = {
+  expire: "the scheduler's expiry of a due board (ExpiryService.visit): no row drives the scheduler yet",
+  due_claim: "the scheduler's claim of due boards: no row drives the scheduler yet",
+  due_complete: "the scheduler's release of a visited board: no row drives the scheduler yet",
+  sweep_turn: "the scheduler's turn lease: no row drives the scheduler yet",
+  league_roll: "the scheduler's league rollover: measured at 10⁶ players by bench/league-rollover.ts",
+  index_prune: "the stats scheduler's index pruning: no row drives it yet",
+  clean: "the stats scheduler's cleaning of old keys: no row drives it yet",
+  ingest_apply: 'ingest from Redis Streams and NATS: measured by bench/ingest.ts, no row yet',
+  ingest_groups: 'ingest from Redis Streams: no row yet',
+  count_above: "a write's rank over shards with expired slots to drain first: no row reaches the fallback yet",
+  history_count: 'an item history over shards with a boundary to cross first: no row reaches the fallback yet',
+  lookup_count_shards: 'a lookup on a Cluster of several nodes: the harness runs one node',
+  snapshot_cut: "a retraction cutting each shard's full snapshots: no row fills them yet",
+  request_claim: 'a keyed request (Idempotency-Key) on a sharded board: no row yet',
+  request_complete: 'a keyed request (Idempotency-Key) on a sharded board: no row yet',
+  read_around: '`around` on a window of a one-shard board: no row yet',
+  read_neighbours: '`around` on a window of a sharded board: no row yet',
+  item_data_read: "reads answering items' data: no row yet",
+  score_spread: 'the distribution of a one-shard board: no row yet',
+};
+
+/**
+ * Functions a timer sends, within whichever row runs then: neither required nor refused.
+ * `merge`: the stats service's batched samples, flushed on its coalescing timer (one call per batch).
+ */
+export const FUNCTIONS_ON_TIMERS: ReadonlySet<string> = new Set(['merge']);
+
+/** A function's handler as Redis names it `<library>_<version>_<handler>` (e.g. tb_ranking_3f0a9c12_increment). */
+export function handlerOf(redisName: string): string {
+  return redisName.replace(/^tb_[a-z]+_[0-9a-f]+_/, '');
+}

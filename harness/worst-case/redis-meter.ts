@@ -27,6 +27,11 @@ export interface RedisCost {
   scriptCommands: Record<string, number>;
   /** The most commands one call's script ran (a figure the load does not move either). */
   maxCallCommands: number;
+  /**
+   * CPU time Redis spent (every master, ms) between two readings: no call of the request can have
+   * held Redis's CPU longer, whatever a stalled host made of its wall time.
+   */
+  cpuMs: number;
 }
 
 /** All the commands of a script tally, added up. */
@@ -42,6 +47,7 @@ export const NO_COST: Readonly<RedisCost> = {
   maxCallName: '',
   scriptCommands: {},
   maxCallCommands: 0,
+  cpuMs: 0,
 };
 
 /** id, time, µs, arguments, client address, client name. */
@@ -50,6 +56,9 @@ type SlowlogEntry = [number, number, number, string[], string, string];
 const SCRIPT_CLIENT = '?:0';
 
 export class RedisMeter {
+  /** The Redis functions the read requests ran (FCALL and FCALL_RO), by the name Redis knows them. */
+  readonly functionsRun = new Set<string>();
+
   constructor(private readonly masters: () => Promise<Redis[]>) {}
 
   async start(): Promise<void> {
@@ -60,14 +69,18 @@ export class RedisMeter {
     }
   }
 
+  private cpuMarkMs = 0;
+
   /** Forgets what Redis ran so far: the next read() counts from here. */
   async reset(): Promise<void> {
     for (const node of await this.masters()) await node.slowlog('RESET');
+    this.cpuMarkMs = await this.cpuMs();
   }
 
   /** What Redis ran since the last reset(), and a reset for the next reading. */
   async read(): Promise<RedisCost> {
-    const cost: RedisCost = { ...NO_COST, scriptCommands: {} };
+    const cpuNowMs = await this.cpuMs();
+    const cost: RedisCost = { ...NO_COST, scriptCommands: {}, cpuMs: cpuNowMs - this.cpuMarkMs };
     for (const node of await this.masters()) {
       const entries = (await node.slowlog('GET', SLOWLOG_ENTRIES)) as SlowlogEntry[];
       await node.slowlog('RESET');
@@ -83,6 +96,7 @@ export class RedisMeter {
         cost.maxCallCommands = Math.max(cost.maxCallCommands, inCall);
         inCall = 0;
         if (PLUMBING.has(command)) continue;
+        if (command.startsWith('fcall')) this.functionsRun.add(String(args[1]));
         const ms = micros / 1000;
         cost.calls += 1;
         cost.totalMs += ms;
@@ -92,6 +106,7 @@ export class RedisMeter {
         }
       }
     }
+    this.cpuMarkMs = await this.cpuMs();
     return cost;
   }
 

@@ -9,10 +9,14 @@
  * runs only the rows whose route and worst request match it (while working on a row; CI runs them all).
  */
 import { writeFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../harness/worst-case/app-context';
 import {
   boardOptionsOf,
+  FUNCTIONS_ON_TIMERS,
+  FUNCTIONS_WITHOUT_ROWS,
+  handlerOf,
   operationsOf,
   uncoveredOptions,
   type OpenApiDocument,
@@ -81,8 +85,26 @@ describe('the worst-case harness', () => {
         rowFaults(ROWS[n], row, bounds).map((fault) => `${row.route} (${row.worst}): ${fault}`),
       );
       expect(faults).toEqual([]);
+      if (ONLY) return;
+      // Every Redis function run by some row (its worst case measured), or listed with why it is not.
+      const handlers = (await loadedFunctions(redis as never)).filter((name) => !name.endsWith('__loaded'));
+      const unrun = handlers
+        .filter((name) => !meter.functionsRun.has(name))
+        .map(handlerOf)
+        .filter((handler) => !FUNCTIONS_ON_TIMERS.has(handler));
+      expect(unrun.filter((handler) => !(handler in FUNCTIONS_WITHOUT_ROWS))).toEqual([]);
+      expect(Object.keys(FUNCTIONS_WITHOUT_ROWS).filter((handler) => !unrun.includes(handler))).toEqual([]);
     } finally {
       await meter.stop();
     }
   }, 600_000);
 });
+
+/** The functions of every library loaded on `redis` (FUNCTION LIST), by the name Redis knows them. */
+async function loadedFunctions(redis: Redis): Promise<string[]> {
+  const libraries = (await redis.call('FUNCTION', 'LIST')) as unknown[][];
+  return libraries.flatMap((library) => {
+    const functions = library[library.indexOf('functions') + 1] as unknown[][];
+    return functions.map((fn) => String(fn[fn.indexOf('name') + 1]));
+  });
+}

@@ -1,6 +1,10 @@
 import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { HistoryPoint, ScoredItem } from '../core/ranking.types';
-import { ARCHIVE_METRIC_CALLS_PER_READ, LISTING_BOUNDARY_UNITS } from '../core/ranking.limits';
+import {
+  ARCHIVE_METRIC_CALLS_PER_READ,
+  ARCHIVE_METRIC_UNITS_PER_READ,
+  LISTING_BOUNDARY_UNITS,
+} from '../core/ranking.limits';
 import { shardOf } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { ListingAsk, ListingCount, ShardAsked } from './history.functions';
@@ -44,8 +48,8 @@ interface MetricArchives {
  * Each archive row's `metrics` (undefined for every row of an archive some metric keeps without a
  * record: kept before records were). Per other metric: one call on each shard holding a row's item
  * (its record's count, HMGET), and on a sharded board one on every shard (the rows ahead of each
- * found count there, and the listing's rows): each charged as a read; none past
- * ARCHIVE_METRIC_CALLS_PER_READ (the rows then carry no `metrics`). draining: an archive of another
+ * found count there, and the listing's rows): each charged as a read; none past the read's bound
+ * (metricCalls: the rows then carry no `metrics`). draining: an archive of another
  * metric is still being taken (the read is sent again, as one of that metric would be).
  */
 export async function archiveMetrics(
@@ -59,8 +63,8 @@ export async function archiveMetrics(
   const ranked = read.metric ?? names[0];
   const others = names.filter((name) => name !== ranked);
   const homes = homeAsks(read.board, pages);
-  const calls = others.length * metricCalls(read.board, pages, homes);
-  if (calls > ARCHIVE_METRIC_CALLS_PER_READ) return { draining: false, counts: none };
+  const calls = metricCalls(read.board, pages, homes, others.length);
+  if (calls === undefined) return { draining: false, counts: none };
   read.admit?.(calls);
   const known = await Promise.all(others.map((name) => metricArchives(store, read, name, pages, homes)));
   if (known.some((metric) => metric === undefined)) return { draining: true, counts: [] };
@@ -98,16 +102,21 @@ function homeAsks(board: PreparedBoard, pages: ArchiveRows[]): Map<number, Listi
 }
 
 /**
- * The calls one other metric's counts take: one a shard holding a row's item and, on a sharded board,
- * one a shard counting the rows ahead; on a sharded board the shards' asks go in calls of at most
- * LISTING_UNITS_PER_CALL units (as if one node served them all), each shard asked of every row.
+ * The calls the other metrics' counts take, or undefined past the read's bound. Per other metric: one
+ * a shard holding a row's item and, on a sharded board, one a shard counting the rows ahead, the
+ * shards' asks in calls of at most LISTING_UNITS_PER_CALL units (as if one node served them all, each
+ * shard asked of every row). Answered within ARCHIVE_METRIC_CALLS_PER_READ calls of one shard each,
+ * or else within ARCHIVE_METRIC_UNITS_PER_READ units.
  */
-function metricCalls(board: PreparedBoard, pages: ArchiveRows[], homes: Map<number, ListingAsk[]>): number {
-  if (!board.sharded) return homes.size;
+function metricCalls(board: PreparedBoard, pages: ArchiveRows[], homes: Map<number, ListingAsk[]>, others: number) {
+  if (!board.sharded) return homes.size * others > ARCHIVE_METRIC_CALLS_PER_READ ? undefined : homes.size * others;
   const rows = pages.reduce((sum, page) => sum + page.rows.length, 0);
   const aheadUnits = pages.length * LISTING_BOUNDARY_UNITS + rows;
-  const ahead = packedByUnits(board.shards, () => aheadUnits).length;
-  return packedByUnits([...homes.values()], listingUnits).length + ahead;
+  const homeAsks = [...homes.values()];
+  const units = homeAsks.reduce((sum, asked) => sum + listingUnits(asked), 0) + board.shards.length * aheadUnits;
+  const shardCalls = homes.size + board.shards.length;
+  if (shardCalls * others > ARCHIVE_METRIC_CALLS_PER_READ && units * others > ARCHIVE_METRIC_UNITS_PER_READ) return;
+  return others * (packedByUnits(homeAsks, listingUnits).length + packedByUnits(board.shards, () => aheadUnits).length);
 }
 
 /** One other metric's counts of the pages' rows (see archiveMetrics); undefined while draining. */
