@@ -1,17 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsDefined,
   IsIn,
   IsInt,
   IsNumber,
+  IsObject,
   Matches,
   Max,
   Min,
   NotEquals,
   registerDecorator,
   ValidateIf,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { COMMON_MESSAGES } from './common.messages';
@@ -68,6 +70,19 @@ export const OptionalEnumProperty = (values: readonly string[], description: str
     IsIn(values, { message: `$property must be one of ${values.join(', ')}` }),
     IsOptionalNotNull(),
     ApiPropertyOptional({ enum: values, description }),
+  );
+
+/**
+ * An optional object field of class `Dto` (null refused, `notObject` the refusal of anything else), its
+ * fields validated by Dto's own rules, with its schema (applied in the order listed).
+ */
+export const OptionalObjectProperty = (Dto: new () => object, notObject: string, description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ type: Dto, description }),
+    IsOptionalNotNull(),
+    IsObject({ message: notObject }),
+    ValidateNested(),
+    Type(() => Dto),
   );
 
 const nameSchema = (description: string, example: string): ApiPropertyOptions => ({

@@ -4,7 +4,7 @@ import { ValidateBy, ValidationArguments } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { IsOptionalNotNull } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { flagSetting, type BoardOption } from '../board-option';
 import { CAP_PER_ITEM } from '../actor-caps/actor-caps.option';
 
 /** The option's part of a board config. */
@@ -81,16 +81,7 @@ export const ActorsViewProperty = () =>
  * view on a board without actors (it would count no one).
  */
 export const actorsOption: BoardOption<ActorsConfig> = {
-  name: 'actors',
-  fields: ['actors'],
-  luaModules: [join(__dirname, 'actor_lib.lua')],
-  fromStored: (fields) => (fields.actors === '1' ? { actors: true } : {}),
-  fromReply: (fields) => {
-    if (fields.actors === undefined || fields.actors === false) return {};
-    if (fields.actors === true) return { actors: true };
-    throw new Error(`actors ${JSON.stringify(fields.actors)} is not true or false`);
-  },
-  view: (config) => (config.actors ? { actors: true } : {}),
+  ...flagSetting('actors', [join(__dirname, 'actor_lib.lua')]),
   check: (board) => {
     if (board.options.actors !== true) {
       const unique = board.views?.find((view) => view.mode === 'unique');
