@@ -93,19 +93,34 @@ export class LikeParams extends ItemParams {
 }
 
 const EVENT = withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD });
-@CompiledValidation({ ...EVENT, group: GROUP_FIELD, metric: METRIC_FIELD })
-export class IncrementDto {
-  @AmountProperty() amount?: number;
-  @AtProperty() at?: number;
-  @CreatedAtProperty() createdAt?: number;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base takes any constructor arguments
+type EventHead = new (...args: any[]) => object;
 
-  @SegmentsProperty() segments?: string[];
-  @ActorProperty() actor?: string;
-  @GroupProperty() group?: string;
-  @MetricProperty('The counter the event adds to') metric?: string;
+/**
+ * An event's own fields (`Head`'s) followed by those every event ends with, in this order in the
+ * schema: its times, segments, actor, group and metric.
+ */
+function withEventTail<Head extends EventHead>(head: Head) {
+  class EventDto extends head {
+    @AtProperty() at?: number;
+    @CreatedAtProperty() createdAt?: number;
+
+    @SegmentsProperty() segments?: string[];
+    @ActorProperty() actor?: string;
+    @GroupProperty() group?: string;
+    @MetricProperty('The counter the event adds to') metric?: string;
+  }
+  return EventDto;
 }
 
-export class BatchEntryDto {
+class IncrementHead {
+  @AmountProperty() amount?: number;
+}
+
+@CompiledValidation({ ...EVENT, group: GROUP_FIELD, metric: METRIC_FIELD })
+export class IncrementDto extends withEventTail(IncrementHead) {}
+
+class BatchEntryHead {
   @IdProperty('Item id', 'post-42') item!: string;
   @AmountProperty() amount?: number;
 
@@ -115,14 +130,9 @@ export class BatchEntryDto {
   score?: number;
 
   @TiebreakWriteProperty() tiebreak?: number;
-  @AtProperty() at?: number;
-  @CreatedAtProperty() createdAt?: number;
-
-  @SegmentsProperty() segments?: string[];
-  @ActorProperty() actor?: string;
-  @GroupProperty() group?: string;
-  @MetricProperty('The counter the event adds to') metric?: string;
 }
+
+export class BatchEntryDto extends withEventTail(BatchEntryHead) {}
 
 /** The entries of a batch: the type first, then their count, then each entry. */
 const BatchEntries = () =>
