@@ -96,15 +96,11 @@ const EVENT = withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIEL
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base takes any constructor arguments
 type EventHead = new (...args: any[]) => object;
 
-/**
- * An event's own fields (`Head`'s) followed by those every event ends with, in this order in the
- * schema: its times, segments, actor, group and metric.
- */
+/** An event's own fields (`Head`'s), then those every event ends with: times, segments, actor, group, metric. */
 function withEventTail<Head extends EventHead>(head: Head) {
   class EventDto extends head {
     @AtProperty() at?: number;
     @CreatedAtProperty() createdAt?: number;
-
     @SegmentsProperty() segments?: string[];
     @ActorProperty() actor?: string;
     @GroupProperty() group?: string;
@@ -123,12 +119,10 @@ export class IncrementDto extends withEventTail(IncrementHead) {}
 class BatchEntryHead {
   @IdProperty('Item id', 'post-42') item!: string;
   @AmountProperty() amount?: number;
-
   @OptionalIntProperty(SCORE_RANGE, {
     description: 'On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409',
   })
   score?: number;
-
   @TiebreakWriteProperty() tiebreak?: number;
 }
 
