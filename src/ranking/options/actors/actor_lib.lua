@@ -315,15 +315,9 @@ end
 
 -- The start of a retraction step (retract_step for an actor, retract_item for an item): its record
 -- (created once: state, counts, start; gone after KEEP_SEC unless renewed) and its block. `kind` is
--- 'actor' or 'item'; `record` the record's key, `keys` the call's, `windows` its bound windows; `arg`
--- what the call asks: target (the id), most (units of work), ledger (the window whose events are
--- counted), block_until_ms, block_key (an actor's block key, an item's id). Answers the step.
-function ACTORS.begin_retraction(kind, now_ms, record, keys, windows, arg)
-  local step = {
-    record = record, keys = keys, windows = windows, id = arg.target,
-    most = ACTORS.step_units(tonumber(arg.most), windows.count), ledger = tonumber(arg.ledger),
-    block_until_ms = tonumber(arg.block_until_ms), block_key = arg.block_key,
-  }
+-- 'actor' or 'item'; `step` what the call asks: id, most (units of work), ledger (the window whose
+-- events are counted), block_until_ms, block_key (an actor's block key, an item's id). Answers `step`.
+function ACTORS.begin_retraction(kind, now_ms, step)
   if redis.call('HSETNX', step.record, kind, step.id) == 1 then
     redis.call('HSET', step.record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
     redis.call('EXPIRE', step.record, ACTORS.KEEP_SEC)

@@ -331,7 +331,12 @@ local function retract_item(keys, args)
   if refused then return refused end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  local step = actor_log.ACTORS.begin_retraction('item', now_ms, keys[2 + 2 * window_count], keys, windows, arg)
+  local step = actor_log.ACTORS.begin_retraction('item', now_ms, {
+    record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
+    most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count), ledger = tonumber(arg.ledger),
+    block_until_ms = tonumber(arg.block_until_ms),
+    block_key = arg.block_key, windows = windows,
+  })
   step.now_sec = now_sec
   local record, item, most = step.record, step.id, step.most
   local confs = snapshot.cross_all(windows, now_sec)

@@ -98,7 +98,12 @@ local function retract_step(keys, args)
   if refused then return refused end
   local now_ms, window_count = header.now_ms, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, keys[2 + 2 * window_count], keys, windows, arg)
+  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {
+    record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
+    most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count), ledger = tonumber(arg.ledger),
+    block_until_ms = tonumber(arg.block_until_ms),
+    block_key = arg.block_key, windows = windows,
+  })
   local record = step.record
   snapshot.cross_all(windows, header.now_sec)
   -- What expired drains first, within as many units as the step's; the board's windows, then each segment's.
