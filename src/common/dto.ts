@@ -12,6 +12,7 @@ import {
   Min,
   NotEquals,
   registerDecorator,
+  ValidateBy,
   ValidateIf,
   ValidateNested,
   ValidationOptions,
@@ -83,6 +84,22 @@ export const OptionalObjectProperty = (Dto: new () => object, notObject: string,
     IsObject({ message: notObject }),
     ValidateNested(),
     Type(() => Dto),
+  );
+
+/**
+ * An optional field checked whole by `validate` (null refused; `message` says why a value is refused),
+ * with its schema (applied in the order listed).
+ */
+export const OptionalCheckedProperty = (
+  name: string,
+  validate: (value: unknown) => boolean,
+  message: (value: unknown) => string,
+  schema: ApiPropertyOptions,
+) =>
+  applyDecorators(
+    ValidateBy({ name, validator: { validate, defaultMessage: (args) => message(args?.value) } }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional(schema),
   );
 
 const nameSchema = (description: string, example: string): ApiPropertyOptions => ({

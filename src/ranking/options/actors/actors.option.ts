@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy, ValidationArguments } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalCheckedProperty } from '../../../common/dto';
 import { flagSetting, type BoardOption } from '../board-option';
 import { CAP_PER_ITEM } from '../actor-caps/actor-caps.option';
 
@@ -44,25 +42,18 @@ function validActors(value: unknown): boolean {
 
 /** The board PUT's `actors` field: its schema and validation. */
 export const ActorsProperty = () =>
-  applyDecorators(
-    ValidateBy({
-      name: 'isActorsSetting',
-      validator: { validate: validActors, defaultMessage: (_?: ValidationArguments) => ACTORS_MESSAGE },
-    }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      oneOf: [
-        { type: 'boolean' },
-        {
-          type: 'object',
-          properties: { capPerItem: { type: 'integer', minimum: CAP_PER_ITEM.min, maximum: CAP_PER_ITEM.max } },
-          additionalProperties: false,
-        },
-      ],
-      description:
-        'Lets increments and batch entries name an `actor` (and makes a like\'s userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor\'s events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)',
-    }),
-  );
+  OptionalCheckedProperty('isActorsSetting', validActors, () => ACTORS_MESSAGE, {
+    oneOf: [
+      { type: 'boolean' },
+      {
+        type: 'object',
+        properties: { capPerItem: { type: 'integer', minimum: CAP_PER_ITEM.min, maximum: CAP_PER_ITEM.max } },
+        additionalProperties: false,
+      },
+    ],
+    description:
+      'Lets increments and batch entries name an `actor` (and makes a like\'s userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor\'s events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)',
+  });
 
 /** Whether a PUT's `actors` lets events name actors. */
 export function actorsKept(setting: ActorsSetting | undefined): boolean | undefined {
