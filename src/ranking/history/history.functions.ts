@@ -239,15 +239,11 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 1,
     args: ['window_key', 'shards', 'asked'],
     reply: ['pending', 'listings'],
-    build: (call: ListingCountsShardsCall) => ({
-      keys: [call.shards[0].shard.keys.cfg()],
-      header: acrossShardsHeader(call),
-      args: {
-        window_key: call.shards[0].shard.keys.windowKeyName(call.window.name),
-        shards: JSON.stringify(call.shards.map(({ shard }) => shard.keys.cfg())),
-        asked: JSON.stringify(call.shards.map(({ asked }) => askedArg(asked))),
-      },
-    }),
+    build: (call: ListingCountsShardsCall) =>
+      acrossShardsCall(
+        { ...call, shards: call.shards.map(({ shard }) => shard) },
+        { asked: JSON.stringify(call.shards.map(({ asked }) => askedArg(asked))) },
+      ),
     /** each shard read with its counts, in `shards`' order (a shard with a period to drain first is not read) */
     decode: (reply, call) => {
       const pending = new Set(reply.nested('pending').intsFrom(0));
