@@ -1,17 +1,20 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsDefined,
   IsIn,
   IsInt,
   IsNumber,
+  IsObject,
   Matches,
   Max,
   Min,
   NotEquals,
   registerDecorator,
+  ValidateBy,
   ValidateIf,
+  ValidateNested,
   ValidationOptions,
 } from 'class-validator';
 import { COMMON_MESSAGES } from './common.messages';
@@ -68,6 +71,35 @@ export const OptionalEnumProperty = (values: readonly string[], description: str
     IsIn(values, { message: `$property must be one of ${values.join(', ')}` }),
     IsOptionalNotNull(),
     ApiPropertyOptional({ enum: values, description }),
+  );
+
+/**
+ * An optional object field of class `Dto` (null refused, `notObject` the refusal of anything else), its
+ * fields validated by Dto's own rules, with its schema (applied in the order listed).
+ */
+export const OptionalObjectProperty = (Dto: new () => object, notObject: string, description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ type: Dto, description }),
+    IsOptionalNotNull(),
+    IsObject({ message: notObject }),
+    ValidateNested(),
+    Type(() => Dto),
+  );
+
+/**
+ * An optional field checked whole by `validate` (null refused; `message` says why a value is refused),
+ * with its schema (applied in the order listed).
+ */
+export const OptionalCheckedProperty = (
+  name: string,
+  validate: (value: unknown) => boolean,
+  message: (value: unknown) => string,
+  schema: ApiPropertyOptions,
+) =>
+  applyDecorators(
+    ValidateBy({ name, validator: { validate, defaultMessage: (args) => message(args?.value) } }),
+    IsOptionalNotNull(),
+    ApiPropertyOptional(schema),
   );
 
 const nameSchema = (description: string, example: string): ApiPropertyOptions => ({

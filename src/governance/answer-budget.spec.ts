@@ -2,30 +2,18 @@ import { FakeClock } from '../../harness/clock';
 import { QuotaExceededError } from '../common/errors';
 import { IdemRequest, IdempotentAnswerUnfundedError } from '../redis/idempotency';
 import { ONE_ANSWER, withAnswerBudget } from './answer-budget';
-import { GrowthQuota } from './growth-quota';
-import { ClientBudget } from './growth-quotas';
-import { allowances } from '../../test/support/growth';
+import { clientBudget } from '../../test/support/growth';
 
-const HOUR_MS = 3_600_000;
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
 
 describe('withAnswerBudget', () => {
   const clock = new FakeClock(0);
-  const budgetOf = (answers: number) =>
-    new ClientBudget(
-      new GrowthQuota({
-        perInterval: allowances({ idempotentAnswers: answers }),
-        intervalMs: HOUR_MS,
-        maxClients: 10,
-      }),
-      'ip:192.0.2.1',
-      clock,
-    );
+  const answersBudget = (answers: number) => clientBudget({ idempotentAnswers: answers }, clock);
   const applied = (idem: IdemRequest | undefined) => Promise.resolve({ replayed: false, body: idem });
   const replayed = () => Promise.resolve({ replayed: true, body: undefined });
 
   it('charges stored answers, not replays, and refuses a write that needs one past the quota', async () => {
-    const budget = budgetOf(2);
+    const budget = answersBudget(2);
     await withAnswerBudget(budget, KEYED, ONE_ANSWER, applied);
     for (let i = 0; i < 5; i++) await withAnswerBudget(budget, KEYED, ONE_ANSWER, replayed);
     await withAnswerBudget(budget, KEYED, ONE_ANSWER, applied);
@@ -36,7 +24,7 @@ describe('withAnswerBudget', () => {
   });
 
   it('past the quota, asks for a replay only and answers it', async () => {
-    const budget = budgetOf(1);
+    const budget = answersBudget(1);
     await withAnswerBudget(budget, KEYED, ONE_ANSWER, applied);
     const seen: Array<IdemRequest | undefined> = [];
     const answer = await withAnswerBudget(budget, KEYED, ONE_ANSWER, (idem) => {
@@ -47,14 +35,14 @@ describe('withAnswerBudget', () => {
   });
 
   it('charges a failed write what it may have stored, and keyless or unbudgeted writes nothing', async () => {
-    const budget = budgetOf(3);
+    const budget = answersBudget(3);
     const failing = () => Promise.reject(new Error('shard down'));
     await expect(withAnswerBudget(budget, KEYED, { answers: 3, chargedOnError: 3 }, failing)).rejects.toThrow();
     const refused = withAnswerBudget(budget, KEYED, ONE_ANSWER, (idem) =>
       idem?.mayStore === false ? Promise.reject(new IdempotentAnswerUnfundedError()) : applied(idem),
     );
     await expect(refused).rejects.toBeInstanceOf(QuotaExceededError);
-    const fresh = budgetOf(1);
+    const fresh = answersBudget(1);
     await expect(withAnswerBudget(fresh, KEYED, ONE_ANSWER, failing)).rejects.toThrow('shard down');
     await withAnswerBudget(fresh, undefined, ONE_ANSWER, applied);
     await withAnswerBudget(undefined, KEYED, ONE_ANSWER, applied);

@@ -3,8 +3,6 @@ import { ConflictError, QuotaExceededError } from '../../src/common/errors';
 import { CountersService } from '../../src/counters/counters.service';
 import { CounterStore } from '../../src/counters/counters.store';
 import { GrowthKind } from '../../src/common/growth-kinds';
-import { GrowthQuota } from '../../src/governance/growth-quota';
-import { ClientBudget } from '../../src/governance/growth-quotas';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { RedisService } from '../../src/redis/redis.service';
@@ -18,7 +16,7 @@ import { rankingServiceOn } from '../../harness/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
 import { CountersSettings } from '../../src/counters/counters.settings';
 import { StatsSettings } from '../../src/stats/stats.settings';
-import { allowances } from '../support/growth';
+import { clientBudget } from '../support/growth';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const HOUR_MS = 3_600_000;
@@ -36,15 +34,7 @@ describe.each(TOPOLOGIES)('quotas on growth, caps and aging out (real Redis, %s)
 
   /** An anonymous client's budgets: `limits` per hour (kinds left out have no quota). */
   const budgetOf = (limits: Partial<Record<GrowthKind, number>>, client = 'ip:203.0.113.7') =>
-    new ClientBudget(
-      new GrowthQuota({
-        perInterval: allowances(limits),
-        intervalMs: HOUR_MS,
-        maxClients: 100,
-      }),
-      client,
-      clock,
-    );
+    clientBudget(limits, clock, client, 100);
   const score = async (board: string, item: string) => (await ranking.item(board, undefined, item)).score;
 
   beforeAll(async () => {

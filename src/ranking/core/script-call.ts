@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { NamedReply, Reply } from '../../redis/replies';
-import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall } from '../../redis/scripts';
+import { IDEM_LIBRARY, KEYS_LIBRARY, ScriptCall, type ScriptArg } from '../../redis/scripts';
 import { OPTION_LUA_MODULES } from '../options/registry';
 import { IdemCall } from '../../redis/idempotency';
 import { bareHeader, CallHeader, callArgs, NamedArgs } from '../../redis/function-args';
@@ -58,12 +58,31 @@ export interface WriteCall extends BoardCall {
  * slot rule (its keys are named by `window_key`: a segment's are "<window>~<segment>"); keys[1] routes
  * the call.
  */
-export function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window: WindowConfig }): CallHeader {
+function acrossShardsHeader(call: { board: PreparedBoard; nowMs: number; window: WindowConfig }): CallHeader {
   return {
     version: call.board.config.version,
     nowMs: call.nowMs,
     budget: 0,
     windows: [{ ...slotRule(call.window, call.nowMs), createdAtMs: call.window.createdAtMs }],
+  };
+}
+
+/**
+ * A read across the shards one node serves: routed by its first shard's config key, the window and the
+ * shards named by `window_key` and `shards`, beside the read's own `args`.
+ */
+export function acrossShardsCall<Args extends Record<string, ScriptArg>>(
+  call: { board: PreparedBoard; nowMs: number; window: WindowConfig; shards: ShardKeys[] },
+  args: Args,
+): { keys: string[]; header: CallHeader; args: { window_key: string; shards: string } & Args } {
+  return {
+    keys: [call.shards[0].keys.cfg()],
+    header: acrossShardsHeader(call),
+    args: {
+      window_key: call.shards[0].keys.windowKeyName(call.window.name),
+      shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+      ...args,
+    },
   };
 }
 

@@ -93,36 +93,40 @@ export class LikeParams extends ItemParams {
 }
 
 const EVENT = withActor({ amount: AMOUNT_FIELD, at: AT_FIELD, createdAt: AT_FIELD, segments: SEGMENTS_FIELD });
-@CompiledValidation({ ...EVENT, group: GROUP_FIELD, metric: METRIC_FIELD })
-export class IncrementDto {
-  @AmountProperty() amount?: number;
-  @AtProperty() at?: number;
-  @CreatedAtProperty() createdAt?: number;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's base takes any constructor arguments
+type EventHead = new (...args: any[]) => object;
 
-  @SegmentsProperty() segments?: string[];
-  @ActorProperty() actor?: string;
-  @GroupProperty() group?: string;
-  @MetricProperty('The counter the event adds to') metric?: string;
+/** An event's own fields (`Head`'s), then those every event ends with: times, segments, actor, group, metric. */
+function withEventTail<Head extends EventHead>(head: Head) {
+  class EventDto extends head {
+    @AtProperty() at?: number;
+    @CreatedAtProperty() createdAt?: number;
+    @SegmentsProperty() segments?: string[];
+    @ActorProperty() actor?: string;
+    @GroupProperty() group?: string;
+    @MetricProperty('The counter the event adds to') metric?: string;
+  }
+  return EventDto;
 }
 
-export class BatchEntryDto {
+class IncrementHead {
+  @AmountProperty() amount?: number;
+}
+
+@CompiledValidation({ ...EVENT, group: GROUP_FIELD, metric: METRIC_FIELD })
+export class IncrementDto extends withEventTail(IncrementHead) {}
+
+class BatchEntryHead {
   @IdProperty('Item id', 'post-42') item!: string;
   @AmountProperty() amount?: number;
-
   @OptionalIntProperty(SCORE_RANGE, {
     description: 'On a max / min / last board, the score (instead of amount; see POST .../score); elsewhere 409',
   })
   score?: number;
-
   @TiebreakWriteProperty() tiebreak?: number;
-  @AtProperty() at?: number;
-  @CreatedAtProperty() createdAt?: number;
-
-  @SegmentsProperty() segments?: string[];
-  @ActorProperty() actor?: string;
-  @GroupProperty() group?: string;
-  @MetricProperty('The counter the event adds to') metric?: string;
 }
+
+export class BatchEntryDto extends withEventTail(BatchEntryHead) {}
 
 /** The entries of a batch: the type first, then their count, then each entry. */
 const BatchEntries = () =>

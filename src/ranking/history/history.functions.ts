@@ -3,7 +3,7 @@ import { namedFunction } from '../../redis/named-function';
 import type { Reply } from '../../redis/replies';
 import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { ScoredItem } from '../core/ranking.types';
-import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import { acrossShardsCall, windowReadFunction, WindowCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -200,16 +200,11 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 1,
     args: ['window_key', 'shards', 'points', 'rows'],
     reply: ['pending', 'rest', 'counts', 'left_out'],
-    build: (call: HistoryCountShardsCall) => ({
-      keys: [call.shards[0].keys.cfg()],
-      header: acrossShardsHeader(call),
-      args: {
-        window_key: call.shards[0].keys.windowKeyName(call.window.name),
-        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+    build: (call: HistoryCountShardsCall) =>
+      acrossShardsCall(call, {
         points: pointsArg(call.points),
         rows: call.rows,
-      },
-    }),
+      }),
     /** the shards not counted (a boundary to cross first), those left for another call, the others' counts summed per point */
     decode: (reply, call): { pending: ShardKeys[]; rest: ShardKeys[]; counts: SnapshotCount[] } => {
       const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];
@@ -244,15 +239,11 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 1,
     args: ['window_key', 'shards', 'asked'],
     reply: ['pending', 'listings'],
-    build: (call: ListingCountsShardsCall) => ({
-      keys: [call.shards[0].shard.keys.cfg()],
-      header: acrossShardsHeader(call),
-      args: {
-        window_key: call.shards[0].shard.keys.windowKeyName(call.window.name),
-        shards: JSON.stringify(call.shards.map(({ shard }) => shard.keys.cfg())),
-        asked: JSON.stringify(call.shards.map(({ asked }) => askedArg(asked))),
-      },
-    }),
+    build: (call: ListingCountsShardsCall) =>
+      acrossShardsCall(
+        { ...call, shards: call.shards.map(({ shard }) => shard) },
+        { asked: JSON.stringify(call.shards.map(({ asked }) => askedArg(asked))) },
+      ),
     /** each shard read with its counts, in `shards`' order (a shard with a period to drain first is not read) */
     decode: (reply, call) => {
       const pending = new Set(reply.nested('pending').intsFrom(0));

@@ -2,7 +2,7 @@ import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { type ItemData, itemDataOf } from '../options/item-data/item-data';
-import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import { acrossShardsCall, windowReadFunction, WindowCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -100,18 +100,13 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 1,
     args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'],
     reply: ['complete', 'scores', 'ranks', 'data', 'marks'],
-    build: (call: LookupNodeCall) => ({
-      keys: [call.shards[0].keys.cfg()],
-      header: acrossShardsHeader(call),
-      args: {
-        window_key: call.shards[0].keys.windowKeyName(call.window.name),
-        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+    build: (call: LookupNodeCall) =>
+      acrossShardsCall(call, {
         with_data: call.withData ? 1 : 0,
         board_ranks: call.boardRanks ? 1 : 0,
         items: JSON.stringify(call.items),
         homes: JSON.stringify(call.homes.map((home) => home + 1)),
-      },
-    }),
+      }),
     decode: (reply, call): LookupNodeReply => {
       if (!reply.flag('complete')) return null;
       const count = call.items.length;
@@ -129,16 +124,11 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 1,
     args: ['window_key', 'ahead_scores', 'ahead_marks', 'shards'],
     reply: ['pending', 'above'],
-    build: (call: LookupCountCall) => ({
-      keys: [call.shards[0].keys.cfg()],
-      header: acrossShardsHeader(call),
-      args: {
-        window_key: call.shards[0].keys.windowKeyName(call.window.name),
+    build: (call: LookupCountCall) =>
+      acrossShardsCall(call, {
         ahead_scores: JSON.stringify(call.ahead.scores),
         ahead_marks: JSON.stringify(call.ahead.marks),
-        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
-      },
-    }),
+      }),
     decode: (reply, call) => ({
       /** Shards with expired slots not yet drained: not counted. */
       pending: reply

@@ -95,3 +95,37 @@ export interface BoardOption<Config extends object, View extends object = Partia
   /** Refuses (InvalidInputError) a board its setting cannot go with; absent: it goes with any. */
   check?(board: BoardSettings): void;
 }
+
+/** The part of an option that is no setting of the board (a module and its hooks only): nothing stored, answered or shown. */
+export function modulesOnly(
+  name: string,
+  luaModules: readonly string[],
+): Pick<BoardOption<object>, 'name' | 'fields' | 'luaModules' | 'fromStored' | 'fromReply' | 'view'> {
+  return { name, fields: [], luaModules, fromStored: () => ({}), fromReply: () => ({}), view: () => ({}) };
+}
+
+/**
+ * The part of an option that is one boolean field of the board, `field: true` or absent: stored as "1",
+ * answered by board_put as JSON true or false, shown when on.
+ */
+export function flagSetting<Field extends string>(
+  field: Field,
+  luaModules: readonly string[],
+): Pick<
+  BoardOption<Partial<Record<Field, boolean>>>,
+  'name' | 'fields' | 'luaModules' | 'fromStored' | 'fromReply' | 'view'
+> {
+  const on = { [field]: true } as Partial<Record<Field, boolean>>;
+  return {
+    name: field,
+    fields: [field],
+    luaModules,
+    fromStored: (fields) => (fields[field] === '1' ? on : {}),
+    fromReply: (fields) => {
+      if (fields[field] === undefined || fields[field] === false) return {};
+      if (fields[field] === true) return on;
+      throw new Error(`${field} ${JSON.stringify(fields[field])} is not true or false`);
+    },
+    view: (config) => (config[field] === true ? on : {}),
+  };
+}

@@ -1,7 +1,7 @@
 import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
 import type { PreparedBoard, ShardKeys } from '../core/board';
-import { acrossShardsHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import { acrossShardsCall, windowReadFunction, WindowCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -97,15 +97,10 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 1,
     args: ['window_key', 'shards', 'bounds'],
     reply: ['pending', 'listed', 'min', 'max', 'counts'],
-    build: (call: SpreadShardsCall) => ({
-      keys: [call.shards[0].keys.cfg()],
-      header: acrossShardsHeader(call),
-      args: {
-        window_key: call.shards[0].keys.windowKeyName(call.window.name),
-        shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+    build: (call: SpreadShardsCall) =>
+      acrossShardsCall(call, {
         bounds: call.bounds.join(' '),
-      },
-    }),
+      }),
     decode: (reply, call): SpreadShardsReply => {
       const counts = reply.nested('counts').expectLength(call.bounds.length);
       return {

@@ -1,12 +1,11 @@
 import { FakeClock } from '../../../harness/clock';
-import { GrowthQuota } from '../../governance/growth-quota';
 import { ClientBudget } from '../../governance/growth-quotas';
 import type { IdemRequest } from '../../redis/idempotency';
 import { PreparedBoard } from '../core/board';
 import { RankingKeys } from '../core/ranking.keys';
 import { GuardedWrite, IdempotencyPolicy, RequestLedger } from './write-pipeline';
 import type { LedgerEntry } from './writes.functions';
-import { allowances } from '../../../test/support/growth';
+import { clientBudget } from '../../../test/support/growth';
 
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
 const keys = new RankingKeys('tb:');
@@ -37,16 +36,7 @@ class MemoryLedger implements RequestLedger {
 
 describe('IdempotencyPolicy', () => {
   const clock = new FakeClock(0);
-  const budgetOf = (answers: number) =>
-    new ClientBudget(
-      new GrowthQuota({
-        perInterval: allowances({ idempotentAnswers: answers }),
-        intervalMs: 3_600_000,
-        maxClients: 10,
-      }),
-      'ip:192.0.2.1',
-      clock,
-    );
+  const answersBudget = (answers: number) => clientBudget({ idempotentAnswers: answers }, clock);
   const writeOn = (board: PreparedBoard, idem?: IdemRequest, budget?: ClientBudget, parts = 1): GuardedWrite => ({
     board,
     nowMs: 0,
@@ -93,7 +83,7 @@ describe('IdempotencyPolicy', () => {
 
   it('charges the ledger entry and every shard part against the stored answers quota', async () => {
     const strategy = new IdempotencyPolicy(new MemoryLedger()).strategyFor(boardOf(4));
-    const budget = budgetOf(4);
+    const budget = answersBudget(4);
     const apply = () => Promise.resolve({ replayed: false, body: 'applied' });
     await strategy.run(writeOn(boardOf(4), KEYED, budget, 3), apply);
     // 1 + 3 answers taken: a second request with a new key and one part has none left to store.

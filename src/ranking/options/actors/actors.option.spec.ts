@@ -1,18 +1,10 @@
 import { InvalidInputError } from '../../../common/errors';
 import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
 import { actorsKept, actorsOption } from './actors.option';
+import type { BoardSettings } from '../board-option';
+import { sumBoardSettings } from '../../../../test/support/board-settings';
 
-interface Shape {
-  aggregate?: string;
-  allTimeWindow?: string;
-  views?: { name: string; mode: string }[];
-}
-const board = (actors: boolean | undefined, more: Shape = {}) => ({
-  name: 'b',
-  aggregate: 'sum',
-  options: { actors },
-  ...more,
-});
+const board = (actors: boolean | undefined, more: Partial<BoardSettings> = {}) => sumBoardSettings({ actors }, more);
 
 describe('the actors option', () => {
   it("reads a PUT's actors: true, false, or an object with a cap (omitted: the stored setting)", () => {

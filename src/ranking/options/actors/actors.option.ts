@@ -1,10 +1,8 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy, ValidationArguments } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { IsOptionalNotNull } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { OptionalCheckedProperty } from '../../../common/dto';
+import { flagSetting, type BoardOption } from '../board-option';
 import { CAP_PER_ITEM } from '../actor-caps/actor-caps.option';
 
 /** The option's part of a board config. */
@@ -44,25 +42,18 @@ function validActors(value: unknown): boolean {
 
 /** The board PUT's `actors` field: its schema and validation. */
 export const ActorsProperty = () =>
-  applyDecorators(
-    ValidateBy({
-      name: 'isActorsSetting',
-      validator: { validate: validActors, defaultMessage: (_?: ValidationArguments) => ACTORS_MESSAGE },
-    }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      oneOf: [
-        { type: 'boolean' },
-        {
-          type: 'object',
-          properties: { capPerItem: { type: 'integer', minimum: CAP_PER_ITEM.min, maximum: CAP_PER_ITEM.max } },
-          additionalProperties: false,
-        },
-      ],
-      description:
-        'Lets increments and batch entries name an `actor` (and makes a like\'s userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor\'s events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)',
-    }),
-  );
+  OptionalCheckedProperty('isActorsSetting', validActors, () => ACTORS_MESSAGE, {
+    oneOf: [
+      { type: 'boolean' },
+      {
+        type: 'object',
+        properties: { capPerItem: { type: 'integer', minimum: CAP_PER_ITEM.min, maximum: CAP_PER_ITEM.max } },
+        additionalProperties: false,
+      },
+    ],
+    description:
+      'Lets increments and batch entries name an `actor` (and makes a like\'s userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor\'s events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board)',
+  });
 
 /** Whether a PUT's `actors` lets events name actors. */
 export function actorsKept(setting: ActorsSetting | undefined): boolean | undefined {
@@ -81,16 +72,7 @@ export const ActorsViewProperty = () =>
  * view on a board without actors (it would count no one).
  */
 export const actorsOption: BoardOption<ActorsConfig> = {
-  name: 'actors',
-  fields: ['actors'],
-  luaModules: [join(__dirname, 'actor_lib.lua')],
-  fromStored: (fields) => (fields.actors === '1' ? { actors: true } : {}),
-  fromReply: (fields) => {
-    if (fields.actors === undefined || fields.actors === false) return {};
-    if (fields.actors === true) return { actors: true };
-    throw new Error(`actors ${JSON.stringify(fields.actors)} is not true or false`);
-  },
-  view: (config) => (config.actors ? { actors: true } : {}),
+  ...flagSetting('actors', [join(__dirname, 'actor_lib.lua')]),
   check: (board) => {
     if (board.options.actors !== true) {
       const unique = board.views?.find((view) => view.mode === 'unique');

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
 import { OptionalEnumProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { modulesOnly, type BoardOption, type BoardSettings } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
 import { AGGREGATE_MESSAGES as M, AGGREGATE_SCORE_WRITE_COST, MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
@@ -49,11 +49,7 @@ const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | 
  * The slices ask it what a board keeps (keptScore) and which writes it takes (writeMismatch).
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
-  name: 'aggregate',
-  fields: [],
-  luaModules: [join(__dirname, 'aggregate_lib.lua')],
-  fromStored: () => ({}),
-  fromReply: () => ({}),
+  ...modulesOnly('aggregate', [join(__dirname, 'aggregate_lib.lua')]),
   view: (config) => {
     const kept = keptOf(config);
     return kept === undefined ? {} : { aggregate: kept };

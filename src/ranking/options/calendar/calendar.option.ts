@@ -1,10 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull, OptionalEnumProperty } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { IsOptionalNotNull, OptionalEnumProperty, OptionalObjectProperty } from '../../../common/dto';
+import { modulesOnly, type BoardOption } from '../board-option';
 import { CALENDARS, WEEK_STARTS } from './calendar-math';
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from './calendar.limits';
 
@@ -55,15 +54,10 @@ export const WeekStartProperty = () =>
 
 /** A board PUT window's `archive` field: the closed periods it keeps (applied in the order of board.dto's other nested objects). */
 export const ArchiveProperty = () =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: ArchiveDto,
-      description: "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
-    }),
-    IsOptionalNotNull(),
-    IsObject({ message: 'archive must be an object like { "keep": 12, "top": 100 }' }),
-    ValidateNested(),
-    Type(() => ArchiveDto),
+  OptionalObjectProperty(
+    ArchiveDto,
+    'archive must be an object like { "keep": 12, "top": 100 }',
+    "Calendar windows: keep each closed period's final standings (GET /boards/:board/archive)",
   );
 
 /** The board view's window fields of a calendar window. */
@@ -79,11 +73,4 @@ export const ArchiveViewProperty = () =>
  * Calendar windows and their archives: its fields are a window's (the board config holds none of its
  * own), its Lua archive_lib.lua takes each closed period's archive as expiry drains the period's slot.
  */
-export const calendarOption: BoardOption<object> = {
-  name: 'calendar',
-  fields: [],
-  luaModules: [join(__dirname, 'archive_lib.lua')],
-  fromStored: () => ({}),
-  fromReply: () => ({}),
-  view: () => ({}),
-};
+export const calendarOption: BoardOption<object> = modulesOnly('calendar', [join(__dirname, 'archive_lib.lua')]);

@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalCheckedProperty } from '../../../common/dto';
 import { isName } from '../../../common/names';
 import type { BoardOption, BoardSettings } from '../board-option';
 import { GROUP_TOP_MEMBERS } from './group-of.limits';
@@ -71,17 +69,10 @@ export const GroupOfViewProperty = () =>
   ApiPropertyOptional({ ...SCHEMA, description: 'A group board: what it ranks (see PUT); absent: not one' });
 
 export const GroupOfProperty = () =>
-  applyDecorators(
-    ValidateBy({
-      name: 'isGroupOfSetting',
-      validator: { validate: validSetting, defaultMessage: () => SETTING_MESSAGE },
-    }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      ...SCHEMA,
-      description: `A group board: ranks groups (teams, clans, countries) of the member board's items. A group's score is the sum of decay^i x s_i over its \`top\` best members' scores s_i in that window (i = 0 for the best); members join with PUT /boards/:board/members/:group/:item. The board then declares no windows, views, segments or actors, and answers reads without \`window\`, with from/to of the member window. ${SETTING_MESSAGE}`,
-    }),
-  );
+  OptionalCheckedProperty('isGroupOfSetting', validSetting, () => SETTING_MESSAGE, {
+    ...SCHEMA,
+    description: `A group board: ranks groups (teams, clans, countries) of the member board's items. A group's score is the sum of decay^i x s_i over its \`top\` best members' scores s_i in that window (i = 0 for the best); members join with PUT /boards/:board/members/:group/:item. The board then declares no windows, views, segments or actors, and answers reads without \`window\`, with from/to of the member window. ${SETTING_MESSAGE}`,
+  });
 
 /** The setting as a group board holds it: decay filled in. */
 export function groupOfSetting(value: { board: string; window: string; top: number; decay?: number }): GroupOfSetting {

@@ -7,7 +7,7 @@ import { IsId, IsOptionalNotNull } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { ID_LENGTH_CHARS } from '../../../common/limits';
 import { ID_RULE } from '../../../common/names';
-import type { BoardOption } from '../board-option';
+import { flagSetting, type BoardOption } from '../board-option';
 import { GROUPS_MESSAGES } from './groups.limits';
 
 /** The option's part of a board config. */
@@ -76,15 +76,6 @@ const on = (config: Readonly<GroupsConfig>) => config.groups === true;
 
 /** `groups: true`: groups_lib.lua keeps each shard's item -> group map. */
 export const groupsOption: BoardOption<GroupsConfig> = {
-  name: 'groups',
-  fields: ['groups'],
-  luaModules: [join(__dirname, 'groups_lib.lua')],
-  fromStored: (fields) => (fields.groups === '1' ? { groups: true } : {}),
-  fromReply: (fields) => {
-    if (fields.groups === undefined || fields.groups === false) return {};
-    if (fields.groups === true) return { groups: true };
-    throw new Error(`groups ${JSON.stringify(fields.groups)} is not true or false`);
-  },
-  view: (config) => (on(config) ? { groups: true } : {}),
+  ...flagSetting('groups', [join(__dirname, 'groups_lib.lua')]),
   writeCostPerPlace: (config) => (on(config) ? GROUPS_WRITE_COST : 0),
 };

@@ -4,7 +4,7 @@ import { IsBoolean } from 'class-validator';
 import { join } from 'node:path';
 import { optional } from '../../../common/compiled-checks';
 import { IsOptionalNotNull, ToBool } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { modulesOnly, type BoardOption } from '../board-option';
 import { ITEM_DATA_BYTES } from './item-data.limits';
 
 /** An item's data in the OpenAPI document: any JSON object within ITEM_DATA_BYTES. */
@@ -44,11 +44,4 @@ export const ItemDataRowProperty = () =>
  * ?data=true on reads), with no setting in the board config. item_data_lib.lua keeps it while some
  * window holds the item: it registers item_left, windows_dropped and board_dropped.
  */
-export const itemDataOption: BoardOption<object> = {
-  name: 'item-data',
-  fields: [],
-  luaModules: [join(__dirname, 'item_data_lib.lua')],
-  fromStored: () => ({}),
-  fromReply: () => ({}),
-  view: () => ({}),
-};
+export const itemDataOption: BoardOption<object> = modulesOnly('item-data', [join(__dirname, 'item_data_lib.lua')]);

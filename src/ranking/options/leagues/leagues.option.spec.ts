@@ -1,16 +1,14 @@
 import { InvalidInputError } from '../../../common/errors';
 import { leaguesOption, leaguesProblem } from './leagues.option';
+import type { BoardSettings } from '../board-option';
+import { sumBoardSettings } from '../../../../test/support/board-settings';
 
 const SETTING = { window: 'week', size: 30, tiers: ['bronze', 'silver', 'gold'], promote: 3, relegate: 3 };
-const board = (over: object = {}) => ({
-  name: 'b',
-  aggregate: 'sum',
-  options: { leagues: SETTING },
-  shards: 1,
-  calendarWindows: ['week'],
-  holds: { views: false, segments: false, actors: false },
-  ...over,
-});
+const board = (over: Partial<BoardSettings> = {}) =>
+  sumBoardSettings(
+    { leagues: SETTING },
+    { shards: 1, calendarWindows: ['week'], holds: { views: false, segments: false, actors: false }, ...over },
+  );
 
 describe('the leagues option', () => {
   it('takes a setting at its bounds and names what is wrong with another', () => {

@@ -1,8 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalCheckedProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { isName, NAME_RULE } from '../../../common/names';
 import type { BoardOption, BoardSettings } from '../board-option';
@@ -72,18 +70,11 @@ const SCHEMA = {
 
 /** The board PUT's `leagues` field: its schema and validation. */
 export const LeaguesProperty = () =>
-  applyDecorators(
-    ValidateBy({
-      name: 'isLeaguesSetting',
-      validator: { validate: (value) => leaguesProblem(value) === '', defaultMessage: (a) => leaguesProblem(a?.value) },
-    }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      ...SCHEMA,
-      description:
-        "Leagues over a calendar window's periods (sum boards, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier; on a sharded board, the first of its shard's cohorts: cohort c of shard k, 0-based, is numbered (c - 1) × shards + k + 1); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change, nor can the board's shards",
-    }),
-  );
+  OptionalCheckedProperty('isLeaguesSetting', (value) => leaguesProblem(value) === '', leaguesProblem, {
+    ...SCHEMA,
+    description:
+      "Leagues over a calendar window's periods (sum boards, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier; on a sharded board, the first of its shard's cohorts: cohort c of shard k, 0-based, is numbered (c - 1) × shards + k + 1); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change, nor can the board's shards",
+  });
 
 /** The board view's `leagues` field. */
 export const LeaguesViewProperty = () =>

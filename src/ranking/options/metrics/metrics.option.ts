@@ -89,33 +89,30 @@ export const ViewMetricProperty = (role: 'positive' | 'negative') =>
     }),
   );
 
+/** A row's counts by metric name: an object of numbers, described for the read that answers it. */
+const metricCountsProperty = (description: string) =>
+  ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: { up: 12, down: 3 },
+    description,
+  });
+
 /** A row's `metrics` (on a board with metrics): every metric's count in the window. */
 export const MetricCountsProperty = () =>
-  ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'number' },
-    example: { up: 12, down: 3 },
-    description:
-      "On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics",
-  });
+  metricCountsProperty(
+    "On a board with metrics: a window read's rows each metric's count of the item in the window (0 when none); a wilson or controversial view's rows the counts of its positive and negative metrics",
+  );
 
 export const HistoryMetricCountsProperty = () =>
-  ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'number' },
-    example: { up: 12, down: 3 },
-    description:
-      "On a board with metrics: each metric's count of the item at the snapshot's boundary, as that metric's own snapshot at the same boundary kept it (the ranked metric's is `score`); 0 when that snapshot holds fewer rows than its `top` and not the item; a metric is absent when its snapshot is full without the item (below its kept rows) or it has none at that boundary",
-  });
+  metricCountsProperty(
+    "On a board with metrics: each metric's count of the item at the snapshot's boundary, as that metric's own snapshot at the same boundary kept it (the ranked metric's is `score`); 0 when that snapshot holds fewer rows than its `top` and not the item; a metric is absent when its snapshot is full without the item (below its kept rows) or it has none at that boundary",
+  );
 
 export const ArchiveMetricCountsProperty = () =>
-  ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'number' },
-    example: { up: 12, down: 3 },
-    description:
-      "On a board with metrics: each metric's count of the item in the closed period, as that metric's own archive of the period kept it (the ranked metric's is `score`); 0 when that archive holds fewer rows than its `top` and not the item; a metric is absent when its archive is full without the item or there is none. Absent on the rows of an archive kept before archives kept their records",
-  });
+  metricCountsProperty(
+    "On a board with metrics: each metric's count of the item in the closed period, as that metric's own archive of the period kept it (the ranked metric's is `score`); 0 when that archive holds fewer rows than its `top` and not the item; a metric is absent when its archive is full without the item or there is none. Absent on the rows of an archive kept before archives kept their records",
+  );
 
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
 

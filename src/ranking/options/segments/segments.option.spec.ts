@@ -1,13 +1,11 @@
 import { InvalidInputError } from '../../../common/errors';
 import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
 import { segmentsOf, segmentsOption } from './segments.option';
+import type { BoardSettings } from '../board-option';
+import { sumBoardSettings } from '../../../../test/support/board-settings';
 
-const board = (segmentsMax: number | undefined, more: { aggregate?: string; allTimeWindow?: string } = {}) => ({
-  name: 'b',
-  aggregate: 'sum',
-  options: { segmentsMax },
-  ...more,
-});
+const board = (segmentsMax: number | undefined, more: Partial<BoardSettings> = {}) =>
+  sumBoardSettings({ segmentsMax }, more);
 
 describe('the segments option', () => {
   it("reads a PUT's segments (omitted: the stored setting stays)", () => {

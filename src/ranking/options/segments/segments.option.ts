@@ -1,10 +1,8 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { OptionalObjectProperty } from '../../../common/dto';
 import type { BoardOption } from '../board-option';
 import { SEGMENTS_MAX } from './segments.limits';
 
@@ -56,16 +54,10 @@ export class SegmentsDto {
 
 /** The board PUT's `segments` field: its schema and validation. */
 export const SegmentsProperty = () =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: SegmentsDto,
-      description:
-        'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
-    }),
-    IsOptionalNotNull(),
-    IsObject({ message: SEGMENTS_MESSAGES.notObject }),
-    ValidateNested(),
-    Type(() => SegmentsDto),
+  OptionalObjectProperty(
+    SegmentsDto,
+    SEGMENTS_MESSAGES.notObject,
+    'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
   );
 
 /** The board view's `segments` field. */

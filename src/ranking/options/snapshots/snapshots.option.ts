@@ -1,10 +1,8 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { OptionalObjectProperty } from '../../../common/dto';
+import { modulesOnly, type BoardOption } from '../board-option';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
 
 /** A window's `snapshots`: the history it keeps. */
@@ -34,15 +32,10 @@ export class SnapshotsDto {
 
 /** A window PUT's `snapshots` field (in the order board.dto's other nested settings stack theirs). */
 export const SnapshotsProperty = () =>
-  applyDecorators(
-    ApiPropertyOptional({
-      type: SnapshotsDto,
-      description: "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
-    }),
-    IsOptionalNotNull(),
-    IsObject({ message: 'snapshots must be an object like { "keep": 24, "top": 100 }' }),
-    ValidateNested(),
-    Type(() => SnapshotsDto),
+  OptionalObjectProperty(
+    SnapshotsDto,
+    'snapshots must be an object like { "keep": 24, "top": 100 }',
+    "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
   );
 
 /** A window view's `snapshots` field (present when the window keeps them). */
@@ -58,13 +51,9 @@ export const SnapshotsViewProperty = () =>
  * way), not a field of the board: the window config carries it (WindowSpec.snapshots), so the fields
  * here stay empty.
  */
-export const snapshotsOption: BoardOption<object> = {
-  name: 'snapshots',
-  fields: [],
-  luaModules: ['snapshot_rows_lib.lua', 'snapshot_lib.lua', 'previous_ranks_lib.lua', 'snapshot_shown_lib.lua'].map(
-    (file) => join(__dirname, file),
+export const snapshotsOption: BoardOption<object> = modulesOnly(
+  'snapshots',
+  ['snapshot_rows_lib.lua', 'snapshot_lib.lua', 'previous_ranks_lib.lua', 'snapshot_shown_lib.lua'].map((file) =>
+    join(__dirname, file),
   ),
-  fromStored: () => ({}),
-  fromReply: () => ({}),
-  view: () => ({}),
-};
+);

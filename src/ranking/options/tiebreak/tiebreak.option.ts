@@ -1,10 +1,8 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { TIEBREAK_BOUND, TIEBREAK_BOUNDS } from './tiebreak.limits';
-import { IsOptionalNotNull, OptionalIntProperty } from '../../../common/dto';
+import { OptionalCheckedProperty, OptionalIntProperty } from '../../../common/dto';
 import type { BoardOption, BoardSettings } from '../board-option';
 
 /** Which tiebreak wins between equal scores: the higher (desc) or the lower (asc). */
@@ -99,21 +97,14 @@ function validTiebreak(value: unknown): boolean {
 
 /** The board PUT's `tiebreak` field: its schema and validation. */
 export const TiebreakProperty = () =>
-  applyDecorators(
-    ValidateBy({
-      name: 'isTiebreakSetting',
-      validator: { validate: validTiebreak, defaultMessage: () => TIEBREAK_MESSAGE },
-    }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      type: 'object',
-      properties: { order: { type: 'string', enum: [...TIEBREAK_ORDERS] } },
-      required: ['order'],
-      additionalProperties: false,
-      description:
-        'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared: equal pairs share a rank; first: the record that reached its pair first ranks higher). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data',
-    }),
-  );
+  OptionalCheckedProperty('isTiebreakSetting', validTiebreak, () => TIEBREAK_MESSAGE, {
+    type: 'object',
+    properties: { order: { type: 'string', enum: [...TIEBREAK_ORDERS] } },
+    required: ['order'],
+    additionalProperties: false,
+    description:
+      'Competition boards (aggregate max, min or last): a record is the pair (score, tiebreak); score writes and batch entries carry "tiebreak" (an integer, default 0). max / min keep the best pair (score first, then the tiebreak: "desc" the higher, "asc" the lower wins, whatever the board order); ranks order rows by score in the board order, then tiebreak, then the ties rule (shared: equal pairs share a rank; first: the record that reached its pair first ranks higher). Omitted: the current setting (none for a new board); turning it on, changing it, or changing the board order while it is on needs ?reset=true and drops the data',
+  });
 
 /** The board view's `tiebreak` field (present when the board keeps pairs). */
 export const TiebreakViewProperty = () =>

@@ -10,7 +10,7 @@ import {
   OptionalIntProperty,
   OptionalNameProperty,
 } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { modulesOnly, type BoardOption } from '../board-option';
 import { ViewMetricProperty } from '../metrics/metrics.option';
 import { VIEW_MODES, type ViewMode } from './trending-math';
 import {
@@ -105,11 +105,7 @@ export const ViewsViewProperty = () =>
  * by views_lib on a change, so the board PUT and its view carry them as `views` (ViewsProperty), the
  * board config as ViewConfig[], and the fields here stay empty.
  */
-export const viewsOption: BoardOption<object> = {
-  name: 'views',
-  fields: [],
-  luaModules: ['views_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) => join(__dirname, file)),
-  fromStored: () => ({}),
-  fromReply: () => ({}),
-  view: () => ({}),
-};
+export const viewsOption: BoardOption<object> = modulesOnly(
+  'views',
+  ['views_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) => join(__dirname, file)),
+);
