@@ -119,6 +119,8 @@ async function bench(): Promise<void> {
         ['around radius 100 on the view', () => graph.ranking.around(BOARD, 'fading', lowest, 100)],
         ['distribution of 100 buckets', () => graph.standing.distribution({ name: BOARD, window: 'm', buckets: 100 })],
         ['history of an item', () => graph.ranking.itemHistory(BOARD, 'm', lowest, undefined, undefined)],
+        ['increment of an existing item', () => graph.ranking.increment(BOARD, 'i5', 1)],
+        ['rank of the lowest item', () => graph.ranking.item(BOARD, 'm', lowest)],
         [
           'lookup of 31 ids, data',
           () => graph.lookup.lookup({ name: BOARD, window: 'm', items, relative: false, withData: true }),

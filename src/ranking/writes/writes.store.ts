@@ -307,7 +307,15 @@ export class WritesStore {
     try {
       const { windows } = board.config;
       const [others, previous] = await Promise.all([
-        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score), marks }),
+        this.shards.countAbove({
+          board,
+          except: home,
+          windows,
+          nowMs,
+          scores: own.map((s) => s.score),
+          marks,
+          ranked: false,
+        }),
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {
