@@ -30,9 +30,10 @@ const WINDOWS = [
   { name: 'hour', period: '1h', interval: '1m' },
 ];
 
-/** The commands of each count_above_shards call logged. */
-const countCalls = (calls: LoggedCall[]) =>
-  calls.filter(({ call }) => String(call[1]).endsWith('_count_above_shards')).map(({ commands }) => commands.length);
+/** The commands of each call logged of a function whose name ends with `suffix`. */
+const commandsOf = (calls: LoggedCall[], suffix: RegExp) =>
+  calls.filter(({ call }) => suffix.test(String(call[1]))).map(({ commands }) => commands.length);
+const countCalls = (calls: LoggedCall[]) => commandsOf(calls, /_count_above_shards$/);
 
 describe('the calls counting above a score on the other shards of a 64-shard board (single)', () => {
   const clock = new FakeClock(T0);
@@ -80,5 +81,20 @@ describe('the calls counting above a score on the other shards of a 64-shard boa
       expect(calls.length).toBeGreaterThan(0);
       expect(Math.max(...calls)).toBeLessThanOrEqual(CALL_COMMANDS / 2);
     }
+  });
+
+  it('looks up the most ids the cost cap takes there (31) in calls of at most CALL_COMMANDS commands, as one shard does', async () => {
+    const { lookup, node } = own();
+    const items = Array.from({ length: 31 }, (_, n) => `i${(n * 7) % ITEMS}`);
+    const ask = { window: 'm', items, relative: false, withData: true };
+    const expected = await lookup.lookup({ name: 'one', ...ask });
+    await logEveryCommand(node);
+    const looked = await lookup.lookup({ name: 'many', ...ask });
+    const calls = commandsOf(await loggedCalls(node), /_lookup(_node|_count_shards)?$/);
+    await stopLoggingEveryCommand(node);
+    expect(looked.items).toEqual(expected.items);
+    expect(calls.length).toBeGreaterThan(0);
+    // Before: 16 lookup_node calls of 2 ids, 584 commands each (every shard's config read twice a call).
+    expect(Math.max(...calls)).toBeLessThanOrEqual(CALL_COMMANDS);
   });
 });
