@@ -4,7 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { LOOKUP_COUNTS_PER_CALL, LOOKUP_IDS_PER_CALL } from '../core/ranking.limits';
+import { COUNT_SHARD_WEIGHT, LOOKUP_COUNTS_PER_CALL, LOOKUP_IDS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
@@ -77,15 +77,14 @@ export class LookupStore extends sliceStore(LookupFunctions) {
 
   /**
    * Calls a lookup of `ids` ids makes on `board` at most, each one read of the client's budget: on one
-   * shard, or on a sharded board whose shards one node serves (inOneRound), calls of at most
-   * LOOKUP_IDS_PER_CALL ids (and LOOKUP_COUNTS_PER_CALL counts); otherwise one call per shard holding some of the ids
+   * shard, or on a sharded board whose shards one node serves, calls of at most LOOKUP_IDS_PER_CALL
+   * ids (and LOOKUP_COUNTS_PER_CALL counts); otherwise one call per shard holding some of the ids
    * (per LOOKUP_IDS_PER_CALL), then for board ranks the count calls of each node.
    */
   plannedCalls(board: PreparedBoard, ids: number, boardRanks: boolean): number {
     if (!board.sharded) return Math.ceil(ids / LOOKUP_IDS_PER_CALL);
     const nodes = this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg()));
-    if (nodes.length === 1 && this.inOneRound(board, ids, boardRanks))
-      return Math.ceil(ids / this.nodeIdsPerCall(board, boardRanks));
+    if (nodes.length === 1) return Math.ceil(ids / this.nodeIdsPerCall(board, boardRanks));
     const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
     if (!boardRanks) return owned;
     const perCall = shardsPerCountCall(board.config, ids);
@@ -93,26 +92,18 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   }
 
   /**
-   * Whether lookup_node calls answer `ids` ids on a board whose shards one node serves: each call reads
-   * every shard's config and slots besides its counts, so the calls go in one round only while they
-   * take at least as many ids as the board has shards, or are one call. Past that the two rounds read
-   * each shard once per count call: 31 ids on 64 shards of `ties: first` were 16 calls of 2 ids, 584
-   * commands each (6.1 ms in the worst-case harness), 2 / 3 of them the shards' own reads.
-   */
-  private inOneRound(board: PreparedBoard, ids: number, boardRanks: boolean): boolean {
-    const perCall = this.nodeIdsPerCall(board, boardRanks);
-    return ids <= perCall || perCall >= board.shards.length;
-  }
-
-  /**
    * Ids one lookup_node call takes: LOOKUP_IDS_PER_CALL, fewer when their board ranks' counts over
-   * every shard pass LOOKUP_COUNTS_PER_CALL.
+   * every shard pass LOOKUP_COUNTS_PER_CALL with every shard's own reads (its config and slot check,
+   * COUNT_SHARD_WEIGHT each), which each call pays: 31 ids on 64 shards of `ties: first` were 16 calls
+   * of 2 ids, 584 commands each (6.1 ms in the worst-case harness), now 31 of one id, about 320.
    */
   private nodeIdsPerCall(board: PreparedBoard, boardRanks: boolean): number {
     if (!boardRanks) return LOOKUP_IDS_PER_CALL;
     // A count weighs what the board's options make it (a strict order's counts also order tie marks).
     const countsPerId = board.shards.length * optionsCountWeight(board.config);
-    return Math.max(1, Math.min(LOOKUP_IDS_PER_CALL, Math.floor(LOOKUP_COUNTS_PER_CALL / countsPerId)));
+    const shardReads = board.shards.length * COUNT_SHARD_WEIGHT;
+    const ids = Math.floor((LOOKUP_COUNTS_PER_CALL - shardReads) / countsPerId);
+    return Math.max(1, Math.min(LOOKUP_IDS_PER_CALL, ids));
   }
 
   /**
@@ -159,13 +150,12 @@ export class LookupStore extends sliceStore(LookupFunctions) {
    * The whole lookup in one round when one Redis node serves every shard (lookup_node), its ids split
    * so that no call takes more than nodeIdsPerCall, the calls in parallel;
    * previous ranks from the history store's per-slot cache. Null when the two rounds must answer
-   * instead (shards on several nodes, calls of fewer ids than shards: inOneRound, a shard with expired
-   * slots to drain first, or a node that no longer serves one).
+   * instead (shards on several nodes, a shard with expired slots to drain first, or a node that no
+   * longer serves one).
    */
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    if (!this.inOneRound(board, ask.items.length, ask.boardRanks)) return null;
     const chunks = chunksOf(ask.items, this.nodeIdsPerCall(board, ask.boardRanks));
     const callOf = (items: string[]) => {
       const homes = items.map((item) => board.shards.indexOf(board.shardOf(item)));
