@@ -6,7 +6,7 @@
  * at a time, the counters dumped after each, so each call's figure is its own (a few thousand
  * instructions of the server's idle loop between two calls come with it). A board of 64 shards, 2 000
  * items, `ties: first`, a decay view and a window keeping snapshots (FANOUT_BENCH_ITEMS for another size;
- * FANOUT_BENCH_BATCH the entries a seeding write carries; FANOUT_BENCH_ONLY=<text> measures the requests whose
+ * FANOUT_BENCH_BATCH the entries a seeding write carries; FANOUT_BENCH_ONLY=<regular expression> measures the requests whose
  * label holds it, FANOUT_BENCH_CALLS=1 prints every call, FANOUT_BENCH_COLD_MS=60000 measures each read's
  * first run a minute after the last).
  */
@@ -119,12 +119,14 @@ async function bench(): Promise<void> {
         ['around radius 100 on the view', () => graph.ranking.around(BOARD, 'fading', lowest, 100)],
         ['distribution of 100 buckets', () => graph.standing.distribution({ name: BOARD, window: 'm', buckets: 100 })],
         ['history of an item', () => graph.ranking.itemHistory(BOARD, 'm', lowest, undefined, undefined)],
+        ['increment of an existing item', () => graph.ranking.increment(BOARD, 'i5', 1)],
+        ['rank of the lowest item', () => graph.ranking.item(BOARD, 'm', lowest)],
         [
           'lookup of 31 ids, data',
           () => graph.lookup.lookup({ name: BOARD, window: 'm', items, relative: false, withData: true }),
         ],
       ];
-      for (const [label, read] of rows) if (label.includes(only)) await measure(log, label, read, clock);
+      for (const [label, read] of rows) if (new RegExp(only).test(label)) await measure(log, label, read, clock);
     },
     settings,
   );

@@ -59,6 +59,15 @@ export const ALL_TIME_SEC = 50_000_000_000;
  * milliseconds at most (about 15 ms for 1 000 weighted counts under a loaded CI, so 500).
  */
 export const LOOKUP_COUNTS_PER_CALL = 500;
+/**
+ * What a shard's own reads weigh in a call counting over several shards, in counts (count_above_shards:
+ * shards.store shardCountWeight; lookup_node: its ids per call): its config's two HMGETs of some twenty
+ * fields, and the Lua reading them. With
+ * each window's slot check and count of listed items weighed too, a write's rank on 64 shards of 8
+ * windows of `ties: first` goes in 5 calls of at most 13 shards (4 calls of 20 before, 680 commands
+ * each, 6.3 ms at the harness's moderation), an item's rank over 63 shards in 2 calls (1 before).
+ */
+export const COUNT_SHARD_WEIGHT = 4;
 
 /**
  * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus one per

@@ -232,7 +232,15 @@ export class ReadsStore {
     const { board, window, nowMs } = read;
     const except = board.shards.find((shard) => !shards.includes(shard));
     const marks = tie === undefined ? undefined : [tie];
-    const counts = await this.shards.countAbove({ board, except, windows: [window], nowMs, scores: [score], marks });
+    const counts = await this.shards.countAbove({
+      board,
+      except,
+      windows: [window],
+      nowMs,
+      scores: [score],
+      marks,
+      ranked: true,
+    });
     return { draining: counts.draining, above: counts.above[0], listed: counts.ranked[0] };
   }
 

@@ -7,7 +7,7 @@ import { BoardCall, boardHeader } from '../core/script-call';
 import { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
-const SHARDS_ARGS = ['window_keys', 'scores', 'marks', 'shards'] as const;
+const SHARDS_ARGS = ['window_keys', 'scores', 'marks', 'shards', 'ranked'] as const;
 const SHARDS_REPLY = ['pending', 'above', 'ranked'] as const;
 
 /** One tie mark per window ("" for none): items of an equal score count when their mark is earlier. */
@@ -56,6 +56,8 @@ export const SHARDS_FUNCTIONS = functionSet('tbRank', {
       scores: number[];
       /** Tie marks of the scores (a sharded `ties: first` board): equal scores of earlier marks count too. */
       marks?: string[];
+      /** Whether the listed items are counted too (`ranked`); otherwise each window's answers 0. */
+      ranked: boolean;
     }) => ({
       keys: [call.shards[0].keys.cfg()],
       args: callArgs(boardHeader({ ...call, shard: call.shards[0], budgetFields: 0 }, call.windows), SHARDS_ARGS, {
@@ -64,6 +66,7 @@ export const SHARDS_FUNCTIONS = functionSet('tbRank', {
         scores: JSON.stringify(call.scores),
         marks: JSON.stringify(marksOf(call)),
         shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
+        ranked: call.ranked ? '1' : '0',
       }),
     }),
     decode: (raw, call) => {

@@ -306,8 +306,9 @@ export class WritesStore {
     const { draining, standings: own, marks } = reply.value;
     try {
       const { windows } = board.config;
+      const scores = own.map((s) => s.score);
       const [others, previous] = await Promise.all([
-        this.shards.countAbove({ board, except: home, windows, nowMs, scores: own.map((s) => s.score), marks }),
+        this.shards.countAbove({ board, except: home, windows, nowMs, scores, marks, ranked: false }),
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {

@@ -21,27 +21,43 @@
 
 local LOOKUP_NODE = { empty = {} }
 
--- Each shard's results key; nil when a shard has expired slots to drain (or an error reply).
-local function lookup_tops(header, arg, shards)
+-- The results key of the shard `cfg_key`, its config read (version checked); nil when it has expired
+-- slots to drain, or nil and an error reply.
+local function settled_top(cfg_key, header, arg)
+  local err = window.version_error(cfg_key, header.version)
+  if err then return nil, err end
+  local settled = board_write.settled_tops(cfg_key, { arg.window_key }, header.windows, header.now_sec)
+  return settled and settled[1]
+end
+
+-- Each home shard's results key (tops[s]), or false when one has expired slots to drain, or an error.
+function LOOKUP_NODE.home_tops(header, arg, shards, homes)
   local tops = {}
-  for s, cfg_key in ipairs(shards) do
-    local err = window.version_error(cfg_key, header.version)
-    if err then return nil, err end
-    local settled = board_write.settled_tops(cfg_key, { arg.window_key }, header.windows, header.now_sec)
-    if not settled then return nil end
-    tops[s] = settled[1]
+  for _, home in ipairs(homes) do
+    if not tops[home] then
+      local top, err = settled_top(shards[home], header, arg)
+      if not top then return false, err end
+      tops[home] = top
+    end
   end
   return tops
 end
 
--- Adds to ranks[i] of each id in `counted` the items ahead of it on every shard: of its score and mark, or
--- of its score only (counted once a shard for every id of that score). Shard by shard, each shard's
--- config read first: a count then asks only its own board's hooks (order_lib), not every option's as a
--- count on a shard other than the config last read does, about half a count's instructions.
-function LOOKUP_NODE.count_ahead(shards, tops, counted, scores, marks, ranks)
-  if #counted == 0 then return end
+-- Checks every other shard (tops: the homes' so far) and adds to ranks[i] of each id in `counted` the
+-- items ahead of it on every shard: of its score and mark, or of its score only (counted once a shard
+-- for every id of that score). Shard by shard, each shard's config read once (its version check; a
+-- home's again when it counts): a count then asks only its own board's hooks (order_lib), not every
+-- option's as a count on a shard other than the config last read does, about half a count's
+-- instructions. False when a shard has expired slots to drain, or false and an error.
+function LOOKUP_NODE.count_ahead(header, arg, shards, tops, counted, scores, marks, ranks)
   for s, cfg_key in ipairs(shards) do
-    call_state.read_config(cfg_key)
+    if not tops[s] then
+      local top, err = settled_top(cfg_key, header, arg)
+      if not top then return false, err end
+      tops[s] = top
+    elseif #counted > 0 then
+      call_state.read_config(cfg_key)
+    end
     local above_of = {}
     for _, i in ipairs(counted) do
       local score, mark = scores[i], marks[i]
@@ -53,22 +69,26 @@ function LOOKUP_NODE.count_ahead(shards, tops, counted, scores, marks, ranks)
       end
     end
   end
+  return true
+end
+
+-- The reply of a lookup a shard's expired slots keep from answering (the caller takes the two rounds).
+function LOOKUP_NODE.incomplete()
+  local empty = LOOKUP_NODE.empty
+  return reader.answer(CALLS.lookup_node, { complete = 0, scores = empty, ranks = empty, data = empty, marks = empty })
 end
 
 local function lookup_node(keys, args)
   call_state.begin_call(keys, args)
   local route = keys[1]
   local header, arg = reader.read_call(args, CALLS.lookup_node)
-  local shards = cjson.decode(arg.shards)
-  local tops, err = lookup_tops(header, arg, shards)
+  local shards, homes = cjson.decode(arg.shards), cjson.decode(arg.homes)
+  -- The homes first (their ids' scores and marks), then every shard checked and counting above them.
+  local tops, err = LOOKUP_NODE.home_tops(header, arg, shards, homes)
   if err then return redis.error_reply(err) end
-  if not tops then
-    local empty = LOOKUP_NODE.empty
-    return reader.answer(CALLS.lookup_node, { complete = 0, scores = empty, ranks = empty, data = empty, marks = empty })
-  end
+  if not tops then return LOOKUP_NODE.incomplete() end
   local with_data, with_ranks = arg.with_data == '1', arg.board_ranks == '1'
   local scores, ranks, data, marks, counted = {}, {}, {}, {}, {}
-  local homes = cjson.decode(arg.homes)
   for i, item in ipairs(cjson.decode(arg.items)) do
     local home = homes[i]
     local held = redis.call('ZSCORE', tops[home], item)
@@ -86,6 +106,8 @@ local function lookup_node(keys, args)
     end
     data[i] = with_data and (redis.call('HGET', item_data.item_data_key(shards[home]), item) or false) or false
   end
-  LOOKUP_NODE.count_ahead(shards, tops, counted, scores, marks, ranks)
+  local settled, count_err = LOOKUP_NODE.count_ahead(header, arg, shards, tops, counted, scores, marks, ranks)
+  if count_err then return redis.error_reply(count_err) end
+  if not settled then return LOOKUP_NODE.incomplete() end
   return reader.answer(CALLS.lookup_node, { complete = 1, scores = scores, ranks = ranks, data = data, marks = marks })
 end

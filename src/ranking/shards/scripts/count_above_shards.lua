@@ -13,15 +13,18 @@
 --   scores       JSON array: the score of each window to count above (<= 0: count nothing)
 --   marks        JSON array: a tie mark for each window's score, or "" (as count_above)
 --   shards       JSON array: the config hash of each shard to count
+--   ranked       1 to count each window's listed items too, else 0 (a write's rank needs only those above:
+--                one command less per shard and window)
 -- Reply (reader.answer, CALLS.count_above_shards): pending { position (1-based, in `shards`) of each
---   shard not counted }, above { per window, summed over the counted shards }, ranked { likewise }
+--   shard not counted }, above { per window, summed over the counted shards }, ranked { likewise; 0
+--   when not asked }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function count_above_shards(keys, args)
   call_state.begin_call(keys, args)
   local route = keys[1]
   local header, arg = reader.read_call(args, CALLS.count_above_shards)
   local window_keys, scores, marks = cjson.decode(arg.window_keys), cjson.decode(arg.scores), cjson.decode(arg.marks)
-  local above, ranked, pending = {}, {}, {}
+  local above, ranked, pending, with_ranked = {}, {}, {}, arg.ranked == '1'
   for w = 1, #header.windows do
     above[w], ranked[w] = 0, 0
   end
@@ -32,7 +35,7 @@ local function count_above_shards(keys, args)
     if tops then
       for w = 1, #tops do
         if order.listed(tops[w], scores[w]) then above[w] = above[w] + order.ahead(tops[w], scores[w], marks[w]) end
-        ranked[w] = ranked[w] + order.listed_count(tops[w])
+        if with_ranked then ranked[w] = ranked[w] + order.listed_count(tops[w]) end
       end
     else
       pending[#pending + 1] = s
