@@ -6,6 +6,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
 import { BoardCache } from '../../src/ranking/boards/board-cache';
+import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
 import { ADMIN_TOKEN } from '../app';
 import type { FakeClock } from '../clock';
@@ -139,6 +140,7 @@ export function appContext(
     nowSec: () => Math.floor(clock.nowMs() / 1000),
     advanceSec: async (seconds) => clock.advanceSec(seconds),
     sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
+    dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
     state: new Map(),
   };
 }

@@ -34,6 +34,8 @@ export interface HarnessContext {
   advanceSec(seconds: number): Promise<void>;
   /** The measured instance's sweep of a board's take-backs left recorded, as its scheduler's visit runs it. */
   sweepTakeBacks(board: string): Promise<boolean>;
+  /** Resolves once the measured instance's background drops of deleted boards have stopped. */
+  dropsSettled(): Promise<void>;
   /** What one row leaves for the next (a retraction's id, an API key's id). */
   state: Map<string, string>;
 }

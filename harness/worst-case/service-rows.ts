@@ -60,6 +60,8 @@ async function fillWeights(context: HarnessContext, board: string): Promise<void
 const IDLE_WEEKS = 2;
 const STEPS_TO_THE_END =
   'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own';
+const DROP_TO_THE_END =
+  "the board's keys drop in the background in steps of at most BOARD_DROP_KEYS_PER_CALL keys, each a call of its own; later rows are not charged them";
 const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
 
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
@@ -199,17 +201,23 @@ export const ADMIN_ROWS: WorstRow[] = [
   },
   {
     route: 'PUT /admin/boards/{board}',
-    worst: 'a reset of a filled 64-shard board of every option',
+    worst: "a reset of a filled 64-shard board of every option, then its old keys' drop to the end",
     request: () => ({ method: 'PUT', path: '/admin/boards/wc-gone?reset=true', body: BOARDS['wc-gone'] }),
+    settle: (context) => context.dropsSettled(),
+    measuresSettle: true,
     expect: [200, 201],
     times: 1,
+    manyCalls: DROP_TO_THE_END,
   },
   {
     route: 'DELETE /admin/boards/{board}',
-    worst: 'a filled 64-shard board of every option',
+    worst: 'a filled 64-shard board of every option, then its drop to the end',
     request: () => ({ method: 'DELETE', path: '/admin/boards/wc-shards' }),
+    settle: (context) => context.dropsSettled(),
+    measuresSettle: true,
     expect: [204],
     times: 1,
+    manyCalls: DROP_TO_THE_END,
   },
   {
     route: 'PUT /admin/boards/{board}/actors/{actor}',
