@@ -8,10 +8,11 @@
  * adminStepUnits(WRITE_COST_PER_CALL) is counted per FCALL (a step sent again after a boundary it left
  * is two): its instructions and the commands its script ran. ADMIN_BENCH_MOST=<units> steps by other
  * units than a default instance's; ADMIN_BENCH_ALL=1 lists every call past ~15 M instructions with its
- * costliest commands (SLOWLOG's µs under valgrind: a share, and one the load moves).
+ * costliest commands (SLOWLOG's µs under valgrind: a share, and one the load moves);
+ * ADMIN_BENCH_METRICS=1 also seeds wc-metrics and retracts an item of every metric to its end.
  */
 import Redis from 'ioredis';
-import { SIZES } from '../harness/worst-case/boards';
+import { BOARDS, SIZES } from '../harness/worst-case/boards';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { AppConfig } from '../src/common/config';
@@ -128,6 +129,37 @@ async function seed(bench: Bench): Promise<void> {
   }
 }
 
+/** wc-metrics as seed.ts seeds it: every metric's items, then the last metric's snapshot boundaries. */
+async function seedMetrics(bench: Bench): Promise<void> {
+  const { graph, clock } = bench;
+  const commands = new WriteCommands(clock);
+  const { windows, views, metrics, ...rest } = BOARDS['wc-metrics'];
+  await graph.ranking.putBoard({
+    name: 'wc-metrics',
+    ...rest,
+    windows: [...windows],
+    views: [...views],
+    metrics: [...metrics],
+  });
+  const batch = async (entries: BatchInput[]) =>
+    graph.ranking.incrementBatch(commands.batch({ board: 'wc-metrics', entries }));
+  for (const metric of metrics)
+    for (let first = 0; first < SIZE.items; first += SEED_BATCH)
+      await batch(
+        Array.from({ length: SEED_BATCH }, (_, k) => ({
+          item: `i${first + k}`,
+          amount: SIZE.items - first - k,
+          metric,
+        })),
+      );
+  for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
+    clock.advanceMs(60_000);
+    await batch(
+      Array.from({ length: 8 }, (_, n) => ({ item: `i${n}`, amount: 1, metric: metrics[metrics.length - 1] })),
+    );
+  }
+}
+
 type Step = (first: boolean) => Promise<{ done: boolean }>;
 
 /** Steps until done (or `steps` of them): each FCALL's instructions and script commands, printed as a row. */
@@ -155,10 +187,10 @@ async function measure(bench: Bench, label: string, step: Step, steps = MOST_STE
   });
 }
 
-function retraction(bench: Bench, kind: RetractionKind, target: string, blockSec = 0): Step {
+function retraction(bench: Bench, kind: RetractionKind, target: string, blockSec = 0, name = 'wc-sum'): Step {
   const store = bench.graph.module.get(RetractionStore);
   return async () => {
-    const board = await bench.graph.cache.get('wc-sum');
+    const board = await bench.graph.cache.get(name);
     const nowMs = bench.clock.nowMs();
     return store.step(kind, board, board.shards[0], {
       id: `r-${target}`,
@@ -188,6 +220,7 @@ async function run(): Promise<void> {
     async ({ server, redis, graph, clock }) => {
       const bench: Bench = { server, redis, graph, clock };
       await seed(bench);
+      if (process.env.ADMIN_BENCH_METRICS) await seedMetrics(bench);
       await redis.config('SET', 'slowlog-log-slower-than', '0');
       await redis.config('SET', 'slowlog-max-len', '1000000');
       console.log(`adminStepUnits: ${MOST}`);
@@ -205,6 +238,8 @@ async function run(): Promise<void> {
       );
       await measure(bench, "a re-weighting's first two steps (a5 to 0)", reweighting(bench, 'a5', 0), 2);
       await measure(bench, "an item retraction's first two steps (i3)", retraction(bench, 'item', 'i3'), 2);
+      if (process.env.ADMIN_BENCH_METRICS)
+        await measure(bench, 'an item of every metric (wc-metrics)', retraction(bench, 'item', 'i1', 0, 'wc-metrics'));
     },
     { WRITE_COST_PER_CALL: '1000000', REDIS_AUTO_PIPELINING: 'false' },
     // Seeding counted nothing: Redis runs it several times faster.

@@ -145,7 +145,7 @@ export function batchCost(
  * past its units, and to the time a step's commands take on the largest keys, several times a write's
  * per command (views and unique counts updated in Lua). A fifth left too little of it: on the
  * harness's board of 8 windows, 8 views and segments at its `ci` size, after two idle weeks, steps of
- * 288 units ran 12-49 M Redis instructions a call (up to 8 ms), a tenth 5.6-15.7 M
+ * 288 units ran 12-49 M Redis instructions a call (up to 8 ms), a tenth 5.6-16.4 M
  * (bench/admin-step-instructions.ts). A listing of many rows stored at a boundary is a call of its own
  * (snapshot_lib's leave_apart).
  * A step runs at least the looks it may spend before its first piece of work and one piece (actor_lib's
