@@ -49,7 +49,7 @@ async function batches(bench: Seeding, board: string, count: number, entry: (n: 
 type Seeding = Pick<Bench, 'graph' | 'commands'>;
 
 /** A harness board stored as the controller reads a PUT's body (ranking.controller.ts putBoard). */
-async function putHarnessBoard(graph: RankingGraph, name: 'wc-sum' | 'wc-seg' | 'wc-modgroups'): Promise<void> {
+export async function putHarnessBoard(graph: RankingGraph, name: 'wc-sum' | 'wc-seg' | 'wc-modgroups'): Promise<void> {
   const { actors, segments, ...body } = structuredClone(BOARDS[name]) as (typeof BOARDS)['wc-modgroups'];
   const options = { ...body, actors: actorsKept(actors), ...segmentsOption(segments) };
   await graph.ranking.putBoard({ name, ...body, ...optionsOf(options), ...capOf(actors) } as never);

@@ -20,8 +20,8 @@ const WRITE_COST_PER_CALL = new AppConfig().WRITE_COST_PER_CALL;
 const COMMANDS_PER_STEP = Math.ceil(WRITE_COST_PER_CALL * 0.8);
 /** A default instance's step (the board itself is past its write bound: declared as the harness's seeder does). */
 const STEP_UNITS = adminStepUnits(WRITE_COST_PER_CALL);
-/** Past it a target never finished (a few hundred steps each at STEP_UNITS). */
-const MOST_STEPS = 500;
+/** Past it a target never finished (several hundred steps each at STEP_UNITS). */
+const MOST_STEPS = 2000;
 
 /**
  * A step of a retraction or a re-weighting runs no more Redis commands than a write call may, on the

@@ -104,10 +104,10 @@ describe('write cost', () => {
     }
   });
 
-  it('an admin step does a fifth of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {
-    expect(adminStepUnits(DEFAULT_BOUND)).toBe(Math.floor(DEFAULT_BOUND * 0.16));
-    expect(adminStepUnits(1800)).toBe(288);
-    expect(adminStepUnits(3600)).toBe(576);
+  it('an admin step does a tenth of the commands a write call may run (0.8 a unit), following WRITE_COST_PER_CALL', () => {
+    expect(adminStepUnits(DEFAULT_BOUND)).toBe(Math.floor(DEFAULT_BOUND * 0.08));
+    expect(adminStepUnits(1800)).toBe(144);
+    expect(adminStepUnits(3600)).toBe(288);
   });
 });
 

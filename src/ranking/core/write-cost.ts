@@ -136,19 +136,23 @@ export function batchCost(
 /**
  * Most units of work one admin step (a retraction's, a re-weighting's) does on a shard: its Lua weighs
  * each piece of work at about the Redis commands it runs (actor_lib's STEP: a window looked into, a
- * segment visited, a contribution or a slot with each view reading its window, a kept listing), so a
- * step runs about this many commands whatever the board's windows, views and segments. A fifth of
- * the commands a write call may run (0.8 a cost unit: the worst-case harness's WRITE_CALL_COMMANDS):
- * the drain of what expired a step runs first spends as many units at most (segment_lib's
- * step_drain), and the rest is left to what every call does besides (snapshots, the record), to the one
- * contribution a step may take past its units, and to the time a command on the largest keys (a kept
- * listing of 1 000 rows rewritten) takes beyond a write's. A quarter left too little of it: the first
- * step of a re-weighting after two idle weeks (8 windows, 8 views, segments) ran 1 502 commands.
+ * segment visited and drained, a contribution or a slot with each view reading its window, a kept
+ * listing), so a step runs about this many commands whatever the board's windows, views and segments.
+ * A tenth of the commands a write call may run (0.8 a cost unit: the worst-case harness's
+ * WRITE_CALL_COMMANDS): the drain of what expired a step runs first spends as many units at most
+ * (segment_lib's step_drain), and the rest is left to what every call does besides (a share of a
+ * decay view's rebase, actor_lib's bound_rebase; the record), to the one contribution a step may take
+ * past its units, and to the time a step's commands take on the largest keys, several times a write's
+ * per command (views and unique counts updated in Lua). A fifth left too little of it: on the
+ * harness's board of 8 windows, 8 views and segments at its `ci` size, after two idle weeks, steps of
+ * 288 units ran 12-49 M Redis instructions a call (up to 8 ms), a tenth 5.6-16.4 M
+ * (bench/admin-step-instructions.ts). A listing of many rows stored at a boundary is a call of its own
+ * (snapshot_lib's leave_apart).
  * A step runs at least the looks it may spend before its first piece of work and one piece (actor_lib's
  * step_units: 129 units on a board of 8 windows), so that every step makes progress: under a
- * WRITE_COST_PER_CALL of about 810 (16 units at its least, 100) a step on such a board runs more than
+ * WRITE_COST_PER_CALL of about 1 620 (16 units at its least, 100) a step on such a board runs more than
  * this answers.
  */
 export function adminStepUnits(writeCostPerCall: number): number {
-  return Math.floor(writeCostPerCall * 0.8 * 0.2);
+  return Math.floor(writeCostPerCall * 0.8 * 0.1);
 }

@@ -116,9 +116,11 @@ local function reweight_step(keys, args)
   if step.gone or redis.call('HGET', record, 'state') == 'done' then
     return reader.answer(CALLS.reweight_step, { done = 1, taken = 0, events = tonumber(redis.call('HGET', record, 'events')) or 0, weight = step.weight })
   end
-  snapshot.cross_all(windows, header.now_sec)
-  -- What expired drains first, within as many units as the step's.
   local most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count)
+  actor_log.ACTORS.bound_rebase(most)
+  snapshot.cross_all(windows, header.now_sec)
+  snapshot.leave_apart()
+  -- What expired drains first, within as many units as the step's.
   step.budget = segmentation.step_drain(windows, header.now_sec, header.budget, most, actor_log.ACTORS.drained_weight)
   local left, board_done, taken, events = reweight_windows(step, window_count, nil, most)
   if events > 0 then redis.call('HINCRBY', record, 'events', events) end

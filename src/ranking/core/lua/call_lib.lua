@@ -20,7 +20,9 @@ local BOUND = { keys = nil, args = nil }
 -- call's (call_cache) instead of being emptied as each call begins; draining: the expired slot's
 -- start (a string) while expiry takes it out of the results (results_changed hooks ask), else false;
 -- writes: true once a write of the board's items began (board_write's start, the increment), which may
--- then keep a count's work in keys of the shard for the call (a read is no-writes: Redis refuses them).
+-- then keep a count's work in keys of the shard for the call (a read is no-writes: Redis refuses them);
+-- rebase_chunk: the decay view members the call may move to a new landmark (views_lib; nil: the view's
+-- rebaseChunk), an admin step's share of its units (actor_lib's bound_rebase).
 -- The header's fields (now_ms, budget) are the reader's (reader.HEADER, read by the handler first).
 local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false }
 
@@ -108,7 +110,7 @@ end
 local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
-  call.cfg_key, call.seq, call.draining, call.writes = keys[1], call.seq + 1, false, false
+  call.cfg_key, call.seq, call.draining, call.writes, call.rebase_chunk = keys[1], call.seq + 1, false, false, nil
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
 end
 

@@ -29,7 +29,8 @@
 -- per 100 rows each a step rewrote five such listings in 8.6 ms), a like forgotten. A step's `most` is then a count
 -- of commands, whatever the board's windows, views and segments (write-cost.ts adminStepUnits); what
 -- the step drains first spends as many units at most, each expired field DRAINED and 1 a view
--- (drained_weight: 1.5-2.9 commands a field, views and contributions included, on that board).
+-- (drained_weight: 1.5-2.9 commands a field, views and contributions included, on that board), and a
+-- decay view's rebase an eighth of them at most, each member moved REBASED (bound_rebase).
 
 local CALL = call_state.CALL
 -- Read with the version on every board (like.lua asks `actors`; every write the end of the latest block).
@@ -38,7 +39,7 @@ call_state.config_field_add('blockedUntil', 'actors', true)
 
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LISTING_ROWS = 2, LIKE = 4,
-  DRAINED = 2 }
+  DRAINED = 2, REBASED = 8 }
 
 -- The units an admin step of a board of `window_count` windows runs, asked `most`: at least the looks it
 -- may spend before its first piece of work (each window of the board's, of one segment's or sibling's,
@@ -47,6 +48,14 @@ ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HE
 -- service was set to: a step given less would spend it all looking and the next would do the same.
 function ACTORS.step_units(most, window_count)
   return math.max(most, 3 * window_count * ACTORS.STEP.LOOK + ACTORS.STEP.SEGMENT + 1)
+end
+
+-- The decay view members a step's call may move to a new landmark (views_lib's rebase, each REBASED
+-- units: a chunk of 256 took longer than the step's own work after an idle board, 18 members at 144
+-- units keep the costliest step of the harness's board within ~15 M Redis instructions): a share
+-- beside its `most` units, the rest left to the next calls (and to writes and reads, a chunk each).
+function ACTORS.bound_rebase(most)
+  CALL.rebase_chunk = math.max(1, math.floor(most / ACTORS.STEP.REBASED))
 end
 
 -- The units of a contribution (or a slot holding the item: `base` HELD) in a window read by `views` views.

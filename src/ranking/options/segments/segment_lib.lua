@@ -263,8 +263,9 @@ local function walk_pending_segments(cfg_key, pending, windows, now_ms, drain, l
       local fields = drain_fields(drain)
       local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
       drain_spent(drain, fields, rest)
-      -- A boundary left for the next call ends this one's walk as a spent budget does.
-      if not crossed then return 0, false, taken end
+      -- A boundary left for the next call, or a listing of many rows stored, ends this one's walk as a
+      -- spent budget does.
+      if not crossed or snapshot.stored_apart() then return 0, false, taken end
     end
     local empty, count
     left, empty, count = visit(name, left)

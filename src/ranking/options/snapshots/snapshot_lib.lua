@@ -167,10 +167,10 @@ end
 -- segments crossing each one's small listings). A boundary left is crossed by the next call
 -- (CROSSING_ERROR: the service sends the call again), so a write naming 8 filled segments of 8
 -- snapshotted windows is 72 calls of one listing each, never one call of all of them.
--- A read whose call stored a snapshot of more than READ_APART_ROWS rows (`stored_rows` in the call
--- `stored_seq`) leaves its own work (a page of up to 1 000 rows, as long to read as the snapshot to
--- store) to the next call (READ_LEFT_ERROR): the first read after a boundary is then two calls of
--- about half the work each, not one of both.
+-- A read or an admin step whose call stored a snapshot of more than READ_APART_ROWS rows (`stored_rows`
+-- in the call `stored_seq`) leaves its own work (a page of up to 1 000 rows, as long to read as the
+-- snapshot to store; a step's drain and units) to the next call (READ_LEFT_ERROR, leave_apart): the
+-- first read or step after a boundary is then two calls of about half the work each, not one of both.
 local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 100, seq = -1, rows = 0,
   stored_seq = -1, stored_rows = 0 }
 
@@ -186,9 +186,12 @@ end
 -- The error a script answers, before it changes anything, when a boundary it must cross first is left
 -- for the next call (the service sends the same call again: src/redis/functions.ts).
 local CROSSING_ERROR = 'TB_CROSSING snapshot boundaries left for the next call'
--- The same for a read that stored its window's snapshot and left the read itself (open_read): what it
--- changed is the whole snapshot, so the call sent again reads as if the snapshot had been there.
-local READ_LEFT_ERROR = 'TB_CROSSING snapshot stored, the read left for the next call'
+-- The same for a read or a step that stored a snapshot and left its own work (leave_apart): what it
+-- changed is the snapshot (and a step's record, as a step repeated finds it), so the call sent again
+-- runs as if the snapshot had been there. stored_apart: whether this call stored more than READ_APART_ROWS.
+local READ_LEFT_ERROR = 'TB_CROSSING snapshot stored, the rest left for the next call'
+local function stored_apart() return CROSSING.stored_seq == CALL.seq and CROSSING.stored_rows > CROSSING.READ_APART_ROWS end
+local function leave_apart() if stored_apart() then error({ err = READ_LEFT_ERROR }) end end
 
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
@@ -268,9 +271,7 @@ local function open_read(cfg_key, slots_key, top_key, header)
   if err then return err end
   local rule, now_sec = header.windows[1], header.now_sec
   local keeps = cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
-  if CROSSING.stored_seq == CALL.seq and CROSSING.stored_rows > CROSSING.READ_APART_ROWS then
-    error({ err = READ_LEFT_ERROR })
-  end
+  leave_apart()
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   return nil, more and 1 or 0, keeps
 end
@@ -380,6 +381,8 @@ snapshot.snapshot_conf_of = snapshot_conf_of
 snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
 snapshot.cross_boundary = cross_boundary
 snapshot.CROSSING_ERROR = CROSSING_ERROR
+snapshot.stored_apart = stored_apart
+snapshot.leave_apart = leave_apart
 snapshot.cross_all = cross_all
 snapshot.cross_window = cross_window
 snapshot.cross_window_of = cross_window_of

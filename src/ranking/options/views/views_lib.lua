@@ -40,8 +40,8 @@ local views_load -- defined below, after the functions it calls; reconcile calls
 -- and subtracting a slot's exact share is what lets expiry take out exactly what the slot put in.
 --
 -- The rebase is chunked, never one pass over the whole view: meta's `next` names the new landmark
--- while members move, from <view>:top (old scale) to <view>:next (new scale), one rebaseChunk per
--- script call shared by the decay views it loads in turn (the board's, then each segment's a step or
+-- while members move, from <view>:top (old scale) to <view>:next (new scale), one rebaseChunk (an admin
+-- step's CALL.rebase_chunk) per script call shared by the decay views it loads in turn (the board's, then each segment's a step or
 -- a write visits; VIEWS.rebase_left: what is left of it, nil: nothing moved yet), so a call meeting
 -- many rebases at once (a board idle for weeks) does the work of one. An item lives in exactly one
 -- zset, a write goes to the one holding it (new items to the new one), and a read merges the two
@@ -83,7 +83,7 @@ local function decay_rebase(view, now_sec)
   view.landmark, view.next_landmark = stored, next_landmark
   if next_landmark then
     view.factor = 2 ^ ((stored - next_landmark) / view.halfLifeSec)
-    VIEWS.rebase_left = VIEWS.rebase_left or view.rebaseChunk or 256 -- wave 2 configs: DECAY_REBASE_CHUNK's
+    VIEWS.rebase_left = VIEWS.rebase_left or CALL.rebase_chunk or view.rebaseChunk or 256 -- wave 2: DECAY_REBASE_CHUNK's
     if VIEWS.rebase_left > 0 then VIEWS.rebase_left = VIEWS.rebase_left - decay_migrate(view, VIEWS.rebase_left) end
   end
 end

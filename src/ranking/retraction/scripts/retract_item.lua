@@ -339,8 +339,10 @@ local function retract_item(keys, args)
   })
   step.now_sec = now_sec
   local record, item, most = step.record, step.id, step.most
+  actor_log.ACTORS.bound_rebase(most)
   local confs = snapshot.cross_all(windows, now_sec)
   if confs then cross_siblings(step, window_count) end
+  snapshot.leave_apart()
   -- What expired drains first, within as many units as the step's; the board's windows, then each
   -- segment's, the likes, then every kept history.
   step.budget = segmentation.step_drain(windows, now_sec, header.budget, most, actor_log.ACTORS.drained_weight)

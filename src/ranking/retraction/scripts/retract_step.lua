@@ -105,7 +105,9 @@ local function retract_step(keys, args)
     block_key = arg.block_key, windows = windows,
   })
   local record = step.record
+  actor_log.ACTORS.bound_rebase(step.most)
   snapshot.cross_all(windows, header.now_sec)
+  snapshot.leave_apart()
   -- What expired drains first, within as many units as the step's; the board's windows, then each segment's.
   step.budget = segmentation.step_drain(windows, header.now_sec, header.budget, step.most, actor_log.ACTORS.drained_weight)
   local left, board_empty, taken, events, amount = retract_windows(step, window_count, nil, step.most)
