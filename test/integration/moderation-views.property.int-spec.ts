@@ -116,7 +116,7 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
         },
       ),
       {
-        numRuns: topology === 'single' ? 6 : 4,
+        numRuns: topology === 'single' ? 3 : 2,
         interruptAfterTimeLimit: 150_000,
         markInterruptAsFailure: false,
         examples: [

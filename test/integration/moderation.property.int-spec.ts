@@ -112,7 +112,7 @@ describe.each(CASES)(
           },
         ),
         {
-          numRuns: topology === 'single' ? 8 : 5,
+          numRuns: topology === 'single' ? 4 : 3,
           interruptAfterTimeLimit: 150_000,
           markInterruptAsFailure: false,
           // Two steps after the prelude: its middle comparison runs while the three moderated items are listed.
