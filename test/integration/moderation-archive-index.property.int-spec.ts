@@ -1,9 +1,7 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fc from 'fast-check';
-import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ADMIN } from '../../harness/app';
+import { TOPOLOGIES } from '../../harness/redis';
+import { useSharedTestApps } from '../support/app-world';
 
 /**
  * A moderated calendar archive's pages at any offset (issue #49 with #45's bounds), against a brute
@@ -44,23 +42,18 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
   ([1, 3] as const).flatMap((shards) => [false, true].map((review) => [topology, shards, review] as const)),
 );
 
+/**
+ * One app per topology for every case (boards named apart, each run's day closed relative to the
+ * shared clock), at the default EXPIRE_CHUNK as before: a read retries at most 20 times while a closed
+ * period of 320 items is archived.
+ */
+const appFor = useSharedTestApps(T0, {});
+
 describe.each(CASES)(
   'a moderated archive page at any offset (property, %s, %i shard(s), review %s)',
   (topology, shards, review) => {
-    const clock = new FakeClock(T0);
-    let redis: TestRedis;
-    let app: NestFastifyApplication;
-    const http = () => request(app.getHttpServer());
+    const { clock, http } = appFor(topology);
     let board = 0;
-
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      app = await startTestApp(redis, clock);
-    });
-    afterAll(async () => {
-      await app.close();
-      await redis.stop();
-    });
 
     it('answers every page as the twin rows without the items left out now, after hide, allow and hide again', async () => {
       let leftOut = 0;

@@ -130,7 +130,10 @@ describe.each(CASES)(
           for (const b of [name, twin]) await http().delete(`/admin/boards/${b}`).set(ADMIN).expect(204);
         }),
         {
-          numRuns: topology === 'single' ? 10 : 6,
+          // The mistakes of the moderation property, and a group's state overwriting its items' own in modeff,
+          // failed 6-12 of the 12 blocks at these counts; 10 and 6 cost twice as much. An item changing group
+          // that takes its new group's state over its own (modeff's group_changed) fails by the third example.
+          numRuns: topology === 'single' ? 5 : 3,
           interruptAfterTimeLimit: 150_000,
           markInterruptAsFailure: false,
           examples: [
@@ -160,6 +163,13 @@ describe.each(CASES)(
                     { item: 'd', amount: 2, group: 'g1' },
                   ],
                 },
+              ],
+            ],
+            // `a`, holding its own state, moves to a hidden group: its own state still wins.
+            [
+              [
+                { kind: 'group', id: 'g2', state: 'hidden' },
+                { kind: 'batch', entries: [{ item: 'a', amount: 1, group: 'g2' }] },
               ],
             ],
           ],
@@ -308,11 +318,20 @@ describe.each(CASES)(
       const [mine, theirs] = await Promise.all([lookup(name), lookup(twin)]);
       expect(strip(mine.body)).toEqual(strip(theirs.body));
     }
+  },
+);
+
+/** Not of the board's options: once per topology and shard count, on the property's app. */
+describe.each(TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const)))(
+  'group moderation across instances (%s, %i shard(s))',
+  (topology, shards) => {
+    const world = appFor(topology);
+    const { clock, http } = world;
 
     it('a group hidden through one instance is hidden on another at its next read; validated like an item id', async () => {
       const other = await startTestApp(world.redis, clock, { EXPIRE_CHUNK: '3' });
       try {
-        const name = `mgx${shards}${ties[0]}${review ? 1 : 0}${asc ? 1 : 0}`;
+        const name = `mgx${shards}`;
         const windows = [{ name: 'w', period: '3m', interval: '1m' }];
         await http().put(`/admin/boards/${name}`).set(ADMIN).send({ windows, shards, groups: true }).expect(201);
         const items = ['p', 'q'].map((item) => ({ item, amount: 2, group: 'jose\u0301' }));

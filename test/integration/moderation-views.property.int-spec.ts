@@ -116,7 +116,10 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
         },
       ),
       {
-        numRuns: topology === 'single' ? 6 : 4,
+        // Each of these mistakes planted in view_except_lib.lua failed the same blocks (2-8 of 8) at these
+        // counts as at 6 and 4: equal-score exceptions always ahead, a count past its lowest score, a page
+        // past the top shifted or read one row short, a review page's ties in reverse.
+        numRuns: topology === 'single' ? 3 : 2,
         interruptAfterTimeLimit: 150_000,
         markInterruptAsFailure: false,
         examples: [

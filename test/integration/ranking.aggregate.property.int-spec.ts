@@ -99,7 +99,10 @@ describe.each(CASES)(
               await setup.ranking.deleteBoard(name);
             },
           ),
-          { numRuns: 30, examples: [EVERY_ITEM_LISTED] },
+          // Each of these mistakes planted in aggregate_lib.lua failed every block it can show in at 15 runs, as
+          // at 30: a recompute of max / min missing the slot at the window's start (8 of 12), a last board's
+          // event of the same millisecond not taking over, a later event in the newest slot dropped (4 each).
+          { numRuns: 15, examples: [EVERY_ITEM_LISTED] },
         );
         expect(listedRows).toBeGreaterThan(30); // not vacuous (the example alone lists 40 rows)
       },

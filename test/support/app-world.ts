@@ -18,13 +18,21 @@ function newWorld(startMs: number): TestAppWorld {
   return world;
 }
 
+/** EXPIRE_CHUNK 3: expiry drains in several calls. */
+const DRAINING_APART = { EXPIRE_CHUNK: '3' };
+
 /**
  * The world's Redis (`topology`; `own`: a server of its own, whose SLOWLOG holds only its commands) and
- * its app on it, with EXPIRE_CHUNK 3 (so expiry drains in several calls).
+ * its app on it, with `env` (by default DRAINING_APART).
  */
-async function boot(world: TestAppWorld, topology: Topology, own = false): Promise<void> {
+async function boot(
+  world: TestAppWorld,
+  topology: Topology,
+  own = false,
+  env: Record<string, string> = DRAINING_APART,
+): Promise<void> {
   world.redis = await startTestRedis(topology, { own });
-  world.app = await startTestApp(world.redis, world.clock, { EXPIRE_CHUNK: '3' });
+  world.app = await startTestApp(world.redis, world.clock, env);
 }
 
 async function close(world: TestAppWorld): Promise<void> {
@@ -45,9 +53,12 @@ export function useTestApp(topology: Topology, startMs: number, own = false): Te
  * topology's world inside each block. The first block of a topology boots its Redis and app, the
  * file's end closes them. For a describe.each over board options, whose boards are named apart: an app
  * booted per block took about a seventh of such a file's CPU. The blocks share the clock, so they must
- * read time relative to it (the clock only moves forward).
+ * read time relative to it (the clock only moves forward). `env`: the apps' settings (by default DRAINING_APART).
  */
-export function useSharedTestApps(startMs: number): (topology: Topology) => TestAppWorld {
+export function useSharedTestApps(
+  startMs: number,
+  env: Record<string, string> = DRAINING_APART,
+): (topology: Topology) => TestAppWorld {
   const worlds = new Map<Topology, TestAppWorld>();
   afterAll(async () => {
     for (const world of worlds.values()) await close(world);
@@ -56,7 +67,7 @@ export function useSharedTestApps(startMs: number): (topology: Topology) => Test
     const world = worlds.get(topology) ?? newWorld(startMs);
     worlds.set(topology, world);
     beforeAll(async () => {
-      if (!world.app) await boot(world, topology);
+      if (!world.app) await boot(world, topology, false, env);
     });
     return world;
   };
