@@ -1,15 +1,12 @@
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { useRankingGraph } from '../support/ranking-graph';
+import { everyOptionBoard } from '../support/board-settings';
+import { AppConfig } from '../../src/common/config';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { ActorWeightsStore } from '../../src/ranking/actor-weights/actor-weights.store';
 import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { adminStepUnits } from '../../src/ranking/core/write-cost';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
 const SUM = BOARDS['wc-sum'];
@@ -32,25 +29,10 @@ const MOST_STEPS = 2000;
 describe('the commands of an admin step on the board of every option (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  let redis: TestRedis;
-  let service: RedisService;
-  let graph: RankingGraph;
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
 
   beforeAll(async () => {
-    redis = await startTestRedis('single');
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', WRITE_COST_PER_CALL: '1000000' });
-    service = new RedisService(RedisSettings.from(config), clock);
-    await service.waitUntilReady(10_000);
-    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
-    await graph.ranking.putBoard({
-      name: 'c',
-      windows: [...SUM.windows],
-      views: [...SUM.views],
-      ties: SUM.ties,
-      capPerItem: SUM.actors.capPerItem,
-      actors: true,
-      segmentsMax: SUM.segments.max,
-    });
+    await world.graph.ranking.putBoard(everyOptionBoard('c'));
     for (let n = 0; n < EVENTS; n++) {
       const segments = Array.from({ length: 8 }, (_, k) => `s${(n + k) % 50}`);
       const entries = ['spam', 'rw', 'other'].map((actor) => ({
@@ -61,19 +43,14 @@ describe('the commands of an admin step on the board of every option (single)', 
       }));
       // Each actor's own item, and one the others share: the one retracted whole, the other kept.
       entries.push({ item: 'gone', amount: 1, actor: 'other', segments });
-      await graph.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
+      await world.graph.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
       clock.advanceMs(61_000);
     }
   }, 120_000);
 
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
-
   /** Commands Redis ran (INFO commandstats, every command): this connection's only, one at a time. */
   async function commandsRun(): Promise<number> {
-    const info = await redis.client.info('commandstats');
+    const info = await world.redis.client.info('commandstats');
     return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
   }
 
@@ -89,8 +66,8 @@ describe('the commands of an admin step on the board of every option (single)', 
   }
 
   async function retraction(kind: RetractionKind, target: string, id: string): Promise<number[]> {
-    const board = await graph.cache.get('c');
-    const store = graph.module.get(RetractionStore);
+    const board = await world.graph.cache.get('c');
+    const store = world.graph.module.get(RetractionStore);
     const [most, nowMs] = [STEP_UNITS, clock.nowMs()];
     return stepsUntilDone(() =>
       store.step(kind, board, board.shards[0], {
@@ -107,7 +84,9 @@ describe('the commands of an admin step on the board of every option (single)', 
 
   async function listed(item: string, segment?: string): Promise<boolean> {
     const windows = SUM.windows.map((window) => window.name);
-    const tops = await Promise.all(windows.map((w) => graph.ranking.top('c', w, 0, 1000, segment ? { segment } : {})));
+    const tops = await Promise.all(
+      windows.map((w) => world.graph.ranking.top('c', w, 0, 1000, segment ? { segment } : {})),
+    );
     return tops.some((top) => top.items.some((row) => row.item === item && row.score !== 0));
   }
 
@@ -131,8 +110,8 @@ describe('the commands of an admin step on the board of every option (single)', 
   }, 120_000);
 
   it("an actor's re-weighting to 0: several steps, each within COMMANDS_PER_STEP, every event counted again", async () => {
-    const board = await graph.cache.get('c');
-    const store = graph.module.get(ActorWeightsStore);
+    const board = await world.graph.cache.get('c');
+    const store = world.graph.module.get(ActorWeightsStore);
     const [most, nowMs] = [STEP_UNITS, clock.nowMs()];
     let events = 0;
     const perStep = await stepsUntilDone(async (fresh) => {

@@ -1,5 +1,6 @@
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { useRankingGraph } from '../support/ranking-graph';
+import { everyOptionBoard } from '../support/board-settings';
+import { AppConfig } from '../../src/common/config';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { ActorWeightsStore } from '../../src/ranking/actor-weights/actor-weights.store';
 import { ALIAS_STEP_UNITS } from '../../src/ranking/aliases/aliases.service';
@@ -7,14 +8,9 @@ import { AliasesStore } from '../../src/ranking/aliases/aliases.store';
 import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { adminStepUnits } from '../../src/ranking/core/write-cost';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
-const SUM = BOARDS['wc-sum'];
 const METRICS = BOARDS['wc-metrics'];
 /** The 8-metric board of a retraction and of an alias merge, seeded alike. */
 const METRIC_BOARDS = ['metrics', 'metrics-alias'];
@@ -44,32 +40,17 @@ function segmentsOf(n: number): string[] {
 describe('the drain of an admin step on the board of every option, after a long clock move (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  let redis: TestRedis;
-  let service: RedisService;
-  let graph: RankingGraph;
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
 
   async function seed(board: string): Promise<void> {
-    await graph.ranking.putBoard({
-      name: board,
-      windows: [...SUM.windows],
-      views: [...SUM.views],
-      ties: SUM.ties,
-      capPerItem: SUM.actors.capPerItem,
-      actors: true,
-      segmentsMax: SUM.segments.max,
-    });
+    await world.graph.ranking.putBoard(everyOptionBoard(board));
   }
 
   beforeAll(async () => {
-    redis = await startTestRedis('single');
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', WRITE_COST_PER_CALL: '1000000' });
-    service = new RedisService(RedisSettings.from(config), clock);
-    await service.waitUntilReady(10_000);
-    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
     const boards = ['actor', 'item', 'weight', 'alias'];
     for (const board of boards) await seed(board);
     for (const name of METRIC_BOARDS)
-      await graph.ranking.putBoard({
+      await world.graph.ranking.putBoard({
         name,
         ...METRICS,
         windows: [...METRICS.windows],
@@ -83,25 +64,20 @@ describe('the drain of an admin step on the board of every option, after a long 
         { item: `i${i}`, amount: 1, actor: `a${(n + i) % 20}`, segments },
         { item: `i${i}`, amount: 2, actor: 'spam', segments },
       ]).flat();
-      for (const board of boards) await graph.ranking.incrementBatch(commands.batch({ board, entries }));
+      for (const board of boards) await world.graph.ranking.incrementBatch(commands.batch({ board, entries }));
       for (const metric of METRICS.metrics) {
         const counts = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: 1 + i, metric }));
         for (const board of METRIC_BOARDS)
-          await graph.ranking.incrementBatch(commands.batch({ board, entries: counts }));
+          await world.graph.ranking.incrementBatch(commands.batch({ board, entries: counts }));
       }
       clock.advanceMs(60_000);
     }
     clock.advanceMs(CLOCK_MOVE_MS);
   }, 300_000);
 
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
-
   /** Commands Redis ran (INFO commandstats, every command): this connection's only, one at a time. */
   async function commandsRun(): Promise<number> {
-    const info = await redis.client.info('commandstats');
+    const info = await world.redis.client.info('commandstats');
     return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
   }
 
@@ -117,8 +93,8 @@ describe('the drain of an admin step on the board of every option, after a long 
   }
 
   async function retraction(kind: RetractionKind, board: string, target: string): Promise<number[]> {
-    const prepared = await graph.cache.get(board);
-    const store = graph.module.get(RetractionStore);
+    const prepared = await world.graph.cache.get(board);
+    const store = world.graph.module.get(RetractionStore);
     const step = { id: `r-${kind}`, target, most: STEP_UNITS, ledgerWindow: 2, blockUntilMs: 0, blockKey: target };
     return stepsUntilDone(() => store.step(kind, prepared, prepared.shards[0], { ...step, nowMs: clock.nowMs() }));
   }
@@ -130,7 +106,7 @@ describe('the drain of an admin step on the board of every option, after a long 
 
   /** The item's score in the 400-day window (`d`), the one window still holding the seeded events. */
   async function score(board: string, item: string, segment?: string): Promise<number> {
-    const top = await graph.ranking.top(board, 'd', 0, 1000, segment ? { segment } : {});
+    const top = await world.graph.ranking.top(board, 'd', 0, 1000, segment ? { segment } : {});
     return top.items.find((row) => row.item === item)?.score ?? 0;
   }
 
@@ -154,7 +130,7 @@ describe('the drain of an admin step on the board of every option, after a long 
     const perStep = await retraction('item', 'metrics', 'i0');
     expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
     for (const metric of METRICS.metrics) {
-      const top = await graph.ranking.top('metrics', 'd', 0, 100, { metric });
+      const top = await world.graph.ranking.top('metrics', 'd', 0, 100, { metric });
       expect([metric, top.items.map((row) => [row.item, row.score])]).toEqual([
         metric,
         Array.from({ length: ITEMS - 1 }, (_, i) => [`i${ITEMS - 1 - i}`, (ITEMS - i) * BATCHES]),
@@ -163,8 +139,8 @@ describe('the drain of an admin step on the board of every option, after a long 
   }, 120_000);
 
   it("an actor's re-weighting to 0: every step within COMMANDS_PER_STEP, the drain included, every event counted again", async () => {
-    const prepared = await graph.cache.get('weight');
-    const store = graph.module.get(ActorWeightsStore);
+    const prepared = await world.graph.cache.get('weight');
+    const store = world.graph.module.get(ActorWeightsStore);
     let events = 0;
     const perStep = await stepsUntilDone(async (fresh) => {
       const step = { actor: 'spam', weight: 0, most: STEP_UNITS, ledgerWindow: 2, fresh, places: 0 };
@@ -178,8 +154,8 @@ describe('the drain of an admin step on the board of every option, after a long 
   }, 120_000);
 
   it('an alias merge on one shard: every take within COMMANDS_PER_STEP, the drain included, the counts moved', async () => {
-    const prepared = await graph.cache.get('alias');
-    const store = graph.module.get(AliasesStore);
+    const prepared = await world.graph.cache.get('alias');
+    const store = world.graph.module.get(AliasesStore);
     let acked = 0;
     const perStep = await stepsUntilDone(async () => {
       const step = { alias: 'i0', item: 'i1', run: 'r1', most: ALIAS_STEP_UNITS / 2, fresh: true, here: true };
@@ -200,8 +176,8 @@ describe('the drain of an admin step on the board of every option, after a long 
   }, 120_000);
 
   it("an alias merge on a board of 8 metrics: every take within COMMANDS_PER_STEP, every metric's windows drained and moved", async () => {
-    const prepared = await graph.cache.get('metrics-alias');
-    const store = graph.module.get(AliasesStore);
+    const prepared = await world.graph.cache.get('metrics-alias');
+    const store = world.graph.module.get(AliasesStore);
     let acked = 0;
     const perStep = await stepsUntilDone(async () => {
       const step = { alias: 'i2', item: 'i3', run: 'r1', most: ALIAS_STEP_UNITS / 2, fresh: true, here: true };
@@ -218,7 +194,7 @@ describe('the drain of an admin step on the board of every option, after a long 
     });
     expect(Math.max(...perStep)).toBeLessThanOrEqual(COMMANDS_PER_STEP);
     for (const metric of METRICS.metrics) {
-      const top = await graph.ranking.top('metrics-alias', 'd', 0, 100, { metric });
+      const top = await world.graph.ranking.top('metrics-alias', 'd', 0, 100, { metric });
       const scores = new Map(top.items.map((row) => [row.item, row.score]));
       expect([metric, scores.get('i2'), scores.get('i3')]).toEqual([metric, undefined, 7 * BATCHES]);
     }

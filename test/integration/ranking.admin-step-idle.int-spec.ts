@@ -1,18 +1,13 @@
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { BOARDS } from '../../harness/worst-case/boards';
+import { useRankingGraph } from '../support/ranking-graph';
+import { everyOptionBoard } from '../support/board-settings';
+import { AppConfig } from '../../src/common/config';
 import { ActorWeightsStore } from '../../src/ranking/actor-weights/actor-weights.store';
 import { RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { adminStepUnits } from '../../src/ranking/core/write-cost';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
 
 const T0 = 1_700_000_000_000;
-const SUM = BOARDS['wc-sum'];
 /** Items of each board: a listing past READ_APART_ROWS (100) and a decay view past a step's rebase share. */
 const ITEMS = 300;
 const ACTORS = 30;
@@ -38,20 +33,10 @@ type SlowlogEntry = [number, number, number, string[], string];
 describe('the first admin step after an idle board of every option (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  let redis: TestRedis;
-  let service: RedisService;
-  let graph: RankingGraph;
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
 
   async function seed(board: string): Promise<void> {
-    await graph.ranking.putBoard({
-      name: board,
-      windows: [...SUM.windows],
-      views: [...SUM.views],
-      ties: SUM.ties,
-      capPerItem: SUM.actors.capPerItem,
-      actors: true,
-      segmentsMax: SUM.segments.max,
-    });
+    await world.graph.ranking.putBoard(everyOptionBoard(board));
     for (let first = 0; first < ITEMS; first += 100) {
       const entries = Array.from({ length: 100 }, (_, k) => ({
         item: `i${first + k}`,
@@ -59,35 +44,27 @@ describe('the first admin step after an idle board of every option (single)', ()
         actor: `a${(first + k) % ACTORS}`,
         segments: [`s${(first + k) % SEGMENTS}`],
       }));
-      await graph.ranking.incrementBatch(commands.batch({ board, entries }));
+      await world.graph.ranking.incrementBatch(commands.batch({ board, entries }));
     }
   }
 
   beforeAll(async () => {
-    redis = await startTestRedis('single');
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', WRITE_COST_PER_CALL: '1000000' });
-    service = new RedisService(RedisSettings.from(config), clock);
-    await service.waitUntilReady(10_000);
-    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
     for (const board of ['weight', 'actor']) await seed(board);
     // A boundary crossed: the 10 000-minute window's mark is set, so the next one stores its listing.
     clock.advanceMs(60_000);
     for (const board of ['weight', 'actor'])
-      await graph.ranking.incrementBatch(commands.batch({ board, entries: [{ item: 'i0', amount: 1, actor: 'a0' }] }));
+      await world.graph.ranking.incrementBatch(
+        commands.batch({ board, entries: [{ item: 'i0', amount: 1, actor: 'a0' }] }),
+      );
     clock.advanceMs(IDLE_MS);
-    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
-    await redis.client.config('SET', 'slowlog-max-len', '100000');
+    await world.redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await world.redis.client.config('SET', 'slowlog-max-len', '100000');
   }, 120_000);
-
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
 
   /** Each FCALL since the last reading: the commands its script ran, oldest call first. */
   async function calls(): Promise<string[][][]> {
-    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
-    await redis.client.slowlog('RESET');
+    const entries = (await world.redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    await world.redis.client.slowlog('RESET');
     const found: string[][][] = [];
     let inCall: string[][] = [];
     for (const [, , , args, client] of entries.reverse()) {
@@ -102,13 +79,13 @@ describe('the first admin step after an idle board of every option (single)', ()
 
   /** The decay view's members moved to the new landmark so far (its `next` zset). */
   async function rebased(board: string): Promise<number> {
-    const [, keys] = await redis.client.scan('0', 'MATCH', `*{tb:board:${board}}:fading:next`, 'COUNT', 100_000);
-    return keys.length === 0 ? 0 : redis.client.zcard(keys[0]);
+    const [, keys] = await world.redis.client.scan('0', 'MATCH', `*{tb:board:${board}}:fading:next`, 'COUNT', 100_000);
+    return keys.length === 0 ? 0 : world.redis.client.zcard(keys[0]);
   }
 
   /** Steps to the end: the first step's calls, and the most decay members one step moved. */
   async function firstStepThenAll(board: string, step: (first: boolean) => Promise<{ done: boolean }>) {
-    await redis.client.slowlog('RESET');
+    await world.redis.client.slowlog('RESET');
     let done = (await step(true)).done;
     const first = await calls();
     let mostRebased = await rebased(board);
@@ -130,8 +107,8 @@ describe('the first admin step after an idle board of every option (single)', ()
   }
 
   it("a re-weighting's first step stores the snapshot apart, and no step rebases past its share", async () => {
-    const board = await graph.cache.get('weight');
-    const store = graph.module.get(ActorWeightsStore);
+    const board = await world.graph.cache.get('weight');
+    const store = world.graph.module.get(ActorWeightsStore);
     const nowMs = clock.nowMs();
     const step = { actor: 'a1', weight: 100, most: STEP_UNITS, ledgerWindow: 2, places: 0, nowMs };
     const { first, mostRebased, steps } = await firstStepThenAll('weight', (fresh) =>
@@ -143,8 +120,8 @@ describe('the first admin step after an idle board of every option (single)', ()
   }, 120_000);
 
   it("an actor's retraction's first step stores the snapshot apart, and no step rebases past its share", async () => {
-    const board = await graph.cache.get('actor');
-    const store = graph.module.get(RetractionStore);
+    const board = await world.graph.cache.get('actor');
+    const store = world.graph.module.get(RetractionStore);
     const nowMs = clock.nowMs();
     const step = {
       id: 'r-a1',
@@ -161,7 +138,7 @@ describe('the first admin step after an idle board of every option (single)', ()
     expectCrossingApart(first);
     expect(mostRebased).toBeLessThanOrEqual(Math.floor(STEP_UNITS / REBASED_UNITS));
     expect(steps).toBeLessThan(MOST_STEPS); // finished
-    const top = await graph.ranking.top('actor', 'd', 0, 1000);
+    const top = await world.graph.ranking.top('actor', 'd', 0, 1000);
     expect(top.items.filter((row) => row.item === 'i1' && row.score !== 0)).toEqual([]);
   }, 120_000);
 });

@@ -1,15 +1,13 @@
-import { AppConfig, validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { useRankingGraph } from '../support/ranking-graph';
+import { everyOptionBoard } from '../support/board-settings';
+import { AppConfig } from '../../src/common/config';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { ActorWeightsStore } from '../../src/ranking/actor-weights/actor-weights.store';
 import { RetractionKind, RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import { adminStepUnits } from '../../src/ranking/core/write-cost';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { PageAnswer } from '../../src/ranking/core/answers';
 
 const T0 = 1_700_000_000_000;
@@ -45,26 +43,10 @@ function live(page: PageAnswer): unknown {
 describe.each(CASES)('admin steps always progress (%s, %i units a step)', (topology, units) => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  let redis: TestRedis;
-  let service: RedisService;
-  let graph: RankingGraph;
+  const world = useRankingGraph(topology, clock, { WRITE_COST_PER_CALL: '1000000' });
 
   beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', WRITE_COST_PER_CALL: '1000000' });
-    service = new RedisService(RedisSettings.from(config), clock);
-    await service.waitUntilReady(10_000);
-    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
-    for (const name of ['c', 'twin'])
-      await graph.ranking.putBoard({
-        name,
-        windows: [...SUM.windows],
-        views: [...SUM.views],
-        ties: SUM.ties,
-        capPerItem: SUM.actors.capPerItem,
-        actors: true,
-        segmentsMax: SUM.segments.max,
-      });
+    for (const name of ['c', 'twin']) await world.graph.ranking.putBoard(everyOptionBoard(name));
     // The twin's events of `rw` count at weight 0 as they come: what a re-weighting to 0 makes of them
     // (set up at a default step's budget: only the board's own targets run at `units`).
     expect(await reweight('twin', adminStepUnits(new AppConfig().WRITE_COST_PER_CALL))).toBeLessThan(MOST_STEPS);
@@ -77,18 +59,13 @@ describe.each(CASES)('admin steps always progress (%s, %i units a step)', (topol
         segments,
       }));
       entries.push({ item: 'gone', amount: 2, actor: 'other', segments });
-      await graph.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
+      await world.graph.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
       // The twin never had the events retracted.
       const kept = entries.filter((e) => e.actor !== 'spam' && e.item !== 'gone');
-      await graph.ranking.incrementBatch(commands.batch({ board: 'twin', entries: kept }));
+      await world.graph.ranking.incrementBatch(commands.batch({ board: 'twin', entries: kept }));
       clock.advanceMs(61_000);
     }
   }, 120_000);
-
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
 
   /** Runs `step` until done: how many steps it took (MOST_STEPS when it never finished). */
   async function steps(step: (first: boolean) => Promise<{ done: boolean }>): Promise<number> {
@@ -98,8 +75,8 @@ describe.each(CASES)('admin steps always progress (%s, %i units a step)', (topol
   }
 
   async function retraction(kind: RetractionKind, target: string, id: string): Promise<number> {
-    const board = await graph.cache.get('c');
-    const store = graph.module.get(RetractionStore);
+    const board = await world.graph.cache.get('c');
+    const store = world.graph.module.get(RetractionStore);
     const nowMs = clock.nowMs();
     const step = { id, target, most: units, ledgerWindow: 1, blockUntilMs: 0, blockKey: target, nowMs };
     return steps(() => store.step(kind, board, board.shards[0], step));
@@ -115,8 +92,8 @@ describe.each(CASES)('admin steps always progress (%s, %i units a step)', (topol
 
   /** Re-weights `rw` to 0 on `name` until done, `most` units a step: how many steps it took. */
   async function reweight(name: string, most: number): Promise<number> {
-    const board = await graph.cache.get(name);
-    const store = graph.module.get(ActorWeightsStore);
+    const board = await world.graph.cache.get(name);
+    const store = world.graph.module.get(ActorWeightsStore);
     const nowMs = clock.nowMs();
     return steps((fresh) =>
       store.step(board, board.shards[0], {
@@ -142,7 +119,7 @@ describe.each(CASES)('admin steps always progress (%s, %i units a step)', (topol
       for (const read of reads) {
         const options = segment ? { segment } : {};
         const [board, twin] = await Promise.all(
-          ['c', 'twin'].map((name) => graph.ranking.top(name, read, 0, 1000, options)),
+          ['c', 'twin'].map((name) => world.graph.ranking.top(name, read, 0, 1000, options)),
         );
         rows += twin.items.length;
         expect(JSON.stringify([segment, read, live(board)])).toEqual(JSON.stringify([segment, read, live(twin)]));

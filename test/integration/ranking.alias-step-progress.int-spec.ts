@@ -1,15 +1,12 @@
-import { validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
+import { useRankingGraph } from '../support/ranking-graph';
+import { everyOptionBoard } from '../support/board-settings';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { ALIAS_STEP_UNITS } from '../../src/ranking/aliases/aliases.service';
 import { AliasesStore } from '../../src/ranking/aliases/aliases.store';
 import { ALIASES_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { PageAnswer } from '../../src/ranking/core/answers';
 
 const T0 = 1_700_000_000_000;
@@ -46,30 +43,13 @@ function live(page: PageAnswer): unknown {
 describe.each(TOPOLOGIES)('alias merge steps always progress (%s)', (topology) => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  let redis: TestRedis;
-  let service: RedisService;
-  let graph: RankingGraph;
+  const world = useRankingGraph(topology, clock, { WRITE_COST_PER_CALL: '1000000' });
   /** Aliases of `canon`: one on its shard, one on another. */
   let aliases: { here: string; away: string };
 
   beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', WRITE_COST_PER_CALL: '1000000' });
-    service = new RedisService(RedisSettings.from(config), clock);
-    await service.waitUntilReady(10_000);
-    graph = await composeRanking(service, new RedisFunctions(service), config, clock);
-    for (const name of ['c', 'twin'])
-      await graph.ranking.putBoard({
-        name,
-        windows: [...SUM.windows],
-        views: [...SUM.views],
-        ties: SUM.ties,
-        capPerItem: SUM.actors.capPerItem,
-        actors: true,
-        segmentsMax: SUM.segments.max,
-        shards: SHARDS,
-      });
-    const board = await graph.cache.get('c');
+    for (const name of ['c', 'twin']) await world.graph.ranking.putBoard({ ...everyOptionBoard(name), shards: SHARDS });
+    const board = await world.graph.cache.get('c');
     const names = Array.from({ length: 50 }, (_, k) => `alias-${k}`);
     const same = (id: string) => board.shardOf(id) === board.shardOf('canon');
     aliases = { here: names.find(same)!, away: names.find((id) => !same(id))! };
@@ -78,25 +58,20 @@ describe.each(TOPOLOGIES)('alias merge steps always progress (%s)', (topology) =
       // Each actor names one id, as a cap counts per actor and item.
       const named = { a: 'canon', b: aliases.here, c: aliases.away, d: `i${n}` };
       const entries = Object.entries(named).map(([actor, item]) => ({ item, amount: 1 + (n % 3), actor, segments }));
-      await graph.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
+      await world.graph.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
       const canonical = entries.map((e) => (e.item.startsWith('alias-') ? { ...e, item: 'canon' } : e));
-      await graph.ranking.incrementBatch(commands.batch({ board: 'twin', entries: canonical }));
+      await world.graph.ranking.incrementBatch(commands.batch({ board: 'twin', entries: canonical }));
       clock.advanceMs(61_000);
     }
   }, 120_000);
-
-  afterAll(async () => {
-    await service.onApplicationShutdown();
-    await redis.stop();
-  });
 
   /**
    * Merges `alias` into `canon` on board c as AliasesService does (a take, then its give on the
    * canonical item's shard until given), `most` units a take: how many takes it took (MOST_STEPS: never done).
    */
   async function merge(alias: string, most: number): Promise<number> {
-    const board = await graph.cache.get('c');
-    const store = graph.module.get(AliasesStore);
+    const board = await world.graph.cache.get('c');
+    const store = world.graph.module.get(AliasesStore);
     const put = await store.put(board, {
       alias,
       item: 'canon',
@@ -146,7 +121,7 @@ describe.each(TOPOLOGIES)('alias merge steps always progress (%s)', (topology) =
       for (const read of reads) {
         const options = segment ? { segment } : {};
         const [board, twin] = await Promise.all(
-          ['c', 'twin'].map((name) => graph.ranking.top(name, read, 0, 1000, options)),
+          ['c', 'twin'].map((name) => world.graph.ranking.top(name, read, 0, 1000, options)),
         );
         rows += twin.items.length;
         expect(JSON.stringify([segment, read, live(board)])).toEqual(JSON.stringify([segment, read, live(twin)]));
