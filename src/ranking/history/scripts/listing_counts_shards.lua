@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, snaprows, window
+-- requires: board_write, call_state, keyspace, order, reader, snaprows, window
 -- listing_counts_shards: listing_counts over several shards of a sharded board that one Redis node
 -- serves, in one call instead of one per shard (the `metrics` of a page of archive rows). Read-only and
 -- across hash tags like count_above_shards (allow-cross-slot-keys: keys of any slot this node serves; a
@@ -18,9 +18,8 @@
 
 -- Whether a shard's window has nothing left to drain (listing_counts' expiry would do nothing): no slot
 -- before the live range, no archive still being written out.
-local function settled(slots_key, rule, now_sec)
-  local cutoff = '(' .. window.live_from_sec(now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
-  if #redis.call('ZRANGE', slots_key, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, 1) > 0 then return false end
+local function settled(cfg_key, window_key, slots_key, rule, now_sec)
+  if not board_write.settled_tops(cfg_key, { window_key }, { rule }, now_sec) then return false end
   return redis.call('HLEN', keyspace.sibling_key(slots_key, 'slots', 'arch')) == 0
 end
 
@@ -35,7 +34,7 @@ local function listing_counts_shards(keys, args)
     local err = window.version_error(cfg_key, header.version)
     if err then return redis.error_reply(err) end
     local slots_key = keyspace.sibling_key(cfg_key, 'cfg', arg.window_key .. ':slots')
-    if settled(slots_key, rule, now_sec) then
+    if settled(cfg_key, arg.window_key, slots_key, rule, now_sec) then
       local base, ascending = keyspace.sibling_key(slots_key, 'slots', ''), order.ascending(slots_key)
       for _, asked in ipairs(asked_of[s]) do
         for _, entry in ipairs(snaprows.listing_counts_at(base, asked, ascending)) do
