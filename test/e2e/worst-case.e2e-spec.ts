@@ -98,6 +98,21 @@ describe('the worst-case harness', () => {
       await meter.stop();
     }
   }, 600_000);
+
+  // Every key an option makes Redis hold (archives and their indexes, tail filters, take-backs, league
+  // cohorts, moderation states...) is a key a board delete drops: none may outlive its board.
+  it('leaves no key of a deleted board once its drop has run, whatever the rows made its boards hold', async () => {
+    const redis = e2e.redis().client;
+    const context = appContext({ measured: e2e.app(), seeder: e2e.other('seeder') }, e2e.clock, 'ci');
+    for (const name of Object.keys(BOARDS)) {
+      expect([204, 404]).toContain(
+        (await context.send({ method: 'DELETE', path: `/admin/boards/${name}` }, 'admin')).status,
+      );
+    }
+    await context.dropsSettled();
+    const left = (await redis.keys('*board:wc-*')).filter((key) => !/\}:idem:\d+$/.test(key));
+    expect(left.sort()).toEqual([]);
+  }, 300_000);
 });
 
 /** The functions of every library loaded on `redis` (FUNCTION LIST), by the name Redis knows them. */

@@ -109,6 +109,28 @@ describe.each(TOPOLOGIES)('deleting a board drops its keys in bounded calls (rea
     expect((await graph.ranking.top('big', 'w1', 0, 10)).items).toEqual([]);
   });
 
+  it('the records of its retractions, re-weightings and alias merges go too: a board of the same name never sees them', async () => {
+    await graph.ranking.putBoard({ name: 'rec', windows: WINDOWS.slice(0, 2), shards: 3, actors: true });
+    for (let i = 0; i < 12; i++) {
+      const event = { board: 'rec', item: `item-${i}`, amount: 1, actor: `actor-${i % 3}` };
+      await graph.ranking.increment({ kind: 'increment', ...event, context: { nowMs: clock.nowMs() } });
+    }
+    const retraction = (await graph.retractions.start('rec', { kind: 'actor', id: 'actor-0' })).body;
+    await graph.retractions.settled('rec', retraction.id);
+    await graph.actorWeights.put('rec', 'actor-1', 2);
+    await graph.actorWeights.settled('rec', 'actor-1');
+    await graph.aliases.put('rec', 'item-1', 'item-2');
+    await graph.aliases.settled('rec', 'item-1');
+    const records = async () => (await redis.dataKeys('board:rec*')).filter((key) => /:(ret|rw|al|alin):/.test(key));
+    expect((await records()).length).toBeGreaterThanOrEqual(3);
+
+    await graph.ranking.deleteBoard('rec');
+    await graph.boards.drops.settled();
+    expect(await redis.dataKeys('board:rec*')).toEqual([]);
+    await graph.ranking.putBoard({ name: 'rec', windows: WINDOWS.slice(0, 2), shards: 3, actors: true });
+    await expect(graph.retractions.get('rec', retraction.id)).rejects.toThrow(NotFoundError);
+  });
+
   it("a leagues board's keys go too: cohorts of open periods, kept moves, the item maps", async () => {
     const DAY_MS = 86_400_000;
     const leagues = { window: 'day', size: 3, tiers: ['t1', 't2', 't3'], promote: 1, relegate: 1 };

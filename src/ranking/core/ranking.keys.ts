@@ -13,6 +13,9 @@
  *   {...}:likes                               zset  "<item>\x1f<user>" -> like time (ms)
  *   {...}:liketb                              hash  "<item>\x1f<user>" -> "<like time (ms)>,<segment>,...": the
  *                                             segments an unlike's take-back has left (likes_lib.lua)
+ *   {...}:records                             zset  the admin records held on the shard (":ret:<id>", ":rw:<digest>",
+ *                                             ":al:<digest>", ":alin:<digest>") -> when last held (ms): a
+ *                                             board's drop unlinks them (actor_lib.lua)
  *   {...}:<window>:slots                      zset  live slot starts
  *   {...}:<window>:slot:<start>               hash  item -> amount in that slot
  *   {...}:<window>:top                        zset  item -> sum over the live slots

@@ -99,6 +99,7 @@ local function reweight_begin(cfg_key, record, arg, now_ms)
     actor_caps.set_weight(cfg_key, arg.actor, weight)
   end
   redis.call('EXPIRE', record, REWEIGHT.KEEP_SEC)
+  actor_log.ACTORS.hold_record(cfg_key, record, REWEIGHT.KEEP_SEC, now_ms)
   return { record = record, actor = arg.actor, weight = tonumber(redis.call('HGET', record, 'weight')) or weight,
     ledger = tonumber(arg.ledger), budget = 0, keys = nil }
 end

@@ -250,6 +250,7 @@ local function take_begin(keys, window_count, record, arg, now_ms)
     return nil
   end
   redis.call('EXPIRE', record, ALIAS.KEEP_SEC)
+  actor_log.ACTORS.hold_record(cfg_key, record, ALIAS.KEEP_SEC, now_ms)
   local acked = math.max(tonumber(redis.call('HGET', record, 'acked')), tonumber(arg.acked))
   redis.call('HSET', record, 'acked', acked)
   return { record = record, alias = arg.alias, chunk = {}, keys = nil, acked = acked, seq = tonumber(redis.call('HGET', record, 'seq')) }
@@ -326,6 +327,7 @@ local function alias_give(keys, header, arg, windows, drain)
   local given = keys[#keys]
   if redis.call('HGET', given, 'run') ~= arg.run then redis.call('HSET', given, 'run', arg.run, 'seq', 0) end
   redis.call('EXPIRE', given, ALIAS.KEEP_SEC)
+  actor_log.ACTORS.hold_record(keys[1], given, ALIAS.KEEP_SEC, header.now_ms)
   local seq = tonumber(arg.seq)
   if tonumber(redis.call('HGET', given, 'seq')) >= seq then return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = 0 }) end
   -- Expired data left on this shard's windows (the board's or a sibling's): nothing given yet (seq 0).

@@ -330,11 +330,48 @@ function ACTORS.begin_retraction(kind, now_ms, step)
   if redis.call('HSETNX', step.record, kind, step.id) == 1 then
     redis.call('HSET', step.record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
     redis.call('EXPIRE', step.record, ACTORS.KEEP_SEC)
+    ACTORS.hold_record(CALL.cfg_key, step.record, ACTORS.KEEP_SEC, now_ms)
   end
   if step.block_until_ms > now_ms then
     ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. step.block_key, step.block_until_ms)
   end
   return step
+end
+
+-- The records admin steps keep on a shard (a retraction's "<tag>:ret:<id>", a re-weighting's
+-- "<tag>:rw:<digest>", an alias merge's "<tag>:al:<digest>" and "<tag>:alin:<digest>", each with its
+-- lists) are indexed in "<tag>:records" (record key -> when it was last held, ms; the index expires with
+-- the latest record held), so a board's drop unlinks them with the board: none outlives it, and a board
+-- of the same name never reads a record of the one before.
+local RECORD_PARTS = { '', ':segs', ':sibs', ':hsibs', ':hsegs' }
+
+-- Notes that `record` is kept `keep_sec` more. The two oldest entries go when their record has expired
+-- (Redis' own clock decides, not the service's), so the index never outgrows the records by more than two.
+function ACTORS.hold_record(cfg_key, record, keep_sec, now_ms)
+  local index = keyspace.sibling_key(cfg_key, 'cfg', 'records')
+  for _, oldest in ipairs(redis.call('ZRANGE', index, 0, 1)) do
+    if oldest ~= record and redis.call('EXISTS', oldest) == 0 then redis.call('ZREM', index, oldest) end
+  end
+  redis.call('ZADD', index, now_ms, record)
+  if redis.call('TTL', index) < keep_sec then redis.call('EXPIRE', index, keep_sec) end
+end
+
+-- Hook board_dropped: the records the index names with their lists, about `budget` keys at most (one
+-- record's at least). Answers the budget left and whether the index is gone.
+local function records_dropped(cfg_key, _, budget)
+  local index = keyspace.sibling_key(cfg_key, 'cfg', 'records')
+  local most = math.max(1, math.floor(budget / #RECORD_PARTS))
+  local held, names = redis.call('ZRANGE', index, 0, most - 1), {}
+  for _, record in ipairs(held) do
+    for _, part in ipairs(RECORD_PARTS) do names[#names + 1] = record .. part end
+  end
+  if #held > 0 then
+    redis.call('UNLINK', unpack(names))
+    redis.call('ZREM', index, unpack(held))
+  end
+  if #held == most then return budget - #names, false end
+  redis.call('UNLINK', index)
+  return budget - #names - 1, true
 end
 
 actor_log.ACTORS = ACTORS
@@ -347,4 +384,4 @@ end
 
 hooks.register_all('actors', { 'config_planned', hooks.flag_planned('actors'), 'config_stored', actors_stored,
   'actor_counted', ACTORS.counted, 'actor_added', ACTORS.add, 'slot_leaving', ACTORS.slot_expire,
-  'window_dropped', ACTORS.drop_window })
+  'window_dropped', ACTORS.drop_window, 'board_dropped', records_dropped })

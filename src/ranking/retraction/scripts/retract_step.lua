@@ -123,6 +123,7 @@ local function retract_step(keys, args)
   if done then
     redis.call('HSET', record, 'state', 'done')
     redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
+    actor_log.ACTORS.hold_record(cfg_key, record, actor_log.ACTORS.KEEP_SEC, now_ms)
   end
   local totals = redis.call('HMGET', record, 'events', 'amount')
   return reader.answer(CALLS.retract_step, {
