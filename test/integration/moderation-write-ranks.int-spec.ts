@@ -11,8 +11,8 @@ import { useSharedTestApps } from '../support/app-world';
  * hidden items of better, equal and worse scores around it, on a sum board (only scores above 0
  * listed) and on an ascending `last` board (every score listed, negative ones among them); the
  * keys the count writes are gone when the call answers. The hidden items' set is stored once a call,
- * whatever its windows (its SADD per window was most of what remained: a write of 8 windows at the
- * moderation maxima, 18.4 M instructions, now 14.1 M). Counted, never timed.
+ * whatever its windows (a write of 8 windows at the moderation maxima: 18.4 M instructions with a
+ * SADD a window, 14.1 M). Counted, never timed.
  */
 const T0 = 1_700_003_600_000;
 const HIDDEN = 40;
