@@ -279,8 +279,10 @@ end
 -- its type checks to send. The keys the call kept (keep_till_answer) go first.
 local function answer(call, named, records)
   if #KEPT.keys > 0 then
-    redis.call('DEL', unpack(KEPT.keys))
+    -- Forgotten first: a DEL that fails leaves no list for a later call to try again.
+    local kept = KEPT.keys
     forget_kept()
+    redis.call('DEL', unpack(kept))
   end
   local reply = records or call.reply_table
   if not reply then
