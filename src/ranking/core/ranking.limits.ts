@@ -89,14 +89,14 @@ export const METRIC_COUNTS_PER_CALL = 2_000;
 
 /**
  * Ids one lookup call answers on a shard (lookup, lookup_node): each id is about four commands (its
- * score, rank, tie mark, previous rank's count; the previous scores in one ZMSCORE), about 0.1 M
- * instructions of Redis with a moderated board's ranks placed by binary search. A call's fixed cost
- * (about 4.8 M on a one-shard board of 200 hidden items: the states, their scores now and in the
- * previous listing) is paid once per call, so 100 ids make calls of about 14 M instructions
- * (bench/lookup-instructions.ts; 9.4 M for 25 ids before). More ids go in further calls, each charged
- * to the read budget.
+ * score, rank (a count), tie mark, previous rank's count; the previous scores in one ZMSCORE), about
+ * 0.09 M instructions of Redis with a moderated board's ranks placed by binary search. A call's fixed
+ * cost (about 5.4 M on a one-shard `ties: first` board of 200 hidden items: the states, their scores now
+ * and in the previous listing) is paid once per call: 100 ids were calls of 14.4 M instructions (5.4 ms
+ * in the worst-case harness), 50 make calls of about 10 M (bench/lookup-instructions.ts), a 1 000-id
+ * lookup 20 calls instead of 10, each charged to the read budget.
  */
-export const LOOKUP_IDS_PER_CALL = 100;
+export const LOOKUP_IDS_PER_CALL = 50;
 
 /**
  * Rows one read call of a wilson or controversial view answers (each row three reply values: its item,

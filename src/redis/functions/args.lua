@@ -252,14 +252,38 @@ local function field_offsets(fields)
   return offsets
 end
 
+-- Keys a call keeps for its own work across several of its steps (moderation_lib's set of a write's exceptions,
+-- which every window's count intersects), deleted as it answers: `keys` (a list), `held` (key -> true). A
+-- call failing before it answers leaves them: call_lib's begin_call forgets the list (forget_kept), and their
+-- keeper stores them afresh at its next first use.
+local KEPT = { keys = {}, held = {} }
+
+-- Keeps `key` till the call answers; false when the call keeps it already.
+local function keep_till_answer(key)
+  if KEPT.held[key] then return false end
+  KEPT.held[key] = true
+  KEPT.keys[#KEPT.keys + 1] = key
+  return true
+end
+
+local function forget_kept()
+  if #KEPT.keys > 0 then KEPT.keys, KEPT.held = {}, {} end
+end
+
 -- The reply of a named call: `named`'s fields in the order of the contract's reply names (its `pack`), which
 -- TypeScript decodes by the same names (NamedReply in src/redis/replies.ts). A field left nil is a bug
 -- in the function, named here rather than decoded as a shorter reply. The reply is the contract's own
 -- table, refilled by each call: Redis converts a function's reply as it returns, before any other call.
 -- `records` (optional): a list whose first #call.reply entries are left for the fields, records after
 -- them (NamedReply.withRecords): one flat reply, as a nested list costs Redis a deferred length and
--- its type checks to send.
+-- its type checks to send. The keys the call kept (keep_till_answer) go first.
 local function answer(call, named, records)
+  if #KEPT.keys > 0 then
+    -- Forgotten first: a DEL that fails leaves no list for a later call to try again.
+    local kept = KEPT.keys
+    forget_kept()
+    redis.call('DEL', unpack(kept))
+  end
   local reply = records or call.reply_table
   if not reply then
     reply = {}
@@ -293,6 +317,8 @@ reader.read_call = read_call
 reader.record_count = record_count
 reader.fill_record = fill_record
 reader.answer = answer
+reader.keep_till_answer = keep_till_answer
+reader.forget_kept = forget_kept
 reader.memo_number = memo_number
 reader.field_offsets = field_offsets
 reader.record_values = record_values

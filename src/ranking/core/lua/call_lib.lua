@@ -112,6 +112,7 @@ local function begin_call(keys, args)
   BOUND.keys, BOUND.args = keys, args
   call.cfg_key, call.seq, call.draining, call.writes, call.rebase_chunk = keys[1], call.seq + 1, false, false, nil
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
+  reader.forget_kept()
 end
 
 -- The windows of the call, bound by bind_windows: the record the window modules take (`windows`):
