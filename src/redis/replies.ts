@@ -113,6 +113,38 @@ export class Reply {
     return new Reply(`${this.script}[${first}..]`, this.items.slice(first, first + count));
   }
 
+  /**
+   * The reply as consecutive records of `fields` (a listing's rows: item, score, ...), each read by
+   * name and named `<script>[<record>]`; throws unless the entries come in whole records.
+   */
+  records<Field extends string>(fields: readonly Field[]): NamedReply<Field>[] {
+    return this.rows(fields.length).map((row, i) => new NamedReply(`${this.script}[${i}]`, fields, row.items));
+  }
+
+  /** The reply as consecutive rows of `width` entries, each a Reply of its own; throws unless they are whole. */
+  rows(width: number): Reply[] {
+    if (width < 1 || this.items.length % width !== 0) {
+      throw new ScriptReplyError(this.script, `expected rows of ${width} entries, got ${this.items.length} entries`);
+    }
+    return Array.from({ length: this.items.length / width }, (_, i) => this.range(i * width, width));
+  }
+
+  /** The leading entries read by the names `fields`, and the entries after them as a Reply named `<script>.<rest>`. */
+  headed<Field extends string>(fields: readonly Field[], rest: string): { head: NamedReply<Field>; rest: Reply } {
+    const { reply, records } = NamedReply.withRecords(this.script, fields, this.items, rest);
+    return { head: reply, rest: records };
+  }
+
+  /** Every entry, each a string. */
+  strings(): string[] {
+    return this.items.map((_, i) => this.string(i));
+  }
+
+  /** Every entry, each a number (as `number` reads it). */
+  numbers(): number[] {
+    return this.items.map((_, i) => this.number(i));
+  }
+
   /** This reply read by the field names of a named contract (NamedReply). */
   named<Field extends string>(fields: readonly Field[]): NamedReply<Field> {
     return new NamedReply(this.script, fields, this.items);
