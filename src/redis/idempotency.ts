@@ -178,7 +178,7 @@ export function decodeIdempotentReply<T, Made extends string = never>(
   decode: (reply: Reply) => T,
   createdNames: readonly Made[] = [],
 ): Idempotent<T, Made> {
-  const outcome = reply.headed(IDEM_HEAD, 'reply').head.int('outcome');
+  const outcome = reply.head(IDEM_HEAD).int('outcome');
   const refusal = idemRefusal(outcome);
   if (refusal) throw refusal;
   const applied = outcome === IDEM_OUTCOME.applied;
@@ -186,13 +186,15 @@ export function decodeIdempotentReply<T, Made extends string = never>(
     throw new ScriptReplyError(`${reply.script}.outcome`, `expected an outcome of 0, 1, 2 or 3, got ${outcome}`);
   }
   // Only an applied write counts what it created, after its context: a replay created nothing.
-  const { head, rest } = reply.headed<string>([...IDEM_HEAD, ...(applied ? createdNames : [])], 'reply');
-  const created = Object.fromEntries(createdNames.map((name) => [name, applied ? head.int(name) : 0]));
+  const fields: readonly string[] = applied ? [...IDEM_HEAD, ...createdNames] : IDEM_HEAD;
+  const head = reply.head(fields);
+  const created = {} as Record<Made, number>;
+  for (const name of createdNames) created[name] = applied ? head.int(name) : 0;
   return {
     replayed: !applied && !idem?.internal,
     context: head.string('context'),
-    value: decode(rest),
-    created: created as Record<Made, number>,
+    value: decode(reply.from(fields.length)),
+    created,
   };
 }
 

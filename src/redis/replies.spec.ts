@@ -31,6 +31,8 @@ describe('checked script replies', () => {
     const { head, rest } = new Reply('tbX', ['s', 5, 6]).headed(['name'] as const, 'counts');
     expect([head.string('name'), rest.intsFrom(0), rest.script]).toEqual(['s', [5, 6], 'tbX.counts']);
     expect(new Reply('tbX', ['a', 'b']).strings()).toEqual(['a', 'b']);
+    const lead = new Reply('tbX', [2, 'c', 9]).head(['outcome', 'context'] as const);
+    expect([lead.int('outcome'), lead.string('context'), lead.script]).toEqual([2, 'c', 'tbX']);
   });
 
   it.each([
@@ -45,6 +47,7 @@ describe('checked script replies', () => {
       /tbX\[1\]\.score .*expected an integer, got "c"/,
     ],
     ['a head longer than the reply', () => new Reply('tbX', [1]).headed(['a', 'b'], 'rest'), /at least 2 entries/],
+    ['a lead longer than the reply', () => new Reply('tbX', [1]).head(['a', 'b']), /at least 2 entries/],
     [
       'a named reply a field short',
       () => new NamedReply('tbX', ['a', 'b'], [1]),

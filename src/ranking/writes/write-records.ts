@@ -109,7 +109,7 @@ const PLAIN_RECORD = -1;
  * answer (RECORD_FIELDS.increment_answer), or a refusal.
  */
 function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
-  const outcome = answer.headed(['outcome'], 'answer').head.int('outcome');
+  const outcome = answer.head(['outcome']).int('outcome');
   // One request's reused key or refused growth refuses that request only.
   const idemRefused = idemRefusal(outcome);
   if (idemRefused) return idemRefused;
