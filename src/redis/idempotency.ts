@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DomainError } from '../common/errors';
 import { IDEMPOTENCY_RETENTION_SEC, RESEND_GUARD_MS } from '../common/limits';
-import { Reply } from './replies';
+import { Reply, ScriptReplyError } from './replies';
 import type { ScriptArg } from './scripts';
 
 /** A write's Idempotency-Key and what the request asks for (a repeat of the key asking for something else is refused). */
@@ -141,6 +141,19 @@ export function idemNamedArgs(
     : { idem_key: '', idem_fingerprint: '', idem_context: context, idem_retention: 0 };
 }
 
+/** idem_lib's outcomes, the first field of every idempotent reply. */
+export const IDEM_OUTCOME = { applied: 0, replayed: 1, keyReused: 2, unfunded: 3 } as const;
+
+/** What every idempotent reply leads with (idem_lib): its outcome, then its context. */
+const IDEM_HEAD = ['outcome', 'context'] as const;
+
+/** The refusal an idempotent reply's outcome is (a reused key, no budget to store), or undefined. */
+export function idemRefusal(outcome: number): Error | undefined {
+  if (outcome === IDEM_OUTCOME.keyReused) return new IdempotencyKeyReusedError();
+  if (outcome === IDEM_OUTCOME.unfunded) return new IdempotentAnswerUnfundedError();
+  return undefined;
+}
+
 /**
  * Reads { outcome, context, created..., reply... }: the counts of what the write created, one per name
  * of `createdNames` (its contract's `created`; applied writes only: a replay answers none), then the
@@ -165,19 +178,22 @@ export function decodeIdempotentReply<T, Made extends string = never>(
   decode: (reply: Reply) => T,
   createdNames: readonly Made[] = [],
 ): Idempotent<T, Made> {
-  reply.expectLength(2, true);
-  const outcome = reply.int(0);
-  if (outcome === 2) throw new IdempotencyKeyReusedError();
-  if (outcome === 3) throw new IdempotentAnswerUnfundedError();
-  if (outcome !== 0 && outcome !== 1) throw reply.unexpected(0, 'an outcome of 0, 1, 2 or 3');
-  const counted = outcome === 0 ? createdNames.length : 0;
-  if (counted > 0) reply.expectLength(2 + counted, true);
+  const outcome = reply.head(IDEM_HEAD).int('outcome');
+  const refusal = idemRefusal(outcome);
+  if (refusal) throw refusal;
+  const applied = outcome === IDEM_OUTCOME.applied;
+  if (!applied && outcome !== IDEM_OUTCOME.replayed) {
+    throw new ScriptReplyError(`${reply.script}.outcome`, `expected an outcome of 0, 1, 2 or 3, got ${outcome}`);
+  }
+  // Only an applied write counts what it created, after its context: a replay created nothing.
+  const fields: readonly string[] = applied ? [...IDEM_HEAD, ...createdNames] : IDEM_HEAD;
+  const head = reply.head(fields);
   const created = {} as Record<Made, number>;
-  for (let i = 0; i < createdNames.length; i++) created[createdNames[i]] = i < counted ? reply.int(2 + i) : 0;
+  for (const name of createdNames) created[name] = applied ? head.int(name) : 0;
   return {
-    replayed: outcome === 1 && !idem?.internal,
-    context: reply.string(1),
-    value: decode(reply.from(2 + counted)),
+    replayed: !applied && !idem?.internal,
+    context: head.string('context'),
+    value: decode(reply.from(fields.length)),
     created,
   };
 }

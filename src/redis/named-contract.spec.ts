@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { ACCESS } from '../access/access.functions';
 import { COUNTERS } from '../counters/counters.functions';
 import { CounterKeys } from '../counters/counter-keys';
@@ -107,6 +107,48 @@ describe('the named function contract (issue #46)', () => {
       expect(code).toMatch(new RegExp(`\\barg\\.${arg}\\b`));
     for (const field of contract.reply) expect(code).toMatch(new RegExp(`\\b${field} = `));
     expect(fn.library.source).toContain(`${fn.handler} = { name = '${fn.handler}'`);
+  });
+});
+
+const RANKING_DIR = join(__dirname, '..', 'ranking');
+
+/** Where a replay of an answer stored by a library from before the named contract reads its positional layout. */
+const STORED_LAYOUTS = new Set(['core/standings.ts']);
+
+/** A reply read at an entry (Reply's accessors): its object, accessor and first argument. */
+const ENTRY_READ =
+  /(\w+)\.(int|flag|string|isString|optionalString|number|nested|range|from|intsFrom)\(([^,()]*(?:\([^()]*\))?[^,()]*)[,)]/g;
+
+/** A loop striding over a reply's entries by a record's width (`i += 3`, `i += width`). */
+const STRIDE = /for \(let \w+ = [^;]*; [^;]*; \w+ \+= (?:[A-Za-z_]\w*|[2-9]\d*)\)/;
+
+/**
+ * The places a file decodes a reply by position: an entry read at a literal or computed place (a
+ * name, a list's index and `intsFrom(0)`, the whole list, are not), or a loop striding over records.
+ */
+function positionalReads(file: string): string[] {
+  const source = readFileSync(join(RANKING_DIR, file), 'utf8');
+  const decodes = /\bdecode\b|\bReply\b/.test(source);
+  return source.split('\n').flatMap((line, i) => {
+    const code = line.replace(/\/\/.*$/, '');
+    const reads = [...code.matchAll(ENTRY_READ)]
+      .filter(([, object, accessor, first]) => {
+        const arg = first.trim();
+        if (object === 'Array' || /^['"`]/.test(arg) || /^[A-Za-z_$][\w$]*$/.test(arg)) return false;
+        return !(accessor === 'intsFrom' && arg === '0');
+      })
+      .map(([read]) => `${file}:${i + 1} ${read}`);
+    return decodes && STRIDE.test(code) ? [...reads, `${file}:${i + 1} ${code.trim()}`] : reads;
+  });
+}
+
+describe('the replies of ranking functions (issue #46)', () => {
+  it('are decoded by name in TypeScript: fields, records and heads, never an entry at a place', () => {
+    const files = readdirSync(RANKING_DIR, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !STORED_LAYOUTS.has(file),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.flatMap(positionalReads)).toEqual([]);
   });
 });
 

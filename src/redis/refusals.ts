@@ -34,10 +34,10 @@ export type GrowthRefusal = QuotaRefusal | CapRefusal;
 export function growthRefusalOf(error: unknown): GrowthRefusal | undefined {
   if (error instanceof QuotaRefusal || error instanceof CapRefusal) return error;
   const message = error instanceof Error ? error.message : '';
-  const quota = /^TB_QUOTA (\w+) (\d+)/.exec(message);
-  if (quota && (GROWTH_KINDS as readonly string[]).includes(quota[1]))
-    return new QuotaRefusal(quota[1] as GrowthKind, Number(quota[2]));
-  const cap = /^TB_(?:BOARD_FULL|CAPACITY) (\d+) (\d+) (\d+)/.exec(message);
-  if (cap) return new CapRefusal(Number(cap[1]), Number(cap[2]), Number(cap[3]));
+  const quota = /^TB_QUOTA (?<kind>\w+) (?<wanted>\d+)/.exec(message)?.groups;
+  if (quota && (GROWTH_KINDS as readonly string[]).includes(quota.kind))
+    return new QuotaRefusal(quota.kind as GrowthKind, Number(quota.wanted));
+  const cap = /^TB_(?:BOARD_FULL|CAPACITY) (?<held>\d+) (?<cap>\d+) (?<wanted>\d+)/.exec(message)?.groups;
+  if (cap) return new CapRefusal(Number(cap.held), Number(cap.cap), Number(cap.wanted));
   return undefined;
 }

@@ -18,7 +18,36 @@ describe('checked script replies', () => {
     expect([reply.flag('draining'), reply.nested('rows').string(0), reply.string('tie')]).toEqual([true, 'a', 'm']);
   });
 
+  it('reads records, rows and a head by name, and whole lists', () => {
+    const records = new Reply('tbX', ['a', '1.5', 2, 'b', 3, 4]).records(['item', 'score', 'rank'] as const);
+    expect(records.map((row) => [row.string('item'), row.number('score'), row.int('rank')])).toEqual([
+      ['a', 1.5, 2],
+      ['b', 3, 4],
+    ]);
+    expect(new Reply('tbX', [1, 2, 3, 4]).rows(2).map((row) => row.numbers())).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    const { head, rest } = new Reply('tbX', ['s', 5, 6]).headed(['name'] as const, 'counts');
+    expect([head.string('name'), rest.intsFrom(0), rest.script]).toEqual(['s', [5, 6], 'tbX.counts']);
+    expect(new Reply('tbX', ['a', 'b']).strings()).toEqual(['a', 'b']);
+    const lead = new Reply('tbX', [2, 'c', 9]).head(['outcome', 'context'] as const);
+    expect([lead.int('outcome'), lead.string('context'), lead.script]).toEqual([2, 'c', 'tbX']);
+  });
+
   it.each([
+    [
+      'records cut short',
+      () => new Reply('tbX', ['a', 1, 'b']).records(['item', 'score']),
+      /tbX .*expected rows of 2 entries, got 3 entries/,
+    ],
+    [
+      'a record field of the wrong kind, named with its record',
+      () => new Reply('tbX', ['a', 1, 'b', 'c']).records(['item', 'score'] as const)[1].int('score'),
+      /tbX\[1\]\.score .*expected an integer, got "c"/,
+    ],
+    ['a head longer than the reply', () => new Reply('tbX', [1]).headed(['a', 'b'], 'rest'), /at least 2 entries/],
+    ['a lead longer than the reply', () => new Reply('tbX', [1]).head(['a', 'b']), /at least 2 entries/],
     [
       'a named reply a field short',
       () => new NamedReply('tbX', ['a', 'b'], [1]),

@@ -113,9 +113,55 @@ export class Reply {
     return new Reply(`${this.script}[${first}..]`, this.items.slice(first, first + count));
   }
 
+  /**
+   * The reply as consecutive records of `fields` (a listing's rows: item, score, ...), each read by
+   * name and named `<script>[<record>]`; throws unless the entries come in whole records.
+   */
+  records<Field extends string>(fields: readonly Field[]): NamedReply<Field>[] {
+    const count = this.wholeRows(fields.length);
+    const records: NamedReply<Field>[] = [];
+    for (let i = 0; i < count; i++) records.push(new NamedReply(this.script, fields, this.items, i));
+    return records;
+  }
+
+  /** The reply as consecutive rows of `width` entries, each a Reply of its own; throws unless they are whole. */
+  rows(width: number): Reply[] {
+    return Array.from({ length: this.wholeRows(width) }, (_, i) => this.range(i * width, width));
+  }
+
+  /** The leading entries read by the names `fields` (more may follow); throws when the reply is shorter. */
+  head<Field extends string>(fields: readonly Field[]): NamedReply<Field> {
+    this.expectLength(fields.length, true);
+    return new NamedReply(this.script, fields, this.items, 'head');
+  }
+
+  /** The leading entries read by the names `fields`, and the entries after them as a Reply named `<script>.<rest>`. */
+  headed<Field extends string>(fields: readonly Field[], rest: string): { head: NamedReply<Field>; rest: Reply } {
+    const { reply, records } = NamedReply.withRecords(this.script, fields, this.items, rest);
+    return { head: reply, rest: records };
+  }
+
+  /** Every entry, each a string. */
+  strings(): string[] {
+    return this.items.map((_, i) => this.string(i));
+  }
+
+  /** Every entry, each a number (as `number` reads it). */
+  numbers(): number[] {
+    return this.items.map((_, i) => this.number(i));
+  }
+
   /** This reply read by the field names of a named contract (NamedReply). */
   named<Field extends string>(fields: readonly Field[]): NamedReply<Field> {
     return new NamedReply(this.script, fields, this.items);
+  }
+
+  /** How many rows of `width` entries the reply is; throws unless they are whole. */
+  private wholeRows(width: number): number {
+    if (width < 1 || this.items.length % width !== 0) {
+      throw new ScriptReplyError(this.script, `expected rows of ${width} entries, got ${this.items.length} entries`);
+    }
+    return this.items.length / width;
   }
 
   /** An error naming this reply's entry `index` and what was expected there. */
@@ -138,21 +184,34 @@ export class Reply {
  */
 export class NamedReply<Field extends string> {
   private readonly items: readonly unknown[];
+  /** Where its fields start in `items`: 0, or a record's first entry (Reply.records). */
+  private readonly at: number;
 
+  /**
+   * `record`: not a whole reply but the index of a record of `raw`'s records of `fields` (Reply.records
+   * checked them whole), or `head`, its first entries (Reply.head checked it holds them).
+   */
   constructor(
-    readonly script: string,
+    private readonly name: string,
     private readonly fields: readonly Field[],
     raw: unknown,
+    private readonly record?: number | 'head',
   ) {
-    if (!Array.isArray(raw)) throw new ScriptReplyError(script, `expected an array, got ${describe(raw)}`);
+    if (!Array.isArray(raw)) throw new ScriptReplyError(name, `expected an array, got ${describe(raw)}`);
     this.items = raw;
-    if (this.items.length !== fields.length) {
+    this.at = typeof record === 'number' ? record * fields.length : 0;
+    if (record === undefined && this.items.length !== fields.length) {
       const missing = fields.slice(this.items.length).join(', ');
       throw new ScriptReplyError(
-        script,
+        name,
         `expected the fields ${fields.join(', ')}, got ${this.items.length} entries${missing ? ` (missing ${missing})` : ''}`,
       );
     }
+  }
+
+  /** The script and, for a record, its index (`<script>[<record>]`): what a mismatch names. */
+  get script(): string {
+    return typeof this.record === 'number' ? `${this.name}[${this.record}]` : this.name;
   }
 
   /**
@@ -175,22 +234,24 @@ export class NamedReply<Field extends string> {
 
   // A well-shaped field is answered as it is: the one-entry Reply that names it is built only to word a mismatch.
   int(field: Field): number {
-    const value = this.items[this.indexOf(field)];
+    const value = this.items[this.at + this.indexOf(field)];
     return typeof value === 'number' && Number.isInteger(value) ? value : this.field(field).int(0);
   }
 
   flag(field: Field): boolean {
-    const value = this.items[this.indexOf(field)];
+    const value = this.items[this.at + this.indexOf(field)];
     return value === 0 || value === 1 ? value === 1 : this.field(field).flag(0);
   }
 
+  /** A number sent as a Lua number or as a numeric string (floats cross as strings), as Reply.number reads it. */
   number(field: Field): number {
-    const value = this.items[this.indexOf(field)];
-    return typeof value === 'number' && !Number.isNaN(value) ? value : this.field(field).number(0);
+    const value = this.items[this.at + this.indexOf(field)];
+    const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    return typeof parsed === 'number' && !Number.isNaN(parsed) ? parsed : this.field(field).number(0);
   }
 
   string(field: Field): string {
-    const value = this.items[this.indexOf(field)];
+    const value = this.items[this.at + this.indexOf(field)];
     return typeof value === 'string' ? value : this.field(field).string(0);
   }
 
@@ -199,7 +260,7 @@ export class NamedReply<Field extends string> {
    * several joined by commas.
    */
   ints(field: Field): number[] {
-    const value = this.items[this.indexOf(field)];
+    const value = this.items[this.at + this.indexOf(field)];
     if (typeof value === 'number') return [this.int(field)];
     const parts = this.string(field).split(',');
     const reply = new Reply(`${this.script}.${field}`, parts.map(Number));
@@ -208,19 +269,19 @@ export class NamedReply<Field extends string> {
 
   /** Whether the field is a string (how a decoder tells an answer's shapes apart). */
   isString(field: Field): boolean {
-    return typeof this.items[this.indexOf(field)] === 'string';
+    return typeof this.items[this.at + this.indexOf(field)] === 'string';
   }
 
   /** A nested array field, as a Reply named `<script>.<field>`. */
   nested(field: Field): Reply {
-    const value = this.items[this.indexOf(field)];
+    const value = this.items[this.at + this.indexOf(field)];
     if (!Array.isArray(value)) throw this.field(field).unexpected(0, 'an array');
     return new Reply(`${this.script}.${field}`, value);
   }
 
   /** The field as a one-entry Reply named `<script>.<field>`, so a mismatch names the field. */
   private field(field: Field): Reply {
-    return new Reply(`${this.script}.${field}`, [this.items[this.indexOf(field)]]);
+    return new Reply(`${this.script}.${field}`, [this.items[this.at + this.indexOf(field)]]);
   }
 
   private indexOf(field: Field): number {

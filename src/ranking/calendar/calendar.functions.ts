@@ -38,7 +38,8 @@ export interface ArchiveRows {
   most: number;
 }
 
-const PAGE_FIELDS = 5;
+/** An archived period as a shard answers it (archive_read.lua): its start, a page of its rows, skipped, ahead, more. */
+const ARCHIVE_PAGE = ['at', 'rows', 'skipped', 'ahead', 'more'] as const;
 const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows', 'shown_page'] as const;
 const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
@@ -61,26 +62,22 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
      * the start of every period this shard keeps; archives newest first, a page of rows each
      */
     decode: (reply): ArchiveReadReply => {
-      const periods = reply.nested('periods');
-      if (periods.length % PAGE_FIELDS !== 0) {
-        throw periods.unexpected(periods.length - 1, 'period start, rows, skipped, ahead, more per period');
-      }
       const leftOut = reply.nested('left_out');
       return {
         keeps: reply.flag('keeps'),
         draining: reply.flag('draining'),
-        leftOut: reply.flag('moderated') ? Array.from({ length: leftOut.length }, (_, i) => leftOut.string(i)) : null,
+        leftOut: reply.flag('moderated') ? leftOut.strings() : null,
         kept: reply.nested('kept').intsFrom(0),
-        archives: Array.from({ length: periods.length / PAGE_FIELDS }, (_, i) => {
-          const at = PAGE_FIELDS * i;
-          return {
-            atSec: periods.int(at),
-            rows: parseSnapshotRows(periods.string(at + 1)),
-            skipped: periods.int(at + 2),
-            ahead: periods.int(at + 3),
-            more: periods.flag(at + 4),
-          };
-        }),
+        archives: reply
+          .nested('periods')
+          .records(ARCHIVE_PAGE)
+          .map((page) => ({
+            atSec: page.int('at'),
+            rows: parseSnapshotRows(page.string('rows')),
+            skipped: page.int('skipped'),
+            ahead: page.int('ahead'),
+            more: page.flag('more'),
+          })),
       };
     },
   }),

@@ -187,10 +187,10 @@ export function perItemRead<const Field extends string, Out>(
   });
 }
 
-/** (item, score) pairs from entry `first` on. */
-export function rowsOf(reply: Reply, first: number): ScoredItem[] {
-  reply.expectPairsFrom(first);
-  const rows: ScoredItem[] = [];
-  for (let i = first; i < reply.length; i += 2) rows.push({ item: reply.string(i), score: reply.number(i + 1) });
-  return rows;
+/** A listing's rows: (item, score) records. */
+const SCORED_ROW = ['item', 'score'] as const;
+
+/** The (item, score) records of a listing. */
+export function rowsOf(reply: Reply): ScoredItem[] {
+  return reply.records(SCORED_ROW).map((row) => ({ item: row.string('item'), score: row.number('score') }));
 }

@@ -17,6 +17,9 @@ const PAGE_REPLY = [
   'last_mark',
 ] as const;
 
+/** A filtered page's rows (group_page.lua): item, score, group. */
+const GROUP_ROW = ['item', 'score', 'group'] as const;
+
 /** A row of a filtered page: its group "" when it has none. */
 export type GroupRow = ScanRow;
 
@@ -52,15 +55,11 @@ export const FILTERS_FUNCTIONS = functionSet('tbRank', {
       min_actors: call.minActors,
     }),
     decode: (reply): GroupPageReply => {
-      const flat = reply.nested('rows');
-      if (flat.length % 3 !== 0) throw flat.unexpected(flat.length, 'rows of 3 entries');
-      const rows = Array.from({ length: flat.length / 3 }, (_, i) => ({
-        item: flat.string(3 * i),
-        score: flat.number(3 * i + 1),
-        group: flat.string(3 * i + 2),
-      }));
-      const skippedReply = reply.nested('skipped');
-      const skipped = Array.from({ length: skippedReply.length }, (_, i) => skippedReply.number(i));
+      const rows = reply
+        .nested('rows')
+        .records(GROUP_ROW)
+        .map((row) => ({ item: row.string('item'), score: row.number('score'), group: row.string('group') }));
+      const skipped = reply.nested('skipped').numbers();
       // A board keeping pairs marks every row (tiebreak_lib): the merge and the ranks compare the marks.
       const rowMarks = marksOf(reply, 'row_marks', rows.length);
       const skippedMarks = marksOf(reply, 'skipped_marks', skipped.length);
@@ -96,8 +95,7 @@ function marksOf(
 ): string[] | undefined {
   const marks = reply.nested(field);
   if (marks.length === 0) return undefined;
-  marks.expectLength(count);
-  return Array.from({ length: count }, (_, i) => marks.string(i));
+  return marks.expectLength(count).strings();
 }
 
 /** The filters slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */

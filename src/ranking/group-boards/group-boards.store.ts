@@ -48,11 +48,11 @@ const LIMITS = {
 /** A refusal of a membership beyond a limit (`TB_QUOTA <kind> <held>`), as the 429 naming it. */
 function quotaOf(groupBoard: string) {
   return (error: unknown) => {
-    const refusal = /^TB_QUOTA (groupBoards|groups|groupSize|groupMembers) (\d+)/.exec(
+    const refusal = /^TB_QUOTA (?<kind>groupBoards|groups|groupSize|groupMembers) (?<held>\d+)/.exec(
       error instanceof Error ? error.message : '',
-    );
+    )?.groups;
     if (!refusal) throw error;
-    throw new QuotaExceededError(GM.full(groupBoard, refusal[1], Number(refusal[2])), 60);
+    throw new QuotaExceededError(GM.full(groupBoard, refusal.kind, Number(refusal.held)), 60);
   };
 }
 

@@ -1,6 +1,6 @@
 import { functionSet } from '../../redis/function-library';
 import { namedFunction } from '../../redis/named-function';
-import type { Reply } from '../../redis/replies';
+import { type Reply, ScriptReplyError } from '../../redis/replies';
 import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { ScoredItem } from '../core/ranking.types';
 import { acrossShardsCall, windowReadFunction, WindowCall } from '../core/script-call';
@@ -85,7 +85,11 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
     });
 }
 
-const LISTING_FIELDS = 5;
+/** One ask's answer of listing_counts.lua. */
+const LISTING = ['found', 'recorded', 'rows', 'values', 'ahead'] as const;
+
+/** An item's point through the snapshots (history_item.lua): the boundary, its score, the rows above it. */
+const POINT = ['at', 'score', 'above'] as const;
 
 /** What a metric's listing at one boundary is asked: its record's scores of `items`, the rows ahead of `rows`. */
 export interface ListingAsk {
@@ -126,11 +130,10 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     decode: (reply): { keeps: boolean; snapshot?: StoredSnapshot; pendingSec: number | null } => {
       const pendingSec = reply.int('pending') || null;
       if (!reply.flag('found')) return { keeps: reply.flag('keeps'), pendingSec };
-      const leftOut = reply.nested('left_out');
       const snapshot = {
         atSec: reply.int('boundary'),
         rows: parseSnapshotRows(reply.string('rows')),
-        leftOut: Array.from({ length: leftOut.length }, (_, i) => leftOut.string(i)),
+        leftOut: reply.nested('left_out').strings(),
       };
       return { keeps: true, snapshot, pendingSec };
     },
@@ -147,21 +150,19 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     }),
     /** nextSec: the boundary the next page starts at (null: the range is answered); hidden: left out now */
     decode: (reply): { keeps: boolean; nextSec: number | null; hidden: boolean; points: SnapshotPoint[] } => {
-      const points = reply.nested('points');
-      if (points.length % 3 !== 0) throw points.unexpected(points.length - 1, 'triples of boundary, score, above');
-      const [leftOut, marks] = [reply.nested('left_out'), reply.nested('marks')];
-      leftOut.expectLength(points.length / 3);
-      marks.expectLength(points.length / 3);
+      const points = reply.nested('points').records(POINT);
+      const leftOut = reply.nested('left_out').expectLength(points.length).intsFrom(0);
+      const marks = reply.nested('marks').expectLength(points.length).strings();
       return {
         keeps: reply.flag('keeps'),
         nextSec: reply.int('next_sec') || null,
         hidden: reply.flag('hidden'),
-        points: Array.from({ length: points.length / 3 }, (_, i) => ({
-          atSec: points.int(3 * i),
-          score: points.number(1 + 3 * i),
-          above: points.int(2 + 3 * i),
-          leftOut: leftOut.int(i),
-          mark: marks.string(i),
+        points: points.map((point, i) => ({
+          atSec: point.int('at'),
+          score: point.number('score'),
+          above: point.int('above'),
+          leftOut: leftOut[i],
+          mark: marks[i],
         })),
       };
     },
@@ -228,9 +229,7 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     /** draining: an archive of this shard is still being taken (nothing answered); else one count per ask */
     decode: (reply, call): { draining: boolean; counts: ListingCount[] } => {
       if (reply.flag('draining')) return { draining: true, counts: [] };
-      const listings = reply.nested('listings');
-      listings.expectLength(call.asked.length * LISTING_FIELDS);
-      return { draining: false, counts: listingCountsAt(listings, 0, call.asked) };
+      return { draining: false, counts: listingCountsOf(reply.nested('listings'), call.asked) };
     },
   }),
 
@@ -247,16 +246,15 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
     /** each shard read with its counts, in `shards`' order (a shard with a period to drain first is not read) */
     decode: (reply, call) => {
       const pending = new Set(reply.nested('pending').intsFrom(0));
-      const listings = reply.nested('listings');
-      const read: Array<ShardAsked & { counts: ListingCount[] }> = [];
+      const read = call.shards.filter((_, i) => !pending.has(i + 1));
+      const asked = read.flatMap((shard) => shard.asked);
+      const counts = listingCountsOf(reply.nested('listings'), asked);
       let at = 0;
-      for (const [i, shard] of call.shards.entries()) {
-        if (pending.has(i + 1)) continue;
-        read.push({ ...shard, counts: listingCountsAt(listings, at, shard.asked) });
-        at += shard.asked.length * LISTING_FIELDS;
-      }
-      listings.expectLength(at);
-      return read;
+      return read.map((shard) => {
+        const first = at;
+        at += shard.asked.length;
+        return { ...shard, counts: counts.slice(first, at) };
+      });
     },
   }),
 });
@@ -271,19 +269,22 @@ function askedArg(asked: ListingAsk[]) {
   ]);
 }
 
-/** The counts of `asked` from a listings reply, starting at its entry `from` (LISTING_FIELDS an ask). */
-function listingCountsAt(listings: Reply, from: number, asked: ListingAsk[]): ListingCount[] {
+/** The counts of `asked` from a listings reply: one LISTING record an ask, in order. */
+function listingCountsOf(reply: Reply, asked: ListingAsk[]): ListingCount[] {
+  const listings = reply.records(LISTING);
+  if (listings.length !== asked.length) {
+    throw new ScriptReplyError(reply.script, `expected ${asked.length} listings, got ${listings.length}`);
+  }
   return asked.map((ask, i): ListingCount => {
-    const at = from + i * LISTING_FIELDS;
-    const [values, ahead] = [listings.nested(at + 3), listings.nested(at + 4)];
-    values.expectLength(ask.items.length);
-    ahead.expectLength(ask.items.length + ask.rows.length);
+    const listing = listings[i];
+    const values = listing.nested('values').expectLength(ask.items.length);
+    const ahead = listing.nested('ahead').expectLength(ask.items.length + ask.rows.length);
     return {
-      found: listings.flag(at),
-      recorded: listings.flag(at + 1),
-      rows: listings.int(at + 2),
+      found: listing.flag('found'),
+      recorded: listing.flag('recorded'),
+      rows: listing.int('rows'),
       values: ask.items.map((item, j) => recordedRow(item, values.string(j))),
-      ahead: Array.from({ length: ask.items.length + ask.rows.length }, (_, j) => ahead.int(j)),
+      ahead: ahead.intsFrom(0),
     };
   });
 }

@@ -31,6 +31,10 @@ export interface LeagueMove {
   rank: number;
 }
 
+/** A cohort page's rows (league_cohort.lua), and a rollover's moves (league_moves.lua). */
+const COHORT_ROW = ['item', 'score', 'rank'] as const;
+const MOVE_ROW = ['item', 'from_tier', 'to_tier', 'cohort', 'rank'] as const;
+
 /** The leagues' functions (src/ranking/leagues/scripts), each on one shard: its config hash names its tag. */
 export const LEAGUES_FUNCTIONS = functionSet('tbRank', {
   leagueItem: namedFunction({
@@ -72,11 +76,10 @@ export const LEAGUES_FUNCTIONS = functionSet('tbRank', {
       },
     }),
     decode: (reply) => {
-      const rows = reply.nested('rows');
-      const items: CohortRow[] = [];
-      for (let i = 0; i < rows.length; i += 3) {
-        items.push({ item: rows.string(i), score: rows.number(i + 1), rank: rows.int(i + 2) });
-      }
+      const items = reply
+        .nested('rows')
+        .records(COHORT_ROW)
+        .map((row): CohortRow => ({ item: row.string('item'), score: row.number('score'), rank: row.int('rank') }));
       return { items, members: reply.int('members') };
     },
   }),
@@ -115,12 +118,16 @@ export const LEAGUES_FUNCTIONS = functionSet('tbRank', {
       },
     }),
     decode: (reply) => {
-      const rows = reply.nested('rows');
-      const moves: LeagueMove[] = [];
-      for (let i = 0; i < rows.length; i += 5) {
-        const [fromTier, toTier, cohort, rank] = [1, 2, 3, 4].map((k) => rows.int(i + k));
-        moves.push({ item: rows.string(i), fromTier, toTier, cohort, rank });
-      }
+      const moves = reply
+        .nested('rows')
+        .records(MOVE_ROW)
+        .map((row): LeagueMove => ({
+          item: row.string('item'),
+          fromTier: row.int('from_tier'),
+          toTier: row.int('to_tier'),
+          cohort: row.int('cohort'),
+          rank: row.int('rank'),
+        }));
       return { done: reply.flag('done'), rolled: reply.flag('rolled'), listed: reply.int('listed'), moves };
     },
   }),

@@ -46,7 +46,7 @@ export const MODERATION_FUNCTIONS = functionSet('tbRank', {
     args: ['offset', 'limit'],
     reply: ['draining', 'rows'],
     values: (call: WindowCall & { offset: number; limit: number }) => ({ offset: call.offset, limit: call.limit }),
-    decode: (reply) => ({ draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows'), 0) }),
+    decode: (reply) => ({ draining: reply.flag('draining'), rows: rowsOf(reply.nested('rows')) }),
   }),
 });
 

@@ -46,9 +46,9 @@ export interface QueueRead {
 /** A shard's refusal of a new state beyond MODERATED_ITEMS_PER_SHARD (`TB_QUOTA moderatedItems <held>`). */
 function quotaOf(board: string) {
   return (error: unknown) => {
-    const refusal = /^TB_QUOTA moderatedItems (\d+)/.exec(error instanceof Error ? error.message : '');
+    const refusal = /^TB_QUOTA moderatedItems (?<held>\d+)/.exec(error instanceof Error ? error.message : '')?.groups;
     if (!refusal) throw error;
-    throw new QuotaExceededError(M.moderatedItemsFull(board, Number(refusal[1]), MODERATED_ITEMS_PER_SHARD), 60);
+    throw new QuotaExceededError(M.moderatedItemsFull(board, Number(refusal.held), MODERATED_ITEMS_PER_SHARD), 60);
   };
 }
 

@@ -48,7 +48,7 @@ function listingRead<Call extends WindowCall, const Args extends readonly string
     build: (call: Call) => namedWindowRead(call, args, values(call)),
     decode: (raw): ListingReply => {
       const reply = new NamedReply(id.name, LISTING_REPLY, raw);
-      const rows = withTieMarks(rowsOf(reply.nested('rows'), 0), reply.nested('tie_marks'));
+      const rows = withTieMarks(rowsOf(reply.nested('rows')), reply.nested('tie_marks'));
       // Empty when the window keeps no snapshots: no row has a previous rank.
       const previous = reply.nested('previous_ranks');
       if (previous.length > 0) previous.expectLength(rows.length);
@@ -94,13 +94,14 @@ export const READS_FUNCTIONS = functionSet('tbRank', {
       args: { after: call.after, limit: call.limit, units: call.units },
     }),
     decode: (reply, call): SegmentPage => {
-      const found = reply.nested('rows');
-      const width = 1 + call.board.config.windows.length;
-      if (found.length % width !== 0) throw found.unexpected(found.length - 1, `rows of ${width} entries`);
-      const rows = Array.from({ length: found.length / width }, (_, i) => ({
-        name: found.string(width * i),
-        windowItems: Array.from({ length: width - 1 }, (_, w) => found.int(1 + width * i + w)),
-      }));
+      // A segment's row: its name, then its items in each of the board's windows.
+      const rows = reply
+        .nested('rows')
+        .rows(1 + call.board.config.windows.length)
+        .map((row) => {
+          const { head, rest } = row.headed(['name'], 'window_items');
+          return { name: head.string('name'), windowItems: rest.intsFrom(0) };
+        });
       return { draining: reply.flag('draining'), ended: reply.flag('ended'), last: reply.string('last'), rows };
     },
   }),
@@ -139,11 +140,9 @@ export const READS_FUNCTIONS = functionSet('tbRank', {
     decode: (raw, call) => {
       const reply = new NamedReply('tbRankMetricCounts', METRIC_COUNTS_REPLY, raw);
       const metrics = call.metricKeys.length / 2;
+      // Each item's counts, one per metric.
       const counts = reply.nested('counts').expectLength(call.items.length * metrics);
-      return {
-        draining: reply.flag('draining'),
-        counts: call.items.map((_, i) => Array.from({ length: metrics }, (_, m) => counts.number(i * metrics + m))),
-      };
+      return { draining: reply.flag('draining'), counts: counts.rows(metrics).map((row) => row.numbers()) };
     },
   }),
 
@@ -157,7 +156,7 @@ export const READS_FUNCTIONS = functionSet('tbRank', {
       namedWindowRead(call, NEIGHBOURS_ARGS, { ...call, tie: call.tie ?? '' }),
     decode: (raw) => {
       const reply = new NamedReply('tbRankReadNeighbours', NEIGHBOURS_REPLY, raw);
-      const rows = withTieMarks(rowsOf(reply.nested('rows'), 0), reply.nested('tie_marks'));
+      const rows = withTieMarks(rowsOf(reply.nested('rows')), reply.nested('tie_marks'));
       const beforeCount = reply.int('before');
       return {
         draining: reply.flag('draining'),

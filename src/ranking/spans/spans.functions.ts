@@ -75,11 +75,11 @@ function questionArgs(question: SpanQuestion): Omit<NamedArgs<typeof SPAN_ARGS>,
 function figuresOf(reply: SpanReplyFields, question: SpanQuestion): SpanFigures {
   switch (question.mode) {
     case 'head':
-      return { mode: 'head', higherThanFirst: reply.int('higher_than_first'), rows: rowsOf(reply.nested('rows'), 0) };
+      return { mode: 'head', higherThanFirst: reply.int('higher_than_first'), rows: rowsOf(reply.nested('rows')) };
     case 'count':
       return { mode: 'count', score: reply.number('score'), hidden: reply.flag('hidden'), above: reply.int('above') };
     case 'near': {
-      const rows = rowsOf(reply.nested('rows'), 0);
+      const rows = rowsOf(reply.nested('rows'));
       const beforeCount = reply.int('before');
       return {
         mode: 'near',

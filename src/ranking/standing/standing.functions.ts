@@ -50,6 +50,9 @@ export interface SpreadShardsReply extends Omit<SpreadReply, 'draining' | 'score
   pending: ShardKeys[];
 }
 
+/** A tail page's rows (tail_top.lua): item, score, what its slots dropped of it. */
+const TAIL_ROW = ['item', 'score', 'dropped'] as const;
+
 /** A number as Redis wrote it ("" for none). */
 const scoreOf = (text: string): number | null => (text === '' ? null : Number(text));
 
@@ -126,11 +129,10 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
       page: call.at.page,
     }),
     decode: (reply): TailTopPart => {
-      const flat = reply.nested('rows');
-      const rows: TailTopReply['rows'] = [];
-      for (let i = 0; i + 2 < flat.length; i += 3) {
-        rows.push({ item: flat.string(i), score: flat.number(i + 1), dropped: flat.int(i + 2) });
-      }
+      const rows = reply
+        .nested('rows')
+        .records(TAIL_ROW)
+        .map((row) => ({ item: row.string('item'), score: row.number('score'), dropped: row.int('dropped') }));
       return {
         draining: reply.flag('draining'),
         hidden: reply.int('hidden'),

@@ -1,7 +1,7 @@
 import { functionSet } from '../../redis/function-library';
 import { NamedArgs } from '../../redis/function-args';
 import { namedFunction } from '../../redis/named-function';
-import { Reply } from '../../redis/replies';
+import { NamedReply, Reply, ScriptReplyError } from '../../redis/replies';
 import type { ViewRow } from '../core/ranking.types';
 import { BoardCall, boardHeader } from '../core/script-call';
 import type { ViewConfig, ViewMode } from '../options/views/trending-math';
@@ -83,35 +83,38 @@ function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
   return { op: read.op, rank_score: read.rankScore };
 }
 
-/** The entries of a row: item and rank score, then a rising view's figures or a pair view's two counts. */
-const ROW_WIDTH: Partial<Record<ViewMode, number>> = { rising: 7, wilson: 3, controversial: 3 };
+/** A view's row: item and rank score, then a rising view's figures or a pair view's two counts. */
+const VIEW_ROW = {
+  plain: ['item', 'score'],
+  rising: ['item', 'score', 'observed', 'baseline', 'since', 'current_slot', 'previous_slot'],
+  pair: ['item', 'score', 'counts'],
+} as const;
 
-/** Rows of 2 entries (item, rank score), 7 for a rising view, 3 for a wilson or controversial one. */
+type ViewRowField = (typeof VIEW_ROW)[keyof typeof VIEW_ROW][number];
+
+/** The records of a view's rows, by its mode: rising, wilson or controversial (pair), else plain. */
 function viewRowsOf(reply: Reply, mode: ViewMode): ViewRow[] {
-  const width = ROW_WIDTH[mode] ?? 2;
-  const rising = mode === 'rising';
-  if (reply.length % width !== 0) throw reply.unexpected(reply.length - 1, `rows of ${width} entries`);
-  const rows: ViewRow[] = [];
-  for (let i = 0; i < reply.length; i += width) {
-    const row: ViewRow = { item: reply.string(i), score: reply.number(i + 1) };
-    if (rising)
+  const shape = mode === 'rising' ? 'rising' : mode === 'wilson' || mode === 'controversial' ? 'pair' : 'plain';
+  return reply.records<ViewRowField>(VIEW_ROW[shape]).map((record) => {
+    const row: ViewRow = { item: record.string('item'), score: record.number('score') };
+    if (shape === 'rising')
       row.rising = {
-        observed: reply.number(i + 2),
-        baseline: reply.number(i + 3),
-        sinceSec: reply.number(i + 4),
-        currentSlot: reply.number(i + 5),
-        previousSlot: reply.number(i + 6),
+        observed: record.number('observed'),
+        baseline: record.number('baseline'),
+        sinceSec: record.number('since'),
+        currentSlot: record.number('current_slot'),
+        previousSlot: record.number('previous_slot'),
       };
-    if (width === 3) row.counts = countsOf(reply, i + 2);
-    rows.push(row);
-  }
-  return rows;
+    if (shape === 'pair') row.counts = countsOf(record);
+    return row;
+  });
 }
 
 /** A wilson or controversial row's counts, sent as one string "<positive> <negative>" (metric_views_lib.lua). */
-function countsOf(reply: Reply, index: number): { positive: number; negative: number } {
-  const [positive, negative] = reply.string(index).split(' ').map(Number);
-  if (!Number.isFinite(positive) || !Number.isFinite(negative)) throw reply.unexpected(index, 'two counts');
+function countsOf(record: NamedReply<ViewRowField>): { positive: number; negative: number } {
+  const [positive, negative] = record.string('counts').split(' ').map(Number);
+  if (!Number.isFinite(positive) || !Number.isFinite(negative))
+    throw new ScriptReplyError(record.script, `counts: two counts, got "${record.string('counts')}"`);
   return { positive, negative };
 }
 
@@ -144,14 +147,13 @@ export const VIEWS_FUNCTIONS = functionSet('tbRank', {
       };
     },
     decode: (reply, call): ViewReply => {
-      const skipped = reply.nested('skipped');
       const lastItem = reply.string('last');
       return {
         draining: reply.flag('draining'),
         landmarkSec: reply.int('landmark'),
         rows: viewRowsOf(reply.nested('rows'), call.view.mode),
         ...figuresOf(call.read, reply.int('first'), reply.int('second')),
-        skipped: Array.from({ length: skipped.length }, (_, i) => skipped.number(i)),
+        skipped: reply.nested('skipped').numbers(),
         ...(lastItem === '' ? {} : { last: { item: lastItem, score: reply.number('last_score') } }),
       };
     },

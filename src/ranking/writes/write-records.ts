@@ -4,9 +4,8 @@ import {
   decodeIdempotentReply,
   IdemCall,
   IDEM_RECORD_FIELDS,
-  IdempotencyKeyReusedError,
-  IdempotentAnswerUnfundedError,
   Idempotent,
+  idemRefusal,
   retentionArg,
 } from '../../redis/idempotency';
 import { growthRefusalOf } from '../../redis/refusals';
@@ -98,17 +97,25 @@ export interface CoalescedIncrement extends IncrementAllowances {
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
 export type CoalescedAnswer = IncrementWritten | Error;
 
+/** A request refused before any of it applied answers its outcome REQUEST_REFUSED and the refusal (increment.lua). */
+const REQUEST_REFUSED = -1;
+const REFUSED_REQUEST = ['outcome', 'refusal'] as const;
+
+/** The tag of a plain request's record in increment.lua's answers (a general answer's tag is its length). */
+const PLAIN_RECORD = -1;
+
 /**
  * What an increment answers for one request: idem_lib's outcome, context and counts, then its named
  * answer (RECORD_FIELDS.increment_answer), or a refusal.
  */
 function incrementAnswer(answer: Reply, idem: IdemCall | undefined): CoalescedAnswer {
+  const outcome = answer.head(['outcome']).int('outcome');
   // One request's reused key or refused growth refuses that request only.
-  if (answer.int(0) === 2) return new IdempotencyKeyReusedError();
-  if (answer.int(0) === 3) return new IdempotentAnswerUnfundedError();
+  const idemRefused = idemRefusal(outcome);
+  if (idemRefused) return idemRefused;
   // The refusal as a script error would carry it: the store turns it into its domain error.
-  if (answer.int(0) === -1) {
-    const refusal = new Error(answer.string(1));
+  if (outcome === REQUEST_REFUSED) {
+    const refusal = new Error(answer.named(REFUSED_REQUEST).string('refusal'));
     return growthRefusalOf(refusal) ?? segmentLimitOf(refusal) ?? retractedOf(refusal) ?? refusal;
   }
   return withNamedStandings(
@@ -156,14 +163,16 @@ export function incrementAnswers(
   const answers: CoalescedAnswer[] = [];
   let at = 0;
   for (const request of requests) {
+    // Each record: its tag, then its entries (a general answer's tag is their count).
     const tag = records.int(at);
-    if (tag === -1) {
-      answers.push(plainAnswer(records.range(at + 1, plainLength), call, draining));
-      at += 1 + plainLength;
-    } else {
-      answers.push(incrementAnswer(records.range(at + 1, tag).expectLength(2, true), request.idem));
-      at += 1 + tag;
-    }
+    const length = 1 + (tag === PLAIN_RECORD ? plainLength : tag);
+    const record = records.range(at, length).headed(['tag'], 'record').rest;
+    answers.push(
+      tag === PLAIN_RECORD
+        ? plainAnswer(record, call, draining)
+        : incrementAnswer(record.expectLength(2, true), request.idem),
+    );
+    at += length;
   }
   records.expectLength(at);
   return answers;

@@ -90,8 +90,8 @@ describe("the coalesced increment's reply", () => {
   });
 
   it.each([
-    ['a plain record cut short', [0, ...[-1, 1, '1,1']], /expected 3 entries from entry 1, got 2/],
-    ['a general answer longer than the reply', [0, ...[12, 0, 'h,d']], /expected 12 entries from entry 1/],
+    ['a plain record cut short', [0, ...[-1, 1, '1,1']], /expected 4 entries from entry 0, got 3/],
+    ['a general answer longer than the reply', [0, ...[12, 0, 'h,d']], /expected 13 entries from entry 0/],
     [
       'a record left over',
       [0, ...[...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], ...[-1, 1, '1,1', '7,9'], 5]],

@@ -6,7 +6,7 @@
 -- shards the greater mark comes first ('': none, the order of ids). Listed: on a max / min / last board every recorded
 -- score; on a sum board those above 0. Exceptions (hooks_lib `exceptions`: moderation's hidden items, or on a review board
 -- the only ones allowed) are outside the listing: pages, places, counts and ranks close their gaps after one ZMSCORE (the
--- option bounds them); a count places only the exceptions of its very score, a page from the top none (head_page).
+-- option bounds them); a count places only the exceptions of its very score, a page from the top none (head_rows).
 -- KEYS: 0
 
 local hooks_of_top = call_state.hooks_of_top
@@ -258,35 +258,34 @@ local function only_page(top_key, ex, first, last, marks)
   return rows
 end
 
--- Rows a page from the top reads past those still wanted after its first read.
-local HEAD_EXTRA_ROWS = 128
+local HEAD_EXTRA_ROWS = 128 -- rows a page from the top reads past those still wanted after its first read
 
--- The first `wanted` rows without the items `ex` leaves out, read from the top till enough are shown (then the rest
--- and HEAD_EXTRA_ROWS more) or the results end; no exception scored. Counters, not #rows: most of a moderated page.
-local function head_page(top_key, ex, wanted, marks)
-  local rows, kept, from, count, hidden = {}, 0, 0, wanted, ex.items
+-- The first `wanted` rows without `hidden`'s items, read from the top by `read` (as base_page) till enough are shown (then
+-- the rest and HEAD_EXTRA_ROWS more) or the rows end (nil: a read's nil); no exception scored. Counters, not #rows.
+local function head_rows(read, key, hidden, wanted, marks)
+  local rows, kept, from, count = {}, 0, 0, wanted
   while true do
     local read_marks = {}
-    local read = base_page(top_key, from, from + count - 1, read_marks)
-    for i = 1, #read, 2 do
-      local item = read[i]
-      if not hidden[item] then
-        rows[kept + 1], rows[kept + 2], kept = item, read[i + 1], kept + 2
+    local page = read(key, from, from + count - 1, read_marks)
+    if not page then return nil end
+    for i = 1, #page, 2 do
+      if not hidden[page[i]] then
+        rows[kept + 1], rows[kept + 2], kept = page[i], page[i + 1], kept + 2
         if marks and read_marks[1] then marks[#marks + 1] = read_marks[(i + 1) / 2] end
         if kept == 2 * wanted then return rows end
       end
     end
-    if #read < 2 * count then return rows end
+    if #page < 2 * count then return rows end
     from, count = from + count, wanted - kept / 2 + HEAD_EXTRA_ROWS
   end
 end
 
--- A page without the items `ex` leaves out: from the top, head_page; else the rows held from `first` on, reading at most
+-- A page without the items `ex` leaves out: from the top, head_rows; else the rows held from `first` on, reading at most
 -- the listed exceptions' count more, less as many shown rows as exceptions ahead of `first` (below_of the first row read).
 local function except_page(top_key, ex, first, last, marks)
   local rows, read_marks, wanted = {}, {}, last - first + 1
   if wanted <= 0 then return rows end
-  if first == 0 then return head_page(top_key, ex, wanted, marks) end
+  if first == 0 then return head_rows(base_page, top_key, ex.items, wanted, marks) end
   scored(top_key, ex)
   local read = base_page(top_key, first, last + ex.listed, read_marks)
   if #read == 0 then return rows end
@@ -396,4 +395,5 @@ order.shown_ahead = shown_ahead
 order.shown_rank = shown_rank
 order.placed = placed
 order.page_except = page_except
+order.head_rows = head_rows
 order.exceptions_asked = exceptions_asked

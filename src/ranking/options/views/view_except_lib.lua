@@ -8,7 +8,7 @@
 -- MODERATED_GROUP_ITEMS_PER_SHARD): their scores are read once per listing (one ZMSCORE), an
 -- exception is placed against a row by its score, and only one of that very score is placed in the
 -- view's order (ZREVRANK, or the rebase's merged order). A page from the top reads none of their
--- scores (head_page).
+-- scores (order.head_rows).
 -- KEYS: 0
 
 -- The exceptions' scores in the view (false: not held): one ZMSCORE when one zset holds the view,
@@ -77,36 +77,14 @@ local function placing(base)
   end
 end
 
--- Rows a page from the top reads past those it still wants after its first read (order_lib's
--- HEAD_EXTRA_ROWS): a few reads whatever the exceptions' places.
-local HEAD_EXTRA_ROWS = 128
-
--- The first `limit` rows of the listing leaving out the exceptions `items`: rows read from the top, as
--- many as wanted, then as many as are still wanted and HEAD_EXTRA_ROWS more, till enough are shown or
--- the listing ends; nil when a rebase holds the page.
-local function head_page(base, items, limit)
-  local rows, kept, from, count = {}, 0, 0, limit
-  while true do
-    local read = base.page(from, count)
-    if not read then return nil end
-    for i = 1, #read, 2 do
-      local item = read[i]
-      if not items[item] then
-        rows[kept + 1], rows[kept + 2], kept = item, read[i + 1], kept + 2
-        if kept == 2 * limit then return rows end
-      end
-    end
-    if #read < 2 * count then return rows end
-    from, count = from + count, limit - kept / 2 + HEAD_EXTRA_ROWS
-  end
-end
-
--- A page of the listing leaving out the exceptions: from the top, head_page; else the base rows from
+-- A page of the listing leaving out the exceptions: from the top, order.head_rows; else the base rows from
 -- `offset` (the exceptions ahead of it shift the page by as many rows), reading at most their count
 -- more rows.
 local function except_page(base, items, held_of, ahead_of, offset, limit)
   if limit <= 0 then return {} end
-  if offset == 0 then return head_page(base, items, limit) end
+  if offset == 0 then
+    return order.head_rows(function(_, first, last) return base.page(first, last - first + 1) end, nil, items, limit)
+  end
   local held = held_of()
   local read = base.page(offset, limit + #held)
   if not read then return nil end
