@@ -36,6 +36,43 @@ describe('joined request hooks', () => {
     expect(fastifyHooks).toBe(1);
   });
 
+  it("take in the server's own callback hooks added before, first, and leave Fastify one hook", async () => {
+    const app = Fastify();
+    const ran: string[] = [];
+    app.addHook('onRequest', function (this: FastifyInstance, _request, _reply, done) {
+      ran.push(this === app ? 'before, on the server' : 'before');
+      done();
+    });
+    joinRequestHooks(app);
+    addRequestHook(app, (_request, _reply, done) => {
+      ran.push('joined');
+      done();
+    });
+    app.get('/x', () => ({ ok: true }));
+    await app.ready();
+    const hooksSymbol = Object.getOwnPropertySymbols(app).find((key) => key.description === 'fastify.hooks');
+    const store = Reflect.get(app, hooksSymbol ?? Symbol()) as { onRequest: unknown[] };
+    expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(200);
+    expect(ran).toEqual(['before, on the server', 'joined']);
+    expect(store.onRequest).toHaveLength(1);
+  });
+
+  it('leave an async hook added before to Fastify, ahead of the joined ones', async () => {
+    const app = Fastify();
+    const ran: string[] = [];
+    app.addHook('onRequest', async () => {
+      ran.push('async');
+    });
+    joinRequestHooks(app);
+    addRequestHook(app, (_request, _reply, done) => {
+      ran.push('joined');
+      done();
+    });
+    app.get('/x', () => ({ ok: true }));
+    expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(200);
+    expect(ran).toEqual(['async', 'joined']);
+  });
+
   it('are Fastify hooks of their own on a server that did not join them', async () => {
     const pass: RequestHook = (_request, _reply, done) => done();
     const { fastifyHooks } = await serverWith(false, [pass, pass]);

@@ -8,13 +8,42 @@ const joined = new WeakMap<FastifyInstance, RequestHook[]>();
 
 /**
  * From here on, the app's own onRequest hooks (addRequestHook) run as one Fastify hook, in the order
- * they are added, at the place of this call: each Fastify hook costs every request a turn of its hook
- * runner, and a plain increment passes seven of the app's hooks that let it through.
+ * they are added, after the onRequest hooks the server already has, which join it too (Nest's
+ * adapter adds four that let every request through, tracing one): each Fastify hook costs every
+ * request a turn of its hook runner, and a plain increment passed six of them.
  */
 export function joinRequestHooks(fastify: FastifyInstance): void {
   const hooks: RequestHook[] = [];
   joined.set(fastify, hooks);
+  // Fastify stores a hook once the plugins before it loaded (addHook defers to `after`): so are they taken.
+  const after = fastify.after.bind(fastify) as unknown as (listener: AfterListener) => unknown;
+  after((error, done) => {
+    if (!error) hooks.unshift(...takeRequestHooks(fastify));
+    done(error);
+  });
   fastify.addHook('onRequest', (request, reply, done) => runHooks(hooks, request, reply, done));
+}
+
+/** Fastify's `after` listener in its two-argument form, which passes a boot error on (the one-argument form drops it). */
+type AfterListener = (error: Error | null, done: (error?: Error | null) => void) => void;
+
+/** Fastify's own store of an instance's hooks (its `kHooks` symbol): it has no API to take one back. */
+const FASTIFY_HOOKS = 'fastify.hooks';
+
+/**
+ * The server's onRequest hooks, taken out of Fastify's store (bound to the server, as Fastify calls
+ * them) when each is in callback form, which runHooks runs as Fastify does; else none, and they stay
+ * Fastify's, ahead of the joined ones as before.
+ */
+function takeRequestHooks(fastify: FastifyInstance): RequestHook[] {
+  const symbol = Object.getOwnPropertySymbols(fastify).find((key) => key.description === FASTIFY_HOOKS);
+  const store = symbol && (Reflect.get(fastify, symbol) as { onRequest?: unknown } | undefined);
+  const registered = store?.onRequest;
+  if (!Array.isArray(registered) || !registered.every((hook) => typeof hook === 'function' && hook.length === 3))
+    return [];
+  const taken = (registered as RequestHook[]).map((hook) => hook.bind(fastify) as RequestHook);
+  registered.length = 0;
+  return taken;
 }
 
 /** Adds an onRequest hook: to the joined ones when the server has them, else as a Fastify hook of its own. */

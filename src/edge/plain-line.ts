@@ -47,11 +47,20 @@ export function writePlainLine(
   return true;
 }
 
+/** rootConfiguredPlainly's answer per root: what it reads is set when pino makes the logger, once. */
+const PLAIN_ROOTS = new WeakMap<Logger, boolean>();
+
 /** True when nothing configured on the root would make pino's line differ from writePlainLine's. */
 function rootWritesPlainly(root: Logger): boolean {
+  if (PINO_AS_JSON.hasSubscribers) return false;
+  let plain = PLAIN_ROOTS.get(root);
+  if (plain === undefined) PLAIN_ROOTS.set(root, (plain = rootConfiguredPlainly(root)));
+  return plain;
+}
+
+function rootConfiguredPlainly(root: Logger): boolean {
   const hooks = internal<{ logMethod?: unknown; streamWrite?: unknown }>(root, S.hooksSym);
   return (
-    !PINO_AS_JSON.hasSubscribers &&
     internal<Record<symbol, unknown>>(root, S.streamSym)[S.needsMetadataGsym] !== true &&
     internal<{ log?: unknown }>(root, S.formattersSym).log === undefined &&
     internal<unknown>(root, S.mixinSym) === undefined &&
@@ -67,12 +76,14 @@ function rootWritesPlainly(root: Logger): boolean {
 /** Keys a child's bindings skip (pino's asChindings): a line holding one is left to pino. */
 const RESERVED_KEYS = new Set(['level', 'serializers', 'formatters', 'customLevels', 'msg']);
 
-/** `,"key":` of each key written: the same few keys start every access line. */
+/** `,"key":` of each plain key written (neither reserved nor other than plain text): the same few keys start every access line. */
 const KEY_PARTS = new Map<string, string>();
 
-function keyPart(key: string): string {
+/** `,"key":` of a plain key, undefined for any other. */
+function keyPart(key: string): string | undefined {
   let part = KEY_PARTS.get(key);
   if (part === undefined) {
+    if (RESERVED_KEYS.has(key) || !isPlainText(key)) return undefined;
     part = `,"${key}":`;
     if (KEY_PARTS.size < 256) KEY_PARTS.set(key, part);
   }
@@ -86,15 +97,10 @@ function pushMembers(root: Logger, fields: Fields, parts: string[]): boolean {
   for (const key in fields) {
     const value = fields[key];
     if (!Object.prototype.hasOwnProperty.call(fields, key) || value === undefined) continue;
-    if (
-      RESERVED_KEYS.has(key) ||
-      !isPlainText(key) ||
-      serializers[key] !== undefined ||
-      stringifiers[key] !== undefined
-    )
-      return false;
-    if (typeof value === 'number' && Number.isFinite(value)) parts.push(keyPart(key), String(value));
-    else if (typeof value === 'string' && isPlainText(value)) parts.push(keyPart(key), '"', value, '"');
+    const part = keyPart(key);
+    if (part === undefined || serializers[key] !== undefined || stringifiers[key] !== undefined) return false;
+    if (typeof value === 'number' && Number.isFinite(value)) parts.push(part, String(value));
+    else if (typeof value === 'string' && isPlainText(value)) parts.push(part, '"', value, '"');
     else return false;
   }
   return true;
