@@ -159,8 +159,10 @@ end
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
 -- `at_sec`, exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec`
 -- as the board's views got it: the event's time for hot's firstSeen, nil for none). A segment is
--- first drained where due (once per call, within the call's budget: call_state.budget) as a board's windows are
--- before a write: its views then see expiry and events in the order a board of its events would.
+-- first drained where due (once per call) as a board's windows are before a write: its views then see
+-- expiry and events in the order a board of its events would. The call's budget (call_state.budget) is
+-- one for its board's windows and all its segments: a drain cut short leaves the segment due now (and
+-- its expired slots told apart: window_lib draining_from), for a later call or the scheduled expiry.
 -- `actor` (nil or "": none) keeps the actor's contribution in each segment window as the board's
 -- windows keep it (actor_lib, so a segment's unique views count it), its amount what ACTORS.counted
 -- answers (a weight, a cap); with `take_back` true (an unlike) takes one back; 'like': a like, kept as
@@ -175,8 +177,9 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
-      local crossed = select(4, drain_segment(windows, name, now_ms, call_state.budget()))
+      local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
       if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
+      call_state.spend_budget(left)
     end
     seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = 0, nil
