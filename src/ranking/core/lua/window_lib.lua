@@ -198,12 +198,14 @@ local function nothing_due_all(windows, now_sec)
   return window_count > 0
 end
 
--- Expires every window of the call's `windows` (bind_windows). Returns 1 if data remains, and the budget left. When it checked every
+-- Expires every window of the call's `windows` (bind_windows). Returns 1 if data remains, and the budget
+-- left (kept for the call's segments: call_state.spend_budget). When it checked every
 -- rolling window and none holds expired data, keeps the earliest due of their oldest slots in
 -- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's).
 local function expire_all(windows, now_sec, budget)
   if nothing_due_all(windows, now_sec) then
     CONFIG.settle_due, CONFIG.oldest_live = nil, nil
+    call_state.spend_budget(budget)
     return 0, budget
   end
   local draining = 0
@@ -225,6 +227,7 @@ local function expire_all(windows, now_sec, budget)
   if CONFIG.option_due == false then settle = nil end
   if settle and CONFIG.option_due then settle = math.min(settle, CONFIG.option_due) end
   CONFIG.settle_due = settle
+  call_state.spend_budget(budget)
   return draining, budget
 end
 

@@ -98,10 +98,11 @@ local function cross_segment(windows, name, now_sec, confs, create)
   return true
 end
 
--- What a write does before it changes anything: crosses the boundaries of the segments it names
--- (`names`, repeats allowed) that already hold history, so that none is left for the next call once the
--- write applies (a CROSSING_ERROR then: the service sends the call again, and nothing was applied). A
--- segment new on the shard is marked by its first write (drain_segment): it has no listing to store.
+-- What a write does before it changes anything: crosses the boundaries of the segments it names (`names`, repeats
+-- allowed) that already hold history, so that none is left for the next call once the write applies (a
+-- CROSSING_ERROR then: the service sends the call again, and nothing was applied). A segment new on the shard is
+-- marked by its first write (drain_segment): it has no listing to store. A call that stored a listing of many rows
+-- leaves the write (8 segments: some 700 commands) to the next call, as a read does (leave_apart).
 local function cross_named_segments(windows, names)
   if #names == 0 then return end
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
@@ -110,6 +111,7 @@ local function cross_named_segments(windows, names)
   for _, name in ipairs(names) do
     if not cross_segment(windows, name, now_sec, confs, false) then error({ err = snapshot.CROSSING_ERROR }) end
   end
+  snapshot.leave_apart()
 end
 
 -- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
@@ -156,15 +158,15 @@ local function segment_drain_due(name, now_ms, keeps_snapshots)
   return due_ms ~= nil and due_ms <= now_ms
 end
 
--- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of
--- `at_sec`, exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec`
--- as the board's views got it: the event's time for hot's firstSeen, nil for none). A segment is
--- first drained where due (once per call, within the call's budget: call_state.budget) as a board's windows are
--- before a write: its views then see expiry and events in the order a board of its events would.
--- `actor` (nil or "": none) keeps the actor's contribution in each segment window as the board's
--- windows keep it (actor_lib, so a segment's unique views count it), its amount what ACTORS.counted
--- answers (a weight, a cap); with `take_back` true (an unlike) takes one back; 'like': a like, kept as
--- sent (the board's windows count a like as sent too). Returns the earliest due time (unix ms) of a slot it created, or nil.
+-- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of `at_sec`,
+-- exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec` as the board's views got
+-- it: the event's time for hot's firstSeen, nil for none). A segment is first drained where due (once per call, within
+-- what is left of the budget its board's windows and segments share: call_state.budget; one cut short leaves it due
+-- now, expired slots told apart: draining_from) as a board's windows are before a write: its views then see expiry and
+-- events in the order a board of its events would. `actor` (nil or "": none) keeps the actor's contribution in each
+-- segment window as the board's windows keep it (actor_lib, so a segment's unique views count it), its amount what
+-- ACTORS.counted answers (a weight, a cap); with `take_back` true (an unlike) takes one back; 'like': a like, kept as
+-- sent (as the board's windows keep it). Returns the earliest due time (unix ms) of a slot it created, or nil.
 local function segment_add(windows, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
   -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
@@ -175,8 +177,9 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
   for _, name in ipairs(names) do
     if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
       -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
-      local crossed = select(4, drain_segment(windows, name, now_ms, call_state.budget()))
+      local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
       if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
+      call_state.spend_budget(left)
     end
     seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = 0, nil
