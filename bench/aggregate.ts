@@ -11,6 +11,7 @@
  */
 import Redis from 'ioredis';
 import { AppConfig } from '../src/common/config';
+import { adminStepUnits } from '../src/ranking/core/write-cost';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import type { Aggregate } from '../src/ranking/options/aggregate/aggregate';
 import { PreparedBoard } from '../src/ranking/core/board';
@@ -21,6 +22,9 @@ import { callFunction, fcallArgs, loadLibraries } from '../src/redis/functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
+
+/** An expire call's units, as the app's ExpiryStore gives them at the default WRITE_COST_PER_CALL. */
+const EXPIRE_UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
 
 const S = RANKING.functions;
 const CALLS = Number(process.env.BENCH_AGG_CALLS ?? 6_000);
@@ -114,7 +118,7 @@ async function worstExpiry(redis: Redis, startMs: number, slots: number, items: 
   const cpu: number[] = [];
   for (let draining = true; draining;) {
     const before = await mainThreadCpu(redis);
-    draining = (await callFunction(redis, S.expire, on(board, expireMs))).draining;
+    draining = (await callFunction(redis, S.expire, { ...on(board, expireMs), units: EXPIRE_UNITS })).draining;
     cpu.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
   }
   const entries = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;

@@ -13,10 +13,14 @@ import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { BoardCall } from '../src/ranking/core/script-call';
 import { callFunction, loadLibraries } from '../src/redis/functions';
 import { AppConfig } from '../src/common/config';
+import { adminStepUnits } from '../src/ranking/core/write-cost';
 import { DURATION_SEC, fmt, median, throughput } from './load';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTERS } from '../src/counters/counters.functions';
+
+/** An expire call's units, as the app's ExpiryStore gives them at the default WRITE_COST_PER_CALL. */
+const EXPIRE_UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
 
 const S = RANKING.functions;
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
@@ -236,7 +240,7 @@ export async function expiryBench(redis: Redis): Promise<void> {
   let longestRoundTripMs = 0;
   for (;;) {
     const callStart = performance.now();
-    const { draining } = await callFunction(redis, S.expire, on(board, later));
+    const { draining } = await callFunction(redis, S.expire, { ...on(board, later), units: EXPIRE_UNITS });
     longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
     calls++;
     if (!draining) break;

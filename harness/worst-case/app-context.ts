@@ -5,13 +5,16 @@
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
+import { CountersScheduler } from '../../src/counters/counters.scheduler';
 import { BoardCache } from '../../src/ranking/boards/board-cache';
+import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
+import { StatsIndexScheduler } from '../../src/stats/stats.scheduler';
 import { ADMIN_TOKEN } from '../app';
 import type { FakeClock } from '../clock';
 import { SIZES, type Scale } from './boards';
-import type { Caller, HarnessContext, HttpAnswer, HttpRequest } from './harness-types';
+import type { Caller, HarnessContext, HarnessJob, HttpAnswer, HttpRequest } from './harness-types';
 
 export const CLIENT_SECRET = 'worst-case-client-0123456789';
 export const SEEDER_SECRET = 'worst-case-seeder-0123456789';
@@ -112,6 +115,15 @@ async function stopping(takeBacks: WritesStore['takeBacks'], send: () => Promise
   }
 }
 
+/** The measured instance's job `job`: its pass, as the job's interval runs it (tick); whether it ran without a failure. */
+async function runJob(app: NestFastifyApplication, job: HarnessJob): Promise<boolean> {
+  const scheduler = { ranking: RankingScheduler, counters: CountersScheduler, stats: StatsIndexScheduler }[job];
+  const instance = app.get<RankingScheduler | CountersScheduler | StatsIndexScheduler>(scheduler);
+  const failures = instance.stats.failures;
+  const result = await instance.tick();
+  return result !== undefined && instance.stats.failures === failures;
+}
+
 export function appContext(
   apps: { measured: NestFastifyApplication; seeder: NestFastifyApplication },
   clock: FakeClock,
@@ -141,6 +153,7 @@ export function appContext(
     advanceSec: async (seconds) => clock.advanceSec(seconds),
     sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
     dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
+    runJob: (job) => runJob(apps.measured, job),
     state: new Map(),
   };
 }

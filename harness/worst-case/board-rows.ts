@@ -56,6 +56,9 @@ const METRIC_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / ent
 /** The same on the board whose eight wilson and controversial views all read the last metric. */
 const RATED_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, BOARDS['wc-rated'])));
 
+/** Existing items a batch may carry on the 64-shard board of every option (no actor, no segment). */
+const SHARDED_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, pastBound('wc-shards'))));
+
 /** A batch of existing items, each with a new actor and eight segments (issue #45 rows 2 and 3). */
 function costlyBatch(context: HarnessContext, attempt: number, entries: number) {
   return post('/boards/wc-seg/increments', {
@@ -308,6 +311,21 @@ export const WRITE_ROWS: WorstRow[] = [
     },
     request: () => ({ method: 'DELETE', path: '/boards/wc-seg/items/i2/likes/liked' }),
     times: 1,
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `an Idempotency-Key batch of the most existing items the cost bound takes (${SHARDED_ENTRIES_TAKEN}) on the 64-shard board of every option: the request's ledger entry claimed and completed, a part on every shard`,
+    request: (context, attempt) => ({
+      ...post('/boards/wc-shards/increments', {
+        items: Array.from({ length: SHARDED_ENTRIES_TAKEN }, (_, n) => ({
+          item: `i${n % context.sizes.items}`,
+          amount: 1,
+        })),
+      }),
+      headers: { 'idempotency-key': fresh(attempt, 0) },
+    }),
+    // Its answers stored (the ledger entry and one a shard) pass the measured client's low quota.
+    caller: 'seeder',
   },
   {
     route: 'PUT /boards/{board}/items/{item}/data',

@@ -95,25 +95,11 @@ export function uncoveredOptions(options: readonly OptionField[], boards: readon
  * (the list kept true). Every library's `_loaded` marker is no call.
  */
 export const FUNCTIONS_WITHOUT_ROWS: Readonly<Record<string, string>> = {
-  expire: "the scheduler's expiry of a due board (ExpiryService.visit): no row drives the scheduler yet",
-  due_claim: "the scheduler's claim of due boards: no row drives the scheduler yet",
-  due_complete: "the scheduler's release of a visited board: no row drives the scheduler yet",
-  sweep_turn: "the scheduler's turn lease: no row drives the scheduler yet",
-  league_roll: "the scheduler's league rollover: measured at 10⁶ players by bench/league-rollover.ts",
-  index_prune: "the stats scheduler's index pruning: no row drives it yet",
-  clean: "the stats scheduler's cleaning of old keys: no row drives it yet",
-  ingest_apply: 'ingest from Redis Streams and NATS: measured by bench/ingest.ts, no row yet',
-  ingest_groups: 'ingest from Redis Streams: no row yet',
-  count_above: "a write's rank over shards with expired slots to drain first: no row reaches the fallback yet",
-  history_count: 'an item history over shards with a boundary to cross first: no row reaches the fallback yet',
+  ingest_apply:
+    "ingest from Redis Streams and NATS: a source's consumer runs on its own timers against a broker, not yet driven by a row; measured by bench/ingest.ts",
+  ingest_groups:
+    "ingest from Redis Streams: the consumer group's setup on a source's refresh timer, not yet driven by a row",
   lookup_count_shards: 'a lookup on a Cluster of several nodes: the harness runs one node',
-  snapshot_cut: "a retraction cutting each shard's full snapshots: no row fills them yet",
-  request_claim: 'a keyed request (Idempotency-Key) on a sharded board: no row yet',
-  request_complete: 'a keyed request (Idempotency-Key) on a sharded board: no row yet',
-  read_around: '`around` on a window of a one-shard board: no row yet',
-  read_neighbours: '`around` on a window of a sharded board: no row yet',
-  item_data_read: "reads answering items' data: no row yet",
-  score_spread: 'the distribution of a one-shard board: no row yet',
 };
 
 /**

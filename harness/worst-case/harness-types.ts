@@ -23,6 +23,9 @@ export interface HttpAnswer {
  */
 export type Caller = 'client' | 'seeder' | 'admin' | 'operator' | 'stopping';
 
+/** A background job of the measured instance: the ranking scheduler's pass, the counters' cleaner, the stats pruner. */
+export type HarnessJob = 'ranking' | 'counters' | 'stats';
+
 export interface HarnessContext {
   scale: Scale;
   sizes: Sizes;
@@ -36,6 +39,11 @@ export interface HarnessContext {
   sweepTakeBacks(board: string): Promise<boolean>;
   /** Resolves once the measured instance's background drops of deleted boards have stopped. */
   dropsSettled(): Promise<void>;
+  /**
+   * One pass of a background job of the measured instance, as its interval runs it (the jobs' timers are
+   * off in the harness): false when the pass failed or counted failures.
+   */
+  runJob(job: HarnessJob): Promise<boolean>;
   /** What one row leaves for the next (a retraction's id, an API key's id). */
   state: Map<string, string>;
 }
@@ -47,9 +55,12 @@ export interface HarnessContext {
  * `refusal` of the bound that stops it instead (a count held in Redis, as a board's weighed actors).
  */
 export interface WorstRow {
+  /** The route, or `JOB <name>` for a row of a background job (no route: its pass is the row's request). */
   route: string;
   worst: string;
-  request(context: HarnessContext, attempt: number): HttpRequest;
+  request?(context: HarnessContext, attempt: number): HttpRequest;
+  /** A background job's pass, run instead of a request: answers 200, or 500 when the pass failed. */
+  job?: HarnessJob;
   /** Answers the row accepts (default: any 2xx). */
   expect?: readonly number[];
   /** Times measured (default 2); the figures are the costliest. */
@@ -98,9 +109,9 @@ export interface RowFigures {
   calls: number;
   maxCallMs: number;
   /**
-   * The longest call the time bound judges: the requests' own. A settle's steps (measuresSettle) are in
-   * maxCallMs but judged by their commands: they cannot be measured again, and a run of hundreds of
-   * calls meets the machine's stalls.
+   * The longest call the time bound judges: the requests' own. A settle's steps (measuresSettle) and a
+   * job's pass are in maxCallMs but judged by their commands: they cannot be measured again, and a run
+   * of hundreds of calls meets the machine's stalls.
    */
   judgedCallMs: number;
   maxCallName: string;

@@ -34,6 +34,20 @@ const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / 
 const LOOKUP_PAIR_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIEBREAK_WEIGHT));
 /** Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale. */
 const TIEBREAK_DRAIN_READS = 40;
+/** 1 KB of data on each of the first 1 000 items of the one-shard board of every option (seeded once). */
+async function withData(context: HarnessContext): Promise<void> {
+  if (context.state.has('data')) return;
+  context.state.set('data', 'wc-sum');
+  for (let n = 0; n < Math.min(1000, context.sizes.items); n++) {
+    const request = {
+      method: 'PUT' as const,
+      path: `/boards/wc-sum/items/i${n}/data`,
+      body: { blob: 'x'.repeat(1012) },
+    };
+    const { status } = await context.send(request, 'seeder');
+    if (status !== 204) throw new Error(`data of i${n}: ${status}`);
+  }
+}
 function lookup(context: HarnessContext, ids: number) {
   const items = Array.from({ length: ids }, (_, n) => `i${(n * 7) % context.sizes.items}`);
   return post('/boards/wc-shards/lookup?data=true', { window: 'm', items: [...new Set(items)] });
@@ -173,6 +187,23 @@ export const READ_ROWS: WorstRow[] = [
     request: (context) => get(`/boards/wc-shards/items/${deepest(context)}/around?window=fading&radius=100`),
   },
   {
+    route: 'GET /boards/{board}/items/{item}/around',
+    worst: 'radius 100 on a window of one shard, each row with its 1 KB of data',
+    prepare: withData,
+    request: (context) => get(`/boards/wc-sum/items/${deepest(context)}/around?window=m&radius=100&data=true`),
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/around',
+    worst: "radius 100 on a window of 64 shards, with data: the item's shard's rank, then each shard's neighbours",
+    request: (context) => get(`/boards/wc-shards/items/${deepest(context)}/around?window=m&radius=100&data=true`),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'limit 1 000 on one shard, each row with its 1 KB of data (one call reading them all)',
+    prepare: withData,
+    request: () => get('/boards/wc-sum/top?window=m&limit=1000&data=true'),
+  },
+  {
     route: 'POST /boards/{board}/lookup',
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
@@ -194,6 +225,11 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/distribution',
     worst: '100 buckets on 64 shards: the range, 99 counts per shard, then each quantile searched in its bucket',
     request: () => get('/boards/wc-shards/distribution?window=m&buckets=100'),
+  },
+  {
+    route: 'GET /boards/{board}/distribution',
+    worst: '100 buckets on one shard, ties first: the range, 99 counts, then each quantile searched in its bucket',
+    request: () => get('/boards/wc-sum/distribution?window=m&buckets=100'),
   },
   {
     route: 'GET /boards/{board}/history',

@@ -74,40 +74,80 @@ export class RedisMeter {
   /** Forgets what Redis ran so far: the next read() counts from here. */
   async reset(): Promise<void> {
     for (const node of await this.masters()) await node.slowlog('RESET');
+    this.polled = { ...NO_COST, scriptCommands: {} };
     this.cpuMarkMs = await this.cpuMs();
+  }
+
+  /** What poll() read since the last reading. */
+  private polled: RedisCost = { ...NO_COST, scriptCommands: {} };
+  /** The id of the newest entry read, by node: poll() reads the log without a reset, so nothing is lost. */
+  private readonly lastIds = new Map<Redis, number>();
+
+  /**
+   * Reads what Redis ran so far without resetting the log (a reset would lose what runs between the
+   * read and the reset): a run of more commands than the log keeps is read while it runs.
+   */
+  async poll(): Promise<void> {
+    for (const node of await this.masters()) this.add(await this.newEntries(node));
   }
 
   /** What Redis ran since the last reset(), and a reset for the next reading. */
   async read(): Promise<RedisCost> {
     const cpuNowMs = await this.cpuMs();
-    const cost: RedisCost = { ...NO_COST, scriptCommands: {}, cpuMs: cpuNowMs - this.cpuMarkMs };
     for (const node of await this.masters()) {
-      const entries = (await node.slowlog('GET', SLOWLOG_ENTRIES)) as SlowlogEntry[];
+      this.add(await this.newEntries(node));
       await node.slowlog('RESET');
-      // Oldest first: a script's commands are logged as they end, before the call that ran them.
-      let inCall = 0;
-      for (const [, , micros, args, client] of entries.reverse()) {
-        const command = String(args[0]).toLowerCase();
-        if (client === SCRIPT_CLIENT) {
-          cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
-          inCall += 1;
-          continue;
-        }
-        cost.maxCallCommands = Math.max(cost.maxCallCommands, inCall);
-        inCall = 0;
-        if (PLUMBING.has(command)) continue;
-        if (command.startsWith('fcall')) this.functionsRun.add(String(args[1]));
-        const ms = micros / 1000;
-        cost.calls += 1;
-        cost.totalMs += ms;
-        if (ms > cost.maxCallMs) {
-          cost.maxCallMs = ms;
-          cost.maxCallName = command.startsWith('fcall') ? `${command} ${args[1]}` : command;
-        }
-      }
     }
+    const cost = { ...this.polled, cpuMs: cpuNowMs - this.cpuMarkMs };
+    this.polled = { ...NO_COST, scriptCommands: {} };
     this.cpuMarkMs = await this.cpuMs();
     return cost;
+  }
+
+  /**
+   * The entries logged since the last look, newest first: only those are asked for (ids count up across
+   * resets), so a poll while a job runs does not hold Redis over the whole log each time.
+   */
+  private async newEntries(node: Redis): Promise<SlowlogEntry[]> {
+    const [newest] = (await node.slowlog('GET', 1)) as SlowlogEntry[];
+    const last = this.lastIds.get(node) ?? -1;
+    if (!newest || newest[0] <= last) return [];
+    // Commands logged since that first look push older entries down: asked again for more until the
+    // answer reaches the entry after the last one read (ids count up by one an entry).
+    for (let count = last < 0 ? SLOWLOG_ENTRIES : newest[0] - last; ; count *= 2) {
+      const entries = (await node.slowlog('GET', Math.min(count, SLOWLOG_ENTRIES))) as SlowlogEntry[];
+      const oldest = entries[entries.length - 1];
+      if (last < 0 || count >= SLOWLOG_ENTRIES || !oldest || oldest[0] <= last + 1) {
+        if (entries.length > 0) this.lastIds.set(node, Math.max(last, entries[0][0]));
+        return entries.filter(([id]) => id > last);
+      }
+    }
+  }
+
+  /** Adds entries of the log (newest first) to what was polled. */
+  private add(entries: SlowlogEntry[]): void {
+    const cost = this.polled;
+    // Oldest first: a script's commands are logged as they end, before the call that ran them.
+    let inCall = 0;
+    for (const [, , micros, args, client] of [...entries].reverse()) {
+      const command = String(args[0]).toLowerCase();
+      if (client === SCRIPT_CLIENT) {
+        cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
+        inCall += 1;
+        continue;
+      }
+      cost.maxCallCommands = Math.max(cost.maxCallCommands, inCall);
+      inCall = 0;
+      if (PLUMBING.has(command)) continue;
+      if (command.startsWith('fcall')) this.functionsRun.add(String(args[1]));
+      const ms = micros / 1000;
+      cost.calls += 1;
+      cost.totalMs += ms;
+      if (ms > cost.maxCallMs) {
+        cost.maxCallMs = ms;
+        cost.maxCallName = command.startsWith('fcall') ? `${command} ${args[1]}` : command;
+      }
+    }
   }
 
   /** Bytes Redis holds in all (used_memory over every master). */

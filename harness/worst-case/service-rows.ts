@@ -161,6 +161,31 @@ export const SERVICE_ROWS: WorstRow[] = [
   },
 ];
 
+const FULL_SNAPSHOT_ITEMS = 1200;
+
+/**
+ * The 64-shard board's window of 1 000-row snapshots listing more rows than it keeps over its shards at
+ * its next boundary: every shard holds a share of 1 200 items, and a write to each crosses the boundary.
+ */
+async function fullSnapshot(context: HarnessContext): Promise<void> {
+  const batch = (first: number, count: number, amount: (n: number) => number) =>
+    post('/boards/wc-shards/increments', {
+      items: Array.from({ length: count }, (_, k) => ({ item: `i${first + k}`, amount: amount(first + k) })),
+    });
+  await context.advanceSec(60);
+  for (let first = 0; first < FULL_SNAPSHOT_ITEMS; first += 200)
+    await context.send(
+      batch(first, 200, (n) => FULL_SNAPSHOT_ITEMS - n),
+      'seeder',
+    );
+  await context.advanceSec(60);
+  for (let first = 0; first < FULL_SNAPSHOT_ITEMS; first += 200)
+    await context.send(
+      batch(first, 200, () => 1),
+      'seeder',
+    );
+}
+
 /**
  * Run last: they reset and delete a 64-shard board of every option, filled like the others, then
  * retract and re-weigh on the board of every option after it stood idle (each run to its end, so no
@@ -169,7 +194,9 @@ export const SERVICE_ROWS: WorstRow[] = [
 export const ADMIN_ROWS: WorstRow[] = [
   {
     route: 'POST /admin/boards/{board}/retractions',
-    worst: "an item of a 64-shard board: each shard's snapshots listing it cut to the board's rows first",
+    worst:
+      "an item of a 64-shard board whose snapshot holds 1 200 rows: each shard's snapshots listing it cut to the board's 1 000 rows first",
+    prepare: fullSnapshot,
     request: () => post('/admin/boards/wc-shards/retractions', { item: 'i4' }),
     settle: (context, answer) => untilDone(context, 'wc-shards', answer),
     measuresSettle: true,

@@ -47,7 +47,7 @@ describe('the worst-case harness', () => {
 
   it('has a row for every route of the OpenAPI document, and no row for a route it lacks', () => {
     const routes = operationsOf(document);
-    const covered = new Set(WORST_ROWS.map((row) => row.route));
+    const covered = new Set(WORST_ROWS.filter((row) => !row.job).map((row) => row.route));
     expect(routes.filter((route) => !covered.has(route))).toEqual([]);
     expect([...covered].filter((route) => !routes.includes(route))).toEqual([]);
   });

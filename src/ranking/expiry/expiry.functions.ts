@@ -13,6 +13,11 @@ export interface ExpireReply {
   nextDueMs: number | null;
 }
 
+/** An expire call: the work its drains may do, about a Redis command each (write-cost.ts adminStepUnits). */
+export interface ExpireCall extends BoardCall {
+  units: number;
+}
+
 /** Boards claimed by one scheduler pass, and when the claims lapse (the token due_complete checks). */
 export interface DueClaim {
   leaseEndMs: number;
@@ -24,12 +29,12 @@ export const EXPIRY_FUNCTIONS = functionSet('tbRank', {
   expire: namedFunction({
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
-    args: ['segments_per_call'],
+    args: ['segments_per_call', 'units'],
     reply: ['draining', 'next_due_ms'],
-    build: (call: BoardCall) => ({
+    build: (call: ExpireCall) => ({
       keys: call.shard.allKeys,
       header: boardHeader(call),
-      args: { segments_per_call: SEGMENTS_EXPIRED_PER_CALL },
+      args: { segments_per_call: SEGMENTS_EXPIRED_PER_CALL, units: call.units },
     }),
     decode: (reply): ExpireReply => {
       const nextDueMs = reply.int('next_due_ms');

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
+import { adminStepUnits } from '../core/write-cost';
 import { boardCall } from '../core/script-call';
 import { DueClaim, ExpireReply, ExpiryFunctions } from './expiry.functions';
 import { sliceStore } from '../core/slice-store';
@@ -10,18 +11,30 @@ import { sliceStore } from '../core/slice-store';
 @Injectable()
 export class ExpiryStore extends sliceStore(ExpiryFunctions) {
   private readonly keys = new RankingKeys(this.redis.prefix);
+  /**
+   * The work of one expire call on a shard, as an admin step's: after an idle board of 8 windows, 8 views
+   * and segments, a call draining EXPIRE_CHUNK fields of its windows and of up to 64 segments ran 2 777
+   * commands, past what a write call may run.
+   */
+  private readonly units = adminStepUnits(this.settings.writeCostPerCall);
 
   /**
-   * Expires every window of the board once on every shard (bounded by the chunk size), of each of its
-   * metrics (a metric but the first keeps its own window keys): whether expired data remains, and when
-   * the board next has something to expire (the earliest over its shards and metrics).
+   * Expires every window of the board once on every shard (bounded by the chunk size and the units of
+   * an admin step), of each of its metrics (a metric but the first keeps its own window keys): whether
+   * expired data remains, and when the board next has something to expire (the earliest over its
+   * shards and metrics).
    */
   async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
     const boards = (board.config.metrics ?? [undefined]).map((metric) => board.metric(metric));
     const replies = await Promise.all(
       boards.flatMap((each) =>
         each.shards.map((shard) =>
-          guard(this.functions.call(this.fns.expire, boardCall(each, shard, nowMs, this.budgetFields))),
+          guard(
+            this.functions.call(this.fns.expire, {
+              ...boardCall(each, shard, nowMs, this.budgetFields),
+              units: this.units,
+            }),
+          ),
         ),
       ),
     );

@@ -278,24 +278,27 @@ local function walk_pending_segments(cfg_key, pending, windows, now_ms, drain, l
   return left, redis.call('EXISTS', pending) == 0, taken
 end
 
--- The scheduled expiry of a shard's segments: drains up to `most` segments due by now (segdue), at
--- most `budget` fields in all, and forgets segments no longer live. Returns 1 when expired segment
--- data remains (call again), else 0, and the earliest due time (unix ms) of a segment left, or nil.
-local function expire_segments(windows, now_ms, budget, most)
+-- The scheduled expiry of a shard's segments: forgets up to 1 000 no longer live (name index and segs), then drains
+-- up to `most` due (segdue) within what `drain` (step_drain's) left, each weighing SEGMENT, a LOOK a window and its
+-- fields. Returns 1 when expired segment data remains (call again), else 0, and the earliest due (unix ms) or nil.
+local function expire_segments(windows, now_ms, drain, most)
   local segs, segdue = segment_indexes(CALL.cfg_key)
-  local seghist = keyspace.sibling_key(CALL.cfg_key, 'cfg', 'seghist')
-  -- Each name leaves the name index with its live end: once, as it leaves segs.
-  local names_key = segment_names_key(CALL.cfg_key)
-  for _, name in ipairs(redis.call('ZRANGE', segs, '-inf', math.floor(now_ms / 1000), 'BYSCORE')) do
-    redis.call('ZREM', names_key, name)
+  local seghist, now_sec = keyspace.sibling_key(CALL.cfg_key, 'cfg', 'seghist'), math.floor(now_ms / 1000)
+  redis.call('ZREMRANGEBYSCORE', seghist, '-inf', now_sec)
+  local ended = redis.call('ZRANGE', segs, '-inf', now_sec, 'BYSCORE', 'LIMIT', 0, 1000)
+  if #ended > 0 then
+    redis.call('ZREM', segment_names_key(CALL.cfg_key), unpack(ended))
+    redis.call('ZREM', segs, unpack(ended))
+    if #ended == 1000 then return 1, now_ms end
   end
-  redis.call('ZREMRANGEBYSCORE', segs, '-inf', math.floor(now_ms / 1000))
-  redis.call('ZREMRANGEBYSCORE', seghist, '-inf', math.floor(now_ms / 1000))
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
-    if budget <= 0 then break end
-    local left, _, _, crossed = drain_segment(windows, name, now_ms, budget)
-    budget = left
-    if not crossed then return 1, now_ms end
+    if drain.chunk <= 0 or drain.units <= 0 then break end
+    local fields = drain_fields(drain)
+    local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
+    drain_spent(drain, fields, rest)
+    drain.units = drain.units - actor_log.ACTORS.STEP.SEGMENT - windows.count * actor_log.ACTORS.STEP.LOOK
+    -- A boundary left for the next call, or a listing of many rows stored, ends this call's walk.
+    if not crossed or snapshot.stored_apart() then return 1, now_ms end
   end
   local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')
   local due_ms = #first > 0 and tonumber(first[2]) or nil

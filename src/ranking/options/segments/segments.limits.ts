@@ -7,8 +7,9 @@ import type { Bounds } from '../../../common/limits';
 export const SEGMENTS_MAX: Bounds = { min: 1, max: 10_000 };
 export const SEGMENTS_PER_EVENT: Bounds = { min: 1, max: 8 };
 /**
- * Segments due one scheduled expiry call drains (their fields within EXPIRE_CHUNK): a bound on the
- * segments it visits even when reads already drained them (each visit is a few commands per window).
+ * Segments due one scheduled expiry call drains at most (their fields within EXPIRE_CHUNK, each segment
+ * weighed within the call's units: expire.lua): a bound on the segments it visits even when reads
+ * already drained them (each visit is a few commands per window).
  */
 export const SEGMENTS_EXPIRED_PER_CALL = 64;
 

@@ -1,0 +1,74 @@
+/**
+ * Worst-case rows of the background jobs (the ranking scheduler's pass, the counters' cleaner, the stats
+ * pruner), each run as its interval runs it after the harness's boards stood idle for weeks, and of the
+ * sharded reads' fallbacks: shards a call over a node's shards cannot count (a boundary to cross, expired
+ * slots to drain first) counted one by one.
+ */
+import { AppConfig } from '../../src/common/config';
+import { post } from './board-rows';
+import type { HarnessContext, WorstRow } from './harness-types';
+
+const IDLE_WEEKS = 2;
+const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
+const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
+
+/**
+ * Run before the admin rows (which delete the 64-shard board): the clock stands a week past the
+ * boards' seeding (the leagues rows), so every shard of the 64-shard board has a boundary to cross and
+ * expired slots to drain.
+ */
+export const FALLBACK_ROWS: WorstRow[] = [
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst:
+      "an existing item's write on 64 shards of 8 windows after idle hours, every other shard with expired slots to drain first: each counted by count_above, which drains them",
+    prepare: (context) => context.advanceSec(2 * 3600),
+    request: () => post('/boards/wc-shards/items/i5/increment', { amount: 1 }),
+    times: 1,
+    open: '#45: every other shard is drained before it counts, in one request: 72 k commands, 120-200 ms of Redis CPU (count_above calls of up to 1 228 commands, 6-56 ms under load 10-18)',
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst:
+      'an item through the kept snapshots of 1 000 rows on 64 shards, every other shard with a boundary to cross first: each counted by history_count, which crosses it',
+    // The next minute: a read of the item crosses its shard's boundary (its snapshot lists the item written
+    // the minute before), and no other shard's (their counts are read-only).
+    prepare: async (context) => {
+      await context.advanceSec(60);
+      await context.send({ method: 'GET', path: '/boards/wc-shards/items/i5?window=m' }, 'seeder');
+    },
+    request: () => ({ method: 'GET', path: '/boards/wc-shards/items/i5/history?window=m' }),
+    times: 1,
+  },
+];
+
+/** Run last, after the admin rows: the clock moved on by IDLE_WEEKS first, every board and counter gone stale. */
+export const JOB_ROWS: WorstRow[] = [
+  {
+    route: 'JOB ranking-expiry',
+    worst: `the scheduler's pass after ${IDLE_WEEKS} idle weeks: the due index swept, every harness board claimed, visited (every shard's and metric's windows, segments and likes expired, leagues rolled, take-backs swept) and released`,
+    job: 'ranking',
+    prepare: idle,
+    times: 1,
+    open: '#45: an expire call of wc-cross (8 snapshotted minute windows, 8 segments of 1 000+ items) held Redis 300-800 ms with at most 752 commands under load 10-27, 17 ms at load 0.6: past REDIS_COMMAND_TIMEOUT_MS its visit fails (the pass answers 500) and the board is due again',
+    // The pass that met that timeout counts a failure: accepted while the row is open.
+    expect: [200, 500],
+    manyCalls: 'claims of SCHEDULER_CLAIM_BATCH boards, then each board visited in expire calls of its own',
+    drains: `each expire call drains at most EXPIRE_CHUNK (${EXPIRE_CHUNK}) fields within the write call's commands; a board still draining is due again`,
+  },
+  {
+    route: 'JOB counters-cleaner',
+    worst:
+      'the cleaner pass after those weeks: every counter of every precision stale, its slices trimmed and its index entries removed',
+    job: 'counters',
+    times: 1,
+    manyCalls: 'a page of COUNTER_CLEAN_BATCH index entries per call',
+  },
+  {
+    route: 'JOB stats-index-pruner',
+    worst: 'the pruner pass after those weeks: every stats pair stale, its index entries removed',
+    job: 'stats',
+    times: 1,
+    manyCalls: 'steps of STATS_INDEX_PRUNE_BATCH entries, each a call',
+  },
+];

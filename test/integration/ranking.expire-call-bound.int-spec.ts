@@ -1,0 +1,99 @@
+import { composeRanking, type RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { AppConfig, validateConfig } from '../../src/common/config';
+import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { everyOptionBoard } from '../support/board-settings';
+import { useRankingGraph } from '../support/ranking-graph';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+
+const T0 = 1_700_000_000_000;
+const ITEMS = 600;
+const ACTORS = 30;
+/** As many segments as one expire call drained before (SEGMENTS_EXPIRED_PER_CALL), each holding items. */
+const SEGMENTS = 64;
+const IDLE_MS = 14 * 86_400_000;
+/** The worst-case harness's WRITE_CALL_COMMANDS: most commands a write call's (or an admin step's) script may run. */
+const WRITE_CALL_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
+const MOST_PASSES = 50;
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+/**
+ * The scheduler's expiry of a board idle for weeks (issue #45): on the board of every option (8
+ * windows, 8 views, segments, ties first, capped actors), one expire call crossed the boundaries,
+ * drained EXPIRE_CHUNK fields of every window, moved a decay view's rebase chunk and drained up to 64
+ * segments each within the chunk: 2 507 commands (~22 ms) in the worst-case harness, past the
+ * WRITE_CALL_COMMANDS (1 440) a write call or an admin step may run. Each expire call now spends the
+ * units of an admin step (a listing stored at a boundary a call of its own), and the rest is the next
+ * call's or the next pass's; the board is still drained to the end. Counted without a clock, from the
+ * commands each FCALL's script ran (SLOWLOG at 0 µs).
+ */
+describe('the expire calls of a scheduler pass after an idle board of every option (single)', () => {
+  const clock = new FakeClock(T0);
+  const commands = new WriteCommands(clock);
+  // Seeded on an instance of a higher write bound: a default one refuses the board (BOARD_WRITE_TOO_COSTLY).
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
+  let expirer: RankingGraph;
+  let redisService: RedisService;
+
+  beforeAll(async () => {
+    const { ranking } = world.graph;
+    await ranking.putBoard(everyOptionBoard('idle'));
+    for (let first = 0; first < ITEMS; first += 100) {
+      const entries = Array.from({ length: 100 }, (_, k) => ({
+        item: `i${first + k}`,
+        amount: ITEMS - first - k,
+        actor: `a${(first + k) % ACTORS}`,
+        segments: [`s${(first + k) % SEGMENTS}`],
+      }));
+      await ranking.incrementBatch(commands.batch({ board: 'idle', entries }));
+    }
+    // A boundary crossed: the 10 000-minute window's mark is set, so the next crossing stores its listing.
+    clock.advanceMs(60_000);
+    await ranking.incrementBatch(commands.batch({ board: 'idle', entries: [{ item: 'i0', amount: 1, actor: 'a0' }] }));
+    clock.advanceMs(IDLE_MS);
+    // The scheduler of an instance at the default write bound (and EXPIRE_CHUNK).
+    const config = validateConfig({ ...world.redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    expirer = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+  }, 120_000);
+
+  afterAll(async () => {
+    await expirer.actorWeights.onApplicationShutdown();
+    await expirer.aliases.onApplicationShutdown();
+    await expirer.retractions.onApplicationShutdown();
+    await redisService.onApplicationShutdown();
+  });
+
+  it('runs no expire call past WRITE_CALL_COMMANDS, and the passes drain the board to the end', async () => {
+    const node = world.redis.client as never;
+    const expiry = expirer.module.get(ExpiryService);
+    let most = 0;
+    let expireCalls = 0;
+    let passes = 0;
+    for (let draining = true; draining && passes < MOST_PASSES; passes++) {
+      await logEveryCommand(node);
+      const result = await expiry.expireDue(PASS);
+      const calls = (await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1])));
+      await stopLoggingEveryCommand(node);
+      expect(result.failures).toBe(0);
+      expireCalls += calls.length;
+      most = Math.max(most, ...calls.map(({ commands }) => commands.length));
+      draining = result.stillDraining > 0;
+      clock.advanceMs(1_000);
+    }
+    expect(expireCalls).toBeGreaterThan(0);
+    // Before: a call of 2 777 commands (up to 64 segments drained beside the board's windows); now 418 at most.
+    expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
+    expect(passes).toBeLessThan(MOST_PASSES);
+    // Drained: the hour's window lists nothing, the 400-day window every item.
+    const { ranking } = expirer;
+    expect((await ranking.top('idle', 'hour', 0, 10)).items).toEqual([]);
+    expect((await ranking.top('idle', 'd', 0, 1000)).items).toHaveLength(ITEMS);
+    expect((await ranking.top('idle', 'hour', 0, 10, { segment: 's1' })).items).toEqual([]);
+  }, 120_000);
+});
