@@ -1,14 +1,11 @@
 -- module: segmentation
 -- requires: actor_log, call_state, hooks, keyspace, seg_views, slot_due, snapshot, window
--- segment_lib: segments, a module of the ranking function library after window_lib and
--- board_write_lib. A segment is a sub-board of one shard: its windows are the board's windows with
--- keys "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name, so they are never a board
--- window's keys), in the shard's hash tag, so every window function works on a segment when handed
--- those keys. Its views (segment_views_lib) and history (snapshot_lib) are the board's the same way,
--- under "~<segment>" keys. The shard indexes its segments: "<tag>:segs" (segment -> end, unix s, of
--- its newest slot: live while that is after now; what segments.max counts), "<tag>:segdue" (segment
--- -> when, unix ms, its oldest slot expires or, while it holds data, its next snapshot boundary: what
--- the expiry visits) and "<tag>:seghist" (snapshot_lib: until when it may hold history).
+-- segment_lib: segments. A segment is a sub-board of one shard: the board's windows under keys
+-- "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name), in the shard's hash tag, so every
+-- window function, its views (segment_views_lib) and history (snapshot_lib) work on it when handed those keys.
+-- Shard indexes: "<tag>:segs" (segment -> end, unix s, of its newest slot: live while after now; what
+-- segments.max counts), "<tag>:segdue" (segment -> when, unix ms, its oldest slot expires or, holding data,
+-- its next snapshot boundary: what the expiry visits), "<tag>:seghist" (snapshot_lib: until when it may hold history).
 -- KEYS: 0
 -- The board's windows (keys and rules) as the record call_state.bind_windows fills (`windows`).
 
