@@ -10,6 +10,7 @@ import { BoardCache } from '../../src/ranking/boards/board-cache';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 import { StatsIndexScheduler } from '../../src/stats/stats.scheduler';
 import { ADMIN_TOKEN } from '../app';
 import type { FakeClock } from '../clock';
@@ -124,6 +125,23 @@ async function runJob(app: NestFastifyApplication, job: HarnessJob): Promise<boo
   return result !== undefined && instance.stats.failures === failures;
 }
 
+/** Notes the Redis name of every function `app` calls or queues on a pipeline, as it sends it. */
+function functionsCalledBy(app: NestFastifyApplication): Set<string> {
+  const functions = app.get(RedisFunctions);
+  const called = new Set<string>();
+  const call = functions.call.bind(functions);
+  const queue = functions.queue.bind(functions);
+  functions.call = (fn, input) => {
+    called.add(fn.redisName);
+    return call(fn, input);
+  };
+  functions.queue = (pipeline, fn, input) => {
+    called.add(fn.redisName);
+    queue(pipeline, fn, input);
+  };
+  return called;
+}
+
 export function appContext(
   apps: { measured: NestFastifyApplication; seeder: NestFastifyApplication },
   clock: FakeClock,
@@ -154,6 +172,7 @@ export function appContext(
     sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
     dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
     runJob: (job) => runJob(apps.measured, job),
+    functionsCalled: functionsCalledBy(apps.measured),
     state: new Map(),
   };
 }

@@ -44,6 +44,11 @@ export interface HarnessContext {
    * off in the harness): false when the pass failed or counted failures.
    */
   runJob(job: HarnessJob): Promise<boolean>;
+  /**
+   * The Redis names of the functions the measured instance has called: beside the SLOWLOG's, which a
+   * scheduler pass of over a million commands can outrun between two polls.
+   */
+  functionsCalled: Set<string>;
   /** What one row leaves for the next (a retraction's id, an API key's id). */
   state: Map<string, string>;
 }
