@@ -1,5 +1,5 @@
 import { useRankingGraph } from '../support/ranking-graph';
-import { everyOptionBoard } from '../support/board-settings';
+import { seedEveryOptionBoard } from '../support/board-settings';
 import { AppConfig } from '../../src/common/config';
 import { ActorWeightsStore } from '../../src/ranking/actor-weights/actor-weights.store';
 import { RetractionStore } from '../../src/ranking/retraction/retraction.store';
@@ -35,21 +35,9 @@ describe('the first admin step after an idle board of every option (single)', ()
   const commands = new WriteCommands(clock);
   const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
 
-  async function seed(board: string): Promise<void> {
-    await world.graph.ranking.putBoard(everyOptionBoard(board));
-    for (let first = 0; first < ITEMS; first += 100) {
-      const entries = Array.from({ length: 100 }, (_, k) => ({
-        item: `i${first + k}`,
-        amount: ITEMS - first - k,
-        actor: `a${(first + k) % ACTORS}`,
-        segments: [`s${(first + k) % SEGMENTS}`],
-      }));
-      await world.graph.ranking.incrementBatch(commands.batch({ board, entries }));
-    }
-  }
-
   beforeAll(async () => {
-    for (const board of ['weight', 'actor']) await seed(board);
+    for (const board of ['weight', 'actor'])
+      await seedEveryOptionBoard(world.graph, commands, board, { items: ITEMS, actors: ACTORS, segments: SEGMENTS });
     // A boundary crossed: the 10 000-minute window's mark is set, so the next one stores its listing.
     clock.advanceMs(60_000);
     for (const board of ['weight', 'actor'])

@@ -6,7 +6,7 @@ import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';
-import { everyOptionBoard } from '../support/board-settings';
+import { seedEveryOptionBoard } from '../support/board-settings';
 import { useRankingGraph } from '../support/ranking-graph';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
@@ -41,16 +41,7 @@ describe('the expire calls of a scheduler pass after an idle board of every opti
 
   beforeAll(async () => {
     const { ranking } = world.graph;
-    await ranking.putBoard(everyOptionBoard('idle'));
-    for (let first = 0; first < ITEMS; first += 100) {
-      const entries = Array.from({ length: 100 }, (_, k) => ({
-        item: `i${first + k}`,
-        amount: ITEMS - first - k,
-        actor: `a${(first + k) % ACTORS}`,
-        segments: [`s${(first + k) % SEGMENTS}`],
-      }));
-      await ranking.incrementBatch(commands.batch({ board: 'idle', entries }));
-    }
+    await seedEveryOptionBoard(world.graph, commands, 'idle', { items: ITEMS, actors: ACTORS, segments: SEGMENTS });
     // A boundary crossed: the 10 000-minute window's mark is set, so the next crossing stores its listing.
     clock.advanceMs(60_000);
     await ranking.incrementBatch(commands.batch({ board: 'idle', entries: [{ item: 'i0', amount: 1, actor: 'a0' }] }));

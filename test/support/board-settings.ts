@@ -1,5 +1,7 @@
 import type { BoardSettings } from '../../src/ranking/options/board-option';
 import { BOARDS } from '../../harness/worst-case/boards';
+import type { RankingGraph } from '../../harness/compose-ranking';
+import type { WriteCommands } from '../../src/ranking/writes/write-commands';
 
 const SUM = BOARDS['wc-sum'];
 
@@ -19,4 +21,26 @@ export function everyOptionBoard(name: string) {
     actors: true,
     segmentsMax: SUM.segments.max,
   };
+}
+
+/**
+ * Board `board` of every option (everyOptionBoard) put and filled in batches of 100: `items` items,
+ * item k scored `items - k`, sent by actor k mod `actors` in segment k mod `segments`.
+ */
+export async function seedEveryOptionBoard(
+  graph: RankingGraph,
+  commands: WriteCommands,
+  board: string,
+  fill: { items: number; actors: number; segments: number },
+): Promise<void> {
+  await graph.ranking.putBoard(everyOptionBoard(board));
+  for (let first = 0; first < fill.items; first += 100) {
+    const entries = Array.from({ length: 100 }, (_, k) => ({
+      item: `i${first + k}`,
+      amount: fill.items - first - k,
+      actor: `a${(first + k) % fill.actors}`,
+      segments: [`s${(first + k) % fill.segments}`],
+    }));
+    await graph.ranking.incrementBatch(commands.batch({ board, entries }));
+  }
 }
