@@ -16,11 +16,12 @@ export function joinRequestHooks(fastify: FastifyInstance): void {
   const hooks: RequestHook[] = [];
   joined.set(fastify, hooks);
   // Fastify stores a hook once the plugins before it loaded (addHook defers to `after`): so are they taken.
-  const after = fastify.after.bind(fastify) as unknown as (listener: AfterListener) => unknown;
-  after((error, done) => {
+  // Fastify's typings declare only the one-argument form of `after`; avvio takes this one too.
+  const listener: AfterListener = (error, done) => {
     if (!error) hooks.unshift(...takeRequestHooks(fastify));
     done(error);
-  });
+  };
+  Reflect.apply(fastify.after, fastify, [listener]);
   fastify.addHook('onRequest', (request, reply, done) => runHooks(hooks, request, reply, done));
 }
 
