@@ -237,6 +237,14 @@ local function drain_spent(drain, fields, rest)
   drain.chunk, drain.units = drain.chunk - spent, drain.units - spent * drain.weight
 end
 
+-- Drains segment `name` from what `drain` has left: false when the call's walk must end (a boundary left, a listing stored).
+local function drain_segment_within(drain, windows, name, now_ms)
+  local fields = drain_fields(drain)
+  local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
+  drain_spent(drain, fields, rest)
+  return crossed and not snapshot.stored_apart()
+end
+
 -- An admin step's drain of the board's windows (first, as a write's): answers the drain's state, the
 -- rest of it for the segments the step visits (walk_pending_segments), `more` when expired data remains.
 local function step_drain(windows, now_sec, chunk, units, weigh)
@@ -259,14 +267,8 @@ local function walk_pending_segments(cfg_key, pending, windows, now_ms, drain, l
   while left > 0 do
     local name = redis.call('ZRANGE', pending, 0, 0)[1]
     if not name then return left, true, taken end
-    if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots) then
-      local fields = drain_fields(drain)
-      local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
-      drain_spent(drain, fields, rest)
-      -- A boundary left for the next call, or a listing of many rows stored, ends this one's walk as a
-      -- spent budget does.
-      if not crossed or snapshot.stored_apart() then return 0, false, taken end
-    end
+    local due = not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, keeps_snapshots)
+    if due and not drain_segment_within(drain, windows, name, now_ms) then return 0, false, taken end
     local empty, count
     left, empty, count = visit(name, left)
     taken = taken + count
@@ -290,12 +292,9 @@ local function expire_segments(windows, now_ms, drain, most)
   end
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
     if drain.chunk <= 0 or drain.units <= 0 then break end
-    local fields = drain_fields(drain)
-    local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
-    drain_spent(drain, fields, rest)
+    local going_on = drain_segment_within(drain, windows, name, now_ms)
     drain.units = drain.units - actor_log.ACTORS.STEP.SEGMENT - windows.count * actor_log.ACTORS.STEP.LOOK
-    -- A boundary left for the next call, or a listing of many rows stored, ends this call's walk.
-    if not crossed or snapshot.stored_apart() then return 1, now_ms end
+    if not going_on then return 1, now_ms end
   end
   local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')
   local due_ms = #first > 0 and tonumber(first[2]) or nil
