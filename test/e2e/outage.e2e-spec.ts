@@ -142,7 +142,9 @@ describe('when Redis goes away and comes back', () => {
           error: 'Service Unavailable',
           code: 'REDIS_UNAVAILABLE',
         });
-        expect(tookMs).toBeLessThan(timeoutMs + 150);
+        // A missed timeout hangs till the thaw and a retried command takes two timeouts; a loaded host adds
+        // less than one to the answer (CI: 577 ms seen for a request the server logged at 420 ms).
+        expect(tookMs).toBeLessThan(2 * timeoutMs);
       }
       e2e.redis().thaw!();
       let status = 0;
