@@ -47,7 +47,7 @@ function runDemo(base: string, args: string[] = [], env: Record<string, string> 
 }
 
 describe('npm run demo (scripts/demo.ts), as the Quick start runs it', () => {
-  const e2e = useSingleNodeApp({ clock: new SystemClock(), listen: true, env: { ADMIN_TOKEN: QUICK_START_TOKEN } });
+  const e2e = useSingleNodeApp({ clock: new SystemClock(), env: { ADMIN_TOKEN: QUICK_START_TOKEN } });
   let base: string;
   const http = () => request(e2e.app().getHttpServer());
 

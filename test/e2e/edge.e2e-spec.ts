@@ -151,7 +151,6 @@ describe('the HTTP edge closes idle and slow connections', () => {
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String(TIMEOUTS.keepAlive),
       HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
     },
-    listen: true,
     boards: ['slow'],
   });
   let port: number;

@@ -140,7 +140,6 @@ describe('the README examples, run as written', () => {
     ownRedis: true,
     clock: new SystemClock(),
     env: { ADMIN_TOKEN: README_ADMIN_TOKEN, STATS_FLUSH_INTERVAL_MS: '50' },
-    listen: true,
   });
   let base: string;
   let nats: TestNats;
@@ -201,7 +200,6 @@ describe('the README walk-through on a keyed service', () => {
   const e2e = useSingleNodeApp({
     clock: new SystemClock(),
     env: { ADMIN_TOKEN, API_KEYS: API_KEY, ACCESS_MODE: 'keyed' },
-    listen: true,
   });
   let base: string;
   const walkThrough = () => commandsOf(blocksOf(README)[0]);

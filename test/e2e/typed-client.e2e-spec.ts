@@ -101,7 +101,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 describe('a client generated from the OpenAPI document', () => {
-  const e2e = useSingleNodeApp({ clock: new SystemClock(), listen: true });
+  const e2e = useSingleNodeApp({ clock: new SystemClock() });
   let base: string;
 
   beforeAll(async () => {

@@ -35,7 +35,6 @@ describe('the worst-case harness', () => {
   // Its own Redis: the meter sets the SLOWLOG threshold and reads used_memory of the whole server.
   const e2e = useSingleNodeApp({
     ownRedis: true,
-    listen: true,
     env: { ...HARNESS_ENV, ...LOW_QUOTAS },
     others: { seeder: SEEDER_QUOTAS },
   });

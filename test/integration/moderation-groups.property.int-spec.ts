@@ -134,8 +134,6 @@ describe.each(CASES)(
           // failed 6-12 of the 12 blocks at these counts; 10 and 6 cost twice as much. An item changing group
           // that takes its new group's state over its own (modeff's group_changed) fails by the third example.
           numRuns: topology === 'single' ? 5 : 3,
-          interruptAfterTimeLimit: 150_000,
-          markInterruptAsFailure: false,
           examples: [
             // Equal scores reached in one millisecond on different shards: a segment's order of them is its own.
             [

@@ -89,8 +89,6 @@ describe.each(CASES)('moderation of spans (property, %s, %i shard(s), review %s)
       ),
       {
         numRuns: topology === 'single' ? 4 : 3,
-        interruptAfterTimeLimit: 90_000,
-        markInterruptAsFailure: false,
         examples: [
           // The middle comparison runs while the three moderated items are listed, then a group is moderated.
           // A hidden item whose span sum falls below 0 answers it (not listed, not hidden), as the twin.

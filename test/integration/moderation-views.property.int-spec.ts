@@ -120,8 +120,6 @@ describe.each(CASES)('moderation of views (property, %s, %i shard(s), review %s)
         // counts as at 6 and 4: equal-score exceptions always ahead, a count past its lowest score, a page
         // past the top shifted or read one row short, a review page's ties in reverse.
         numRuns: topology === 'single' ? 3 : 2,
-        interruptAfterTimeLimit: 150_000,
-        markInterruptAsFailure: false,
         examples: [
           // The moderated board's reads drained the baseline window (a rising view's `since`) before the twin's.
           [

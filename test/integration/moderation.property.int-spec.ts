@@ -116,8 +116,6 @@ describe.each(CASES)(
           // 5 cost twice as much): equal scores' exceptions always counted ahead (a read's count, a write's), a
           // page past the top skipping one row too few or reading one row short, a review page's last row.
           numRuns: topology === 'single' ? 4 : 3,
-          interruptAfterTimeLimit: 150_000,
-          markInterruptAsFailure: false,
           // Two steps after the prelude: its middle comparison runs while the three moderated items are listed.
           examples: [
             [

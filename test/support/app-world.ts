@@ -1,20 +1,22 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
 import { startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
+import { ListeningHttp, listenForTests, TestHttp } from '../../harness/test-http';
 
 /** The HTTP app of a property spec: its fields are set once the describe's beforeAll ran (useTestApp). */
 export interface TestAppWorld {
   redis: TestRedis;
   app: NestFastifyApplication;
   clock: FakeClock;
-  http(): ReturnType<typeof request>;
+  /** Requests to the app, over kept-alive connections to its listening port. */
+  http(): TestHttp;
+  listening?: ListeningHttp;
 }
 
 /** A world whose app is not booted yet (boot sets it), driven by a FakeClock from `startMs`. */
 function newWorld(startMs: number): TestAppWorld {
-  const world = { clock: new FakeClock(startMs), http: () => request(world.app.getHttpServer()) } as TestAppWorld;
+  const world = { clock: new FakeClock(startMs), http: () => world.listening!.http() } as TestAppWorld;
   return world;
 }
 
@@ -33,9 +35,11 @@ async function boot(
 ): Promise<void> {
   world.redis = await startTestRedis(topology, { own });
   world.app = await startTestApp(world.redis, world.clock, env);
+  world.listening = await listenForTests(world.app);
 }
 
 async function close(world: TestAppWorld): Promise<void> {
+  world.listening?.close();
   await world.app?.close();
   await world.redis?.stop();
 }

@@ -1,5 +1,5 @@
-import request from 'supertest';
 import { ADMIN } from '../../harness/app';
+import { TestHttp } from '../../harness/test-http';
 
 /** The windows of the ranking e2e files' boards unless a test gives others: an hour of 5-minute slots, a day of hours. */
 export const HOUR_AND_DAY = {
@@ -10,6 +10,6 @@ export const HOUR_AND_DAY = {
 };
 
 /** Puts boards through `http` as an admin; the test reads the answer (201, 200, 409, ...). */
-export function boardPutter(http: () => ReturnType<typeof request>) {
+export function boardPutter(http: () => TestHttp) {
   return (name = 'posts', body: object = HOUR_AND_DAY) => http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
 }

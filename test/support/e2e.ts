@@ -1,11 +1,11 @@
 import { AddressInfo } from 'node:net';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
 import { Clock } from '../../src/common/clock';
 import { AppOptions } from '../../src/bootstrap';
 import { ADMIN, createBoard, startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
+import { ListeningHttp, listenForTests, TestHttp } from '../../harness/test-http';
 
 /** The test clock's start unless a file says otherwise: 2023-11-14T22:13:20Z, a whole minute. */
 export const T0 = 1_700_000_000_000;
@@ -24,8 +24,6 @@ export interface E2eOptions {
   clock?: Clock;
   /** Boards made once the app is up (one window: the last hour in 1-minute slots). */
   boards?: string[];
-  /** Also listen on a free port of 127.0.0.1 (raw sockets, fetch, SSE): see port(). */
-  listen?: boolean;
   /** Before each test: delete the file's keys (boards included: make them in the test) and reset the clock. */
   fresh?: boolean;
   /** No app of the file's own: tests start theirs with startApp, describe blocks with describeApp. */
@@ -42,10 +40,10 @@ export interface E2eOptions {
 export interface E2eContext {
   /** The file's app (not with noApp). */
   app(): NestFastifyApplication;
-  /** A supertest request against the file's app. */
-  http(): ReturnType<typeof request>;
+  /** A supertest request against the file's app, over kept-alive connections to its port. */
+  http(): TestHttp;
   redis(): TestRedis;
-  /** The port the app listens on (with `listen`). */
+  /** The port of 127.0.0.1 the file's app listens on (raw sockets, fetch, SSE). */
   port(): number;
   clock: FakeClock;
   /** Another app on the same Redis with other settings (over the file's `env`), closed after the test. */
@@ -55,7 +53,7 @@ export interface E2eContext {
   /** One of the apps of `others`. */
   other(name: string): NestFastifyApplication;
   /** An app with other settings on the same Redis for the calling describe block (its own hooks). */
-  describeApp(env?: Env): { app(): NestFastifyApplication; http(): ReturnType<typeof request> };
+  describeApp(env?: Env): { app(): NestFastifyApplication; http(): TestHttp };
 }
 
 /** The file's Redis and apps: what useApp's hooks start and stop. */
@@ -63,6 +61,7 @@ class E2eApps {
   readonly clock: FakeClock;
   redis?: TestRedis;
   app?: NestFastifyApplication;
+  listening?: ListeningHttp;
   /** Apps the running test started (closed after it). */
   readonly extra: NestFastifyApplication[] = [];
   readonly others = new Map<string, NestFastifyApplication>();
@@ -83,16 +82,17 @@ class E2eApps {
   async start(): Promise<void> {
     const { redisServerArgs, ownRedis } = this.options;
     this.redis = await startTestRedis(this.topology, { serverArgs: redisServerArgs, own: ownRedis });
-    const { env, noApp, others, listen, boards } = this.options;
+    const { env, noApp, others, boards } = this.options;
     this.fileEnv = typeof env === 'function' ? await env(this.redis) : (env ?? {});
     if (noApp) return;
     this.app = await this.boot({});
     for (const [name, otherEnv] of Object.entries(others ?? {})) this.others.set(name, await this.boot(otherEnv));
-    if (listen) await this.app.listen(0, '127.0.0.1');
+    this.listening = await listenForTests(this.app);
     for (const board of boards ?? []) await createBoard(this.app, board);
   }
 
   async stop(): Promise<void> {
+    this.listening?.close();
     await this.app?.close();
     for (const other of this.others.values()) await other.close();
     await this.redis?.stop();
@@ -102,26 +102,33 @@ class E2eApps {
     if (!this.app) throw new Error('no app of the file: started with noApp, or asked before beforeAll');
     return this.app;
   }
+
+  fileHttp(): TestHttp {
+    this.fileApp();
+    return this.listening!.http();
+  }
 }
 
 /** An app for the calling describe block, on the file's Redis. */
 function describeApp(apps: E2eApps, env: Env): ReturnType<E2eContext['describeApp']> {
   let scoped: NestFastifyApplication | undefined;
+  let listening: ListeningHttp | undefined;
   beforeAll(async () => {
     scoped = await apps.boot(env);
+    listening = await listenForTests(scoped);
   });
   afterAll(async () => {
+    listening?.close();
     await scoped?.close();
   });
-  const get = () => scoped!;
-  return { app: get, http: () => request(get().getHttpServer()) };
+  return { app: () => scoped!, http: () => listening!.http() };
 }
 
 /** The accessors a file gets. */
 function contextOf(apps: E2eApps): E2eContext {
   return {
     app: () => apps.fileApp(),
-    http: () => request(apps.fileApp().getHttpServer()),
+    http: () => apps.fileHttp(),
     redis: () => apps.redis!,
     port: () => (apps.fileApp().getHttpServer().address() as AddressInfo).port,
     clock: apps.clock,

@@ -136,9 +136,9 @@ export class StalledReader {
   }
 }
 
-/** Starts an app listening on a free localhost port; answers its base URL. */
+/** Starts an app listening on a free localhost port (an e2e file's app listens already); answers its base URL. */
 export async function listen(app: NestFastifyApplication): Promise<string> {
-  await app.listen(0, '127.0.0.1');
+  if (!app.getHttpServer().listening) await app.listen(0, '127.0.0.1');
   return (await app.getUrl()).replace('[::1]', '127.0.0.1');
 }
 

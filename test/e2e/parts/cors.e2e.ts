@@ -1,9 +1,9 @@
-import request from 'supertest';
 import { validateEdgeSettings } from '../../../src/edge/edge.settings';
 import { ADMIN } from '../../../harness/app';
+import { TestHttp } from '../../../harness/test-http';
 import { useSingleNodeApp } from '../../support/e2e';
 
-type Http = () => ReturnType<typeof request>;
+type Http = () => TestHttp;
 const PAGE = 'https://app.example.com';
 const LOCAL_PAGE = 'http://localhost:5173';
 const OTHER = 'https://evil.example.net';

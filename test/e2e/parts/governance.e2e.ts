@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ADMIN } from '../../../harness/app';
+import { TestHttp } from '../../../harness/test-http';
 import { useSingleNodeApp } from '../../support/e2e';
 
 describe('governance over HTTP', () => {
@@ -205,7 +206,7 @@ describe('governance over HTTP', () => {
 
     it('without TRUST_PROXY a forged X-Forwarded-For changes nothing; with it, clients behind the proxy count apart', async () => {
       clock.advanceMs(20_000);
-      const burst = async (http: () => ReturnType<typeof request>, forwardedFor: string) => {
+      const burst = async (http: () => TestHttp, forwardedFor: string) => {
         const statuses = [];
         for (let i = 0; i < 4; i++)
           statuses.push(

@@ -165,11 +165,11 @@ function streamProperty(e2e: E2eContext, shards: number) {
 }
 
 describe('stream filters and moderation (one Redis)', () => {
-  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, listen: true });
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' } });
   describe.each([1, 3])('%i shard(s)', (shards) => streamProperty(e2e, shards));
 });
 
 describe('stream filters and moderation (Cluster)', () => {
-  const e2e = useClusterApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, listen: true });
+  const e2e = useClusterApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' } });
   streamProperty(e2e, 3);
 });

@@ -125,11 +125,11 @@ function streamMetrics(e2e: E2eContext) {
 }
 
 describe('stream ?metric= (one Redis)', () => {
-  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, listen: true, fresh: true });
+  const e2e = useSingleNodeApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, fresh: true });
   streamMetrics(e2e);
 });
 
 describe('stream ?metric= (Cluster)', () => {
-  const e2e = useClusterApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, listen: true, fresh: true });
+  const e2e = useClusterApp({ startMs: T0, env: { STREAM_COALESCE_MS: '60000' }, fresh: true });
   streamMetrics(e2e);
 });

@@ -1,20 +1,13 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { LiveHub, LiveListing } from '../../../src/live/live-hub';
 import { RankingService } from '../../../src/ranking/ranking.service';
 import { FakeClock } from '../../../harness/clock';
 import { ADMIN, startTestApp } from '../../../harness/app';
 import { startTestRedis } from '../../../harness/redis';
-import { SseReader } from '../../support/sse';
+import { listen, SseReader } from '../../support/sse';
 import { useClusterApp, useSingleNodeApp } from '../../support/e2e';
 
 const T0 = 1_700_002_800_000;
-
-/** Starts an app listening on a free localhost port; answers its base URL. */
-async function listen(app: NestFastifyApplication): Promise<string> {
-  await app.listen(0, '127.0.0.1');
-  return (await app.getUrl()).replace('[::1]', '127.0.0.1');
-}
 
 describe('live stream over HTTP (SSE)', () => {
   // The poll timer is left far out: the test drives each poll with hub.tick().
