@@ -10,7 +10,7 @@
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { fcallArgs } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { fcallArgs } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';

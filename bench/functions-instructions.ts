@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { rmSync } from 'node:fs';
 import Redis from 'ioredis';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { fcallArgs } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { librarySourceAt, namedTopReply, positionalIncrementArgs, positionalTopArgs } from './functions-ranking';
 import { benchFunctions } from './functions-client';

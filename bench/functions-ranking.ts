@@ -23,7 +23,7 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { fcallArgs } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/redis-functions';
 import type { ScriptArg } from '../src/redis/scripts';
 import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';

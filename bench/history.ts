@@ -20,7 +20,7 @@ import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
-import { callFunction } from '../src/redis/functions';
+import { callFunction } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { fcallArgs } from '../src/redis/functions';
+import { fcallArgs } from '../src/redis/redis-functions';
 import { freePort, stopChild, waitForPing } from '../harness/processes';
 import { Cut, cutLibrary, seedMinimal } from './coalesced-increment';
 import { benchFunctions } from './functions-client';

@@ -10,7 +10,8 @@ import { PreparedBoard } from '../../src/ranking/core/board';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { UNLIMITED } from '../../src/governance/growth-quota';
-import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { loadLibraries } from '../../src/redis/functions';
+import { callFunction } from '../../src/redis/redis-functions';
 
 const S = RANKING.functions;
 

@@ -1,7 +1,7 @@
-import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
-import { AdminDelete, AdminRoute } from './access.decorators';
+import { AdminDelete, AdminRead, AdminRoute } from './access.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, ApiKeyParams, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
@@ -24,10 +24,7 @@ export class AccessController {
     return this.keys.create(body.name, body.scopes, body.prefixes ?? []);
   }
 
-  @Get()
-  @AdminRoute()
-  @ApiOperation({ summary: 'List API keys (configured and stored), never their secrets' })
-  @ApiResponse({ status: 200, type: ApiKeyListDto })
+  @AdminRead('', { summary: 'List API keys (configured and stored), never their secrets' }, ApiKeyListDto)
   async list(): Promise<ApiKeyListDto> {
     return { keys: await this.keys.list() };
   }

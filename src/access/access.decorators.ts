@@ -1,4 +1,4 @@
-import { applyDecorators, Delete, HttpCode, SetMetadata } from '@nestjs/common';
+import { applyDecorators, Delete, Get, HttpCode, SetMetadata } from '@nestjs/common';
 import { ApiOperation, ApiOperationOptions, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/security-schemes';
 import { ErrorResponse, RetrySafe, RouteConfigFields } from '../edge/route-decorators';
@@ -36,6 +36,13 @@ export const AdminRoute = () =>
     ErrorResponse(401, 'ADMIN_TOKEN_MISSING'),
     ErrorResponse(403, 'ADMIN_TOKEN_INVALID, API_KEY_SCOPE'),
   );
+
+/**
+ * An /admin GET answering 200 with `type`. Its parts are listed bottom-up, as the decorators it stands
+ * for were stacked, so the OpenAPI document keeps their order.
+ */
+export const AdminRead = (path: string, operation: ApiOperationOptions, type: new () => object) =>
+  applyDecorators(ApiResponse({ status: 200, type }), ApiOperation(operation), AdminRoute(), Get(path));
 
 /** An /admin DELETE of one named thing: 204 `answered` when done, 404 `notFound` when there is none. */
 export const AdminDelete = (path: string, operation: ApiOperationOptions, notFound: string, answered = 'Deleted') =>

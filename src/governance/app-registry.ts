@@ -1,4 +1,5 @@
 import type { ModuleRef } from '@nestjs/core';
+import { Counter, Gauge } from 'prom-client';
 import type { Metric } from 'prom-client';
 import { PrometheusService } from './prometheus.service';
 
@@ -17,3 +18,11 @@ export function registerOnAppRegistry(modules: ModuleRef | undefined, metrics: M
   }
   for (const metric of metrics) prometheus.registry.registerMetric(metric);
 }
+
+/** A feature's counter, on no registry until registerOnAppRegistry puts it on the app's. */
+export const featureCounter = <Label extends string = never>(name: string, help: string, labelNames: Label[] = []) =>
+  new Counter<Label>({ name, help, labelNames, registers: [] });
+
+/** A feature's gauge, on no registry until registerOnAppRegistry puts it on the app's. */
+export const featureGauge = <Label extends string = never>(name: string, help: string, labelNames: Label[] = []) =>
+  new Gauge<Label>({ name, help, labelNames, registers: [] });

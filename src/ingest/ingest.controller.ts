@@ -1,8 +1,8 @@
-import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Param, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
-import { AdminDelete, AdminRoute } from '../access/access.decorators';
+import { AdminDelete, AdminRead, AdminRoute } from '../access/access.decorators';
 import { DeclareSourceDto, IngestParams, SourceListDto, SourceStatusDto } from './dto/ingest.dto';
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestService } from './ingest.service';
@@ -33,10 +33,11 @@ export class IngestController {
     return source;
   }
 
-  @Get('admin/ingest')
-  @AdminRoute()
-  @ApiOperation({ summary: 'Declared sources with their lag, totals over every instance and last error' })
-  @ApiResponse({ status: 200, type: SourceListDto })
+  @AdminRead(
+    'admin/ingest',
+    { summary: 'Declared sources with their lag, totals over every instance and last error' },
+    SourceListDto,
+  )
   async list(): Promise<SourceListDto> {
     return { sources: await this.ingest.list() };
   }

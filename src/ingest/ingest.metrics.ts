@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Counter, Gauge } from 'prom-client';
-import { registerOnAppRegistry } from '../governance/app-registry';
+import { featureCounter, featureGauge, registerOnAppRegistry } from '../governance/app-registry';
 
 /**
  * Per-source figures of this instance on /metrics: events applied and messages dead-lettered by it
@@ -10,24 +9,21 @@ import { registerOnAppRegistry } from '../governance/app-registry';
  */
 @Injectable()
 export class IngestMetrics implements OnModuleInit {
-  private readonly applied = new Counter({
-    name: 'trendboard_ingest_applied_total',
-    help: 'Events applied from a stream source by this instance',
-    labelNames: ['source'],
-    registers: [],
-  });
-  private readonly deadLettered = new Counter({
-    name: 'trendboard_ingest_dead_lettered_total',
-    help: 'Messages of a stream source written to its dead letters by this instance',
-    labelNames: ['source'],
-    registers: [],
-  });
-  private readonly lag = new Gauge({
-    name: 'trendboard_ingest_lag_messages',
-    help: 'Messages of a stream source not yet applied, as last measured by the instance consuming it',
-    labelNames: ['source'],
-    registers: [],
-  });
+  private readonly applied = featureCounter(
+    'trendboard_ingest_applied_total',
+    'Events applied from a stream source by this instance',
+    ['source'],
+  );
+  private readonly deadLettered = featureCounter(
+    'trendboard_ingest_dead_lettered_total',
+    'Messages of a stream source written to its dead letters by this instance',
+    ['source'],
+  );
+  private readonly lag = featureGauge(
+    'trendboard_ingest_lag_messages',
+    'Messages of a stream source not yet applied, as last measured by the instance consuming it',
+    ['source'],
+  );
 
   constructor(private readonly modules: ModuleRef) {}
 

@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Counter, Gauge } from 'prom-client';
-import { registerOnAppRegistry } from '../governance/app-registry';
+import { featureCounter, featureGauge, registerOnAppRegistry } from '../governance/app-registry';
 
 /** Why a stream ended: the first five close it after what is buffered, the last two cut it. */
 export type StreamEnd = 'client' | 'lifetime' | 'revoked' | 'board_gone' | 'shutdown' | 'idle' | 'buffer';
@@ -33,28 +32,21 @@ export interface StreamLabel {
 export class StreamMetrics implements OnModuleInit {
   private readonly logger = new Logger('LiveStreams');
   private open = 0;
-  private readonly openGauge = new Gauge({
-    name: 'trendboard_streams_open',
-    help: 'Live streams (SSE) this instance holds open now',
-    registers: [],
-  });
-  private readonly opened = new Counter({
-    name: 'trendboard_streams_opened_total',
-    help: 'Live streams this instance opened',
-    registers: [],
-  });
-  private readonly closed = new Counter({
-    name: 'trendboard_streams_closed_total',
-    help: 'Live streams ended after what was buffered, by reason: client, lifetime, revoked, board_gone, shutdown',
-    labelNames: ['reason'],
-    registers: [],
-  });
-  private readonly cut = new Counter({
-    name: 'trendboard_streams_cut_total',
-    help: 'Live streams cut with bytes unread, by reason: idle (read nothing for STREAM_IDLE_TIMEOUT_MS), buffer (too many bytes unread)',
-    labelNames: ['reason'],
-    registers: [],
-  });
+  private readonly openGauge = featureGauge(
+    'trendboard_streams_open',
+    'Live streams (SSE) this instance holds open now',
+  );
+  private readonly opened = featureCounter('trendboard_streams_opened_total', 'Live streams this instance opened');
+  private readonly closed = featureCounter(
+    'trendboard_streams_closed_total',
+    'Live streams ended after what was buffered, by reason: client, lifetime, revoked, board_gone, shutdown',
+    ['reason'],
+  );
+  private readonly cut = featureCounter(
+    'trendboard_streams_cut_total',
+    'Live streams cut with bytes unread, by reason: idle (read nothing for STREAM_IDLE_TIMEOUT_MS), buffer (too many bytes unread)',
+    ['reason'],
+  );
 
   /** Without `modules` (a graph built by hand: tests, benchmarks) the figures are kept but not exported. */
   constructor(@Optional() private readonly modules?: ModuleRef) {}

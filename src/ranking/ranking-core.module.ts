@@ -6,12 +6,11 @@ import { AliasMap } from './aliases/alias-map';
 import { AliasesService } from './aliases/aliases.service';
 import { AliasesStore } from './aliases/aliases.store';
 import { RankingSettings } from './core/ranking.settings';
-import { BoardCache } from './boards/board-cache';
+import { BoardCache, RankedSources } from './boards/board-cache';
 import { BoardsService } from './boards/boards.service';
 import { BoardsStore } from './boards/boards.store';
 import { ArchivesService } from './calendar/archives.service';
 import { ArchivesStore } from './calendar/archives.store';
-import { RankedSources } from './boards/ranked-sources';
 import { ExpiryService } from './expiry/expiry.service';
 import { ExpiryStore } from './expiry/expiry.store';
 import { FiltersService } from './filters/filters.service';
@@ -110,14 +109,16 @@ import { WritesStore } from './writes/writes.store';
     LeaguesService,
   ],
   // BoardCache and RankingSettings: stream ingest applies events with the boards' cached configs and
-  // the same drain budget. WriteCommands: the controller builds its write commands with it. Lookup,
-  // standing (rank, distribution), item data, retractions, actor weights, aliases, moderation: their controllers.
+  // the same drain budget. WriteCommands, WritePipeline: the controller builds its write commands with
+  // the one and sends them to the other. Lookup, standing (rank, distribution), item data, retractions,
+  // actor weights, aliases, moderation: their controllers.
   exports: [
     RankingSettings,
     RankingService,
     RankingScheduler,
     BoardCache,
     WriteCommands,
+    WritePipeline,
     LookupService,
     StandingService,
     ItemDataService,

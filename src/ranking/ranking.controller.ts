@@ -45,6 +45,7 @@ import { ModeratedItemResultDto } from './dto/moderation.dto';
 import { ItemDataService } from './items/items.service';
 import { BoardView, RankingService, ReadOptions } from './ranking.service';
 import { WriteCommands } from './writes/write-commands';
+import { WritePipeline } from './writes/write-pipeline';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
 import { optionsOf } from './options/registry';
@@ -84,6 +85,8 @@ export class RankingController {
     private readonly ranking: RankingService,
     private readonly quotas: GrowthQuotas,
     private readonly commands: WriteCommands,
+    /** The writes go to the pipeline itself: the facade (RankingService) would only pass them on. */
+    private readonly writes: WritePipeline,
     private readonly itemData: ItemDataService,
     private readonly readBudget: RateLimitGuard,
   ) {}
@@ -189,7 +192,7 @@ export class RankingController {
       this.quotas.sentWith(request),
     );
     // A `then`, not an async frame: every increment passes here.
-    return this.ranking.increment(command).then((written) => answer(reply, written));
+    return this.writes.increment(command).then((written) => answer(reply, written));
   }
 
   @Post('boards/:board/increments')
@@ -220,7 +223,7 @@ export class RankingController {
       metric: entry.metric,
     }));
     const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
-    return answer(reply, await this.ranking.incrementBatch(command));
+    return answer(reply, await this.writes.incrementBatch(command));
   }
 
   @Post('boards/:board/items/:item/likes')
@@ -243,7 +246,7 @@ export class RankingController {
       { board, item, userId: body.userId, atSec: body.at, segments: body.segments },
       this.quotas.sentWith(request),
     );
-    return answer(reply, await this.ranking.like(command));
+    return answer(reply, await this.writes.like(command));
   }
 
   @Delete('boards/:board/items/:item/likes/:userId')
@@ -255,9 +258,7 @@ export class RankingController {
   unlike(@Param() params: LikeParams, @Exchange() exchange: WriteExchange): Promise<LikeResultDto> {
     // An unlike creates nothing, but its stored answer counts (quota idempotentAnswers): it carries the budget too.
     const { board, item, userId } = params;
-    return this.quotas.write(exchange, (sent) =>
-      this.ranking.like(this.commands.unlike({ board, item, userId }, sent)),
-    );
+    return this.quotas.write(exchange, (sent) => this.writes.like(this.commands.unlike({ board, item, userId }, sent)));
   }
 
   @Get('boards/:board/top')

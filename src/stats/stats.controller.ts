@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Exchange, WriteExchange } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
-import { AdminRoute, KeyedRoute } from '../access/access.decorators';
+import { AdminRead, KeyedRoute } from '../access/access.decorators';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { PageQuery } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS } from '../common/limits';
@@ -66,24 +66,26 @@ export class StatsController {
     return this.stats.read(params.context, params.type, query.hour ?? 'current') as Promise<StatsViewDto>;
   }
 
-  @Get('admin/stats/slowest')
-  @AdminRoute()
-  @ApiOperation({
-    summary: 'Routes with the slowest average access time',
-    description: `From the slowest list (the ${SLOWEST_KEPT_CONTEXTS} slowest contexts), updated by every access-time flush with the current hour's average.`,
-  })
-  @ApiResponse({ status: 200, type: SlowestDto })
+  @AdminRead(
+    'admin/stats/slowest',
+    {
+      summary: 'Routes with the slowest average access time',
+      description: `From the slowest list (the ${SLOWEST_KEPT_CONTEXTS} slowest contexts), updated by every access-time flush with the current hour's average.`,
+    },
+    SlowestDto,
+  )
   async slowest(@Query() query: SlowestQuery): Promise<SlowestDto> {
     return { items: await this.stats.slowest(query.limit ?? DEFAULT_SLOWEST_ITEMS) };
   }
 
-  @Get('admin/stats')
-  @AdminRoute()
-  @ApiOperation({
-    summary: 'Contexts and types recorded in the current or previous hour',
-    description: 'Paged; ordered by latest hour, then context and type.',
-  })
-  @ApiResponse({ status: 200, type: StatsListDto })
+  @AdminRead(
+    'admin/stats',
+    {
+      summary: 'Contexts and types recorded in the current or previous hour',
+      description: 'Paged; ordered by latest hour, then context and type.',
+    },
+    StatsListDto,
+  )
   list(@Query() query: PageQuery): Promise<StatsListDto> {
     return this.stats.list(query.offset ?? 0, query.limit ?? DEFAULT_LIST_PAGE_ITEMS);
   }

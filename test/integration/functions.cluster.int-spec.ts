@@ -1,7 +1,8 @@
 import calculateSlot from 'cluster-key-slot';
 import Redis, { Cluster } from 'ioredis';
 import { validateConfig } from '../../src/common/config';
-import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { loadLibraries } from '../../src/redis/functions';
+import { callFunction } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
 import { RedisFunctions } from '../../src/redis/redis-functions';

@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { callFunction, loadLibraries } from '../../src/redis/functions';
+import { loadLibraries } from '../../src/redis/functions';
+import { callFunction } from '../../src/redis/redis-functions';
 import { KEPT_LOADED_WITHIN_MS } from '../../src/redis/library-versions';
 import { testLibrary } from '../../harness/functions';
 import { startPrivateRedis } from '../../harness/private-redis';

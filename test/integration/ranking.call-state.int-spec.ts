@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { HEADER_WINDOW_FIELDS } from '../../src/redis/function-args';
-import { fcallArgs } from '../../src/redis/functions';
+import { fcallArgs } from '../../src/redis/redis-functions';
 import { incrementTwins } from '../support/increment-twins';
 import { useRankingFunctions } from '../support/ranking-functions';
 

@@ -3,7 +3,7 @@ import { PreparedBoard } from '../../src/ranking/core/board';
 import type { ModerationState } from '../../src/ranking/moderation/moderation.functions';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
-import { fcallArgs } from '../../src/redis/functions';
+import { fcallArgs } from '../../src/redis/redis-functions';
 import type { RankingFunctions } from './ranking-functions';
 
 const S = RANKING.functions;

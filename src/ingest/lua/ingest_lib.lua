@@ -1,5 +1,5 @@
 -- module: ingest
--- requires: actor_log, board_write, call_state, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, segmentation, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
@@ -98,11 +98,8 @@ end
 -- cross their snapshot boundaries and drain what expired (within the header's budget), the due slots
 -- settle. Answers whether a window is still draining, and the events' checks (ingest_checks).
 local function ingest_prepare(call, header, segments_max)
-  local windows, now_sec = call.windows, header.now_sec
-  snapshot.cross_all(windows, now_sec)
-  local draining = window.expire_all(windows, now_sec, header.budget)
-  slot_due.settle_slot_due()
-  return draining, ingest_checks(header.now_ms, now_sec, windows, segments_max)
+  local _, draining = snapshot.open_write(call.windows, header)
+  return draining, ingest_checks(header.now_ms, header.now_sec, call.windows, segments_max)
 end
 
 -- One window's part of the accepted events, event by event (add_batch_entry: ties and views told of

@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminRoute } from '../../access/access.decorators';
+import { AdminRead, AdminRoute } from '../../access/access.decorators';
 import { answer } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { ActorWeightDto, ActorWeightParams, PutActorWeightDto } from '../dto/actor-weight.dto';
@@ -39,10 +39,11 @@ export class ActorWeightsController {
     return answer(reply, await this.weights.put(params.board, params.actor, body.weight ?? DEFAULT_ACTOR_WEIGHT));
   }
 
-  @Get('admin/boards/:board/actors/:actor')
-  @AdminRoute()
-  @ApiOperation({ summary: "An actor's weight and its re-weighting's progress" })
-  @ApiResponse({ status: 200, type: ActorWeightDto })
+  @AdminRead(
+    'admin/boards/:board/actors/:actor',
+    { summary: "An actor's weight and its re-weighting's progress" },
+    ActorWeightDto,
+  )
   @ErrorResponse(400, 'INVALID_INPUT: a board without actors')
   @ErrorResponse(404, 'BOARD_NOT_FOUND')
   get(@Param() params: ActorWeightParams): Promise<ActorWeightView> {

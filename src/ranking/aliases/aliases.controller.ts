@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Put, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminRoute } from '../../access/access.decorators';
+import { AdminRead, AdminRoute } from '../../access/access.decorators';
 import { answer } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../../edge/route-decorators';
 import { AliasDto, AliasParams, PutAliasDto } from '../dto/alias.dto';
@@ -36,10 +36,11 @@ export class AliasesController {
     return answer(reply, await this.aliases.put(params.board, params.alias, body.item));
   }
 
-  @Get('admin/boards/:board/aliases/:alias')
-  @AdminRoute()
-  @ApiOperation({ summary: "An alias's canonical item and its merge's progress" })
-  @ApiResponse({ status: 200, type: AliasDto })
+  @AdminRead(
+    'admin/boards/:board/aliases/:alias',
+    { summary: "An alias's canonical item and its merge's progress" },
+    AliasDto,
+  )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, ITEM_NOT_FOUND (no such alias)')
   get(@Param() params: AliasParams): Promise<AliasView> {
     return this.aliases.get(params.board, params.alias);

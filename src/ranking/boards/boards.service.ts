@@ -6,8 +6,8 @@ import { BoardConfig } from '../core/board';
 import { BoardOptionsConfig, BoardOptionsView, checkOptions, optionsOf, optionsView } from '../options/registry';
 import { GROUP_OF_MESSAGES, groupBoardWindows, groupOfSetting } from '../options/group-of/group-of.option';
 import { MAX_GROUPS_PER_BOARD } from '../options/group-of/group-of.limits';
-import { HISTORY_ROWS_PER_BOARD } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
+import { WINDOWS_PER_BOARD } from '../core/ranking.limits';
 import { VIEWS_MESSAGES } from '../options/views/views.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
 import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
@@ -178,7 +178,7 @@ export class BoardsService {
     const keeping = windows.flatMap((w) =>
       w.snapshots ? [{ calendar: w.calendar !== undefined, ...w.snapshots }] : [],
     );
-    const histories = { windows: keeping, most: HISTORY_ROWS_PER_BOARD };
+    const histories = { windows: keeping, mostWindows: WINDOWS_PER_BOARD.max };
     const modes = views.map((view) => ({ name: view.name, mode: view.mode }));
     const allTimeWindow = windows.find((w) => w.allTime)?.name;
     const board = { name: input.name, aggregate, options, holds, views: modes, allTimeWindow, shards, windows };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError, RequestTooCostlyError, WindowDrainingError } from '../../common/errors';
-import { RankedSources } from '../boards/ranked-sources';
+import { RankedSources } from '../boards/board-cache';
 import { PreparedBoard } from '../core/board';
 import { CalendarSpec, periodAt } from '../options/calendar/calendar-math';
 import { ARCHIVE_ROWS_PER_READ, CALENDAR_MESSAGES as C } from '../options/calendar/calendar.limits';

@@ -1,7 +1,5 @@
 import { Bounds } from '../../common/limits';
-import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../options/calendar/calendar.limits';
 import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
-import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../options/snapshots/snapshots.limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;
@@ -235,11 +233,6 @@ export const QUEUE_DEPTH_ITEMS = 1000;
 export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
 
 /**
- * The most history rows a board may keep, snapshots and archives apart: a board of one metric with
- * every window at its largest `keep` x `top`. A board of n metrics keeps n times its windows' rows
- * (each metric its own): its PUT is refused past this bound, so what Redis holds stays within it.
- */
-/**
  * Calls one archive read makes for its rows' `metrics` on a board of several metrics (per other metric:
  * a call per shard holding a row's item, and on a sharded board one per shard; about 0.8 ms each).
  * A read that would make more answers its rows without `metrics` (8 metrics on 64 shards: 896 calls,
@@ -253,13 +246,3 @@ export const ARCHIVE_METRIC_CALLS_PER_READ = 128;
  * so about 20 ms a read. E.g. the last 2 rows of a period by one of 8 metrics on 64 shards: about 4 600.
  */
 export const ARCHIVE_METRIC_UNITS_PER_READ = 5000;
-
-export const HISTORY_ROWS_PER_BOARD = {
-  snapshots: WINDOWS_PER_BOARD.max * SNAPSHOT_KEEP.max * SNAPSHOT_TOP_ITEMS.max,
-  archives: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
-  /**
-   * Fields of the archives' records a board of several metrics keeps beside its archives (archive_lib:
-   * item -> score, one per archive row: ~68 bytes each, the row's text ~26), bounded as its archive rows are.
-   */
-  archiveRecords: WINDOWS_PER_BOARD.max * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
-};

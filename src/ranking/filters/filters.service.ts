@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../common/errors';
 import { RANKING_MESSAGES } from '../core/ranking.messages';
-import { RankedSources } from '../boards/ranked-sources';
-import { BoardCache } from '../boards/board-cache';
+import { RankedSources, BoardCache } from '../boards/board-cache';
 import { figures, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';

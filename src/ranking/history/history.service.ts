@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, NotFoundError } from '../../common/errors';
-import { RankedSources } from '../boards/ranked-sources';
+import { RankedSources } from '../boards/board-cache';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { CALENDAR_MESSAGES } from '../options/calendar/calendar.limits';
 import type { PreparedBoard } from '../core/board';

@@ -3,7 +3,7 @@ import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { PreparedBoard } from '../core/board';
 import { ascendingScores, keptScore, optionsCountWeight, strictRanks } from '../options/registry';
 import { RankingSettings } from '../core/ranking.settings';
-import { RankedSources } from '../boards/ranked-sources';
+import { RankedSources } from '../boards/board-cache';
 import { figures, WindowFigures } from '../core/answers';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { LookupRow } from '../core/ranking.types';

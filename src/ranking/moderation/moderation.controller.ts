@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminRoute, RetrySafeNoContent } from '../../access/access.decorators';
+import { Body, Controller, Delete, Param, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AdminRead, AdminRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { GrowthQuotas } from '../../governance/growth-quotas';
@@ -97,10 +97,11 @@ export class ModerationController {
     return this.setState(params.board, { group: params.group }, null, exchange);
   }
 
-  @Get('admin/boards/:board/moderation/queue')
-  @AdminRoute()
-  @ApiOperation({ summary: 'Items waiting for review, highest score first', description: QUEUE_NOTE })
-  @ApiResponse({ status: 200, type: ModerationQueueDto })
+  @AdminRead(
+    'admin/boards/:board/moderation/queue',
+    { summary: 'Items waiting for review, highest score first', description: QUEUE_NOTE },
+    ModerationQueueDto,
+  )
   @ErrorResponse(400, 'INVALID_INPUT: the board does not review, a view named, a bad cursor')
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
   @ErrorResponse(422, 'REQUEST_TOO_COSTLY: cursor + limit past the queue depth')

@@ -33,11 +33,12 @@ export interface BoardSettings {
   readonly calendarWindows?: readonly string[];
   /**
    * Each window's history (`calendar`: its archive, else its snapshots), for those keeping one, and the
-   * most rows of each kind a board may keep (HISTORY_ROWS_PER_BOARD) (absent: not told).
+   * most windows a board may have (WINDOWS_PER_BOARD), which bounds the history rows it may keep (absent:
+   * not told).
    */
   readonly histories?: {
     readonly windows: ReadonlyArray<{ readonly calendar: boolean; readonly keep: number; readonly top: number }>;
-    readonly most: { readonly snapshots: number; readonly archives: number; readonly archiveRecords: number };
+    readonly mostWindows: number;
   };
 }
 

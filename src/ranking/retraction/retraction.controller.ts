@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AdminRoute } from '../../access/access.decorators';
+import { AdminRead, AdminRoute } from '../../access/access.decorators';
 import { parseDurationSec } from '../../common/duration';
 import { InvalidInputError } from '../../common/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -47,10 +47,11 @@ export class RetractionController {
     return answer(reply, await this.retractions.start(params.board, target, blockSec, idemKey));
   }
 
-  @Get('admin/boards/:board/retractions/:id')
-  @AdminRoute()
-  @ApiOperation({ summary: "A retraction's progress: state and what it took out so far" })
-  @ApiResponse({ status: 200, type: RetractionDto })
+  @AdminRead(
+    'admin/boards/:board/retractions/:id',
+    { summary: "A retraction's progress: state and what it took out so far" },
+    RetractionDto,
+  )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, RETRACTION_NOT_FOUND')
   get(@Param() params: RetractionParams): Promise<RetractionView> {
     return this.retractions.get(params.board, params.id);

@@ -1,26 +1,19 @@
 import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { Counter, Gauge } from 'prom-client';
-import { registerOnAppRegistry } from '../../governance/app-registry';
+import { featureCounter, featureGauge, registerOnAppRegistry } from '../../governance/app-registry';
 
 /** Retractions on /metrics: those this instance is running, and what its steps took out. */
 @Injectable()
 export class RetractionMetrics implements OnModuleInit {
-  private readonly running = new Gauge({
-    name: 'trendboard_retractions_running',
-    help: 'Retractions this instance is running now',
-    registers: [],
-  });
-  private readonly contributions = new Counter({
-    name: 'trendboard_retraction_contributions_total',
-    help: "Contributions (one actor's events in one item, slot and window) taken out by this instance's retraction steps",
-    registers: [],
-  });
-  private readonly finished = new Counter({
-    name: 'trendboard_retractions_finished_total',
-    help: 'Retractions this instance saw to their end',
-    registers: [],
-  });
+  private readonly running = featureGauge('trendboard_retractions_running', 'Retractions this instance is running now');
+  private readonly contributions = featureCounter(
+    'trendboard_retraction_contributions_total',
+    "Contributions (one actor's events in one item, slot and window) taken out by this instance's retraction steps",
+  );
+  private readonly finished = featureCounter(
+    'trendboard_retractions_finished_total',
+    'Retractions this instance saw to their end',
+  );
 
   /** Without `modules` (a graph built by hand: tests, benchmarks) the figures are kept but not exported. */
   constructor(@Optional() private readonly modules?: ModuleRef) {}

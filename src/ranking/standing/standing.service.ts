@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
-import { RankedSources } from '../boards/ranked-sources';
+import { RankedSources } from '../boards/board-cache';
 import { figures, percentileOf, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';

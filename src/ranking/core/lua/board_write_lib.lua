@@ -49,6 +49,20 @@ local function settled_tops(cfg_key, window_keys, rules, now_sec)
   return tops
 end
 
+-- Each shard of a call over several shards of one node (`shards`: their config keys, as the call's
+-- JSON): its config version checked, then `visit(tops)` with its windows' results keys (settled_tops),
+-- or while expired slots wait to drain there its number added to `pending`. The version check reads
+-- the shard's own config, so its listing asks that board's hooks (order_lib). Answers the error reply
+-- of a stale config (nil: none).
+local function visit_settled(shards, header, window_keys, pending, visit)
+  for s, cfg_key in ipairs(cjson.decode(shards)) do
+    local err = window.version_error(cfg_key, header.version)
+    if err then return redis.error_reply(err) end
+    local tops = settled_tops(cfg_key, window_keys, header.windows, header.now_sec)
+    if tops then visit(tops) else pending[#pending + 1] = s end
+  end
+end
+
 -- A list of a write's answer: one value as it is, several joined by commas (numbers as integers).
 local function joined(values, count)
   if count == 1 then return values[1] end
@@ -335,6 +349,7 @@ end
 board_write.begin_board_call = begin_board_call
 board_write.begin_board_write = begin_board_write
 board_write.settled_tops = settled_tops
+board_write.visit_settled = visit_settled
 board_write.standing_fields = standing_fields
 board_write.pair_fields = pair_fields
 board_write.item_cap = item_cap

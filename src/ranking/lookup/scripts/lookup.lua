@@ -23,7 +23,7 @@ local function lookup(keys, args)
   local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.lookup)
   if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
-  local keeps = snapshot.cross_window(slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
+  local keeps = snapshot.cross_window_of(cfg_key, slots_key, top_key, now_sec, rule.interval_sec, rule.origin_sec)
   local _, more = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local items = cjson.decode(arg.items)
   local scores, ranks, held, data, above, marks = {}, {}, {}, {}, {}, {}

@@ -1,4 +1,4 @@
--- requires: board_write, call_state, order, reader, window
+-- requires: board_write, call_state, order, reader
 -- lookup_count_shards: the second round of a lookup on a sharded board, for every shard of the board
 -- a Redis node serves in one call: how many items of those shards score above each given score in one
 -- window. Read-only and across hash tags like count_above_shards (allow-cross-slot-keys: keys of any
@@ -21,15 +21,9 @@ local function lookup_count_shards(keys, args)
   local scores, marks = cjson.decode(arg.ahead_scores), cjson.decode(arg.ahead_marks)
   local sums, pending = {}, {}
   for i = 1, #scores do sums[i] = 0 end
-  for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
-    local err = window.version_error(cfg_key, header.version)
-    if err then return redis.error_reply(err) end
-    local tops = board_write.settled_tops(cfg_key, { arg.window_key }, header.windows, header.now_sec)
-    if tops then
-      for i = 1, #scores do sums[i] = sums[i] + order.ahead(tops[1], scores[i], marks[i]) end
-    else
-      pending[#pending + 1] = s
-    end
-  end
+  local err = board_write.visit_settled(arg.shards, header, { arg.window_key }, pending, function(tops)
+    for i = 1, #scores do sums[i] = sums[i] + order.ahead(tops[1], scores[i], marks[i]) end
+  end)
+  if err then return err end
   return reader.answer(CALLS.lookup_count_shards, { pending = pending, above = sums })
 end

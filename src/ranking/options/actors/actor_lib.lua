@@ -97,9 +97,8 @@ function ACTORS.value(amount, events, sent)
   return string.format('%d:%d:%d', amount, events, sent)
 end
 
--- What an event of `actor` sending `amount` adds to `item` in the slot starting at `slot_start` of the
--- window of `slots_key`: the first answer of the options' actor_amount hooks (a weight, a cap), else
--- the amount. No actor: the amount.
+-- What an event of `actor` sending `amount` adds to `item` in the slot starting at `slot_start` of the window
+-- of `slots_key`: the first answer of the options' actor_amount hooks (a weight, a cap), else the amount.
 function ACTORS.counted(slots_key, slot_start, actor, item, amount)
   if actor == nil or actor == '' then return amount end
   local hooked = call_state.hooks_of(call_state.CALL.cfg_key).actor_amount
@@ -120,9 +119,8 @@ function ACTORS.weighs(actor)
   return false
 end
 
--- The actor's contribution to the item in one slot of the window of `slots_key` went from adding
--- `before` to adding `after` (added, taken back, expired, retracted, re-weighted): the options'
--- actor_moved hooks.
+-- The actor's contribution to the item in one slot of the window of `slots_key` went from adding `before`
+-- to adding `after` (added, taken back, expired, retracted, re-weighted): the options' actor_moved hooks.
 function ACTORS.moved(slots_key, actor, item, before, after)
   local moved = call_state.hooks_of(call_state.CALL.cfg_key).actor_moved
   for i = 1, #moved do moved[i](slots_key, actor, item, before, after) end
@@ -323,10 +321,13 @@ function ACTORS.refusal(cfg_key, actor_key, now_ms, item)
 end
 
 -- The start of a retraction step (retract_step for an actor, retract_item for an item): its record
--- (created once: state, counts, start; gone after KEEP_SEC unless renewed) and its block. `kind` is
--- 'actor' or 'item'; `step` what the call asks: id, most (units of work), ledger (the window whose
--- events are counted), block_until_ms, block_key (an actor's block key, an item's id). Answers `step`.
-function ACTORS.begin_retraction(kind, now_ms, step)
+-- (created once: state, counts, start; gone after KEEP_SEC unless renewed, the key after the windows')
+-- and its block. `kind` is 'actor' or 'item'; `asked` the call's id, most (units of work), ledger (the
+-- window whose events are counted), block_until_ms, block_key (an actor's block key, an item's id).
+function ACTORS.begin_retraction(kind, now_ms, keys, windows, asked)
+  local step = { record = keys[2 + 2 * windows.count], keys = keys, id = asked.id, windows = windows,
+    most = ACTORS.step_units(tonumber(asked.most), windows.count), ledger = tonumber(asked.ledger),
+    block_until_ms = tonumber(asked.block_until_ms), block_key = asked.block_key }
   if redis.call('HSETNX', step.record, kind, step.id) == 1 then
     redis.call('HSET', step.record, 'state', 'running', 'events', 0, 'amount', 0, 'startedMs', now_ms)
     redis.call('EXPIRE', step.record, ACTORS.KEEP_SEC)
@@ -336,6 +337,17 @@ function ACTORS.begin_retraction(kind, now_ms, step)
     ACTORS.block_until(CALL.cfg_key, string.sub(kind, 1, 1) .. ACTORS.SEP .. step.block_key, step.block_until_ms)
   end
   return step
+end
+
+-- The end of a retraction step: a `done` one's record marked and kept KEEP_SEC more. Answers its totals.
+function ACTORS.end_retraction(record, done, now_ms)
+  if done then
+    redis.call('HSET', record, 'state', 'done')
+    redis.call('EXPIRE', record, ACTORS.KEEP_SEC)
+    ACTORS.hold_record(CALL.cfg_key, record, ACTORS.KEEP_SEC, now_ms)
+  end
+  local totals = redis.call('HMGET', record, 'events', 'amount')
+  return tonumber(totals[1]), tonumber(totals[2])
 end
 
 -- The records admin steps keep on a shard (a retraction's "<tag>:ret:<id>", a re-weighting's

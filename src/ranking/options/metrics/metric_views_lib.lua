@@ -80,15 +80,7 @@ end
 
 -- A new or changed view: every item of its two windows scored (one pass over their results).
 local function build(view)
-  local seen = {}
-  for _, top in ipairs({ view.source_top, view.baseline_top }) do
-    for _, item in ipairs(redis.call('ZRANGE', top, 0, -1)) do
-      if not seen[item] then
-        seen[item] = true
-        changed(view, item)
-      end
-    end
-  end
+  board_views.each_item_of_both(view, changed)
 end
 
 local MODE = { bind = bind, changed = changed, build = build, counts_of = counts_of }

@@ -7,6 +7,8 @@ import { IsOptionalNotNull } from '../../../common/dto';
 import type { FieldRule } from '../../../common/compiled-checks';
 import { optional } from '../../../common/compiled-checks';
 import type { BoardOption, BoardSettings } from '../board-option';
+import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../calendar/calendar.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../snapshots/snapshots.limits';
 
 /** How many metrics a board declares (`metrics`), when it declares any. */
 export const METRICS_PER_BOARD = { min: 2, max: 8 } as const;
@@ -147,8 +149,24 @@ export const metricsOption: BoardOption<MetricsConfig> = {
   },
 };
 
-/** Each metric keeps its own history: n metrics keep n times the windows' rows, refused past the bound. */
+/**
+ * The most history rows a board may keep, snapshots and archives apart: a board of one metric with its
+ * `windows` (the most a board may have) each at its largest `keep` x `top`. `archiveRecords`: the fields
+ * of the archives' records a board of several metrics keeps beside its archives (archive_lib: item ->
+ * score, one per archive row: ~68 bytes each, the row's text ~26), bounded as its archive rows are.
+ */
+export const historyRowsMost = (windows: number) => ({
+  snapshots: windows * SNAPSHOT_KEEP.max * SNAPSHOT_TOP_ITEMS.max,
+  archives: windows * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
+  archiveRecords: windows * ARCHIVE_KEEP.max * ARCHIVE_TOP_ITEMS.max,
+});
+
+/**
+ * Each metric keeps its own history: n metrics keep n times the windows' rows, refused past what a board
+ * of one metric may keep (historyRowsMost), so what Redis holds stays within it.
+ */
 function checkHistoryRows(board: string, metrics: number, histories: NonNullable<BoardSettings['histories']>): void {
+  const mostRows = historyRowsMost(histories.mostWindows);
   // A board of several metrics keeps a record of each archive row beside its archives (archive_lib).
   for (const [what, calendar] of [
     ['snapshots', false],
@@ -157,7 +175,7 @@ function checkHistoryRows(board: string, metrics: number, histories: NonNullable
   ] as const) {
     const rows =
       metrics * histories.windows.filter((h) => h.calendar === calendar).reduce((sum, h) => sum + h.keep * h.top, 0);
-    const most = histories.most[what];
+    const most = mostRows[what];
     if (rows > most) throw new InvalidInputError(METRICS_MESSAGES.historyTooLarge(board, what, rows, most));
   }
 }

@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, reader, window
+-- requires: archive, call_state, hooks, keyspace, order, reader, slot_due, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -285,14 +285,16 @@ local function begin_read(keys, args, contract)
   return err and redis.error_reply(err), header, arg, draining, keeps
 end
 
--- cross_window_of for one window (`slots_key`, `top_key`) of the call's board.
-local function cross_window(slots_key, top_key, now_sec, interval_sec, origin_sec)
-  return cross_window_of(CALL.cfg_key, slots_key, top_key, now_sec, interval_sec, origin_sec)
+-- open_read's counterpart for a write: cross_all, expiry within the header's budget, the due slots settled.
+local function open_write(windows, header)
+  local confs = cross_all(windows, header.now_sec)
+  local draining = window.expire_all(windows, header.now_sec, header.budget)
+  slot_due.settle_slot_due()
+  return confs, draining
 end
 
--- The windows (0-based index -> true) of the call's `windows` (call_state.bind_windows) that keep
--- snapshots by `confs` (what cross_all answered), or nil when none does: the others answer no
--- previous rank without a lookup.
+-- The windows (0-based index -> true) of the call's `windows` that keep snapshots by `confs` (what
+-- cross_all answered), or nil when none does: the others answer no previous rank without a lookup.
 local function snapshot_windows(windows, confs)
   if not confs then return nil end
   local keeping = {}
@@ -384,7 +386,7 @@ snapshot.CROSSING_ERROR = CROSSING_ERROR
 snapshot.stored_apart = stored_apart
 snapshot.leave_apart = leave_apart
 snapshot.cross_all = cross_all
-snapshot.cross_window = cross_window
+snapshot.open_write = open_write
 snapshot.cross_window_of = cross_window_of
 snapshot.open_read = open_read
 snapshot.begin_read = begin_read

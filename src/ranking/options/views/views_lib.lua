@@ -307,6 +307,16 @@ end
 -- Builds a view (new, changed, or whose window was remade) from its windows' slots as they are: decay
 -- and hot take each slot oldest first (hot's firstSeen is then the start of the item's oldest slot),
 -- rising every item of its two windows. Costs one pass over the window's data, once per change.
+-- `visit(view, item)` once for each item of a view's two windows (source and baseline): a view of both built.
+local function each_item_of_both(view, visit)
+  local seen = {}
+  for _, top in ipairs({ view.source_top, view.baseline_top }) do
+    for _, item in ipairs(redis.call('ZRANGE', top, 0, -1)) do
+      if not seen[item] then seen[item] = true visit(view, item) end
+    end
+  end
+end
+
 local function build_view(cfg_key, view)
   if MODES[view.mode] then return MODES[view.mode].build(view) end
   if view.mode == 'unique' then
@@ -318,18 +328,7 @@ local function build_view(cfg_key, view)
     end
     return
   end
-  if view.mode == 'rising' then
-    local seen = {}
-    for _, top in ipairs({ view.source_top, view.baseline_top }) do
-      for _, item in ipairs(redis.call('ZRANGE', top, 0, -1)) do
-        if not seen[item] then
-          seen[item] = true
-          rising_update(view, item)
-        end
-      end
-    end
-    return
-  end
+  if view.mode == 'rising' then return each_item_of_both(view, rising_update) end
   local slots_key = view.source_slots
   for _, start in ipairs(redis.call('ZRANGE', slots_key, 0, -1)) do
     local entries = redis.call('HGETALL', keyspace.sibling_key(slots_key, 'slots', 'slot:' .. start))
@@ -396,4 +395,5 @@ board_views.views_reconcile = reconcile
 -- The views' functions other modules call (segment_views_lib, board_drop_step) by name.
 board_views.views_api = function() return API end
 board_views.view_modes = MODES
+board_views.each_item_of_both = each_item_of_both
 board_views.VIEWS = VIEWS

@@ -331,12 +331,8 @@ local function retract_item(keys, args)
   if refused then return refused end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  local step = actor_log.ACTORS.begin_retraction('item', now_ms, {
-    record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
-    most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count), ledger = tonumber(arg.ledger),
-    block_until_ms = tonumber(arg.block_until_ms),
-    block_key = arg.block_key, windows = windows,
-  })
+  local step = actor_log.ACTORS.begin_retraction('item', now_ms, keys, windows, { id = arg.target, most = arg.most,
+    ledger = arg.ledger, block_until_ms = arg.block_until_ms, block_key = arg.block_key })
   step.now_sec = now_sec
   local record, item, most = step.record, step.id, step.most
   actor_log.ACTORS.bound_rebase(most)
@@ -353,14 +349,7 @@ local function retract_item(keys, args)
   redis.call('HINCRBY', record, 'amount', amount)
   if most - budget > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = budget > 0
-  if done then
-    redis.call('HDEL', item_data.item_data_key(cfg_key), item)
-    redis.call('HSET', record, 'state', 'done')
-    redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
-    actor_log.ACTORS.hold_record(cfg_key, record, actor_log.ACTORS.KEEP_SEC, now_ms)
-  end
-  local totals = redis.call('HMGET', record, 'events', 'amount')
-  return reader.answer(CALLS.retract_item, {
-    done = done and 1 or 0, taken = most - budget, events = tonumber(totals[1]), amount = tonumber(totals[2]),
-  })
+  if done then redis.call('HDEL', item_data.item_data_key(cfg_key), item) end
+  local events, amount = actor_log.ACTORS.end_retraction(record, done, now_ms)
+  return reader.answer(CALLS.retract_item, { done = done and 1 or 0, taken = most - budget, events = events, amount = amount })
 end

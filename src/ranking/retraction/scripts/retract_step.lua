@@ -98,12 +98,8 @@ local function retract_step(keys, args)
   if refused then return refused end
   local now_ms, window_count = header.now_ms, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, {
-    record = keys[2 + 2 * window_count], keys = keys, id = arg.target,
-    most = actor_log.ACTORS.step_units(tonumber(arg.most), window_count), ledger = tonumber(arg.ledger),
-    block_until_ms = tonumber(arg.block_until_ms),
-    block_key = arg.block_key, windows = windows,
-  })
+  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, keys, windows, { id = arg.target, most = arg.most,
+    ledger = arg.ledger, block_until_ms = arg.block_until_ms, block_key = arg.block_key })
   local record = step.record
   actor_log.ACTORS.bound_rebase(step.most)
   snapshot.cross_all(windows, header.now_sec)
@@ -120,13 +116,6 @@ local function retract_step(keys, args)
   taken = taken + segment_taken
   if taken > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = board_empty and segments_empty
-  if done then
-    redis.call('HSET', record, 'state', 'done')
-    redis.call('EXPIRE', record, actor_log.ACTORS.KEEP_SEC)
-    actor_log.ACTORS.hold_record(cfg_key, record, actor_log.ACTORS.KEEP_SEC, now_ms)
-  end
-  local totals = redis.call('HMGET', record, 'events', 'amount')
-  return reader.answer(CALLS.retract_step, {
-    done = done and 1 or 0, taken = taken, events = tonumber(totals[1]), amount = tonumber(totals[2]),
-  })
+  local events, amount = actor_log.ACTORS.end_retraction(record, done, now_ms)
+  return reader.answer(CALLS.retract_step, { done = done and 1 or 0, taken = taken, events = events, amount = amount })
 end

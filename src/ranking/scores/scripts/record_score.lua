@@ -24,9 +24,7 @@ local function record_score(keys, args)
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
   local item, score_arg, at_arg = arg.item, arg.score, arg.at_ms
-  local confs = snapshot.cross_all(windows, now_sec)
-  local draining = window.expire_all(windows, now_sec, header.budget)
-  slot_due.settle_slot_due()
+  local confs, draining = snapshot.open_write(windows, header)
   local at_sec = math.floor(tonumber(at_arg) / 1000)
   local covering = window.window_holds(at_sec, now_sec, windows)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end

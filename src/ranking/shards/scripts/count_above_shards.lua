@@ -1,4 +1,4 @@
--- requires: board_write, call_state, order, reader, window
+-- requires: board_write, call_state, order, reader
 -- count_above_shards: count_above summed over several shards of a sharded board that live on this Redis
 -- node, in one call instead of one per shard (the other shards' share of a write's or an item's rank).
 -- One of the scripts that read keys of several hash tags: the shards' config keys come as an argument,
@@ -28,18 +28,12 @@ local function count_above_shards(keys, args)
   for w = 1, #header.windows do
     above[w], ranked[w] = 0, 0
   end
-  for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
-    local err = window.version_error(cfg_key, header.version)
-    if err then return redis.error_reply(err) end
-    local tops = board_write.settled_tops(cfg_key, window_keys, header.windows, header.now_sec)
-    if tops then
-      for w = 1, #tops do
-        if order.listed(tops[w], scores[w]) then above[w] = above[w] + order.ahead(tops[w], scores[w], marks[w]) end
-        if with_ranked then ranked[w] = ranked[w] + order.listed_count(tops[w]) end
-      end
-    else
-      pending[#pending + 1] = s
+  local err = board_write.visit_settled(arg.shards, header, window_keys, pending, function(tops)
+    for w = 1, #tops do
+      if order.listed(tops[w], scores[w]) then above[w] = above[w] + order.ahead(tops[w], scores[w], marks[w]) end
+      if with_ranked then ranked[w] = ranked[w] + order.listed_count(tops[w]) end
     end
-  end
+  end)
+  if err then return err end
   return reader.answer(CALLS.count_above_shards, { pending = pending, above = above, ranked = ranked })
 end

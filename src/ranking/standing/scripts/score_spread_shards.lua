@@ -1,4 +1,4 @@
--- requires: board_write, call_state, order, reader, window
+-- requires: board_write, call_state, order, reader
 -- score_spread_shards: score_spread summed over the shards of a sharded board one Redis node serves, in
 -- one call instead of one per shard: their listed items, the lowest and highest listed score, and how
 -- many listed items score up to each bound. Read-only and across hash tags like count_above_shards
@@ -41,16 +41,9 @@ local function score_spread_shards(keys, args)
   for bound in string.gmatch(arg.bounds, '%S+') do bounds[#bounds + 1] = bound end
   local spread = { pending = {}, listed = 0, min = '', max = '', counts = {} }
   for b = 1, #bounds do spread.counts[b] = 0 end
-  for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
-    local err = window.version_error(cfg_key, header.version)
-    if err then return redis.error_reply(err) end
-    local tops = board_write.settled_tops(cfg_key, { arg.window_key }, header.windows, header.now_sec)
-    -- version_error read the shard's own config: its listing asks that board's hooks (order_lib).
-    if tops then
-      add_shard(spread, tops[1], bounds)
-    else
-      spread.pending[#spread.pending + 1] = s
-    end
-  end
+  local err = board_write.visit_settled(arg.shards, header, { arg.window_key }, spread.pending, function(tops)
+    add_shard(spread, tops[1], bounds)
+  end)
+  if err then return err end
   return reader.answer(CALLS.score_spread_shards, spread)
 end

@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -270,9 +270,7 @@ local function increment(keys, args)
   if err then return redis.error_reply(err) end
   local now_sec = header.now_sec
   local windows = call_state.bind_windows(2, header.window_count)
-  local confs = snapshot.cross_all(windows, now_sec)
-  local draining = window.expire_all(windows, now_sec, header.budget)
-  slot_due.settle_slot_due()
+  local confs, draining = snapshot.open_write(windows, header)
   local request = increment_begin(keys, header, arg, draining, confs, windows)
   local call = INCREMENT
   local fields = RECORD_FIELDS[arg.shape]

@@ -198,9 +198,7 @@ local function increment_batch(keys, args)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  snapshot.cross_all(windows, now_sec)
-  local draining = window.expire_all(windows, now_sec, header.budget)
-  slot_due.settle_slot_due()
+  local _, draining = snapshot.open_write(windows, header)
   local entries = reader.read_records(args, records_at, RECORD_FIELDS[arg.shape])
   local batch, refusal = batch_entries(cfg_key, entries, arg.shape ~= 'batch_pair', now_ms, windows)
   if refusal then return redis.error_reply(refusal) end

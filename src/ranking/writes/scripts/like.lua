@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, snapshot, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it, and out of at most take_back_segments of its segments: the rest over
@@ -121,9 +121,7 @@ local function like(keys, args)
   if answer then return answer end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(3, window_count)
-  snapshot.cross_all(windows, now_sec)
-  local draining = window.expire_all(windows, now_sec, header.budget)
-  slot_due.settle_slot_due()
+  local _, draining = snapshot.open_write(windows, header)
   likes.prune_likes(likes_key, windows, now_sec, header.budget)
   local item = arg.item
   local member = item .. '\31' .. arg.user
