@@ -11,6 +11,8 @@ import {
   MODERATED_ITEMS_PER_SHARD,
   QUEUE_DEPTH_ITEMS,
 } from '../../src/ranking/core/ranking.limits';
+import { ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD } from '../../src/ranking/options/calendar/calendar.limits';
+import { AppConfig } from '../../src/common/config';
 import { MODERATED_GROUP_IDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
@@ -109,6 +111,8 @@ const hideArchiveRows =
     await context.send(cleared ? { ...hide('c0'), path: at(0) } : { method: 'DELETE', path: at(0) }, 'admin');
     context.state.set('archiveRowsHidden', cleared ? 'hidden' : 'cleared');
   };
+/** Rows of a period one archive read call passes over for its hidden positions (the default EXPIRE_CHUNK). */
+const INDEX_ROWS_PER_CALL = ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD * new AppConfig().EXPIRE_CHUNK;
 /** The last page (1 000 rows) of the calendar board's newest day. */
 const lastArchivePage = (context: HarnessContext): HttpRequest =>
   get(`/boards/wc-cal/archive?window=day&offset=${Math.max(0, context.sizes.periodRows - 1000)}&limit=1000`);
@@ -150,7 +154,7 @@ const KEPT_LISTING_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archive',
-    worst: `the last page of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} of its items hidden, spread over it, just after a moderation change: the period's hidden positions found again in one pass over its rows, the page cut by them`,
+    worst: `the last page of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} of its items hidden, spread over it, just after a moderation change: the period's hidden positions found again in a pass over its rows taken in calls of at most ${INDEX_ROWS_PER_CALL} rows (each a read of the client's budget), the page cut by them in the last`,
     prepare: hideArchiveRows(MODERATED_ITEMS_PER_SHARD - 1),
     request: lastArchivePage,
     times: 1,

@@ -8,7 +8,13 @@ import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import type { WindowConfig } from '../core/window-math';
-import { ARCHIVES_PER_CUT_READ } from '../options/calendar/calendar.limits';
+import {
+  ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD,
+  ARCHIVES_PER_CUT_READ,
+  archiveIndexCalls,
+  CALENDAR_MESSAGES as C,
+} from '../options/calendar/calendar.limits';
+import { WindowDrainingError } from '../../common/errors';
 import { RankingSettings } from '../core/ranking.settings';
 import { HistoryStore } from '../history/history.store';
 import { type ArchivePage, type ArchiveReadReply, type ArchiveRows, CalendarFunctions } from './calendar.functions';
@@ -19,6 +25,8 @@ export interface ArchivesAsk {
   latestSec: number | undefined;
   most: number;
   rows: ArchiveRows;
+  /** Charges the client's read budget for each call past the first (a one-shard board's pass, below). */
+  admit?: (reads: number) => void;
 }
 
 /** Calendar windows' archives as stored, merged over a sharded board's shards. */
@@ -87,23 +95,7 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
     ask: ArchivesAsk,
     { shown = true } = {},
   ): Promise<{ keeps: boolean; draining: boolean; archives: ArchivePage[] }> {
-    const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
-    // One shard holds the board's every row: it answers the page of the rows shown now itself.
-    const shownPage = shown && !board.sharded;
-    const replies = await Promise.all(
-      board.shards.map((shard) =>
-        guard(
-          this.functions.call(this.fns.archiveRead, {
-            ...boardCall(board, shard, nowMs, this.budgetFields),
-            window,
-            latestSec: ask.latestSec,
-            most: ask.most,
-            rows,
-            shownPage,
-          }),
-        ),
-      ),
-    );
+    const replies = await replyOf(this, { board, window, nowMs, ask, shown });
     if (!replies.some((reply) => reply.keeps)) return { keeps: false, draining: false, archives: [] };
     // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
     if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
@@ -114,6 +106,47 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
       draining: false,
       archives: mergedPages(replies, window, ask, { ascending: ascendingScores(board.config), moderated }),
     };
+  }
+}
+
+/**
+ * Each shard's reply to an archive read of `ask`. One shard holds the board's every row: on a moderated
+ * board it answers the page of the rows shown now itself, from the positions of the rows left out now,
+ * which the first read after a moderation change finds in a pass over the period of at most
+ * `indexRows` rows a call (archive_read.lua): the read calls again while the pass has not reached its
+ * page, each call a read of the client's budget, at most archiveIndexCalls; past them (a moderation
+ * change or a retraction between the calls started the pass again) a 503 WINDOW_DRAINING.
+ */
+async function replyOf(
+  store: ArchivesStore,
+  call: { board: PreparedBoard; window: WindowConfig; nowMs: number; ask: ArchivesAsk; shown: boolean },
+): Promise<ArchiveReadReply[]> {
+  const { board, window, nowMs, ask } = call;
+  const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
+  const shownPage = call.shown && !board.sharded;
+  const indexRows = ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD * store.budgetFields;
+  const read = () =>
+    Promise.all(
+      board.shards.map((shard) =>
+        guard(
+          store.functions.call(store.fns.archiveRead, {
+            ...boardCall(board, shard, nowMs, store.budgetFields),
+            window,
+            latestSec: ask.latestSec,
+            most: ask.most,
+            rows,
+            shownPage,
+            indexRows,
+          }),
+        ),
+      ),
+    );
+  for (let calls = 1; ; calls++) {
+    const replies = await read();
+    if (!replies.some((reply) => reply.indexing)) return replies;
+    if (calls >= archiveIndexCalls(indexRows))
+      throw new WindowDrainingError(C.archiveIndexing(board.config.name, calls));
+    ask.admit?.(1);
   }
 }
 
