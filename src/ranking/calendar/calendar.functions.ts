@@ -13,7 +13,10 @@ export interface ArchivePage {
   skipped: number;
   /** Rows ranked strictly ahead of the first answered: its competition rank - 1. */
   ahead: number;
-  /** Whether the shard holds rows after these. */
+  /**
+   * Whether the shard holds rows after these (on a moderated sharded board: that it stopped at its
+   * most rows before its page's end, so rows nobody read follow).
+   */
   more: boolean;
 }
 
@@ -45,7 +48,15 @@ export interface ArchiveRows {
 
 /** An archived period as a shard answers it (archive_read.lua): its start, a page of its rows, skipped, ahead, more. */
 const ARCHIVE_PAGE = ['at', 'rows', 'skipped', 'ahead', 'more'] as const;
-const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows', 'shown_page', 'index_rows'] as const;
+const ARCHIVE_ARGS = [
+  'latest_sec',
+  'most_periods',
+  'skip_rows',
+  'most_rows',
+  'shown_page',
+  'shard_rows',
+  'index_rows',
+] as const;
 const ARCHIVE_REPLY = ['keeps', 'draining', 'indexing', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
@@ -59,6 +70,7 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
         most: number;
         rows: ArchiveRows;
         shownPage: boolean;
+        shardRows: number;
         indexRows: number;
       },
     ) => ({
@@ -67,6 +79,7 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
       skip_rows: call.rows.skip,
       most_rows: call.rows.most,
       shown_page: call.shownPage ? 1 : 0,
+      shard_rows: call.shardRows,
       index_rows: call.indexRows,
     }),
     /**

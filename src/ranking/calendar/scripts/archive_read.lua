@@ -16,6 +16,8 @@
 --   most_rows     most rows of each period answered after them
 --   shown_page    1: answer, on a moderated board, each period's page of the rows shown now (skip and
 --                 most count those rows; a one-shard board's read): archive_shown_page
+--   shard_rows    most rows of each period a shard of a moderated sharded board answers (its rows from
+--                 the top through its (skip + most + 1)-th shown one, hidden ones too): more is then 1
 --   index_rows    most rows this call's passes over periods' texts read for their exception positions
 --                 (a plain find counts 1 / FIND_SHARE of the text's rows)
 -- Reply (reader.answer, CALLS.archive_read): keeps (0|1: the window keeps archives; 0: the rest empty),
@@ -30,8 +32,9 @@
 --   of all shards' periods (ArchivesStore); moderated (0|1: the board's exceptions leave items out
 --   now and the app is to leave them out: 0 when shown_page asked), left_out (their items among the
 --   rows answered). On a moderated board each period's rows are answered, unless shown_page, from its
---   top through the (skip + most + 1)-th row shown now (0 skipped, 0 ahead, 0 more): the app (a
---   sharded board's) cuts the board's rows to its top, leaves those items out, and pages what is left.
+--   top through the (skip + most + 1)-th row shown now, at most shard_rows (0 skipped, 0 ahead, more 1
+--   when cut at shard_rows): the app (a sharded board's) cuts the board's rows to its top, leaves those
+--   items out, and pages what is left.
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The byte where row `n` (from 1) of an archive's text ends, found by its stored position ("\31<n>"
@@ -269,6 +272,21 @@ local function archive_shown_page(base, start, rows, ex, skip, most, budget)
   return page, skipped, ahead, more, spent
 end
 
+-- A sharded board's rows of a period under its exceptions (the app merges every shard's and leaves the
+-- exceptions out): from the top through the `count`-th shown row, the items left out up to there added
+-- to `left_out`, at most `most_read` rows; and whether it stopped at that bound first (rows the app then
+-- knows nothing of follow the last one answered: it answers only what ranks ahead of them).
+local function through_shown_within(ex, rows, count, most_read, left_out)
+  local shown_count, read = 0, 0
+  for at, item in string.gmatch(rows, '()' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)') do
+    if shown_count >= count then return string.sub(rows, 1, at - 1), false end
+    if read >= most_read then return string.sub(rows, 1, at - 1), true end
+    read = read + 1
+    if shown.visible(ex, item) then shown_count = shown_count + 1 else left_out[item] = true end
+  end
+  return rows, false
+end
+
 -- Each period's page (five fields: start, rows, skipped, ahead, more), the left-out items (`left_out`,
 -- when the app leaves them out) added; and whether a period's pass has not reached its page yet (its
 -- page then not answered: the app calls again), the pass taking at most `index_rows` rows in all.
@@ -283,7 +301,7 @@ local function period_pages(base, starts, ex, arg, left_out)
         page, skipped, ahead, more, spent = archive_shown_page(base, start, rows, ex, skip, most, budget)
         budget = math.max(budget - spent, 0)
       elseif ex then
-        page = shown.through_shown(ex, rows, skip + most + 1, left_out)
+        page, more = through_shown_within(ex, rows, skip + most + 1, tonumber(arg.shard_rows), left_out)
       else
         page, skipped, ahead, more = archive_page(rows, skip, most)
       end

@@ -55,6 +55,8 @@ export const CALENDAR_MESSAGES = {
     `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
   archiveTooDeep: (shards: number, end: number, most: number) =>
     `an archive page ending at row ${end} of this board of ${shards} shards reads ${shards * end} rows, more than the ${most} one read may: ask for rows above ${Math.floor(most / shards)} (offset + limit)`,
+  moderatedArchiveTooDeep: (end: number, most: number) =>
+    `the rows of this sharded board's archive down to row ${end} shown lie past the ${most} rows one read may answer (moderation leaves out many rows of one shard ahead of them): ask for rows above ${end} (offset + limit, or items)`,
   archiveIndexing: (board: string, calls: number) =>
     `board "${board}": the positions of the archived rows moderation leaves out are still being found after ${calls} calls (a moderation change or a retraction came in between); retry in a moment, the next read goes on from there`,
 };
