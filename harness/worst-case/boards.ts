@@ -314,6 +314,8 @@ export const BOARDS = {
   'wc-metcal': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES },
   /** The same on the most shards: an archive row's 7 other counts are a call per shard holding its item, then one per shard. */
   'wc-metcal64': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES, shards: 64 },
+  /** The calendar board's largest archive on 64 shards under review: every shard answers the rows not allowed ahead of a page. */
+  'wc-cal64': { windows: CALENDAR_BOARD.windows.slice(0, 1), shards: 64, moderation: { review: true } },
   'wc-tail': TAIL_BOARD,
   'wc-tail-one': TAIL_ONE_SHARD_BOARD,
   'wc-tail-kept': TAIL_KEPT_BOARD,

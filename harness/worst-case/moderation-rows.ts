@@ -11,6 +11,8 @@ import {
   MODERATED_ITEMS_PER_SHARD,
   QUEUE_DEPTH_ITEMS,
 } from '../../src/ranking/core/ranking.limits';
+import { ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD } from '../../src/ranking/options/calendar/calendar.limits';
+import { AppConfig } from '../../src/common/config';
 import { MODERATED_GROUP_IDS } from './boards';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
@@ -109,6 +111,19 @@ const hideArchiveRows =
     await context.send(cleared ? { ...hide('c0'), path: at(0) } : { method: 'DELETE', path: at(0) }, 'admin');
     context.state.set('archiveRowsHidden', cleared ? 'hidden' : 'cleared');
   };
+/** Allows `count` rows of the 64-shard review board's archived periods (its items c0 …), spread over them. */
+const allowArchiveRows =
+  (count: number) =>
+  async (context: HarnessContext): Promise<void> => {
+    const step = Math.max(1, Math.floor(context.sizes.periodRows / count));
+    for (let n = 0; n < count; n++)
+      await context.send(
+        { method: 'PUT', path: `/admin/boards/wc-cal64/moderation/items/c${n * step}`, body: { state: 'allowed' } },
+        'admin',
+      );
+  };
+/** Rows of a period one archive read call passes over for its hidden positions (the default EXPIRE_CHUNK). */
+const INDEX_ROWS_PER_CALL = ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD * new AppConfig().EXPIRE_CHUNK;
 /** The last page (1 000 rows) of the calendar board's newest day. */
 const lastArchivePage = (context: HarnessContext): HttpRequest =>
   get(`/boards/wc-cal/archive?window=day&offset=${Math.max(0, context.sizes.periodRows - 1000)}&limit=1000`);
@@ -150,7 +165,7 @@ const KEPT_LISTING_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archive',
-    worst: `the last page of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} of its items hidden, spread over it, just after a moderation change: the period's hidden positions found again in one pass over its rows, the page cut by them`,
+    worst: `the last page of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} of its items hidden, spread over it, just after a moderation change: the period's hidden positions found again in a pass over its rows taken in calls of at most ${INDEX_ROWS_PER_CALL} rows (each a read of the client's budget), the page cut by them in the last`,
     prepare: hideArchiveRows(MODERATED_ITEMS_PER_SHARD - 1),
     request: lastArchivePage,
     times: 1,
@@ -159,6 +174,13 @@ const KEPT_LISTING_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/archive',
     worst: `the last page of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} of its items hidden, spread over it, the period's hidden positions kept: a binary search and the page cut by them`,
     request: lastArchivePage,
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: `the deepest page a 64-shard review board reads (rows 213-312) of a 10 000-row period, ${MODERATED_ITEMS_PER_SHARD} of its items allowed, spread over it: each shard answers its rows from the top through its 313th allowed one, those not allowed too, at most its share of ARCHIVE_ROWS_PER_READ (312 rows; past it a 422)`,
+    prepare: allowArchiveRows(MODERATED_ITEMS_PER_SHARD),
+    request: () => get('/boards/wc-cal64/archive?window=day&offset=212&limit=100'),
+    expect: [200, 422],
   },
   {
     route: 'GET /boards/{board}/archives',

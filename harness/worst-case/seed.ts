@@ -39,7 +39,8 @@ async function batches(context: HarnessContext, board: BoardName, count: number,
 async function seedCalendar(context: HarnessContext): Promise<void> {
   const { periods, periodRows } = context.sizes;
   for (let period = 0; period < periods; period++) {
-    await batches(context, 'wc-cal', periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n }));
+    for (const board of ['wc-cal', 'wc-cal64'] as const)
+      await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n }));
     // Every metric's archive holds every item (each row's counts are found in all 8 records).
     for (const board of ['wc-metcal', 'wc-metcal64'] as const)
       for (const metric of METRIC_NAMES)
@@ -48,7 +49,7 @@ async function seedCalendar(context: HarnessContext): Promise<void> {
       await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
     await context.advanceSec(DAY_SEC);
   }
-  await drained(context, '/boards/wc-cal/archives?window=day&limit=1');
+  for (const board of ['wc-cal', 'wc-cal64']) await drained(context, `/boards/${board}/archives?window=day&limit=1`);
   for (const board of ['wc-metcal', 'wc-metcal64'])
     for (const metric of METRIC_NAMES)
       await drained(context, `/boards/${board}/archives?window=day&limit=1&metric=${metric}`);

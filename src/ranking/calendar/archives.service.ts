@@ -72,15 +72,11 @@ export class ArchivesService {
       windowName,
       { segment, metric },
       async (board, window, calendar, nowMs) => {
-        const rowsRead = board.sharded ? board.shards.length * (page.offset + page.limit) : page.limit;
-        if (rowsRead > ARCHIVE_ROWS_PER_READ) {
-          const end = page.offset + page.limit;
-          throw new RequestTooCostlyError(C.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
-        }
-        const rows = { skip: page.offset, most: page.limit };
-        const { archives, draining } = await this.kept(board, window, nowMs, { latestSec: atSec, most: 1, rows });
+        refuseDeepPage(board, page);
+        const ask = { latestSec: atSec, most: 1, rows: { skip: page.offset, most: page.limit }, admit };
+        const { archives, draining } = await this.kept(board, window, nowMs, ask);
         if (draining) return DRAINING;
-        const period = archives[0] && periodOf(board, calendar, archives[0], rows);
+        const period = archives[0] && periodOf(board, calendar, archives[0], ask.rows);
         if (!period || (atSec !== undefined && atSec >= period.to)) {
           throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
         }
@@ -117,7 +113,7 @@ export class ArchivesService {
       { segment, metric },
       async (board, window, calendar, nowMs) => {
         const latestSec = cursor === undefined ? undefined : cursor - 1;
-        const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod) };
+        const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod), admit };
         const { archives, draining } = await this.kept(board, window, nowMs, ask);
         if (draining) return DRAINING;
         const starts = archives.map((archive) => archive.atSec);
@@ -186,6 +182,13 @@ export class ArchivesService {
 function settled<T extends object>(board: string, answer: T | typeof DRAINING): T {
   if ('draining' in answer) throw new WindowDrainingError(M.windowDraining(board, MAX_READ_DRAIN_CALLS));
   return answer;
+}
+
+/** A page of a sharded board whose shards would answer more than ARCHIVE_ROWS_PER_READ rows: 422. */
+function refuseDeepPage(board: PreparedBoard, page: { offset: number; limit: number }): void {
+  const end = page.offset + page.limit;
+  if (board.sharded && board.shards.length * end > ARCHIVE_ROWS_PER_READ)
+    throw new RequestTooCostlyError(C.archiveTooDeep(board.shards.length, end, ARCHIVE_ROWS_PER_READ));
 }
 
 function calendarOf(board: string, window: WindowConfig): CalendarSpec {

@@ -8,7 +8,14 @@ import { boardCall } from '../core/script-call';
 import { mergeListings } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import type { WindowConfig } from '../core/window-math';
-import { ARCHIVES_PER_CUT_READ } from '../options/calendar/calendar.limits';
+import {
+  ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD,
+  ARCHIVE_ROWS_PER_READ,
+  ARCHIVES_PER_CUT_READ,
+  archiveIndexCalls,
+  CALENDAR_MESSAGES as C,
+} from '../options/calendar/calendar.limits';
+import { RequestTooCostlyError, WindowDrainingError } from '../../common/errors';
 import { RankingSettings } from '../core/ranking.settings';
 import { HistoryStore } from '../history/history.store';
 import { type ArchivePage, type ArchiveReadReply, type ArchiveRows, CalendarFunctions } from './calendar.functions';
@@ -19,6 +26,8 @@ export interface ArchivesAsk {
   latestSec: number | undefined;
   most: number;
   rows: ArchiveRows;
+  /** Charges the client's read budget for each call past the first (a one-shard board's pass, below). */
+  admit?: (reads: number) => void;
 }
 
 /** Calendar windows' archives as stored, merged over a sharded board's shards. */
@@ -87,23 +96,7 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
     ask: ArchivesAsk,
     { shown = true } = {},
   ): Promise<{ keeps: boolean; draining: boolean; archives: ArchivePage[] }> {
-    const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
-    // One shard holds the board's every row: it answers the page of the rows shown now itself.
-    const shownPage = shown && !board.sharded;
-    const replies = await Promise.all(
-      board.shards.map((shard) =>
-        guard(
-          this.functions.call(this.fns.archiveRead, {
-            ...boardCall(board, shard, nowMs, this.budgetFields),
-            window,
-            latestSec: ask.latestSec,
-            most: ask.most,
-            rows,
-            shownPage,
-          }),
-        ),
-      ),
-    );
+    const replies = await replyOf(this, { board, window, nowMs, ask, shown });
     if (!replies.some((reply) => reply.keeps)) return { keeps: false, draining: false, archives: [] };
     // A shard still taking an archive lists its period later: the read is sent again (RankedSources).
     if (replies.some((reply) => reply.draining)) return { keeps: true, draining: true, archives: [] };
@@ -118,18 +111,83 @@ export class ArchivesStore extends sliceStore(CalendarFunctions) {
 }
 
 /**
+ * Each shard's reply to an archive read of `ask`. One shard holds the board's every row: on a moderated
+ * board it answers the page of the rows shown now itself, from the positions of the rows left out now,
+ * which the first read after a moderation change finds in a pass over the period of at most
+ * `indexRows` rows a call (archive_read.lua): the read calls again while the pass has not reached its
+ * page, each call a read of the client's budget, at most archiveIndexCalls; past them (a moderation
+ * change or a retraction between the calls started the pass again) a 503 WINDOW_DRAINING.
+ */
+async function replyOf(
+  store: ArchivesStore,
+  call: { board: PreparedBoard; window: WindowConfig; nowMs: number; ask: ArchivesAsk; shown: boolean },
+): Promise<ArchiveReadReply[]> {
+  const { board, window, nowMs, ask } = call;
+  const rows = board.sharded ? { skip: 0, most: ask.rows.skip + ask.rows.most } : ask.rows;
+  const shownPage = call.shown && !board.sharded;
+  const indexRows = ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD * store.budgetFields;
+  // A moderated sharded board's shards answer hidden rows too: each at most its share of the read's rows.
+  const shardRows = Math.max(1, Math.floor(ARCHIVE_ROWS_PER_READ / (board.shards.length * ask.most)));
+  const read = () =>
+    Promise.all(
+      board.shards.map((shard) =>
+        guard(
+          store.functions.call(store.fns.archiveRead, {
+            ...boardCall(board, shard, nowMs, store.budgetFields),
+            window,
+            latestSec: ask.latestSec,
+            most: ask.most,
+            rows,
+            shownPage,
+            shardRows,
+            indexRows,
+          }),
+        ),
+      ),
+    );
+  for (let calls = 1; ; calls++) {
+    const replies = await read();
+    // Each shard past the first of a moderated sharded board's read is a read of the client's budget.
+    if (board.sharded && replies.some((reply) => reply.leftOut !== null)) ask.admit?.(board.shards.length - 1);
+    if (!replies.some((reply) => reply.indexing)) return replies;
+    if (calls >= archiveIndexCalls(indexRows))
+      throw new WindowDrainingError(C.archiveIndexing(board.config.name, calls));
+    ask.admit?.(1);
+  }
+}
+
+/**
  * A moderated board's pages: the rows of each period merged and cut to the window's top as stored,
  * those left out now taken out, `skip` + `most` of the rest answered. Each shard answered its rows
  * through its (skip + most + 1)-th shown one, so the board's first skip + most + 1 shown rows and every
- * row ahead of them are among these: the cut to the top and `more` are exact.
+ * row ahead of them are among these: the cut to the top and `more` are exact. A shard that stopped at
+ * its most rows first (`more`) leaves unread rows after its last: only the merged rows up to the
+ * first such last row are known, and a page that needs rows past them is refused (422).
  */
-function shownPages(replies: ArchiveReadReply[], starts: number[], ask: ArchivesAsk, merge: PeriodMerge) {
-  const leftOut = new Set(replies.flatMap((reply) => reply.leftOut ?? []));
+function shownPages(pages: PeriodPages, starts: number[], ask: ArchivesAsk, merge: PeriodMerge) {
+  const leftOut = new Set(pages.replies.flatMap((reply) => reply.leftOut ?? []));
   const end = ask.rows.skip + ask.rows.most;
   return starts.map((atSec) => {
-    const shown = merge(atSec).filter((row) => !leftOut.has(row.item));
+    const merged = merge(atSec);
+    const cutAt = (pages.byStart.get(atSec) ?? [])
+      .filter((page) => page.more && page.rows.length > 0)
+      .map((page) => merged.indexOf(page.rows[page.rows.length - 1]))
+      .filter((at) => at >= 0);
+    // Rows through the first cut shard's last are known; none of the board's top follows when it is the last.
+    const knownRows = Math.min(pages.top, ...cutAt.map((at) => at + 1));
+    const shown = merged.slice(0, knownRows).filter((row) => !leftOut.has(row.item));
+    if (knownRows < pages.top && shown.length <= end)
+      throw new RequestTooCostlyError(C.moderatedArchiveTooDeep(end, ARCHIVE_ROWS_PER_READ));
     return { atSec, rows: shown.slice(0, end), skipped: 0, ahead: 0, more: shown.length > end };
   });
+}
+
+/** Every shard's reply to a read, and each period's shard pages. */
+interface PeriodPages {
+  replies: ArchiveReadReply[];
+  byStart: Map<number, ArchivePage[]>;
+  /** The window's top: rows of a period as stored. */
+  top: number;
 }
 
 /** A period's rows over every shard's page, best first, cut to the window's top. */
@@ -162,7 +220,7 @@ function mergedPages(
       (byStart.get(atSec) ?? []).map((page) => page.rows),
       ascending,
     ).slice(0, top);
-  if (moderated) return shownPages(replies, starts, ask, merge);
+  if (moderated) return shownPages({ replies, byStart, top }, starts, ask, merge);
   const end = Math.min(top, ask.rows.skip + ask.rows.most);
   return starts.map((atSec) => {
     const pages = byStart.get(atSec) ?? [];

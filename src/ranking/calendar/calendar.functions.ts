@@ -13,7 +13,10 @@ export interface ArchivePage {
   skipped: number;
   /** Rows ranked strictly ahead of the first answered: its competition rank - 1. */
   ahead: number;
-  /** Whether the shard holds rows after these. */
+  /**
+   * Whether the shard holds rows after these (on a moderated sharded board: that it stopped at its
+   * most rows before its page's end, so rows nobody read follow).
+   */
   more: boolean;
 }
 
@@ -22,6 +25,11 @@ export interface ArchiveReadReply {
   keeps: boolean;
   /** An archive of a closed period is still being taken in chunks (archive_lib.lua): not listed yet. */
   draining: boolean;
+  /**
+   * A period's pass for the positions of the rows left out now (shownPage) has not reached its page:
+   * that period is not answered; the next call goes on from where this one stopped.
+   */
+  indexing: boolean;
   kept: number[];
   archives: ArchivePage[];
   /**
@@ -40,8 +48,16 @@ export interface ArchiveRows {
 
 /** An archived period as a shard answers it (archive_read.lua): its start, a page of its rows, skipped, ahead, more. */
 const ARCHIVE_PAGE = ['at', 'rows', 'skipped', 'ahead', 'more'] as const;
-const ARCHIVE_ARGS = ['latest_sec', 'most_periods', 'skip_rows', 'most_rows', 'shown_page'] as const;
-const ARCHIVE_REPLY = ['keeps', 'draining', 'kept', 'periods', 'moderated', 'left_out'] as const;
+const ARCHIVE_ARGS = [
+  'latest_sec',
+  'most_periods',
+  'skip_rows',
+  'most_rows',
+  'shown_page',
+  'shard_rows',
+  'index_rows',
+] as const;
+const ARCHIVE_REPLY = ['keeps', 'draining', 'indexing', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
 /** Calendar windows' archives: each closed period's final standings, as one shard stored them. */
 export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
@@ -49,13 +65,22 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
     args: ARCHIVE_ARGS,
     reply: ARCHIVE_REPLY,
     values: (
-      call: WindowCall & { latestSec: number | undefined; most: number; rows: ArchiveRows; shownPage: boolean },
+      call: WindowCall & {
+        latestSec: number | undefined;
+        most: number;
+        rows: ArchiveRows;
+        shownPage: boolean;
+        shardRows: number;
+        indexRows: number;
+      },
     ) => ({
       latest_sec: call.latestSec,
       most_periods: call.most,
       skip_rows: call.rows.skip,
       most_rows: call.rows.most,
       shown_page: call.shownPage ? 1 : 0,
+      shard_rows: call.shardRows,
+      index_rows: call.indexRows,
     }),
     /**
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:
@@ -66,6 +91,7 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
       return {
         keeps: reply.flag('keeps'),
         draining: reply.flag('draining'),
+        indexing: reply.flag('indexing'),
         leftOut: reply.flag('moderated') ? leftOut.strings() : null,
         kept: reply.nested('kept').intsFrom(0),
         archives: reply

@@ -16,8 +16,14 @@
 --   most_rows     most rows of each period answered after them
 --   shown_page    1: answer, on a moderated board, each period's page of the rows shown now (skip and
 --                 most count those rows; a one-shard board's read): archive_shown_page
+--   shard_rows    most rows of each period a shard of a moderated sharded board answers (its rows from
+--                 the top through its (skip + most + 1)-th shown one, hidden ones too): more is then 1
+--   index_rows    most rows this call's passes over periods' texts read for their exception positions
+--                 (a plain find counts 1 / FIND_SHARE of the text's rows)
 -- Reply (reader.answer, CALLS.archive_read): keeps (0|1: the window keeps archives; 0: the rest empty),
---   draining (0|1: an archive of this shard is still being taken: its period is not listed yet), kept
+--   draining (0|1: an archive of this shard is still being taken: its period is not listed yet), indexing
+--   (0|1: shown_page asked and a period's pass for its exception positions stopped before its page: that
+--   period is not answered, the next call goes on), kept
 --   (the start of every period this shard keeps, unix s, oldest first), periods (per period, newest
 --   first, five entries: its start, its rows ("\30<item>\31<score>\31<position>" best first), the rows
 --   skipped before them, the rows ranked strictly ahead of the first (its competition rank - 1),
@@ -26,8 +32,9 @@
 --   of all shards' periods (ArchivesStore); moderated (0|1: the board's exceptions leave items out
 --   now and the app is to leave them out: 0 when shown_page asked), left_out (their items among the
 --   rows answered). On a moderated board each period's rows are answered, unless shown_page, from its
---   top through the (skip + most + 1)-th row shown now (0 skipped, 0 ahead, 0 more): the app (a
---   sharded board's) cuts the board's rows to its top, leaves those items out, and pages what is left.
+--   top through the (skip + most + 1)-th row shown now, at most shard_rows (0 skipped, 0 ahead, more 1
+--   when cut at shard_rows): the app (a sharded board's) cuts the board's rows to its top, leaves those
+--   items out, and pages what is left.
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The byte where row `n` (from 1) of an archive's text ends, found by its stored position ("\31<n>"
@@ -71,21 +78,25 @@ end
 -- rows in a period's text (its "exception positions", sorted) map a shown row to its stored position by
 -- a binary search, and the page is cut out by its rows' stored positions (archive_row_end), the
 -- exceptions' rows within it left out. They are kept per period in <base>archshown (archive_lib's
--- shown_index_key): period start -> "<stamp> <text bytes> <rows> <position>,...", where the stamp names
--- the exceptions they were found for (a review board's allowed items, else the hidden ones). A period's
--- text is never rewritten but shorter (a retraction or a cut takes rows out) and a new archive of the
--- same start drops its entry, so an entry of the same stamp and length is exact; any other is found
--- again: by one plain find per exception when few (a find costs about FIND_SHARE of a pass), else by
--- one pass over the rows, or (a shallow page) by the scan from the top through the page, which keeps
--- the entry when it reached the end.
+-- shown_index_key): period start -> "<stamp> <text bytes> <rows scanned> <next byte> <position>,...",
+-- where the stamp names the exceptions they were found for (a review board's allowed items, else the
+-- hidden ones). A period's text is never rewritten but shorter (a retraction or a cut takes rows out)
+-- and a new archive of the same start drops its entry, so an entry of the same stamp and length is
+-- exact for the rows it scanned, and complete once its next byte is past the text; any other is found
+-- again: by one plain find per exception when few and a call's step holds them all (a find costs about
+-- FIND_SHARE of a pass), else by a pass over the rows from the top taken in steps of at most the call's
+-- index_rows, each kept where it stopped, so whichever read comes next (this request's next call, or
+-- another's) goes on from there. A page is answered once the rows scanned hold its last shown row and
+-- the one after it; a deep page waits for the pass (the reply's `indexing`: the app calls again).
 local FIND_SHARE = 50
 
--- The exceptions `ex` (shown_lib's) as one stamp: their mode and their items in byte order.
+-- The exceptions `ex` (shown_lib's) as one stamp: their mode and their items in byte order ("2": the
+-- entry's format, so an entry of another format is never read as this one's).
 local function exceptions_stamp(ex)
   local items = {}
   for i, item in ipairs(ex.list) do items[i] = item end
   table.sort(items)
-  return redis.sha1hex((ex.only and 'only' or 'out') .. archive.SNAP_ROW .. table.concat(items, archive.SNAP_ROW))
+  return redis.sha1hex('2' .. (ex.only and 'only' or 'out') .. archive.SNAP_ROW .. table.concat(items, archive.SNAP_ROW))
 end
 
 -- The last row's stored position: how many rows the text holds.
@@ -108,55 +119,69 @@ local function positions_found(rows, ex)
   return found
 end
 
--- The exceptions' positions among the rows from the top through the `want`-th shown one (all rows
--- when nil), one step per row; and whether the scan reached the text's end (the positions complete).
-local function positions_scanned(rows, ex, want)
-  local found, position, shown_count, items = {}, 0, 0, ex.items
-  local item_pattern = archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)'
-  if not want then
-    for item in string.gmatch(rows, item_pattern) do
-      position = position + 1
-      if items[item] then found[#found + 1] = position end
-    end
-    return found, true
-  end
-  for item in string.gmatch(rows, item_pattern) do
-    if shown_count >= want then return found, false end
-    position = position + 1
-    if items[item] then found[#found + 1] = position end
-    if shown.visible(ex, item) then shown_count = shown_count + 1 end
-  end
-  return found, true
+-- The rows shown now among those a scan read (review board: the allowed ones it found).
+local function shown_scanned(scan, only)
+  return only and #scan.found or scan.scanned - #scan.found
 end
 
--- The exception positions of the period at `start` (`ex.entries`: the kept ones, read for the call's
--- periods at once) and whether they are all of them: a stale entry is found again and kept, or, when
--- a scan through the `want`-th shown row costs less than finding them all, only that scan's are.
-local function exception_positions(base, start, rows, ex, want)
-  local stamp, bytes = ex.stamp, #rows
+-- One step of the pass: reads on from `scan.next_byte`, at most `budget` rows, stopping once the rows
+-- read hold `want` shown rows; each exception's position is added to `scan.found`. Returns the rows
+-- read. (One gmatch over the rest of the text: a copy of it costs less than a match per row.)
+local function scan_step(rows, ex, scan, want, budget)
+  local offset, found, items, only = scan.next_byte - 1, scan.found, ex.items, ex.only
+  local rest = offset > 0 and string.sub(rows, scan.next_byte) or rows
+  local read, shown_count = 0, shown_scanned(scan, only)
+  for at, item in string.gmatch(rest, '()' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)') do
+    if read >= budget or shown_count >= want then
+      scan.next_byte = offset + at
+      return read
+    end
+    scan.scanned, read = scan.scanned + 1, read + 1
+    if items[item] then found[#found + 1] = scan.scanned end
+    if (items[item] == true) == only then shown_count = shown_count + 1 end
+  end
+  scan.next_byte = #rows + 1
+  return read
+end
+
+-- The kept scan of the period at `start` (`ex.entries`: the entries read for the call's periods at
+-- once) when it was made for these exceptions and this text; nil otherwise.
+local function kept_scan(ex, start, bytes)
   local entry = ex.entries[start]
-  if entry then
-    local held_stamp, held_bytes, list = string.match(entry, '^(%x+) (%d+) %d+ ?(.*)$')
-    if held_stamp == stamp and tonumber(held_bytes) == bytes then
-      local found = {}
-      for position in string.gmatch(list, '%d+') do found[#found + 1] = tonumber(position) end
-      return found, true
+  if not entry then return nil end
+  local stamp, held_bytes, scanned, next_byte, list = string.match(entry, '^(%x+) (%d+) (%d+) (%d+) ?(.*)$')
+  if stamp ~= ex.stamp or tonumber(held_bytes) ~= bytes then return nil end
+  local found = {}
+  for position in string.gmatch(list, '%d+') do found[#found + 1] = tonumber(position) end
+  return { found = found, scanned = tonumber(scanned), next_byte = tonumber(next_byte) }
+end
+
+-- The exception positions of the period at `start` for a page ending at its `want`-th shown row,
+-- within `budget` rows of work: the positions, whether they are all of them, whether they reach past
+-- the page (else the pass goes on in the next call), and the budget spent. Every step is kept.
+local function exception_positions(base, start, rows, ex, want, budget)
+  local bytes, held = #rows, rows_held(rows)
+  local scan, spent, changed = kept_scan(ex, start, bytes), 0, false
+  if not scan then
+    local finds_cost = held * #ex.list / FIND_SHARE
+    changed = #ex.list < FIND_SHARE and finds_cost <= budget and want + #ex.list >= finds_cost / 2
+    if changed then
+      scan, spent = { found = positions_found(rows, ex), scanned = held, next_byte = bytes + 1 }, finds_cost
+    else
+      scan = { found = {}, scanned = 0, next_byte = 1 }
     end
   end
-  local held, found, complete = rows_held(rows), nil, true
-  local finding = #ex.list < FIND_SHARE
-  local whole = finding and held * #ex.list / FIND_SHARE or held
-  if want + #ex.list < whole / 2 then
-    found, complete = positions_scanned(rows, ex, want)
-  elseif finding then
-    found = positions_found(rows, ex)
-  else
-    found = positions_scanned(rows, ex, nil)
+  if scan.next_byte <= bytes then
+    -- One more than the page: the row after it tells whether shown rows follow.
+    local read = scan_step(rows, ex, scan, want + 1, budget)
+    spent, changed = spent + read, changed or read > 0
   end
-  if complete then
-    archive.shown_index_set(base, start, table.concat({ stamp, bytes, held, table.concat(found, ',') }, ' '))
+  if changed then
+    local entry = { ex.stamp, bytes, scan.scanned, scan.next_byte, table.concat(scan.found, ',') }
+    archive.shown_index_set(base, start, table.concat(entry, ' '))
   end
-  return found, complete
+  local complete = scan.next_byte > bytes
+  return scan.found, complete, complete or shown_scanned(scan, ex.only) > want, spent
 end
 -- How many of the sorted `positions` are below `position` (binary search).
 local function count_below(positions, position)
@@ -233,12 +258,60 @@ end
 
 -- A one-shard board's page of a period under its exceptions: the shown rows asked, ranked among the
 -- rows shown now (the exception positions of the period: exception_positions).
-local function archive_shown_page(base, start, rows, ex, skip, most)
-  if rows == '' then return rows, skip, skip, false end
+-- Also returns the index budget it spent; nil for the page while the period's pass has not reached it.
+local function archive_shown_page(base, start, rows, ex, skip, most, budget)
+  if rows == '' then return rows, skip, skip, false, 0 end
   local _, positioned = snaprows.row_at(rows, 1)
-  if not positioned then return shown_rows(rows, ex) end
-  local positions, complete = exception_positions(base, start, rows, ex, skip + most + 1)
-  return shown_page(rows, ex, positions, complete, skip, most)
+  if not positioned then
+    local page, skipped, ahead, more = shown_rows(rows, ex)
+    return page, skipped, ahead, more, 0
+  end
+  local positions, complete, covered, spent = exception_positions(base, start, rows, ex, skip + most, budget)
+  if not covered then return nil, 0, 0, false, spent end
+  local page, skipped, ahead, more = shown_page(rows, ex, positions, complete, skip, most)
+  return page, skipped, ahead, more, spent
+end
+
+-- A sharded board's rows of a period under its exceptions (the app merges every shard's and leaves the
+-- exceptions out): from the top through the `count`-th shown row, the items left out up to there added
+-- to `left_out`, at most `most_read` rows; and whether it stopped at that bound first (rows the app then
+-- knows nothing of follow the last one answered: it answers only what ranks ahead of them).
+local function through_shown_within(ex, rows, count, most_read, left_out)
+  local shown_count, read = 0, 0
+  for at, item in string.gmatch(rows, '()' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)') do
+    if shown_count >= count then return string.sub(rows, 1, at - 1), false end
+    if read >= most_read then return string.sub(rows, 1, at - 1), true end
+    read = read + 1
+    if shown.visible(ex, item) then shown_count = shown_count + 1 else left_out[item] = true end
+  end
+  return rows, false
+end
+
+-- Each period's page (five fields: start, rows, skipped, ahead, more), the left-out items (`left_out`,
+-- when the app leaves them out) added; and whether a period's pass has not reached its page yet (its
+-- page then not answered: the app calls again), the pass taking at most `index_rows` rows in all.
+local function period_pages(base, starts, ex, arg, left_out)
+  local skip, most, budget = tonumber(arg.skip_rows), tonumber(arg.most_rows), tonumber(arg.index_rows)
+  local periods, indexing = {}, false
+  for _, start in ipairs(starts) do
+    local rows = redis.call('GET', base .. 'snap:' .. start)
+    if rows then
+      local page, skipped, ahead, more, spent = '', 0, 0, false, 0
+      if ex and ex.stamp then
+        page, skipped, ahead, more, spent = archive_shown_page(base, start, rows, ex, skip, most, budget)
+        budget = math.max(budget - spent, 0)
+      elseif ex then
+        page, more = through_shown_within(ex, rows, skip + most + 1, tonumber(arg.shard_rows), left_out)
+      else
+        page, skipped, ahead, more = archive_page(rows, skip, most)
+      end
+      if page then
+        for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do periods[#periods + 1] = field end
+      end
+      indexing = indexing or page == nil
+    end
+  end
+  return periods, indexing
 end
 
 local function archive_read(keys, args)
@@ -246,7 +319,7 @@ local function archive_read(keys, args)
   local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.archive_read)
   if refused then return refused end
   if not conf then
-    return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, kept = {}, periods = {}, moderated = 0, left_out = {} })
+    return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, indexing = 0, kept = {}, periods = {}, moderated = 0, left_out = {} })
   end
   local _, draining = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
@@ -254,8 +327,7 @@ local function archive_read(keys, args)
   local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(arg.most_periods))
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
   for i, start in ipairs(kept) do kept[i] = tonumber(start) end
-  local periods, ex, left_out = {}, shown.exceptions_of(top_key), {}
-  local skip, most = tonumber(arg.skip_rows), tonumber(arg.most_rows)
+  local ex, left_out = shown.exceptions_of(top_key), {}
   local shown_asked = arg.shown_page == '1'
   if ex and shown_asked then
     ex.stamp, ex.entries = exceptions_stamp(ex), {}
@@ -263,25 +335,13 @@ local function archive_read(keys, args)
     local entries = #starts > 0 and redis.call('HMGET', archive.shown_index_key(base), unpack(starts)) or {}
     for i, start in ipairs(starts) do ex.entries[start] = entries[i] end
   end
-  for _, start in ipairs(starts) do
-    local rows = redis.call('GET', base .. 'snap:' .. start)
-    if rows then
-      local page, skipped, ahead, more = '', 0, 0, false
-      if ex and shown_asked then
-        page, skipped, ahead, more = archive_shown_page(base, start, rows, ex, skip, most)
-      elseif ex then
-        page = shown.through_shown(ex, rows, skip + most + 1, left_out)
-      else
-        page, skipped, ahead, more = archive_page(rows, skip, most)
-      end
-      for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do periods[#periods + 1] = field end
-    end
-  end
+  local periods, indexing = period_pages(base, starts, ex, arg, left_out)
   local items = {}
   for item in pairs(left_out) do items[#items + 1] = item end
   return reader.answer(CALLS.archive_read, {
     keeps = 1,
     draining = draining and 1 or 0,
+    indexing = indexing and 1 or 0,
     kept = kept,
     periods = periods,
     moderated = (ex and not shown_asked) and 1 or 0,

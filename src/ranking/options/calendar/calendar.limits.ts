@@ -15,6 +15,19 @@ export const ARCHIVE_PERIOD_ROWS: Bounds = { min: 1, max: 10_000 };
  * refused (422 REQUEST_TOO_COSTLY). About 1 ms of Redis per 10 000 rows cut (docs/security.md).
  */
 export const ARCHIVE_ROWS_PER_READ = 20_000;
+/**
+ * Rows of archived periods' texts one archive read call passes over for the positions of the rows
+ * moderation leaves out now, per expired-slot field of its drain budget (EXPIRE_CHUNK): at the default
+ * 100, 2 500 rows a call (archive_read.lua's steps, ~0.3 µs of Redis a row). A deep page of a one-shard
+ * board read first after a moderation change waits for the pass over its period in as many calls.
+ */
+export const ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD = 25;
+/**
+ * Calls one archive read makes while a period's pass has not reached its page (each a read of the
+ * client's budget): enough, with ARCHIVE_ROWS_PER_READ rows asked, for every row each call passes over.
+ */
+export const archiveIndexCalls = (indexRowsPerCall: number) =>
+  Math.ceil(ARCHIVE_ROWS_PER_READ / Math.max(1, indexRowsPerCall)) + 1;
 /** Archives one read of an item retraction's cut of a sharded board's archives takes (each up to `top` rows per shard). */
 export const ARCHIVES_PER_CUT_READ = 10;
 
@@ -42,4 +55,8 @@ export const CALENDAR_MESSAGES = {
     `${field} ${atSec} lies in the closed period ${fromSec}..${toSec} of every window (a calendar period takes events only while it is open)`,
   archiveTooDeep: (shards: number, end: number, most: number) =>
     `an archive page ending at row ${end} of this board of ${shards} shards reads ${shards * end} rows, more than the ${most} one read may: ask for rows above ${Math.floor(most / shards)} (offset + limit)`,
+  moderatedArchiveTooDeep: (end: number, most: number) =>
+    `the rows of this sharded board's archive down to row ${end} shown lie past the ${most} rows one read may answer (moderation leaves out many rows of one shard ahead of them): ask for rows above ${end} (offset + limit, or items)`,
+  archiveIndexing: (board: string, calls: number) =>
+    `board "${board}": the positions of the archived rows moderation leaves out are still being found after ${calls} calls (a moderation change or a retraction came in between); retry in a moment, the next read goes on from there`,
 };
