@@ -34,7 +34,7 @@ export class ArchivesController {
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`')
   @ErrorResponse(
     422,
-    `REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past ${ARCHIVE_ROWS_PER_READ} rows`,
+    `REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past ${ARCHIVE_ROWS_PER_READ} rows, or a moderated page reaching past the rows a shard may read`,
   )
   @ErrorResponse(400, 'INVALID_INPUT: the window is not a calendar window')
   @ApiOperation(operationIdOf('archive'))

@@ -5138,7 +5138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past 20000 rows */
+            /** @description REQUEST_TOO_COSTLY: on a sharded board, (offset + limit) x shards past 20000 rows, or a moderated page reaching past the rows a shard may read */
             422: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
