@@ -1,16 +1,18 @@
 /**
  * What each competition option of issue #48 adds to a write and to its natural read
- * (`npx ts-node --transpile-only bench/competition-options.ts`, about a minute): on a private
+ * (`npx ts-node --transpile-only bench/competition-options.ts`, under a minute): on a private
  * redis-server, the ranking graph as the service composes it (harness/compose-ranking.ts) at one fixed
- * time, boards of COMPETITION_BENCH_ITEMS items (default 10 000) each: a plain sum board (a day in hours),
- * the same with `order: asc`, an all-time window, a max board without and with a tiebreak, a
- * calendar-day board without and with leagues (cohorts of 30), and a member board of a group board
- * (100 groups, top 10). Each call (an increment of an existing item or a score, a top-10, GET …/rank,
- * GET …/distribution, a league read, a group board's top-10) runs COMPETITION_BENCH_CALLS times one
- * after another, in 3 interleaved rounds after a warm-up call, between CONFIG RESETSTATs: per call the
- * function calls sent, the Redis commands they ran (the same whatever the load) and their µs inside
- * Redis (INFO commandstats: wall time, which a loaded machine inflates; compare within the run), each
- * against the plain board's same call.
+ * time, boards of COMPETITION_BENCH_ITEMS items (default 10 000) each: plain sum and max boards (a day
+ * in hours), a min board of `order: asc`, a rolling and an all-time window each with maxItems, a max
+ * board with a tiebreak, a calendar-day board without and with leagues (cohorts of 30), and a member
+ * board of a group board (100 groups, top 10). Each call (an increment of an existing item or a score,
+ * a top-10, GET …/rank, GET …/distribution, a league read, a group board's top-10) runs
+ * COMPETITION_BENCH_CALLS times (default 200) one after another, in 3 interleaved rounds after a
+ * warm-up call, between CONFIG RESETSTATs: per call the function calls sent, the Redis commands they
+ * ran (the same whatever the load) and their µs inside Redis (INFO commandstats: wall time, which a
+ * loaded machine inflates), each against the plain board's same call. COMPETITION_BENCH_INSTRUCTIONS=1:
+ * the redis-server under callgrind (bench/callgrind-ranking.ts), instructions Redis executed per call in
+ * place of the µs, the same at any load (about 5 minutes at 50 calls).
  */
 import { rmSync } from 'node:fs';
 import Redis from 'ioredis';
