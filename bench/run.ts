@@ -2,7 +2,7 @@
  * `npm run bench`: starts a private redis-server, the service (dist/main.js, as `npm start` runs it)
  * and the bare floor server (bench/bare-server.ts) on free ports, measures, prints markdown tables,
  * and stops everything. Knobs: BENCH_DURATION_SEC (default 5), BENCH_REPEATS (default 5),
- * BENCH_SKIP=http,redis,functions,trending,signals,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream,leagues
+ * BENCH_SKIP=http,redis,functions,trending,signals,shards,worst,growth,memory,expiry,history,cluster,coalescing,idle,masters,stream,leagues,competition
  * to leave parts out; the leagues rollover's size: LEAGUE_BENCH_PLAYERS (default 10⁶) and the knobs of
  * bench/league-rollover.ts.
  */
@@ -15,6 +15,7 @@ import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
 import { AppConfig } from '../src/common/config';
 import { coalescingBench } from './coalescing';
+import { competitionOptionsBench } from './competition-options';
 import { functionsFixedCostBench } from './functions';
 import { functionsRankingBench } from './functions-ranking';
 import { idleBoardsBench } from './idle-boards';
@@ -84,6 +85,8 @@ async function main(): Promise<void> {
   if (!SKIP.has('stream')) await streamBench();
   // Issue #48: the rollover of 10⁶ players' leagues, on a redis-server of its own.
   if (!SKIP.has('leagues')) await leagueRolloverBench();
+  // Issue #48: a write and a read of each competition option against a plain board's, on a redis-server of its own.
+  if (!SKIP.has('competition')) await competitionOptionsBench();
 }
 
 // ---------------------------------------------------------------- HTTP: service vs bare floor

@@ -61,6 +61,19 @@ const EVERYTHING: [number, { top: number; decay: number }, Step[]] = [
   ],
 ];
 
+/**
+ * Always among the runs: one group of four scoring members, three counted at decay 0.5 (weights 1, 0.5,
+ * 0.25): the random runs seldom reach a third counted member, so a wrong third weight (0.5) passed them.
+ */
+const THIRD_MEMBER_WEIGHED: [number, { top: number; decay: number }, Step[]] = [
+  1_600_000_000_000,
+  { top: 3, decay: 0.5 },
+  [
+    ...['a', 'b', 'c', 'd'].map((item): Step => ({ kind: 'join', item, group: 'red' })),
+    ...['a', 'b', 'c', 'd'].map((item, i): Step => ({ kind: 'increment', item, amount: 4 - i })),
+  ],
+];
+
 describe.each(TOPOLOGIES)('group boards against a brute-force model (property, %s)', (topology) => {
   const setup = useRankingService(topology);
   const { clock } = setup;
@@ -92,7 +105,7 @@ describe.each(TOPOLOGIES)('group boards against a brute-force model (property, %
           await setup.ranking.deleteBoard(member);
         },
       ),
-      { numRuns: 15, examples: [EVERYTHING] },
+      { numRuns: 15, examples: [EVERYTHING, THIRD_MEMBER_WEIGHED] },
     );
     expect(listedRows).toBeGreaterThan(30); // not vacuous
   });
