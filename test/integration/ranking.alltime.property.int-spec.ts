@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
-import { expectAroundAndLookup } from '../support/ranking-reads';
+import { expectAroundAndLookup, expectRankOfScores, modelPercentile } from '../support/ranking-reads';
 
 /** A rolling and a calendar window beside the all-time one: they expire while the all-time window keeps everything. */
 const ROLLING = { name: 'w1', periodSec: 60, intervalSec: 20 };
@@ -165,12 +165,17 @@ describe.each(CASES)('all-time windows against a brute-force model (property, %s
     for (const item of ITEMS) {
       const read = await setup.ranking.item(name, window, item);
       const row = expected.find((r) => r.item === item);
-      expect({ item, rank: read.rank, score: read.score }).toEqual({
+      expect({ item, rank: read.rank, score: read.score, percentile: read.percentile }).toEqual({
         item,
         rank: row?.rank ?? null,
         score: values.get(item) ?? 0,
+        percentile: modelPercentile(expected, item),
       });
     }
     await expectAroundAndLookup(setup, { name, window, ids: [...ITEMS, 'absent'] }, expected);
+    // A record of a listed row's score (tied with its holders) and of a score just below it.
+    const probe = expected[Math.floor(expected.length / 2)]?.score ?? 1;
+    const listed = (score: number) => aggregateOf(model) !== 'sum' || score > 0;
+    await expectRankOfScores(setup.standing, { name, window, scores: [probe, probe - 0.5], listed }, expected);
   }
 });

@@ -3,7 +3,7 @@ import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
 import { GroupModel } from '../support/group-model';
 import { RankingModel } from '../support/ranking-model';
-import { expectAroundAndLookup } from '../support/ranking-reads';
+import { expectAroundAndLookup, expectRankOfScores, modelPercentile } from '../support/ranking-reads';
 
 /** Two member windows of unlike intervals: each group board ranks one, so their groups expire apart. */
 const WINDOWS = [
@@ -135,13 +135,18 @@ describe.each(TOPOLOGIES)('group boards against a brute-force model (property, %
     for (const group of [...GROUPS, 'none']) {
       const read = await setup.ranking.item(name, undefined, group);
       const row = expected.find((r) => r.item === group);
-      expect({ group, rank: read.rank, score: read.score }).toEqual({
+      expect({ group, rank: read.rank, score: read.score, percentile: read.percentile }).toEqual({
         group,
         rank: row?.rank ?? null,
         score: row?.score ?? 0,
+        percentile: modelPercentile(expected, group),
       });
     }
     // Around and lookup name the member window (the group board's one source).
     await expectAroundAndLookup(setup, { name, window, ids: [...GROUPS, 'none'] }, expected);
+    // A record of a listed group's score (tied with it) and of a score just below it.
+    const probe = expected[Math.floor(expected.length / 2)]?.score ?? 1;
+    const listed = (score: number) => score > 0;
+    await expectRankOfScores(setup.standing, { scores: [probe, probe - 0.25], name, listed }, expected);
   }
 });
