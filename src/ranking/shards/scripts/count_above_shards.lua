@@ -25,8 +25,9 @@
 
 -- The results key of each window of the shard of `cfg_key` (`window_keys`, `rules`: the call's), false
 -- for a window whose every slot expired, and whether a window with live slots holds expired ones not
--- yet drained. The cutoff is exclusive, as expire_window's (board_write.settled_tops).
-local function counted_tops(cfg_key, window_keys, rules, now_sec)
+-- yet drained: at the first such window, unless `as_they_stand` (the shard is then not counted). The
+-- cutoff is exclusive, as expire_window's (board_write.settled_tops).
+local function counted_tops(cfg_key, window_keys, rules, now_sec, as_they_stand)
   local tops, stale = {}, false
   for w, rule in ipairs(rules) do
     local live_from = window.live_from_sec(now_sec, rule.period_sec, rule.interval_sec, rule.origin_sec)
@@ -35,6 +36,7 @@ local function counted_tops(cfg_key, window_keys, rules, now_sec)
     tops[w] = base .. 'top'
     if #redis.call('ZRANGE', slots, '-inf', '(' .. live_from, 'BYSCORE', 'LIMIT', 0, 1) > 0 then
       local live = #redis.call('ZRANGE', slots, live_from, '+inf', 'BYSCORE', 'LIMIT', 0, 1) > 0
+      if live and not as_they_stand then return tops, true end
       if live then stale = true else tops[w] = false end
     end
   end
@@ -54,7 +56,7 @@ local function count_above_shards(keys, args)
   for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
     local err = window.version_error(cfg_key, header.version)
     if err then return redis.error_reply(err) end
-    local tops, stale = counted_tops(cfg_key, window_keys, header.windows, header.now_sec)
+    local tops, stale = counted_tops(cfg_key, window_keys, header.windows, header.now_sec, as_they_stand)
     if stale then pending[#pending + 1] = s end
     for w = 1, (as_they_stand or not stale) and #tops or 0 do
       local top = tops[w]
