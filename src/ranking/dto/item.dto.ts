@@ -242,7 +242,7 @@ export class IncrementResultDto {
   @ApiProperty() board!: string;
   @ApiProperty() item!: string;
   @ApiProperty(WINDOWS_SCHEMA) windows!: Record<string, StandingDto>;
-  @ApiProperty({ description: 'True while an expired slot larger than one chunk is still being subtracted' })
+  @ApiProperty({ description: 'True while expired data is left on its shard or on others counted as they stand' })
   draining!: boolean;
 }
 

@@ -7,7 +7,7 @@ import { BoardCall, boardHeader } from '../core/script-call';
 import { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
-const SHARDS_ARGS = ['window_keys', 'scores', 'marks', 'shards', 'ranked'] as const;
+const SHARDS_ARGS = ['window_keys', 'scores', 'marks', 'shards', 'ranked', 'as_they_stand'] as const;
 const SHARDS_REPLY = ['pending', 'above', 'ranked'] as const;
 
 /** One tie mark per window ("" for none): items of an equal score count when their mark is earlier. */
@@ -58,6 +58,8 @@ export const SHARDS_FUNCTIONS = functionSet('tbRank', {
       marks?: string[];
       /** Whether the listed items are counted too (`ranked`); otherwise each window's answers 0. */
       ranked: boolean;
+      /** Whether a shard with expired slots to drain is counted as it stands (then still named in `pending`). */
+      asTheyStand?: boolean;
     }) => ({
       keys: [call.shards[0].keys.cfg()],
       args: callArgs(boardHeader({ ...call, shard: call.shards[0], budgetFields: 0 }, call.windows), SHARDS_ARGS, {
@@ -67,13 +69,14 @@ export const SHARDS_FUNCTIONS = functionSet('tbRank', {
         marks: JSON.stringify(marksOf(call)),
         shards: JSON.stringify(call.shards.map((shard) => shard.keys.cfg())),
         ranked: call.ranked ? '1' : '0',
+        as_they_stand: call.asTheyStand ? '1' : '0',
       }),
     }),
     decode: (raw, call) => {
       const reply = new NamedReply('tbRankCountAboveShards', SHARDS_REPLY, raw);
       const count = call.windows.length;
       return {
-        /** Shards with expired slots not yet drained: not counted. */
+        /** Shards with expired slots to drain in a live window: not counted, or (asTheyStand) counted with them. */
         pending: reply
           .nested('pending')
           .intsFrom(0)

@@ -109,7 +109,10 @@ export interface ItemWritten {
   board: string;
   item: string;
   windows: Record<string, WindowStanding>;
-  /** True while an expired slot larger than one chunk is still being subtracted. */
+  /**
+   * True when expired data is left to subtract, the ranks off by it: a slot larger than one chunk, or
+   * another shard's past the WRITE_RANK_SHARD_DRAINS a write drains (counted as it stands).
+   */
   draining: boolean;
 }
 

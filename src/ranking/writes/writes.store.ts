@@ -7,7 +7,7 @@ import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, refusalOf, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
-import { MAX_COALESCED_INCREMENTS } from '../core/ranking.limits';
+import { MAX_COALESCED_INCREMENTS, WRITE_RANK_SHARD_DRAINS } from '../core/ranking.limits';
 import { entryCost } from '../core/write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
@@ -278,7 +278,8 @@ export class WritesStore {
 
   /**
    * Adds the items scoring above each window's score on the other shards to ranks computed on the
-   * item's own shard. The write has been applied by then, so a config change racing this read must
+   * item's own shard, draining at most WRITE_RANK_SHARD_DRAINS other shards first (the rest counted as
+   * they stand: the answer is then draining). The write has been applied by then, so a config change racing this read must
    * not reach the caller's retry (which would apply the write again): it answers a 409 saying so.
    */
   private rankOverShards(
@@ -307,8 +308,9 @@ export class WritesStore {
     try {
       const { windows } = board.config;
       const scores = own.map((s) => s.score);
+      const count = { board, except: home, windows, nowMs, scores, marks, ranked: false };
       const [others, previous] = await Promise.all([
-        this.shards.countAbove({ board, except: home, windows, nowMs, scores, marks, ranked: false }),
+        this.shards.countAbove({ ...count, drainShards: WRITE_RANK_SHARD_DRAINS }),
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {

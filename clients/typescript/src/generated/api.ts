@@ -1452,7 +1452,7 @@ export interface components {
             windows: {
                 [key: string]: components["schemas"]["StandingDto"];
             };
-            /** @description True while an expired slot larger than one chunk is still being subtracted */
+            /** @description True while expired data is left on its shard or on others counted as they stand */
             draining: boolean;
         };
         BatchEntryDto: {
@@ -1540,7 +1540,7 @@ export interface components {
             windows: {
                 [key: string]: components["schemas"]["StandingDto"];
             };
-            /** @description True while an expired slot larger than one chunk is still being subtracted */
+            /** @description True while expired data is left on its shard or on others counted as they stand */
             draining: boolean;
             userId: string;
             /** @description Whether this call changed the counts */
