@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -72,6 +72,32 @@ describe('TurnBatchedDestination', () => {
     });
     expect(child.status).toBe(3);
     expect(child.stdout).toContain('"msg":"last words"');
+  });
+
+  it('keeps the rest of a turn the pipe refused whole and first, though the next turns reuse its buffer', () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = open(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    const destination = destinationOn(writer);
+    // The pipe (64 KiB) left with room for about half a turn: the first turn's write is cut short.
+    const filler = 'f'.repeat(64 * 1024 - 1500);
+    writeSync(writer, filler);
+    const turn = (tag: string) =>
+      Array.from({ length: 5 }, (_, i) => `${JSON.stringify({ turn: tag, i, pad: 'p'.repeat(500) })}\n`);
+    const sent = [...turn('a'), ...turn('b'), ...turn('c')];
+    for (const [i, line] of sent.entries()) {
+      destination.write(line);
+      if (i % 5 === 4) destination.flushSync();
+    }
+    let text = '';
+    for (let round = 0; round < 10; round++) {
+      text += drain(reader);
+      destination.flushSync();
+    }
+    text += drain(reader);
+    expect(text.slice(0, filler.length)).toBe(filler);
+    expect(text.slice(filler.length)).toBe(sent.join(''));
   });
 
   it('never blocks on a non-blocking pipe nobody reads: lines wait up to the limit, the rest are counted and reported', async () => {

@@ -3,6 +3,9 @@ import { hostname } from 'node:os';
 import type { DestinationStream } from 'pino';
 import { LOG_PENDING_MAX_BYTES, LOG_RETRY_AFTER_MS } from './edge.limits';
 
+/** The turn buffer's size: a turn's lines up to it are encoded there, a larger turn's in a buffer of their own. */
+const TURN_BUFFER_BYTES = 64 * 1024;
+
 /**
  * The service's log output: the lines of one event-loop turn leave in one synchronous write at the end of
  * the turn. pino's default destination hands every few lines to a thread-pool write, and on a 2-core VM
@@ -18,6 +21,8 @@ export class TurnBatchedDestination implements DestinationStream {
   /** The bytes of a write the output took only part of: they go first, so lines stay whole and in order. */
   private unwritten?: Buffer;
   private pendingBytes = 0;
+  /** Where a turn's lines are encoded (pendingText), made at the first flush. */
+  private turnBuffer?: Buffer;
   private droppedLines = 0;
   private scheduled = false;
   private retryTimer?: NodeJS.Timeout;
@@ -33,8 +38,7 @@ export class TurnBatchedDestination implements DestinationStream {
       this.droppedLines++;
       return;
     }
-    this.pending.push(line);
-    this.pendingBytes += bytes;
+    this.keep(line, bytes);
     if (!this.scheduled && this.retryTimer === undefined) {
       this.scheduled = true;
       setImmediate(() => {
@@ -51,12 +55,28 @@ export class TurnBatchedDestination implements DestinationStream {
     // What the output refused goes first, alone: while it refuses, a retry copies nothing.
     if (this.unwritten !== undefined && !this.writeOrKeep(this.unwritten)) return;
     if (this.pending.length === 0 && this.droppedLines === 0) return;
-    if (this.droppedLines > 0) this.pending.push(droppedLine(this.droppedLines));
-    const text = Buffer.from(this.pending.join(''));
+    if (this.droppedLines > 0) this.keep(droppedLine(this.droppedLines));
+    const text = this.pendingText();
     this.pending = [];
     this.pendingBytes = 0;
     this.droppedLines = 0;
     this.writeOrKeep(text);
+  }
+
+  private keep(line: string, bytes = Buffer.byteLength(line)): void {
+    this.pending.push(line);
+    this.pendingBytes += bytes;
+  }
+
+  /**
+   * The pending lines' bytes, encoded into the turn buffer (kept from turn to turn) when they fit it:
+   * a new buffer per turn cost the access line of every request its bytes once more. One join, then one
+   * write: 27-30 ns a line, against 40-59 for a new buffer and 44 for a write per line (Node 26).
+   */
+  private pendingText(): Buffer {
+    if (this.pendingBytes > TURN_BUFFER_BYTES) return Buffer.from(this.pending.join(''));
+    this.turnBuffer ??= Buffer.allocUnsafe(TURN_BUFFER_BYTES);
+    return this.turnBuffer.subarray(0, this.turnBuffer.write(this.pending.join(''), 0));
   }
 
   /** Stops the exit hook (an app closed in a process that goes on, as tests do). */
@@ -88,6 +108,7 @@ export class TurnBatchedDestination implements DestinationStream {
       this.unwritten = undefined;
       return true;
     }
+    // Not a copy, though it may be in the turn buffer: flushSync encodes no new lines there before this is all out.
     this.unwritten = text.subarray(written);
     this.retryTimer = setTimeout(() => this.flushSync(), LOG_RETRY_AFTER_MS);
     this.retryTimer.unref();

@@ -16,7 +16,7 @@ interface SeriesTable<T> {
 
 interface HistogramSeries {
   labels: Labels;
-  bucketValues: Record<number, number>;
+  bucketValues: Record<string, number>;
   sum: number;
   count: number;
 }
@@ -80,6 +80,8 @@ export function histogramHandle(histogram: Histogram, labels: Labels, upperBound
     return keyOf(table, labels);
   };
   let key = made();
+  // prom-client files a bucket under its bound as a property name: made once here, not from the number on every observe.
+  const bucketKeys = upperBounds.map(String);
   return {
     observe(value: number) {
       if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
@@ -90,7 +92,7 @@ export function histogramHandle(histogram: Histogram, labels: Labels, upperBound
       // Indexed, as every per-request loop here: an unoptimised for-of allocates an iterator result per step.
       for (let i = 0; i < upperBounds.length; i++) {
         if (value <= upperBounds[i]) {
-          series.bucketValues[upperBounds[i]] += 1;
+          series.bucketValues[bucketKeys[i]] += 1;
           return;
         }
       }

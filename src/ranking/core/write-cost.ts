@@ -51,8 +51,22 @@ export interface CostedBoard extends BoardOptionsConfig {
   views: readonly unknown[];
 }
 
+/**
+ * The cost of an entry naming no segment and no actor, per board: every plain increment asks it twice
+ * (its check and its call's weight), and the options' sum behind it walks every option. A board's
+ * config is not changed in place (a change is a new config), so its cost stays.
+ */
+const plainCosts = new WeakMap<CostedBoard, number>();
+
 /** The cost units of one entry (or one item write) on `board`. */
 export function entryCost(entry: CostedEntry, board: CostedBoard): number {
+  if (entry.actor !== undefined || entry.segments?.length) return placedCost(entry, board);
+  let cost = plainCosts.get(board);
+  if (cost === undefined) plainCosts.set(board, (cost = placedCost(entry, board)));
+  return cost;
+}
+
+function placedCost(entry: CostedEntry, board: CostedBoard): number {
   const W = WRITE_COST_WEIGHTS;
   const F = SEGMENT_PLACE_FLOOR;
   const results = board.windows.length + W.view * board.views.length;

@@ -146,6 +146,37 @@ function plainAnswer(record: Reply, call: BoardCall, draining: boolean): Coalesc
 }
 
 /**
+ * plainAnswer's answer read in place from the record whose entries start at `first` (created, scores,
+ * ranks), without a Reply per record: most requests under load are plain. Undefined for any other shape
+ * (an entry missing or of another type, another count of windows), which plainAnswer then refuses in its
+ * own words.
+ */
+function plainAnswerAt(records: Reply, first: number, call: BoardCall, draining: boolean): CoalescedAnswer | undefined {
+  const created = records.entry(first);
+  const scores = joinedInts(records.entry(first + 1));
+  const ranks = joinedInts(records.entry(first + 2));
+  const windows = call.board.config.windows.length;
+  if (typeof created !== 'number' || !Number.isInteger(created) || scores?.length !== windows) return undefined;
+  if (ranks?.length !== windows) return undefined;
+  const standings = new Array<{ score: number; rank: number | null; previousRank: null }>(windows);
+  for (let w = 0; w < windows; w++) standings[w] = { score: scores[w], rank: ranks[w] || null, previousRank: null };
+  return {
+    replayed: false,
+    context: call.board.windowNames,
+    value: { draining, standings, marks: undefined },
+    created: { items: created, due_ms: 0, actor_entries: 0, segment_entries: 0 },
+  };
+}
+
+/** NamedReply.ints's reading of one field (an integer, or integers joined by commas), undefined for anything else. */
+function joinedInts(value: unknown): number[] | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? [value] : undefined;
+  if (typeof value !== 'string') return undefined;
+  const ints = value.split(',').map(Number);
+  return ints.every(Number.isInteger) ? ints : undefined;
+}
+
+/**
  * increment.lua's reply: draining, then its answers, one record per request, in order: -1 and a plain
  * request's record (plainAnswer), or the length of a general answer and that answer (incrementAnswer).
  * A plain record answers what its general answer would: outcome 0, the call's context, no due time,
@@ -166,12 +197,16 @@ export function incrementAnswers(
     // Each record: its tag, then its entries (a general answer's tag is their count).
     const tag = records.int(at);
     const length = 1 + (tag === PLAIN_RECORD ? plainLength : tag);
-    const record = records.range(at, length).headed(['tag'], 'record').rest;
-    answers.push(
-      tag === PLAIN_RECORD
-        ? plainAnswer(record, call, draining)
-        : incrementAnswer(record.expectLength(2, true), request.idem),
-    );
+    const fast = tag === PLAIN_RECORD ? plainAnswerAt(records, at + 1, call, draining) : undefined;
+    if (fast !== undefined) answers.push(fast);
+    else {
+      const record = records.range(at, length).headed(['tag'], 'record').rest;
+      answers.push(
+        tag === PLAIN_RECORD
+          ? plainAnswer(record, call, draining)
+          : incrementAnswer(record.expectLength(2, true), request.idem),
+      );
+    }
     at += length;
   }
   records.expectLength(at);
@@ -208,6 +243,10 @@ function requestArgs(
 ): { shape: IncrementShape; allowance: number | undefined; records: ScriptArg[] } {
   const plain = requests.every((request) => request.idem === undefined && isPlainEntry(request, nowMs, secondIsNow));
   const shared = requests[0]?.newItems;
+  const pair = plain && shared !== undefined && requests.every((request) => request.newItems === shared);
+  // The requests are their own rows (item, amount): no row object per request, as most calls under load are pairs.
+  if (pair)
+    return { shape: 'increment_pair', allowance: shared, records: recordArgs(WRITE_RECORDS.increment_pair, requests) };
   const rows = requests.map((request) => ({
     item: request.item,
     amount: request.amount,
@@ -223,16 +262,9 @@ function requestArgs(
     new_segment_entries: request.newSegmentEntries ?? -1,
     group: request.group,
   }));
-  const pair = plain && shared !== undefined && requests.every((request) => request.newItems === shared);
   const grouped = requests.some((request) => request.group !== undefined);
-  const shape: IncrementShape = pair
-    ? 'increment_pair'
-    : plain
-      ? 'increment_plain'
-      : grouped
-        ? 'increment_grouped'
-        : 'increment_full';
-  return { shape, allowance: pair ? shared : undefined, records: recordArgs(WRITE_RECORDS[shape], rows) };
+  const shape: IncrementShape = plain ? 'increment_plain' : grouped ? 'increment_grouped' : 'increment_full';
+  return { shape, allowance: undefined, records: recordArgs(WRITE_RECORDS[shape], rows) };
 }
 
 /**
