@@ -9,6 +9,7 @@
  * EXPIRE_BENCH_ALL=1 lists every call past ~15 M instructions with its costliest commands.
  */
 import { copyFileSync } from 'node:fs';
+import Redis, { type Command } from 'ioredis';
 import { BOARDS } from '../harness/worst-case/boards';
 import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
 import { validateConfig } from '../src/common/config';
@@ -34,29 +35,32 @@ const OVER = 15e6;
 const SCRIPT_CLIENT = '?:0';
 type Slowlog = Array<[number, number, number, string[], string]>;
 
-/** Each call of `functions` while `run` runs: its function's name and instructions (the counters dumped around it). */
-async function perCall(
-  server: Callgrind,
-  functions: RedisFunctions,
-  run: () => Promise<unknown>,
-): Promise<Array<{ name: string; ir: number }>> {
+/**
+ * Each FCALL sent while `run` runs: its function's name and instructions (the counters dumped before it
+ * is sent and once it answered). Per FCALL, not per functions.call: a call left at a snapshot boundary
+ * (TB_CROSSING) is sent again by the same functions.call.
+ */
+async function perFcall(server: Callgrind, run: () => Promise<unknown>): Promise<Array<{ name: string; ir: number }>> {
   const counted: Array<{ name: string; ir: number }> = [];
-  const call = functions.call.bind(functions);
-  functions.call = (async (...args: Parameters<typeof call>) => {
+  const proto = Redis.prototype;
+  const send = proto.sendCommand;
+  proto.sendCommand = function (this: Redis, command: Command, stream?: Parameters<typeof send>[1]) {
+    if (!/^fcall/i.test(command.name)) return send.call(this, command, stream);
     dumpCounts(server);
-    try {
-      return await call(...args);
-    } finally {
+    const sent = send.call(this, command, stream);
+    const done = () => {
       const { counts, file } = dumpCounts(server);
-      counted.push({ name: args[0].redisName, ir: counts.Ir });
+      counted.push({ name: String(command.args[0]), ir: counts.Ir });
       const keep = process.env.EXPIRE_BENCH_KEEP;
       if (keep && counts.Ir > OVER) copyFileSync(file, `${keep}/${counted.length}.cg`);
-    }
-  }) as typeof call;
+    };
+    void command.promise.then(done, done);
+    return sent;
+  };
   try {
     await run();
   } finally {
-    functions.call = call;
+    proto.sendCommand = send;
   }
   return counted;
 }
@@ -127,10 +131,10 @@ async function measure(bench: CallgrindRanking): Promise<{ passes: number; expir
   await redis.config('SET', 'slowlog-log-slower-than', '0');
   await redis.config('SET', 'slowlog-max-len', '1000000');
   await redis.slowlog('RESET');
-  const { service, functions, expiry } = await expirerOf(bench);
+  const { service, expiry } = await expirerOf(bench);
   counting(server, true);
   let passes = 0;
-  const counted = await perCall(server, functions, async () => {
+  const counted = await perFcall(server, async () => {
     for (let draining = true; draining && passes < MOST_PASSES; passes++) {
       const result = await expiry.expireDue({ leaseMs: 30_000, claimBatch: 100 });
       draining = result.stillDraining > 0;
