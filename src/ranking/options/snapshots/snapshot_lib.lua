@@ -83,9 +83,7 @@ local function sibling_windows(cfg_key, window_name)
 end
 
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
-local function snapshot_lifetime_sec(conf, interval_sec)
-  return conf.keep * interval_sec
-end
+local function snapshot_lifetime_sec(conf, interval_sec) return conf.keep * interval_sec end
 
 -- Whether the results `top_key` hold (score, tiebreak) pairs (hook tiebreak: an order when they do).
 local function keeps_pairs(top_key)
