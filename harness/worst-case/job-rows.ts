@@ -66,7 +66,7 @@ export const JOB_ROWS: WorstRow[] = [
     job: 'ranking',
     prepare: idle,
     times: 1,
-    open: '#45: an expire call of wc-cross (8 snapshotted minute windows, 8 segments of 1 000+ items) held Redis 300-800 ms with at most 752 commands under load 10-27, 17 ms at load 0.6: past REDIS_COMMAND_TIMEOUT_MS its visit fails (the pass answers 500) and the board is due again',
+    open: "#45: green at load 2-5; at load 7-14 calls of any board (wc-gone, wc-rated, wc-shards) were held 0.3-1.1 s by a stalled host, past REDIS_COMMAND_TIMEOUT_MS: the visit fails (the pass answers 500) and the board is due again. wc-cross's calls are a listing (14-16 M instructions) or a drain (~5 M), no longer both (18 M): bench/expire-instructions.ts",
     // The pass that met that timeout counts a failure: accepted while the row is open.
     expect: [200, 500],
     manyCalls: 'claims of SCHEDULER_CLAIM_BATCH boards, then each board visited in expire calls of its own',

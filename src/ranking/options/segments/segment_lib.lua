@@ -122,6 +122,8 @@ local function drain_segment(windows, name, now_ms, budget)
   local now_sec = math.floor(now_ms / 1000)
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
   if not cross_segment(windows, name, now_sec, confs, true) then return budget, now_ms, true, false end
+  -- A listing of many rows this crossing stored is the call's work: the drain is the next call's (still due).
+  if snapshot.stored_apart() then return budget, now_ms, true, true end
   local next_ms, draining = math.huge, false
   for w = 0, windows.count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
@@ -227,14 +229,13 @@ local function step_drain_state(windows, chunk, units, weigh)
 end
 
 -- The fields the drain may take next: what its units pay for, at least one while its chunk lasts.
-local function drain_fields(drain)
-  return math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / drain.weight))))
-end
+local function drain_fields(drain) return math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / drain.weight)))) end
 
 -- A drain given `fields` left `rest` of them: the fields it took come off its chunk and units.
 local function drain_spent(drain, fields, rest)
   local spent = fields - rest
   drain.chunk, drain.units = drain.chunk - spent, drain.units - spent * drain.weight
+  if spent > 0 then snapshot.note_drained() end
 end
 
 -- Drains segment `name` from what `drain` has left: false when the call's walk must end (a boundary left, a listing stored).

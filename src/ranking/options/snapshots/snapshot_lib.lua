@@ -83,9 +83,7 @@ local function sibling_windows(cfg_key, window_name)
 end
 
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
-local function snapshot_lifetime_sec(conf, interval_sec)
-  return conf.keep * interval_sec
-end
+local function snapshot_lifetime_sec(conf, interval_sec) return conf.keep * interval_sec end
 
 -- Whether the results `top_key` hold (score, tiebreak) pairs (hook tiebreak: an order when they do).
 local function keeps_pairs(top_key)
@@ -172,11 +170,12 @@ end
 -- snapshot to store; a step's drain and units) to the next call (READ_LEFT_ERROR, leave_apart): the
 -- first read or step after a boundary is then two calls of about half the work each, not one of both.
 local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 100, seq = -1, rows = 0,
-  stored_seq = -1, stored_rows = 0 }
+  stored_seq = -1, stored_rows = 0, drained_seq = -1 }
 
 -- Whether this call may store a snapshot of `rows` rows (counting them when it may).
 local function crossing_allowed(rows)
   if CROSSING.seq ~= CALL.seq then CROSSING.seq, CROSSING.rows = CALL.seq, 0 end
+  if CROSSING.drained_seq == CALL.seq and rows > CROSSING.READ_APART_ROWS then return false end
   local weight = rows + CROSSING.FIXED_ROWS
   if CROSSING.rows > 0 and CROSSING.rows + weight > CROSSING.ROWS_PER_CALL + CROSSING.FIXED_ROWS then return false end
   CROSSING.rows = CROSSING.rows + weight
@@ -384,6 +383,7 @@ snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
 snapshot.cross_boundary = cross_boundary
 snapshot.CROSSING_ERROR = CROSSING_ERROR
 snapshot.stored_apart = stored_apart
+snapshot.note_drained = function() CROSSING.drained_seq = CALL.seq end -- a step drained: no listing of many rows after
 snapshot.leave_apart = leave_apart
 snapshot.cross_all = cross_all
 snapshot.open_write = open_write

@@ -1,0 +1,102 @@
+import { composeRanking, type RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { validateConfig } from '../../src/common/config';
+import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { useRankingGraph } from '../support/ranking-graph';
+import { type LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+
+const T0 = 1_700_000_000_000;
+/** Past half a call's listing rows (snapshot_lib ROWS_PER_CALL): each listing a call of its own. */
+const ITEMS = 600;
+const SEGMENTS = ['x0', 'x1', 'x2'];
+const IDLE_MS = 14 * 86_400_000;
+const MOST_PASSES = 50;
+/** snapshot_lib's READ_APART_ROWS: a listing of more rows is a call of its own. */
+const READ_APART_ROWS = 100;
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+/** The rows a call stored as listings: each listing's previous ranks copied by ZRANGESTORE <prev> <top> 0 <last>. */
+const listedRows = ({ commands }: LoggedCall) =>
+  commands
+    .filter(([name]) => name.toLowerCase() === 'zrangestore')
+    .reduce((rows, [, , , first, last]) => rows + Number(last) - Number(first) + 1, 0);
+/** The expired fields a call drained: each a ZINCRBY of its amount taken back from a window's results. */
+const drainedFields = ({ commands }: LoggedCall) =>
+  commands.filter(([name, key, amount]) => name.toLowerCase() === 'zincrby' && /:top$/.test(key) && Number(amount) < 0)
+    .length;
+
+/**
+ * The scheduler's expiry of a board keeping snapshots, with segments, after idle weeks (issue #45, the
+ * harness's `JOB ranking-expiry` row on wc-cross): a listing of 1 000 rows costs some 13 M Redis
+ * instructions and a drain of an expire call's units about 5 M (bench/expire-instructions.ts). The call
+ * that stored a segment's last listing went on to drain that segment's windows (18 M, ~7 ms: every
+ * 8th call over wc-cross's segments). Now a listing of many rows is the only work of its call: no call
+ * both stores one and drains an expired field, and the board still drains to the end.
+ */
+describe('the expire calls of a board keeping snapshots of its segments, after idle weeks (single)', () => {
+  const clock = new FakeClock(T0);
+  const commands = new WriteCommands(clock);
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
+  let expirer: RankingGraph;
+  let redisService: RedisService;
+
+  beforeAll(async () => {
+    const { ranking } = world.graph;
+    const windows = ['1h', '2h'].map((period, w) => ({
+      name: `x${w + 1}`,
+      period,
+      interval: '1m',
+      snapshots: { keep: 2, top: 1000 },
+    }));
+    await ranking.putBoard({ name: 'cross', windows, segmentsMax: 100 });
+    const entries = Array.from({ length: ITEMS }, (_, n) => ({ item: `i${n}`, amount: ITEMS - n, segments: SEGMENTS }));
+    await ranking.incrementBatch(commands.batch({ board: 'cross', entries }));
+    // A boundary crossed by a write naming the segments: every window's mark set, their listings next.
+    clock.advanceMs(60_000);
+    await ranking.incrementBatch(
+      commands.batch({ board: 'cross', entries: [{ item: 'i1', amount: 1, segments: SEGMENTS }] }),
+    );
+    clock.advanceMs(IDLE_MS);
+    const config = validateConfig({ ...world.redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    expirer = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+  }, 120_000);
+
+  afterAll(async () => {
+    await expirer.actorWeights.onApplicationShutdown();
+    await expirer.aliases.onApplicationShutdown();
+    await expirer.retractions.onApplicationShutdown();
+    await redisService.onApplicationShutdown();
+  });
+
+  it('stores no listing of many rows in a call that drains, and drains the board to the end', async () => {
+    const node = world.redis.client as never;
+    const expiry = expirer.module.get(ExpiryService);
+    const calls: LoggedCall[] = [];
+    let passes = 0;
+    for (let draining = true; draining && passes < MOST_PASSES; passes++) {
+      await logEveryCommand(node);
+      const result = await expiry.expireDue(PASS);
+      calls.push(...(await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1]))));
+      await stopLoggingEveryCommand(node);
+      expect(result.failures).toBe(0);
+      draining = result.stillDraining > 0;
+      clock.advanceMs(1_000);
+    }
+    expect(passes).toBeLessThan(MOST_PASSES);
+    // Every window's listing of the board and of each segment was stored, each in a call of its own.
+    const listing = calls.filter((call) => listedRows(call) > READ_APART_ROWS);
+    expect(listing).toHaveLength(2 * (1 + SEGMENTS.length));
+    // Before: the call storing a segment's last listing drained 72 fields of it too.
+    expect(listing.map(drainedFields)).toEqual(listing.map(() => 0));
+    expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
+    const { ranking } = expirer;
+    expect((await ranking.top('cross', 'x2', 0, 10)).items).toEqual([]);
+    for (const segment of SEGMENTS) expect((await ranking.top('cross', 'x2', 0, 10, { segment })).items).toEqual([]);
+  }, 120_000);
+});
