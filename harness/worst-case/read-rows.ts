@@ -308,7 +308,7 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archive',
     worst:
-      'the last page a 64-shard board reads (rows 213-312) of a 10 000-row period of the last of 8 metrics: its 7 other counts would take past ARCHIVE_METRIC_CALLS_PER_READ (7 other counts left out)',
+      "the last page a 64-shard board reads (rows 213-312) of a 10 000-row period of the last of 8 metrics: its rows' 7 other counts would take past both bounds, so the page is cut to the rows whose counts fit (nextOffset for the rest)",
     request: () => get(`/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=212&limit=100`),
   },
   {
@@ -323,7 +323,7 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archives',
     worst:
-      'a page of periods of 10 000 rows of the last of 8 metrics on 64 shards (312 rows in all): its 7 other counts past ARCHIVE_METRIC_CALLS_PER_READ (left out)',
+      "a page of periods of 10 000 rows of the last of 8 metrics on 64 shards (312 rows in all): their 7 other counts past both bounds, so the page is cut to the first period's rows whose counts fit (nextOffset and nextCursor for the rest)",
     request: () => get(`/boards/wc-metcal64/archives?window=day&metric=${LAST_METRIC}&limit=100`),
   },
   {

@@ -28,7 +28,7 @@ export class ArchivesController {
   @Get('boards/:board/archive')
   @WindowRead(
     "A calendar window's final standings of a closed period",
-    'The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed.',
+    "The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed. On a board with metrics, a page whose rows' other counts would take more than a read's bound answers fewer rows than `limit` (its first rows whose counts fit, at least one): `nextOffset` reads on.",
     ArchiveResultDto,
   )
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive, or none of the period holding `at`')
@@ -47,7 +47,7 @@ export class ArchivesController {
   @Get('boards/:board/archives')
   @WindowRead(
     "A calendar window's kept archives",
-    `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive.`,
+    `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive. On a board with metrics, a page whose rows' other counts would take more than a read's bound is cut the same way to its first rows whose counts fit (at least one).`,
     ArchivesResultDto,
   )
   @ErrorResponse(404, 'ARCHIVE_NOT_FOUND: the window keeps no archive')

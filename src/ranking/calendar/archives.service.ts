@@ -80,11 +80,8 @@ export class ArchivesService {
         if (!period || (atSec !== undefined && atSec >= period.to)) {
           throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
         }
-        const [counted] = await this.withMetrics(
-          { board, window, nowMs, metric, admit },
-          [archives[0].atSec],
-          [period],
-        );
+        const read = { board, window, nowMs, metric, admit };
+        const [counted] = (await this.withMetrics(read, [archives[0].atSec], [period], page.offset)).periods;
         if (!counted) return DRAINING;
         return { board: name, window: window.name, timeZone: calendar.timeZone, ...counted };
       },
@@ -118,13 +115,11 @@ export class ArchivesService {
         if (draining) return DRAINING;
         const starts = archives.map((archive) => archive.atSec);
         const read = { board, window, nowMs, metric, admit };
-        const periods = await this.withMetrics(
-          read,
-          starts,
-          archives.map((a) => periodOf(board, calendar, a, ask.rows)),
-        );
-        if (periods.length < archives.length) return DRAINING;
-        const nextCursor = periods.length === ask.most ? periods[periods.length - 1].from : null;
+        const all = archives.map((a) => periodOf(board, calendar, a, ask.rows));
+        const { periods, cut } = await this.withMetrics(read, starts, all, ask.rows.skip);
+        if (periods.length === 0 && archives.length > 0) return DRAINING;
+        const more = cut || periods.length === ask.most;
+        const nextCursor = more ? periods[periods.length - 1].from : null;
         return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
       },
     );
@@ -158,16 +153,29 @@ export class ArchivesService {
 
   /**
    * On a board with metrics, the periods' rows each with `metrics` (archiveMetrics); none (an empty
-   * list) while another metric's archive is still being taken.
+   * list) while another metric's archive is still being taken. Rows whose counts would take more than
+   * the read's bound are left out: fewer periods (cut: true), the last answered with fewer rows, its
+   * `nextOffset` (rows from `skip`) where they go on.
    */
-  private async withMetrics(read: MetricsRead, starts: number[], periods: ArchivedPeriod[]): Promise<ArchivedPeriod[]> {
+  private async withMetrics(
+    read: MetricsRead,
+    starts: number[],
+    periods: ArchivedPeriod[],
+    skip: number,
+  ): Promise<{ periods: ArchivedPeriod[]; cut: boolean }> {
     const pages = periods.map((period, i) => ({ atSec: starts[i], rows: period.items }));
     const { draining, counts } = await archiveMetrics(this.history, read, pages);
-    if (draining) return [];
-    return periods.map((period, p) => ({
-      ...period,
-      items: period.items.map((row, r) => (counts[p][r] ? { ...row, metrics: counts[p][r] } : row)),
-    }));
+    if (draining) return { periods: [], cut: false };
+    const answered = periods.slice(0, counts.length).map((period, p) => {
+      const items = period.items.slice(0, counts[p].length);
+      const nextOffset = items.length < period.items.length ? skip + items.length : period.nextOffset;
+      return {
+        ...period,
+        nextOffset,
+        items: items.map((row, r) => (counts[p][r] ? { ...row, metrics: counts[p][r] } : row)),
+      };
+    });
+    return { periods: answered, cut: answered.length < periods.length };
   }
 
   /** The stored archives; 404 ARCHIVE_NOT_FOUND when the window keeps none. */

@@ -242,15 +242,17 @@ export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
 
 /**
  * Calls one archive read makes for its rows' `metrics` on a board of several metrics (per other metric:
- * a call per shard holding a row's item, and on a sharded board one per shard; about 0.8 ms each).
- * A read that would make more answers its rows without `metrics` (8 metrics on 64 shards: 896 calls,
- * 750 ms of Redis; within it, 8 metrics on up to 9 shards, 3 metrics on up to 32).
+ * a call per shard holding a row's item, and on a sharded board one per shard; about 0.8 ms each):
+ * 8 metrics on up to 9 shards, 3 metrics on up to 32 (8 metrics on 64 shards: 896 calls, 750 ms of
+ * Redis). A page past it and ARCHIVE_METRIC_UNITS_PER_READ is cut to its first rows that fit
+ * (metric-counts.ts fittingPages; `nextOffset` for the rest).
  */
 export const ARCHIVE_METRIC_CALLS_PER_READ = 128;
 /**
  * Past ARCHIVE_METRIC_CALLS_PER_READ shard calls, an archive read on a sharded board still answers its
  * rows' `metrics` when their work is within this many LISTING_UNITS_PER_CALL units (every other
  * metric's, all shards): about 3.7 µs of Redis CPU a unit measured (the worst-case harness, 64 shards),
- * so about 20 ms a read. E.g. the last 2 rows of a period by one of 8 metrics on 64 shards: about 4 600.
+ * so about 20 ms a read. E.g. the last 2 rows of a period by one of 8 metrics on 64 shards: about 4 600;
+ * one row of one period, what a cut page answers at least, about 4 100 there (the most of any board).
  */
 export const ARCHIVE_METRIC_UNITS_PER_READ = 5000;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError, NotFoundError } from '../../common/errors';
+import { InvalidInputError, NotFoundError, WindowDrainingError } from '../../common/errors';
 import { RankedSources } from '../boards/board-cache';
+import { MAX_READ_DRAIN_CALLS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { CALENDAR_MESSAGES } from '../options/calendar/calendar.limits';
 import type { PreparedBoard } from '../core/board';
@@ -18,6 +19,9 @@ export interface ItemHistoryAnswer {
   nextFrom: number | null;
   hidden?: true;
 }
+
+/** An item history that met another metric's archive being written: RankedSources sends it again. */
+const DRAINING = { draining: true } as const;
 
 /** Snapshot reads as a client asks them: a window's listing at a time, an item's ranks through time. */
 @Injectable()
@@ -113,7 +117,7 @@ export class HistoryService {
   ): Promise<ItemHistoryAnswer> {
     if (fromSec !== undefined && toSec !== undefined && fromSec > toSec)
       throw new InvalidInputError(M.historyRange(fromSec, toSec));
-    return this.sources.read(
+    const answer = await this.sources.read<ItemHistoryAnswer | typeof DRAINING>(
       name,
       windowName,
       async (board, window, nowMs) => {
@@ -127,7 +131,9 @@ export class HistoryService {
           admit,
         });
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
-        const metrics = await itemPointMetrics(this.store, { board, window, nowMs, item, metric, admit }, points);
+        const read = { board, window, nowMs, item, metric, admit };
+        const { draining, metrics } = await itemPointMetrics(this.store, read, points);
+        if (draining) return DRAINING;
         const counted = points.map((point, i) => (metrics[i] ? { ...point, metrics: metrics[i] } : point));
         const answer = { board: name, window: window.name, item, points: counted, nextFrom: nextSec };
         return hidden ? { ...answer, hidden: true } : answer;
@@ -136,6 +142,8 @@ export class HistoryService {
       segment,
       metric,
     );
+    if ('draining' in answer) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
+    return answer;
   }
 }
 

@@ -49,8 +49,9 @@ interface MetricArchives {
  * record: kept before records were). Per other metric: one call on each shard holding a row's item
  * (its record's count, HMGET), and on a sharded board one on every shard (the rows ahead of each
  * found count there, and the listing's rows): each charged as a read; none past the read's bound
- * (metricCalls: the rows then carry no `metrics`). draining: an archive of another
- * metric is still being taken (the read is sent again, as one of that metric would be).
+ * (metricCalls): `counts` then covers the pages' first rows that fit (fittingPages: fewer pages, the
+ * last with fewer rows), and the caller answers those. draining: an archive of another metric is
+ * still being taken (the read is sent again, as one of that metric would be).
  */
 export async function archiveMetrics(
   store: HistoryStore,
@@ -62,14 +63,13 @@ export async function archiveMetrics(
   if (names.length < 2 || pages.every((page) => page.rows.length === 0)) return { draining: false, counts: none };
   const ranked = read.metric ?? names[0];
   const others = names.filter((name) => name !== ranked);
-  const homes = homeAsks(read.board, pages);
-  const calls = metricCalls(read.board, pages, homes, others.length);
-  if (calls === undefined) return { draining: false, counts: none };
-  read.admit?.(calls);
-  const known = await Promise.all(others.map((name) => metricArchives(store, read, name, pages, homes)));
+  const fitting = fittingPages(read.board, pages, others.length);
+  const homes = homeAsks(read.board, fitting);
+  read.admit?.(metricCalls(read.board, fitting, homes, others.length) ?? 0);
+  const known = await Promise.all(others.map((name) => metricArchives(store, read, name, fitting, homes)));
   if (known.some((metric) => metric === undefined)) return { draining: true, counts: [] };
-  const counts = pages.map((page, p) => {
-    if (known.some((metric) => !metric!.recorded[p])) return none[p];
+  const counts = fitting.map((page, p) => {
+    if (known.some((metric) => !metric!.recorded[p])) return none[p].slice(0, page.rows.length);
     return page.rows.map((row, r) => {
       const metrics: MetricCounts = {};
       for (const name of names) {
@@ -80,6 +80,33 @@ export async function archiveMetrics(
     });
   });
   return { draining: false, counts };
+}
+
+/**
+ * The most of `pages` (whole pages, then the first rows of the next) whose other metrics' counts fit
+ * the read's bound (metricCalls): all of them, else the largest such cut, at least the first row (one
+ * row of one page fits on every board: see ARCHIVE_METRIC_UNITS_PER_READ).
+ */
+export function fittingPages(board: PreparedBoard, pages: ArchiveRows[], others: number): ArchiveRows[] {
+  const fits = (cut: ArchiveRows[]) => metricCalls(board, cut, homeAsks(board, cut), others) !== undefined;
+  if (fits(pages)) return pages;
+  let [most, fewer] = [1, pages.reduce((sum, page) => sum + page.rows.length, 0)];
+  while (fewer - most > 1) {
+    const middle = Math.floor((most + fewer) / 2);
+    if (fits(firstRows(pages, middle))) most = middle;
+    else fewer = middle;
+  }
+  return firstRows(pages, most);
+}
+
+/** The pages holding the first `rows` rows of `pages` (at least one), the last one's cut to them. */
+function firstRows(pages: ArchiveRows[], rows: number): ArchiveRows[] {
+  const cut: ArchiveRows[] = [];
+  for (let before = 0, p = 0; p < pages.length && before < rows; p++) {
+    cut.push({ atSec: pages[p].atSec, rows: pages[p].rows.slice(0, rows - before) });
+    before += pages[p].rows.length;
+  }
+  return cut;
 }
 
 /** Per shard (by index) holding a row's item: what to ask it of each page (the items it holds). */
@@ -207,14 +234,16 @@ async function aheadElsewhere(
  * history is: a read, and on a sharded board one per other shard it counts on); a metric whose
  * listing lists the item gives its score; where none does, each shard's row count of the listings
  * at those boundaries (one call per shard, a read each) tells 0 (fewer than `top` rows) from absent.
+ * draining: a metric's history lacks a boundary while its archive there is being written (its
+ * listing_counts call drains a chunk of it: the read is sent again, as one of that metric would be).
  */
 export async function itemPointMetrics(
   store: HistoryStore,
   read: MetricsRead & { item: string },
   points: HistoryPoint[],
-): Promise<Array<MetricCounts | undefined>> {
+): Promise<{ draining: boolean; metrics: Array<MetricCounts | undefined> }> {
   const names = read.board.config.metrics ?? [];
-  if (names.length < 2 || points.length === 0) return points.map(() => undefined);
+  if (names.length < 2 || points.length === 0) return { draining: false, metrics: points.map(() => undefined) };
   const ranked = read.metric ?? names[0];
   const range = { fromSec: points[0].at, toSec: points[points.length - 1].at };
   const byMetric = await Promise.all(
@@ -226,53 +255,75 @@ export async function itemPointMetrics(
       return { name, counts: await pointCounts(store, read, name, points, page.points) };
     }),
   );
-  return points.map((_, i) => {
-    const metrics: MetricCounts = {};
-    for (const { name, counts } of byMetric) if (counts[i] !== undefined) metrics[name] = counts[i];
-    return metrics;
+  const settled = byMetric.flatMap(({ name, counts }) => (counts ? [{ name, counts }] : []));
+  if (settled.length < byMetric.length) return { draining: true, metrics: [] };
+  const metrics = points.map((_, i) => {
+    const counted: MetricCounts = {};
+    for (const { name, counts } of settled) {
+      const count = counts[i];
+      if (count !== undefined) counted[name] = count;
+    }
+    return counted;
   });
+  return { draining: false, metrics };
 }
 
-/** A metric's count at each of `points`' boundaries from its own points there (see itemPointMetrics). */
+/**
+ * A metric's count at each of `points`' boundaries from its own points there (see itemPointMetrics);
+ * undefined while a boundary its points lack holds an archive being written, or written since.
+ */
 async function pointCounts(
   store: HistoryStore,
-  read: MetricsRead,
+  read: MetricsRead & { item: string },
   name: string,
   points: HistoryPoint[],
   own: HistoryPoint[],
-): Promise<Array<number | undefined>> {
+): Promise<Array<number | undefined> | undefined> {
   const byAt = new Map(own.map((point) => [point.at, point]));
-  const unlisted = points.flatMap(({ at }) => (byAt.get(at)?.score === null ? [at] : []));
-  const rows = unlisted.length > 0 ? await listingRows(store, read, name, unlisted) : new Map<number, number>();
+  const asked = points.flatMap(({ at }) => ((byAt.get(at)?.score ?? null) === null ? [at] : []));
+  const none = { draining: false, rows: new Map<number, number>(), atHome: new Set<number>() };
+  const listed = asked.length > 0 ? await listingRows(store, read, name, asked) : none;
+  // The item's shard keeps a listing its history did not find there: written since (read it again).
+  if (listed.draining || asked.some((at) => !byAt.has(at) && listed.atHome.has(at))) return undefined;
   const top = read.window.snapshots?.top ?? 0;
   return points.map(({ at }) => {
     const point = byAt.get(at);
     if (point === undefined) return undefined;
     if (point.score !== null) return point.score;
-    const held = rows.get(at);
+    const held = listed.rows.get(at);
     return held !== undefined && held < top ? 0 : undefined;
   });
 }
 
-/** The rows of a metric's listings at `boundaries` over every shard (absent: none kept there). */
+/**
+ * The rows of a metric's listings at `boundaries` over every shard (absent: none kept there), and the
+ * boundaries where the item's own shard keeps one; draining: a shard's archive is still being written
+ * (each call drains a chunk of it).
+ */
 async function listingRows(
   store: HistoryStore,
-  read: MetricsRead,
+  read: MetricsRead & { item: string },
   name: string,
   boundaries: number[],
-): Promise<Map<number, number>> {
+): Promise<{ draining: boolean; rows: Map<number, number>; atHome: Set<number> }> {
   const { board, window, nowMs } = read;
   const metricBoard = board.metric(name);
   read.admit?.(metricBoard.shards.length);
   const asked = boundaries.map((atSec) => ({ atSec, items: [], rows: [], rankItems: false }));
+  const home = metricBoard.shardOf(read.item);
   const replies = await Promise.all(
-    metricBoard.shards.map((shard) => store.listingCounts(metricBoard, window, nowMs, shard, asked)),
+    metricBoard.shards.map(async (shard) => ({
+      home: shard === home,
+      ...(await store.listingCounts(metricBoard, window, nowMs, shard, asked)),
+    })),
   );
   const rows = new Map<number, number>();
-  for (const { counts } of replies) {
-    counts.forEach((count, i) => {
+  const atHome = new Set<number>();
+  for (const reply of replies) {
+    reply.counts.forEach((count, i) => {
       if (count.found) rows.set(boundaries[i], (rows.get(boundaries[i]) ?? 0) + count.rows);
+      if (count.found && reply.home) atHome.add(boundaries[i]);
     });
   }
-  return rows;
+  return { draining: replies.some((reply) => reply.draining), rows, atHome };
 }

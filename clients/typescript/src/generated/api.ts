@@ -356,7 +356,7 @@ export interface paths {
         };
         /**
          * An item's rank and score at each kept snapshot
-         * @description One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows.
+         * @description One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. On a board with metrics, 503 WINDOW_DRAINING while another metric's archive of a period answered is still being written.
          */
         get: operations["RankingController_itemHistory"];
         put?: never;
@@ -376,7 +376,7 @@ export interface paths {
         };
         /**
          * A calendar window's final standings of a closed period
-         * @description The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed.
+         * @description The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed. On a board with metrics, a page whose rows' other counts would take more than a read's bound answers fewer rows than `limit` (its first rows whose counts fit, at least one): `nextOffset` reads on.
          */
         get: operations["RankingController_archive"];
         put?: never;
@@ -396,7 +396,7 @@ export interface paths {
         };
         /**
          * A calendar window's kept archives
-         * @description Closed periods with their final standings, newest first, a page at a time (`nextCursor`). Rows are cut inside Redis: a page answers at most 20000 rows read over all shards, so it may hold fewer periods than `limit`, or (`items`, or a sharded board) fewer rows of each: `nextOffset` then reads on with GET /boards/:board/archive.
+         * @description Closed periods with their final standings, newest first, a page at a time (`nextCursor`). Rows are cut inside Redis: a page answers at most 20000 rows read over all shards, so it may hold fewer periods than `limit`, or (`items`, or a sharded board) fewer rows of each: `nextOffset` then reads on with GET /boards/:board/archive. On a board with metrics, a page whose rows' other counts would take more than a read's bound is cut the same way to its first rows whose counts fit (at least one).
          */
         get: operations["RankingController_archives"];
         put?: never;
