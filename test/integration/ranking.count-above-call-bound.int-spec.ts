@@ -2,6 +2,7 @@ import { FakeClock } from '../../harness/clock';
 import { useOwnServerRanking } from '../../harness/ranking';
 import { segmentsOf as segmentsOption } from '../../src/ranking/options/segments/segments.option';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { EIGHT_ROLLING_WINDOWS } from '../support/board-settings';
 
 /**
  * The other shards' share of a rank on a 64-shard board (count_above_shards, issue #45): a write's
@@ -19,16 +20,7 @@ const ITEMS = 640;
  * held Redis 5.4 ms; a call of these (ZRANGE, ZCOUNT, HMGET) is lighter, but no heavier a call is wanted.
  */
 const CALL_COMMANDS = 400;
-const WINDOWS = [
-  { name: 'm', period: '10h', interval: '1m' },
-  { name: 'h', period: '24h', interval: '1h' },
-  { name: 'd', period: '400d', interval: '1d' },
-  { name: 'wk', period: '7d', interval: '1h' },
-  { name: 'mo', period: '30d', interval: '1d' },
-  { name: 'six', period: '6h', interval: '1m' },
-  { name: 'q', period: '90d', interval: '1d' },
-  { name: 'hour', period: '1h', interval: '1m' },
-];
+const WINDOWS = EIGHT_ROLLING_WINDOWS;
 
 /** The commands of each call logged of a function whose name ends with `suffix`. */
 const commandsOf = (calls: LoggedCall[], suffix: RegExp) =>

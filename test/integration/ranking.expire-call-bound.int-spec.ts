@@ -1,13 +1,10 @@
-import { composeRanking, type RankingGraph } from '../../harness/compose-ranking';
+import { type RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
-import { AppConfig, validateConfig } from '../../src/common/config';
+import { AppConfig } from '../../src/common/config';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
 import { seedEveryOptionBoard } from '../support/board-settings';
-import { useRankingGraph } from '../support/ranking-graph';
+import { composeGraph, useRankingGraph } from '../support/ranking-graph';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
@@ -37,7 +34,7 @@ describe('the expire calls of a scheduler pass after an idle board of every opti
   // Seeded on an instance of a higher write bound: a default one refuses the board (BOARD_WRITE_TOO_COSTLY).
   const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
   let expirer: RankingGraph;
-  let redisService: RedisService;
+  let closeExpirer: () => Promise<void>;
 
   beforeAll(async () => {
     const { ranking } = world.graph;
@@ -47,17 +44,11 @@ describe('the expire calls of a scheduler pass after an idle board of every opti
     await ranking.incrementBatch(commands.batch({ board: 'idle', entries: [{ item: 'i0', amount: 1, actor: 'a0' }] }));
     clock.advanceMs(IDLE_MS);
     // The scheduler of an instance at the default write bound (and EXPIRE_CHUNK).
-    const config = validateConfig({ ...world.redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    redisService = new RedisService(RedisSettings.from(config), clock);
-    await redisService.waitUntilReady(10_000);
-    expirer = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    ({ graph: expirer, close: closeExpirer } = await composeGraph(world.redis.env, clock));
   }, 120_000);
 
   afterAll(async () => {
-    await expirer.actorWeights.onApplicationShutdown();
-    await expirer.aliases.onApplicationShutdown();
-    await expirer.retractions.onApplicationShutdown();
-    await redisService.onApplicationShutdown();
+    await closeExpirer();
   });
 
   it('runs no expire call past WRITE_CALL_COMMANDS, and the passes drain the board to the end', async () => {

@@ -1,12 +1,8 @@
-import { composeRanking, type RankingGraph } from '../../harness/compose-ranking';
+import { type RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
-import { validateConfig } from '../../src/common/config';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { useRankingGraph } from '../support/ranking-graph';
+import { composeGraph, useRankingGraph } from '../support/ranking-graph';
 import { type LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
@@ -42,7 +38,7 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
   const commands = new WriteCommands(clock);
   const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
   let expirer: RankingGraph;
-  let redisService: RedisService;
+  let closeExpirer: () => Promise<void>;
 
   beforeAll(async () => {
     const { ranking } = world.graph;
@@ -61,17 +57,11 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
       commands.batch({ board: 'cross', entries: [{ item: 'i1', amount: 1, segments: SEGMENTS }] }),
     );
     clock.advanceMs(IDLE_MS);
-    const config = validateConfig({ ...world.redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    redisService = new RedisService(RedisSettings.from(config), clock);
-    await redisService.waitUntilReady(10_000);
-    expirer = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    ({ graph: expirer, close: closeExpirer } = await composeGraph(world.redis.env, clock));
   }, 120_000);
 
   afterAll(async () => {
-    await expirer.actorWeights.onApplicationShutdown();
-    await expirer.aliases.onApplicationShutdown();
-    await expirer.retractions.onApplicationShutdown();
-    await redisService.onApplicationShutdown();
+    await closeExpirer();
   });
 
   it('stores no listing of many rows in a call that drains, and drains the board to the end', async () => {

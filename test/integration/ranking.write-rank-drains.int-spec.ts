@@ -3,6 +3,7 @@ import { useOwnServerRanking } from '../../harness/ranking';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { WRITE_RANK_SHARD_DRAINS } from '../../src/ranking/core/ranking.limits';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { EIGHT_ROLLING_WINDOWS } from '../support/board-settings';
 
 /**
  * A write's rank over the other shards of a board whose shards all hold expired slots in a window still
@@ -17,16 +18,7 @@ const ITEMS = 1_280;
 /** Two expired slots of them drain in one call (EXPIRE_CHUNK fields), on one shard too. */
 const FEW_ITEMS = 40;
 const HOUR_MS = 3_600_000;
-const WINDOWS = [
-  { name: 'm', period: '10h', interval: '1m' },
-  { name: 'h', period: '24h', interval: '1h' },
-  { name: 'd', period: '400d', interval: '1d' },
-  { name: 'wk', period: '7d', interval: '1h' },
-  { name: 'mo', period: '30d', interval: '1d' },
-  { name: 'six', period: '6h', interval: '1m' },
-  { name: 'q', period: '90d', interval: '1d' },
-  { name: 'hour', period: '1h', interval: '1m' },
-];
+const WINDOWS = EIGHT_ROLLING_WINDOWS;
 /**
  * Most commands the write's request may run in all: its own call and the drains, each a write call's
  * at most, and the read-only counts over the other shards (a few hundred commands).

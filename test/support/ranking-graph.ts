@@ -78,22 +78,38 @@ export function useRankingGraph(
       }
     },
   } as RankingGraphWorld;
-  let redisService: RedisService;
+  let close: () => Promise<void>;
   beforeAll(async () => {
     const redis = (world.redis = await startTestRedis(topology));
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
-    redisService = new RedisService(RedisSettings.from(config), clock);
-    await redisService.waitUntilReady(10_000);
-    world.graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    ({ graph: world.graph, close } = await composeGraph({ ...redis.env, ...env }, clock));
   });
   afterAll(async () => {
-    await world.graph.actorWeights.onApplicationShutdown();
-    await world.graph.aliases.onApplicationShutdown();
-    await world.graph.retractions.onApplicationShutdown();
-    await redisService.onApplicationShutdown();
+    await close();
     await world.redis.stop();
   });
   return world;
+}
+
+/**
+ * The composed ranking on the Redis `env` names, at `env`'s settings (a command timeout of 5 s unless
+ * it says otherwise), driven by `clock`; `close` stops the re-weightings and retractions left running
+ * and the connection.
+ */
+export async function composeGraph(
+  env: Record<string, string>,
+  clock: FakeClock,
+): Promise<{ graph: RankingGraph; close: () => Promise<void> }> {
+  const config = validateConfig({ REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
+  const redisService = new RedisService(RedisSettings.from(config), clock);
+  await redisService.waitUntilReady(10_000);
+  const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+  const close = async () => {
+    await graph.actorWeights.onApplicationShutdown();
+    await graph.aliases.onApplicationShutdown();
+    await graph.retractions.onApplicationShutdown();
+    await redisService.onApplicationShutdown();
+  };
+  return { graph, close };
 }
 
 /** Puts board `name` keeping actors (`board`). */
