@@ -274,10 +274,9 @@ export class RankingController {
     @Query() query: TopDataQuery,
     @Req() request: FastifyRequest,
   ): Promise<TopResultDto> {
-    if (query.perGroup !== undefined || query.minActors !== undefined) {
-      const admit = this.readBudget.readsOf(request);
+    const admit = this.readBudget.readsOf(request);
+    if (query.perGroup !== undefined || query.minActors !== undefined)
       return topFiltered(this.ranking, this.itemData, { board: params.board, query, admit });
-    }
     const page = await this.ranking.top(
       params.board,
       query.window,
@@ -285,7 +284,7 @@ export class RankingController {
       query.limit ?? DEFAULT_TOP_ITEMS,
       readOptionsOf(query),
     );
-    return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true) } : page;
+    return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true, admit) } : page;
   }
 
   @Get('boards/:board/items/:item')
@@ -348,5 +347,5 @@ async function topFiltered(
 ): Promise<TopResultDto> {
   const { board, query, admit } = read;
   const page = await ranking.topFiltered(board, { ...query, limit: query.limit ?? DEFAULT_TOP_ITEMS }, admit);
-  return { ...page, items: await itemData.attach(board, page.items, query.data) };
+  return { ...page, items: await itemData.attach(board, page.items, query.data, admit) };
 }
