@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Add amounts to many items at once
-         * @description If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.
+         * @description If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score, ties first or leagues) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.
          */
         post: operations["RankingController_incrementBatch"];
         delete?: never;
