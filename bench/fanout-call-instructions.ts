@@ -30,13 +30,13 @@ const EVERY_OPTION = process.env.FANOUT_BENCH_BOARD === 'wc-shards';
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
 /** Each function call's name and instructions, while `measuring` is on. */
-interface CallLog {
+export interface CallLog {
   measuring: boolean;
   calls: Array<{ name: string; instructions: number }>;
 }
 
 /** Sends every function call after the last one's reply and dumps the counters after each. */
-function serializeCalls(server: Callgrind, log: CallLog): void {
+export function serializeCalls(server: Callgrind, log: CallLog): void {
   const call = RedisFunctions.prototype.call;
   let chain: Promise<unknown> = Promise.resolve();
   RedisFunctions.prototype.call = function serialized<In, Out>(
@@ -63,7 +63,12 @@ function serializeCalls(server: Callgrind, log: CallLog): void {
  * function. With FANOUT_BENCH_COLD_MS, its first run instead, that long after the last read (the first
  * read after a boundary takes the snapshots due, a decay view's rebase moves, expired slots drain).
  */
-async function measure(log: CallLog, label: string, read: () => Promise<unknown>, clock: FakeClock): Promise<void> {
+export async function measure(
+  log: CallLog,
+  label: string,
+  read: () => Promise<unknown>,
+  clock: FakeClock,
+): Promise<void> {
   const coldMs = Number(process.env.FANOUT_BENCH_COLD_MS ?? 0);
   if (coldMs > 0) clock.advanceMs(coldMs);
   else await read();

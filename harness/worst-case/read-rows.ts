@@ -20,6 +20,7 @@ import {
 import { SEGMENT_PAGE_UNITS_PER_REQUEST } from '../../src/ranking/options/segments/segments.limits';
 import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
+import { ITEM_DATA_ROWS_PER_CALL } from '../../src/ranking/options/item-data/item-data.limits';
 import { LAST_METRIC, post } from './board-rows';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
@@ -199,7 +200,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: 'limit 1 000 on one shard, each row with its 1 KB of data (one call reading them all)',
+    worst: `limit 1 000 on one shard, each row with its 1 KB of data: read in calls of at most ${ITEM_DATA_ROWS_PER_CALL} rows`,
     prepare: withData,
     request: () => get('/boards/wc-sum/top?window=m&limit=1000&data=true'),
   },

@@ -200,7 +200,7 @@ export class RankingController {
   @RateCost(entriesOfBatch)
   @BoardWrite(
     'Add amounts to many items at once',
-    'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.',
+    'If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score, ties first or leagues) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.',
     BatchResultDto,
   )
   @ErrorResponse(422, BATCH_TOO_COSTLY)
@@ -274,10 +274,9 @@ export class RankingController {
     @Query() query: TopDataQuery,
     @Req() request: FastifyRequest,
   ): Promise<TopResultDto> {
-    if (query.perGroup !== undefined || query.minActors !== undefined) {
-      const admit = this.readBudget.readsOf(request);
+    const admit = this.readBudget.readsOf(request);
+    if (query.perGroup !== undefined || query.minActors !== undefined)
       return topFiltered(this.ranking, this.itemData, { board: params.board, query, admit });
-    }
     const page = await this.ranking.top(
       params.board,
       query.window,
@@ -285,7 +284,7 @@ export class RankingController {
       query.limit ?? DEFAULT_TOP_ITEMS,
       readOptionsOf(query),
     );
-    return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true) } : page;
+    return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true, admit) } : page;
   }
 
   @Get('boards/:board/items/:item')
@@ -348,5 +347,5 @@ async function topFiltered(
 ): Promise<TopResultDto> {
   const { board, query, admit } = read;
   const page = await ranking.topFiltered(board, { ...query, limit: query.limit ?? DEFAULT_TOP_ITEMS }, admit);
-  return { ...page, items: await itemData.attach(board, page.items, query.data) };
+  return { ...page, items: await itemData.attach(board, page.items, query.data, admit) };
 }

@@ -110,7 +110,7 @@ export const RANKING_MESSAGES = {
   spanOnView: (board: string, view: string) =>
     `span applies to rolling windows; "${view}" is a view of board "${board}" (read the span's window instead)`,
   batchTooCostly: (board: string, cost: number, bound: number, entriesWithin: number) =>
-    `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score or ties first): send at most ${entriesWithin} such entries per batch`,
+    `the batch would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL: an entry weighs one unit per window and view, more with segments, an actor, a score, ties first or leagues): send at most ${entriesWithin} such entries per batch`,
   writeTooCostly: (board: string, cost: number, bound: number, segmentsWithin: number) =>
     `this write would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL; the board was declared past it, so its costliest writes are refused): ${segmentsWithin >= 0 ? `name at most ${segmentsWithin} segment(s) per write` : 'declare the board with fewer windows, views or options'}`,
   boardWriteTooCostly: (board: string, cost: number, bound: number) =>

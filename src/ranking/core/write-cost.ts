@@ -1,4 +1,10 @@
-import { COSTLIEST_BOARDS, type BoardOptionsConfig, keptScore, optionsWriteCostPerPlace } from '../options/registry';
+import {
+  COSTLIEST_BOARDS,
+  type BoardOptionsConfig,
+  keptScore,
+  optionsWriteCostPerEntry,
+  optionsWriteCostPerPlace,
+} from '../options/registry';
 import { WINDOWS_PER_BOARD } from './ranking.limits';
 import { VIEWS_PER_BOARD } from '../options/views/views.limits';
 import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
@@ -14,7 +20,9 @@ import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
  *     the segment's slot, index and results; at least SEGMENT_PLACE_FLOOR);
  *   - each place costs 1, plus what options keep beside it: each board option what it keeps (its
  *     writeCostPerPlace: a score on a max / min board 1.5 more, on last 2.5, `ties: first` the strict
- *     order 4), an actor its contribution (5, a new actor).
+ *     order 4), an actor its contribution (5, a new actor);
+ *   - what an option does once an entry, whatever its places (its writeCostPerEntry: a leagues board's
+ *     placement in its cohort, 5).
  * A late event weighs what a current one does: no write scans the slots after its own (aggregate_lib).
  * What a call drains from expired slots is bounded on its own (EXPIRE_CHUNK) and is not counted here.
  */
@@ -74,7 +82,7 @@ function placedCost(entry: CostedEntry, board: CostedBoard): number {
   const perPlace = 1 + optionsWriteCostPerPlace(board) + (actor ? W.actor : 0);
   const floor = results * (actor ? F.perResultWithActor : F.perResult) + F.fixed;
   const segmentPlace = Math.max(W.segment * results * perPlace, floor);
-  return results * perPlace + (entry.segments?.length ?? 0) * segmentPlace;
+  return results * perPlace + optionsWriteCostPerEntry(board) + (entry.segments?.length ?? 0) * segmentPlace;
 }
 
 /** The cost units of one call applying `entries` on `board`. */

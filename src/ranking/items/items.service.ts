@@ -53,19 +53,19 @@ export class ItemDataService {
     );
   }
 
-  /** `rows` each with its item's data (null: none) when `wanted`; as they are otherwise. */
+  /**
+   * `rows` each with its item's data (null: none) when `wanted`; as they are otherwise. `charge` is told
+   * the data calls past one per shard (many rows are read in several calls: items.store's dataOf).
+   */
   async attach<Row extends { item: string }>(
     name: string,
     rows: Row[],
     wanted: boolean | undefined,
+    charge?: (calls: number) => void,
   ): Promise<Array<Row & { data?: ItemData | null }>> {
     if (!wanted || rows.length === 0) return rows;
-    const found = await this.cache.withBoard(name, (board) =>
-      this.store.dataOf(
-        board,
-        rows.map((row) => row.item),
-      ),
-    );
+    const items = rows.map((row) => row.item);
+    const found = await this.cache.withBoard(name, (board) => this.store.dataOf(board, items, charge));
     return rows.map((row) => ({ ...row, data: found.get(row.item) ?? null }));
   }
 }

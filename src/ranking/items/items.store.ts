@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
-import { PreparedBoard, readPerShard } from '../core/board';
+import { PreparedBoard, readPerShard, type ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ItemData } from '../options/item-data/item-data';
+import { ITEM_DATA_ROWS_PER_CALL } from '../options/item-data/item-data.limits';
 import { boardCall } from '../core/script-call';
 import { ItemsFunctions } from './items.functions';
 import { sliceStore } from '../core/slice-store';
@@ -30,10 +31,34 @@ export class ItemDataStore extends sliceStore(ItemsFunctions) {
     return guard(this.functions.call(this.fns.itemDataWrite, { ...call, idem: this.idemCalls.of(idem) }));
   }
 
-  /** The data of `items` (items without data are absent): one call per shard holding some of them. */
-  dataOf(board: PreparedBoard, items: string[]): Promise<Map<string, ItemData>> {
-    return readPerShard(board, items, (shard, ids) =>
-      this.functions.call(this.fns.itemDataRead, { shard, items: ids }),
-    );
+  /**
+   * The data of `items` (items without data are absent): calls of at most ITEM_DATA_ROWS_PER_CALL items
+   * on each shard holding some of them, so no call answers more than ITEM_DATA_READ_BYTES_PER_CALL.
+   * `charge` is told the calls past one per shard before any is sent (it may refuse: the read budget).
+   * Each call reads its items' data as they are then: a row's data is one stored value, as it is when
+   * the rows and their data are read in calls of their own.
+   */
+  dataOf(board: PreparedBoard, items: string[], charge?: (calls: number) => void): Promise<Map<string, ItemData>> {
+    charge?.(extraDataCalls(board, items));
+    return readPerShard(board, items, async (shard, ids) => {
+      const parts = [];
+      for (let first = 0; first < ids.length; first += ITEM_DATA_ROWS_PER_CALL) {
+        const part = ids.slice(first, first + ITEM_DATA_ROWS_PER_CALL);
+        parts.push(this.functions.call(this.fns.itemDataRead, { shard, items: part }));
+      }
+      return (await Promise.all(parts)).flat();
+    });
   }
+}
+
+/** The calls dataOf sends for `items` past one per shard holding some (ITEM_DATA_ROWS_PER_CALL items a call). */
+export function extraDataCalls(board: PreparedBoard, items: string[]): number {
+  const perShard = new Map<ShardKeys, number>();
+  for (const item of new Set(items)) {
+    const shard = board.shardOf(item);
+    perShard.set(shard, (perShard.get(shard) ?? 0) + 1);
+  }
+  let extra = 0;
+  for (const count of perShard.values()) extra += Math.ceil(count / ITEM_DATA_ROWS_PER_CALL) - 1;
+  return extra;
 }

@@ -67,6 +67,8 @@ export interface BoardOption<Config extends object, View extends object = Partia
   view(config: Readonly<Config>): View;
   /** Cost units each results place of a write adds (src/ranking/core/write-cost.ts); absent: none. */
   writeCostPerPlace?(config: Readonly<Config>): number;
+  /** Cost units each entry of a write adds once, whatever its places (write-cost.ts); absent: none. */
+  writeCostPerEntry?(config: Readonly<Config>): number;
   /** The option's setting that makes a write costliest (COSTLIEST_ENTRY); absent: none does. */
   readonly costliest?: Config;
   /**

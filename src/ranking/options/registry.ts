@@ -83,6 +83,11 @@ export function optionsWriteCostPerPlace(config: Readonly<BoardOptionsConfig>): 
   return BOARD_OPTIONS.reduce((sum, option) => sum + (option.writeCostPerPlace?.(config) ?? 0), 0);
 }
 
+/** Cost units the options add to each entry of a write, once. */
+export function optionsWriteCostPerEntry(config: Readonly<BoardOptionsConfig>): number {
+  return BOARD_OPTIONS.reduce((sum, option) => sum + (option.writeCostPerEntry?.(config) ?? 0), 0);
+}
+
 /** The options set as a write's costliest. */
 export const COSTLIEST_OPTIONS: BoardOptionsConfig = Object.assign(
   {},

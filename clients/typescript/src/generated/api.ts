@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Add amounts to many items at once
-         * @description If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score or ties first) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.
+         * @description If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score, ties first or leagues) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.
          */
         post: operations["RankingController_incrementBatch"];
         delete?: never;
@@ -4393,7 +4393,7 @@ export interface operations {
                 metric?: string;
                 limit?: number;
                 offset?: number;
-                /** @description true: each row carries its item's data as `data` (null when it has none) */
+                /** @description true: each row carries its item's data as `data` (null when it has none). The rows' data are read in calls of at most 256 rows on each shard; on `top` each call past one per shard is a read of the client's read budget */
                 data?: boolean;
                 /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 perGroup?: number;
@@ -4535,7 +4535,7 @@ export interface operations {
                 segment?: string;
                 /** @description The counter a window ranks by (a board declaring "metrics"; default its first; a name it does not declare: 400 UNKNOWN_METRIC) */
                 metric?: string;
-                /** @description true: each row carries its item's data as `data` (null when it has none) */
+                /** @description true: each row carries its item's data as `data` (null when it has none). The rows' data are read in calls of at most 256 rows on each shard; on `top` each call past one per shard is a read of the client's read budget */
                 data?: boolean;
             };
             header?: never;
@@ -4666,7 +4666,7 @@ export interface operations {
                 metric?: string;
                 /** @description Neighbours on each side */
                 radius?: number;
-                /** @description true: each row carries its item's data as `data` (null when it has none) */
+                /** @description true: each row carries its item's data as `data` (null when it has none). The rows' data are read in calls of at most 256 rows on each shard; on `top` each call past one per shard is a read of the client's read budget */
                 data?: boolean;
             };
             header?: never;
@@ -5324,7 +5324,7 @@ export interface operations {
     LookupController_lookup: {
         parameters: {
             query?: {
-                /** @description true: each row carries its item's data as `data` (null when it has none) */
+                /** @description true: each row carries its item's data as `data` (null when it has none). The rows' data are read in calls of at most 256 rows on each shard; on `top` each call past one per shard is a read of the client's read budget */
                 data?: boolean;
                 /** @description Segment: answer as a board that received only the events naming it (a segment holding nothing lists nothing): 1-64 characters of A-Z a-z 0-9 _ . : - */
                 segment?: string;

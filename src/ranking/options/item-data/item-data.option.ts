@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { optional } from '../../../common/compiled-checks';
 import { IsOptionalNotNull, ToBool } from '../../../common/dto';
 import { modulesOnly, type BoardOption } from '../board-option';
-import { ITEM_DATA_BYTES } from './item-data.limits';
+import { ITEM_DATA_BYTES, ITEM_DATA_ROWS_PER_CALL } from './item-data.limits';
 
 /** An item's data in the OpenAPI document: any JSON object within ITEM_DATA_BYTES. */
 export const ITEM_DATA_SCHEMA = {
@@ -20,7 +20,7 @@ export const ItemDataFlagProperty = () =>
     ApiPropertyOptional({
       type: Boolean,
       default: false,
-      description: "true: each row carries its item's data as `data` (null when it has none)",
+      description: `true: each row carries its item's data as \`data\` (null when it has none). The rows' data are read in calls of at most ${ITEM_DATA_ROWS_PER_CALL} rows on each shard; on \`top\` each call past one per shard is a read of the client's read budget`,
     }),
     IsOptionalNotNull(),
     ToBool(),

@@ -3,6 +3,16 @@ import type { Bounds } from '../../../common/limits';
 /** A cohort's most members (`size`). */
 export const LEAGUE_SIZE: Bounds = { min: 2, max: 1000 };
 
+/**
+ * Write cost units (core/write-cost.ts) of an entry's placement or mirror in its cohort, once an entry.
+ * Measured on a private redis-server at load 1.1 (SLOWLOG µs of the call): a batch of 360 new items on
+ * the harness's one-shard leagues board (a calendar week, `ties: first`) 7.2-8.0 ms, the same board
+ * without leagues 3.0 ms, so 12-14 µs an entry, about 4.5 units of 3 µs (73.5 M against 32.1 M Redis
+ * instructions, bench/split-call-instructions.ts). Unweighed, such a batch of 1 800 units was one call
+ * past 5 ms; now an entry weighs 10 units there and a call takes 180 of them.
+ */
+export const LEAGUE_PLACEMENT_WRITE_COST = 5;
+
 /** A cohort's number within its tier and period (a path parameter; a sharded board's interleave its shards). */
 export const LEAGUE_COHORTS: Bounds = { min: 1, max: 1_000_000 };
 

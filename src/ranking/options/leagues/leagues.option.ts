@@ -4,7 +4,7 @@ import { OptionalCheckedProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { isName, NAME_RULE } from '../../../common/names';
 import type { BoardOption, BoardSettings } from '../board-option';
-import { LEAGUE_SIZE, LEAGUE_TIERS, LEAGUES_MESSAGES as M } from './leagues.limits';
+import { LEAGUE_PLACEMENT_WRITE_COST, LEAGUE_SIZE, LEAGUE_TIERS, LEAGUES_MESSAGES as M } from './leagues.limits';
 
 /** A board's `leagues` setting. */
 export interface LeaguesSetting {
@@ -106,7 +106,7 @@ export const leaguesOption: BoardOption<LeaguesConfig> = {
   fromReply: (fields) =>
     fields.leagues === undefined || fields.leagues === null ? {} : { leagues: settingOf(fields.leagues) },
   view: (config) => (config.leagues ? { leagues: config.leagues } : {}),
-  // A placement is a few commands per request beside the window's, not per place (measured apart: the row
-  // "increment, leagues board" in harness/worst-case).
+  // Once an entry: only the league's window places it (its cohort, placement, fill and tie mark).
+  writeCostPerEntry: (config) => (config.leagues ? LEAGUE_PLACEMENT_WRITE_COST : 0),
   check: checkBoard,
 };
