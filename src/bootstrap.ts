@@ -83,7 +83,7 @@ export async function createApp(options: AppOptions = {}): Promise<NestFastifyAp
     clientOf: (address) => gate.clientOfAddress(address),
     trustProxy: trustProxyOf(edge),
   });
-  prepareGracefulShutdown(app, fastify);
+  prepareGracefulShutdown(app);
   const rateLimit = app.get(RateLimitGuard);
   const guards = rateLimit.enabled ? [app.get(AccessGuard), rateLimit] : [app.get(AccessGuard)];
   app.useGlobalGuards(...guards);

@@ -1,5 +1,4 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
 import { closerOfAll } from './edge/connections';
 
 const beginStopping = new WeakMap<INestApplication, () => void>();
@@ -9,9 +8,9 @@ const beginStopping = new WeakMap<INestApplication, () => void>();
  * keep-alive connection whose request was in flight at the signal closes instead of holding the
  * server open until its idle timeout.
  */
-export function prepareGracefulShutdown(app: INestApplication, fastify: FastifyInstance): void {
-  // The edge's onSend hook says it (closeRefusedConnections): no second hook for every answer.
-  beginStopping.set(app, closerOfAll(fastify));
+export function prepareGracefulShutdown(app: INestApplication): void {
+  // The server's responses say it as their status is written (closingResponses): no hook for every answer.
+  beginStopping.set(app, closerOfAll(app.getHttpAdapter()));
 }
 
 export interface ShutdownOptions {

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { UNMATCHED_ROUTE } from './names';
 import { routeConfigOf } from './route-config';
-import { addRequestHook } from './request-hooks';
+import { addRequestHook, addResponseHook } from './request-hooks';
 
 /** The machine code of each error answer, noted by whoever answers it (error filter, load shedder). */
 const errorCodes = new WeakMap<FastifyRequest, string>();
@@ -67,7 +67,7 @@ export class AnsweredRequests implements OnModuleInit {
       reply.raw.on('close', closed);
       done();
     });
-    fastify.addHook('onResponse', (request, reply, done) => {
+    addResponseHook(fastify, (request, reply, done) => {
       const route = (!request.is404 && routeConfigOf(request)?.url) || UNMATCHED_ROUTE;
       const answered: AnsweredRequest = {
         method: request.method,

@@ -1,5 +1,5 @@
 import Fastify, { FastifyInstance } from 'fastify';
-import { addRequestHook, joinRequestHooks, RequestHook } from './request-hooks';
+import { addRequestHook, addResponseHook, joinRequestHooks, RequestHook } from './request-hooks';
 
 /** A server with one route, its onRequest hooks counted as Fastify holds them. */
 async function serverWith(
@@ -112,5 +112,30 @@ describe('joined request hooks', () => {
     expect(answer.statusCode).toBe(429);
     expect(answer.json()).toEqual({ later: true });
     expect(ran).toEqual([]);
+  });
+
+  it("run onResponse as one Fastify hook too, the server's own first, each after the answer is out", async () => {
+    const app = Fastify();
+    const ran: string[] = [];
+    app.addHook('onResponse', (_request, reply, done) => {
+      ran.push(`before ${reply.statusCode}`);
+      done();
+    });
+    joinRequestHooks(app);
+    const joinedHook =
+      (name: string): RequestHook =>
+      (_request, reply, done) => {
+        ran.push(`${name} ${reply.sent}`);
+        done();
+      };
+    addResponseHook(app, joinedHook('a'));
+    addResponseHook(app, joinedHook('b'));
+    app.get('/x', () => ({ ok: true }));
+    await app.ready();
+    const hooksSymbol = Object.getOwnPropertySymbols(app).find((key) => key.description === 'fastify.hooks');
+    const store = Reflect.get(app, hooksSymbol ?? Symbol()) as { onResponse: unknown[] };
+    expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(200);
+    expect(ran).toEqual(['before 200', 'a true', 'b true']);
+    expect(store.onResponse).toHaveLength(1);
   });
 });

@@ -1,28 +1,35 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** An onRequest hook in Fastify's callback form. */
+/** An onRequest or onResponse hook in Fastify's callback form. */
 export type RequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
-/** The joined hooks of each server that joinRequestHooks was called on. */
-const joined = new WeakMap<FastifyInstance, RequestHook[]>();
+/** The phases whose hooks are joined: every request runs each, so each Fastify hook costs every request a turn of its runner. */
+type Phase = 'onRequest' | 'onResponse';
+const PHASES: readonly Phase[] = ['onRequest', 'onResponse'];
+
+/** The joined hooks of each server that joinRequestHooks was called on, by phase. */
+const joined = new WeakMap<FastifyInstance, Record<Phase, RequestHook[]>>();
 
 /**
- * From here on, the app's own onRequest hooks (addRequestHook) run as one Fastify hook, in the order
- * they are added, after the onRequest hooks the server already has, which join it too (Nest's
- * adapter adds four that let every request through, tracing one): each Fastify hook costs every
- * request a turn of its hook runner, and a plain increment passed six of them.
+ * From here on, the app's own onRequest hooks (addRequestHook) run as one Fastify hook, and its
+ * onResponse hooks (addResponseHook) as another, each in the order they are added, after the hooks
+ * of that phase the server already has, which join it too (Nest's adapter adds four onRequest hooks
+ * that let every request through, tracing one, and an onResponse hook that does nothing unless given
+ * one): each Fastify hook costs every request a turn of its hook runner, and a plain increment passed
+ * six onRequest hooks and two onResponse hooks.
  */
 export function joinRequestHooks(fastify: FastifyInstance): void {
-  const hooks: RequestHook[] = [];
+  const hooks: Record<Phase, RequestHook[]> = { onRequest: [], onResponse: [] };
   joined.set(fastify, hooks);
   // Fastify stores a hook once the plugins before it loaded (addHook defers to `after`): so are they taken.
   // Fastify's typings declare only the one-argument form of `after`; avvio takes this one too.
   const listener: AfterListener = (error, done) => {
-    if (!error) hooks.unshift(...takeRequestHooks(fastify));
+    if (!error) for (const phase of PHASES) hooks[phase].unshift(...takeHooks(fastify, phase));
     done(error);
   };
   Reflect.apply(fastify.after, fastify, [listener]);
-  fastify.addHook('onRequest', (request, reply, done) => runHooks(hooks, request, reply, done));
+  fastify.addHook('onRequest', (request, reply, done) => runHooks(hooks.onRequest, request, reply, done, true));
+  fastify.addHook('onResponse', (request, reply, done) => runHooks(hooks.onResponse, request, reply, done, false));
 }
 
 /** Fastify's `after` listener in its two-argument form, which passes a boot error on (the one-argument form drops it). */
@@ -32,14 +39,14 @@ type AfterListener = (error: Error | null, done: (error?: Error | null) => void)
 const FASTIFY_HOOKS = 'fastify.hooks';
 
 /**
- * The server's onRequest hooks, taken out of Fastify's store (bound to the server, as Fastify calls
- * them) when each is in callback form, which runHooks runs as Fastify does; else none, and they stay
- * Fastify's, ahead of the joined ones as before.
+ * The server's hooks of `phase`, taken out of Fastify's store (bound to the server, as Fastify calls
+ * them) when each is in callback form, which the runners below run as Fastify does; else none, and
+ * they stay Fastify's, ahead of the joined ones as before.
  */
-function takeRequestHooks(fastify: FastifyInstance): RequestHook[] {
+function takeHooks(fastify: FastifyInstance, phase: Phase): RequestHook[] {
   const symbol = Object.getOwnPropertySymbols(fastify).find((key) => key.description === FASTIFY_HOOKS);
-  const store = symbol && (Reflect.get(fastify, symbol) as { onRequest?: unknown } | undefined);
-  const registered = store?.onRequest;
+  const store = symbol && (Reflect.get(fastify, symbol) as Partial<Record<Phase, unknown>> | undefined);
+  const registered = store?.[phase];
   if (!Array.isArray(registered) || !registered.every((hook) => typeof hook === 'function' && hook.length === 3))
     return [];
   const taken = (registered as RequestHook[]).map((hook) => hook.bind(fastify) as RequestHook);
@@ -50,25 +57,34 @@ function takeRequestHooks(fastify: FastifyInstance): RequestHook[] {
 /** Adds an onRequest hook: to the joined ones when the server has them, else as a Fastify hook of its own. */
 export function addRequestHook(fastify: FastifyInstance, hook: RequestHook): void {
   const hooks = joined.get(fastify);
-  if (hooks) hooks.push(hook);
+  if (hooks) hooks.onRequest.push(hook);
   else fastify.addHook('onRequest', hook);
+}
+
+/** Adds an onResponse hook: to the joined ones when the server has them, else as a Fastify hook of its own. */
+export function addResponseHook(fastify: FastifyInstance, hook: RequestHook): void {
+  const hooks = joined.get(fastify);
+  if (hooks) hooks.onResponse.push(hook);
+  else fastify.addHook('onResponse', hook);
 }
 
 /**
  * Runs the hooks as Fastify's own runner does: an error (passed or thrown) ends the chain with that
- * error, and a hook that answered the request (without calling done) ends it with nothing more run.
+ * error, and before the answer (`untilSent`) a hook that answered the request (without calling done)
+ * ends it with nothing more run; onResponse hooks run after the answer, so there nothing ends it.
  */
 function runHooks(
   hooks: readonly RequestHook[],
   request: FastifyRequest,
   reply: FastifyReply,
   done: (error?: Error) => void,
+  untilSent: boolean,
 ): void {
   let next = 0;
   const step = (error?: Error | null): void => {
     if (error) return done(error);
     if (next === hooks.length) return done();
-    if (reply.sent) return;
+    if (untilSent && reply.sent) return;
     try {
       hooks[next++](request, reply, step);
     } catch (thrown) {

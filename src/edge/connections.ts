@@ -1,7 +1,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import type { Server } from 'node:http';
+import { ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 
 /**
  * Statuses of a refused request (a rate limit, a quota, a cap, a failure lockout, load shedding, a
@@ -10,27 +10,48 @@ import type { FastifyInstance } from 'fastify';
  */
 const CLOSING_STATUSES = new Set([429, 503]);
 
-/** What switches a server's answers to closing their connections: one per server closeRefusedConnections was installed on. */
-const closersOfAll = new WeakMap<FastifyInstance, () => void>();
+/** What switches a server's answers to closing their connections: one per server built with closingResponses' class. */
+const closersOfAll = new WeakMap<object, () => void>();
 
-/**
- * Sends `Connection: close` with every refusal (Node ends the socket once the answer is out), and
- * with every answer once the server stops (closerOfAll). One onSend hook for both: each hook costs
- * every answer a turn of Fastify's hook runner.
- */
-export function closeRefusedConnections(fastify: FastifyInstance): void {
-  let closingAll = false;
-  closersOfAll.set(fastify, () => (closingAll = true));
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
-    if (closingAll || CLOSING_STATUSES.has(reply.statusCode)) void reply.header('connection', 'close');
-    done(null, payload);
-  });
+/** A server's response class (Node's `ServerResponse` server option), and what switches it to closing every connection. */
+export interface ClosingResponses {
+  ServerResponse: typeof ServerResponse;
+  closeAll: () => void;
 }
 
-/** What makes every later answer of `fastify` say `Connection: close` (after closeRefusedConnections). */
-export function closerOfAll(fastify: FastifyInstance): () => void {
-  const closer = closersOfAll.get(fastify);
-  if (!closer) throw new Error('closeRefusedConnections must be installed before the graceful shutdown');
+/**
+ * Responses that send `Connection: close` with every refusal (Node ends the socket once the answer
+ * is out), and with every answer once `closeAll` was called (the graceful stop). Decided as the
+ * status is written, whoever answered (error filter, load shedder, Fastify itself): a Fastify onSend
+ * hook would cost every answer a turn of its hook runner for the few that close.
+ */
+export function closingResponses(): ClosingResponses {
+  let closingAll = false;
+  class ClosingResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+    override writeHead(
+      statusCode: number,
+      reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+      headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+    ): this {
+      if (closingAll || CLOSING_STATUSES.has(statusCode)) this.setHeader('connection', 'close');
+      // Node's own reading of the arguments: a reason phrase, then headers; else the headers second.
+      return typeof reason === 'string'
+        ? super.writeHead(statusCode, reason, headers)
+        : super.writeHead(statusCode, headers ?? reason);
+    }
+  }
+  return { ServerResponse: ClosingResponse, closeAll: () => (closingAll = true) };
+}
+
+/** Notes what makes every later answer of `owner`'s server say `Connection: close` (closerOfAll finds it). */
+export function setCloserOfAll(owner: object, closer: () => void): void {
+  closersOfAll.set(owner, closer);
+}
+
+/** What makes every later answer of `owner`'s server say `Connection: close` (after setCloserOfAll). */
+export function closerOfAll(owner: object): () => void {
+  const closer = closersOfAll.get(owner);
+  if (!closer) throw new Error('the server must be built with closingResponses before the graceful shutdown');
   return closer;
 }
 

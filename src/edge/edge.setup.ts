@@ -2,7 +2,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { SwaggerModule } from '@nestjs/swagger';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { closeRefusedConnections } from './connections';
+import { closingResponses, setCloserOfAll } from './connections';
 import { corsFor } from './cors';
 import { EdgeSettings, trustProxyOf } from './edge.settings';
 import { httpServerOptions } from './http-edge';
@@ -17,10 +17,14 @@ import { AppValidationPipe } from './validation';
 /** The HTML pages the app serves: they get a Content-Security-Policy, every other answer the API headers. */
 const HTML_PAGES = ['/docs', '/dashboard'];
 
-/** The Fastify adapter: server timeouts, TRUST_PROXY, the largest body, request ids and the root logger. */
+/**
+ * The Fastify adapter: server timeouts, TRUST_PROXY, the largest body, request ids, the root logger,
+ * and `Connection: close` on refusals and once stopping (closingResponses; closerOfAll(adapter)).
+ */
 export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapter {
-  return new FastifyAdapter({
-    ...httpServerOptions(config),
+  const responses = closingResponses();
+  const adapter = new FastifyAdapter({
+    ...httpServerOptions(config, responses.ServerResponse),
     trustProxy: trustProxyOf(config),
     routerOptions: { maxParamLength: 2048 },
     bodyLimit: JSON_LIMITS.maxBatchBytes,
@@ -31,10 +35,12 @@ export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapte
     // The app has no Nest middleware: without middie no request runs its hook.
     skipMiddie: true,
   });
+  setCloserOfAll(adapter, responses.closeAll);
+  return adapter;
 }
 
 /**
- * The edge's hooks, in the order they run for a request: `Connection: close` on refusals (onSend), CORS, security headers, the request id,
+ * The edge's hooks, in the order they run for a request: CORS, security headers, the request id,
  * 405 for a known path's wrong method, the JSON body parser, and the JSON content type of writes
  * (before the body is read). The hooks after CORS are joined into one Fastify hook (joinRequestHooks),
  * as are those added after them (the access check, bootstrap.ts; answered requests, load shedding).
@@ -43,7 +49,6 @@ export async function installEdge(app: NestFastifyApplication, config: EdgeSetti
   const fastify = app.getHttpAdapter().getInstance();
   // One connection over the cap is closed on arrival, before it costs more than a file descriptor.
   app.getHttpServer().maxConnections = config.HTTP_MAX_CONNECTIONS;
-  closeRefusedConnections(fastify);
   await corsFor(app, config);
   joinRequestHooks(fastify);
   securityHeaders(fastify, HTML_PAGES);

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyHttpOptions } from 'fastify';
 import { COMMON_MESSAGES as M } from '../common/common.messages';
@@ -15,8 +15,14 @@ export function deadlineCheckIntervalMs(config: EdgeSettings): number {
   return Math.min(1000, Math.floor(config.HTTP_HEADERS_TIMEOUT_MS / 4));
 }
 
-/** Fastify's server options for the HTTP_* timeouts (the connection cap is set on the server itself). */
-export function httpServerOptions(config: EdgeSettings): Partial<FastifyHttpOptions<Server>> {
+/**
+ * Fastify's server options for the HTTP_* timeouts (the connection cap is set on the server itself),
+ * its answers made by `responses` (closingResponses).
+ */
+export function httpServerOptions(
+  config: EdgeSettings,
+  responses: typeof ServerResponse,
+): Partial<FastifyHttpOptions<Server>> {
   return {
     // Socket inactivity: a socket that never sends a request, or whose answer stalls, is closed.
     connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
@@ -28,6 +34,7 @@ export function httpServerOptions(config: EdgeSettings): Partial<FastifyHttpOpti
       headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: deadlineCheckIntervalMs(config),
+      ServerResponse: responses,
     },
     clientErrorHandler: answerClientError(config),
   };

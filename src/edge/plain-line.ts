@@ -36,13 +36,18 @@ export function writePlainLine(
 ): boolean {
   if (!rootWritesPlainly(root) || !isPlainText(msg)) return false;
   // Joined once: a line built by `+=` is a tree of partial strings, flattened again to be written.
-  const parts = [
-    internal<Record<number, string>>(root, S.lsCacheSym)[root.levels.values[level]],
-    internal<() => string>(root, S.timeSym).call(root),
-    internal<string>(root, S.chindingsSym),
-  ];
-  if (!pushMembers(root, bindings, parts) || !pushMembers(root, fields, parts)) return false;
-  parts.push(',"msg":"', msg, '"', internal<string>(root, S.endSym));
+  // Room for an access line's parts made at once: pushed one by one, they grew the array twice. Holes join as ''.
+  const parts = new Array<string>(LINE_PARTS);
+  parts[0] = internal<Record<number, string>>(root, S.lsCacheSym)[root.levels.values[level]];
+  parts[1] = internal<() => string>(root, S.timeSym).call(root);
+  parts[2] = internal<string>(root, S.chindingsSym);
+  let count = putMembers(root, bindings, parts, 3);
+  if (count >= 0) count = putMembers(root, fields, parts, count);
+  if (count < 0) return false;
+  parts[count] = ',"msg":"';
+  parts[count + 1] = msg;
+  parts[count + 2] = '"';
+  parts[count + 3] = internal<string>(root, S.endSym);
   internal<pino.DestinationStream>(root, S.streamSym).write(parts.join(''));
   return true;
 }
@@ -90,21 +95,32 @@ function keyPart(key: string): string | undefined {
   return part;
 }
 
-/** Pushes `,"key":value` of each field onto `parts`; false (parts then unused) when a field is not plain. */
-function pushMembers(root: Logger, fields: Fields, parts: string[]): boolean {
+/**
+ * Puts `,"key":value` of each field into `parts` from index `at`: the index after them, or -1 (parts
+ * then unused) when a field is not plain.
+ */
+function putMembers(root: Logger, fields: Fields, parts: string[], at: number): number {
+  let next = at;
   const serializers = internal<Fields>(root, S.serializersSym);
   const stringifiers = internal<Fields>(root, S.stringifiersSym);
   for (const key in fields) {
     const value = fields[key];
     if (!Object.prototype.hasOwnProperty.call(fields, key) || value === undefined) continue;
     const part = keyPart(key);
-    if (part === undefined || serializers[key] !== undefined || stringifiers[key] !== undefined) return false;
-    if (typeof value === 'number' && Number.isFinite(value)) parts.push(part, String(value));
-    else if (typeof value === 'string' && isPlainText(value)) parts.push(part, '"', value, '"');
-    else return false;
+    if (part === undefined || serializers[key] !== undefined || stringifiers[key] !== undefined) return -1;
+    parts[next++] = part;
+    if (typeof value === 'number' && Number.isFinite(value)) parts[next++] = String(value);
+    else if (typeof value === 'string' && isPlainText(value)) {
+      parts[next++] = '"';
+      parts[next++] = value;
+      parts[next++] = '"';
+    } else return -1;
   }
-  return true;
+  return next;
 }
+
+/** The parts of an access line: its level, time, the root's bindings, reqId, four fields and the message (23). */
+const LINE_PARTS = 24;
 
 /** Printable ASCII without `"` or `\`: what JSON and pino write between quotes unchanged. */
 function isPlainText(text: string): boolean {

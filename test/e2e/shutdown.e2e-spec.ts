@@ -50,6 +50,8 @@ describe('graceful shutdown', () => {
 
     const answered = await inFlight;
     expect(answered.status).toBe(200);
+    // Its kept-alive connection is let go, not held open until its idle timeout.
+    expect(answered.headers.get('connection')).toBe('close');
     expect((await answered.json()).windows['1h']).toEqual({ score: 1, rank: 1, previousRank: null });
     await stopping;
     expect(exits).toEqual([0]);
