@@ -39,7 +39,7 @@ class GroupKeys extends BoardKeys {
 
 /** The group board `name` as its reads see it: the member board's config and tag, its one window's keys the groups'. */
 export function groupSource(member: PreparedBoard, name: string, window: WindowConfig): PreparedBoard {
-  const config = { ...member.config, name, windows: [window], views: [], maxItems: null };
+  const config = { ...member.config, name, shards: 1, windows: [window], views: [], maxItems: null };
   return new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name));
 }
 
@@ -53,7 +53,6 @@ interface Membership {
 /** What a member board may not have yet (a group board over it is refused, 400). */
 function unsupported(member: PreparedBoard): string | undefined {
   const config = member.config;
-  if (member.sharded) return 'shards';
   if (config.order === 'asc') return 'order asc';
   if (config.ties === 'first') return 'ties first';
   if (config.tiebreak) return 'a tiebreak';
