@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget } from '../../governance/growth-quotas';
+import type { ReadCharge } from '../../governance/read-charge';
 import { idemRequest } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { GroupSourceRead, GroupSources } from '../boards/group-sources';
@@ -92,18 +93,23 @@ export class GroupBoardsService extends GroupSources {
     );
   }
 
-  /** A read of the group board: one settling call, and the read once nothing is left to settle. */
+  /**
+   * A read of the group board: one settling call (a round of calls over a sharded member board, each
+   * charged to `charge`), and the read once nothing is left to settle.
+   */
   read<T extends object>(
     groupBoard: PreparedBoard,
     sourceName: string | undefined,
     nowMs: number,
     read: GroupSourceRead<T>,
+    charge?: ReadCharge,
   ): Promise<T | { draining: true }> {
     return this.withMembership(groupBoard, async ({ member, window, setting }) => {
       const name = groupBoard.config.name;
       if (sourceName !== undefined && sourceName !== window.name)
         throw new NotFoundError('WINDOW_NOT_FOUND', GM.windowOfGroupBoard(name, sourceName, window.name));
-      const draining = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
+      const { draining, calls } = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
+      if (member.sharded) charge?.(calls);
       if (draining) return { draining: true as const };
       return read(groupSource(member, name, window), window, nowMs);
     });
@@ -121,7 +127,7 @@ export class GroupBoardsService extends GroupSources {
         const name = groupBoard.config.name;
         for (let call = 0; call < GROUP_SETTLE_CALLS_PER_VISIT; call++) {
           const nowMs = this.clock.nowMs();
-          if (!(await this.store.settle({ member, window, groupBoard: name, setting, nowMs })))
+          if (!(await this.store.settle({ member, window, groupBoard: name, setting, nowMs })).draining)
             return { dueMs: nowMs + GROUP_SETTLE_PERIOD_MS, settled: true };
         }
         return { dueMs: againMs, settled: false };

@@ -103,7 +103,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
   }
 
   /** One settling call (a round of calls on a sharded member board): true while expired slots or dirty groups remain. */
-  async settle(settle: GroupSettle): Promise<boolean> {
+  async settle(settle: GroupSettle): Promise<{ draining: boolean; calls: number }> {
     if (settle.member.sharded) return this.settleRound(settle);
     const { member, window, setting, nowMs } = settle;
     const answer = await guard(
@@ -116,20 +116,30 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
         rows: GROUP_SETTLE_ROWS,
       }),
     );
-    return answer.draining;
+    return { draining: answer.draining, calls: 1 };
   }
 
-  /** One round over a sharded member board (sharded-settle.ts): true while expired slots or dirty groups may remain. */
-  private async settleRound(settle: GroupSettle): Promise<boolean> {
+  /**
+   * One round over a sharded member board (sharded-settle.ts): draining while expired slots or dirty
+   * groups may remain; its calls (the shards' once when none is dirty, else 3 x shards + 2).
+   */
+  private async settleRound(settle: GroupSettle): Promise<{ draining: boolean; calls: number }> {
     const { member, setting } = settle;
-    const size = batchSize(setting.top, member.shards.length, GROUP_SETTLE_ROWS);
+    const shards = member.shards.length;
+    const size = batchSize(setting.top, shards, GROUP_SETTLE_ROWS);
     const named = await this.stepShards(settle, () => ({ clears: [], fetches: [], most: size }));
-    if (named.some((step) => step.draining)) return true;
+    if (named.some((step) => step.draining)) return { draining: true, calls: shards };
     const batch = batchOf(
       named.map((step) => step.dirty),
       size,
     );
-    if (batch.length === 0) return false;
+    if (batch.length === 0) return { draining: false, calls: shards };
+    return { draining: await this.settleBatch(settle, batch), calls: 3 * shards + 2 };
+  }
+
+  /** Claims, reads, merges, stores and clears one batch of dirty groups: true while some may remain. */
+  private async settleBatch(settle: GroupSettle, batch: string[]): Promise<boolean> {
+    const { setting } = settle;
     const { token } = await this.scores(settle, { token: '', groups: batch, scores: [] });
     const fetched = await this.stepShards(settle, () => ({ clears: [], fetches: batch, most: 0 }));
     if (fetched.some((step) => step.draining)) return true;
