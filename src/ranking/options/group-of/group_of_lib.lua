@@ -8,9 +8,11 @@
 -- dirty (O(log n), hook results_changed); a dirty group's score is recomputed from its best `top`
 -- members by group_settle (at most GROUP_SETTLE_ROWS member rows a call), which every read of the
 -- group board runs first, again while some group is still dirty, so a read answers only settled
--- scores.
+-- scores. Over a sharded M, each shard keeps the memberships, zsets and marks of its own items, and
+-- shard 0 the scores: a read settles in rounds across the shards (shard_step, claim, store; their
+-- callers group_shard_step and group_scores_store, src/ranking/group-boards/sharded-settle.ts).
 -- KEYS: 0
--- Keys, under M's tag, base "<tag>:<W>%<G>:" (`%` is in no name: never a window's keys):
+-- Keys, under the tag of M's shard, base "<tag>:<W>%<G>:" (`%` is in no name: never a window's keys):
 --   <base>mem     hash  item -> its group (an item is in at most one group of G)
 --   <base>groups  hash  group -> its members
 --   <base>g:<h>   zset  item -> score in W, the group's listed members (h: SHA-1 of the group id:
@@ -19,6 +21,10 @@
 --   <base>rule    string "<top> <decay>" the scores in <base>top were computed with
 --   <base>top     zset  group -> score: the group board's results (read like a window's)
 --   <base>slots   zset  never written: the read's slots index (nothing to expire)
+--   <base>gen     hash  group -> the shard's change counter at its last change here (kept until a
+--                       settle stored a score counting it and the shard holds none of its members)
+--   <base>seq     string the shard's change counter (shard 0: also the settle rounds' claim tokens)
+--   <base>claims  hash  group -> the token of the last round that claimed it (shard 0 of a sharded M)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
 -- keys (hook board_dropped, by its renamed config's groupedBy).
