@@ -4,7 +4,11 @@
  * Their data grows with the scale: `ci` is small enough for `npm test`, `full` is what `npm run abuse`
  * seeds.
  */
-import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
+import {
+  MODERATED_GROUP_ITEMS_PER_SHARD,
+  MODERATED_GROUPS_PER_BOARD,
+  SHARDS_PER_BOARD,
+} from '../../src/ranking/core/ranking.limits';
 import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 
@@ -328,6 +332,11 @@ export const BOARDS = {
   /** A member board, and a group board over it at its maxima (group rows: group-rows.ts). */
   'wc-members': { windows: [{ name: 'm', period: '1h', interval: '1m' }] },
   'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
+  /** The same group board over a member board of the most shards (group-rows.ts fills both). */
+  'wc-members-sharded': { windows: [{ name: 'm', period: '1h', interval: '1m' }], shards: SHARDS_PER_BOARD.max },
+  'wc-teams-sharded': {
+    groupOf: { board: 'wc-members-sharded', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 },
+  },
   /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
   'wc-aliases': { windows: SUM_WINDOWS },
   /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */

@@ -5,6 +5,8 @@
  */
 import { BOARD_DROP_KEYS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { GROUP_SETTLE_ROWS, GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
+import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
+import { shardOf } from '../../src/ranking/core/shard-math';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const MEMBERS = GROUP_TOP_MEMBERS.max;
@@ -12,9 +14,9 @@ const MEMBERS = GROUP_TOP_MEMBERS.max;
 const FULL_GROUPS = Math.ceil(GROUP_SETTLE_ROWS / MEMBERS) + 1;
 const BATCH = 1000;
 
-const join = (group: string, item: string): HttpRequest => ({
+const join = (group: string, item: string, board = 'wc-teams'): HttpRequest => ({
   method: 'PUT',
-  path: `/boards/wc-teams/members/${group}/${item}`,
+  path: `/boards/${board}/members/${group}/${item}`,
 });
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const itemOf = (g: number, k: number) => `p${g}-${k}`;
@@ -37,6 +39,45 @@ async function dirtyEveryGroup(context: HarnessContext): Promise<void> {
   const items = Array.from({ length: FULL_GROUPS }, (_, g) => ({ item: itemOf(g, 0), amount: 1 }));
   await context.send({ method: 'POST', path: '/boards/wc-members/increments', body: { items } }, 'seeder');
 }
+
+/**
+ * The sharded group board's two full groups: s0's members all on shard 0 (one shard answers `top` rows
+ * of it, and shard 0 also claims and stores), s1's spread over every shard (every shard answers rows).
+ */
+function shardedMembers(group: number): string[] {
+  const names: string[] = [];
+  for (let k = 0; names.length < MEMBERS; k++) {
+    const item = `q${group}-${k}`;
+    if (group === 1 || shardOf(item, SHARDS_PER_BOARD.max) === 0) names.push(item);
+  }
+  return names;
+}
+
+/** Every member of both sharded groups joined and scored. */
+async function fillShardedGroups(context: HarnessContext): Promise<void> {
+  for (let g = 0; g < 2; g++) {
+    const members = shardedMembers(g);
+    for (const item of members) await context.send(join(`s${g}`, item, 'wc-teams-sharded'), 'seeder');
+    const items = members.map((item, k) => ({ item, amount: 1 + k }));
+    for (let first = 0; first < items.length; first += BATCH)
+      await context.send(
+        {
+          method: 'POST',
+          path: '/boards/wc-members-sharded/increments',
+          body: { items: items.slice(first, first + BATCH) },
+        },
+        'seeder',
+      );
+  }
+}
+
+/** One write to a member of each sharded group: both dirty. */
+async function dirtyShardedGroups(context: HarnessContext): Promise<void> {
+  const items = [0, 1].map((g) => ({ item: shardedMembers(g)[0], amount: 1 }));
+  await context.send({ method: 'POST', path: '/boards/wc-members-sharded/increments', body: { items } }, 'seeder');
+}
+
+const SHARDED = `2 groups of ${MEMBERS} scored members (top ${MEMBERS}) over a member board of ${SHARDS_PER_BOARD.max} shards, one group's members all on shard 0`;
 
 const FULL = `${FULL_GROUPS} groups of ${MEMBERS} scored members (top ${MEMBERS})`;
 
@@ -74,6 +115,24 @@ export const GROUP_ROWS: WorstRow[] = [
     request: () => get('/boards/wc-teams/top?limit=1000'),
     settle: dirtyEveryGroup,
     manyCalls: `a read settles dirty groups in calls of at most ${GROUP_SETTLE_ROWS} member rows (up to MAX_READ_DRAIN_CALLS) before it reads`,
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `limit 1 000 of the group board with both of its ${SHARDED} dirty: settled across the shards, then read`,
+    prepare: async (context) => {
+      await fillShardedGroups(context);
+      await dirtyShardedGroups(context);
+    },
+    request: () => get('/boards/wc-teams-sharded/top?limit=1000'),
+    settle: dirtyShardedGroups,
+    manyCalls: `a settle round names each shard's dirty groups, claims a batch on shard 0, reads each shard's best members of it (at most ${GROUP_SETTLE_ROWS} rows a call), stores the scores and clears the marks: one call a shard at each step, in parallel`,
+  },
+  {
+    route: 'DELETE /admin/boards/{board}',
+    worst: `a group board of ${SHARDED}: its memberships and groups on every shard of the member board dropped by group_board_drop`,
+    request: () => ({ method: 'DELETE', path: '/admin/boards/wc-teams-sharded' }),
+    expect: [204],
+    times: 1,
   },
   {
     // Last of these rows: the group board goes.

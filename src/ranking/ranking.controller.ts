@@ -72,8 +72,8 @@ const BATCH_TOO_COSTLY =
   "REQUEST_TOO_COSTLY: the batch's step on some shard past WRITE_COST_PER_CALL, or one entry's own call past it (on a board declared past the bound: the message names how many segments fit)";
 
 /** A read's options from its query (span, segment, metric). */
-function readOptionsOf(query: ReadOptions): ReadOptions {
-  return { span: query.span, segment: query.segment, metric: query.metric };
+function readOptionsOf(query: ReadOptions, charge: ReadCharge): ReadOptions {
+  return { span: query.span, segment: query.segment, metric: query.metric, charge };
 }
 
 @ApiTags('ranking')
@@ -282,7 +282,7 @@ export class RankingController {
       query.window,
       query.offset ?? 0,
       query.limit ?? DEFAULT_TOP_ITEMS,
-      readOptionsOf(query),
+      readOptionsOf(query, this.readBudget.readsOf(request)),
     );
     return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true, admit) } : page;
   }
@@ -290,8 +290,13 @@ export class RankingController {
   @Get('boards/:board/items/:item')
   @FastRoute()
   @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ModeratedItemResultDto)
-  async item(@Param() params: ItemParams, @Query() query: ItemDataQuery): Promise<ModeratedItemResultDto> {
-    const standing = await this.ranking.item(params.board, query.window, params.item, readOptionsOf(query));
+  async item(
+    @Param() params: ItemParams,
+    @Query() query: ItemDataQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<ModeratedItemResultDto> {
+    const options = readOptionsOf(query, this.readBudget.readsOf(request));
+    const standing = await this.ranking.item(params.board, query.window, params.item, options);
     const [withData] = await this.itemData.attach(params.board, [standing], query.data);
     return withData;
   }
@@ -303,13 +308,17 @@ export class RankingController {
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
     AroundResultDto,
   )
-  async around(@Param() params: ItemParams, @Query() query: AroundDataQuery): Promise<AroundResultDto> {
+  async around(
+    @Param() params: ItemParams,
+    @Query() query: AroundDataQuery,
+    @Req() request: FastifyRequest,
+  ): Promise<AroundResultDto> {
     const rows = await this.ranking.around(
       params.board,
       query.window,
       params.item,
       query.radius ?? DEFAULT_RADIUS_ITEMS,
-      readOptionsOf(query),
+      readOptionsOf(query, this.readBudget.readsOf(request)),
     );
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WriteAnswer } from '../common/retry-safe';
 import { SharedReads } from '../common/shared-reads';
 import type { ClientBudget } from '../governance/growth-quotas';
+import type { ReadCharge } from '../governance/read-charge';
 import { AliasMap } from './aliases/alias-map';
 import { BoardCache, RankedSources, SourceRead } from './boards/board-cache';
 import { ArchivesService } from './calendar/archives.service';
@@ -46,6 +47,8 @@ export interface ReadOptions {
   segment?: string;
   /** Rank by this counter of a board with metrics (absent: the first; unknown: 400 UNKNOWN_METRIC). */
   metric?: string;
+  /** Charges the calls a read makes beyond its own (a group board over a sharded member board settling first). */
+  charge?: ReadCharge;
 }
 
 /** How one read is made of each kind of source: a whole window, a window's newest slots (`span`), a view. */
@@ -310,6 +313,7 @@ export class RankingService {
       (board, view, nowMs) => (span === undefined ? readers.view(board, view, nowMs) : spanOnView(name, view.name)),
       options.segment,
       options.metric,
+      options.charge,
     );
   }
 

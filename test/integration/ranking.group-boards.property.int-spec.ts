@@ -74,7 +74,10 @@ const THIRD_MEMBER_WEIGHED: [number, { top: number; decay: number }, Step[]] = [
   ],
 ];
 
-describe.each(TOPOLOGIES)('group boards against a brute-force model (property, %s)', (topology) => {
+/** Member boards of one shard (the groups kept in the write's own step) and of three (settled across shards on read). */
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+
+describe.each(CASES)('group boards against a brute-force model (property, %s, %i shards)', (topology, shards) => {
   const setup = useRankingService(topology);
   const { clock } = setup;
   let board = 0;
@@ -92,7 +95,7 @@ describe.each(TOPOLOGIES)('group boards against a brute-force model (property, %
           board++;
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await setup.ranking.putBoard({ name: member, windows });
+          await setup.ranking.putBoard({ name: member, windows, shards });
           for (const g of groupBoards)
             await setup.ranking.putBoard({ name: g.name, groupOf: { board: member, window: g.window, top, decay } });
           const members = new RankingModel(WINDOWS);

@@ -1,3 +1,4 @@
+import type { ReadCharge } from '../../governance/read-charge';
 import { Injectable, Optional } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Clock } from '../../common/clock';
@@ -130,11 +131,12 @@ export class RankedSources {
     onView: SourceRead<ViewConfig, T>,
     segment?: string,
     metric?: string,
+    charge?: ReadCharge,
   ): Promise<T> {
     for (let call = 1; ; call++) {
       const answer = await this.cache.withBoard(name, (board): Promise<T | { draining: true }> => {
         if (board.config.groupOf && this.groups && segment === undefined && metric === undefined)
-          return this.groups.read(board, sourceName, this.clock.nowMs(), onWindow);
+          return this.groups.read(board, sourceName, this.clock.nowMs(), onWindow, charge);
         const window = board.window(sourceName);
         const counter = metricOf(name, board.config, metric);
         if (window) return onWindow(segmentOf(board.metric(counter), segment), window, this.clock.nowMs());

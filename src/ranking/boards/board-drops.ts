@@ -93,13 +93,29 @@ export class BoardDrops {
     const stored = await this.redis.timed(this.redis.client.hget(this.keys.board(name, 0).dropCfg(), 'groupOf'));
     if (stored === null) return { left: keyBudget, done: true };
     const { board, window } = JSON.parse(stored) as { board: string; window: string };
+    const held = await this.redis.timed(this.redis.client.hget(this.keys.board(board, 0).cfg(), 'maxShards'));
+    let left = keyBudget;
+    // Each shard the member board ever had keeps the memberships and groups of its own items.
+    for (let shard = 0; shard < Math.max(1, Number(held ?? 1)); shard++) {
+      const part = await this.dropGroupShard({ member: board, shard, board: name, window }, left);
+      left = part.left;
+      if (!part.done) return part;
+    }
+    return { left, done: true };
+  }
+
+  /** group_board_drop on one shard of the member board, until it is done or the budget is spent. */
+  private async dropGroupShard(
+    part: { member: string; shard: number; board: string; window: string },
+    keyBudget: number,
+  ): Promise<{ left: number; done: boolean }> {
     let left = keyBudget;
     for (;;) {
       if (left <= 0 || this.runs.stopping) return { left, done: false };
       const step = await this.functions.call(this.fns.groupBoardDrop, {
-        member: this.keys.board(board, 0),
-        board: name,
-        window,
+        member: this.keys.board(part.member, part.shard),
+        board: part.board,
+        window: part.window,
         budgetKeys: BOARD_DROP_KEYS_PER_CALL,
       });
       left -= Math.max(step.unlinked, 1);

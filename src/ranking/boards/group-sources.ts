@@ -1,3 +1,4 @@
+import type { ReadCharge } from '../../governance/read-charge';
 import type { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
 
@@ -15,5 +16,6 @@ export abstract class GroupSources {
     sourceName: string | undefined,
     nowMs: number,
     read: GroupSourceRead<T>,
+    charge?: ReadCharge,
   ): Promise<T | { draining: true }>;
 }

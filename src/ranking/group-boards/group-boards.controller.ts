@@ -13,10 +13,10 @@ import {
 } from '../options/group-of/group-of.limits';
 import { GroupBoardsService } from './group-boards.service';
 
-const MEMBER_NOTE = `On a group board (one declaring groupOf): the item of the member board joins the group, leaving any group it was in (an item is in at most one group of a group board). The group's score (the sum of decay^i x s_i over its top best members' scores in the member window) follows at once: every read of the group board answers it. One call on the member board's shard. A group board holds at most ${MAX_GROUPS_PER_BOARD} groups, ${MAX_MEMBERS_PER_GROUP} members in one group and ${MAX_MEMBERS_PER_BOARD} members in all (429 QUOTA_EXCEEDED beyond, nothing changed). Reads of the group board recompute the groups whose members changed, at most ${GROUP_SETTLE_ROWS} member rows a call.`;
+const MEMBER_NOTE = `On a group board (one declaring groupOf): the item of the member board joins the group, leaving any group it was in (an item is in at most one group of a group board). The group's score (the sum of decay^i x s_i over its top best members' scores in the member window) follows at once: every read of the group board answers it. One call on the item's shard of the member board. A group board holds at most ${MAX_GROUPS_PER_BOARD} groups, ${MAX_MEMBERS_PER_GROUP} members in one group and ${MAX_MEMBERS_PER_BOARD} members in all (429 QUOTA_EXCEEDED beyond, nothing changed; over a sharded member board each shard holds at most ${MAX_GROUPS_PER_BOARD} groups and twice its even share of the members). Reads of the group board recompute the groups whose members changed, at most ${GROUP_SETTLE_ROWS} member rows a call.`;
 
 const UNSUPPORTED =
-  'INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has shards, order asc, ties first, a tiebreak, moderation or metrics';
+  'INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has order asc, ties first, a tiebreak, moderation or metrics';
 
 /** Members of group boards (groupOf): an item of the member board joins or leaves a group. */
 @ApiTags('ranking')

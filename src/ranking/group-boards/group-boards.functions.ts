@@ -1,6 +1,8 @@
 import { functionSet } from '../../redis/function-library';
 import type { IdemCall } from '../../redis/idempotency';
-import { idempotentFunction } from '../../redis/named-function';
+import { idempotentFunction, namedFunction } from '../../redis/named-function';
+import { bareHeader } from '../../redis/function-args';
+import type { BoardKeys } from '../core/ranking.keys';
 import { BoardCall, versionHeader, windowReadFunction, WindowCall } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
@@ -10,6 +12,16 @@ export interface MemberLimits {
   groups: number;
   perGroup: number;
   members: number;
+}
+
+/** One shard's part of a sharded settle round (group_shard_step.lua). */
+export interface ShardStep {
+  rule: string;
+  top: number;
+  /** group, generation pairs flattened */
+  clears: string[];
+  fetches: string[];
+  most: number;
 }
 
 /** Group boards (src/ranking/options/group-of/): memberships and settling, on the member board's shard. */
@@ -54,6 +66,52 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
       rows: call.rows,
     }),
     decode: (reply) => ({ draining: reply.flag('draining') }),
+  }),
+
+  groupShardStep: windowReadFunction({
+    args: ['board', 'rule', 'top', 'clears', 'fetches', 'most'],
+    reply: ['draining', 'rows', 'dirty'],
+    values: (call: WindowCall & { groupBoard: string; step: ShardStep }) => ({
+      board: call.groupBoard,
+      rule: call.step.rule,
+      top: call.step.top,
+      clears: JSON.stringify(call.step.clears),
+      fetches: JSON.stringify(call.step.fetches),
+      most: call.step.most,
+    }),
+    decode: (reply) => ({
+      draining: reply.flag('draining'),
+      rows: JSON.parse(reply.string('rows')) as Array<[string, string[]]>,
+      dirty: JSON.parse(reply.string('dirty')) as string[],
+    }),
+  }),
+
+  groupScoresStore: namedFunction({
+    numberOfKeys: 1,
+    args: ['board', 'window', 'rule', 'token', 'groups', 'scores'],
+    reply: ['token', 'stored'],
+    /** `shard`: shard 0's keys of the member board; token "": a claim of `groups`, else a store of `scores`. */
+    build: (call: {
+      shard: BoardKeys;
+      groupBoard: string;
+      window: string;
+      rule: string;
+      token: string;
+      groups: string[];
+      scores: string[];
+    }) => ({
+      keys: [call.shard.cfg()],
+      header: bareHeader(0),
+      args: {
+        board: call.groupBoard,
+        window: call.window,
+        rule: call.rule,
+        token: call.token,
+        groups: JSON.stringify(call.groups),
+        scores: JSON.stringify(call.scores),
+      },
+    }),
+    decode: (reply) => ({ token: reply.string('token'), stored: JSON.parse(reply.string('stored')) as string[] }),
   }),
 });
 

@@ -15,5 +15,5 @@ const LIMIT_OF: Record<string, string> = {
 /** What the group boards' routes answer in words. */
 export const GROUP_BOARDS_MESSAGES = {
   full: (board: string, kind: string, held: number) =>
-    `quota ${kind}: group board "${board}" holds ${held} and takes at most ${LIMIT_OF[kind] ?? kind}; remove members (DELETE /boards/${board}/members/:group/:item) first`,
+    `quota ${kind}: group board "${board}" holds ${held} and takes at most ${LIMIT_OF[kind] ?? kind} (over a sharded member board, each shard at most twice its even share of the members, and ${MAX_GROUPS_PER_BOARD} groups); remove members (DELETE /boards/${board}/members/:group/:item) first`,
 };

@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget } from '../../governance/growth-quotas';
+import type { ReadCharge } from '../../governance/read-charge';
 import { idemRequest } from '../../redis/idempotency';
 import { BoardCache } from '../boards/board-cache';
 import { GroupSourceRead, GroupSources } from '../boards/group-sources';
@@ -39,7 +40,7 @@ class GroupKeys extends BoardKeys {
 
 /** The group board `name` as its reads see it: the member board's config and tag, its one window's keys the groups'. */
 export function groupSource(member: PreparedBoard, name: string, window: WindowConfig): PreparedBoard {
-  const config = { ...member.config, name, windows: [window], views: [], maxItems: null };
+  const config = { ...member.config, name, shards: 1, windows: [window], views: [], maxItems: null };
   return new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name));
 }
 
@@ -53,7 +54,6 @@ interface Membership {
 /** What a member board may not have yet (a group board over it is refused, 400). */
 function unsupported(member: PreparedBoard): string | undefined {
   const config = member.config;
-  if (member.sharded) return 'shards';
   if (config.order === 'asc') return 'order asc';
   if (config.ties === 'first') return 'ties first';
   if (config.tiebreak) return 'a tiebreak';
@@ -93,18 +93,23 @@ export class GroupBoardsService extends GroupSources {
     );
   }
 
-  /** A read of the group board: one settling call, and the read once nothing is left to settle. */
+  /**
+   * A read of the group board: one settling call (a round of calls over a sharded member board, each
+   * charged to `charge`), and the read once nothing is left to settle.
+   */
   read<T extends object>(
     groupBoard: PreparedBoard,
     sourceName: string | undefined,
     nowMs: number,
     read: GroupSourceRead<T>,
+    charge?: ReadCharge,
   ): Promise<T | { draining: true }> {
     return this.withMembership(groupBoard, async ({ member, window, setting }) => {
       const name = groupBoard.config.name;
       if (sourceName !== undefined && sourceName !== window.name)
         throw new NotFoundError('WINDOW_NOT_FOUND', GM.windowOfGroupBoard(name, sourceName, window.name));
-      const draining = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
+      const { draining, calls } = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
+      if (member.sharded) charge?.(calls);
       if (draining) return { draining: true as const };
       return read(groupSource(member, name, window), window, nowMs);
     });
@@ -122,7 +127,7 @@ export class GroupBoardsService extends GroupSources {
         const name = groupBoard.config.name;
         for (let call = 0; call < GROUP_SETTLE_CALLS_PER_VISIT; call++) {
           const nowMs = this.clock.nowMs();
-          if (!(await this.store.settle({ member, window, groupBoard: name, setting, nowMs })))
+          if (!(await this.store.settle({ member, window, groupBoard: name, setting, nowMs })).draining)
             return { dueMs: nowMs + GROUP_SETTLE_PERIOD_MS, settled: true };
         }
         return { dueMs: againMs, settled: false };

@@ -17,6 +17,8 @@ import {
 import { GROUP_BOARDS_MESSAGES as GM } from './group-boards.messages';
 import { GroupBoardsFunctions } from './group-boards.functions';
 import { sliceStore } from '../core/slice-store';
+import { batchOf, batchSize, clearsOf, mergedScore, ShardRows } from './sharded-settle';
+import type { ShardStep } from './group-boards.functions';
 
 /** A membership change: `item` of the member board joins `group` of the group board (null: leaves its group). */
 export interface MembershipChange {
@@ -38,12 +40,22 @@ export interface GroupSettle {
   nowMs: number;
 }
 
-const LIMITS = {
-  boards: MAX_GROUP_BOARDS_PER_MEMBER,
-  groups: MAX_GROUPS_PER_BOARD,
-  perGroup: MAX_MEMBERS_PER_GROUP,
-  members: MAX_MEMBERS_PER_BOARD,
-};
+/**
+ * The limits a membership is checked against on its item's shard, where the counts live: on a sharded
+ * member board each shard takes at most twice its even share of the members (items spread unevenly,
+ * so an even share would refuse joins well before the limit), so the whole holds at most twice the
+ * limits' members; the groups are counted per shard (the scores on shard 0 list at most shards x
+ * MAX_GROUPS_PER_BOARD).
+ */
+function limitsOf(shards: number) {
+  const share = (limit: number) => Math.min(limit, Math.ceil((2 * limit) / shards));
+  return {
+    boards: MAX_GROUP_BOARDS_PER_MEMBER,
+    groups: MAX_GROUPS_PER_BOARD,
+    perGroup: share(MAX_MEMBERS_PER_GROUP),
+    members: share(MAX_MEMBERS_PER_BOARD),
+  };
+}
 
 /** A refusal of a membership beyond a limit (`TB_QUOTA <kind> <held>`), as the 429 naming it. */
 function quotaOf(groupBoard: string) {
@@ -67,12 +79,12 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
   async setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {
     const { member, item, group, nowMs, idem } = change;
     const pending = this.functions.call(this.fns.groupMemberSet, {
-      ...boardCall(member, member.shards[0], nowMs, this.budgetFields),
+      ...boardCall(member, member.shardOf(item), nowMs, this.budgetFields),
       groupBoard: change.groupBoard,
       window: change.setting.window,
       item,
       group: group ?? '',
-      limits: LIMITS,
+      limits: limitsOf(member.shards.length),
       idem: this.idemCalls.of(idem),
     });
     const written = await guard(pending).catch(quotaOf(change.groupBoard));
@@ -90,8 +102,9 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
       .catch((error: unknown) => this.logger.warn(`due index not updated for "${groupBoard}": ${String(error)}`));
   }
 
-  /** One settling call: true while expired slots or dirty groups remain. */
-  async settle(settle: GroupSettle): Promise<boolean> {
+  /** One settling call (a round of calls on a sharded member board): true while expired slots or dirty groups remain. */
+  async settle(settle: GroupSettle): Promise<{ draining: boolean; calls: number }> {
+    if (settle.member.sharded) return this.settleRound(settle);
     const { member, window, setting, nowMs } = settle;
     const answer = await guard(
       this.functions.call(this.fns.groupSettle, {
@@ -103,6 +116,69 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
         rows: GROUP_SETTLE_ROWS,
       }),
     );
-    return answer.draining;
+    return { draining: answer.draining, calls: 1 };
+  }
+
+  /**
+   * One round over a sharded member board (sharded-settle.ts): draining while expired slots or dirty
+   * groups may remain; its calls (the shards' once when none is dirty, else 3 x shards + 2).
+   */
+  private async settleRound(settle: GroupSettle): Promise<{ draining: boolean; calls: number }> {
+    const { member, setting } = settle;
+    const shards = member.shards.length;
+    const size = batchSize(setting.top, shards, GROUP_SETTLE_ROWS);
+    const named = await this.stepShards(settle, () => ({ clears: [], fetches: [], most: size }));
+    if (named.some((step) => step.draining)) return { draining: true, calls: shards };
+    const batch = batchOf(
+      named.map((step) => step.dirty),
+      size,
+    );
+    if (batch.length === 0) return { draining: false, calls: shards };
+    return { draining: await this.settleBatch(settle, batch), calls: 3 * shards + 2 };
+  }
+
+  /** Claims, reads, merges, stores and clears one batch of dirty groups: true while some may remain. */
+  private async settleBatch(settle: GroupSettle, batch: string[]): Promise<boolean> {
+    const { setting } = settle;
+    const { token } = await this.scores(settle, { token: '', groups: batch, scores: [] });
+    const fetched = await this.stepShards(settle, () => ({ clears: [], fetches: batch, most: 0 }));
+    if (fetched.some((step) => step.draining)) return true;
+    const rows: ShardRows[] = fetched.map((step) => step.rows);
+    const scores = batch.flatMap((group, i) => [group, mergedScore(rows, i, setting.top, setting.decay)]);
+    const { stored } = await this.scores(settle, { token, groups: [], scores });
+    const clears = clearsOf(batch, stored, rows);
+    const after = await this.stepShards(settle, (shard) => ({ clears: clears[shard], fetches: [], most: 1 }));
+    return after.some((step) => step.draining || step.dirty.length > 0);
+  }
+
+  /** One group_shard_step call on every shard of the member board, in parallel. */
+  private stepShards(settle: GroupSettle, stepOf: (shard: number) => Omit<ShardStep, 'rule' | 'top'>) {
+    const { member, window, setting, nowMs } = settle;
+    return Promise.all(
+      member.shards.map((shard, index) =>
+        guard(
+          this.functions.call(this.fns.groupShardStep, {
+            ...boardCall(member, shard, nowMs, this.budgetFields),
+            window,
+            groupBoard: settle.groupBoard,
+            step: { rule: `${setting.top} ${setting.decay}`, top: setting.top, ...stepOf(index) },
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** A claim (token "") or a store of scores on shard 0, where the group board's scores live. */
+  private scores(settle: GroupSettle, sent: { token: string; groups: string[]; scores: string[] }) {
+    const { member, setting } = settle;
+    return guard(
+      this.functions.call(this.fns.groupScoresStore, {
+        shard: member.shards[0].keys,
+        groupBoard: settle.groupBoard,
+        window: setting.window,
+        rule: `${setting.top} ${setting.decay}`,
+        ...sent,
+      }),
+    );
   }
 }

@@ -112,6 +112,16 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect(statuses).toEqual([...Array.from({ length: 32 }, () => 200), 429]);
   });
 
+  it('spends a read per settling call of a group board over a sharded member board (#48): on 64 shards the second top is a 429', async () => {
+    await createBoard(app(), 'wide-teams', { groupOf: { board: 'wide', window: 'h', top: 2 } });
+    for (const item of ids(3))
+      await http().put(`/boards/wide-teams/members/red/${item}`).set('content-type', 'application/json').expect(204);
+    // The first settles red (3 x 64 + 2 calls, charged up to the burst), the second names no dirty group (64 calls).
+    const first = await http().get('/boards/wide-teams/top').expect(200);
+    expect(first.body.items).toEqual([expect.objectContaining({ rank: 1, item: 'red', score: 5 })]);
+    expect((await http().get('/boards/wide-teams/top')).status).toBe(429);
+  });
+
   it('answers the right ranks when the counts are split over calls', async () => {
     const res = await lookup({ items: ids(90) }).expect(200);
     // amounts cycle 1..7 over 100 items: 14 items score 7 (i % 7 = 6), and so on down.

@@ -688,7 +688,7 @@ export interface paths {
         get?: never;
         /**
          * Make an item of the member board a member of a group
-         * @description On a group board (one declaring groupOf): the item of the member board joins the group, leaving any group it was in (an item is in at most one group of a group board). The group's score (the sum of decay^i x s_i over its top best members' scores in the member window) follows at once: every read of the group board answers it. One call on the member board's shard. A group board holds at most 1000 groups, 10000 members in one group and 100000 members in all (429 QUOTA_EXCEEDED beyond, nothing changed). Reads of the group board recompute the groups whose members changed, at most 1000 member rows a call.
+         * @description On a group board (one declaring groupOf): the item of the member board joins the group, leaving any group it was in (an item is in at most one group of a group board). The group's score (the sum of decay^i x s_i over its top best members' scores in the member window) follows at once: every read of the group board answers it. One call on the item's shard of the member board. A group board holds at most 1000 groups, 10000 members in one group and 100000 members in all (429 QUOTA_EXCEEDED beyond, nothing changed; over a sharded member board each shard holds at most 1000 groups and twice its even share of the members). Reads of the group board recompute the groups whose members changed, at most 1000 member rows a call.
          */
         put: operations["GroupBoardsController_join"];
         post?: never;
@@ -8122,7 +8122,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has shards, order asc, ties first, a tiebreak, moderation or metrics */
+            /** @description INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has order asc, ties first, a tiebreak, moderation or metrics */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8268,7 +8268,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has shards, order asc, ties first, a tiebreak, moderation or metrics */
+            /** @description INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has order asc, ties first, a tiebreak, moderation or metrics */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

@@ -30,7 +30,7 @@ export const GROUP_OF_MESSAGES = {
   notWithout: (board: string, what: string) =>
     `board "${board}" ranks groups (groupOf): it declares no ${what} of its own; leave them out`,
   memberNotPlain: (board: string, member: string, what: string) =>
-    `group board "${board}": its member board "${member}" has ${what}, which group boards do not support yet; use a board of one shard, order desc, ties shared, no tiebreak, moderation or metrics`,
+    `group board "${board}": its member board "${member}" has ${what}, which group boards do not support yet; use a board of order desc, ties shared, no tiebreak, moderation or metrics`,
   noSuchWindow: (board: string, member: string, window: string) =>
     `group board "${board}": member board "${member}" has no window "${window}"`,
   readOnly: (board: string, member = 'its member board') =>

@@ -8,9 +8,11 @@
 -- dirty (O(log n), hook results_changed); a dirty group's score is recomputed from its best `top`
 -- members by group_settle (at most GROUP_SETTLE_ROWS member rows a call), which every read of the
 -- group board runs first, again while some group is still dirty, so a read answers only settled
--- scores.
+-- scores. Over a sharded M, each shard keeps the memberships, zsets and marks of its own items, and
+-- shard 0 the scores: a read settles in rounds across the shards (shard_step, claim, store; their
+-- callers group_shard_step and group_scores_store, src/ranking/group-boards/sharded-settle.ts).
 -- KEYS: 0
--- Keys, under M's tag, base "<tag>:<W>%<G>:" (`%` is in no name: never a window's keys):
+-- Keys, under the tag of M's shard, base "<tag>:<W>%<G>:" (`%` is in no name: never a window's keys):
 --   <base>mem     hash  item -> its group (an item is in at most one group of G)
 --   <base>groups  hash  group -> its members
 --   <base>g:<h>   zset  item -> score in W, the group's listed members (h: SHA-1 of the group id:
@@ -19,6 +21,10 @@
 --   <base>rule    string "<top> <decay>" the scores in <base>top were computed with
 --   <base>top     zset  group -> score: the group board's results (read like a window's)
 --   <base>slots   zset  never written: the read's slots index (nothing to expire)
+--   <base>gen     hash  group -> the shard's change counter at its last change here (kept until a
+--                       settle stored a score counting it and the shard holds none of its members)
+--   <base>seq     string the shard's change counter (shard 0: also the settle rounds' claim tokens)
+--   <base>claims  hash  group -> the token of the last round that claimed it (shard 0 of a sharded M)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
 -- keys (hook board_dropped, by its renamed config's groupedBy).
@@ -26,6 +32,13 @@
 call_state.config_field_add('groupedBy', 'group_of')
 
 local GROUP_OF = {}
+
+-- The group's members on this shard changed: it is dirty, and its generation (the shard's change
+-- counter) is new, so a sharded settle clears the mark only if nothing changed since it read the rows.
+function GROUP_OF.changed(base, group)
+  redis.call('HSET', base .. 'gen', group, redis.call('INCR', base .. 'seq'))
+  redis.call('SADD', base .. 'dirty', group)
+end
 
 -- One entry "<W> <G>" of groupedBy (call_state.store_list_field's list), as string.gmatch's pattern.
 local GROUPED_BY_ENTRY = '([^; ]+) ([^;]+)'
@@ -46,7 +59,9 @@ local function bases_of(top_key)
   local cfg_key = call_state.cfg_key_of_top(top_key)
   local stored = call_state.config_field(cfg_key, 'groupedBy')
   if not stored then return nil end
-  local by_window = parsed.by_value[stored]
+  -- Keyed by the config too: the shards of a sharded member board hold the same groupedBy, each its own bases.
+  local known = cfg_key .. '\n' .. stored
+  local by_window = parsed.by_value[known]
   if not by_window then
     by_window = {}
     for window, board in string.gmatch(stored, GROUPED_BY_ENTRY) do
@@ -54,7 +69,7 @@ local function bases_of(top_key)
       table.insert(by_window[window], base_of(cfg_key, window, board))
     end
     if parsed.size >= parsed.max then parsed.by_value, parsed.size = {}, 0 end
-    parsed.by_value[stored], parsed.size = by_window, parsed.size + 1
+    parsed.by_value[known], parsed.size = by_window, parsed.size + 1
   end
   return by_window[string.sub(top_key, #cfg_key - 2, -5)]
 end
@@ -67,7 +82,7 @@ local function place(base, top_key, group, item)
   else
     redis.call('ZREM', group_key(base, group), item)
   end
-  redis.call('SADD', base .. 'dirty', group)
+  GROUP_OF.changed(base, group)
 end
 
 -- Hook results_changed: a member's score in W moved (written, drained, reset).
@@ -87,8 +102,10 @@ local function window_dropped(window_base)
   if not bases then return end
   for i = 1, #bases do
     local base = bases[i]
-    for _, group in ipairs(redis.call('HKEYS', base .. 'groups')) do redis.call('UNLINK', group_key(base, group)) end
-    redis.call('UNLINK', base .. 'top', base .. 'dirty')
+    for _, group in ipairs(redis.call('HKEYS', base .. 'groups')) do
+      redis.call('UNLINK', group_key(base, group))
+      GROUP_OF.changed(base, group)
+    end
   end
 end
 
@@ -115,7 +132,7 @@ local function leave(base, group, item)
     redis.call('HDEL', base .. 'groups', group)
     redis.call('UNLINK', group_key(base, group))
   end
-  redis.call('SADD', base .. 'dirty', group)
+  GROUP_OF.changed(base, group)
 end
 
 -- Why `item` may not join `group` (an error line), or nil: the group board's limits.
@@ -180,7 +197,8 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   end
   if taken < #groups then return budget - taken, false end
   redis.call('UNLINK', base .. 'mem', base .. 'groups', base .. 'dirty', base .. 'rule', base .. 'top', base .. 'slots')
-  return budget - taken - 6, true
+  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims')
+  return budget - taken - 9, true
 end
 
 -- Hook board_dropped: the groups of the group boards over a deleted member board's windows (its
@@ -200,6 +218,7 @@ local function recompute(base, group, top, decay)
   local rows = redis.call('ZREVRANGE', group_key(base, group), 0, top - 1, 'WITHSCORES')
   if #rows == 0 then
     redis.call('ZREM', base .. 'top', group)
+    if redis.call('HEXISTS', base .. 'groups', group) == 0 then redis.call('HDEL', base .. 'gen', group) end
     return 1
   end
   local sum, weight = 0, 1
@@ -215,12 +234,7 @@ end
 -- changed rule marks every group dirty first). Answers 1 when some group is still dirty, else 0.
 function GROUP_OF.settle(cfg_key, window, board, top, decay, budget)
   local base = base_of(cfg_key, window, board)
-  local rule = top .. ' ' .. decay
-  if redis.call('GET', base .. 'rule') ~= rule then
-    local groups = redis.call('HKEYS', base .. 'groups')
-    if #groups > 0 then redis.call('SADD', base .. 'dirty', unpack(groups)) end
-    redis.call('SET', base .. 'rule', rule)
-  end
+  GROUP_OF.rule_kept(base, top .. ' ' .. decay)
   local dirty = base .. 'dirty'
   while budget > 0 do
     local group = redis.call('SPOP', dirty)
@@ -228,6 +242,66 @@ function GROUP_OF.settle(cfg_key, window, board, top, decay, budget)
     budget = budget - recompute(base, group, top, tonumber(decay))
   end
   return redis.call('SCARD', dirty) > 0 and 1 or 0
+end
+
+-- A changed rule ("<top> <decay>") marks every group of the shard dirty.
+function GROUP_OF.rule_kept(base, rule)
+  if redis.call('GET', base .. 'rule') == rule then return end
+  for _, group in ipairs(redis.call('HKEYS', base .. 'groups')) do GROUP_OF.changed(base, group) end
+  redis.call('SET', base .. 'rule', rule)
+end
+
+-- One shard of a sharded member board in a settle round (src/ranking/group-boards/sharded-settle.ts):
+-- clears the dirty marks of `clears` (group, generation pairs: only where the generation is still the
+-- one the stored score was computed from), answers each group of `fetches` as its generation (the
+-- shard's change counter when the shard holds none of it) and its best `top` members, then up to
+-- `most` of the shard's dirty groups.
+function GROUP_OF.shard_step(cfg_key, window, board, rule, step)
+  local base = base_of(cfg_key, window, board)
+  GROUP_OF.rule_kept(base, rule)
+  local gens, dirty, clears = base .. 'gen', base .. 'dirty', step.clears
+  for i = 1, #clears, 2 do
+    if redis.call('HGET', gens, clears[i]) == clears[i + 1] then
+      redis.call('SREM', dirty, clears[i])
+      if redis.call('HEXISTS', base .. 'groups', clears[i]) == 0 then redis.call('HDEL', gens, clears[i]) end
+    end
+  end
+  local rows = {}
+  for i, group in ipairs(step.fetches) do
+    local gen = redis.call('HGET', gens, group) or redis.call('GET', base .. 'seq') or '0'
+    rows[i] = { gen, redis.call('ZREVRANGE', group_key(base, group), 0, step.top - 1, 'WITHSCORES') }
+  end
+  return rows, redis.call('SRANDMEMBER', dirty, step.most)
+end
+
+-- Shard 0 of a sharded member board: claims `groups` for one settle round (a later claim of a group
+-- makes this round's score of it refused: it may have read older rows). Answers the round's token.
+function GROUP_OF.claim(cfg_key, window, board, groups)
+  local base = base_of(cfg_key, window, board)
+  local token = redis.call('INCR', base .. 'seq')
+  for _, group in ipairs(groups) do redis.call('HSET', base .. 'claims', group, token) end
+  return token
+end
+
+-- Shard 0: stores the round's scores (group, score pairs; score "": the group lists no member) of
+-- the groups still claimed by `token`, under the rule `rule` only. Answers the groups stored.
+function GROUP_OF.store(cfg_key, window, board, rule, token, scores)
+  local base = base_of(cfg_key, window, board)
+  if redis.call('GET', base .. 'rule') ~= rule then return {} end
+  local stored = {}
+  for i = 1, #scores, 2 do
+    local group, score = scores[i], scores[i + 1]
+    if redis.call('HGET', base .. 'claims', group) == token then
+      redis.call('HDEL', base .. 'claims', group)
+      if score == '' then
+        redis.call('ZREM', base .. 'top', group)
+      else
+        redis.call('ZADD', base .. 'top', score, group)
+      end
+      stored[#stored + 1] = group
+    end
+  end
+  return stored
 end
 
 -- The group board's own config (field groupOf: its setting as JSON). A PUT without groupOf keeps the
