@@ -79,6 +79,7 @@ export class FiltersService {
       (board, view, nowMs) => this.viewPage(board, view, nowMs, ask),
       ask.segment,
       ask.metric,
+      ask.admit,
     );
   }
 

@@ -65,6 +65,7 @@ export class HistoryService {
       (_, view) => viewHasNoHistory(name, view),
       segment,
       metric,
+      admit,
     );
   }
 
@@ -122,14 +123,8 @@ export class HistoryService {
       windowName,
       async (board, window, nowMs) => {
         const range = { fromSec: fromSec ?? 0, toSec: toSec ?? Math.floor(nowMs / 1000) };
-        const { keeps, points, nextSec, hidden } = await this.store.itemHistory({
-          board,
-          window,
-          nowMs,
-          item,
-          ...range,
-          admit,
-        });
+        const asked = { board, window, nowMs, item, ...range, admit };
+        const { keeps, points, nextSec, hidden } = await this.store.itemHistory(asked);
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
         const read = { board, window, nowMs, item, metric, admit };
         const { draining, metrics } = await itemPointMetrics(this.store, read, points);
@@ -141,6 +136,7 @@ export class HistoryService {
       (_, view) => viewHasNoHistory(name, view),
       segment,
       metric,
+      admit,
     );
     if ('draining' in answer) throw new WindowDrainingError(M.windowDraining(name, MAX_READ_DRAIN_CALLS));
     return answer;

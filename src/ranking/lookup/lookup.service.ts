@@ -116,6 +116,7 @@ export class LookupService {
       (_, view) => Promise.reject(new InvalidInputError(M.lookupReadsWindows(name, view.name))),
       request.segment,
       request.metric,
+      request.admit,
     );
   }
 }

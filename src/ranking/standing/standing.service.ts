@@ -4,6 +4,7 @@ import { RankedSources } from '../boards/board-cache';
 import { figures, percentileOf, WindowFigures } from '../core/answers';
 import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
+import { LOOKUP_COUNTS_PER_READ } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
 import { TailRow, tailRows } from '../options/tail/tail-rows';
@@ -59,6 +60,14 @@ export type DistributionAnswer = WindowFigures & {
 const NO_QUANTILES = Object.fromEntries(QUANTILES.map(([name]) => [name, null])) as Quantiles;
 
 /**
+ * `admit` (counts) told a read's other calls (a group board over a sharded member board settling
+ * first), each a read: LOOKUP_COUNTS_PER_READ counts.
+ */
+function readsCharged(admit: ScoreRead['admit']): ((calls: number) => void) | undefined {
+  return admit && ((calls) => admit(calls * LOOKUP_COUNTS_PER_READ));
+}
+
+/**
  * The counts a distribution costs: every shard counts each inner bucket edge, and the quantiles are
  * read at their positions on one shard, or found over many by a search of at most `rounds` rounds,
  * every shard counting each quantile's probes each round.
@@ -103,6 +112,7 @@ export class StandingService {
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
       undefined,
       request.metric,
+      readsCharged(request.admit),
     );
   }
 
@@ -174,6 +184,7 @@ export class StandingService {
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
       undefined,
       request.metric,
+      readsCharged(request.admit),
     );
   }
 

@@ -122,6 +122,25 @@ describe('a lookup is charged by its cost and capped per request (issue 45 row 5
     expect((await http().get('/boards/wide-teams/top')).status).toBe(429);
   });
 
+  it.each([
+    ['the rank of a score', () => http().get('/boards/wide-teams/rank?score=3')],
+    ['the distribution', () => http().get('/boards/wide-teams/distribution')],
+    [
+      'a lookup',
+      () =>
+        http()
+          .post('/boards/wide-teams/lookup')
+          .send({ items: ['red'] }),
+    ],
+  ])('spends a read per settling call of such a group board in %s too: the second is a 429', async (_, read) => {
+    await createBoard(app(), 'wide-teams', { groupOf: { board: 'wide', window: 'h', top: 2 } });
+    for (const item of ids(3))
+      await http().put(`/boards/wide-teams/members/red/${item}`).set('content-type', 'application/json').expect(204);
+    const first = await read();
+    expect(first.status).toBe(200);
+    expect((await read()).status).toBe(429);
+  });
+
   it('answers the right ranks when the counts are split over calls', async () => {
     const res = await lookup({ items: ids(90) }).expect(200);
     // amounts cycle 1..7 over 100 items: 14 items score 7 (i % 7 = 6), and so on down.
