@@ -23,8 +23,8 @@ import { adminStepUnits } from '../src/ranking/core/write-cost';
 import { RetractionStore, type RetractionKind } from '../src/ranking/retraction/retraction.store';
 import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
 import { runWhenMain } from './process-stats';
-import { counting, dumpCounts, type Callgrind } from './redis-instructions';
-import { withCallgrindRanking } from './callgrind-ranking';
+import { counting, type Callgrind } from './redis-instructions';
+import { perFcall, withCallgrindRanking } from './callgrind-ranking';
 import { putHarnessBoard } from './write-instructions';
 
 const SIZE = SIZES.ci;
@@ -43,29 +43,6 @@ interface Bench {
   redis: Redis;
   graph: RankingGraph;
   clock: FakeClock;
-}
-
-/** Each FCALL's instructions while `run` runs (the counters dumped before it is sent and once it answered). */
-async function perFcall(server: Callgrind, run: () => Promise<unknown>): Promise<number[]> {
-  const counted: number[] = [];
-  const proto = Redis.prototype as unknown as { sendCommand: (command: { name: string }) => unknown };
-  const send = proto.sendCommand;
-  proto.sendCommand = function (this: Redis, command: { name: string; promise?: Promise<unknown> }) {
-    if (!/^fcall/i.test(command.name)) return send.call(this, command);
-    dumpCounts(server);
-    const sent = send.call(this, command);
-    void command.promise?.then(
-      () => counted.push(dumpCounts(server).counts.Ir),
-      () => counted.push(dumpCounts(server).counts.Ir),
-    );
-    return sent;
-  };
-  try {
-    await run();
-  } finally {
-    proto.sendCommand = send;
-  }
-  return counted;
 }
 
 /** One FCALL as SLOWLOG saw it: its µs (valgrind's: a share, not a time) and its script's commands. */
@@ -168,9 +145,10 @@ async function measure(bench: Bench, label: string, step: Step, steps = MOST_STE
   await redis.slowlog('RESET');
   counting(server, true);
   let taken = 0;
-  const counted = await perFcall(server, async () => {
+  const fcalls = await perFcall(server, async () => {
     for (let done = false; !done && taken < steps; taken++) done = (await step(taken === 0)).done;
   });
+  const counted = fcalls.map(({ ir }) => ir);
   counting(server, false);
   const calls = loggedCalls((await redis.slowlog('GET', 1_000_000)) as Slowlog);
   const scripts = calls.map((call) => call.commands.length);

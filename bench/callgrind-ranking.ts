@@ -3,7 +3,7 @@
  * and the ranking graph composed over it, at a fixed fake time (`settings`: the config's, as the
  * environment names them; `valgrindArgs`: startCallgrindRedis's); stopped after `run`.
  */
-import Redis from 'ioredis';
+import Redis, { type Command } from 'ioredis';
 import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { stopChild } from '../harness/processes';
@@ -64,6 +64,41 @@ export async function perCall(
     await read();
   } finally {
     functions.call = call;
+  }
+  return counted;
+}
+
+/** One FCALL sent while perFcall's `run` ran: its function's name, instructions and callgrind dump. */
+export interface CountedFcall {
+  name: string;
+  ir: number;
+  file: string;
+}
+
+/**
+ * Each FCALL sent while `run` runs (the counters dumped before it is sent and once it answered). Per
+ * FCALL, not per functions.call: a call left at a snapshot boundary (TB_CROSSING) is sent again by the
+ * same functions.call.
+ */
+export async function perFcall(server: Callgrind, run: () => Promise<unknown>): Promise<CountedFcall[]> {
+  const counted: CountedFcall[] = [];
+  const proto = Redis.prototype;
+  const send = proto.sendCommand;
+  proto.sendCommand = function (this: Redis, command: Command, stream?: Parameters<typeof send>[1]) {
+    if (!/^fcall/i.test(command.name)) return send.call(this, command, stream);
+    dumpCounts(server);
+    const sent = send.call(this, command, stream);
+    const done = () => {
+      const { counts, file } = dumpCounts(server);
+      counted.push({ name: String(command.args[0]), ir: counts.Ir, file });
+    };
+    void command.promise.then(done, done);
+    return sent;
+  };
+  try {
+    await run();
+  } finally {
+    proto.sendCommand = send;
   }
   return counted;
 }

@@ -9,7 +9,6 @@
  * EXPIRE_BENCH_ALL=1 lists every call past ~15 M instructions with its costliest commands.
  */
 import { copyFileSync } from 'node:fs';
-import Redis, { type Command } from 'ioredis';
 import { BOARDS } from '../harness/worst-case/boards';
 import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
 import { validateConfig } from '../src/common/config';
@@ -21,8 +20,8 @@ import { segmentsOf } from '../src/ranking/options/segments/segments.option';
 import { ExpiryService } from '../src/ranking/expiry/expiry.service';
 import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
 import { runWhenMain } from './process-stats';
-import { counting, dumpCounts, type Callgrind } from './redis-instructions';
-import { withCallgrindRanking, type CallgrindRanking } from './callgrind-ranking';
+import { counting } from './redis-instructions';
+import { perFcall, withCallgrindRanking, type CallgrindRanking } from './callgrind-ranking';
 
 /** seed.ts's crossing board at the `ci` size (EXPIRE_BENCH_ITEMS: fewer drain calls before the segments' listings). */
 const ITEMS = Number(process.env.EXPIRE_BENCH_ITEMS ?? 1500);
@@ -34,36 +33,6 @@ const MOST_PASSES = Number(process.env.EXPIRE_BENCH_PASSES ?? 100);
 const OVER = 15e6;
 const SCRIPT_CLIENT = '?:0';
 type Slowlog = Array<[number, number, number, string[], string]>;
-
-/**
- * Each FCALL sent while `run` runs: its function's name and instructions (the counters dumped before it
- * is sent and once it answered). Per FCALL, not per functions.call: a call left at a snapshot boundary
- * (TB_CROSSING) is sent again by the same functions.call.
- */
-async function perFcall(server: Callgrind, run: () => Promise<unknown>): Promise<Array<{ name: string; ir: number }>> {
-  const counted: Array<{ name: string; ir: number }> = [];
-  const proto = Redis.prototype;
-  const send = proto.sendCommand;
-  proto.sendCommand = function (this: Redis, command: Command, stream?: Parameters<typeof send>[1]) {
-    if (!/^fcall/i.test(command.name)) return send.call(this, command, stream);
-    dumpCounts(server);
-    const sent = send.call(this, command, stream);
-    const done = () => {
-      const { counts, file } = dumpCounts(server);
-      counted.push({ name: String(command.args[0]), ir: counts.Ir });
-      const keep = process.env.EXPIRE_BENCH_KEEP;
-      if (keep && counts.Ir > OVER) copyFileSync(file, `${keep}/${counted.length}.cg`);
-    };
-    void command.promise.then(done, done);
-    return sent;
-  };
-  try {
-    await run();
-  } finally {
-    proto.sendCommand = send;
-  }
-  return counted;
-}
 
 /** The expire FCALLs' script commands, oldest first (a script's commands are logged before its call). */
 function expireCommands(entries: Slowlog): Slowlog[] {
@@ -142,6 +111,8 @@ async function measure(bench: CallgrindRanking): Promise<{ passes: number; expir
     }
   });
   counting(server, false);
+  const keep = process.env.EXPIRE_BENCH_KEEP;
+  counted.forEach(({ ir, file }, n) => keep && ir > OVER && copyFileSync(file, `${keep}/${n + 1}.cg`));
   await service.onApplicationShutdown();
   const expires = counted.filter(({ name }) => /(^|_)expire$/.test(name)).map(({ ir }) => ir);
   return { passes, expires, scripts: expireCommands((await redis.slowlog('GET', 1_000_000)) as Slowlog) };
