@@ -44,9 +44,9 @@ export const SIZES: Record<Scale, Sizes> = {
 
 const MINUTE_SEC = 60;
 
-/** Eight rolling windows: the most slots a window may hold, the longest period, snapshots at their maximum. */
-const SUM_WINDOWS = [
-  { name: 'm', period: 10_000 * MINUTE_SEC, interval: '1m', snapshots: { keep: 1000, top: 1000 } },
+/** Eight rolling windows of every interval, periods up to the 400-day cap (also the sharded call-bound specs' boards). */
+export const EIGHT_ROLLING_WINDOWS = [
+  { name: 'm', period: '10h', interval: '1m' },
   { name: 'h', period: '24h', interval: '1h' },
   { name: 'd', period: '400d', interval: '1d' },
   { name: 'wk', period: '7d', interval: '1h' },
@@ -54,6 +54,12 @@ const SUM_WINDOWS = [
   { name: 'six', period: '6h', interval: '1m' },
   { name: 'q', period: '90d', interval: '1d' },
   { name: 'hour', period: '1h', interval: '1m' },
+];
+
+/** Those windows with the most slots a window may hold, the longest period, snapshots at their maximum. */
+const SUM_WINDOWS = [
+  { ...EIGHT_ROLLING_WINDOWS[0], period: 10_000 * MINUTE_SEC, snapshots: { keep: 1000, top: 1000 } },
+  ...EIGHT_ROLLING_WINDOWS.slice(1),
 ];
 
 /** Eight views: every mode, over the longest and the busiest windows. */

@@ -3,7 +3,7 @@ import { useOwnServerRanking } from '../../harness/ranking';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { WRITE_RANK_SHARD_DRAINS } from '../../src/ranking/core/ranking.limits';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
-import { EIGHT_ROLLING_WINDOWS } from '../support/board-settings';
+import { EIGHT_ROLLING_WINDOWS } from '../../harness/worst-case/boards';
 
 /**
  * A write's rank over the other shards of a board whose shards all hold expired slots in a window still

@@ -44,15 +44,3 @@ export async function seedEveryOptionBoard(
     await graph.ranking.incrementBatch(commands.batch({ board, entries }));
   }
 }
-
-/** Eight rolling windows of every interval, periods up to the 400-day cap: the sharded call-bound specs' boards. */
-export const EIGHT_ROLLING_WINDOWS = [
-  { name: 'm', period: '10h', interval: '1m' },
-  { name: 'h', period: '24h', interval: '1h' },
-  { name: 'd', period: '400d', interval: '1d' },
-  { name: 'wk', period: '7d', interval: '1h' },
-  { name: 'mo', period: '30d', interval: '1d' },
-  { name: 'six', period: '6h', interval: '1m' },
-  { name: 'q', period: '90d', interval: '1d' },
-  { name: 'hour', period: '1h', interval: '1m' },
-];
