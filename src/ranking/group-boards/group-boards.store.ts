@@ -57,6 +57,11 @@ function limitsOf(shards: number) {
   };
 }
 
+/** The rule groups are scored by ("<top> <decay>"), kept beside the scores: a changed one marks every group dirty (group_of_lib). */
+function ruleOf(setting: GroupOfSetting): string {
+  return `${setting.top} ${setting.decay}`;
+}
+
 /** A refusal of a membership beyond a limit (`TB_QUOTA <kind> <held>`), as the 429 naming it. */
 function quotaOf(groupBoard: string) {
   return (error: unknown) => {
@@ -161,7 +166,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
             ...boardCall(member, shard, nowMs, this.budgetFields),
             window,
             groupBoard: settle.groupBoard,
-            step: { rule: `${setting.top} ${setting.decay}`, top: setting.top, ...stepOf(index) },
+            step: { rule: ruleOf(setting), top: setting.top, ...stepOf(index) },
           }),
         ),
       ),
@@ -176,7 +181,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
         shard: member.shards[0].keys,
         groupBoard: settle.groupBoard,
         window: setting.window,
-        rule: `${setting.top} ${setting.decay}`,
+        rule: ruleOf(setting),
         ...sent,
       }),
     );

@@ -308,9 +308,9 @@ export class WritesStore {
     try {
       const { windows } = board.config;
       const scores = own.map((s) => s.score);
-      const count = { board, except: home, windows, nowMs, scores, marks, ranked: false };
+      const drainShards = WRITE_RANK_SHARD_DRAINS;
       const [others, previous] = await Promise.all([
-        this.shards.countAbove({ ...count, drainShards: WRITE_RANK_SHARD_DRAINS }),
+        this.shards.countAbove({ board, except: home, windows, nowMs, scores, marks, ranked: false, drainShards }),
         Promise.all(windows.map((window) => this.history.previousRanks(board, window, nowMs))),
       ]);
       return {
