@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
-import { BoolSetting, IntSetting, validateSettings } from '../common/settings';
+import { BoolSetting, IntSetting, SHARED_INT_SETTINGS, SharedIntSetting, validateSettings } from '../common/settings';
 import { parseConfiguredKeys } from './access-rules';
 
 export const ACCESS_MODES = ['auto', 'keyed'] as const;
@@ -54,8 +54,8 @@ export class AccessSettings {
   API_KEYS_REFRESH_MS = 5000;
 
   /** Networks whose failed checks are counted at once (AppConfig names it too: governance's limiters). */
-  @IntSetting(1, 10_000_000)
-  RATE_LIMIT_MAX_CLIENTS = 50_000;
+  @SharedIntSetting('RATE_LIMIT_MAX_CLIENTS')
+  RATE_LIMIT_MAX_CLIENTS = SHARED_INT_SETTINGS.RATE_LIMIT_MAX_CLIENTS.byDefault;
 
   /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
   @IntSetting(8, 32)

@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
-import { BoolSetting, IntSetting, validateSettings } from './settings';
+import { BoolSetting, IntSetting, SHARED_INT_SETTINGS, SharedIntSetting, validateSettings } from './settings';
 import { isPrecisionList } from './config-rules';
 import { CROSSING_CALLS_PER_REQUEST as DEFAULT_CROSSING_CALLS } from './limits';
 
@@ -63,8 +63,8 @@ export class AppConfig {
    * a request that needs Redis answers 503 REDIS_BUSY at once and sends nothing, so commands abandoned by
    * a client timeout cannot pile up in Redis.
    */
-  @IntSetting(16, 1_000_000)
-  REDIS_MAX_PENDING_COMMANDS = 1024;
+  @SharedIntSetting('REDIS_MAX_PENDING_COMMANDS')
+  REDIS_MAX_PENDING_COMMANDS = SHARED_INT_SETTINGS.REDIS_MAX_PENDING_COMMANDS.byDefault;
 
   /**
    * Calls one function call may take to cross the snapshot boundaries it meets (a listing a call);
@@ -152,8 +152,8 @@ export class AppConfig {
   @IntSetting(0, 10_000_000)
   READ_RATE_LIMIT_BURST = 0;
 
-  @IntSetting(1, 10_000_000)
-  RATE_LIMIT_MAX_CLIENTS = 50_000;
+  @SharedIntSetting('RATE_LIMIT_MAX_CLIENTS')
+  RATE_LIMIT_MAX_CLIENTS = SHARED_INT_SETTINGS.RATE_LIMIT_MAX_CLIENTS.byDefault;
 
   /**
    * Quotas on growth: the most new entries of each kind one client (a configured API key, else an

@@ -12,6 +12,21 @@ export const IntSetting = (min: number, max: number) => applyDecorators(Transfor
 export const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
 
 /**
+ * The integer settings more than one settings class reads (each class validates only its own fields):
+ * their bounds and default said once, documented where their owner declares them (AppConfig,
+ * EdgeSettings).
+ */
+export const SHARED_INT_SETTINGS = {
+  REDIS_MAX_PENDING_COMMANDS: { min: 16, max: 1_000_000, byDefault: 1024 },
+  HTTP_MAX_CONNECTIONS: { min: 1, max: 1_000_000, byDefault: 10_000 },
+  RATE_LIMIT_MAX_CLIENTS: { min: 1, max: 10_000_000, byDefault: 50_000 },
+} as const;
+
+/** The validation of a shared setting (SHARED_INT_SETTINGS), its field's default its `byDefault`. */
+export const SharedIntSetting = (name: keyof typeof SHARED_INT_SETTINGS) =>
+  IntSetting(SHARED_INT_SETTINGS[name].min, SHARED_INT_SETTINGS[name].max);
+
+/**
  * A settings class filled from the environment and validated: only its own fields are read (each
  * feature's settings name just what it uses), defaults kept for what is absent or empty. Throws one
  * error listing every problem, naming each variable.

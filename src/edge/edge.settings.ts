@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ValidateBy } from 'class-validator';
-import { BoolSetting, IntSetting, validateSettings } from '../common/settings';
+import { BoolSetting, IntSetting, SHARED_INT_SETTINGS, SharedIntSetting, validateSettings } from '../common/settings';
 
 /** TRUST_PROXY as Fastify's trustProxy option: false, a hop count, or a list of addresses/CIDRs. */
 export function trustProxyOf(config: { TRUST_PROXY: string }): false | number | string[] {
@@ -100,8 +100,8 @@ export class EdgeSettings {
    * well under common file-descriptor limits, while a load balancer's pool needs a few hundred.
    */
   // LiveSettings names it too: the live streams take at most half of it.
-  @IntSetting(1, 1_000_000)
-  HTTP_MAX_CONNECTIONS = 10_000;
+  @SharedIntSetting('HTTP_MAX_CONNECTIONS')
+  HTTP_MAX_CONNECTIONS = SHARED_INT_SETTINGS.HTTP_MAX_CONNECTIONS.byDefault;
 
   /**
    * Open connections one client (its peer address's network: CLIENT_IPV4_PREFIX, CLIENT_IPV6_PREFIX)

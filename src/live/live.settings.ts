@@ -1,4 +1,4 @@
-import { IntSetting, validateSettings } from '../common/settings';
+import { IntSetting, SHARED_INT_SETTINGS, SharedIntSetting, validateSettings } from '../common/settings';
 
 /** The settings the live streams read (docs/history-and-live.md), validated when the app is built. */
 export class LiveSettings {
@@ -37,12 +37,12 @@ export class LiveSettings {
   STREAM_IDLE_TIMEOUT_MS = 60_000;
 
   /** Shared with the Redis client: the poller yields at a share of it. */
-  @IntSetting(16, 1_000_000)
-  REDIS_MAX_PENDING_COMMANDS = 1024;
+  @SharedIntSetting('REDIS_MAX_PENDING_COMMANDS')
+  REDIS_MAX_PENDING_COMMANDS = SHARED_INT_SETTINGS.REDIS_MAX_PENDING_COMMANDS.byDefault;
 
   /** Shared with the HTTP edge: streams take at most half of the connections. */
-  @IntSetting(1, 1_000_000)
-  HTTP_MAX_CONNECTIONS = 10_000;
+  @SharedIntSetting('HTTP_MAX_CONNECTIONS')
+  HTTP_MAX_CONNECTIONS = SHARED_INT_SETTINGS.HTTP_MAX_CONNECTIONS.byDefault;
 }
 
 /** Validates the live streams' settings; throws one error naming every bad variable. */

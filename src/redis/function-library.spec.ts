@@ -159,7 +159,11 @@ describe('Lua modules', () => {
     expect(a.modules).toEqual(b.modules);
     expect(a.modules.indexOf(base)).toBeLessThan(a.modules.indexOf(top));
     expect(a.name).toBe(b.name);
-    expect(a.source).toContain('local base = {}\ndo -- base.lua\n');
+    // Each table is a local of its own block and of the blocks requiring it, never of the main chunk.
+    expect(a.source).toContain('do -- base.lua\nlocal base = {}; MODULE_TABLES.base = base\n');
+    expect(a.source).toContain(
+      'do -- top.lua\nlocal top = {}; MODULE_TABLES.top = top; local base = MODULE_TABLES.base\n',
+    );
   });
 
   it('refuses a cycle, a required module the library lacks, an undeclared use and a field never exported', () => {

@@ -229,12 +229,16 @@ function assemble(
   add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
   add(`local RECORD_FIELDS = ${luaRecordFields({ header_window: HEADER_WINDOW_NAMES, ...spec.records })}`);
   add(`local CALLS = ${luaContracts(spec.functions)}`);
+  add(`local ${MODULE_TABLES} = {}`);
   const registered = registrations(name, spec.functions, modules.map(({ text }) => text).join('\n'));
   for (const module of modules) {
-    // Every file is a block of its own (see lua-modules.ts): only a module's table and declared names
-    // are the main chunk's locals, which Lua caps at 200. A handler is registered inside its block.
-    if (module.table !== undefined) add(`local ${[module.table, ...module.declares].join(', ')} = {}`);
+    // Every file is a block of its own (see lua-modules.ts): its table and the tables it requires are
+    // locals of its block, bound from MODULE_TABLES, so the main chunk (whose locals Lua caps at 200)
+    // holds a fixed few names however many modules the library has. A handler is registered inside its block.
+    if (module.declares.length > 0) add(`local ${module.declares.join(', ')}`);
     add(`do -- ${module.file}`);
+    const prologue = blockPrologue(module);
+    if (prologue !== '') add(prologue);
     add(module.text, module.file);
     for (const [handler, registration] of registered) {
       if (module.table !== undefined || !new RegExp(`^local function ${handler}\\(`, 'm').test(module.text)) continue;
@@ -245,6 +249,27 @@ function assemble(
   }
   for (const handler of registered.keys()) throw new Error(`${name}: handler ${handler} is defined in a shared module`);
   return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
+}
+
+/** The main-chunk table holding each shared module's table by its name. */
+const MODULE_TABLES = 'MODULE_TABLES';
+
+/**
+ * A file's first line in its block (empty for a file requiring nothing): its own table (a shared module) made and registered, and the
+ * tables it requires bound as locals. The order of modules (orderModules) has registered each of
+ * those before, so a module's functions reach another's as an upvalue, as a main-chunk local was.
+ */
+function blockPrologue(module: LuaModule): string {
+  const own =
+    module.table === undefined
+      ? []
+      : [`local ${module.table} = {}; ${MODULE_TABLES}.${module.table} = ${module.table}`];
+  const required = [...module.requires].sort();
+  const bound =
+    required.length === 0
+      ? []
+      : [`local ${required.join(', ')} = ${required.map((table) => `${MODULE_TABLES}.${table}`).join(', ')}`];
+  return [...own, ...bound].join('; ');
 }
 
 /**

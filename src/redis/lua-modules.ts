@@ -5,7 +5,7 @@ import { basename } from 'node:path';
  * The Lua files of a function library and how they fit together. A file is one of two kinds, told by
  * its first lines (comments, before any other line):
  *
- *   -- module: window                  a shared module: one table of that name in the main chunk,
+ *   -- module: window                  a shared module: one table of that name,
  *   -- declares: KEYS, ARGV            (rare) main-chunk names it assigns besides its table,
  *   -- requires: call_state, ties      the modules it uses (their tables, or names they declare);
  *
@@ -13,7 +13,9 @@ import { basename } from 'node:path';
  * it defines. Each file's text is a `do` block of its own, so its locals are not the main chunk's
  * (Lua allows 200 locals per function, the main chunk included): a shared module keeps its private
  * functions and state as locals and ends with its exports, `window.expire_window = expire_window`,
- * which other files call as `window.expire_window(...)`. The assembler orders the shared modules
+ * which other files call as `window.expire_window(...)`. A file's block binds its own table and the
+ * tables it requires as its locals (function-library.ts blockPrologue), so the main chunk's names do
+ * not grow with the modules. The assembler orders the shared modules
  * from their `requires` (dependencies first, ties by name, so the list a library gives is a set),
  * then the handler files by name, and refuses a cycle, a required module the library does not hold,
  * and a use of a module's table (or declared name) the file does not declare, or of a field the

@@ -307,8 +307,9 @@ describe('ranking keys share one Cluster slot per call', () => {
 });
 
 /**
- * Lua compiles a chunk with at most 200 locals; the main chunk holds one table per shared module (and
- * the names a module declares), each module's own locals living in its block (src/redis/lua-modules.ts).
+ * Lua compiles a chunk with at most 200 locals; the main chunk holds the contracts, the table of module
+ * tables and the names a module declares, each module's tables and own locals living in its block
+ * (src/redis/lua-modules.ts).
  */
 const MAIN_CHUNK_LOCALS_MAX = 40;
 

@@ -1,5 +1,5 @@
 -- module: ingest
--- requires: actor_log, board_write, call_state, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, segmentation, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
@@ -79,7 +79,7 @@ local function ingest_check(checks, event)
   local holding_at = checks.holding_at
   if holding_at[at_sec] == nil then holding_at[at_sec] = window.window_holds(at_sec, checks.now_sec, checks.windows) or false end
   if not holding_at[at_sec] then return 'AT_OUT_OF_SPAN' end
-  local blocked = actor_log.ACTORS.refusal(call_state.CALL.cfg_key, select(2, actor_log.ACTORS.split(event.actor)), checks.now_ms, event.item)
+  local blocked = actor_blocks.refusal(call_state.CALL.cfg_key, select(2, actor_log.ACTORS.split(event.actor)), checks.now_ms, event.item)
   if blocked then return string.sub(blocked, 4) end
   -- Most events name no segment: no list is made for them.
   local names = event.segments ~= '' and segmentation.segment_names(event.segments) or nil

@@ -22,7 +22,7 @@
 -- Reply (reader.answer, CALLS.ingest_apply): draining (0|1), due_ms (due time for the index, unix ms,
 --   0: none), applied (events applied now), outcomes (one per entry: "a" applied now, "s" applied
 --   before, "r:<reason>" refused (now or before: dead-letter it; AGGREGATE_MISMATCH on a max / min /
---   last board, AT_OUT_OF_SPAN, RETRACTED <actor|item> <until ms> (blocked, see ACTORS.refusal),
+--   last board, AT_OUT_OF_SPAN, RETRACTED <actor|item> <until ms> (blocked, see actor_blocks.refusal),
 --   SEGMENT_LIMIT, BOARD_FULL))
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (nothing applied), TB_INGEST_FENCED <epoch> (nothing applied)
 

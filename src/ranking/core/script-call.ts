@@ -26,6 +26,7 @@ export const RANKING_MODULES = [
     'call_lib',
     'hooks_lib',
     'likes_lib',
+    'order_base_lib',
     'order_lib',
     'slot_due_lib',
     'stored_windows_lib',

@@ -1,4 +1,4 @@
--- requires: actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_blocks, actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
 -- reweight_step: one bounded chunk of an actor's re-weighting on one shard (PUT .../actors/:actor): its
 -- live contributions (actor_lib) counted again at its new weight, within the board's cap
 -- (actor_caps_lib), in every window, view and segment. A re-weighting is a record under the board's
@@ -99,7 +99,7 @@ local function reweight_begin(cfg_key, record, arg, now_ms)
     actor_caps.set_weight(cfg_key, arg.actor, weight)
   end
   redis.call('EXPIRE', record, REWEIGHT.KEEP_SEC)
-  actor_log.ACTORS.hold_record(cfg_key, record, REWEIGHT.KEEP_SEC, now_ms)
+  actor_blocks.hold_record(cfg_key, record, REWEIGHT.KEEP_SEC, now_ms)
   return { record = record, actor = arg.actor, weight = tonumber(redis.call('HGET', record, 'weight')) or weight,
     ledger = tonumber(arg.ledger), budget = 0, keys = nil }
 end

@@ -1,4 +1,4 @@
--- requires: actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
+-- requires: actor_blocks, actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
 -- alias_step: one bounded step of an alias merge (PUT .../aliases/:alias): the alias's live counts
 -- moved into the canonical item's, slot by slot, in every window, view, segment and unique count, as
 -- if its events had named the canonical item. The alias and the canonical item may live on two
@@ -245,12 +245,12 @@ local function take_begin(keys, window_count, record, arg, now_ms)
       redis.call('ZADD', record .. ':sibs', unpack(members))
       redis.call('EXPIRE', record .. ':sibs', ALIAS.KEEP_SEC)
     end
-    actor_log.ACTORS.block_until(cfg_key, 'i' .. ALIAS.SEP .. arg.alias, ALIAS.FOREVER_MS)
+    actor_blocks.block_until(cfg_key, 'i' .. ALIAS.SEP .. arg.alias, ALIAS.FOREVER_MS)
   elseif run ~= arg.run then
     return nil
   end
   redis.call('EXPIRE', record, ALIAS.KEEP_SEC)
-  actor_log.ACTORS.hold_record(cfg_key, record, ALIAS.KEEP_SEC, now_ms)
+  actor_blocks.hold_record(cfg_key, record, ALIAS.KEEP_SEC, now_ms)
   local acked = math.max(tonumber(redis.call('HGET', record, 'acked')), tonumber(arg.acked))
   redis.call('HSET', record, 'acked', acked)
   return { record = record, alias = arg.alias, chunk = {}, keys = nil, acked = acked, seq = tonumber(redis.call('HGET', record, 'seq')) }
@@ -327,7 +327,7 @@ local function alias_give(keys, header, arg, windows, drain)
   local given = keys[#keys]
   if redis.call('HGET', given, 'run') ~= arg.run then redis.call('HSET', given, 'run', arg.run, 'seq', 0) end
   redis.call('EXPIRE', given, ALIAS.KEEP_SEC)
-  actor_log.ACTORS.hold_record(keys[1], given, ALIAS.KEEP_SEC, header.now_ms)
+  actor_blocks.hold_record(keys[1], given, ALIAS.KEEP_SEC, header.now_ms)
   local seq = tonumber(arg.seq)
   if tonumber(redis.call('HGET', given, 'seq')) >= seq then return reader.answer(CALLS.alias_step, { done = 0, seq = seq, chunk = '', entries = 0, due = 0 }) end
   -- Expired data left on this shard's windows (the board's or a sibling's): nothing given yet (seq 0).

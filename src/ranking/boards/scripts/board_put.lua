@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, stored_windows, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, snapshot_kept, stored_windows, window
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -143,7 +143,7 @@ local function board_compare_windows(r, plan, current)
     else
       w.createdAtMs = old.createdAtMs
     end
-    if old ~= nil and not snapshot.same_snapshots(old.snapshots, w.snapshots) then
+    if old ~= nil and not snapshot_kept.same_snapshots(old.snapshots, w.snapshots) then
       plan.changed = true
       plan.resnapshot[#plan.resnapshot + 1] = w.name
     end
@@ -192,10 +192,10 @@ local function board_update(r, plan)
   local dropped = {}
   for _, name in ipairs(plan.to_drop) do
     window.drop_window(cfg_key, name)
-    snapshot.drop_snapshots(cfg_key, name)
+    snapshot_kept.drop_snapshots(cfg_key, name)
     dropped[name] = true
   end
-  for _, name in ipairs(plan.resnapshot) do snapshot.drop_snapshots(cfg_key, name) end
+  for _, name in ipairs(plan.resnapshot) do snapshot_kept.drop_snapshots(cfg_key, name) end
   snapshot.store_snapshot_confs(cfg_key, r.wanted)
   local json = cjson.encode(r.wanted)
   redis.call('HSET', cfg_key, 'version', r.new_version, 'shards', r.shards, 'maxShards', plan.max_shards)

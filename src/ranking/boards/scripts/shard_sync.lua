@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, stored_windows, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, snapshot_kept, stored_windows, window
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
@@ -45,10 +45,10 @@ local function shard_sync(keys, args)
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
         window.drop_window(cfg_key, old.name)
-        snapshot.drop_snapshots(cfg_key, old.name)
+        snapshot_kept.drop_snapshots(cfg_key, old.name)
         dropped[old.name] = true
-      elseif not snapshot.same_snapshots(old.snapshots, new.snapshots) then
-        snapshot.drop_snapshots(cfg_key, old.name)
+      elseif not snapshot_kept.same_snapshots(old.snapshots, new.snapshots) then
+        snapshot_kept.drop_snapshots(cfg_key, old.name)
       end
     end
   end

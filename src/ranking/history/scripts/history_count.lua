@@ -1,4 +1,4 @@
--- requires: order, reader, shown, snaprows, snapshot
+-- requires: order, reader, shown, snaprows, snapshot_kept
 -- history_count: for a sharded board, how many rows of this shard's snapshots rank above given
 -- scores, pairs on a tiebreak board (the other shards' share of an item's rank in a snapshot), taking
 -- the snapshot of a boundary this call is the first to cross.
@@ -20,7 +20,7 @@ local function history_count(keys, args)
   for i, point in ipairs(cjson.decode(arg.points)) do
     counts[i], left_out[i] = 0, 0
     if conf then
-      local _, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
+      local _, rows = snapshot_kept.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
       if rows then
         local ascending = order.ascending(slots_key)
         counts[i] = snaprows.count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)

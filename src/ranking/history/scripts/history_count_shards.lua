@@ -1,4 +1,4 @@
--- requires: call_state, keyspace, order, reader, shown, snaprows, snapshot, window
+-- requires: call_state, keyspace, order, reader, shown, snaprows, snapshot, snapshot_kept, window
 -- history_count_shards: history_count summed over the shards of a sharded board one Redis node serves,
 -- in one call instead of one per shard: how many rows of their snapshots rank ahead of given scores
 -- (pairs on a tiebreak board), and how many of those the board's exceptions leave out now. Read-only
@@ -42,7 +42,7 @@ local function count_shard(sums, slots_key, conf, rule, now_sec, points)
   local weight = 0
   for i, point in ipairs(points) do
     weight = weight + POINT_ROWS
-    local _, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
+    local _, rows = snapshot_kept.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
     if rows then
       local above = snaprows.count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
       sums.counts[i] = sums.counts[i] + above

@@ -1,4 +1,4 @@
--- requires: archive, order, reader, shown, snapshot
+-- requires: archive, order, reader, shown, snapshot_kept
 -- history_read: the snapshot of a window at or before a time (default: the latest), taking the
 -- snapshot of a boundary this call is the first to cross, and which of its items the window's listing
 -- leaves out now (left_out_rows).
@@ -38,7 +38,7 @@ local function history_read(keys, args)
   if refused then return refused end
   local boundary, rows
   if conf then
-    boundary, rows = snapshot.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, tonumber(arg.at_sec), rule.origin_sec)
+    boundary, rows = snapshot_kept.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, tonumber(arg.at_sec), rule.origin_sec)
   end
   local pending
   for at in pairs(archive.archives_pending(slots_key) or {}) do pending = math.min(pending or math.huge, tonumber(at)) end

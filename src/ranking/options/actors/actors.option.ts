@@ -72,7 +72,10 @@ export const ActorsViewProperty = () =>
  * view on a board without actors (it would count no one).
  */
 export const actorsOption: BoardOption<ActorsConfig> = {
-  ...flagSetting('actors', [join(__dirname, 'actor_lib.lua')]),
+  ...flagSetting(
+    'actors',
+    ['actor_lib.lua', 'actor_blocks_lib.lua'].map((file) => join(__dirname, file)),
+  ),
   check: (board) => {
     if (board.options.actors !== true) {
       const unique = board.views?.find((view) => view.mode === 'unique');

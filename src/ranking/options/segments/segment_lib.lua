@@ -306,65 +306,6 @@ local function expire_segments(windows, now_ms, drain, most)
   return due_ms <= now_ms and 1 or 0, due_ms
 end
 
--- Data written before the name index existed: its live names are indexed once, at the first listing.
-local function index_segment_names(names_key, segs, now_sec)
-  if redis.call('EXISTS', names_key) == 1 then return end
-  for _, name in ipairs(redis.call('ZRANGE', segs, '(' .. now_sec, '+inf', 'BYSCORE')) do
-    redis.call('ZADD', names_key, 0, name)
-  end
-end
-
--- One live segment's row fields (items each window lists, scores <= 0 counting as absent), drained
--- first when something of it is due (segdue). Returns the counts (nil when expired data remains, the
--- budget spent), the budget left and whether it was drained.
-local function segment_counts(windows, name, now_ms, budget)
-  local due, more, _ = segment_drain_due(name, now_ms, false), false, nil
-  if due then budget, _, more = drain_segment(windows, name, now_ms, budget) end
-  -- A boundary left for the next call answers as expired data does (more): nothing of it was read.
-  if more then return nil, budget, due end
-  local counts = {}
-  for w = 0, windows.count - 1 do
-    counts[w + 1] = redis.call('ZCOUNT', segment_window_key(windows.tops[w], 'top', name), '(0', '+inf')
-  end
-  return counts, budget, due
-end
-
--- One page of the shard's live segments after `after` (byte order; "" from the first), at most
--- `limit`, weighing at most `units` (a name looked at 1, a segment listed 1 per window, drained 4 per
--- window more): { draining (0|1), ended (0|1), last (name looked at, "" none), rows = { name_1,
--- items_1_1 .. items_1_W, ... } }; the caller adds the items up over the shards. ended 1: no name after
--- the last one looked at. draining 1: the page stopped before a segment still holding expired data
--- once the drain budget was spent (counted then, it would count what fell out of its windows); the
--- next call goes on.
-local function segment_rows(windows, now_ms, after, limit, budget, units)
-  local segs = segment_indexes(CALL.cfg_key)
-  local names_key, now_sec = segment_names_key(CALL.cfg_key), math.floor(now_ms / 1000)
-  index_segment_names(names_key, segs, now_sec)
-  local out, listed, spent, from = { draining = 0, ended = 0, last = '', rows = {} }, 0, 0, after == '' and '-' or '(' .. after
-  local rows = out.rows
-  while listed < limit and spent < units do
-    local names = redis.call('ZRANGE', names_key, from, '+', 'BYLEX', 'LIMIT', 0, math.min(limit - listed, units - spent))
-    if #names == 0 then out.ended = 1 break end
-    for _, name in ipairs(names) do
-      if listed >= limit or spent >= units then break end
-      local live_until = tonumber(redis.call('ZSCORE', segs, name))
-      spent = spent + 1
-      if not live_until or live_until <= now_sec then
-        redis.call('ZREM', names_key, name)
-      else
-        local counts, due
-        counts, budget, due = segment_counts(windows, name, now_ms, budget)
-        if not counts then return { draining = 1, ended = 0, last = out.last, rows = rows } end
-        rows[#rows + 1] = name
-        for w = 1, windows.count do rows[#rows + 1] = counts[w] end
-        listed, spent = listed + 1, spent + windows.count * (due and 5 or 1)
-      end
-      out.last, from = name, '(' .. name
-    end
-  end
-  return out
-end
-
 -- The suffixes ("@<metric>") of the windows options keep beside the board's (hooks' window_siblings:
 -- "<window>~@<metric>", metrics_lib), over the first `window_count` windows of `keys` (cfg, then each
 -- window's slots and top): a sibling's keys are its window's under that suffix, as a segment's are
@@ -386,6 +327,7 @@ end
 segmentation.segment_window_key = segment_window_key
 segmentation.sibling_suffixes = sibling_suffixes
 segmentation.segment_indexes = segment_indexes
+segmentation.segment_names_key = segment_names_key
 segmentation.segment_names = segment_names
 segmentation.earliest_due = earliest_due
 segmentation.segment_refusal = segment_refusal
@@ -396,4 +338,3 @@ segmentation.cross_named_segments = cross_named_segments
 segmentation.walk_pending_segments = walk_pending_segments
 segmentation.step_drain = step_drain
 segmentation.expire_segments = expire_segments
-segmentation.segment_rows = segment_rows

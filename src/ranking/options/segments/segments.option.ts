@@ -78,7 +78,9 @@ const declared = (config: Readonly<SegmentsConfig>) => config.segmentsMax !== un
 export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView> = {
   name: 'segments',
   fields: ['segmentsMax'],
-  luaModules: ['segment_lib.lua', 'segment_growth_lib.lua'].map((file) => join(__dirname, file)),
+  luaModules: ['segment_lib.lua', 'segment_growth_lib.lua', 'segment_list_lib.lua'].map((file) =>
+    join(__dirname, file),
+  ),
   fromStored: (fields) => (fields.segmentsMax ? { segmentsMax: Number(fields.segmentsMax) } : {}),
   fromReply: (fields) => {
     const max = fields.segmentsMax ?? 0;

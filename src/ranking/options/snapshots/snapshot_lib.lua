@@ -73,15 +73,6 @@ local function snapshot_conf_of(confs, cfg_key, slots_key)
   return confs[name], nil
 end
 
--- The windows kept beside the board's `window_name` (window_siblings): their history goes with its.
-local function sibling_windows(cfg_key, window_name)
-  local names = {}
-  for _, siblings_of in ipairs(hooks.window_siblings) do
-    for _, name in ipairs(siblings_of(cfg_key, window_name)) do names[#names + 1] = name end
-  end
-  return names
-end
-
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
 local function snapshot_lifetime_sec(conf, interval_sec) return conf.keep * interval_sec end
 
@@ -332,49 +323,6 @@ local function with_snapshot_due(new_due_ms, windows, now_sec)
   return math.min(new_due_ms, snapshot_due_ms(windows, now_sec) or math.huge)
 end
 
--- The snapshot of the window of `slots_key` at or before `at` (unix s; nil: the latest) still kept at
--- `now_sec`: its boundary and rows, or nil. A calendar window's archives (origin_sec > 0) are kept by
--- count, not time.
-local function find_snapshot(slots_key, conf, interval_sec, now_sec, at, origin_sec)
-  local base = keyspace.sibling_key(slots_key, 'slots', '')
-  local found = redis.call('ZRANGE', base .. 'snaps', at or '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
-  if #found == 0 then return nil end
-  local boundary = tonumber(found[1])
-  local expired = boundary <= window.current_slot(now_sec, interval_sec) - snapshot_lifetime_sec(conf, interval_sec)
-  if (origin_sec or 0) == 0 and expired then return nil end
-
-  local rows = redis.call('GET', base .. 'snap:' .. boundary)
-  if not rows then return nil end
-  return boundary, rows
-end
-
--- Unlinks a window's history (snapshots, index, previous listing) and forgets its slot mark, so a
--- remade or reconfigured window starts its history afresh; the same for each segment's and sibling's.
-local function drop_snapshots(cfg_key, window_name)
-  local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
-  for _, sibling in ipairs(sibling_windows(cfg_key, window_name)) do
-    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', sibling .. ':')
-    redis.call('HDEL', cfg_key, 'snapMark:' .. sibling)
-  end
-  for _, segment in ipairs(redis.call('ZRANGE', keyspace.sibling_key(cfg_key, 'cfg', 'seghist'), 0, -1)) do
-    bases[#bases + 1] = keyspace.sibling_key(cfg_key, 'cfg', window_name .. '~' .. segment .. ':')
-  end
-  for _, base in ipairs(bases) do
-    for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do
-      redis.call('UNLINK', base .. 'snap:' .. at, base .. 'archidx:' .. at)
-    end
-    redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark')
-    for _, dropped in ipairs(hooks.history_dropped) do dropped(base) end
-  end
-  redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)
-end
-
--- Whether two windows' snapshot settings (decoded JSON; absent or null: none) are the same.
-local function same_snapshots(a, b)
-  if type(a) ~= 'table' or type(b) ~= 'table' then return type(a) ~= 'table' and type(b) ~= 'table' end
-  return a.keep == b.keep and a.top == b.top
-end
-
 snapshot.snapshot_confs = snapshot_confs
 snapshot.store_snapshot_confs = store_snapshot_confs
 snapshot.window_name_of = window_name_of
@@ -394,6 +342,3 @@ snapshot.snapshot_windows = snapshot_windows
 snapshot.bump_version = bump_version
 snapshot.snapshot_due_ms = snapshot_due_ms
 snapshot.with_snapshot_due = with_snapshot_due
-snapshot.find_snapshot = find_snapshot
-snapshot.drop_snapshots = drop_snapshots
-snapshot.same_snapshots = same_snapshots

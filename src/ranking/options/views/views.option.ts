@@ -98,7 +98,7 @@ export const ViewsViewProperty = () =>
 /**
  * Trending views (decay, hot, rising, unique; wilson and controversial with metrics): views_lib.lua
  * keeps each view's results beside the windows it reads, segment_views_lib.lua a segment's,
- * view_except_lib.lua lists them without the board's exceptions.
+ * view_except_lib.lua lists them without the board's exceptions, view_decay_lib.lua keeps decay's scale.
  *
  * Its config is not an options fragment: a board's views are resolved against its windows
  * (resolveViews: durations, defaults, each view's `spec`), stored as their own config field and rebuilt
@@ -107,5 +107,7 @@ export const ViewsViewProperty = () =>
  */
 export const viewsOption: BoardOption<object> = modulesOnly(
   'views',
-  ['views_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) => join(__dirname, file)),
+  ['views_lib.lua', 'view_decay_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) =>
+    join(__dirname, file),
+  ),
 );

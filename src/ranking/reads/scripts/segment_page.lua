@@ -1,5 +1,5 @@
--- requires: board_write, call_state, reader, segmentation
--- segment_page: one page of a shard's live segments (segment_lib's segment_rows), each drained first
+-- requires: board_write, call_state, reader, segment_list
+-- segment_page: one page of a shard's live segments (segment_list_lib's segment_rows), each drained first
 -- where due, the page's work bounded by its units.
 -- Keys: cfg (board config hash: holds the config version), then each window's (slots, top) pair (the
 --   board's: the segments' keys are derived from them)
@@ -15,7 +15,7 @@
 local function segment_page(keys, args)
   local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.segment_page)
   if refused then return refused end
-  local page = segmentation.segment_rows(call_state.bind_windows(2, #header.windows), header.now_ms, arg.after, tonumber(arg.limit), header.budget,
+  local page = segment_list.segment_rows(call_state.bind_windows(2, #header.windows), header.now_ms, arg.after, tonumber(arg.limit), header.budget,
     tonumber(arg.units))
   return reader.answer(CALLS.segment_page, { draining = page.draining, ended = page.ended, last = page.last, rows = page.rows })
 end

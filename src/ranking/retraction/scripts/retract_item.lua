@@ -1,4 +1,4 @@
--- requires: actor_log, archive, board_write, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
+-- requires: actor_blocks, actor_log, archive, board_write, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board, of each window an option keeps beside the board's
 -- (hooks' window_siblings: each metric's but the first, metrics_lib) and of each segment, then out of
@@ -331,7 +331,7 @@ local function retract_item(keys, args)
   if refused then return refused end
   local now_ms, now_sec, window_count = header.now_ms, header.now_sec, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  local step = actor_log.ACTORS.begin_retraction('item', now_ms, keys, windows, { id = arg.target, most = arg.most,
+  local step = actor_blocks.begin_retraction('item', now_ms, keys, windows, { id = arg.target, most = arg.most,
     ledger = arg.ledger, block_until_ms = arg.block_until_ms, block_key = arg.block_key })
   step.now_sec = now_sec
   local record, item, most = step.record, step.id, step.most
@@ -350,6 +350,6 @@ local function retract_item(keys, args)
   if most - budget > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = budget > 0
   if done then redis.call('HDEL', item_data.item_data_key(cfg_key), item) end
-  local events, amount = actor_log.ACTORS.end_retraction(record, done, now_ms)
+  local events, amount = actor_blocks.end_retraction(record, done, now_ms)
   return reader.answer(CALLS.retract_item, { done = done and 1 or 0, taken = most - budget, events = events, amount = amount })
 end

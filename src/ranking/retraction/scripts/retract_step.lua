@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
 -- retract_step: one bounded chunk of a retraction on one shard (an actor's events out of every
 -- window, view and unique count; see actor_lib). A retraction is a record under the board's hash tag,
 -- "<tag>:ret:<id>" (hash: actor, state, events, amount, startedMs), created by its first step; each
@@ -98,7 +98,7 @@ local function retract_step(keys, args)
   if refused then return refused end
   local now_ms, window_count = header.now_ms, #header.windows
   local windows = call_state.bind_windows(2, window_count)
-  local step = actor_log.ACTORS.begin_retraction('actor', now_ms, keys, windows, { id = arg.target, most = arg.most,
+  local step = actor_blocks.begin_retraction('actor', now_ms, keys, windows, { id = arg.target, most = arg.most,
     ledger = arg.ledger, block_until_ms = arg.block_until_ms, block_key = arg.block_key })
   local record = step.record
   actor_log.ACTORS.bound_rebase(step.most)
@@ -116,6 +116,6 @@ local function retract_step(keys, args)
   taken = taken + segment_taken
   if taken > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = board_empty and segments_empty
-  local events, amount = actor_log.ACTORS.end_retraction(record, done, now_ms)
+  local events, amount = actor_blocks.end_retraction(record, done, now_ms)
   return reader.answer(CALLS.retract_step, { done = done and 1 or 0, taken = taken, events = events, amount = amount })
 end

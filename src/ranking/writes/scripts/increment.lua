@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -48,7 +48,7 @@
 -- What every request of the running call shares (set by increment): a library-level table, so a call
 -- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
 -- never writes it), its context set by each call. `blocks`: whether the shard may hold a live block
--- (ACTORS.blocking, asked once per call).
+-- (actor_blocks.blocking, asked once per call).
 local INCREMENT = {
   keys = nil,
   cfg_key = nil,
@@ -107,7 +107,7 @@ local function increment_admission(item, amount, allowance, cap, covering, segme
     growth, actor)
   local call = INCREMENT
   if not covering then return 0, 'TB_AT_OUT_OF_SPAN no window holds the slot' end
-  local refusal = call.blocks and actor_log.ACTORS.refusal(call.cfg_key, actor_key, call.now_ms, item) or nil
+  local refusal = call.blocks and actor_blocks.refusal(call.cfg_key, actor_key, call.now_ms, item) or nil
   if #segments > 0 then refusal = refusal or segmentation.segment_refusal(call.cfg_key, segments, segments_max, call.now_sec) end
   refusal = refusal or growth()
   if refusal then return 0, refusal end
@@ -232,7 +232,7 @@ local function increment_begin(keys, header, arg, draining, confs, windows)
   call.segments_max = reader.memo_number(arg.segments_max)
   call.cap = board_write.item_cap(call.cfg_key)
   call.now_ms, call.now_sec, call.window_count, call.draining = header.now_ms, header.now_sec, window_count, draining
-  call.blocks = actor_log.ACTORS.blocking(call.cfg_key, header.now_ms)
+  call.blocks = actor_blocks.blocking(call.cfg_key, header.now_ms)
   call.windows = windows
   call.keeping, call.add = snapshot.snapshot_windows(windows, confs), board_write.event_adder(windows)
   call.holding_at = nil

@@ -1,4 +1,4 @@
--- requires: actor_log, aggregate, board_write, call_state, groups, idempotency, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_blocks, actor_log, aggregate, board_write, call_state, groups, idempotency, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
 -- max / min / last board each entry's value is a score instead, recorded as record_score does
 -- (best_record; the caller checked the aggregate against the config version).
@@ -36,7 +36,7 @@
 -- distinct (items), full (full entries) }.
 local function batch_entries(cfg_key, entries, full, now_ms, windows)
   local now_sec = math.floor(now_ms / 1000)
-  local blocks = actor_log.ACTORS.blocking(cfg_key, now_ms)
+  local blocks = actor_blocks.blocking(cfg_key, now_ms)
   local at_now = window.window_holds(now_sec, now_sec, windows)
   local batch = { items = {}, holding = {}, at_now = at_now, named = {}, first_of = {}, distinct = 0, full = full }
   local items, first_of = batch.items, batch.first_of
@@ -45,7 +45,7 @@ local function batch_entries(cfg_key, entries, full, now_ms, windows)
   for e = 1, #entries do
     local entry = entries[e]
     local item = entry.item
-    local blocked = blocks and actor_log.ACTORS.refusal(cfg_key, select(2, actor_log.ACTORS.split(entry.actor or '')), now_ms, item)
+    local blocked = blocks and actor_blocks.refusal(cfg_key, select(2, actor_log.ACTORS.split(entry.actor or '')), now_ms, item)
     if blocked then return nil, blocked end
     items[e] = item
     if not first_of[item] then first_of[item], batch.distinct = e, batch.distinct + 1 end

@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, snapshot, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it, and out of at most take_back_segments of its segments: the rest over
@@ -96,7 +96,7 @@ end
 -- and likes it creates.
 local function like_admission(cfg_key, header, arg, windows, segments, actor, liked_ms)
   local actor_key = actor and arg.block_key
-  local refusal = actor_log.ACTORS.refusal(cfg_key, actor_key, header.now_ms, arg.item)
+  local refusal = actor_blocks.refusal(cfg_key, actor_key, header.now_ms, arg.item)
     or segmentation.segment_refusal(cfg_key, segments, tonumber(arg.segments_max), header.now_sec)
   if refusal then return refusal end
   local created_items
@@ -110,7 +110,7 @@ end
 -- The take-back an unlike runs (segment_growth.take_back_plan), nil for a like; `resume` never takes back a held one.
 local function plan_of(cfg_key, likes_key, arg, member, liked_ms, actor, now_ms)
   if arg.undo ~= '1' then return nil end
-  local refused = function() return actor_log.ACTORS.refusal(cfg_key, actor and arg.block_key, now_ms, arg.item) end
+  local refused = function() return actor_blocks.refusal(cfg_key, actor and arg.block_key, now_ms, arg.item) end
   local held_ms = arg.resume ~= '1' and liked_ms or nil
   return segment_growth.take_back_plan(likes_key, member, held_ms, tonumber(arg.take_back_segments), refused)
 end
