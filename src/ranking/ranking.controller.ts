@@ -338,7 +338,7 @@ export class RankingController {
   @Get('boards/:board/items/:item/history')
   @WindowRead(
     "An item's rank and score at each kept snapshot",
-    "One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. On a board with metrics, 503 WINDOW_DRAINING while another metric's archive of a period answered is still being written.",
+    "One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. 503 WINDOW_DRAINING while an archive of a period answered is still being written on another shard (a sharded board's calendar window: each read drains a chunk of it) or of another metric (a board with metrics).",
     ItemHistoryResultDto,
   )
   @ErrorResponse(404, 'SNAPSHOT_NOT_FOUND: the window keeps no snapshots')

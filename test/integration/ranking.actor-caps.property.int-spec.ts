@@ -145,9 +145,14 @@ describe.each(TOPOLOGIES)(
       },
     );
 
-    it.each([1, 3])(
-      'a re-weighted actor reads as having written with that weight from the start (%i shards)',
-      async (shards) => {
+    it.each([
+      [1, undefined],
+      [3, undefined],
+      [1, 4],
+      [3, 5],
+    ])(
+      'a re-weighted actor reads as having written with that weight from the start (%i shards, cap %s)',
+      async (shards, cap) => {
         const writes = op.filter((step) =>
           ['inc', 'together', 'batch', 'advance', 'toBoundary', 'expire'].includes(step.kind),
         );
@@ -162,9 +167,12 @@ describe.each(TOPOLOGIES)(
               clock.setMs(startMs);
               const [late, early] = [`r${board++}`, `r${board++}`];
               for (const name of [late, early])
-                await putActorBoard(world.graph, name, { windows: WINDOWS, shards, views: VIEWS, segmentsMax: 2 });
+                await putActorBoard(world.graph, name, {
+                  ...{ windows: WINDOWS, shards, views: VIEWS, segmentsMax: 2 },
+                  capPerItem: cap ?? 0,
+                });
               await world.graph.actorWeights.put(early, actor, weight);
-              const model = new ActorCapsModel(WINDOWS, undefined);
+              const model = new ActorCapsModel(WINDOWS, cap);
               for (const [i, step] of ops.entries()) {
                 if (i === at % ops.length) {
                   await world.graph.actorWeights.put(late, actor, weight);

@@ -120,8 +120,8 @@ export class RankedSources {
    * time draining one more chunk, up to MAX_READ_DRAIN_CALLS; still draining then, it is a 503
    * WINDOW_DRAINING (the scheduler and the next reads go on draining). Each call is as short as any
    * expiry call: Redis is never held longer for it. (History reads answer no `draining`: snapshots are
-   * taken before anything expires; but an item history on a board of several metrics does while
-   * another metric's archive is still being written: history/metric-counts.ts.) With `segment`, the
+   * taken before anything expires; but an item history does while an archive of a period it answers
+   * is still being written on another shard, or of another metric: history.store.ts, metric-counts.ts.) With `segment`, the
    * window or view is read as that segment's (a 400 on a board without segments).
    */
   async read<T extends object>(

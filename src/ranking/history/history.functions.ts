@@ -183,16 +183,21 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
 
   historyCount: windowReadFunction({
     args: ['points'],
-    reply: ['counts', 'left_out'],
+    reply: ['draining', 'counts', 'left_out'],
     values: (call: WindowCall & { points: CountedPoint[] }) => ({
       points: pointsArg(call.points),
     }),
-    /** rows above each point's score (pair: score and mark) in this shard's snapshot at or before its time */
-    decode: (reply, call): SnapshotCount[] => {
+    /**
+     * rows above each point's score (pair: score and mark) in this shard's snapshot at or before its
+     * time (a calendar window's archive of its period); draining: this shard's archive of a point's
+     * period is still being taken (the counts are short: read again)
+     */
+    decode: (reply, call): { draining: boolean; counts: SnapshotCount[] } => {
       const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];
       counts.expectLength(call.points.length);
       leftOut.expectLength(call.points.length);
-      return call.points.map((_, i) => ({ above: counts.int(i), leftOut: leftOut.int(i) }));
+      const counted = call.points.map((_, i) => ({ above: counts.int(i), leftOut: leftOut.int(i) }));
+      return { draining: reply.flag('draining'), counts: counted };
     },
   }),
 
@@ -206,7 +211,7 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
         points: pointsArg(call.points),
         rows: call.rows,
       }),
-    /** the shards not counted (a boundary to cross first), those left for another call, the others' counts summed per point */
+    /** the shards not counted (a boundary to cross or archive to drain first), those left for another call, the counts */
     decode: (reply, call): { pending: ShardKeys[]; rest: ShardKeys[]; counts: SnapshotCount[] } => {
       const [counts, leftOut] = [reply.nested('counts'), reply.nested('left_out')];
       counts.expectLength(call.points.length);

@@ -20,7 +20,10 @@ export interface ItemHistoryAnswer {
   hidden?: true;
 }
 
-/** An item history that met another metric's archive being written: RankedSources sends it again. */
+/**
+ * An item history that met an archive being written (another metric's, or on a sharded board another
+ * shard's of a period archived on the item's): RankedSources sends it again.
+ */
 const DRAINING = { draining: true } as const;
 
 /** Snapshot reads as a client asks them: a window's listing at a time, an item's ranks through time. */
@@ -124,8 +127,9 @@ export class HistoryService {
       async (board, window, nowMs) => {
         const range = { fromSec: fromSec ?? 0, toSec: toSec ?? Math.floor(nowMs / 1000) };
         const asked = { board, window, nowMs, item, ...range, admit };
-        const { keeps, points, nextSec, hidden } = await this.store.itemHistory(asked);
+        const { keeps, points, nextSec, hidden, draining: counting } = await this.store.itemHistory(asked);
         if (!keeps) missingSnapshot(name, window.name, false, undefined);
+        if (counting) return DRAINING;
         const read = { board, window, nowMs, item, metric, admit };
         const { draining, metrics } = await itemPointMetrics(this.store, read, points);
         if (draining) return DRAINING;

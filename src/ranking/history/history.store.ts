@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS, PREVIOUS_RANKS_FRESH_MS } from '../core/ranking.limits';
@@ -9,27 +8,9 @@ import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
-import {
-  ListingAsk,
-  SnapshotCount,
-  SnapshotPoint,
-  HistoryFunctions,
-  ShardAsked,
-  StoredSnapshot,
-} from './history.functions';
+import { ListingAsk, HistoryFunctions, ShardAsked, StoredSnapshot } from './history.functions';
 import { sliceStore } from '../core/slice-store';
-
-/** A page of an item's history: from `fromSec` to `toSec` (unix s, boundaries of kept snapshots). */
-export interface ItemHistoryRead {
-  board: PreparedBoard;
-  window: WindowConfig;
-  nowMs: number;
-  item: string;
-  fromSec: number;
-  toSec: number;
-  /** Charges the caller the calls past the item's shard's (throws when its budget lacks them). */
-  admit?: (reads: number) => void;
-}
+import { aboveElsewhere, type ItemHistoryRead } from './counts-elsewhere';
 
 /** Snapshots: a window's listing at a boundary, an item through them, and each window's previous ranks. */
 @Injectable()
@@ -69,11 +50,13 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
    * listing leaves out now (moderation) are counted by the same calls and not ranked, as the window's
    * history answers them; an item left out now (`hidden`) keeps its scores, rank null. One page: about
    * HISTORY_ROWS_PER_CALL snapshot rows are scanned per call (on each shard); nextSec is where the
-   * next page starts (null: the range is answered).
+   * next page starts (null: the range is answered). draining: on a calendar window, a period archived
+   * on the item's shard is still being archived on another (archive_lib, shard by shard, in chunks:
+   * its rows there are not all counted; that shard's call drained a chunk): the caller reads again.
    */
   async itemHistory(
     read: ItemHistoryRead,
-  ): Promise<{ keeps: boolean; nextSec: number | null; hidden: boolean; points: HistoryPoint[] }> {
+  ): Promise<{ keeps: boolean; nextSec: number | null; hidden: boolean; points: HistoryPoint[]; draining: boolean }> {
     const { board, window, nowMs, item, fromSec, toSec } = read;
     const home = board.shardOf(item);
     const top = window.snapshots?.top ?? 0;
@@ -88,7 +71,7 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
         mostSnapshots,
       }),
     );
-    const elsewhere = await this.aboveElsewhere(read, home, own.points);
+    const { draining, above: elsewhere } = await aboveElsewhere(this, read, home, own.points);
     const points = own.points.map((point): HistoryPoint => {
       const other = elsewhere.get(point.atSec) ?? { above: 0, leftOut: 0 };
       const rank = point.above < 0 ? null : point.above + other.above + 1;
@@ -102,6 +85,7 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
       nextSec: own.nextSec,
       hidden: own.hidden,
       points: withRowTiebreaks(board.config, points, marks),
+      draining,
     };
   }
 
@@ -228,56 +212,6 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
   /** Indexes of `shards` grouped by the Redis node serving each (one group off a Cluster). */
   shardsByNode(shards: ShardKeys[]): number[][] {
     return this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
-  }
-
-  /** Rows above each listed point's score (and those left out) on the shards other than the item's own, by boundary. */
-  private async aboveElsewhere(read: ItemHistoryRead, home: ShardKeys, points: SnapshotPoint[]) {
-    const { board } = read;
-    const listed = points.filter((point) => point.above >= 0);
-    // Each other shard's count is a call of the item's shard's size: one read of the caller's budget.
-    if (listed.length > 0) read.admit?.(board.shards.length - 1);
-    const others = board.shards.filter((shard) => shard !== home && listed.length > 0);
-    const nodes = this.redis.groupByNode(others.map((shard) => shard.keys.cfg()));
-    const counted = await Promise.all(
-      nodes.map((node) =>
-        this.countOnNode(
-          read,
-          node.map((i) => others[i]),
-          listed,
-        ),
-      ),
-    );
-    const counts = counted.flat();
-    const sum = (i: number, field: keyof SnapshotCount) => counts.reduce((total, count) => total + count[i][field], 0);
-    return new Map(listed.map((point, i) => [point.atSec, { above: sum(i, 'above'), leftOut: sum(i, 'leftOut') }]));
-  }
-
-  /**
-   * The rows ahead of each point on the shards one node serves: history_count_shards calls of at most
-   * HISTORY_ROWS_PER_CALL rows' work each, one after the other until every shard is counted, then shard
-   * by shard (history_count) where such a call could not (a boundary to cross first, or a node that no
-   * longer serves a shard). One list of counts per point list answered.
-   */
-  private async countOnNode(read: ItemHistoryRead, shards: ShardKeys[], points: SnapshotPoint[]) {
-    const { board, window, nowMs } = read;
-    const counts: SnapshotCount[][] = [];
-    const uncounted: ShardKeys[] = [];
-    let rest = shards;
-    try {
-      while (rest.length > 0) {
-        const call = { board, shards: rest, nowMs, window, points, rows: HISTORY_ROWS_PER_CALL };
-        const reply = await guard(this.functions.call(this.fns.historyCountShards, call));
-        counts.push(reply.counts);
-        uncounted.push(...reply.pending);
-        rest = reply.rest;
-      }
-    } catch (error) {
-      if (!isRedisWrongNodeError(error)) throw error;
-      uncounted.push(...rest);
-    }
-    const single = (shard: ShardKeys) =>
-      guard(this.functions.call(this.fns.historyCount, { ...this.on(board, shard, nowMs), window, points }));
-    return [...counts, ...(await Promise.all(uncounted.map(single)))];
   }
 
   /** Each shard's snapshot at or before `atSec` (undefined: its latest), and its oldest pending archive. */

@@ -252,6 +252,7 @@ export async function itemPointMetrics(
       read.admit?.(1);
       const { board, window, nowMs, item, admit } = read;
       const page = await store.itemHistory({ board: board.metric(name), window, nowMs, item, ...range, admit });
+      if (page.draining) return { name, counts: undefined };
       return { name, counts: await pointCounts(store, read, name, points, page.points) };
     }),
   );

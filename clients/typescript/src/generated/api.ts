@@ -356,7 +356,7 @@ export interface paths {
         };
         /**
          * An item's rank and score at each kept snapshot
-         * @description One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. On a board with metrics, 503 WINDOW_DRAINING while another metric's archive of a period answered is still being written.
+         * @description One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. 503 WINDOW_DRAINING while an archive of a period answered is still being written on another shard (a sharded board's calendar window: each read drains a chunk of it) or of another metric (a board with metrics).
          */
         get: operations["RankingController_itemHistory"];
         put?: never;

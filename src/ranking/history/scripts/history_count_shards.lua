@@ -1,11 +1,12 @@
--- requires: call_state, keyspace, order, reader, shown, snaprows, snapshot, snapshot_kept, window
+-- requires: call_state, keyspace, order, reader, shown, snaprows, snapshot, window
 -- history_count_shards: history_count summed over the shards of a sharded board one Redis node serves,
 -- in one call instead of one per shard: how many rows of their snapshots rank ahead of given scores
 -- (pairs on a tiebreak board), and how many of those the board's exceptions leave out now. Read-only
 -- and across hash tags like count_above_shards (allow-cross-slot-keys: keys of any slot this node
 -- serves; a key it does not serve fails the call and the caller counts shard by shard). A shard whose
 -- window has a snapshot boundary to cross first (its snapshot not yet taken) is not counted but named,
--- for the caller to count with history_count, which crosses it first.
+-- for the caller to count with history_count, which crosses it first; so is a shard of a calendar
+-- window whose archive of a period is still being taken (history_count drains it first).
 -- Keys: route (the config hash of the first shard in `shards`: routes the call to the node serving it)
 -- Args (reader.read_call, CALLS.history_count_shards): the header with the one window (no budget), then
 --   window_key  the window's key name (a segment's: <window>~<segment>)
@@ -14,7 +15,7 @@
 --   rows        the call's budget in snapshot rows: a point counted weighs POINT_ROWS, plus the rows its
 --               left-out count steps through; no shard is begun once the budget is spent
 -- Reply (reader.answer, CALLS.history_count_shards): pending { position (1-based, in `shards`) of each
---   shard not counted }; rest (position of the first shard left for another call, the budget spent; 0:
+--   shard not counted: a boundary to cross, or an archive to drain, first }; rest (position of the first shard left for another call, the budget spent; 0:
 --   none); counts, left_out { per point, summed over the counted shards }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 
@@ -30,6 +31,13 @@ local function crossed(cfg_key, slots_key, conf, segment, rule, now_sec)
   return segment ~= nil
 end
 
+-- Whether a calendar window's archive of a period is still being taken on this shard (archive_lib: in
+-- chunks, as its closed slot drains): a point of that period would miss the rows not yet written.
+local function archiving(slots_key, rule)
+  if (rule.origin_sec or 0) == 0 then return false end
+  return redis.call('HLEN', keyspace.sibling_key(slots_key, 'slots', 'arch')) > 0
+end
+
 -- What a point weighs in rows besides the rows its left-out count steps through: the snapshot read and
 -- the binary search of its rows, about 0.16 M instructions a point on a shard (63 shards of 2 000 items
 -- in one call, 2 points each: 20.7 M, bench/fanout-call-instructions.ts), as many as ~200 rows scanned.
@@ -42,7 +50,7 @@ local function count_shard(sums, slots_key, conf, rule, now_sec, points)
   local weight = 0
   for i, point in ipairs(points) do
     weight = weight + POINT_ROWS
-    local _, rows = snapshot_kept.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, point[1], rule.origin_sec)
+    local rows = shown.point_rows(slots_key, conf, rule, now_sec, point[1])
     if rows then
       local above = snaprows.count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
       sums.counts[i] = sums.counts[i] + above
@@ -74,7 +82,7 @@ local function history_count_shards(keys, args)
     local confs = snapshot.snapshot_confs(cfg_key)
     local conf, segment
     if confs then conf, segment = snapshot.snapshot_conf_of(confs, cfg_key, slots_key) end
-    if crossed(cfg_key, slots_key, conf, segment, rule, now_sec) then
+    if crossed(cfg_key, slots_key, conf, segment, rule, now_sec) and not archiving(slots_key, rule) then
       if conf then budget = budget - count_shard(sums, slots_key, conf, rule, now_sec, points) end
     else
       sums.pending[#sums.pending + 1] = s

@@ -68,6 +68,15 @@ local function archives_pending(slots_key)
   return pending
 end
 
+-- The text of the archive of the period starting at `at` (unix s), nil when none is kept, and whether
+-- that archive is still being taken (true: nil text, its rows are not all written).
+local function period_rows(slots_key, at)
+  local base, period = archive_base(slots_key), string.format('%d', at)
+  if redis.call('HEXISTS', base .. 'arch', period) == 1 then return nil, true end
+  if not redis.call('ZSCORE', base .. 'snaps', period) then return nil, false end
+  return redis.call('GET', base .. 'snap:' .. period) or nil, false
+end
+
 -- A slot value's score as Redis stored it (a string: a Lua number would print 14 digits).
 local function archive_score(value)
   if aggregate.mode() == 'last' then return string.match(value, ':(-?%d+)$') end
@@ -290,6 +299,7 @@ hooks.register_all('calendar', { 'slots_draining', archive_drain, 'period_closed
   'history_dropped', drop_archives })
 
 archive.archives_pending = archives_pending
+archive.period_rows = period_rows
 archive.shown_index_key = shown_index_key
 archive.shown_index_set = shown_index_set
 archive.shown_index_pruned = shown_index_pruned

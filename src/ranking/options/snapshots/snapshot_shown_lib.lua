@@ -1,5 +1,5 @@
 -- module: shown
--- requires: archive, board_write, order, snapshot
+-- requires: archive, board_write, order, snapshot, snapshot_kept
 -- snapshot_shown_lib: which rows of a kept listing (a snapshot's or an archive's text, the previous
 -- listing "<base>prev") the window's reads show now. Kept listings store every row whatever moderation
 -- was; a read leaves out the items the board's exceptions leave out now (order_lib's exceptions_asked,
@@ -142,9 +142,20 @@ local function begin_history(keys, args, contract)
   return nil, header, arg, conf, rule, now_sec
 end
 
+-- The rows of this shard that another shard's point at boundary `at` (unix s) ranks among (history
+-- counts): a rolling window's snapshot at or before it; a calendar window's archive of exactly that
+-- period (an older period's rows are not the board's then). Second answer: true while this shard's
+-- archive of that period is still being taken (its rows still in the live slot, none counted yet).
+local function point_rows(slots_key, conf, rule, now_sec, at)
+  if (rule.origin_sec or 0) > 0 then return archive.period_rows(slots_key, at) end
+  local _, rows = snapshot_kept.find_snapshot(slots_key, conf, rule.interval_sec, now_sec, at, rule.origin_sec)
+  return rows, false
+end
+
 shown.exceptions_of = exceptions_of
 shown.FIND_ROWS = FIND_ROWS
 shown.begin_history = begin_history
+shown.point_rows = point_rows
 shown.visible = visible
 shown.left_out_ahead = left_out_ahead
 shown.through_shown = through_shown
