@@ -224,8 +224,7 @@ local function exceptions_of(member_top)
   return { only = asked.only, items = items, list = asked.items }
 end
 
--- The best `top` of the rows of `key` (best first) the listing shows (`keep`: id -> whether shown),
--- read a page at a time; answers them and the rows read.
+-- The best `top` rows of `key` (best first) that `keep` keeps, a page at a time; and the rows read.
 local function shown_rows(key, keep, top, first_page)
   local rows, read, from, count = {}, 0, 0, first_page
   while count > 0 do
@@ -240,10 +239,9 @@ local function shown_rows(key, keep, top, first_page)
   return rows, read
 end
 
--- The group's best `top` listed members, best first in the member board's order (order.score_page):
--- [member, score, ...], and the member rows read: past its hidden members (at most the shard's
--- exceptions), or on a review board its allowed ones (a group larger than the exceptions: their
--- scores, sorted here).
+-- The group's best `top` listed members, best first in the member board's order: [member, score, ...],
+-- and the member rows read: past its hidden members (at most the shard's exceptions more), or on a
+-- review board its allowed ones (a group larger than them: their scores, sorted here).
 local function best_rows(base, group, top, ex)
   local key = group_key(base, group)
   if not ex then return shown_rows(key, function() return true end, top, top) end
