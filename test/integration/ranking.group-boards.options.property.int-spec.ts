@@ -184,13 +184,13 @@ describe.each(CASES)(
       await graph.ranking.putBoard({ name: 'tb', windows, shards, aggregate: 'max', tiebreak: { order: 'asc' } });
       await graph.ranking.putBoard({ name: 'mt', windows, shards, metrics: ['up', 'down'] });
       for (const member of ['tb', 'mt']) {
-        await graph.ranking.putBoard({ name: `g${member}`, groupOf: { board: member, window: 'w', top: 2 } });
+        await graph.ranking.putBoard({ name: `g${member}`, groupOf: { board: member, window: 'w', top: 2, decay: 1 } });
         await expect(
           graph.groupBoards.setMember({ name: `g${member}`, group: 'red', item: 'a' }),
         ).rejects.toMatchObject(unsupported);
         await expect(graph.ranking.top(`g${member}`, undefined, 0, 10)).rejects.toMatchObject(unsupported);
       }
-      const own = { name: 'gown', groupOf: { board: 'tb', window: 'w', top: 2 } };
+      const own = { name: 'gown', groupOf: { board: 'tb', window: 'w', top: 2, decay: 1 } };
       const refused = { code: 'INVALID_INPUT', message: expect.stringContaining("in its member board's order") };
       await expect(graph.ranking.putBoard({ ...own, ties: 'first' })).rejects.toMatchObject(refused);
       await expect(graph.ranking.putBoard({ ...own, aggregate: 'max', order: 'asc' })).rejects.toMatchObject(refused);
