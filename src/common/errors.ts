@@ -15,6 +15,10 @@ function refused<const S extends number>(status: S, retry: string) {
 export const ERROR_CODES = {
   INVALID_INPUT: refused(400, 'no: fix the request; the message names the field'),
   UNKNOWN_METRIC: refused(400, "no: name one of the board's metrics (the message lists them), or none"),
+  GROUP_MEMBER_UNSUPPORTED: refused(
+    400,
+    'no: a group board ranks groups of a member board without a tiebreak or metrics; name another member board',
+  ),
   BOARD_WRITE_TOO_COSTLY: refused(
     400,
     'no: one write of the board would pass WRITE_COST_PER_CALL; declare fewer windows, views, segments or options',

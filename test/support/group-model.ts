@@ -1,7 +1,8 @@
 /**
  * Group boards, written as plainly as possible: the oracle of the group boards' property test. Given
  * the member window's listed scores (a RankingModel's listing), a group's score is Σ decay^i · s_i over
- * its `top` best listed members (the weights as repeated products, as group_of_lib.lua computes them).
+ * its `top` best listed members (the weights as repeated products, as group_of_lib.lua computes them);
+ * a member the member board does not list (moderation) is left out of `memberScores` by the caller.
  */
 export interface GroupRow {
   rank: number;
@@ -24,15 +25,20 @@ export class GroupModel {
     else this.members.set(item, group);
   }
 
-  /** The group board's listing: highest first, ties in descending byte order, competition ranks. */
-  listing(memberScores: ReadonlyArray<{ item: string; score: number }>): GroupRow[] {
+  /**
+   * The group board's listing: highest first, ties in descending byte order, competition ranks; over a
+   * member board of order asc (`ascending`) a group sums its lowest members and the lowest sum ranks
+   * first, ties in ascending byte order. `memberScores`: the member window's listed items only.
+   */
+  listing(memberScores: ReadonlyArray<{ item: string; score: number }>, ascending = false): GroupRow[] {
+    const sign = ascending ? -1 : 1;
     const byGroup = new Map<string, number[]>();
     for (const { item, score } of memberScores) {
       const group = this.members.get(item);
       if (group !== undefined) byGroup.set(group, [...(byGroup.get(group) ?? []), score]);
     }
     const scores = [...byGroup].map(([group, values]): [string, number] => {
-      const best = values.sort((a, b) => b - a).slice(0, this.top);
+      const best = values.sort((a, b) => sign * (b - a)).slice(0, this.top);
       let sum = 0;
       let weight = 1;
       for (const value of best) {
@@ -41,7 +47,13 @@ export class GroupModel {
       }
       return [group, sum];
     });
-    const rows = scores.sort(([a, sa], [b, sb]) => sb - sa || Buffer.compare(Buffer.from(b), Buffer.from(a)));
-    return rows.map(([item, score]) => ({ rank: 1 + rows.filter(([, s]) => s > score).length, item, score }));
+    const rows = scores.sort(
+      ([a, sa], [b, sb]) => sign * (sb - sa) || sign * Buffer.compare(Buffer.from(b), Buffer.from(a)),
+    );
+    return rows.map(([item, score]) => ({
+      rank: 1 + rows.filter(([, s]) => sign * (s - score) > 0).length,
+      item,
+      score,
+    }));
   }
 }

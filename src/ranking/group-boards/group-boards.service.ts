@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { InvalidInputError, NotFoundError } from '../../common/errors';
+import { DomainError, InvalidInputError, NotFoundError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget } from '../../governance/growth-quotas';
@@ -38,9 +38,15 @@ class GroupKeys extends BoardKeys {
   }
 }
 
-/** The group board `name` as its reads see it: the member board's config and tag, its one window's keys the groups'. */
+/**
+ * The group board `name` as its reads see it: the member board's config, order and tag, its one
+ * window's keys the groups'. Its groups rank by shared ties and none is hidden: the member board's
+ * tie order and moderation are its items' (group_of_lib counts them into the groups).
+ */
 export function groupSource(member: PreparedBoard, name: string, window: WindowConfig): PreparedBoard {
-  const config = { ...member.config, name, shards: 1, windows: [window], views: [], maxItems: null };
+  const { moderation: _itemsModeration, ...memberConfig } = member.config;
+  const source = { name, shards: 1, windows: [window], views: [], maxItems: null, ties: 'shared' as const };
+  const config = { ...memberConfig, ...source };
   return new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name));
 }
 
@@ -51,15 +57,21 @@ interface Membership {
   window: WindowConfig;
 }
 
-/** What a member board may not have yet (a group board over it is refused, 400). */
+/**
+ * What a member board may not have yet (a group board over it is refused, 400
+ * GROUP_MEMBER_UNSUPPORTED): a tiebreak (its pairs order the window, a group's score is no pair)
+ * and metrics (a member's score is one metric's, which groupOf does not name).
+ */
 function unsupported(member: PreparedBoard): string | undefined {
   const config = member.config;
-  if (config.order === 'asc') return 'order asc';
-  if (config.ties === 'first') return 'ties first';
   if (config.tiebreak) return 'a tiebreak';
-  if (config.moderation) return 'moderation';
   if (config.metrics) return 'metrics';
   return undefined;
+}
+
+/** A group board over a member board of a kind group boards do not support: the scheduler leaves it. */
+function unsettleable(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'GROUP_MEMBER_UNSUPPORTED';
 }
 
 /**
@@ -133,7 +145,8 @@ export class GroupBoardsService extends GroupSources {
         return { dueMs: againMs, settled: false };
       });
     } catch (error) {
-      if (error instanceof NotFoundError || error instanceof InvalidInputError) return { dueMs: null, settled: true };
+      if (error instanceof NotFoundError || error instanceof InvalidInputError || unsettleable(error))
+        return { dueMs: null, settled: true };
       throw error;
     }
   }
@@ -145,7 +158,7 @@ export class GroupBoardsService extends GroupSources {
     if (!setting) throw new InvalidInputError(GM.notGroupBoard(name));
     return this.cache.withBoard(setting.board, (member) => {
       const what = unsupported(member);
-      if (what) throw new InvalidInputError(GM.memberNotPlain(name, setting.board, what));
+      if (what) throw new DomainError('GROUP_MEMBER_UNSUPPORTED', GM.memberNotPlain(name, setting.board, what));
       const window = member.window(setting.window);
       if (!window) throw new InvalidInputError(GM.noSuchWindow(name, setting.board, setting.window));
       return run({ setting, member, window });

@@ -17,6 +17,7 @@ import {
 import { GROUP_BOARDS_MESSAGES as GM } from './group-boards.messages';
 import { GroupBoardsFunctions } from './group-boards.functions';
 import { sliceStore } from '../core/slice-store';
+import { ascendingScores } from '../options/registry';
 import { batchOf, batchSize, clearsOf, mergedScore, ShardRows } from './sharded-settle';
 import type { ShardStep } from './group-boards.functions';
 
@@ -149,7 +150,8 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const fetched = await this.stepShards(settle, () => ({ clears: [], fetches: batch, most: 0 }));
     if (fetched.some((step) => step.draining)) return true;
     const rows: ShardRows[] = fetched.map((step) => step.rows);
-    const scores = batch.flatMap((group, i) => [group, mergedScore(rows, i, setting.top, setting.decay)]);
+    const rule = { top: setting.top, decay: setting.decay, ascending: ascendingScores(settle.member.config) };
+    const scores = batch.flatMap((group, i) => [group, mergedScore(rows, i, rule)]);
     const { stored } = await this.scores(settle, { token, groups: [], scores });
     const clears = clearsOf(batch, stored, rows);
     const after = await this.stepShards(settle, (shard) => ({ clears: clears[shard], fetches: [], most: 1 }));

@@ -7,6 +7,7 @@ export type Applied = 'yes' | 'no' | 'maybe' | 'partly';
 export const ERROR_TABLE = {
   INVALID_INPUT: { status: 400, applied: 'no', retryable: false, advice: "no: fix the request; the message names the field" },
   UNKNOWN_METRIC: { status: 400, applied: 'no', retryable: false, advice: "no: name one of the board's metrics (the message lists them), or none" },
+  GROUP_MEMBER_UNSUPPORTED: { status: 400, applied: 'no', retryable: false, advice: "no: a group board ranks groups of a member board without a tiebreak or metrics; name another member board" },
   BOARD_WRITE_TOO_COSTLY: { status: 400, applied: 'no', retryable: false, advice: "no: one write of the board would pass WRITE_COST_PER_CALL; declare fewer windows, views, segments or options" },
   ADMIN_TOKEN_MISSING: { status: 401, applied: 'no', retryable: false, advice: "no: send Authorization: Bearer <ADMIN_TOKEN>" },
   API_KEY_MISSING: { status: 401, applied: 'no', retryable: false, advice: "no: send an API key (Authorization: Bearer <key> or X-Api-Key) with the scope the message names" },

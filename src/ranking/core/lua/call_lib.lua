@@ -301,6 +301,13 @@ local function cfg_key_of_top(top_key)
   return cfg_key
 end
 
+-- Whether `key` is one of a group board's keys under its member board's tag (group_of_lib's
+-- "<tag>:<W>%<G>:...", `%` in no name): its results rank groups, so the member board's strict order
+-- and exceptions, which are its items', do not apply there.
+local function of_group_board(key)
+  return string.find(key, '%', (string.find(key, '}', 1, true) or 0) + 1, true) ~= nil
+end
+
 -- hooks_of for the config of the window results (or a sibling key of them) `top_key` (asked several
 -- times by every call: cfg_key_of_top's known keys looked up in place).
 local function hooks_of_top(top_key)
@@ -317,6 +324,7 @@ call_state.budget = budget
 call_state.spend_budget = spend_budget
 call_state.config_field_add = config_field_add
 call_state.cfg_key_of_top = cfg_key_of_top
+call_state.of_group_board = of_group_board
 call_state.hooks_of = hooks_of
 call_state.hooks_of_top = hooks_of_top
 call_state.store_options = store_options

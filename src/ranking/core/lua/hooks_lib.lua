@@ -117,6 +117,8 @@
 --                                       by the option its own way, or nil: order_lib counts them
 --   group_changed(cfg_key, item, group) every one is called: the item's group on the shard is now
 --                                       `group` (groups_lib's assign; false: none, forget)
+--   exceptions_changed(cfg_key, items)  every one is called: the exceptions of the shard's listings
+--                                       changed for `items` (nil: any item; moderation)
 
 hooks.results_changed = {}
 hooks.tiebreak = {}
@@ -159,6 +161,7 @@ hooks.actor_moved = {}
 hooks.exceptions = {}
 hooks.exceptions_ahead = {}
 hooks.group_changed = {}
+hooks.exceptions_changed = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
 local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',

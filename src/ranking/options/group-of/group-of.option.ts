@@ -24,13 +24,15 @@ export interface GroupOfConfig {
   groupOf?: GroupOfSetting;
 }
 
-/** Why a group board, its member board or a write to it may not go (INVALID_INPUT 400; readOnly: GROUP_BOARD_READ_ONLY 409). */
+/** Why a group board, its member board or a write to it may not go (INVALID_INPUT 400; memberNotPlain: GROUP_MEMBER_UNSUPPORTED 400; readOnly: GROUP_BOARD_READ_ONLY 409). */
 export const GROUP_OF_MESSAGES = {
   ownMember: (board: string) => `groupOf.board names board "${board}" itself; name another board`,
   notWithout: (board: string, what: string) =>
     `board "${board}" ranks groups (groupOf): it declares no ${what} of its own; leave them out`,
+  ownOrder: (board: string) =>
+    `board "${board}" ranks groups (groupOf) in its member board's order (asc: the lowest group score first), equal scores sharing a rank; leave out order and ties`,
   memberNotPlain: (board: string, member: string, what: string) =>
-    `group board "${board}": its member board "${member}" has ${what}, which group boards do not support yet; use a board of order desc, ties shared, no tiebreak, moderation or metrics`,
+    `group board "${board}": its member board "${member}" has ${what}, which group boards do not support yet (a group's score sums single scores of one counter); use a member board without a tiebreak or metrics`,
   noSuchWindow: (board: string, member: string, window: string) =>
     `group board "${board}": member board "${member}" has no window "${window}"`,
   readOnly: (board: string, member = 'its member board') =>
@@ -108,5 +110,7 @@ export const groupOfOption: BoardOption<GroupOfConfig> = {
     if (holds?.views) throw new InvalidInputError(GROUP_OF_MESSAGES.notWithout(board.name, 'views'));
     if (holds?.segments) throw new InvalidInputError(GROUP_OF_MESSAGES.notWithout(board.name, 'segments'));
     if (holds?.actors) throw new InvalidInputError(GROUP_OF_MESSAGES.notWithout(board.name, 'actors'));
+    if (board.options.order === 'asc' || board.options.ties === 'first')
+      throw new InvalidInputError(GROUP_OF_MESSAGES.ownOrder(board.name));
   },
 };

@@ -2,7 +2,8 @@
 -- requires: call_state, hooks, keyspace, order
 -- group_of_lib: group boards, a board option (src/ranking/options/group-of/). A board declaring
 -- `groupOf: { board: M, window: W, top, decay }` ranks groups of M's items by Σ decay^i · s_i over a
--- group's `top` best members' scores s_i in W. Everything lives under M's hash tag, beside W, so the
+-- group's `top` best members' scores s_i in W, best in M's order (asc: the lowest), the members M's
+-- listing leaves out (moderation) counting for no group. Everything lives under M's hash tag, beside W, so the
 -- member board's own calls keep it exact in the same atomic step: every change of W's results
 -- (writes, expiry drains, resets) moves the member's score in its group's zset and marks the group
 -- dirty (O(log n), hook results_changed); a dirty group's score is recomputed from its best `top`
@@ -15,8 +16,8 @@
 -- Keys, under the tag of M's shard, base "<tag>:<W>%<G>:" (`%` is in no name: never a window's keys):
 --   <base>mem     hash  item -> its group (an item is in at most one group of G)
 --   <base>groups  hash  group -> its members
---   <base>g:<h>   zset  item -> score in W, the group's listed members (h: SHA-1 of the group id:
---                       ids are never key names)
+--   <base>g:<h>   zset  item -> score in W, the group's members listed in W before moderation (h:
+--                       SHA-1 of the group id: ids are never key names)
 --   <base>dirty   set   groups whose score may differ from their members'
 --   <base>rule    string "<top> <decay>" the scores in <base>top were computed with
 --   <base>top     zset  group -> score: the group board's results (read like a window's)
@@ -212,14 +213,60 @@ local function member_board_dropped(cfg_key, drop_key, budget)
   return budget, done
 end
 
+-- The member window's exceptions (order_lib's: hidden items, or on a review board the only ones
+-- allowed), which count for no group: nil (none), or { only, items (id -> true), list }. Equal scores
+-- add the same, so which of them a group counts needs no tie rule (ties: first).
+local function exceptions_of(member_top)
+  local asked = order.exceptions_asked(member_top)
+  if not asked then return nil end
+  local items = {}
+  for _, item in ipairs(asked.items) do items[item] = true end
+  return { only = asked.only, items = items, list = asked.items }
+end
+
+-- The best `top` rows of `key` (best first) that `keep` keeps, a page at a time; and the rows read.
+local function shown_rows(key, keep, top, first_page)
+  local rows, read, from, count = {}, 0, 0, first_page
+  while count > 0 do
+    local page = order.score_page(key, from, from + count - 1)
+    read = read + #page / 2
+    for i = 1, #page, 2 do
+      if keep(page[i]) and #rows < 2 * top then rows[#rows + 1], rows[#rows + 2] = page[i], page[i + 1] end
+    end
+    if #page < 2 * count then break end
+    from, count = from + count, top - #rows / 2
+  end
+  return rows, read
+end
+
+-- The group's best `top` listed members, best first in the member board's order: [member, score, ...],
+-- and the member rows read: past its hidden members (at most the shard's exceptions more), or on a
+-- review board its allowed ones (a group larger than them: their scores, sorted here).
+local function best_rows(base, group, top, ex)
+  local key = group_key(base, group)
+  if not ex then return shown_rows(key, function() return true end, top, top) end
+  if not ex.only then return shown_rows(key, function(item) return not ex.items[item] end, top, top) end
+  local size = redis.call('ZCARD', key)
+  if size <= #ex.list then return shown_rows(key, function(item) return ex.items[item] end, top, size) end
+  local rows, held = {}, #ex.list > 0 and redis.call('ZMSCORE', key, unpack(ex.list)) or {}
+  for i, item in ipairs(ex.list) do
+    if held[i] then rows[#rows + 1] = { item, tonumber(held[i]) } end
+  end
+  local sign = order.ascending(key) and -1 or 1
+  table.sort(rows, function(x, y) return sign * x[2] > sign * y[2] end)
+  local flat = {}
+  for i = 1, math.min(top, #rows) do flat[2 * i - 1], flat[2 * i] = rows[i][1], string.format('%.17g', rows[i][2]) end
+  return flat, #ex.list
+end
+
 -- The group's score from its best `top` members: Σ decay^i · s_i (the weights as repeated products);
 -- absent when it has no listed member. Answers the member rows it read, plus one.
-local function recompute(base, group, top, decay)
-  local rows = redis.call('ZREVRANGE', group_key(base, group), 0, top - 1, 'WITHSCORES')
+local function recompute(base, group, top, decay, ex)
+  local rows, read = best_rows(base, group, top, ex)
   if #rows == 0 then
     redis.call('ZREM', base .. 'top', group)
     if redis.call('HEXISTS', base .. 'groups', group) == 0 then redis.call('HDEL', base .. 'gen', group) end
-    return 1
+    return read + 1
   end
   local sum, weight = 0, 1
   for i = 2, #rows, 2 do
@@ -227,7 +274,7 @@ local function recompute(base, group, top, decay)
     weight = weight * decay
   end
   redis.call('ZADD', base .. 'top', string.format('%.17g', sum), group)
-  return #rows / 2 + 1
+  return read + 1
 end
 
 -- Recomputes dirty groups of the group board `board` over `window` within `budget` member rows (a
@@ -236,10 +283,11 @@ function GROUP_OF.settle(cfg_key, window, board, top, decay, budget)
   local base = base_of(cfg_key, window, board)
   GROUP_OF.rule_kept(base, top .. ' ' .. decay)
   local dirty = base .. 'dirty'
+  local ex = exceptions_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
   while budget > 0 do
     local group = redis.call('SPOP', dirty)
     if not group then return 0 end
-    budget = budget - recompute(base, group, top, tonumber(decay))
+    budget = budget - recompute(base, group, top, tonumber(decay), ex)
   end
   return redis.call('SCARD', dirty) > 0 and 1 or 0
 end
@@ -249,6 +297,20 @@ function GROUP_OF.rule_kept(base, rule)
   if redis.call('GET', base .. 'rule') == rule then return end
   for _, group in ipairs(redis.call('HKEYS', base .. 'groups')) do GROUP_OF.changed(base, group) end
   redis.call('SET', base .. 'rule', rule)
+end
+
+-- Hook exceptions_changed: the items the member board's listing leaves out on this shard changed
+-- (moderation): the groups of `items` (nil: every group, by forgetting the rule, as a changed rule
+-- does) count their members afresh at the next settle.
+local function exceptions_changed(cfg_key, items)
+  for window, board in string.gmatch(redis.call('HGET', cfg_key, 'groupedBy') or '', GROUPED_BY_ENTRY) do
+    local base = base_of(cfg_key, window, board)
+    if not items then GROUP_OF.rule_kept(base, '') end
+    for _, item in ipairs(items or {}) do
+      local group = redis.call('HGET', base .. 'mem', item)
+      if group then GROUP_OF.changed(base, group) end
+    end
+  end
 end
 
 -- One shard of a sharded member board in a settle round (src/ranking/group-boards/sharded-settle.ts):
@@ -266,10 +328,10 @@ function GROUP_OF.shard_step(cfg_key, window, board, rule, step)
       if redis.call('HEXISTS', base .. 'groups', clears[i]) == 0 then redis.call('HDEL', gens, clears[i]) end
     end
   end
-  local rows = {}
+  local rows, ex = {}, #step.fetches > 0 and exceptions_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
   for i, group in ipairs(step.fetches) do
     local gen = redis.call('HGET', gens, group) or redis.call('GET', base .. 'seq') or '0'
-    rows[i] = { gen, redis.call('ZREVRANGE', group_key(base, group), 0, step.top - 1, 'WITHSCORES') }
+    rows[i] = { gen, (best_rows(base, group, step.top, ex or nil)) }
   end
   return rows, redis.call('SRANDMEMBER', dirty, step.most)
 end
@@ -331,6 +393,6 @@ end
 hooks.register_all('group_of', { 'config_planned', group_of_planned,
   'config_stored', group_of_stored, 'results_changed', member_changed,
   'watches', function(top_key) return bases_of(top_key) ~= nil end, 'window_dropped', window_dropped,
-  'board_dropped', member_board_dropped,
+  'board_dropped', member_board_dropped, 'exceptions_changed', exceptions_changed,
   'config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end })
 group_of.GROUP_OF = GROUP_OF

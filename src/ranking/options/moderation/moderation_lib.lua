@@ -48,12 +48,14 @@ local function reviews(cfg_key)
   return call_state.config_field(cfg_key, 'modreview') == '1'
 end
 
--- The shard's effective states changed in this call (modeff, or the states it is built from): what the
--- call kept of its exceptions (here and order_lib's records) is asked again, so a later request of the
--- call (an item that joined a hidden group) ranks as a call of its own would.
-local function effective_changed(cfg_key)
+-- The shard's effective states changed in this call for `items` (nil: any; modeff, or the states it is
+-- built from): what the call kept of its exceptions (here and order_lib's records) is asked again, so a
+-- later request of the call (an item that joined a hidden group) ranks as a call of its own would, and
+-- the hooks exceptions_changed follow (group boards recount those items' groups).
+local function effective_changed(cfg_key, items)
   call_state.call_cache(known)[cfg_key] = nil
   order.EXCEPTIONS.by = {}
+  for _, changed in ipairs(hooks.exceptions_changed) do changed(cfg_key, items) end
 end
 
 -- The shard's items whose state is `state` (nil: any state): their own, else their group's, read
@@ -119,7 +121,7 @@ local function item_changed(cfg_key, item)
     local group = redis.call('HGET', groups.groups_key(cfg_key), item)
     state = group and redis.call('HGET', group_states_key(cfg_key), group)
   end
-  effective_changed(cfg_key)
+  effective_changed(cfg_key, { item })
   if state then return redis.call('HSET', effective_key(cfg_key), item, state) end
   redis.call('HDEL', effective_key(cfg_key), item)
 end
@@ -135,7 +137,7 @@ local function group_state_changed(cfg_key, group, state)
     if not own[i] then taking[#taking + 1] = item end
   end
   if #taking == 0 then return end
-  effective_changed(cfg_key)
+  effective_changed(cfg_key, taking)
   if state == '' then
     for from = 1, #taking, 1000 do
       redis.call('HDEL', effective_key(cfg_key), unpack(taking, from, math.min(from + 999, #taking)))
@@ -155,13 +157,15 @@ local function group_changed(cfg_key, item, group)
   if not built(cfg_key) then return effective_changed(cfg_key) end
   if redis.call('HEXISTS', states_key(cfg_key), item) == 1 then return end
   local state = group and redis.call('HGET', group_states_key(cfg_key), group)
-  effective_changed(cfg_key)
+  effective_changed(cfg_key, { item })
   if state then return redis.call('HSET', effective_key(cfg_key), item, state) end
   redis.call('HDEL', effective_key(cfg_key), item)
 end
 
 -- hooks_lib `exceptions`: nil on a board of no hidden item that does not review.
 local function exceptions_hook(top_key)
+  -- A group board's results rank groups: its member board's states are its items' (group_of_lib counts them).
+  if call_state.of_group_board(top_key) then return nil end
   local cfg_key = call_state.cfg_key_of_top(top_key)
   local by = call_state.call_cache(known)
   local answer = by[cfg_key]
@@ -270,6 +274,7 @@ local function moderation_stored(cfg_key, settings)
   if enabled then
     build_effective(cfg_key)
   else
+    if redis.call('HEXISTS', cfg_key, 'modeff') == 1 then effective_changed(cfg_key) end
     redis.call('HDEL', cfg_key, 'modeff')
     redis.call('UNLINK', effective_key(cfg_key))
   end

@@ -52,8 +52,10 @@ local function ties_first(top_key)
   if memo.seq ~= CALL.seq then memo.seq, memo.top = CALL.seq, nil end
   if top_key == memo.top then return memo.first end
   local cfg_key = cfg_key_of_top(top_key)
-  if cfg_key ~= CONFIG.cfg_key then return call_state.config_field(cfg_key, 'ties') == 'first' end
-  memo.top, memo.first = top_key, CONFIG.ties == 'first'
+  -- A group board's results (under its member board's tag) rank groups by shared ties.
+  local first = call_state.config_field(cfg_key, 'ties') == 'first' and not call_state.of_group_board(top_key)
+  if cfg_key ~= CONFIG.cfg_key then return first end
+  memo.top, memo.first = top_key, first
   return memo.first
 end
 
