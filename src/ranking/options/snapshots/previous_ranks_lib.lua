@@ -11,7 +11,9 @@
 -- in the listing, on a board with exceptions only).
 -- KEYS: 0
 
-local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {} }
+-- NEAR_ROWS: most rows of a better score rank_of reads instead of the exceptions' scores in the listing (one ZMSCORE
+-- of them all, ~0.3 M instructions a window at the moderation maxima: bench/write-instructions.ts).
+local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {}, NEAR_ROWS = 64 }
 
 -- Each previous listing's exceptions asked in this call (call_state.call_cache): false, or { ex (the
 -- window's exceptions), scores (theirs in the listing) }; a lookup of many ids asks once.
@@ -83,13 +85,45 @@ local function ranks_of(top_key, keeps, rows)
   return ranks
 end
 
+-- Each exceptions list's set (id -> true) in this call (call_state.call_cache): the hook answers every window one list.
+local sets = { seq = 0, by = {} }
+
+-- shown_rank_of's answer for a row of `prev` few rows (PREVIOUS.NEAR_ROWS) follow in score: the rows of a better
+-- score read, the exceptions among them counted (a write ranking a leading item); nil when more rows are ahead, or
+-- the exceptions' scores were read for this listing already.
+local function near_top_rank(top_key, prev, item, score)
+  local ascending = order.ascending(prev)
+  local at = '(' .. string.format('%.17g', score)
+  local low, high = at, '+inf'
+  if ascending then low, high = '-inf', at end
+  if call_state.call_cache(asked)[prev] ~= nil or redis.call('ZCOUNT', prev, low, high) > PREVIOUS.NEAR_ROWS then
+    return nil
+  end
+  local ex = order.exceptions_asked(top_key)
+  if not ex then return order.ahead(prev, score, '') + 1 end
+  local by = call_state.call_cache(sets)
+  if not by[ex.items] then
+    by[ex.items] = {}
+    for _, one in ipairs(ex.items) do by[ex.items][one] = true end
+  end
+  local items = by[ex.items]
+  if (items[item] == true) ~= ex.only then return 0 end
+  local rows, found = redis.call('ZRANGE', prev, low, high, 'BYSCORE'), 0
+  for _, row in ipairs(rows) do
+    if items[row] then found = found + 1 end
+  end
+  if ex.only then return found + 1 end
+  return order.ahead(prev, score, '') + 1 - found
+end
+
 -- Competition rank of an item in the latest snapshot of the window of `top_key` among the rows a read
 -- shows now, 0 when absent or left out.
 local function rank_of(top_key, item)
   local prev = keyspace.sibling_key(top_key, 'top', 'prev')
   local score = redis.call('ZSCORE', prev, item)
   if not score then return 0 end
-  return shown_rank_of(prev, exceptions_in(top_key, prev), item, tonumber(score))
+  score = tonumber(score)
+  return near_top_rank(top_key, prev, item, score) or shown_rank_of(prev, exceptions_in(top_key, prev), item, score)
 end
 
 previous.ranks_of = ranks_of
