@@ -199,12 +199,13 @@ local function asked_set(cfg_key, ex)
 end
 
 -- How many of `ex`'s items the results `top_key` hold at scores within low..high (ZRANGE BYSCORE bounds, both
--- inclusive), read row by row. `score` (nil: none): those of that very score count only when placed before `count`,
--- as ahead of a record there.
-local function exceptions_within(top_key, ex, low, high, score, count)
+-- inclusive), read row by row; those of the record's very `score` only when placed before its `count` leading places
+-- (`before`), else only when placed after.
+local function exceptions_within(top_key, ex, low, high, score, count, before)
   local rows, found = redis.call('ZRANGE', top_key, low, high, 'BYSCORE', 'WITHSCORES'), 0
   for i = 1, #rows, 2 do
-    if ex.items[rows[i]] and (tonumber(rows[i + 1]) ~= score or order.placed(top_key, ex, rows[i]) < count) then
+    local item = rows[i]
+    if ex.items[item] and (tonumber(rows[i + 1]) ~= score or (order.placed(top_key, ex, item) < count) == before) then
       found = found + 1
     end
   end
@@ -212,22 +213,20 @@ local function exceptions_within(top_key, ex, low, high, score, count)
 end
 
 -- stored_ahead's count of a listed record's score when an end of the results is near it: the exceptions ahead read
--- among the rows from the top down to its score (a like of a leading item), or those behind taken from all the
--- exceptions held (ZINTERCARD) among the rows from its score down to the bottom (a new item's small first score); nil
--- when both ends are farther than `#ex.asked` rows, where reading them would cost more than the intersection.
+-- among the rows from the top down to its score (a like of a leading item), or all the exceptions held (ZINTERCARD)
+-- less those among the rows from its score down to the bottom (a new item's small first score); nil when both ends
+-- are farther than `#ex.asked` rows, where reading them would cost more than the intersection.
 local function near_end_ahead(top_key, ex, count, score, at)
   local ahead, behind = { at, '+inf' }, { '-inf', at }
   if order.ascending(top_key) then ahead, behind = behind, ahead end
   local near = #ex.asked
-  if redis.call('ZCOUNT', top_key, ahead[1], ahead[2]) <= near then
-    return exceptions_within(top_key, ex, ahead[1], ahead[2], score, count)
+  -- The rows of a score at least the record's are at least the `count` places before it.
+  if count <= near and redis.call('ZCOUNT', top_key, ahead[1], ahead[2]) <= near then
+    return exceptions_within(top_key, ex, ahead[1], ahead[2], score, count, true)
   end
   if redis.call('ZCOUNT', top_key, behind[1], behind[2]) > near then return nil end
-  local asked = asked_set(call_state.cfg_key_of_top(top_key), ex)
-  -- Every exception held is ahead, or within the rows behind (those of the score itself placed after it).
-  local held = redis.call('ZINTERCARD', 2, top_key, asked)
-  return held - exceptions_within(top_key, ex, behind[1], behind[2], nil, 0)
-    + exceptions_within(top_key, ex, at, at, score, count)
+  local held = redis.call('ZINTERCARD', 2, top_key, asked_set(call_state.cfg_key_of_top(top_key), ex))
+  return held - exceptions_within(top_key, ex, behind[1], behind[2], score, count, false)
 end
 
 -- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
