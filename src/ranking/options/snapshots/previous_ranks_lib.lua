@@ -12,7 +12,7 @@
 -- KEYS: 0
 
 -- NEAR_ROWS: most rows of a better score rank_of reads instead of the exceptions' scores in the listing (one ZMSCORE
--- of them all, ~0.3 M instructions a window at the moderation maxima: bench/write-instructions.ts).
+-- of them all, up to MODERATED_ITEMS_PER_SHARD and the moderated groups' items, then a sort).
 local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {}, NEAR_ROWS = 64 }
 
 -- Each previous listing's exceptions asked in this call (call_state.call_cache): false, or { ex (the
@@ -88,19 +88,12 @@ end
 -- Each exceptions list's set (id -> true) in this call (call_state.call_cache): the hook answers every window one list.
 local sets = { seq = 0, by = {} }
 
--- shown_rank_of's answer for a row of `prev` few rows (PREVIOUS.NEAR_ROWS) follow in score: the rows of a better
--- score read, the exceptions among them counted (a write ranking a leading item); nil when more rows are ahead, or
--- the exceptions' scores were read for this listing already.
+-- shown_rank_of's answer for a row of `prev` few rows (PREVIOUS.NEAR_ROWS) precede in score on a board with
+-- exceptions: the rows of a better score read, the exceptions among them counted (a write ranking a leading item);
+-- nil when more rows are ahead, the board has no exceptions, or their scores were read for this listing already.
 local function near_top_rank(top_key, prev, item, score)
-  local ascending = order.ascending(prev)
-  local at = '(' .. string.format('%.17g', score)
-  local low, high = at, '+inf'
-  if ascending then low, high = '-inf', at end
-  if call_state.call_cache(asked)[prev] ~= nil or redis.call('ZCOUNT', prev, low, high) > PREVIOUS.NEAR_ROWS then
-    return nil
-  end
-  local ex = order.exceptions_asked(top_key)
-  if not ex then return order.ahead(prev, score, '') + 1 end
+  local ex = call_state.call_cache(asked)[prev] == nil and order.exceptions_asked(top_key)
+  if not ex then return nil end
   local by = call_state.call_cache(sets)
   if not by[ex.items] then
     by[ex.items] = {}
@@ -108,8 +101,11 @@ local function near_top_rank(top_key, prev, item, score)
   end
   local items = by[ex.items]
   if (items[item] == true) ~= ex.only then return 0 end
-  local rows, found = redis.call('ZRANGE', prev, low, high, 'BYSCORE'), 0
-  for _, row in ipairs(rows) do
+  local low, high = '(' .. string.format('%.17g', score), '+inf'
+  if order.ascending(prev) then low, high = '-inf', low end
+  if redis.call('ZCOUNT', prev, low, high) > PREVIOUS.NEAR_ROWS then return nil end
+  local found = 0
+  for _, row in ipairs(redis.call('ZRANGE', prev, low, high, 'BYSCORE')) do
     if items[row] then found = found + 1 end
   end
   if ex.only then return found + 1 end
