@@ -79,7 +79,7 @@ describe.each(TOPOLOGIES)('moderation: a write ranks among many hidden items as 
     ['competition ties', {}],
     ['ties first', { ties: 'first' }],
   ])(
-    'answers the read rank on a sum board of %s, ties with hidden items among them, running no ZMSCORE and one SADD a write',
+    'answers the read rank on a sum board of %s, ties with hidden items among them, running no ZMSCORE and at most one SADD a write',
     async (_, ties) => {
       const windows = [
         { name: 'h', period: '1h', interval: '1m' },
@@ -94,8 +94,10 @@ describe.each(TOPOLOGIES)('moderation: a write ranks among many hidden items as 
         ['i7', 3],
         ['new-top', 500],
       ];
-      // One SADD a write, not one a window (3 here).
-      expect(await writesRankAsReads(name, ['h', 'd', 'w'], writes)).toEqual({ zmscores: 0, sadds: writes.length });
+      // At most one SADD a write, not one a window (3 here); none for a write counted from the top.
+      const { zmscores, sadds } = await writesRankAsReads(name, ['h', 'd', 'w'], writes);
+      expect(zmscores).toBe(0);
+      expect(sadds).toBeLessThanOrEqual(writes.length);
       expect(await world.redis.client.exists(`${tag(name)}:exasked`, `${tag(name)}:exheld`)).toBe(0);
     },
   );

@@ -202,21 +202,58 @@ local function asked_set(cfg_key, ex)
   return asked
 end
 
+-- How many of `ex`'s items the results `top_key` hold at scores within low..high (ZRANGE BYSCORE bounds, both
+-- inclusive), read row by row; those of the record's very `score` only when placed before its `count` leading places
+-- (`before`), else only when placed after.
+local function exceptions_within(top_key, ex, low, high, score, count, before)
+  local rows, found = redis.call('ZRANGE', top_key, low, high, 'BYSCORE', 'WITHSCORES'), 0
+  for i = 1, #rows, 2 do
+    local item = rows[i]
+    if ex.items[item] and (tonumber(rows[i + 1]) ~= score or (order.placed(top_key, ex, item) < count) == before) then
+      found = found + 1
+    end
+  end
+  return found
+end
+
+-- stored_ahead's count of a listed record's score when an end of the results is near it: the exceptions ahead read
+-- among the rows from the top down to its score (a like of a leading item), or all the exceptions held (ZINTERCARD)
+-- less those among the rows from its score down to the bottom (a new item's small first score); nil when both ends
+-- are farther than `#ex.asked` rows, where reading them would cost more than the intersection.
+local function near_end_ahead(top_key, ex, count, score, at)
+  local ahead, behind = { at, '+inf' }, { '-inf', at }
+  if order.ascending(top_key) then ahead, behind = behind, ahead end
+  local near = #ex.asked
+  -- The rows of a score at least the record's are at least the `count` places before it.
+  if count <= near and redis.call('ZCOUNT', top_key, ahead[1], ahead[2]) <= near then
+    return exceptions_within(top_key, ex, ahead[1], ahead[2], score, count, true)
+  end
+  if redis.call('ZCOUNT', top_key, behind[1], behind[2]) > near then return nil end
+  local held = redis.call('ZINTERCARD', 2, top_key, asked_set(call_state.cfg_key_of_top(top_key), ex))
+  return held - exceptions_within(top_key, ex, behind[1], behind[2], score, count, false)
+end
+
 -- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
--- exceptions: they are held here with their scores (ZINTERSTORE of the results and their set, asked_set, in the
--- shard's keys for the call, deleted as it answers), then one ZCOUNT of those listed and better, and those of
--- that very score placed. A ZMSCORE of them read into Lua costs about 6 000 instructions an exception (each score
--- written and parsed as text), this a few hundred: 1.3 M a window of 200 hidden items (bench/write-instructions.ts).
--- The set is the same for every window of the call: stored once (an existing item's increment of 8 windows at the
--- moderation maxima, 400 exceptions: 14.1 M instructions, 18.4 M with a SADD a window); each ZINTERSTORE is ~1.2 M.
+-- exceptions: counted near an end of the results (near_end_ahead), else held with their scores (ZINTERSTORE of the
+-- results and their set, asked_set, in the shard's keys for the call, deleted as it answers), then one ZCOUNT of
+-- those listed and better, and those of that very score placed. A ZMSCORE of them read into Lua costs about 6 000
+-- instructions an exception (each score written and parsed as text), this a few hundred: 1.3 M a window of 200
+-- hidden items (bench/write-instructions.ts). The set is the same for every window of the call: stored once (an
+-- existing item's increment of 8 windows at the moderation maxima, 400 exceptions: 14.1 M instructions, 18.4 M with
+-- a SADD a window); each ZINTERSTORE is ~1.2 M.
 local function stored_ahead(top_key, ex, count, score)
   if #ex.asked < STORED_COUNT_FLOOR or not call_state.CALL.writes then return nil end
+  local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
+  -- A listed record where every score the near end reads is listed too (on a sum board the best first and above 0).
+  if every_sign or (score > 0 and not order.ascending(top_key)) then
+    local near = near_end_ahead(top_key, ex, count, score, at)
+    if near then return near end
+  end
   local cfg_key = call_state.cfg_key_of_top(top_key)
   local asked, held = asked_set(cfg_key, ex), keyspace.sibling_key(cfg_key, 'cfg', 'exheld')
   -- Each window's ZINTERSTORE replaces the last one's: deleted once, as the call answers.
   reader.keep_till_answer(held)
   redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
-  local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
   local low, high = '(' .. at, '+inf'
   if order.ascending(top_key) then low, high = '-inf', '(' .. at end
   if not every_sign and (low == '-inf' or score < 0) then low = '(0' end

@@ -11,7 +11,9 @@
 -- in the listing, on a board with exceptions only).
 -- KEYS: 0
 
-local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {} }
+-- NEAR_ROWS: most rows of a better score rank_of reads instead of the exceptions' scores in the listing (one ZMSCORE
+-- of them all, up to MODERATED_ITEMS_PER_SHARD and the moderated groups' items, then a sort).
+local PREVIOUS = { ROWS_PER_COUNT = 8, NONE = {}, NEAR_ROWS = 64 }
 
 -- Each previous listing's exceptions asked in this call (call_state.call_cache): false, or { ex (the
 -- window's exceptions), scores (theirs in the listing) }; a lookup of many ids asks once.
@@ -83,13 +85,41 @@ local function ranks_of(top_key, keeps, rows)
   return ranks
 end
 
+-- Each exceptions list's set (id -> true) in this call (call_state.call_cache): the hook answers every window one list.
+local sets = { seq = 0, by = {} }
+
+-- shown_rank_of's answer for a row of `prev` few rows (PREVIOUS.NEAR_ROWS) precede in score on a board with
+-- exceptions: the rows of a better score read, the exceptions among them counted (a write ranking a leading item);
+-- nil when more rows are ahead, the board has no exceptions, or their scores were read for this listing already.
+local function near_top_rank(top_key, prev, item, score)
+  local ex = call_state.call_cache(asked)[prev] == nil and order.exceptions_asked(top_key)
+  if not ex then return nil end
+  local by = call_state.call_cache(sets)
+  if not by[ex.items] then
+    by[ex.items] = {}
+    for _, one in ipairs(ex.items) do by[ex.items][one] = true end
+  end
+  local items = by[ex.items]
+  if (items[item] == true) ~= ex.only then return 0 end
+  local low, high = '(' .. string.format('%.17g', score), '+inf'
+  if order.ascending(prev) then low, high = '-inf', low end
+  if redis.call('ZCOUNT', prev, low, high) > PREVIOUS.NEAR_ROWS then return nil end
+  local found = 0
+  for _, row in ipairs(redis.call('ZRANGE', prev, low, high, 'BYSCORE')) do
+    if items[row] then found = found + 1 end
+  end
+  if ex.only then return found + 1 end
+  return order.ahead(prev, score, '') + 1 - found
+end
+
 -- Competition rank of an item in the latest snapshot of the window of `top_key` among the rows a read
 -- shows now, 0 when absent or left out.
 local function rank_of(top_key, item)
   local prev = keyspace.sibling_key(top_key, 'top', 'prev')
   local score = redis.call('ZSCORE', prev, item)
   if not score then return 0 end
-  return shown_rank_of(prev, exceptions_in(top_key, prev), item, tonumber(score))
+  score = tonumber(score)
+  return near_top_rank(top_key, prev, item, score) or shown_rank_of(prev, exceptions_in(top_key, prev), item, score)
 end
 
 previous.ranks_of = ranks_of
