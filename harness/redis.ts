@@ -93,7 +93,6 @@ export async function startTestRedis(
   const ownServer = own || serverArgs !== undefined;
   const prefix = `t${randomBytes(4).toString('hex')}:`;
   if (topology === 'cluster') {
-    requireRedisServer();
     const server = ownServer ? await ownCluster(serverArgs) : await clusterServer();
     const client = clusterClient(server.nodes);
     await client.connect();
@@ -107,6 +106,7 @@ export async function startTestRedis(
 }
 
 async function ownCluster(serverArgs: readonly string[] = []): Promise<Server & { nodes: string }> {
+  requireRedisServer();
   return { ...(await startRedisCluster([...serverArgs])), source: 'redis-server cluster' };
 }
 
