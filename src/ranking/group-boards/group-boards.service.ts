@@ -84,8 +84,8 @@ export class GroupBoardsService extends GroupSources {
     return this.cache.withBoard(name, (groupBoard) =>
       this.withMembership(groupBoard, (membership) =>
         withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
-          const { member, setting } = membership;
-          const change = { member, groupBoard: name, setting, item, group, nowMs: this.clock.nowMs(), idem };
+          const { member, setting, window } = membership;
+          const change = { member, groupBoard: name, setting, window, item, group, nowMs: this.clock.nowMs(), idem };
           const written = await this.store.setMember(change);
           return { replayed: written.replayed, body: null };
         }),

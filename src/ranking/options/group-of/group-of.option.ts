@@ -87,11 +87,11 @@ export function groupBoardWindows(setting: { window: string }): { name: string; 
   return [{ name: setting.window, allTime: true }];
 }
 
-/** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag. */
+/** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag, group_history_lib.lua their history. */
 export const groupOfOption: BoardOption<GroupOfConfig> = {
   name: 'group_of',
   fields: ['groupOf'],
-  luaModules: [join(__dirname, 'group_of_lib.lua')],
+  luaModules: ['group_of_lib.lua', 'group_history_lib.lua'].map((file) => join(__dirname, file)),
   fromStored: (fields) =>
     fields.groupOf === undefined ? {} : { groupOf: groupOfSetting(JSON.parse(fields.groupOf) as GroupOfSetting) },
   fromReply: (fields) => {

@@ -151,6 +151,8 @@ function GROUP_OF.set_member(cfg_key, window, board, item, group, limits)
   local err = attach(cfg_key, window, board, limits.boards)
   if err then return nil, err end
   local base = base_of(cfg_key, window, board)
+  -- Kept from the first member on: the scores a boundary settles (group_history_lib) follow it.
+  GROUP_OF.rule_kept(base, limits.rule)
   local previous = redis.call('HGET', base .. 'mem', item) or ''
   if previous == group then return previous, nil end
   if group ~= '' then
@@ -197,8 +199,11 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   end
   if taken < #groups then return budget - taken, false end
   redis.call('UNLINK', base .. 'mem', base .. 'groups', base .. 'dirty', base .. 'rule', base .. 'top', base .. 'slots')
-  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims')
-  return budget - taken - 9, true
+  -- Its history (group_history_lib): at most `keep` (1 000) listings.
+  local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
+  for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at) end
+  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps')
+  return budget - taken - 11 - #kept, true
 end
 
 -- Hook board_dropped: the groups of the group boards over a deleted member board's windows (its
@@ -235,13 +240,19 @@ end
 function GROUP_OF.settle(cfg_key, window, board, top, decay, budget)
   local base = base_of(cfg_key, window, board)
   GROUP_OF.rule_kept(base, top .. ' ' .. decay)
-  local dirty = base .. 'dirty'
-  while budget > 0 do
+  return (GROUP_OF.settle_base(base, top, tonumber(decay), budget))
+end
+
+-- Recomputes dirty groups of the group board keyed at `base` within `budget` member rows. Answers 1
+-- when some group is still dirty, else 0, and the rows it read.
+function GROUP_OF.settle_base(base, top, decay, budget)
+  local dirty, left = base .. 'dirty', budget
+  while left > 0 do
     local group = redis.call('SPOP', dirty)
-    if not group then return 0 end
-    budget = budget - recompute(base, group, top, tonumber(decay))
+    if not group then return 0, budget - left end
+    left = left - recompute(base, group, top, decay)
   end
-  return redis.call('SCARD', dirty) > 0 and 1 or 0
+  return redis.call('SCARD', dirty) > 0 and 1 or 0, budget - left
 end
 
 -- A changed rule ("<top> <decay>") marks every group of the shard dirty.
@@ -333,4 +344,5 @@ hooks.register_all('group_of', { 'config_planned', group_of_planned,
   'watches', function(top_key) return bases_of(top_key) ~= nil end, 'window_dropped', window_dropped,
   'board_dropped', member_board_dropped,
   'config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end })
+GROUP_OF.bases_of = bases_of
 group_of.GROUP_OF = GROUP_OF
