@@ -1,9 +1,9 @@
--- module: group_history
--- requires: archive, call_state, group_of, hooks, order, snapshot, snaptake
--- group_history_lib: a group board's history (snapshots of a rolling member window, archives of a
--- calendar one), kept by the member window's own boundary crossing (hook boundary_crossing). When the
--- member window W crosses a boundary (snapshot_lib's cross_boundary: the first call in a new slot,
--- before it expires or applies anything), W's listing is still its listing at that boundary, and so
+-- requires: archive, call_state, group_of, hooks, order, snaprows, snapshot
+-- group_history_lib (no table of its own: it only registers its hook): a group board's history
+-- (snapshots of a rolling member window, archives of a calendar one), kept by the member window's own
+-- boundary crossing (hook boundary_crossing). When the member window W crosses a boundary
+-- (snapshot_lib's cross_boundary: the first call in a new slot, before it expires or applies
+-- anything), W's listing is still its listing at that boundary, and so
 -- are the groups' member zsets (group_of_lib keeps them in W's own atomic steps); and so are the
 -- memberships, since a membership change crosses W's boundary first (group_member_set). Only the
 -- groups' scores may lag (dirty marks): the crossing settles them first, at most the rows the call's
@@ -12,7 +12,7 @@
 -- listing it stores is exact at the boundary. It is stored as W's own would be, under the group
 -- board's base "<tag>:<W>%<G>:" (group_of_lib's keys), read by the history and archive routes of the
 -- group board as any window's:
---   rolling W: snapshot_take_lib's take_snapshot at the boundary (W's `snapshots` setting: keep, top)
+--   rolling W: snapshot_rows_lib's take_snapshot at the boundary (W's `snapshots` setting: keep, top)
 --   calendar W: the closed period's archive at its start, written whole (the group board holds at
 --     most MAX_GROUPS_PER_BOARD rows), the oldest beyond `keep` dropped; none for a period W did not
 --     write, or when no group scored
@@ -37,7 +37,7 @@ local function store_archive(base, top_key, start, conf)
   end
   redis.call('SET', base .. 'snap:' .. start, table.concat(rows))
   redis.call('ZADD', index, start, start)
-  snaptake.store_previous(base .. 'prev', top_key, #rows, nil)
+  snaprows.store_previous(base .. 'prev', top_key, #rows, nil)
   return #rows
 end
 
@@ -70,7 +70,7 @@ local function crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, o
       if calendar then
         store_archive(base, groups, at, conf)
       else
-        snaptake.take_snapshot(base, groups, at, conf, interval_sec)
+        snaprows.take_snapshot(base, groups, at, conf, interval_sec)
       end
     end
   end

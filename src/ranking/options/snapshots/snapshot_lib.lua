@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, reader, slot_due, snaptake, window
+-- requires: archive, call_state, hooks, keyspace, order, reader, slot_due, snaprows, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -85,8 +85,8 @@ local function sibling_windows(cfg_key, window_name)
   return names
 end
 
-local snapshot_lifetime_sec = snaptake.snapshot_lifetime_sec
-local take_snapshot = snaptake.take_snapshot
+local snapshot_lifetime_sec = snaprows.snapshot_lifetime_sec
+local take_snapshot = snaprows.take_snapshot
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
 -- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS), and the next ones while

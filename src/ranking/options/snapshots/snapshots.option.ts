@@ -44,7 +44,7 @@ export const SnapshotsViewProperty = () =>
 
 /**
  * Window history: snapshot_lib.lua takes a window's listing at its slot boundaries (and keeps the
- * board's change version; snapshot_take_lib.lua stores a listing), previous_ranks_lib.lua answers each row's rank in the latest one
+ * board's change version; snapshot_rows_lib.lua stores and reads a listing's text), previous_ranks_lib.lua answers each row's rank in the latest one
  * (previousRank), snapshot_shown_lib.lua which kept rows a read shows under the board's exceptions.
  *
  * Its setting is each window's (`windows[].snapshots`, a calendar window's `archive` is kept the same
@@ -53,11 +53,7 @@ export const SnapshotsViewProperty = () =>
  */
 export const snapshotsOption: BoardOption<object> = modulesOnly(
   'snapshots',
-  [
-    'snapshot_rows_lib.lua',
-    'snapshot_take_lib.lua',
-    'snapshot_lib.lua',
-    'previous_ranks_lib.lua',
-    'snapshot_shown_lib.lua',
-  ].map((file) => join(__dirname, file)),
+  ['snapshot_rows_lib.lua', 'snapshot_lib.lua', 'previous_ranks_lib.lua', 'snapshot_shown_lib.lua'].map((file) =>
+    join(__dirname, file),
+  ),
 );
