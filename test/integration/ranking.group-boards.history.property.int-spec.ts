@@ -187,6 +187,25 @@ describe.each(TOPOLOGIES)(
       expect(compared.archives).toBeGreaterThan(2);
     });
 
+    it('a group board over a sharded member board keeps none yet: its history and archive reads say so (404)', async () => {
+      clock.setMs(1_600_000_000_000);
+      const windows = [
+        { name: 'w', period: 60, interval: 20, snapshots: SNAPSHOTS },
+        { name: 'day', calendar: 'day' as const, archive: ARCHIVE },
+      ];
+      await setup.ranking.putBoard({ name: 'hs', windows, shards: 3 });
+      for (const window of ['w', 'day'])
+        await setup.ranking.putBoard({ name: `hs-${window}`, groupOf: { board: 'hs', window, top: 2, decay: 1 } });
+      for (const window of ['w', 'day'])
+        await setup.groupBoards.setMember({ name: `hs-${window}`, group: 'red', item: 'a' });
+      await setup.ranking.increment('hs', 'a', 3);
+      clock.advanceMs(DAY_SEC * 1000);
+      await setup.ranking.increment('hs', 'a', 1);
+      const sharded = /keeps no history or archives: its member board "hs" is sharded/;
+      await expect(setup.ranking.history('hs-w', undefined, undefined)).rejects.toThrow(sharded);
+      await expect(setup.ranking.archives('hs-day', undefined, 10, undefined)).rejects.toThrow(sharded);
+    });
+
     async function apply(
       member: string,
       groupBoards: Array<{ name: string }>,
