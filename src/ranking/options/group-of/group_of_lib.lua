@@ -25,6 +25,8 @@
 --                       settle stored a score counting it and the shard holds none of its members)
 --   <base>seq     string the shard's change counter (shard 0: also the settle rounds' claim tokens)
 --   <base>claims  hash  group -> the token of the last round that claimed it (shard 0 of a sharded M)
+--   <base>snaps, <base>snap:<at>, <base>prev   the group board's history, in snapshot_lib's format
+--                       (group_history_lib: kept at W's boundaries over a one-shard M)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
 -- keys (hook board_dropped, by its renamed config's groupedBy).
