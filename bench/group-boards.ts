@@ -61,9 +61,10 @@ async function fill(redis: Redis, member: PreparedBoard, nowMs: number): Promise
     const join = {
       ...call(member, nowMs),
       groupBoard: 'teams',
-      window: 'week',
+      window: member.window('week')!,
       item: `i${n}`,
       group: `g${n % GROUPS}`,
+      rule: `${SETTING.top} ${SETTING.decay}`,
     };
     const built = RANKING.functions.groupMemberSet.build({ ...join, limits: LIMITS });
     p.fcall(RANKING.functions.groupMemberSet.redisName, ...fcallArgs(RANKING.functions.groupMemberSet, built));

@@ -10,7 +10,9 @@ import {
   SHARDS_PER_BOARD,
 } from '../../src/ranking/core/ranking.limits';
 import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.option';
+import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
 import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
+import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/snapshots/snapshots.limits';
 
 export type Scale = 'ci' | 'full';
 
@@ -335,9 +337,18 @@ export const BOARDS = {
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
    */
   'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
-  /** A member board, and a group board over it at its maxima (group rows: group-rows.ts). */
-  'wc-members': { windows: [{ name: 'm', period: '1h', interval: '1m' }] },
+  /**
+   * A member board, and group boards over it at their maxima (group rows: group-rows.ts): its windows
+   * keep snapshots and archives at their most, so do its group boards.
+   */
+  'wc-members': {
+    windows: [
+      { name: 'm', period: '1h', interval: '1m', snapshots: { keep: SNAPSHOT_KEEP.max, top: SNAPSHOT_TOP_ITEMS.max } },
+      { name: 'd', calendar: 'day', archive: { keep: ARCHIVE_KEEP.max, top: ARCHIVE_TOP_ITEMS.max } },
+    ],
+  },
   'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
+  'wc-teams-day': { groupOf: { board: 'wc-members', window: 'd', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   /** The same group board over a member board of the most shards (group-rows.ts fills both). */
   'wc-members-sharded': { windows: [{ name: 'm', period: '1h', interval: '1m' }], shards: SHARDS_PER_BOARD.max },
   'wc-teams-sharded': {

@@ -13,6 +13,9 @@ const MEMBERS = GROUP_TOP_MEMBERS.max;
 /** One group more than a settle call recomputes. */
 const FULL_GROUPS = Math.ceil(GROUP_SETTLE_ROWS / MEMBERS) + 1;
 const BATCH = 1000;
+const DAY_SEC = 86_400;
+/** Reads that drain a closed day of the harness's member board, at most. */
+const DRAIN_READS = 100;
 
 const join = (group: string, item: string, board = 'wc-teams'): HttpRequest => ({
   method: 'PUT',
@@ -77,6 +80,38 @@ async function dirtyShardedGroups(context: HarnessContext): Promise<void> {
   await context.send({ method: 'POST', path: '/boards/wc-members-sharded/increments', body: { items } }, 'seeder');
 }
 
+/** Every group dirty, then the member window's next minute: the next call crosses its boundary with every group to settle. */
+async function crossDirty(context: HarnessContext): Promise<void> {
+  await dirtyEveryGroup(context);
+  await context.advanceSec(60);
+}
+
+/**
+ * wc-teams-day's groups as wc-teams' (every member scored in the current day), every group dirty, then
+ * the day's end: the next call closes the period with every group to settle.
+ */
+async function closeDirtyDay(context: HarnessContext): Promise<void> {
+  for (let g = 0; g < FULL_GROUPS; g++) {
+    for (let k = 0; k < MEMBERS; k++) await context.send(join(`t${g}`, itemOf(g, k), 'wc-teams-day'), 'seeder');
+    const items = Array.from({ length: MEMBERS }, (_, k) => ({ item: itemOf(g, k), amount: 1 + k }));
+    for (let first = 0; first < items.length; first += BATCH)
+      await context.send(
+        { method: 'POST', path: '/boards/wc-members/increments', body: { items: items.slice(first, first + BATCH) } },
+        'seeder',
+      );
+  }
+  await dirtyEveryGroup(context);
+  await context.advanceSec(DAY_SEC - (context.nowSec() % DAY_SEC) + 1);
+}
+
+/** Reads of the group board until the member window's closed day is drained (each read drains some). */
+async function drainDay(context: HarnessContext): Promise<void> {
+  for (let read = 0; read < DRAIN_READS; read++)
+    if ((await context.send(get('/boards/wc-teams-day/top'), 'seeder')).status === 200) return;
+}
+
+const CROSSING = `the crossing settles the dirty groups first (calls of about ${GROUP_SETTLE_ROWS} member rows, each answering that it left the boundary for the next, which the service sends at once), then stores the groups' listing, then the read`;
+
 const SHARDED = `2 groups of ${MEMBERS} scored members (top ${MEMBERS}) over a member board of ${SHARDS_PER_BOARD.max} shards, one group's members all on shard 0`;
 
 const FULL = `${FULL_GROUPS} groups of ${MEMBERS} scored members (top ${MEMBERS})`;
@@ -128,6 +163,21 @@ export const GROUP_ROWS: WorstRow[] = [
     manyCalls: `a settle round names each shard's dirty groups, claims a batch on shard 0, reads each shard's best members of it (at most ${GROUP_SETTLE_ROWS} rows a call), stores the scores and clears the marks: one call a shard at each step, in parallel`,
   },
   {
+    route: 'GET /boards/{board}/history',
+    worst: `the group board's snapshot at the member window's boundary (keep 1 000, top 1 000) with every group of ${FULL} dirty: ${CROSSING}`,
+    prepare: crossDirty,
+    request: () => get('/boards/wc-teams/history'),
+    settle: crossDirty,
+    manyCalls: `a boundary crossed with dirty groups settles them in calls of about ${GROUP_SETTLE_ROWS} member rows before the groups' listing is stored`,
+  },
+  {
+    route: 'GET /boards/{board}/items/{item}/history',
+    worst: `a group's history through the group board's kept snapshots of ${FULL}, the next boundary crossed with every group dirty: ${CROSSING}`,
+    request: () => get('/boards/wc-teams/items/t0/history'),
+    settle: crossDirty,
+    manyCalls: `a boundary crossed with dirty groups settles them in calls of about ${GROUP_SETTLE_ROWS} member rows before the groups' listing is stored`,
+  },
+  {
     route: 'DELETE /admin/boards/{board}',
     worst: `a group board of ${SHARDED}: its memberships and groups on every shard of the member board dropped by group_board_drop`,
     request: () => ({ method: 'DELETE', path: '/admin/boards/wc-teams-sharded' }),
@@ -141,5 +191,29 @@ export const GROUP_ROWS: WorstRow[] = [
     request: () => ({ method: 'DELETE', path: '/admin/boards/wc-teams' }),
     expect: [204],
     times: 1,
+  },
+];
+
+/**
+ * Archives of a group board over a calendar window: run after the leagues rows (the clock moves on to
+ * the next midnight, after the week they move it).
+ */
+export const GROUP_ARCHIVE_ROWS: WorstRow[] = [
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: `the group board's archive of the member's closed day (keep 1 000, top 10 000) with every group of ${FULL} dirty at the period's end: ${CROSSING}`,
+    prepare: closeDirtyDay,
+    request: () => get('/boards/wc-teams-day/archive'),
+    times: 1,
+    // The crossing is the first call's; the member window's closed day then drains over later calls.
+    expect: [200, 503],
+    manyCalls: `a period closed with dirty groups settles them in calls of about ${GROUP_SETTLE_ROWS} member rows before the groups' archive is stored`,
+    drains: `after the crossing, the member window's closed day drains in chunks (each drained member leaves its group's zset), up to MAX_READ_DRAIN_CALLS calls a read: a 503 WINDOW_DRAINING until the next reads or the scheduler end it`,
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst: `the group board's kept archives of ${FULL}, 100 periods a page, once the member window's closed day is drained`,
+    prepare: drainDay,
+    request: () => get('/boards/wc-teams-day/archives?limit=100'),
   },
 ];

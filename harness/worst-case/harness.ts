@@ -11,7 +11,7 @@ import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness
 import { AppConfig } from '../../src/common/config';
 import { NO_COST, scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
-import { GROUP_ROWS } from './group-rows';
+import { GROUP_ARCHIVE_ROWS, GROUP_ROWS } from './group-rows';
 import { LEAGUE_ROWS } from './league-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 import { ALIAS_ROWS } from './alias-rows';
@@ -28,6 +28,8 @@ export const WORST_ROWS: readonly WorstRow[] = [
   // They move the clock by 11 minutes: before the leagues rows, which move it by a week.
   ...TAIL_ROWS,
   ...LEAGUE_ROWS,
+  // They move the clock to the next midnight.
+  ...GROUP_ARCHIVE_ROWS,
   // A week after the seeding: the 64-shard board's other shards have boundaries and expired slots.
   ...FALLBACK_ROWS,
   // They delete boards, each drop run to its end.

@@ -3,7 +3,8 @@ import type { IdemCall } from '../../redis/idempotency';
 import { idempotentFunction, namedFunction } from '../../redis/named-function';
 import { bareHeader } from '../../redis/function-args';
 import type { BoardKeys } from '../core/ranking.keys';
-import { BoardCall, versionHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import { BoardCall, boardHeader, windowReadFunction, WindowCall } from '../core/script-call';
+import type { WindowConfig } from '../core/window-math';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** The limits a membership change is checked against (group-of.limits.ts). */
@@ -28,25 +29,28 @@ export interface ShardStep {
 export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
   groupMemberSet: idempotentFunction({
     numberOfKeys: 1,
-    args: ['board', 'window', 'item', 'group', 'boards', 'groups', 'per_group', 'members'],
+    args: ['board', 'window', 'item', 'group', 'rule', 'boards', 'groups', 'per_group', 'members'],
     reply: ['previous'],
+    /** The header holds the member window's rule: the call crosses its boundary first (group_history_lib). */
     build: (
       call: BoardCall & {
         groupBoard: string;
-        window: string;
+        window: WindowConfig;
         item: string;
         group: string;
+        rule: string;
         limits: MemberLimits;
         idem?: IdemCall;
       },
     ) => ({
       keys: [call.shard.keys.cfg()],
-      header: versionHeader(call),
+      header: boardHeader(call, [call.window]),
       args: {
         board: call.groupBoard,
-        window: call.window,
+        window: call.window.name,
         item: call.item,
         group: call.group,
+        rule: call.rule,
         boards: call.limits.boards,
         groups: call.limits.groups,
         per_group: call.limits.perGroup,

@@ -26,6 +26,8 @@ export interface MembershipChange {
   member: PreparedBoard;
   groupBoard: string;
   setting: GroupOfSetting;
+  /** The member window (the call crosses its boundary first). */
+  window: WindowConfig;
   item: string;
   group: string | null;
   nowMs: number;
@@ -87,9 +89,10 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const pending = this.functions.call(this.fns.groupMemberSet, {
       ...boardCall(member, member.shardOf(item), nowMs, this.budgetFields),
       groupBoard: change.groupBoard,
-      window: change.setting.window,
+      window: change.window,
       item,
       group: group ?? '',
+      rule: ruleOf(change.setting),
       limits: limitsOf(member.shards.length),
       idem: this.idemCalls.of(idem),
     });

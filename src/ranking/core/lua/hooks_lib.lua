@@ -55,6 +55,11 @@
 --                                       closed (snapshot_lib's cross_boundary; conf: its history
 --                                       setting; expire_sec > 0: its history expires, a segment's)
 --   history_dropped(base)               the history of the window "<base>" goes (drop_snapshots)
+--   boundary_crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, origin_sec)  the board's
+--                                       window crosses the boundary after the slot starting at `mark`
+--                                       (snapshot_lib's cross_boundary, before the window's own
+--                                       listing): the option stores what it derives from the window's
+--                                       listing then; false: left for the next call (CROSSING_ERROR)
 --   item_left(top_key, item)            the item left the window results `top_key` (its score there
 --                                       went to 0 or it was removed: results_changed, add_unwatched)
 --   windows_dropped(cfg_key)            a config write (board_put, shard_sync) dropped windows' data
@@ -135,6 +140,7 @@ hooks.slots_kept = {}
 hooks.any_sign = {}
 hooks.period_closed = {}
 hooks.history_dropped = {}
+hooks.boundary_crossing = {}
 hooks.item_left = {}
 hooks.windows_dropped = {}
 hooks.rank = {}

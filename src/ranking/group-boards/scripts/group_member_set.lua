@@ -1,28 +1,34 @@
--- requires: board_write, group_of, idempotency, reader
+-- requires: board_write, group_of, idempotency, keyspace, reader, snapshot
 -- group_member_set: makes an item of the member board a member of a group of a group board (or of
 -- none), retry-safe, on the member board's shard: the item leaves its previous group, and both
 -- groups are marked for their scores to be recomputed (group_of_lib). The first membership names the
 -- group board in the member board's config (groupedBy), so its writes and drains keep the groups'
 -- member scores from then on.
+-- It crosses the member window's boundary first: a group board's history at a boundary holds the
+-- memberships of that boundary (group_history_lib).
 -- Keys: cfg (the member board's config hash)
 -- Args (reader.read_call, CALLS.group_member_set): the header (the member board's config version,
---   now, no windows), then
+--   now, the member window's rule), then
 --   board      the group board
 --   window     the member board's window it ranks
 --   item       the item id
 --   group      the group id ("": no group: the item leaves its group)
+--   rule       "<top> <decay>" the group board scores groups by (group_of_lib's rule)
 --   boards, groups, per_group, members   the limits: group boards per member board, groups per
 --              group board, members per group, members per group board
 --   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
 -- Reply (reader.answer, CALLS.group_member_set, after idem_lib's outcome and context):
 --   previous   the group the item was in ("": none)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_QUOTA groupBoards|groups|groupSize|groupMembers <held>
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_CROSSING (the boundary left for the next call), TB_QUOTA groupBoards|groups|groupSize|groupMembers <held>
 --   (nothing changed)
 local function group_member_set(keys, args)
   local cfg_key = keys[1]
   local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.group_member_set)
   if answer then return answer end
+  local rule, window = header.windows[1], keyspace.sibling_key(cfg_key, 'cfg', arg.window .. ':')
+  snapshot.cross_window_of(cfg_key, window .. 'slots', window .. 'top', header.now_sec, rule.interval_sec, rule.origin_sec)
   local limits = {
+    rule = arg.rule,
     boards = tonumber(arg.boards),
     groups = tonumber(arg.groups),
     per_group = tonumber(arg.per_group),

@@ -38,7 +38,8 @@ local function history_item(keys, args)
       if rows then
         local score, mark = snaprows.score_of(rows, arg.item)
         points[#points + 1] = tonumber(boundary)
-        points[#points + 1] = score or 0
+        -- As text: a Lua number crosses as an integer (a group board's scores have fractions).
+        points[#points + 1] = score and string.format('%.17g', score) or 0
         local ascending = order.ascending(slots_key)
         local above = score and snaprows.count_above(rows, score, ascending, mark)
         points[#points + 1] = above or -1

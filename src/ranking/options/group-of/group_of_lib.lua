@@ -1,5 +1,5 @@
 -- module: group_of
--- requires: call_state, hooks, keyspace, order
+-- requires: call_state, group_members, hooks, keyspace, order
 -- group_of_lib: group boards, a board option (src/ranking/options/group-of/). A board declaring
 -- `groupOf: { board: M, window: W, top, decay }` ranks groups of M's items by Σ decay^i · s_i over a
 -- group's `top` best members' scores s_i in W, best in M's order (asc: the lowest), the members M's
@@ -26,6 +26,8 @@
 --                       settle stored a score counting it and the shard holds none of its members)
 --   <base>seq     string the shard's change counter (shard 0: also the settle rounds' claim tokens)
 --   <base>claims  hash  group -> the token of the last round that claimed it (shard 0 of a sharded M)
+--   <base>snaps, <base>snap:<at>, <base>prev   the group board's history, in snapshot_lib's format
+--                       (group_history_lib: kept at W's boundaries over a one-shard M)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
 -- keys (hook board_dropped, by its renamed config's groupedBy).
@@ -152,6 +154,8 @@ function GROUP_OF.set_member(cfg_key, window, board, item, group, limits)
   local err = attach(cfg_key, window, board, limits.boards)
   if err then return nil, err end
   local base = base_of(cfg_key, window, board)
+  -- Kept from the first member on: the scores a boundary settles (group_history_lib) follow it.
+  GROUP_OF.rule_kept(base, limits.rule)
   local previous = redis.call('HGET', base .. 'mem', item) or ''
   if previous == group then return previous, nil end
   if group ~= '' then
@@ -198,8 +202,11 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   end
   if taken < #groups then return budget - taken, false end
   redis.call('UNLINK', base .. 'mem', base .. 'groups', base .. 'dirty', base .. 'rule', base .. 'top', base .. 'slots')
-  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims')
-  return budget - taken - 9, true
+  -- Its history (group_history_lib): at most `keep` (1 000) listings.
+  local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
+  for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at) end
+  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps')
+  return budget - taken - 11 - #kept, true
 end
 
 -- Hook board_dropped: the groups of the group boards over a deleted member board's windows (its
@@ -213,56 +220,10 @@ local function member_board_dropped(cfg_key, drop_key, budget)
   return budget, done
 end
 
--- The member window's exceptions (order_lib's: hidden items, or on a review board the only ones
--- allowed), which count for no group: nil (none), or { only, items (id -> true), list }. Equal scores
--- add the same, so which of them a group counts needs no tie rule (ties: first).
-local function exceptions_of(member_top)
-  local asked = order.exceptions_asked(member_top)
-  if not asked then return nil end
-  local items = {}
-  for _, item in ipairs(asked.items) do items[item] = true end
-  return { only = asked.only, items = items, list = asked.items }
-end
-
--- The best `top` rows of `key` (best first) that `keep` keeps, a page at a time; and the rows read.
-local function shown_rows(key, keep, top, first_page)
-  local rows, read, from, count = {}, 0, 0, first_page
-  while count > 0 do
-    local page = order.score_page(key, from, from + count - 1)
-    read = read + #page / 2
-    for i = 1, #page, 2 do
-      if keep(page[i]) and #rows < 2 * top then rows[#rows + 1], rows[#rows + 2] = page[i], page[i + 1] end
-    end
-    if #page < 2 * count then break end
-    from, count = from + count, top - #rows / 2
-  end
-  return rows, read
-end
-
--- The group's best `top` listed members, best first in the member board's order: [member, score, ...],
--- and the member rows read: past its hidden members (at most the shard's exceptions more), or on a
--- review board its allowed ones (a group larger than them: their scores, sorted here).
-local function best_rows(base, group, top, ex)
-  local key = group_key(base, group)
-  if not ex then return shown_rows(key, function() return true end, top, top) end
-  if not ex.only then return shown_rows(key, function(item) return not ex.items[item] end, top, top) end
-  local size = redis.call('ZCARD', key)
-  if size <= #ex.list then return shown_rows(key, function(item) return ex.items[item] end, top, size) end
-  local rows, held = {}, #ex.list > 0 and redis.call('ZMSCORE', key, unpack(ex.list)) or {}
-  for i, item in ipairs(ex.list) do
-    if held[i] then rows[#rows + 1] = { item, tonumber(held[i]) } end
-  end
-  local sign = order.ascending(key) and -1 or 1
-  table.sort(rows, function(x, y) return sign * x[2] > sign * y[2] end)
-  local flat = {}
-  for i = 1, math.min(top, #rows) do flat[2 * i - 1], flat[2 * i] = rows[i][1], string.format('%.17g', rows[i][2]) end
-  return flat, #ex.list
-end
-
 -- The group's score from its best `top` members: Σ decay^i · s_i (the weights as repeated products);
 -- absent when it has no listed member. Answers the member rows it read, plus one.
 local function recompute(base, group, top, decay, ex)
-  local rows, read = best_rows(base, group, top, ex)
+  local rows, read = group_members.best_rows(group_key(base, group), top, ex)
   if #rows == 0 then
     redis.call('ZREM', base .. 'top', group)
     if redis.call('HEXISTS', base .. 'groups', group) == 0 then redis.call('HDEL', base .. 'gen', group) end
@@ -282,14 +243,20 @@ end
 function GROUP_OF.settle(cfg_key, window, board, top, decay, budget)
   local base = base_of(cfg_key, window, board)
   GROUP_OF.rule_kept(base, top .. ' ' .. decay)
-  local dirty = base .. 'dirty'
-  local ex = exceptions_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
-  while budget > 0 do
+  local ex = group_members.exceptions_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
+  return (GROUP_OF.settle_base(base, top, tonumber(decay), budget, ex))
+end
+
+-- Recomputes dirty groups of the group board keyed at `base` within `budget` member rows, leaving out
+-- the member board's exceptions `ex`. Answers 1 when some group is still dirty, else 0, and the rows it read.
+function GROUP_OF.settle_base(base, top, decay, budget, ex)
+  local dirty, left = base .. 'dirty', budget
+  while left > 0 do
     local group = redis.call('SPOP', dirty)
-    if not group then return 0 end
-    budget = budget - recompute(base, group, top, tonumber(decay), ex)
+    if not group then return 0, budget - left end
+    left = left - recompute(base, group, top, decay, ex)
   end
-  return redis.call('SCARD', dirty) > 0 and 1 or 0
+  return redis.call('SCARD', dirty) > 0 and 1 or 0, budget - left
 end
 
 -- A changed rule ("<top> <decay>") marks every group of the shard dirty.
@@ -328,10 +295,10 @@ function GROUP_OF.shard_step(cfg_key, window, board, rule, step)
       if redis.call('HEXISTS', base .. 'groups', clears[i]) == 0 then redis.call('HDEL', gens, clears[i]) end
     end
   end
-  local rows, ex = {}, #step.fetches > 0 and exceptions_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
+  local rows, ex = {}, #step.fetches > 0 and group_members.exceptions_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
   for i, group in ipairs(step.fetches) do
     local gen = redis.call('HGET', gens, group) or redis.call('GET', base .. 'seq') or '0'
-    rows[i] = { gen, (best_rows(base, group, step.top, ex or nil)) }
+    rows[i] = { gen, (group_members.best_rows(group_key(base, group), step.top, ex or nil)) }
   end
   return rows, redis.call('SRANDMEMBER', dirty, step.most)
 end
@@ -395,4 +362,5 @@ hooks.register_all('group_of', { 'config_planned', group_of_planned,
   'watches', function(top_key) return bases_of(top_key) ~= nil end, 'window_dropped', window_dropped,
   'board_dropped', member_board_dropped, 'exceptions_changed', exceptions_changed,
   'config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end })
+GROUP_OF.bases_of = bases_of
 group_of.GROUP_OF = GROUP_OF

@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, reader, slot_due, window
+-- requires: archive, call_state, hooks, keyspace, order, reader, slot_due, snaprows, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -70,85 +70,16 @@ local function snapshot_conf_of(confs, cfg_key, slots_key)
   local window, segment = string.match(name, '^([^~]*)~(.*)$')
   if window and string.sub(segment, 1, 1) == '@' then return confs[window], nil end
   if window then return confs[window], segment end
+  -- A group board's listing of the member window W, "W%<group board>": group_history_lib keeps its
+  -- history, not over a sharded member board (none kept).
+  local member = string.match(name, '^([^%%]*)%%')
+  if member and tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then return nil, nil, true end
+  if member then return confs[member], nil, true end
   return confs[name], nil
 end
 
--- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
-local function snapshot_lifetime_sec(conf, interval_sec) return conf.keep * interval_sec end
-
--- Whether the results `top_key` hold (score, tiebreak) pairs (hook tiebreak: an order when they do).
-local function keeps_pairs(top_key)
-  for _, asked in ipairs(call_state.hooks_of_top(top_key).tiebreak) do
-    if asked(top_key, '') then return true end
-  end
-  return false
-end
-
--- A tiebreak board's listing as its live reads order and rank it: rows in its pair order with their
--- marks, and the previous listing's ZADD arguments (each row's competition rank on the pair, strict:
--- its position, negated on a board whose higher scores come first).
-local function pair_rows(top_key, top)
-  local marks, page = {}, nil
-  -- The order's page as every read's starts from it (order_lib's base_page: the first answer), with
-  -- every row the board holds, moderated or not, as snapshots keep them.
-  for _, page_of in ipairs(call_state.hooks_of_top(top_key).page) do
-    page = page or page_of(top_key, 0, top - 1, marks)
-  end
-  local strict, sign = order.strict(top_key), order.ascending(top_key) and 1 or -1
-  local rows, ranked, rank = {}, {}, 0
-  for i = 1, #page, 2 do
-    local n = #rows + 1
-    if strict or n == 1 or page[i + 1] ~= page[i - 1] or marks[n] ~= marks[n - 1] then rank = n end
-    rows[n] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. marks[n]
-      .. archive.SNAP_FIELD .. n
-    ranked[2 * n - 1], ranked[2 * n] = sign * rank, page[i]
-  end
-  return rows, ranked
-end
-
--- The previous listing of a board of scores: the snapshot's rows, a prefix of the results in the
--- page's order, copied inside Redis (ZRANGESTORE replaces it), not through Lua.
-local function store_previous(prev, top_key, count, ranked)
-  if count == 0 then
-    redis.call('DEL', prev)
-  elseif ranked then
-    redis.call('DEL', prev)
-    redis.call('ZADD', prev, unpack(ranked))
-  elseif order.ascending(top_key) then
-    redis.call('ZRANGESTORE', prev, top_key, 0, count - 1)
-  else
-    redis.call('ZRANGESTORE', prev, top_key, 0, count - 1, 'REV')
-  end
-end
-
--- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing;
--- answers its rows.
--- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
-local function take_snapshot(base, top_key, at, conf, interval_sec)
-  local rows, ranked = {}, nil
-  if keeps_pairs(top_key) then
-    rows, ranked = pair_rows(top_key, conf.top)
-  else
-    local page = order.score_page(top_key, 0, conf.top - 1)
-    for i = 1, #page, 2 do
-      if not order.listed(top_key, tonumber(page[i + 1])) then break end
-      rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
-    end
-  end
-  local index = base .. 'snaps'
-  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
-    redis.call('UNLINK', base .. 'snap:' .. old)
-    redis.call('ZREM', index, old)
-  end
-  local prev = base .. 'prev'
-  store_previous(prev, top_key, #rows, ranked)
-  redis.call('ZADD', index, at, at)
-  local lifetime = snapshot_lifetime_sec(conf, interval_sec)
-  redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
-  redis.call('EXPIRE', index, lifetime)
-  if #rows > 0 then redis.call('EXPIRE', prev, lifetime) end
-  return #rows
-end
+local snapshot_lifetime_sec = snaprows.snapshot_lifetime_sec
+local take_snapshot = snaprows.take_snapshot
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
 -- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS), and the next ones while
@@ -173,6 +104,14 @@ local function crossing_allowed(rows)
   return true
 end
 
+-- Counts `rows` of a crossing's work before a listing (group_history_lib settles a group board's
+-- scores first) as crossing_allowed counts a listing's; answers the rows the call may still take.
+local function crossing_work(rows)
+  if CROSSING.seq ~= CALL.seq then CROSSING.seq, CROSSING.rows = CALL.seq, 0 end
+  if rows > 0 then CROSSING.rows, CROSSING.stored_seq, CROSSING.stored_rows = CROSSING.rows + rows, CALL.seq, rows end
+  return math.max(0, CROSSING.ROWS_PER_CALL - CROSSING.rows)
+end
+
 -- The error a script answers, before it changes anything, when a boundary it must cross first is left
 -- for the next call (the service sends the same call again: src/redis/functions.ts).
 local CROSSING_ERROR = 'TB_CROSSING snapshot boundaries left for the next call'
@@ -192,8 +131,8 @@ local function leave_apart() if stored_apart() then error({ err = READ_LEFT_ERRO
 -- the app knows its end). Answers false when the snapshot is left for the next call
 -- (crossing_allowed): the caller must then leave the window as it is.
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
-  local conf, segment = snapshot_conf_of(confs, cfg_key, slots_key)
-  if not conf then return true end
+  local conf, segment, derived = snapshot_conf_of(confs, cfg_key, slots_key)
+  if not conf or derived then return true end
   local current = window.current_slot(now_sec, interval_sec, origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
@@ -201,6 +140,11 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   -- A segment's history starts with its first write or drain (`create`): a read of a segment without
   -- one stores nothing (any name may be read).
   if segment and not mark and not create then return true end
+  if mark and not segment then
+    for _, crossing in ipairs(hooks.boundary_crossing) do
+      if not crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, origin_sec) then return false end
+    end
+  end
   local snapshots = mark and (origin_sec or 0) == 0
   if snapshots and not crossing_allowed(math.min(redis.call('ZCARD', top_key), conf.top)) then return false end
   -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
@@ -329,6 +273,8 @@ snapshot.window_name_of = window_name_of
 snapshot.snapshot_conf_of = snapshot_conf_of
 snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
 snapshot.cross_boundary = cross_boundary
+snapshot.crossing_allowed = crossing_allowed
+snapshot.crossing_work = crossing_work
 snapshot.CROSSING_ERROR = CROSSING_ERROR
 snapshot.stored_apart = stored_apart
 snapshot.note_drained = function() CROSSING.drained_seq = CALL.seq end -- a step drained: no listing of many rows after

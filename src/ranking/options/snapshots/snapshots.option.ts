@@ -44,9 +44,10 @@ export const SnapshotsViewProperty = () =>
 
 /**
  * Window history: snapshot_lib.lua takes a window's listing at its slot boundaries (and keeps the
- * board's change version), previous_ranks_lib.lua answers each row's rank in the latest one
- * (previousRank), snapshot_shown_lib.lua which kept rows a read shows under the board's exceptions,
- * snapshot_kept_lib.lua finds a kept snapshot for a history read and drops history on a config change.
+ * board's change version; snapshot_rows_lib.lua stores and reads a listing's text), previous_ranks_lib.lua
+ * answers each row's rank in the latest one (previousRank), snapshot_shown_lib.lua which kept rows a read
+ * shows under the board's exceptions, snapshot_kept_lib.lua finds a kept snapshot for a history read and
+ * drops history on a config change.
  *
  * Its setting is each window's (`windows[].snapshots`, a calendar window's `archive` is kept the same
  * way), not a field of the board: the window config carries it (WindowSpec.snapshots), so the fields

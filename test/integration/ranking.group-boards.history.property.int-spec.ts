@@ -1,0 +1,293 @@
+import fc from 'fast-check';
+import { useRankingService } from '../../harness/ranking';
+import { TOPOLOGIES } from '../../harness/redis';
+import { GroupModel, GroupRow } from '../support/group-model';
+import { RankingModel } from '../support/ranking-model';
+
+const DAY_SEC = 86_400;
+const SNAPSHOTS = { keep: 4, top: 2 };
+const ARCHIVE = { keep: 2, top: 2 };
+/** A rolling member window keeping snapshots and a calendar one keeping archives: a group board ranks each. */
+const WINDOWS = [
+  { name: 'w', periodSec: 60, intervalSec: 20, snapshots: SNAPSHOTS },
+  { name: 'day', periodSec: DAY_SEC, intervalSec: DAY_SEC, calendar: true },
+];
+const ITEMS = ['a', 'b', 'c', 'd', 'é'];
+const GROUPS = ['red', 'blue', 'g/é'];
+
+type Step =
+  | { kind: 'increment'; item: string; amount: number }
+  | { kind: 'join'; item: string; group: string | null }
+  | { kind: 'advance'; ms: number }
+  | { kind: 'check' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('increment' as const),
+      item: fc.constantFrom(...ITEMS),
+      amount: fc.integer({ min: -3, max: 6 }).filter((amount) => amount !== 0),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('join' as const),
+      item: fc.constantFrom(...ITEMS),
+      group: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...GROUPS) },
+        { weight: 1, arbitrary: fc.constant(null) },
+      ),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 45_000 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 30 * 3600_000 }) }),
+  },
+  // Reads settle the groups: writes between two of them leave groups dirty at the boundaries they cross.
+  { weight: 3, arbitrary: fc.constant({ kind: 'check' as const }) },
+);
+
+/** Each run starts with every item in a group (random runs then reach scoring groups at their boundaries). */
+const JOINED: Step[] = ITEMS.map((item, i) => ({ kind: 'join', item, group: GROUPS[i % GROUPS.length] }));
+
+/** A listing kept at a boundary: a snapshot at its end (`at`), or a calendar period's archive from its start. */
+interface Kept {
+  at: number;
+  rows: GroupRow[];
+}
+
+/**
+ * The history a group board keeps, as the model sees it: every step runs scripts crossing each member
+ * window at the clock's time (a write crosses all, a membership change and a read of the group board
+ * the one it ranks), so the first call in a new slot keeps the groups' listing at the end of the slot
+ * it last ran in: a snapshot of `top` rows (the newest `keep` intervals readable), or the archive of a
+ * calendar period the member window wrote in, when a group scored (the newest `keep` kept); from the
+ * group board's first membership change on.
+ */
+class GroupHistoryModel {
+  private ranSlotSec: number | undefined;
+  private readonly written = new Set<number>();
+  /** The group board's first membership change names it to the member board: it keeps history from then on. */
+  attached = false;
+  readonly kept: Kept[] = [];
+
+  constructor(
+    private readonly window: (typeof WINDOWS)[number],
+    private readonly members: RankingModel,
+    private readonly groups: GroupModel,
+  ) {}
+
+  cross(nowMs: number): void {
+    const { intervalSec } = this.window;
+    const slotSec = Math.floor(nowMs / 1000 / intervalSec) * intervalSec;
+    if (this.attached && this.ranSlotSec !== undefined && slotSec > this.ranSlotSec) this.keep(this.ranSlotSec);
+    if (this.ranSlotSec === undefined || slotSec > this.ranSlotSec) this.ranSlotSec = slotSec;
+  }
+
+  wrote(nowMs: number): void {
+    const { intervalSec } = this.window;
+    this.written.add(Math.floor(nowMs / 1000 / intervalSec) * intervalSec);
+  }
+
+  /** The snapshots still readable at `nowMs` (rolling), oldest first. */
+  readable(nowMs: number): Kept[] {
+    const { intervalSec } = this.window;
+    const currentSec = Math.floor(nowMs / 1000 / intervalSec) * intervalSec;
+    return this.kept.filter((k) => k.at > currentSec - SNAPSHOTS.keep * intervalSec);
+  }
+
+  private keep(slotSec: number): void {
+    const endSec = slotSec + this.window.intervalSec;
+    const rows = this.groups.listing(this.members.listing(this.window.name, endSec * 1000 - 1));
+    if (!('calendar' in this.window)) {
+      this.kept.push({ at: endSec, rows: rows.slice(0, SNAPSHOTS.top) });
+      return;
+    }
+    if (!this.written.has(slotSec) || rows.length === 0) return;
+    this.kept.push({ at: slotSec, rows: rows.slice(0, ARCHIVE.top) });
+    if (this.kept.length > ARCHIVE.keep) this.kept.shift();
+  }
+}
+
+/**
+ * Always among the runs: groups score, a boundary of each window passes, a write crosses the next with
+ * its groups dirty (no read settled them), a member leaves and a day ends.
+ */
+const EVERYTHING: [number, Step[]] = [
+  1_600_000_000_000,
+  [
+    ...ITEMS.map((item, i): Step => ({ kind: 'increment', item, amount: i + 1 })),
+    { kind: 'advance', ms: 25_000 },
+    { kind: 'join', item: 'd', group: 'red' },
+    { kind: 'check' },
+    { kind: 'increment', item: 'b', amount: 4 },
+    { kind: 'advance', ms: 20_000 },
+    { kind: 'join', item: 'a', group: null },
+    { kind: 'check' },
+    { kind: 'increment', item: 'é', amount: 2 },
+    { kind: 'advance', ms: DAY_SEC * 1000 },
+    { kind: 'increment', item: 'c', amount: 9 },
+    { kind: 'advance', ms: DAY_SEC * 1000 },
+  ],
+];
+
+describe.each(TOPOLOGIES)(
+  'group boards keep history and archives against a brute-force model (property, %s)',
+  (topology) => {
+    const setup = useRankingService(topology);
+    const { clock } = setup;
+    let board = 0;
+    const compared = { snapshots: 0, archives: 0 };
+
+    it("a group board's snapshots, item histories and archives are its groups' listings at each boundary", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+          fc.array(step, { minLength: 1, maxLength: 30 }),
+          async (startMs, steps) => {
+            const member = `hm${board}`;
+            const groupBoards = WINDOWS.map((w) => ({ name: `hg${board}${w.name}`, window: w }));
+            board++;
+            clock.setMs(startMs);
+            const windows = [
+              { name: 'w', period: 60, interval: 20, snapshots: SNAPSHOTS },
+              { name: 'day', calendar: 'day' as const, archive: ARCHIVE },
+            ];
+            await setup.ranking.putBoard({ name: member, windows });
+            for (const g of groupBoards)
+              await setup.ranking.putBoard({
+                name: g.name,
+                groupOf: { board: member, window: g.window.name, top: 2, decay: 0.5 },
+              });
+            const members = new RankingModel(WINDOWS);
+            const groups = new GroupModel(2, 0.5);
+            const histories = groupBoards.map((g) => new GroupHistoryModel(g.window, members, groups));
+            for (const s of [...JOINED, ...steps]) {
+              // Every call but an advance runs at the clock's time: a write or a membership change before it applies.
+              if (s.kind !== 'advance') histories.forEach((h) => h.cross(clock.nowMs()));
+              await apply(member, groupBoards, { members, groups, histories }, s);
+              if (s.kind === 'check') await compare(groupBoards, histories);
+            }
+            histories.forEach((h) => h.cross(clock.nowMs()));
+            await compare(groupBoards, histories);
+            for (const g of groupBoards) await setup.ranking.deleteBoard(g.name);
+            await setup.ranking.deleteBoard(member);
+          },
+        ),
+        { numRuns: 30, examples: [EVERYTHING] },
+      );
+      // Not vacuous: kept listings with rows were compared, of both kinds.
+      expect(compared.snapshots).toBeGreaterThan(5);
+      expect(compared.archives).toBeGreaterThan(2);
+    });
+
+    it('a group board over a sharded member board keeps none yet: its history and archive reads say so (404)', async () => {
+      clock.setMs(1_600_000_000_000);
+      const windows = [
+        { name: 'w', period: 60, interval: 20, snapshots: SNAPSHOTS },
+        { name: 'day', calendar: 'day' as const, archive: ARCHIVE },
+      ];
+      await setup.ranking.putBoard({ name: 'hs', windows, shards: 3 });
+      for (const window of ['w', 'day'])
+        await setup.ranking.putBoard({ name: `hs-${window}`, groupOf: { board: 'hs', window, top: 2, decay: 1 } });
+      for (const window of ['w', 'day'])
+        await setup.groupBoards.setMember({ name: `hs-${window}`, group: 'red', item: 'a' });
+      await setup.ranking.increment('hs', 'a', 3);
+      clock.advanceMs(DAY_SEC * 1000);
+      await setup.ranking.increment('hs', 'a', 1);
+      const sharded = /keeps no history or archives: its member board "hs" is sharded/;
+      await expect(setup.ranking.history('hs-w', undefined, undefined)).rejects.toThrow(sharded);
+      await expect(setup.ranking.archives('hs-day', undefined, 10, undefined)).rejects.toThrow(sharded);
+    });
+
+    async function apply(
+      member: string,
+      groupBoards: Array<{ name: string }>,
+      model: { members: RankingModel; groups: GroupModel; histories: GroupHistoryModel[] },
+      s: Step,
+    ): Promise<void> {
+      if (s.kind === 'check') return;
+      if (s.kind === 'advance') return clock.advanceMs(s.ms);
+      if (s.kind === 'increment') {
+        model.members.increment(clock.nowMs(), s.item, s.amount);
+        model.histories.forEach((h) => h.wrote(clock.nowMs()));
+        await setup.ranking.increment(member, s.item, s.amount);
+        return;
+      }
+      model.groups.join(s.item, s.group);
+      model.histories.forEach((h) => (h.attached = true));
+      for (const g of groupBoards) await setup.groupBoards.setMember({ name: g.name, group: s.group, item: s.item });
+    }
+
+    async function compare(groupBoards: Array<{ name: string }>, histories: GroupHistoryModel[]): Promise<void> {
+      await compareSnapshots(groupBoards[0].name, histories[0]);
+      await compareArchives(groupBoards[1].name, histories[1]);
+    }
+
+    /** The latest snapshot, each group's history through every readable one, and previousRank of the top rows. */
+    async function compareSnapshots(name: string, history: GroupHistoryModel): Promise<void> {
+      const readable = history.readable(clock.nowMs());
+      const latest = readable[readable.length - 1];
+      if (latest === undefined) {
+        await expect(setup.ranking.history(name, undefined, undefined)).rejects.toThrow(/snapshot/);
+      } else {
+        const answer = await setup.ranking.history(name, undefined, undefined);
+        expect({ at: answer.at, rows: answer.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual(
+          latest,
+        );
+        compared.snapshots += latest.rows.length;
+      }
+      for (const group of [...GROUPS, 'none']) {
+        const answer = await setup.ranking.itemHistory(name, undefined, group, undefined, undefined);
+        const points = readable.map(({ at, rows }) => {
+          const row = rows.find((r) => r.item === group);
+          return { at, rank: row?.rank ?? null, score: row?.score ?? null };
+        });
+        expect({ group, points: answer.points }).toEqual({ group, points });
+        compared.snapshots += points.filter((point) => point.rank !== null).length;
+      }
+      const previous = new Map((history.kept[history.kept.length - 1]?.rows ?? []).map((r) => [r.item, r.rank]));
+      const top = await setup.ranking.top(name, undefined, 0, 20);
+      for (const row of top.items)
+        expect({ row: row.item, previous: row.previousRank }).toEqual({
+          row: row.item,
+          previous: previous.get(row.item) ?? null,
+        });
+    }
+
+    /** The latest archive and the kept periods, newest first. */
+    async function compareArchives(name: string, history: GroupHistoryModel): Promise<void> {
+      const kept = [...history.kept].reverse();
+      const periods = kept.map(({ at, rows }) => ({ from: at, to: at + DAY_SEC, items: rows }));
+      const page = await setup.ranking.archives(name, undefined, 10, undefined);
+      expect(
+        page.periods.map(({ from, to, items }) => ({
+          from,
+          to,
+          items: items.map(({ rank, item, score }) => ({ rank, item, score })),
+        })),
+      ).toEqual(periods);
+      if (periods.length === 0) {
+        await expect(setup.ranking.archive(name, undefined, undefined, { offset: 0, limit: 10 })).rejects.toThrow(
+          /archive/i,
+        );
+        return;
+      }
+      const latest = await setup.ranking.archive(name, undefined, undefined, { offset: 0, limit: 10 });
+      expect({
+        from: latest.from,
+        items: latest.items.map(({ rank, item, score }) => ({ rank, item, score })),
+      }).toEqual({
+        from: periods[0].from,
+        items: periods[0].items,
+      });
+      compared.archives += periods.reduce((rows, period) => rows + period.items.length, 0);
+    }
+  },
+);
