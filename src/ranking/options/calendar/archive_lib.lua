@@ -19,7 +19,8 @@
 --                               the slot is gone)
 --   <base>snap:<at>      string the archive's rows (snapshot_lib's format), visible once in <base>snaps
 --   <base>archshown      hash   period start -> the exception positions a one-shard board's moderated
---                               page reads (archive_read.lua): at most one field per kept period
+--                               page reads (archive_read.lua): at most one field per kept period; a
+--                               moderation change moves the newest (snapshot_shown_lib's index_change_end)
 --   <base>archidx:<at>   hash   on a board of several metrics, the archive's record: item -> "<score>"
 --                               (tiebreak board: "<score>\31<mark>") of each row written, so another
 --                               metric's rows find their items' counts here (listing_counts) without
