@@ -5,6 +5,8 @@
  * read on the `last` board, which reviews.
  */
 import {
+  ARCHIVE_INDEX_PERIODS_PER_CHANGE,
+  ARCHIVE_INDEX_ROWS_PER_CHANGE,
   LOOKUP_IDS_PER_CALL,
   MODERATED_GROUP_ITEMS_PER_SHARD,
   MODERATED_GROUPS_PER_BOARD,
@@ -111,6 +113,12 @@ const hideArchiveRows =
     await context.send(cleared ? { ...hide('c0'), path: at(0) } : { method: 'DELETE', path: at(0) }, 'admin');
     context.state.set('archiveRowsHidden', cleared ? 'hidden' : 'cleared');
   };
+/** The hidden item of hideArchiveRows ranked lowest in every period: a find passes over the whole text. */
+const lastHiddenArchiveRow = (context: HarnessContext): string => {
+  const count = MODERATED_ITEMS_PER_SHARD - 1;
+  const step = Math.max(2, Math.floor(context.sizes.periodRows / count));
+  return `c${Math.min(count - 1, Math.floor((context.sizes.periodRows - 2) / step)) * step + 1}`;
+};
 /** Allows `count` rows of the 64-shard review board's archived periods (its items c0 …), spread over them. */
 const allowArchiveRows =
   (count: number) =>
@@ -187,6 +195,22 @@ const KEPT_LISTING_ROWS: WorstRow[] = [
     worst: `a page of 100 periods of 10 000 rows, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over them`,
     request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
     expect: [200, 422],
+  },
+  {
+    route: 'PUT /admin/boards/{board}/moderation/items/{item}',
+    worst: `an item of the calendar board allowed, then hidden again (its last hidden row of each period, ${MODERATED_ITEMS_PER_SHARD} hidden), the hidden positions of its newest periods of 10 000 rows kept: the change updates them by the item's position (each period's text copied, the item found once), at most ${ARCHIVE_INDEX_PERIODS_PER_CHANGE} periods and ${ARCHIVE_INDEX_ROWS_PER_CHANGE} rows of work`,
+    prepare: async (context) => {
+      await context.send(
+        get(`/boards/wc-cal/archives?window=day&limit=${ARCHIVE_INDEX_PERIODS_PER_CHANGE}&items=1`),
+        'client',
+      );
+    },
+    request: (context, attempt) => ({
+      method: 'PUT',
+      path: `/admin/boards/wc-cal/moderation/items/${lastHiddenArchiveRow(context)}`,
+      body: { state: attempt % 2 === 0 ? 'allowed' : 'hidden' },
+    }),
+    expect: [204],
   },
 ];
 

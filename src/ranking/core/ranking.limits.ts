@@ -189,6 +189,20 @@ export const TIEBREAK_RANGE: Bounds = TIEBREAK_BOUNDS;
  */
 export const MODERATED_ITEMS_PER_SHARD = 200;
 /**
+ * A moderation change of one item or one group on a one-shard board updates the exception positions
+ * kept for its calendar archives' pages (snapshot_shown_lib's index_change_end: each period's by the
+ * changed items' positions) in the change's own call: at most this many periods, newest first over the
+ * board's calendar windows, and at most ARCHIVE_INDEX_ROWS_PER_CHANGE rows of work. The positions of
+ * the periods past them are found again by the archive read that next needs them, as before any change.
+ */
+export const ARCHIVE_INDEX_PERIODS_PER_CHANGE = 16;
+/**
+ * The work bound of that update, in rows of a pass over a period (~0.3 µs of Redis each): a period's
+ * text copied costs about a row per 190 bytes, each changed item's find a row per 630 bytes, so a
+ * 10 000-row period ~1 000 rows for one item, and a change updates 4 such periods (~1.5 ms).
+ */
+export const ARCHIVE_INDEX_ROWS_PER_CHANGE = 5_000;
+/**
  * Groups with a moderation state (PUT /admin/boards/:board/moderation/groups/:group) one board holds.
  * Every shard keeps the board's group states (a field each); a group state's set, and a board PUT,
  * reads each one's items in groups_lib's reverse map (one lex range per group state) into the states

@@ -88,15 +88,13 @@ end
 -- index_rows, each kept where it stopped, so whichever read comes next (this request's next call, or
 -- another's) goes on from there. A page is answered once the rows scanned hold its last shown row and
 -- the one after it; a deep page waits for the pass (the reply's `indexing`: the app calls again).
-local FIND_SHARE = 50
+-- A moderation change of one item or group updates the kept entries of the newest periods itself
+-- (snapshot_shown_lib's index_change_end), so they stay of the stamp a read asks.
+local FIND_SHARE = archive.FIND_SHARE
 
--- The exceptions `ex` (shown_lib's) as one stamp: their mode and their items in byte order ("2": the
--- entry's format, so an entry of another format is never read as this one's).
+-- The exceptions `ex` (shown_lib's) as one stamp (archive_lib's).
 local function exceptions_stamp(ex)
-  local items = {}
-  for i, item in ipairs(ex.list) do items[i] = item end
-  table.sort(items)
-  return redis.sha1hex('2' .. (ex.only and 'only' or 'out') .. archive.SNAP_ROW .. table.concat(items, archive.SNAP_ROW))
+  return archive.exceptions_stamp(ex.only, ex.list)
 end
 
 -- The last row's stored position: how many rows the text holds.
@@ -108,12 +106,8 @@ end
 local function positions_found(rows, ex)
   local found = {}
   for _, item in ipairs(ex.list) do
-    local mark = archive.SNAP_ROW .. item .. archive.SNAP_FIELD
-    local at = string.find(rows, mark, 1, true)
-    if at then
-      local rest = string.match(rows, '^[^' .. archive.SNAP_ROW .. ']*', at + #mark)
-      found[#found + 1] = tonumber(string.match(rest, archive.SNAP_FIELD .. '(%d+)$'))
-    end
+    local position = archive.position_of(rows, item)
+    if position then found[#found + 1] = position end
   end
   table.sort(found)
   return found
@@ -147,13 +141,9 @@ end
 -- The kept scan of the period at `start` (`ex.entries`: the entries read for the call's periods at
 -- once) when it was made for these exceptions and this text; nil otherwise.
 local function kept_scan(ex, start, bytes)
-  local entry = ex.entries[start]
-  if not entry then return nil end
-  local stamp, held_bytes, scanned, next_byte, list = string.match(entry, '^(%x+) (%d+) (%d+) (%d+) ?(.*)$')
-  if stamp ~= ex.stamp or tonumber(held_bytes) ~= bytes then return nil end
-  local found = {}
-  for position in string.gmatch(list, '%d+') do found[#found + 1] = tonumber(position) end
-  return { found = found, scanned = tonumber(scanned), next_byte = tonumber(next_byte) }
+  local scan = archive.shown_entry_read(ex.entries[start])
+  if not scan or scan.stamp ~= ex.stamp or scan.bytes ~= bytes then return nil end
+  return scan
 end
 
 -- The exception positions of the period at `start` for a page ending at its `want`-th shown row,
@@ -166,9 +156,9 @@ local function exception_positions(base, start, rows, ex, want, budget)
     local finds_cost = held * #ex.list / FIND_SHARE
     changed = #ex.list < FIND_SHARE and finds_cost <= budget and want + #ex.list >= finds_cost / 2
     if changed then
-      scan, spent = { found = positions_found(rows, ex), scanned = held, next_byte = bytes + 1 }, finds_cost
+      scan, spent = { found = positions_found(rows, ex), bytes = bytes, scanned = held, next_byte = bytes + 1 }, finds_cost
     else
-      scan = { found = {}, scanned = 0, next_byte = 1 }
+      scan = { found = {}, bytes = bytes, scanned = 0, next_byte = 1 }
     end
   end
   if scan.next_byte <= bytes then
@@ -176,22 +166,12 @@ local function exception_positions(base, start, rows, ex, want, budget)
     local read = scan_step(rows, ex, scan, want + 1, budget)
     spent, changed = spent + read, changed or read > 0
   end
-  if changed then
-    local entry = { ex.stamp, bytes, scan.scanned, scan.next_byte, table.concat(scan.found, ',') }
-    archive.shown_index_set(base, start, table.concat(entry, ' '))
-  end
+  if changed then archive.shown_entry_write(base, start, ex.stamp, scan) end
   local complete = scan.next_byte > bytes
   return scan.found, complete, complete or shown_scanned(scan, ex.only) > want, spent
 end
--- How many of the sorted `positions` are below `position` (binary search).
-local function count_below(positions, position)
-  local low, high = 0, #positions
-  while low < high do
-    local middle = math.floor((low + high + 1) / 2)
-    if positions[middle] < position then low = middle else high = middle - 1 end
-  end
-  return low
-end
+
+local count_below = archive.count_below
 
 -- The stored position of the `k`-th shown row: on a review board the k-th allowed row's; else the
 -- k-th row of no hidden item, after the most hidden rows j with fewer than k shown rows ahead of them

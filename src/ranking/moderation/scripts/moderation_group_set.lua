@@ -1,4 +1,4 @@
--- requires: groups, idempotency, moderation, reader
+-- requires: groups, idempotency, moderation, reader, shown
 -- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
 -- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
 -- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
@@ -10,6 +10,8 @@
 --   group    the group id
 --   state    "hidden" | "allowed" | "" (back to the default)
 --   apply    "1": set it; "0": only answer what the shard would hold (nothing stored, no idempotency)
+--   archive_periods, archive_rows   most archived periods whose kept exception positions the change
+--            updates, and most work (rows) it spends on them (snapshot_shown_lib's index_change_end)
 --   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
 -- Reply (reader.answer, CALLS.moderation_group_set, after idem_lib's outcome and context):
 --   previous (the state it had; "": none), groups (group states the shard holds with it), items (items
@@ -37,8 +39,10 @@ local function moderation_group_set(keys, args)
   local count, items = held_with(cfg_key, arg.group, arg.state)
   local reply = reader.answer(CALLS.moderation_group_set, { previous = previous, groups = count, items = items })
   if arg.apply ~= '1' then return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply) end
+  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation.MODERATION.exceptions_of_cfg)
   moderation.MODERATION.write_state(cfg_key, key, arg.group, arg.state, previous)
   moderation.MODERATION.count_held(cfg_key, count, 'modgroups')
   moderation.MODERATION.group_state_changed(cfg_key, arg.group, arg.state)
+  shown.index_change_end(cfg_key, begun, { periods = tonumber(arg.archive_periods), rows = tonumber(arg.archive_rows) })
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
 end

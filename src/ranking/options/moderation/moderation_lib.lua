@@ -162,25 +162,26 @@ local function group_changed(cfg_key, item, group)
   redis.call('HDEL', effective_key(cfg_key), item)
 end
 
--- hooks_lib `exceptions`: nil on a board of no hidden item that does not review.
+-- The exceptions of the shard of `cfg_key` ({ only, items }), read afresh; nil on a board of no hidden
+-- item that does not review.
+local function exceptions_of_cfg(cfg_key)
+  local only = reviews(cfg_key)
+  if not only and not call_state.config_field(cfg_key, 'modheld') and not call_state.config_field(cfg_key, 'modgroups') then
+    return nil
+  end
+  local items = items_in(cfg_key, only and MODERATION.ALLOWED or MODERATION.HIDDEN)
+  if only or #items > 0 then return { only = only, items = items } end
+  return nil
+end
+
+-- hooks_lib `exceptions`: exceptions_of_cfg, once a call per config hash.
 local function exceptions_hook(top_key)
   -- A group board's results rank groups: its member board's states are its items' (group_of_lib counts them).
   if call_state.of_group_board(top_key) then return nil end
   local cfg_key = call_state.cfg_key_of_top(top_key)
   local by = call_state.call_cache(known)
-  local answer = by[cfg_key]
-  if answer == nil then
-    answer = false
-    local only = reviews(cfg_key)
-    if not only and not call_state.config_field(cfg_key, 'modheld') and not call_state.config_field(cfg_key, 'modgroups') then
-      by[cfg_key] = false
-      return nil
-    end
-    local items = items_in(cfg_key, only and MODERATION.ALLOWED or MODERATION.HIDDEN)
-    if only or #items > 0 then answer = { only = only, items = items } end
-    by[cfg_key] = answer
-  end
-  return answer or nil
+  if by[cfg_key] == nil then by[cfg_key] = exceptions_of_cfg(cfg_key) or false end
+  return by[cfg_key] or nil
 end
 
 -- A write counts the exceptions ahead of its record inside Redis (exceptions_ahead) from this many on: fewer are scored
@@ -361,6 +362,7 @@ MODERATION.group_states_key = group_states_key
 MODERATION.count_held = count_held
 MODERATION.reviews = reviews
 MODERATION.moderated = moderated
+MODERATION.exceptions_of_cfg = exceptions_of_cfg
 moderation.MODERATION = MODERATION
 moderation.begin_state_write = begin_state_write
 
