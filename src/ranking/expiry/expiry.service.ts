@@ -129,23 +129,33 @@ export class ExpiryService {
         return againMs;
       });
     } catch (error) {
-      if (error instanceof NotFoundError) {
-        await this.boards.unregisterIfMissing(name);
-        return null;
-      }
-      // A PUT of this board is under way (shards not synced yet): the next pass expires it.
-      if (error instanceof ConflictError) {
-        result.skipped++;
-        return againMs;
-      }
-      if (isRedisTimeoutError(error)) {
-        result.timedOut++;
-        this.logger.debug(`expiring board "${name}" timed out: due again on the next pass`);
-        return againMs;
-      }
-      result.failures++;
-      this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+      return this.visitFailed(name, error, againMs, result);
+    }
+  }
+
+  /** What a visit that threw answers (visit's): null for a board deleted meanwhile, else `againMs`. */
+  private async visitFailed(
+    name: string,
+    error: unknown,
+    againMs: number,
+    result: DuePassResult,
+  ): Promise<number | null> {
+    if (error instanceof NotFoundError) {
+      await this.boards.unregisterIfMissing(name);
+      return null;
+    }
+    // A PUT of this board is under way (shards not synced yet): the next pass expires it.
+    if (error instanceof ConflictError) {
+      result.skipped++;
       return againMs;
     }
+    if (isRedisTimeoutError(error)) {
+      result.timedOut++;
+      this.logger.debug(`expiring board "${name}" timed out: due again on the next pass`);
+      return againMs;
+    }
+    result.failures++;
+    this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+    return againMs;
   }
 }
