@@ -73,7 +73,7 @@ local function cross_siblings(keys, windows, now_sec)
 end
 
 -- A sibling's windows drained, as a call of that metric does before it changes them, from what
--- `drain` (step_drain's) has left, each field weighed with the views reading its window. Answers false
+-- `drain` (step_drain's) has left, each field weighed by actor_lib's drained_weight. Answers false
 -- while expired data remains (its take then waits for the next step).
 local function drain_sibling(keys, windows, now_sec, suffix, drain)
   for w = 0, windows.count - 1 do

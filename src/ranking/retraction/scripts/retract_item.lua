@@ -226,7 +226,7 @@ local function cross_siblings(step, window_count)
 end
 
 -- A sibling's windows drained first, as a call on that metric does before it changes them (from what
--- the step's drain has left, each field weighed with the views reading the window), so a closed
+-- the step's drain has left, each field weighed by drained_weight), so a closed
 -- period's archive takes the item's row before the item leaves its slots, as on a board of that metric
 -- alone. Answers false while expired data remains (the item then stays for the next step).
 local function drain_sibling(step, window_count, suffix)
