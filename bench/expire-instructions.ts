@@ -7,6 +7,9 @@
  * boundary crossed by a write naming the 8 segments (the harness's crossing row), then the scheduler's
  * passes after 2 idle weeks until the board is drained: each expire FCALL's instructions and commands.
  * EXPIRE_BENCH_ALL=1 lists every call past ~15 M instructions with its costliest commands.
+ * EXPIRE_BENCH_BOARD=wc-rated measures the harness's board of rated views instead (8 metrics of 8
+ * windows, ties first, a wilson or controversial view of each window), EXPIRE_BENCH_ITEMS (300 here)
+ * items in each metric: its drains' weight of a field (actor_lib's drained_weight).
  */
 import { copyFileSync } from 'node:fs';
 import { BOARDS } from '../harness/worst-case/boards';
@@ -23,8 +26,9 @@ import { runWhenMain } from './process-stats';
 import { counting } from './redis-instructions';
 import { perFcall, withCallgrindRanking, type CallgrindRanking } from './callgrind-ranking';
 
+const RATED = process.env.EXPIRE_BENCH_BOARD === 'wc-rated';
 /** seed.ts's crossing board at the `ci` size (EXPIRE_BENCH_ITEMS: fewer drain calls before the segments' listings). */
-const ITEMS = Number(process.env.EXPIRE_BENCH_ITEMS ?? 1500);
+const ITEMS = Number(process.env.EXPIRE_BENCH_ITEMS ?? (RATED ? 300 : 1500));
 const SEED_BATCH = 100;
 const SEGMENTS = Array.from({ length: 8 }, (_, k) => `x${k}`);
 const IDLE_MS = 14 * 86_400_000;
@@ -56,6 +60,24 @@ function byName(commands: Slowlog): string {
     .slice(0, 6)
     .map(([name, n]) => `${name} ${n}`)
     .join(', ');
+}
+
+/** The rated board, every metric's ITEMS items written at once (seed.ts's seedMetrics at a smaller size). */
+async function seedRated({ graph, clock }: CallgrindRanking): Promise<void> {
+  const commands = new WriteCommands(clock);
+  const board = BOARDS['wc-rated'];
+  const { windows, views, metrics } = board;
+  await graph.ranking.putBoard({
+    name: 'wc-rated',
+    ...board,
+    windows: [...windows],
+    views: [...views],
+    metrics: [...metrics],
+  });
+  for (const metric of metrics) {
+    const entries = Array.from({ length: ITEMS }, (_, n) => ({ item: `i${n}`, amount: ITEMS - n, metric }));
+    await graph.ranking.incrementBatch(commands.batch({ board: 'wc-rated', entries }));
+  }
 }
 
 async function seed({ graph, clock }: CallgrindRanking): Promise<void> {
@@ -139,7 +161,7 @@ async function run(): Promise<void> {
   await withCallgrindRanking(
     1_700_000_000_000,
     async (bench) => {
-      await seed(bench);
+      await (RATED ? seedRated : seed)(bench);
       bench.clock.advanceMs(IDLE_MS);
       print(await measure(bench));
     },

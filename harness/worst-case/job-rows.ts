@@ -66,9 +66,7 @@ export const JOB_ROWS: WorstRow[] = [
     job: 'ranking',
     prepare: idle,
     times: 1,
-    open: "#45: green at load 2-5; at load 7-14 calls of any board (wc-gone, wc-rated, wc-shards) were held 0.3-1.1 s by a stalled host, past REDIS_COMMAND_TIMEOUT_MS: the visit fails (the pass answers 500) and the board is due again. wc-cross's calls are a listing (14-16 M instructions) or a drain (~5 M), no longer both (18 M): bench/expire-instructions.ts",
-    // The pass that met that timeout counts a failure: accepted while the row is open.
-    expect: [200, 500],
+    open: "#45: no quiet run yet (2026-12-04, load 5-11: the pass answered 200, 14 239 calls, 1.89 M commands, 362 in one at most, its longest 500 ms wall on a stalled host; at load 25-35 also 200). wc-cross's listings of 1 000 rows are still 14-16 M instructions (~5 ms) a call; wc-rated's drains weigh each field at what its options run (5.1 M instructions and 167 commands a call at most, 15.7 M and 713 before); a visit whose call timed out is due again, not a failure: bench/expire-instructions.ts",
     manyCalls: 'claims of SCHEDULER_CLAIM_BATCH boards, then each board visited in expire calls of its own',
     drains: `each expire call drains at most EXPIRE_CHUNK (${EXPIRE_CHUNK}) fields within the write call's commands; a board still draining is due again`,
   },

@@ -23,6 +23,8 @@ const WRITE_COST_PER_CALL = new AppConfig().WRITE_COST_PER_CALL;
 /** What a write call may run (the worst-case harness's WRITE_CALL_COMMANDS): a step is held to it too. */
 const COMMANDS_PER_STEP = Math.ceil(WRITE_COST_PER_CALL * 0.8);
 const STEP_UNITS = adminStepUnits(WRITE_COST_PER_CALL);
+/** Steps a job may take before the spec gives up on it. */
+const MOST_STEPS = 10_000;
 
 /**
  * An admin step first drains what expired on its shard, and that drain is part of its bound: on the
@@ -81,14 +83,20 @@ describe('the drain of an admin step on the board of every option, after a long 
     return [...info.matchAll(/calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
   }
 
-  /** Runs `step` until done: the commands of each step (less the INFOs' and the FCALL itself). */
+  /**
+   * Runs `step` until done: the commands of each step (less the INFOs' and the FCALL itself). An actor's
+   * retraction here takes ~4 300 steps: each drains only the fields its units pay for, each weighed at
+   * what the board's options run for it (actor_lib's drained_weight), before its own work.
+   */
   async function stepsUntilDone(step: (first: boolean) => Promise<{ done: boolean }>): Promise<number[]> {
     const perStep: number[] = [];
-    for (let done = false; !done && perStep.length < 2000;) {
+    let done = false;
+    while (!done && perStep.length < MOST_STEPS) {
       const before = await commandsRun();
       done = (await step(perStep.length === 0)).done;
       perStep.push((await commandsRun()) - before - 2);
     }
+    expect(done).toBe(true);
     return perStep;
   }
 

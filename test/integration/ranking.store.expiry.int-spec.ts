@@ -102,7 +102,13 @@ describe.each(TOPOLOGIES)('ranking store: expiry, likes, reads (real Redis, %s)'
     it('a scheduler pass advances every due board without a request', async () => {
       await world.ranking.increment('b', 'a', 5);
       world.clock.advanceSec(3600);
-      expect(await world.ranking.expireDue(PASS)).toEqual({ visited: 1, failures: 0, stillDraining: 0, skipped: 0 });
+      expect(await world.ranking.expireDue(PASS)).toEqual({
+        visited: 1,
+        failures: 0,
+        stillDraining: 0,
+        skipped: 0,
+        timedOut: 0,
+      });
       expect(await world.redis.client.exists(raw('m:top'), raw('h:top'), raw('m:slots'), raw('h:slots'))).toBe(0);
     });
   });

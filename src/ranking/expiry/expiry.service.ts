@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { ConflictError, NotFoundError } from '../../common/errors';
+import { isRedisTimeoutError } from '../../common/redis-errors';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { GroupBoardsService } from '../group-boards/group-boards.service';
@@ -29,6 +30,12 @@ export interface DuePassResult {
   stillDraining: number;
   /** Boards whose PUT was under way: due again on the next pass. */
   skipped: number;
+  /**
+   * Boards a call of which got no answer within REDIS_COMMAND_TIMEOUT_MS (a stalled host, a busy Redis):
+   * due again on the next pass, not failures. The call may still have run, and an expire call is safe to
+   * run again; /metrics counts the timeout itself (trendboard_redis_command_errors_total).
+   */
+  timedOut: number;
 }
 
 /** The expiry passes: due boards claimed and drained, and the sweep that heals the due index. */
@@ -55,7 +62,7 @@ export class ExpiryService {
    * one going. Idle boards cost nothing: they are not in the index.
    */
   async expireDue(options: DuePassOptions): Promise<DuePassResult> {
-    const result: DuePassResult = { visited: 0, failures: 0, stillDraining: 0, skipped: 0 };
+    const result: DuePassResult = { visited: 0, failures: 0, stillDraining: 0, skipped: 0, timedOut: 0 };
     const passMs = this.clock.nowMs();
     for (;;) {
       const claim = await this.store.claimDue(this.clock.nowMs(), options.leaseMs, options.claimBatch, passMs);
@@ -97,7 +104,7 @@ export class ExpiryService {
 
   /**
    * Expires one claimed board (a group board: settles its groups): answers its next due time (unix ms; null: nothing left to expire), or
-   * `againMs` when it must be visited again (still draining, a PUT under way, a failure).
+   * `againMs` when it must be visited again (still draining, a PUT under way, a call timed out, a failure).
    */
   private async visit(name: string, againMs: number, result: DuePassResult): Promise<number | null> {
     try {
@@ -122,18 +129,33 @@ export class ExpiryService {
         return againMs;
       });
     } catch (error) {
-      if (error instanceof NotFoundError) {
-        await this.boards.unregisterIfMissing(name);
-        return null;
-      }
-      // A PUT of this board is under way (shards not synced yet): the next pass expires it.
-      if (error instanceof ConflictError) {
-        result.skipped++;
-        return againMs;
-      }
-      result.failures++;
-      this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+      return this.visitFailed(name, error, againMs, result);
+    }
+  }
+
+  /** What a visit that threw answers (visit's): null for a board deleted meanwhile, else `againMs`. */
+  private async visitFailed(
+    name: string,
+    error: unknown,
+    againMs: number,
+    result: DuePassResult,
+  ): Promise<number | null> {
+    if (error instanceof NotFoundError) {
+      await this.boards.unregisterIfMissing(name);
+      return null;
+    }
+    // A PUT of this board is under way (shards not synced yet): the next pass expires it.
+    if (error instanceof ConflictError) {
+      result.skipped++;
       return againMs;
     }
+    if (isRedisTimeoutError(error)) {
+      result.timedOut++;
+      this.logger.debug(`expiring board "${name}" timed out: due again on the next pass`);
+      return againMs;
+    }
+    result.failures++;
+    this.logger.warn(`expiring board "${name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+    return againMs;
   }
 }

@@ -40,9 +40,10 @@ export class RankingScheduler extends IntervalJob<DuePassResult> {
     const swept = await this.expiry.sweepDueIndex(this.sweepIntervalMs);
     if (swept !== null) this.logger.log(`sweep: ${swept} board(s) without a due entry entered into the due index`);
     const result = await this.expiry.expireDue({ leaseMs: this.leaseMs, claimBatch: this.claimBatch });
-    this.stats.backlog = result.stillDraining;
+    this.stats.backlog = result.stillDraining + result.timedOut;
     if (result.stillDraining > 0)
       this.logger.log(`${result.stillDraining} board(s) still draining large expired slots`);
+    if (result.timedOut > 0) this.logger.warn(`${result.timedOut} board(s) timed out: due again on the next pass`);
     return { result, failures: result.failures };
   }
 }

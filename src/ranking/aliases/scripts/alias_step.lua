@@ -73,13 +73,13 @@ local function cross_siblings(keys, windows, now_sec)
 end
 
 -- A sibling's windows drained, as a call of that metric does before it changes them, from what
--- `drain` (step_drain's) has left, each field weighed with the views reading its window. Answers false
+-- `drain` (step_drain's) has left, each field weighed by actor_lib's drained_weight. Answers false
 -- while expired data remains (its take then waits for the next step).
 local function drain_sibling(keys, windows, now_sec, suffix, drain)
   for w = 0, windows.count - 1 do
     local slots_key, top_key = alias_window_keys(keys, w, suffix)
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
-    local weight = actor_log.ACTORS.drained_weight(#(seg_views.views_reading(top_key) or {}))
+    local weight = actor_log.ACTORS.drained_weight(top_key)
     local fields = math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / weight))))
     local rest, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, fields, origin_sec)
     drain.chunk, drain.units = drain.chunk - (fields - rest), drain.units - (fields - rest) * weight

@@ -6,7 +6,7 @@
 -- Args (reader.read_call, CALLS.expire): the header (its budget: most expired-slot fields and likes
 --   removed by this call), then segments_per_call: most segments due whose windows this call drains
 --   (segment_lib), units: the work the call's drains may do, about a Redis command each, as an admin
---   step's (write-cost.ts adminStepUnits): expired fields weighed with the views reading their window,
+--   step's (write-cost.ts adminStepUnits): expired fields weighed at their options' commands (drained_weight),
 --   each segment looked into, a share for a decay view's rebase; the rest is the next call's. A listing
 --   of many rows stored at a boundary is a call of its own (snapshot_lib's leave_apart: sent again).
 -- Reply (reader.answer, CALLS.expire): draining (0|1: 1 when expired data (slots or likes) remains: call

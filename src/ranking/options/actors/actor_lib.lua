@@ -28,9 +28,9 @@
 -- renumbering a listing of 1 000 rows in Lua took about 1.6 ms, as long as ~450 commands; at 6 units
 -- per 100 rows each a step rewrote five such listings in 8.6 ms), a like forgotten. A step's `most` is then a count
 -- of commands, whatever the board's windows, views and segments (write-cost.ts adminStepUnits); what
--- the step drains first spends as many units at most, each expired field DRAINED and 1 a view
--- (drained_weight: 1.5-2.9 commands a field, views and contributions included, on that board), and a
--- decay view's rebase an eighth of them at most, each member moved REBASED (bound_rebase).
+-- the step drains first spends as many units at most, each expired field weighed at the commands it
+-- runs (drained_weight), and a decay view's rebase an eighth of them at most, each member moved
+-- REBASED (bound_rebase).
 
 local CALL = call_state.CALL
 -- Read with the version on every board (like.lua asks `actors`; every write the end of the latest block).
@@ -39,7 +39,7 @@ call_state.config_field_add('blockedUntil', 'actors', true)
 
 local ACTORS = { SEP = '\31', KEEP_SEC = 7 * 86400 }
 ACTORS.STEP = { LOOK = 5, SEGMENT = 8, CONTRIBUTION = 16, VIEW = 6, SLOT = 2, HELD = 8, LISTING = 6, LISTING_ROWS = 2, LIKE = 4,
-  DRAINED = 2, REBASED = 8 }
+  DRAINED = 2, RESULTS = 4, LEFT = 1, REBASED = 8 }
 
 -- The units an admin step of a board of `window_count` windows runs, asked `most`: at least the looks it
 -- may spend before its first piece of work (each window of the board's, of one segment's or sibling's,
@@ -59,14 +59,16 @@ function ACTORS.bound_rebase(most)
 end
 
 -- The units of a contribution (or a slot holding the item: `base` HELD) in a window read by `views` views.
-function ACTORS.view_step_weight(base, views)
-  return base + ACTORS.STEP.VIEW * views
-end
+function ACTORS.view_step_weight(base, views) return base + ACTORS.STEP.VIEW * views end
 
--- The units of an expired field (an item's amount or a contribution) a step drains from a window read
--- by `views` views (segment_lib's step_drain).
-function ACTORS.drained_weight(views)
-  return ACTORS.STEP.DRAINED + views
+-- The units of an expired field (an item's amount or a contribution) a drain takes from the results
+-- `top_key` (segment_lib's step_drain): what the board's options run for it, DRAINED (its score), RESULTS
+-- a results_changed hook of theirs (ties' order: mark read, entry moved, mark written), LEFT an item_left
+-- hook, and its views' change (seg_views): ~14 commands on `wc-rated` (ties first, a wilson view), where
+-- a flat 2 + 1 a view let an expire call of 144 units run 704.
+function ACTORS.drained_weight(top_key)
+  return ACTORS.STEP.DRAINED + ACTORS.STEP.RESULTS * #call_state.hooks_of_top(top_key).results_changed
+    + ACTORS.STEP.LEFT * #hooks.item_left + seg_views.change_commands(top_key)
 end
 
 function ACTORS.window_keys(slots_key)
@@ -137,14 +139,10 @@ function ACTORS.unique_changed(top_key, item, delta)
 end
 
 -- The window's pairs hash (its distinct-actor counts with it).
-function ACTORS.pairs_key(slots_key)
-  return keyspace.sibling_key(slots_key, 'slots', 'pairs')
-end
+function ACTORS.pairs_key(slots_key) return keyspace.sibling_key(slots_key, 'slots', 'pairs') end
 
 -- The field of the pairs hash holding the item's distinct actors in the window.
-function ACTORS.count_field(item)
-  return ACTORS.SEP .. item
-end
+function ACTORS.count_field(item) return ACTORS.SEP .. item end
 
 -- The item's distinct actors move by `delta`: its count field, and every unique view reading `top_key`.
 local function actors_moved(pairs_key, top_key, item, delta)

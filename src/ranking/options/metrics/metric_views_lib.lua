@@ -83,7 +83,9 @@ local function build(view)
   board_views.each_item_of_both(view, changed)
 end
 
-local MODE = { bind = bind, changed = changed, build = build, counts_of = counts_of }
+-- A change's Redis commands (segment_views_lib's change_commands): each count a ZSCORE, a ZRANGE of the expired slots
+-- still indexed and an HGET of the one a drain takes, then the score and counts written or removed.
+local MODE = { bind = bind, changed = changed, build = build, counts_of = counts_of, commands = 8 }
 board_views.view_modes.wilson = MODE
 board_views.view_modes.controversial = MODE
 

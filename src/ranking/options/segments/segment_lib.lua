@@ -219,13 +219,13 @@ end
 
 -- An admin step's drain (retract_step, retract_item, reweight_step, alias_step) of what expired on its
 -- shard is bounded as its own work is: it may spend `units` (the step's own, about a Redis command
--- each), an expired field weighing `weigh(views)`, `views` the most reading one of the board's windows
--- (a segment's windows have its window's views), and at most `chunk` fields (EXPIRE_CHUNK) in all.
--- Answers its state: the units and fields it has left, and the weight of a field.
+-- each), an expired field weighing the most `weigh(top_key)` answers for one of the board's windows (a
+-- segment's windows have its window's views and options), and at most `chunk` fields (EXPIRE_CHUNK) in
+-- all. Answers its state: the units and fields it has left, and the weight of a field.
 local function step_drain_state(windows, chunk, units, weigh)
-  local most_views = 0
-  for w = 0, windows.count - 1 do most_views = math.max(most_views, #(seg_views.views_reading(windows.tops[w]) or {})) end
-  return { chunk = chunk, units = units, weight = weigh(most_views) }
+  local weight = 1
+  for w = 0, windows.count - 1 do weight = math.max(weight, weigh(windows.tops[w])) end
+  return { chunk = chunk, units = units, weight = weight }
 end
 
 -- The fields the drain may take next: what its units pay for, at least one while its chunk lasts.

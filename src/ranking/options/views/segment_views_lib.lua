@@ -74,7 +74,25 @@ local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec
   if views_reading(top_key) then board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
 end
 
+-- The Redis commands a change of an item's sum costs a view of each mode (views_lib's window_changed:
+-- decay its score, its slot's sum, the new score; hot its first-seen time and score, both removed at 0;
+-- rising both windows' sums, its score and time); a mode an option adds declares its own (`commands`
+-- of board_views.view_modes); unique views count with the contributions (actor_lib).
+local CHANGE_COMMANDS = { decay = 3, hot = 3, rising = 4, unique = 0 }
+
+-- What a change of an item's sum in the window results `top_key` costs the views reading it (0: none),
+-- in Redis commands: part of a drained field's weight (actor_lib's drained_weight).
+local function change_commands(top_key)
+  local commands = 0
+  for _, view in ipairs(views_reading(top_key) or {}) do
+    local added = board_views.view_modes[view.mode]
+    commands = commands + (added and added.commands or CHANGE_COMMANDS[view.mode] or 0)
+  end
+  return commands
+end
+
 seg_views.segment_views = segment_views
+seg_views.change_commands = change_commands
 seg_views.segment_seen = segment_seen
 seg_views.drop_segment_views = drop_segment_views
 seg_views.views_reading = views_reading

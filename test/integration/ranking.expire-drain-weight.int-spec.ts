@@ -1,0 +1,97 @@
+import { type RankingGraph } from '../../harness/compose-ranking';
+import { FakeClock } from '../../harness/clock';
+import { BOARDS } from '../../harness/worst-case/boards';
+import { AppConfig } from '../../src/common/config';
+import { adminStepUnits } from '../../src/ranking/core/write-cost';
+import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { composeGraph, useRankingGraph } from '../support/ranking-graph';
+import { type LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+
+const T0 = 1_700_000_000_000;
+/** Items of each metric: more than one expire call drains from a window. */
+const ITEMS = 120;
+const IDLE_MS = 14 * 86_400_000;
+const MOST_PASSES = 20;
+const PASS = { leaseMs: 30_000, claimBatch: 100 };
+const RATED = BOARDS['wc-rated'];
+/** The units an expire call's drains may spend, about a Redis command each (expiry.store.ts). */
+const UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
+/**
+ * What an expire call runs besides its drains: the config, each window's oldest slot, the likes, the
+ * due index (about 30 commands on this board), with room to spare: a call runs well within it when
+ * its fields are weighed at what they run, and 704 commands when they were weighed 3 units each.
+ */
+const MOST_COMMANDS = Math.round(UNITS * 1.5);
+
+/** The expired fields a call drained: each a ZINCRBY of its amount taken back from a window's results. */
+const drainedFields = ({ commands }: LoggedCall) =>
+  commands.filter(([name, key, amount]) => name.toLowerCase() === 'zincrby' && /:top$/.test(key) && Number(amount) < 0)
+    .length;
+
+/**
+ * The scheduler's expiry after idle weeks on the worst-case harness's `wc-rated` board (issue #45: 8
+ * metrics of 8 windows, ties first, a wilson or controversial view of each window against two
+ * metrics): a drained field of a window such a view reads runs ~14 commands (its score, ties' order
+ * and mark, item data's check, the view's two counts read and its score removed), and the drain
+ * weighed it 3 units (2 and 1 a view): an expire call of 144 units ran 704 commands. Each field now
+ * weighs what the board's options run for it (actor_lib's drained_weight), so an expire call runs
+ * about its units, and the passes still drain the board to the end.
+ */
+describe('the expire calls of a board of rated views after idle weeks (single)', () => {
+  const clock = new FakeClock(T0);
+  const commands = new WriteCommands(clock);
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
+  let expirer: RankingGraph;
+  let closeExpirer: () => Promise<void>;
+
+  beforeAll(async () => {
+    const { ranking } = world.graph;
+    await ranking.putBoard({
+      name: 'rated',
+      ...RATED,
+      windows: [...RATED.windows],
+      views: [...RATED.views],
+      metrics: [...RATED.metrics],
+    });
+    for (const metric of RATED.metrics) {
+      const entries = Array.from({ length: ITEMS }, (_, n) => ({ item: `i${n}`, amount: ITEMS - n, metric }));
+      await ranking.incrementBatch(commands.batch({ board: 'rated', entries }));
+    }
+    clock.advanceMs(IDLE_MS);
+    // The scheduler of an instance at the default write bound (its expire calls' units).
+    ({ graph: expirer, close: closeExpirer } = await composeGraph(world.redis.env, clock));
+  }, 120_000);
+
+  afterAll(async () => {
+    await closeExpirer();
+  });
+
+  it('runs no expire call past about its units, and the passes drain the board to the end', async () => {
+    const node = world.redis.client as never;
+    const expiry = expirer.module.get(ExpiryService);
+    const calls: LoggedCall[] = [];
+    let passes = 0;
+    for (let draining = true; draining && passes < MOST_PASSES; passes++) {
+      await logEveryCommand(node);
+      const result = await expiry.expireDue(PASS);
+      calls.push(...(await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1]))));
+      await stopLoggingEveryCommand(node);
+      expect(result.failures).toBe(0);
+      draining = result.stillDraining > 0;
+      clock.advanceMs(1_000);
+    }
+    expect(passes).toBeLessThan(MOST_PASSES);
+    expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
+    // Before: 704 commands in a call draining 48 fields of a window a wilson view reads; now 158.
+    expect(Math.max(...calls.map(({ commands }) => commands.length))).toBeLessThanOrEqual(MOST_COMMANDS);
+    const { ranking } = expirer;
+    for (const metric of RATED.metrics)
+      expect((await ranking.top('rated', 'hour', 0, 10, { metric })).items).toEqual([]);
+    for (const view of RATED.views) {
+      const expected = ['d', 'mo', 'q'].includes(view.window) ? ITEMS : 0;
+      expect((await ranking.top('rated', view.name, 0, 1000)).items).toHaveLength(expected);
+    }
+    expect((await ranking.top('rated', 'd', 0, 1000)).items).toHaveLength(ITEMS);
+  }, 300_000);
+});
