@@ -5,7 +5,7 @@ import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { seedEveryOptionBoard } from '../support/board-settings';
 import { composeGraph, useRankingGraph } from '../support/ranking-graph';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 const ITEMS = 600;
@@ -54,21 +54,14 @@ describe('the expire calls of a scheduler pass after an idle board of every opti
   it('runs no expire call past WRITE_CALL_COMMANDS, and the passes drain the board to the end', async () => {
     const node = world.redis.client as never;
     const expiry = expirer.module.get(ExpiryService);
-    let most = 0;
-    let expireCalls = 0;
-    let passes = 0;
-    for (let draining = true; draining && passes < MOST_PASSES; passes++) {
-      await logEveryCommand(node);
-      const result = await expiry.expireDue(PASS);
-      const calls = (await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1])));
-      await stopLoggingEveryCommand(node);
-      expect(result.failures).toBe(0);
-      expireCalls += calls.length;
-      most = Math.max(most, ...calls.map(({ commands }) => commands.length));
-      draining = result.stillDraining > 0;
-      clock.advanceMs(1_000);
-    }
-    expect(expireCalls).toBeGreaterThan(0);
+    const { calls, passes } = await expirePassesLogged(
+      node,
+      () => expiry.expireDue(PASS),
+      (ms) => clock.advanceMs(ms),
+      MOST_PASSES,
+    );
+    const most = Math.max(...calls.map(({ commands }) => commands.length));
+    expect(calls.length).toBeGreaterThan(0);
     // Before: a call of 2 777 commands (up to 64 segments drained beside the board's windows); now 418 at most.
     expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
     expect(passes).toBeLessThan(MOST_PASSES);

@@ -6,7 +6,7 @@ import { adminStepUnits } from '../../src/ranking/core/write-cost';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { composeGraph, useRankingGraph } from '../support/ranking-graph';
-import { type LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { type LoggedCall, expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Items of each metric: more than one expire call drains from a window. */
@@ -70,17 +70,12 @@ describe('the expire calls of a board of rated views after idle weeks (single)',
   it('runs no expire call past about its units, and the passes drain the board to the end', async () => {
     const node = world.redis.client as never;
     const expiry = expirer.module.get(ExpiryService);
-    const calls: LoggedCall[] = [];
-    let passes = 0;
-    for (let draining = true; draining && passes < MOST_PASSES; passes++) {
-      await logEveryCommand(node);
-      const result = await expiry.expireDue(PASS);
-      calls.push(...(await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1]))));
-      await stopLoggingEveryCommand(node);
-      expect(result.failures).toBe(0);
-      draining = result.stillDraining > 0;
-      clock.advanceMs(1_000);
-    }
+    const { calls, passes } = await expirePassesLogged(
+      node,
+      () => expiry.expireDue(PASS),
+      (ms) => clock.advanceMs(ms),
+      MOST_PASSES,
+    );
     expect(passes).toBeLessThan(MOST_PASSES);
     expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
     // Before: 704 commands in a call draining 48 fields of a window a wilson view reads; now 158.

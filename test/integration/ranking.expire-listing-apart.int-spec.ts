@@ -3,7 +3,7 @@ import { FakeClock } from '../../harness/clock';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { composeGraph, useRankingGraph } from '../support/ranking-graph';
-import { type LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { type LoggedCall, expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Past half a call's listing rows (snapshot_lib ROWS_PER_CALL): each listing a call of its own. */
@@ -67,17 +67,12 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
   it('stores no listing of many rows in a call that drains, and drains the board to the end', async () => {
     const node = world.redis.client as never;
     const expiry = expirer.module.get(ExpiryService);
-    const calls: LoggedCall[] = [];
-    let passes = 0;
-    for (let draining = true; draining && passes < MOST_PASSES; passes++) {
-      await logEveryCommand(node);
-      const result = await expiry.expireDue(PASS);
-      calls.push(...(await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1]))));
-      await stopLoggingEveryCommand(node);
-      expect(result.failures).toBe(0);
-      draining = result.stillDraining > 0;
-      clock.advanceMs(1_000);
-    }
+    const { calls, passes } = await expirePassesLogged(
+      node,
+      () => expiry.expireDue(PASS),
+      (ms) => clock.advanceMs(ms),
+      MOST_PASSES,
+    );
     expect(passes).toBeLessThan(MOST_PASSES);
     // Every window's listing of the board and of each segment was stored, each in a call of its own.
     const listing = calls.filter((call) => listedRows(call) > READ_APART_ROWS);

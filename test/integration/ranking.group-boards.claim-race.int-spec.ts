@@ -1,11 +1,8 @@
 import { FakeClock } from '../../harness/clock';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { validateConfig } from '../../src/common/config';
+import { TOPOLOGIES } from '../../harness/redis';
 import { GroupBoardsStore } from '../../src/ranking/group-boards/group-boards.store';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
+import type { RedisFunctions } from '../../src/redis/redis-functions';
+import { useRankingGraph } from '../support/ranking-graph';
 
 const T0 = 1_600_000_000_000;
 const MEMBERS = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
@@ -42,41 +39,27 @@ function holdNextStore(store: GroupBoardsStore) {
  */
 describe.each(TOPOLOGIES)('group boards over 3 shards: a settle round outrun by another (%s)', (topology) => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let connection: RedisService;
-  let graph: RankingGraph;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    connection = new RedisService(RedisSettings.from(config), clock);
-    await connection.waitUntilReady(10_000);
-    graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
-  });
-  afterAll(async () => {
-    await connection.onApplicationShutdown();
-    await redis.stop();
-  });
+  const world = useRankingGraph(topology, clock, {});
 
   const scores = async () => {
-    const top = await graph.ranking.top('rg', undefined, 0, 10);
+    const top = await world.graph.ranking.top('rg', undefined, 0, 10);
     return top.items.map(({ item, score }) => [item, score]);
   };
 
   it("refuses the held round's store once a later round claimed the group, and reads the later score", async () => {
-    await graph.ranking.putBoard({ name: 'rm', windows: [{ name: 'w', period: 3600, interval: 60 }], shards: 3 });
-    await graph.ranking.putBoard({ name: 'rg', groupOf: { board: 'rm', window: 'w', top: 2, decay: 1 } });
+    await world.graph.ranking.putBoard({ name: 'rm', windows: [{ name: 'w', period: 3600, interval: 60 }], shards: 3 });
+    await world.graph.ranking.putBoard({ name: 'rg', groupOf: { board: 'rm', window: 'w', top: 2, decay: 1 } });
     for (const [i, item] of MEMBERS.entries()) {
-      await graph.groupBoards.setMember({ name: 'rg', group: 'red', item });
-      await graph.ranking.increment('rm', item, i + 1);
+      await world.graph.groupBoards.setMember({ name: 'rg', group: 'red', item });
+      await world.graph.ranking.increment('rm', item, i + 1);
     }
     expect(await scores()).toEqual([['red', 11]]); // p5 6 + p4 5
-    await graph.ranking.increment('rm', 'p0', 10); // red: 11 + 6
+    await world.graph.ranking.increment('rm', 'p0', 10); // red: 11 + 6
 
-    const { held, release, spy } = holdNextStore(graph.module.get(GroupBoardsStore));
-    const first = graph.ranking.top('rg', undefined, 0, 10);
+    const { held, release, spy } = holdNextStore(world.graph.module.get(GroupBoardsStore));
+    const first = world.graph.ranking.top('rg', undefined, 0, 10);
     await held.reached; // round A claimed red and read 11 + 6 from the shards
-    await graph.ranking.increment('rm', 'p1', 20); // red: 22 + 11
+    await world.graph.ranking.increment('rm', 'p1', 20); // red: 22 + 11
     expect(await scores()).toEqual([['red', 33]]); // round B, whole
     release();
     const answered = await first;

@@ -3,6 +3,7 @@ import { useRankingService } from '../../harness/ranking';
 import { TOPOLOGIES } from '../../harness/redis';
 import { GroupModel, GroupRow } from '../support/group-model';
 import { RankingModel } from '../support/ranking-model';
+import { incrementStep, joinStep } from '../support/group-steps';
 
 const DAY_SEC = 86_400;
 const SNAPSHOTS = { keep: 4, top: 2 };
@@ -24,22 +25,11 @@ type Step =
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 5,
-    arbitrary: fc.record({
-      kind: fc.constant('increment' as const),
-      item: fc.constantFrom(...ITEMS),
-      amount: fc.integer({ min: -3, max: 6 }).filter((amount) => amount !== 0),
-    }),
+    arbitrary: incrementStep(ITEMS),
   },
   {
     weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('join' as const),
-      item: fc.constantFrom(...ITEMS),
-      group: fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom(...GROUPS) },
-        { weight: 1, arbitrary: fc.constant(null) },
-      ),
-    }),
+    arbitrary: joinStep(ITEMS, GROUPS),
   },
   {
     weight: 3,

@@ -1,15 +1,12 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { validateConfig } from '../../src/common/config';
+import { TOPOLOGIES } from '../../harness/redis';
 import { ModerationService } from '../../src/ranking/moderation/moderation.service';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { BestAggregate, BestModel } from '../support/best-model';
 import { GroupModel, GroupRow } from '../support/group-model';
 import { expectAroundAndLookup } from '../support/ranking-reads';
+import { useRankingGraph } from '../support/ranking-graph';
+import { joinStep } from '../support/group-steps';
 
 /**
  * Group boards over member boards of the options group boards once refused (issue #48): `order: asc`
@@ -39,14 +36,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   {
     weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('join' as const),
-      item: fc.constantFrom(...ITEMS),
-      group: fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom(...GROUPS) },
-        { weight: 1, arbitrary: fc.constant(null) },
-      ),
-    }),
+    arbitrary: joinStep(ITEMS, GROUPS),
   },
   {
     weight: 2,
@@ -118,23 +108,9 @@ describe.each(CASES)(
   'group boards over asc, ties-first and moderated member boards (property, %s, %i shards)',
   (topology, shards) => {
     const clock = new FakeClock(0);
-    let redis: TestRedis;
-    let connection: RedisService;
-    let graph: RankingGraph;
+    const world = useRankingGraph(topology, clock, {});
     let board = 0;
     let listedRows = 0;
-
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-      connection = new RedisService(RedisSettings.from(config), clock);
-      await connection.waitUntilReady(10_000);
-      graph = await composeRanking(connection, new RedisFunctions(connection), config, clock);
-    });
-    afterAll(async () => {
-      await connection.onApplicationShutdown();
-      await redis.stop();
-    });
 
     it('every read of the group board is exact after scores, joins, hides, allows and expiry', async () => {
       await fc.assert(
@@ -149,14 +125,14 @@ describe.each(CASES)(
             clock.setMs(startMs);
             const { review, ...options } = shape;
             const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-            await graph.ranking.putBoard({
+            await world.graph.ranking.putBoard({
               name: member,
               windows,
               shards,
               ...options,
               ...(review && { moderation: { review } }),
             });
-            await graph.ranking.putBoard({ name: group, groupOf: { board: member, window: 'w', top, decay } });
+            await world.graph.ranking.putBoard({ name: group, groupOf: { board: member, window: 'w', top, decay } });
             const run = {
               member,
               group,
@@ -169,8 +145,8 @@ describe.each(CASES)(
               await apply(run, s);
               await compare(run);
             }
-            await graph.ranking.deleteBoard(group);
-            await graph.ranking.deleteBoard(member);
+            await world.graph.ranking.deleteBoard(group);
+            await world.graph.ranking.deleteBoard(member);
           },
         ),
         { numRuns: 15, examples: [HIDE_AND_ALLOW, REVIEWED] },
@@ -181,19 +157,24 @@ describe.each(CASES)(
     it('refuses a member board with a tiebreak or metrics (400 GROUP_MEMBER_UNSUPPORTED), and a group board of its own order or ties', async () => {
       const windows = [{ name: 'w', period: 60, interval: 20 }];
       const unsupported = { code: 'GROUP_MEMBER_UNSUPPORTED' };
-      await graph.ranking.putBoard({ name: 'tb', windows, shards, aggregate: 'max', tiebreak: { order: 'asc' } });
-      await graph.ranking.putBoard({ name: 'mt', windows, shards, metrics: ['up', 'down'] });
+      await world.graph.ranking.putBoard({ name: 'tb', windows, shards, aggregate: 'max', tiebreak: { order: 'asc' } });
+      await world.graph.ranking.putBoard({ name: 'mt', windows, shards, metrics: ['up', 'down'] });
       for (const member of ['tb', 'mt']) {
-        await graph.ranking.putBoard({ name: `g${member}`, groupOf: { board: member, window: 'w', top: 2, decay: 1 } });
+        await world.graph.ranking.putBoard({
+          name: `g${member}`,
+          groupOf: { board: member, window: 'w', top: 2, decay: 1 },
+        });
         await expect(
-          graph.groupBoards.setMember({ name: `g${member}`, group: 'red', item: 'a' }),
+          world.graph.groupBoards.setMember({ name: `g${member}`, group: 'red', item: 'a' }),
         ).rejects.toMatchObject(unsupported);
-        await expect(graph.ranking.top(`g${member}`, undefined, 0, 10)).rejects.toMatchObject(unsupported);
+        await expect(world.graph.ranking.top(`g${member}`, undefined, 0, 10)).rejects.toMatchObject(unsupported);
       }
       const own = { name: 'gown', groupOf: { board: 'tb', window: 'w', top: 2, decay: 1 } };
       const refused = { code: 'INVALID_INPUT', message: expect.stringContaining("in its member board's order") };
-      await expect(graph.ranking.putBoard({ ...own, ties: 'first' })).rejects.toMatchObject(refused);
-      await expect(graph.ranking.putBoard({ ...own, aggregate: 'max', order: 'asc' })).rejects.toMatchObject(refused);
+      await expect(world.graph.ranking.putBoard({ ...own, ties: 'first' })).rejects.toMatchObject(refused);
+      await expect(world.graph.ranking.putBoard({ ...own, aggregate: 'max', order: 'asc' })).rejects.toMatchObject(
+        refused,
+      );
     });
 
     interface Run {
@@ -210,16 +191,16 @@ describe.each(CASES)(
       if (s.kind === 'advance') return clock.advanceMs(s.ms);
       if (s.kind === 'score') {
         run.scores.record(nowMs, nowMs, s.item, s.score);
-        await graph.ranking.score(run.member, s.item, s.score);
+        await world.graph.ranking.score(run.member, s.item, s.score);
         return;
       }
       if (s.kind === 'moderate') {
         run.states.set(s.item, s.state);
-        await graph.module.get(ModerationService).setState({ name: run.member, item: s.item, state: s.state });
+        await world.graph.module.get(ModerationService).setState({ name: run.member, item: s.item, state: s.state });
         return;
       }
       run.groups.join(s.item, s.group);
-      await graph.groupBoards.setMember({ name: run.group, group: s.group, item: s.item });
+      await world.graph.groupBoards.setMember({ name: run.group, group: s.group, item: s.item });
     }
 
     /** The group board's listing by the model: the member window's listed items (moderation's left out), grouped. */
@@ -237,13 +218,13 @@ describe.each(CASES)(
       const expected = expectedOf(run);
       const name = run.group;
       listedRows += expected.length;
-      const top = await graph.ranking.top(name, undefined, 0, 20);
+      const top = await world.graph.ranking.top(name, undefined, 0, 20);
       expect(top.items.map(({ rank, item, score }) => ({ rank, item, score }))).toEqual(expected);
       // The percentile of competition ranks: the share of the other groups not ranked ahead.
       const percentile = (rank: number) =>
         expected.length <= 1 ? 100 : Math.round(((expected.length - rank) / (expected.length - 1)) * 10000) / 100;
       for (const id of [...GROUPS, 'none']) {
-        const read = await graph.ranking.item(name, undefined, id);
+        const read = await world.graph.ranking.item(name, undefined, id);
         const row = expected.find((r) => r.item === id);
         expect({ id, rank: read.rank, score: read.score, percentile: read.percentile }).toEqual({
           id,
@@ -252,11 +233,11 @@ describe.each(CASES)(
           percentile: row ? percentile(row.rank) : null,
         });
       }
-      await expectAroundAndLookup(graph, { name, window: 'w', ids: [...GROUPS, 'none'] }, expected);
+      await expectAroundAndLookup(world.graph, { name, window: 'w', ids: [...GROUPS, 'none'] }, expected);
       // A record tied with a listed group's score: 1 + the groups ranked strictly ahead of it.
       const probe = expected[Math.floor(expected.length / 2)]?.score ?? 1;
       const sign = run.shape.order === 'asc' ? -1 : 1;
-      const answer = await graph.standing.rank({ name, score: probe });
+      const answer = await world.graph.standing.rank({ name, score: probe });
       expect({ probe, rank: answer.rank }).toEqual({
         probe,
         rank: 1 + expected.filter((row) => sign * (row.score - probe) > 0).length,

@@ -4,6 +4,7 @@ import { TOPOLOGIES } from '../../harness/redis';
 import { GroupModel } from '../support/group-model';
 import { RankingModel } from '../support/ranking-model';
 import { expectAroundAndLookup, expectRankOfScores, modelPercentile } from '../support/ranking-reads';
+import { incrementStep, joinStep } from '../support/group-steps';
 
 /** Two member windows of unlike intervals: each group board ranks one, so their groups expire apart. */
 const WINDOWS = [
@@ -21,22 +22,11 @@ type Step =
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.record({
-      kind: fc.constant('increment' as const),
-      item: fc.constantFrom(...ITEMS),
-      amount: fc.integer({ min: -3, max: 6 }).filter((amount) => amount !== 0),
-    }),
+    arbitrary: incrementStep(ITEMS),
   },
   {
     weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('join' as const),
-      item: fc.constantFrom(...ITEMS),
-      group: fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom(...GROUPS) },
-        { weight: 1, arbitrary: fc.constant(null) },
-      ),
-    }),
+    arbitrary: joinStep(ITEMS, GROUPS),
   },
   {
     weight: 2,

@@ -39,3 +39,34 @@ export async function loggedCalls(node: Redis): Promise<LoggedCall[]> {
   }
   return calls;
 }
+
+/** What one expiry pass (ExpiryService.expireDue) answers that the loop reads. */
+interface ExpiryPass {
+  failures: number;
+  stillDraining: number;
+}
+
+/**
+ * Expiry passes (`pass()`) until none is still draining, at most `mostPasses`, each logged on `node` and
+ * followed by a second of `advance`: the expire calls they sent, with their scripts' commands, and the
+ * passes run. A pass with a failure stops the loop with an error.
+ */
+export async function expirePassesLogged(
+  node: Redis,
+  pass: () => Promise<ExpiryPass>,
+  advance: (ms: number) => void,
+  mostPasses: number,
+): Promise<{ calls: LoggedCall[]; passes: number }> {
+  const calls: LoggedCall[] = [];
+  let passes = 0;
+  for (let draining = true; draining && passes < mostPasses; passes++) {
+    await logEveryCommand(node);
+    const result = await pass();
+    calls.push(...(await loggedCalls(node)).filter(({ call }) => /_expire$/.test(String(call[1]))));
+    await stopLoggingEveryCommand(node);
+    if (result.failures > 0) throw new Error(`an expiry pass failed on ${result.failures} board(s)`);
+    draining = result.stillDraining > 0;
+    advance(1_000);
+  }
+  return { calls, passes };
+}
