@@ -2,6 +2,7 @@ import { ADMIN } from '../../harness/app';
 import { ARCHIVE_INDEX_PERIODS_PER_CHANGE } from '../../src/ranking/core/ranking.limits';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
+import { rowsOf, visibleRowsModel } from '../support/archive-rows';
 
 /**
  * A moderation change updates the kept exception positions of a one-shard board's archived periods
@@ -23,8 +24,6 @@ const PAGES = [
   { offset: 0, limit: 5 },
   { offset: 20, limit: 30 },
 ];
-
-type Row = { rank: number; item: string; score: number };
 
 const appFor = useSharedTestApps(T0, { EXPIRE_CHUNK: '100' });
 
@@ -108,7 +107,7 @@ describe.each(TOPOLOGIES)('the archive positions a moderation change updates (%s
   async function checkEveryPeriod(): Promise<void> {
     for (const at of starts) {
       const stored = rowsOf((await read(`${name}t`, `at=${at}&limit=${ITEMS.length}`)).items);
-      const shown = model(stored, visible);
+      const shown = visibleRowsModel(stored, visible);
       for (const { offset, limit } of PAGES) {
         const answer = await read(name, `at=${at}&offset=${offset}&limit=${limit}`);
         const next = offset + limit < shown.length ? offset + limit : null;
@@ -131,15 +130,3 @@ describe.each(TOPOLOGIES)('the archive positions a moderation change updates (%s
     }
   }
 });
-
-const rowsOf = (items: unknown): Row[] => (items as Row[]).map(({ rank, item, score }) => ({ rank, item, score }));
-
-/** The brute force: the stored rows without the items left out now, competition ranks among the rest. */
-function model(stored: Row[], visible: (item: string) => boolean): Row[] {
-  const rows = stored.filter((row) => visible(row.item));
-  return rows.map((row) => ({
-    rank: 1 + rows.filter((other) => other.score > row.score).length,
-    item: row.item,
-    score: row.score,
-  }));
-}

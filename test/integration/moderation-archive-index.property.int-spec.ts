@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
+import { rowsOf, visibleRowsModel } from '../support/archive-rows';
 
 /**
  * A moderated calendar archive's pages at any offset (issue #49 with #45's bounds), against a brute
@@ -23,7 +24,6 @@ const WINDOWS = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } 
 const ITEM_IDS = Array.from({ length: ITEMS }, (_, n) => `i${n}`);
 
 type State = 'hidden' | 'allowed' | null;
-type Row = { rank: number; item: string; score: number };
 /** One moderation change after the period closed, then the pages read. */
 type Change = { items: string[]; state: State };
 type Page = { offset: number; limit: number };
@@ -103,7 +103,7 @@ describe.each(CASES)(
               for (const item of items) await moderate(name, item, state, states);
               const visible = (item: string) =>
                 review ? states.get(item) === 'allowed' : states.get(item) !== 'hidden';
-              const shown = model(stored, visible);
+              const shown = visibleRowsModel(stored, visible);
               leftOut += stored.length - shown.length;
               // The first read may find the positions (stale: the change), the second reads them as kept.
               for (const { offset, limit } of [...pages, ...pages]) {
@@ -155,15 +155,3 @@ describe.each(CASES)(
     }
   },
 );
-
-const rowsOf = (items: unknown): Row[] => (items as Row[]).map(({ rank, item, score }) => ({ rank, item, score }));
-
-/** The brute force: the stored rows without the items left out now, competition ranks among the rest. */
-function model(stored: Row[], visible: (item: string) => boolean): Row[] {
-  const rows = stored.filter((row) => visible(row.item));
-  return rows.map((row) => ({
-    rank: 1 + rows.filter((other) => other.score > row.score).length,
-    item: row.item,
-    score: row.score,
-  }));
-}

@@ -1,7 +1,7 @@
-import type Redis from 'ioredis';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
+import { commandCalls } from '../support/slowlog';
 
 /**
  * A write near an end of its results counts the hidden items ahead of it from that end (issue #45: a
@@ -32,16 +32,7 @@ describe.each(TOPOLOGIES)('moderation: a write near an end of its results (%s)',
   const { clock, http } = world;
   let board = 0;
 
-  /** The calls of `command` every master ran so far. */
-  const calls = async (command: string) => {
-    const client = world.redis.client;
-    const nodes: Redis[] = 'nodes' in client ? client.nodes('master') : [client];
-    const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
-    return stats.reduce(
-      (sum, text) => sum + Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(text)?.[1] ?? 0),
-      0,
-    );
-  };
+  const calls = (command: string) => commandCalls(world.redis.client, command);
   /** What `write` answered, and how many `command`s it ran. */
   async function counted(command: string, write: () => Promise<{ body: unknown }>) {
     const before = await calls(command);

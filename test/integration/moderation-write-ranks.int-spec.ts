@@ -1,7 +1,7 @@
-import type Redis from 'ioredis';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
+import { commandCalls } from '../support/slowlog';
 
 /**
  * A write's rank on a board of many hidden items counts the hidden items ahead of it inside Redis
@@ -30,16 +30,7 @@ describe.each(TOPOLOGIES)('moderation: a write ranks among many hidden items as 
     http().put(`/admin/boards/${name}/moderation/items/${item}`).set(ADMIN).send({ state: 'hidden' }).expect(204);
   const readRank = async (name: string, item: string, window: string) =>
     (await http().get(`/boards/${name}/items/${item}?window=${window}`).expect(200)).body.rank as number;
-  /** The calls of `command` every master ran so far. */
-  const calls = async (command: string) => {
-    const client = world.redis.client;
-    const nodes: Redis[] = 'nodes' in client ? client.nodes('master') : [client];
-    const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
-    return stats.reduce(
-      (sum, text) => sum + Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(text)?.[1] ?? 0),
-      0,
-    );
-  };
+  const calls = (command: string) => commandCalls(world.redis.client, command);
 
   /** The answer of a write: its amount, or on a board keeping a score, its score. */
   const send = (name: string, item: string, value: number, kept: boolean) =>

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** id, time, µs, arguments, client address, client name. */
 type SlowlogEntry = [number, number, number, string[], string, string];
@@ -69,4 +69,14 @@ export async function expirePassesLogged(
     advance(1_000);
   }
   return { calls, passes };
+}
+
+/** The calls of `command` (lower case, as INFO commandstats names it) every master of `client` ran so far. */
+export async function commandCalls(client: Redis | Cluster, command: string): Promise<number> {
+  const nodes: Redis[] = 'nodes' in client ? client.nodes('master') : [client];
+  const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
+  return stats.reduce(
+    (sum, text) => sum + Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(text)?.[1] ?? 0),
+    0,
+  );
 }
