@@ -1,10 +1,9 @@
-import { type RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
 import { AppConfig } from '../../src/common/config';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { seedEveryOptionBoard } from '../support/board-settings';
-import { composeGraph, useRankingGraph } from '../support/ranking-graph';
+import { useIdleExpirer } from '../support/ranking-graph';
 import { expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
@@ -31,29 +30,17 @@ const PASS = { leaseMs: 30_000, claimBatch: 100 };
 describe('the expire calls of a scheduler pass after an idle board of every option (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  // Seeded on an instance of a higher write bound: a default one refuses the board (BOARD_WRITE_TOO_COSTLY).
-  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
-  let expirer: RankingGraph;
-  let closeExpirer: () => Promise<void>;
-
-  beforeAll(async () => {
-    const { ranking } = world.graph;
-    await seedEveryOptionBoard(world.graph, commands, 'idle', { items: ITEMS, actors: ACTORS, segments: SEGMENTS });
+  const { world, expirer } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
+    const { ranking } = graph;
+    await seedEveryOptionBoard(graph, commands, 'idle', { items: ITEMS, actors: ACTORS, segments: SEGMENTS });
     // A boundary crossed: the 10 000-minute window's mark is set, so the next crossing stores its listing.
     clock.advanceMs(60_000);
     await ranking.incrementBatch(commands.batch({ board: 'idle', entries: [{ item: 'i0', amount: 1, actor: 'a0' }] }));
-    clock.advanceMs(IDLE_MS);
-    // The scheduler of an instance at the default write bound (and EXPIRE_CHUNK).
-    ({ graph: expirer, close: closeExpirer } = await composeGraph(world.redis.env, clock));
-  }, 120_000);
-
-  afterAll(async () => {
-    await closeExpirer();
   });
 
   it('runs no expire call past WRITE_CALL_COMMANDS, and the passes drain the board to the end', async () => {
     const node = world.redis.client as never;
-    const expiry = expirer.module.get(ExpiryService);
+    const expiry = expirer().module.get(ExpiryService);
     const { calls, passes } = await expirePassesLogged(
       node,
       () => expiry.expireDue(PASS),
@@ -66,7 +53,7 @@ describe('the expire calls of a scheduler pass after an idle board of every opti
     expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
     expect(passes).toBeLessThan(MOST_PASSES);
     // Drained: the hour's window lists nothing, the 400-day window every item.
-    const { ranking } = expirer;
+    const { ranking } = expirer();
     expect((await ranking.top('idle', 'hour', 0, 10)).items).toEqual([]);
     expect((await ranking.top('idle', 'd', 0, 1000)).items).toHaveLength(ITEMS);
     expect((await ranking.top('idle', 'hour', 0, 10, { segment: 's1' })).items).toEqual([]);

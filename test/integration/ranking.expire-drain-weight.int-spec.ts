@@ -1,12 +1,11 @@
-import { type RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { AppConfig } from '../../src/common/config';
 import { adminStepUnits } from '../../src/ranking/core/write-cost';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { composeGraph, useRankingGraph } from '../support/ranking-graph';
-import { type LoggedCall, expirePassesLogged } from '../support/slowlog';
+import { useIdleExpirer } from '../support/ranking-graph';
+import { drainedFields, expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Items of each metric: more than one expire call drains from a window. */
@@ -24,11 +23,6 @@ const UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
  */
 const MOST_COMMANDS = Math.round(UNITS * 1.5);
 
-/** The expired fields a call drained: each a ZINCRBY of its amount taken back from a window's results. */
-const drainedFields = ({ commands }: LoggedCall) =>
-  commands.filter(([name, key, amount]) => name.toLowerCase() === 'zincrby' && /:top$/.test(key) && Number(amount) < 0)
-    .length;
-
 /**
  * The scheduler's expiry after idle weeks on the worst-case harness's `wc-rated` board (issue #45: 8
  * metrics of 8 windows, ties first, a wilson or controversial view of each window against two
@@ -41,12 +35,8 @@ const drainedFields = ({ commands }: LoggedCall) =>
 describe('the expire calls of a board of rated views after idle weeks (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
-  let expirer: RankingGraph;
-  let closeExpirer: () => Promise<void>;
-
-  beforeAll(async () => {
-    const { ranking } = world.graph;
+  const { world, expirer } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
+    const { ranking } = graph;
     await ranking.putBoard({
       name: 'rated',
       ...RATED,
@@ -58,18 +48,11 @@ describe('the expire calls of a board of rated views after idle weeks (single)',
       const entries = Array.from({ length: ITEMS }, (_, n) => ({ item: `i${n}`, amount: ITEMS - n, metric }));
       await ranking.incrementBatch(commands.batch({ board: 'rated', entries }));
     }
-    clock.advanceMs(IDLE_MS);
-    // The scheduler of an instance at the default write bound (its expire calls' units).
-    ({ graph: expirer, close: closeExpirer } = await composeGraph(world.redis.env, clock));
-  }, 120_000);
-
-  afterAll(async () => {
-    await closeExpirer();
   });
 
   it('runs no expire call past about its units, and the passes drain the board to the end', async () => {
     const node = world.redis.client as never;
-    const expiry = expirer.module.get(ExpiryService);
+    const expiry = expirer().module.get(ExpiryService);
     const { calls, passes } = await expirePassesLogged(
       node,
       () => expiry.expireDue(PASS),
@@ -80,7 +63,7 @@ describe('the expire calls of a board of rated views after idle weeks (single)',
     expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
     // Before: 704 commands in a call draining 48 fields of a window a wilson view reads; now 158.
     expect(Math.max(...calls.map(({ commands }) => commands.length))).toBeLessThanOrEqual(MOST_COMMANDS);
-    const { ranking } = expirer;
+    const { ranking } = expirer();
     for (const metric of RATED.metrics)
       expect((await ranking.top('rated', 'hour', 0, 10, { metric })).items).toEqual([]);
     for (const view of RATED.views) {

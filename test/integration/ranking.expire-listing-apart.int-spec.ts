@@ -1,9 +1,8 @@
-import { type RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { composeGraph, useRankingGraph } from '../support/ranking-graph';
-import { type LoggedCall, expirePassesLogged } from '../support/slowlog';
+import { useIdleExpirer } from '../support/ranking-graph';
+import { type LoggedCall, drainedFields, expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Past half a call's listing rows (snapshot_lib ROWS_PER_CALL): each listing a call of its own. */
@@ -20,10 +19,6 @@ const listedRows = ({ commands }: LoggedCall) =>
   commands
     .filter(([name]) => name.toLowerCase() === 'zrangestore')
     .reduce((rows, [, , , first, last]) => rows + Number(last) - Number(first) + 1, 0);
-/** The expired fields a call drained: each a ZINCRBY of its amount taken back from a window's results. */
-const drainedFields = ({ commands }: LoggedCall) =>
-  commands.filter(([name, key, amount]) => name.toLowerCase() === 'zincrby' && /:top$/.test(key) && Number(amount) < 0)
-    .length;
 
 /**
  * The scheduler's expiry of a board keeping snapshots, with segments, after idle weeks (issue #45, the
@@ -36,12 +31,8 @@ const drainedFields = ({ commands }: LoggedCall) =>
 describe('the expire calls of a board keeping snapshots of its segments, after idle weeks (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
-  let expirer: RankingGraph;
-  let closeExpirer: () => Promise<void>;
-
-  beforeAll(async () => {
-    const { ranking } = world.graph;
+  const { world, expirer } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
+    const { ranking } = graph;
     const windows = ['1h', '2h'].map((period, w) => ({
       name: `x${w + 1}`,
       period,
@@ -56,17 +47,11 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
     await ranking.incrementBatch(
       commands.batch({ board: 'cross', entries: [{ item: 'i1', amount: 1, segments: SEGMENTS }] }),
     );
-    clock.advanceMs(IDLE_MS);
-    ({ graph: expirer, close: closeExpirer } = await composeGraph(world.redis.env, clock));
-  }, 120_000);
-
-  afterAll(async () => {
-    await closeExpirer();
   });
 
   it('stores no listing of many rows in a call that drains, and drains the board to the end', async () => {
     const node = world.redis.client as never;
-    const expiry = expirer.module.get(ExpiryService);
+    const expiry = expirer().module.get(ExpiryService);
     const { calls, passes } = await expirePassesLogged(
       node,
       () => expiry.expireDue(PASS),
@@ -80,7 +65,7 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
     // Before: the call storing a segment's last listing drained 72 fields of it too.
     expect(listing.map(drainedFields)).toEqual(listing.map(() => 0));
     expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
-    const { ranking } = expirer;
+    const { ranking } = expirer();
     expect((await ranking.top('cross', 'x2', 0, 10)).items).toEqual([]);
     for (const segment of SEGMENTS) expect((await ranking.top('cross', 'x2', 0, 10, { segment })).items).toEqual([]);
   }, 120_000);

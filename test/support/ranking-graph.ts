@@ -122,3 +122,25 @@ export function putActorBoard(graph: RankingGraph, name: string, board: ActorBoa
     actors: true,
   });
 }
+
+/**
+ * The expiry-bound specs' world: a ranking on a Redis of its own at an unbounded write cost (a default
+ * instance refuses the costliest boards), seeded by `seed`; then, `idleMs` later, the composed ranking
+ * of an instance at the default write bound and EXPIRE_CHUNK, whose scheduler the specs run.
+ */
+export function useIdleExpirer(
+  clock: FakeClock,
+  idleMs: number,
+  seed: (graph: RankingGraph) => Promise<void>,
+): { world: RankingGraphWorld; expirer: () => RankingGraph } {
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
+  let expirer: RankingGraph;
+  let close = async () => {};
+  beforeAll(async () => {
+    await seed(world.graph);
+    clock.advanceMs(idleMs);
+    ({ graph: expirer, close } = await composeGraph(world.redis.env, clock));
+  }, 120_000);
+  afterAll(() => close());
+  return { world, expirer: () => expirer };
+}

@@ -80,3 +80,8 @@ export async function commandCalls(client: Redis | Cluster, command: string): Pr
     0,
   );
 }
+
+/** The expired fields a logged call drained: each a ZINCRBY of its amount taken back from a window's results. */
+export const drainedFields = ({ commands }: LoggedCall): number =>
+  commands.filter(([name, key, amount]) => name.toLowerCase() === 'zincrby' && /:top$/.test(key) && Number(amount) < 0)
+    .length;
