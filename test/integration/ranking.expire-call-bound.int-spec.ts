@@ -1,10 +1,8 @@
 import { FakeClock } from '../../harness/clock';
 import { AppConfig } from '../../src/common/config';
-import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { seedEveryOptionBoard } from '../support/board-settings';
 import { useIdleExpirer } from '../support/ranking-graph';
-import { expirePassesLogged } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 const ITEMS = 600;
@@ -15,7 +13,6 @@ const IDLE_MS = 14 * 86_400_000;
 /** The worst-case harness's WRITE_CALL_COMMANDS: most commands a write call's (or an admin step's) script may run. */
 const WRITE_CALL_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
 const MOST_PASSES = 50;
-const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
 /**
  * The scheduler's expiry of a board idle for weeks (issue #45): on the board of every option (8
@@ -30,7 +27,7 @@ const PASS = { leaseMs: 30_000, claimBatch: 100 };
 describe('the expire calls of a scheduler pass after an idle board of every option (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  const { world, expirer } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
+  const { expirer, expirePasses } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
     const { ranking } = graph;
     await seedEveryOptionBoard(graph, commands, 'idle', { items: ITEMS, actors: ACTORS, segments: SEGMENTS });
     // A boundary crossed: the 10 000-minute window's mark is set, so the next crossing stores its listing.
@@ -39,14 +36,7 @@ describe('the expire calls of a scheduler pass after an idle board of every opti
   });
 
   it('runs no expire call past WRITE_CALL_COMMANDS, and the passes drain the board to the end', async () => {
-    const node = world.redis.client as never;
-    const expiry = expirer().module.get(ExpiryService);
-    const { calls, passes } = await expirePassesLogged(
-      node,
-      () => expiry.expireDue(PASS),
-      (ms) => clock.advanceMs(ms),
-      MOST_PASSES,
-    );
+    const { calls, passes } = await expirePasses(MOST_PASSES);
     const most = Math.max(...calls.map(({ commands }) => commands.length));
     expect(calls.length).toBeGreaterThan(0);
     // Before: a call of 2 777 commands (up to 64 segments drained beside the board's windows); now 418 at most.

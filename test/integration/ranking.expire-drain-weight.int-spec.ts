@@ -2,17 +2,15 @@ import { FakeClock } from '../../harness/clock';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { AppConfig } from '../../src/common/config';
 import { adminStepUnits } from '../../src/ranking/core/write-cost';
-import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { useIdleExpirer } from '../support/ranking-graph';
-import { drainedFields, expirePassesLogged } from '../support/slowlog';
+import { drainedFields } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Items of each metric: more than one expire call drains from a window. */
 const ITEMS = 120;
 const IDLE_MS = 14 * 86_400_000;
 const MOST_PASSES = 20;
-const PASS = { leaseMs: 30_000, claimBatch: 100 };
 const RATED = BOARDS['wc-rated'];
 /** The units an expire call's drains may spend, about a Redis command each (expiry.store.ts). */
 const UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
@@ -35,7 +33,7 @@ const MOST_COMMANDS = Math.round(UNITS * 1.5);
 describe('the expire calls of a board of rated views after idle weeks (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  const { world, expirer } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
+  const { expirer, expirePasses } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
     const { ranking } = graph;
     await ranking.putBoard({
       name: 'rated',
@@ -51,14 +49,7 @@ describe('the expire calls of a board of rated views after idle weeks (single)',
   });
 
   it('runs no expire call past about its units, and the passes drain the board to the end', async () => {
-    const node = world.redis.client as never;
-    const expiry = expirer().module.get(ExpiryService);
-    const { calls, passes } = await expirePassesLogged(
-      node,
-      () => expiry.expireDue(PASS),
-      (ms) => clock.advanceMs(ms),
-      MOST_PASSES,
-    );
+    const { calls, passes } = await expirePasses(MOST_PASSES);
     expect(passes).toBeLessThan(MOST_PASSES);
     expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
     // Before: 704 commands in a call draining 48 fields of a window a wilson view reads; now 158.

@@ -1,8 +1,7 @@
 import { FakeClock } from '../../harness/clock';
-import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { useIdleExpirer } from '../support/ranking-graph';
-import { type LoggedCall, drainedFields, expirePassesLogged } from '../support/slowlog';
+import { type LoggedCall, drainedFields } from '../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Past half a call's listing rows (snapshot_lib ROWS_PER_CALL): each listing a call of its own. */
@@ -12,7 +11,6 @@ const IDLE_MS = 14 * 86_400_000;
 const MOST_PASSES = 50;
 /** snapshot_lib's READ_APART_ROWS: a listing of more rows is a call of its own. */
 const READ_APART_ROWS = 100;
-const PASS = { leaseMs: 30_000, claimBatch: 100 };
 
 /** The rows a call stored as listings: each listing's previous ranks copied by ZRANGESTORE <prev> <top> 0 <last>. */
 const listedRows = ({ commands }: LoggedCall) =>
@@ -31,7 +29,7 @@ const listedRows = ({ commands }: LoggedCall) =>
 describe('the expire calls of a board keeping snapshots of its segments, after idle weeks (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  const { world, expirer } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
+  const { expirer, expirePasses } = useIdleExpirer(clock, IDLE_MS, async (graph) => {
     const { ranking } = graph;
     const windows = ['1h', '2h'].map((period, w) => ({
       name: `x${w + 1}`,
@@ -50,14 +48,7 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
   });
 
   it('stores no listing of many rows in a call that drains, and drains the board to the end', async () => {
-    const node = world.redis.client as never;
-    const expiry = expirer().module.get(ExpiryService);
-    const { calls, passes } = await expirePassesLogged(
-      node,
-      () => expiry.expireDue(PASS),
-      (ms) => clock.advanceMs(ms),
-      MOST_PASSES,
-    );
+    const { calls, passes } = await expirePasses(MOST_PASSES);
     expect(passes).toBeLessThan(MOST_PASSES);
     // Every window's listing of the board and of each segment was stored, each in a call of its own.
     const listing = calls.filter((call) => listedRows(call) > READ_APART_ROWS);

@@ -10,6 +10,8 @@ import { RedisFunctions } from '../../src/redis/redis-functions';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { ModelWindow } from './actor-caps-model';
 import { startTimesMs } from './ranking-ops';
+import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
+import { expirePassesLogged, type LoggedCall } from './slowlog';
 
 type PutBoard = RankingService['putBoard'];
 
@@ -123,6 +125,18 @@ export function putActorBoard(graph: RankingGraph, name: string, board: ActorBoa
   });
 }
 
+/** A scheduler pass of the expiry-bound specs: every board due claimed at once, leased long enough. */
+const IDLE_PASS = { leaseMs: 30_000, claimBatch: 100 };
+
+/** useIdleExpirer's answer. */
+export interface IdleExpirer {
+  world: RankingGraphWorld;
+  /** The ranking of the instance whose scheduler the specs run, once beforeAll ran. */
+  expirer: () => RankingGraph;
+  /** Its scheduler's passes, logged, until nothing is still draining (expirePassesLogged). */
+  expirePasses: (mostPasses: number) => Promise<{ calls: LoggedCall[]; passes: number }>;
+}
+
 /**
  * The expiry-bound specs' world: a ranking on a Redis of its own at an unbounded write cost (a default
  * instance refuses the costliest boards), seeded by `seed`; then, `idleMs` later, the composed ranking
@@ -132,7 +146,7 @@ export function useIdleExpirer(
   clock: FakeClock,
   idleMs: number,
   seed: (graph: RankingGraph) => Promise<void>,
-): { world: RankingGraphWorld; expirer: () => RankingGraph } {
+): IdleExpirer {
   const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
   let expirer: RankingGraph;
   let close = async () => {};
@@ -142,5 +156,15 @@ export function useIdleExpirer(
     ({ graph: expirer, close } = await composeGraph(world.redis.env, clock));
   }, 120_000);
   afterAll(() => close());
-  return { world, expirer: () => expirer };
+  return {
+    world,
+    expirer: () => expirer,
+    expirePasses: (mostPasses) =>
+      expirePassesLogged(
+        world.redis.client as never,
+        () => expirer.module.get(ExpiryService).expireDue(IDLE_PASS),
+        (ms) => clock.advanceMs(ms),
+        mostPasses,
+      ),
+  };
 }
