@@ -1,19 +1,8 @@
 -- module: group_members
--- requires: order
+-- requires: order, shown
 -- group_members_lib: which of a group's members count for it (group_of_lib): its best `top` members in
 -- the member board's order, past the ones the member board's listing leaves out (moderation).
 -- KEYS: 0
-
--- The member window's exceptions (order_lib's: hidden items, or on a review board the only ones
--- allowed), which count for no group: nil (none), or { only, items (id -> true), list }. Equal scores
--- add the same, so which of them a group counts needs no tie rule (ties: first).
-local function exceptions_of(member_top)
-  local asked = order.exceptions_asked(member_top)
-  if not asked then return nil end
-  local items = {}
-  for _, item in ipairs(asked.items) do items[item] = true end
-  return { only = asked.only, items = items, list = asked.items }
-end
 
 -- The best `top` rows of `key` (best first) that `keep` keeps, a page at a time; and the rows read.
 local function shown_rows(key, keep, top, first_page)
@@ -49,5 +38,8 @@ local function best_rows(key, top, ex)
   return flat, #ex.list
 end
 
-group_members.exceptions_of = exceptions_of
+-- The member window's exceptions (hidden items, or on a review board the only ones allowed), which
+-- count for no group, as snapshot_shown_lib reads them. Equal scores add the same, so which of them a
+-- group counts needs no tie rule (ties: first).
+group_members.exceptions_of = shown.exceptions_of
 group_members.best_rows = best_rows
