@@ -10,6 +10,8 @@ import {
   MODERATED_ITEMS_PER_SHARD,
 } from '../../src/ranking/core/ranking.limits';
 import { ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
+import { rowsOf } from '../support/archive-rows';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
  * What a moderation change costs where one-shard archive pages keep the positions of their hidden rows
@@ -17,8 +19,8 @@ import { ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.l
  * the most hidden items a shard holds spread over them, every period's positions kept. The change
  * updates the newest periods' positions by the changed item's (each period's text copied, the item
  * found in it once) within ARCHIVE_INDEX_ROWS_PER_CHANGE rows of work, and leaves the older ones to
- * their next read. Counted from Redis: the change's FCALL (µs) and the commands its script ran
- * (SLOWLOG at 0 µs). The pages after it must equal the brute force, updated or found again.
+ * their next read. Counted from Redis: the commands the change's script ran (SLOWLOG at 0 µs). The
+ * pages after it must equal the brute force, updated or found again.
  */
 const T0 = Date.UTC(2026, 2, 2, 12);
 const DAY_MS = 86_400_000;
@@ -34,11 +36,6 @@ const CHANGED = `c${ROWS - 2}`;
  * entries, and per period updated its text and its entry (HSET, PTTL).
  */
 const CALL_COMMANDS = 30 + 3 * ARCHIVE_INDEX_PERIODS_PER_CHANGE;
-
-/** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
-const SCRIPT_CLIENT = '?:0';
-type Row = { rank: number; item: string; score: number };
 
 describe('a moderation change of a board keeping archive positions (single, one shard, the maxima)', () => {
   const clock = new FakeClock(T0);
@@ -90,10 +87,7 @@ describe('a moderation change of a board keeping archive positions (single, one 
       const { body } = await http()
         .get(`/boards/many/archive?window=day&at=${at}&offset=${offset}&limit=100`)
         .expect(200);
-      expect([at, (body.items as Row[]).map(({ rank, item, score }) => ({ rank, item, score }))]).toEqual([
-        at,
-        expected,
-      ]);
+      expect([at, rowsOf(body.items)]).toEqual([at, expected]);
     }
   }
 
@@ -103,23 +97,17 @@ describe('a moderation change of a board keeping archive positions (single, one 
     return new Map(Object.entries(entries).map(([at, entry]) => [Number(at), entry.split(' ')[0]]));
   }
 
-  /** The change's FCALL: its µs and the commands its script ran. */
-  async function measuredChange(state: 'hidden' | null): Promise<{ micros: number; commands: number }> {
-    await node.config('SET', 'slowlog-log-slower-than', '0');
-    await node.config('SET', 'slowlog-max-len', '100000');
-    await node.slowlog('RESET');
+  /** The commands the change's FCALL ran. */
+  async function measuredChange(state: 'hidden' | null): Promise<{ commands: number }> {
+    await logEveryCommand(node);
     const at = `/admin/boards/many/moderation/items/${CHANGED}`;
     if (state === null) await http().delete(at).set(ADMIN).expect(204);
     else await http().put(at).set(ADMIN).send({ state }).expect(204);
-    const entries = ((await node.slowlog('GET', 100_000)) as SlowlogEntry[]).reverse();
-    await node.config('SET', 'slowlog-log-slower-than', '10000');
-    let inCall = 0;
-    for (const [, , micros, args, client] of entries) {
-      if (client === SCRIPT_CLIENT) inCall += 1;
-      else if (/_moderation_set$/.test(String(args[1]))) return { micros, commands: inCall };
-      else inCall = 0;
-    }
-    throw new Error('no moderation_set call logged');
+    const calls = await loggedCalls(node);
+    await stopLoggingEveryCommand(node);
+    const change = calls.find(({ call }) => /_moderation_set$/.test(String(call[1])));
+    if (!change) throw new Error('no moderation_set call logged');
+    return { commands: change.commands.length };
   }
 
   it('updates the newest periods within its bound, in one call of bounded commands, every page exact', async () => {
@@ -143,7 +131,7 @@ describe('a moderation change of a board keeping archive positions (single, one 
     await lastPages(hiddenAtFirst);
     console.log(
       `moderation change, ${PERIODS} kept periods of ${ROWS} rows, ${MODERATED_ITEMS_PER_SHARD - 1} hidden: ` +
-        `${moved.length} periods updated; hide ${hide.micros} µs, ${hide.commands} commands; clear ${clear.micros} µs, ${clear.commands} commands`,
+        `${moved.length} periods updated; hide ${hide.commands} commands; clear ${clear.commands} commands`,
     );
   }, 600_000);
 });
