@@ -95,7 +95,7 @@ export function groupBoardWindows(setting: { window: string }): { name: string; 
 export const groupOfOption: BoardOption<GroupOfConfig> = {
   name: 'group_of',
   fields: ['groupOf'],
-  luaModules: ['group_members_lib.lua', 'group_of_lib.lua', 'group_history_lib.lua'].map((file) =>
+  luaModules: ['group_members_lib.lua', 'group_of_lib.lua', 'group_history_lib.lua', 'group_history_out_lib.lua'].map((file) =>
     join(__dirname, file),
   ),
   fromStored: (fields) =>
