@@ -16,6 +16,8 @@
 --   calendar W: the closed period's archive at its start, written whole (the group board holds at
 --     most MAX_GROUPS_PER_BOARD rows), the oldest beyond `keep` dropped; none for a period W did not
 --     write, or when no group scored
+-- Before either, the counted members of the listing's groups are recorded beside it (group_history_out_lib:
+-- an item retraction on the member board rewrites the listing from them), within the call's crossing rows.
 -- Either way <base>prev becomes the listing (the group board's previousRank). The scores use the
 -- rule (top, decay) of the group board's last settle or membership change (<base>rule). Over a
 -- sharded member board (each shard crossing on its own) nothing is kept: its group boards answer no
