@@ -15,8 +15,12 @@ import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
 import { SECOND_VERSION_MODULE, testLibrary, twoWindowHeader } from '../../harness/functions';
 import { startPrivateRedis } from '../../harness/private-redis';
+import { commandCalls } from '../support/slowlog';
 import { headerWindowsOf } from '../../src/ranking/core/board';
 import { resolveWindows } from '../../src/ranking/core/window-math';
+
+/** FUNCTION LOAD as INFO commandstats names it (a pattern: commandCalls builds a regular expression of it). */
+const FUNCTION_LOAD = 'function\\|load';
 
 // A private server: these tests FUNCTION FLUSH it, which must never reach a server other files use.
 describe('Redis Functions on a single node', () => {
@@ -185,23 +189,23 @@ describe('Redis Functions on a single node', () => {
   it('sends no library the node holds: its top level is not run again, a top-level local lives on', async () => {
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(2);
-    const loads = await functionLoads(server.client);
+    const loads = await commandCalls(server.client, FUNCTION_LOAD);
     await loadLibraries(client, [library]);
-    expect(await functionLoads(server.client)).toBe(loads);
+    expect(await commandCalls(server.client, FUNCTION_LOAD)).toBe(loads);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(3);
   });
 
   it('loads a changed library beside the held one, and reloads one stamped RESTAMP_AFTER_MS ago (REPLACE)', async () => {
     const v2 = testLibrary([SECOND_VERSION_MODULE]);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
-    const loads = await functionLoads(server.client);
+    const loads = await commandCalls(server.client, FUNCTION_LOAD);
     await loadLibraries(client, [library, v2.library]);
-    expect(await functionLoads(server.client)).toBe(loads + 1);
+    expect(await commandCalls(server.client, FUNCTION_LOAD)).toBe(loads + 1);
     expect(await callFunction(client, v2.functions.countCalls, undefined)).toBe(1);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(2);
     // The stamp aged past RESTAMP_AFTER_MS: loaded again, which runs its top level again.
     await loadLibraries(client, [library], Date.now() + RESTAMP_AFTER_MS);
-    expect(await functionLoads(server.client)).toBe(loads + 2);
+    expect(await commandCalls(server.client, FUNCTION_LOAD)).toBe(loads + 2);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
   });
 
@@ -331,9 +335,3 @@ describe('function flags on a full Redis', () => {
     await expect(callFunction(server.client, fn.countCalls, undefined)).rejects.toThrow(/^OOM command not allowed/);
   });
 });
-
-/** How many FUNCTION LOADs the node has run (INFO commandstats). */
-async function functionLoads(redis: Redis): Promise<number> {
-  const stats = await redis.info('commandstats');
-  return Number(/cmdstat_function\|load:calls=(\d+)/.exec(stats)?.[1] ?? 0);
-}
