@@ -13,8 +13,8 @@ export const KEPT_LOADED_WITHIN_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A node that holds a library's version with a stamp younger than this is not sent it again (mustLoad):
- * its code is the same (the version is derived from it), and a start then stamps no later than this
- * before KEPT_LOADED_WITHIN_MS counts from its stamp. An older stamp is refreshed by a load (REPLACE).
+ * its code is the same (the version is derived from it). An older stamp is refreshed by a load
+ * (REPLACE), so a version stays at least KEPT_LOADED_WITHIN_MS - RESTAMP_AFTER_MS after any start.
  */
 export const RESTAMP_AFTER_MS = 60 * 60 * 1000;
 
