@@ -197,7 +197,8 @@ local function asked_set(cfg_key, ex)
   local asked = keyspace.sibling_key(cfg_key, 'cfg', 'exasked')
   local stored = call_state.call_cache(stored_sets)
   if not reader.keep_till_answer(asked) and stored[cfg_key] == ex.asked then return asked end
-  redis.call('DEL', asked)
+  -- A set a call that failed left (its members now stale) is freed off the main thread, as every kept key.
+  redis.call('UNLINK', asked)
   for from = 1, #ex.asked, 1000 do redis.call('SADD', asked, unpack(ex.asked, from, math.min(from + 999, #ex.asked))) end
   stored[cfg_key] = ex.asked
   return asked
@@ -250,9 +251,9 @@ local function stored_ahead(top_key, ex, count, score)
     local near = near_end_ahead(top_key, ex, count, score, at)
     if near then return near end
   end
-  local cfg_key = call_state.cfg_key_of_top(top_key)
-  local asked, held = asked_set(cfg_key, ex), keyspace.sibling_key(cfg_key, 'cfg', 'exheld')
-  -- Each window's ZINTERSTORE replaces the last one's: deleted once, as the call answers.
+  local asked, held = asked_set(call_state.cfg_key_of_top(top_key), ex), keyspace.sibling_key(top_key, 'top', 'exheld')
+  -- A key of each window's results, all unlinked as the call answers (reader.answer): Redis frees them off its main
+  -- thread, where a ZINTERSTORE replacing the last window's would free its rows in the call.
   reader.keep_till_answer(held)
   redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
   local low, high = '(' .. at, '+inf'
