@@ -6,7 +6,9 @@
  * seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
  * WRITE_BENCH_ATTEMPTS times, each call counted alone: its instructions, its script commands, and the
  * costliest of them (SLOWLOG of every command, in valgrind's microseconds: a share, not a time). Instructions are
- * counted on every thread and on Redis' main thread alone (the keys a call unlinks are freed on a background one).
+ * counted on every thread and on Redis' main thread alone (the keys a call unlinks are freed on a background one);
+ * WRITE_BENCH_FCALL_ONLY=1 counts only inside the FCALLs (callgrind's --toggle-collect=fcallCommand): on a loaded
+ * host a call lasts seconds under valgrind, and the server's timer work falling inside it moved rows by 0.5-4 M.
  */
 import Redis from 'ioredis';
 import { BOARDS, MODERATED_GROUP_IDS, SIZES } from '../harness/worst-case/boards';
@@ -263,7 +265,13 @@ async function run(): Promise<void> {
     },
     { WRITE_COST_PER_CALL: '1000000' },
     // Seeding counted nothing: Redis runs it several times faster. A file per thread: the main thread's apart.
-    ['--instr-atstart=no', '--separate-threads=yes'],
+    [
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      // WRITE_BENCH_FCALL_ONLY=1: only what runs inside an FCALL (the call's script and its commands), without the
+      // server's timer work that a slow host lets fall inside a counted call (serverCron, 10 times a wall second).
+      ...(process.env.WRITE_BENCH_FCALL_ONLY === '1' ? ['--toggle-collect=fcallCommand'] : []),
+    ],
   );
 }
 

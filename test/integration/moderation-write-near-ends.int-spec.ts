@@ -108,24 +108,27 @@ describe.each(TOPOLOGIES)('moderation: a write near an end of its results (%s)',
     expect(await world.redis.client.exists(...kept)).toBe(0);
   });
 
-  it('intersects each window of a mid-table write into its own key and unlinks them all as it answers', async () => {
-    if (topology !== 'single') return;
-    const name = await seeded({});
-    const node = world.redis.client as Redis;
-    await logEveryCommand(node);
-    await increment(name, 'i101', 1)();
-    const [write] = (await loggedCalls(node)).filter(({ call }) => /_increment$/.test(String(call[1])));
-    await stopLoggingEveryCommand(node);
-    const named = (command: string) => write.commands.filter(([one]) => one.toLowerCase() === command);
-    const stores = named('zinterstore').map(([, key]) => key);
-    expect(stores).toEqual(NAMES.map((window) => `${tag(name)}:${window}:exheld`));
-    expect(named('del')).toEqual([]);
-    // The set of hidden items is stored afresh (UNLINK, SADD) before the first intersection, every kept key unlinked last.
-    expect(named('unlink').map((args) => [...args.slice(1)].sort())).toEqual([
-      [`${tag(name)}:exasked`],
-      [...stores, `${tag(name)}:exasked`].sort(),
-    ]);
-  });
+  // Read from the one server's SLOWLOG.
+  (topology === 'single' ? it : it.skip)(
+    'intersects each window of a mid-table write into its own key and unlinks them all as it answers',
+    async () => {
+      const name = await seeded({});
+      const node = world.redis.client as Redis;
+      await logEveryCommand(node);
+      await increment(name, 'i101', 1)();
+      const [write] = (await loggedCalls(node)).filter(({ call }) => /_increment$/.test(String(call[1])));
+      await stopLoggingEveryCommand(node);
+      const named = (command: string) => write.commands.filter(([one]) => one.toLowerCase() === command);
+      const stores = named('zinterstore').map(([, key]) => key);
+      expect(stores).toEqual(NAMES.map((window) => `${tag(name)}:${window}:exheld`));
+      expect(named('del')).toEqual([]);
+      // The set of hidden items is stored afresh (UNLINK, SADD) before the first intersection, every kept key unlinked last.
+      expect(named('unlink').map((args) => [...args.slice(1)].sort())).toEqual([
+        [`${tag(name)}:exasked`],
+        [...stores, `${tag(name)}:exasked`].sort(),
+      ]);
+    },
+  );
 
   it("answers a leading item's previous rank from the rows ahead, no ZMSCORE of the hidden items", async () => {
     const name = await seeded({ ties: 'first' });
