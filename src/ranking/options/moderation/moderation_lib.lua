@@ -237,12 +237,12 @@ end
 
 -- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
 -- exceptions: counted near an end of the results (near_end_ahead), else held with their scores (ZINTERSTORE of the
--- results and their set, asked_set, in the shard's keys for the call, deleted as it answers), then one ZCOUNT of
+-- results and their set, asked_set, into a key of the window's kept till the call answers), then one ZCOUNT of
 -- those listed and better, and those of that very score placed. A ZMSCORE of them read into Lua costs about 6 000
--- instructions an exception (each score written and parsed as text), this a few hundred: 1.3 M a window of 200
--- hidden items (bench/write-instructions.ts). The set is the same for every window of the call: stored once (an
--- existing item's increment of 8 windows at the moderation maxima, 400 exceptions: 14.1 M instructions, 18.4 M with
--- a SADD a window); each ZINTERSTORE is ~1.2 M.
+-- instructions an exception (each score written and parsed as text), this a few thousand: ~0.9 M a window of 400
+-- exceptions with its counts (bench/write-instructions.ts). The set is the same for every window of the call: stored
+-- once (an existing item's increment of 8 windows at the moderation maxima, 400 exceptions: 12.4-14.3 M instructions
+-- inside the FCALL, 18.4 M with a SADD a window, 13.8-15.9 M with one key replaced window after window).
 local function stored_ahead(top_key, ex, count, score)
   if #ex.asked < STORED_COUNT_FLOOR or not call_state.CALL.writes then return nil end
   local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
