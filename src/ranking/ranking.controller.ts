@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
@@ -76,10 +76,8 @@ function readOptionsOf(query: ReadOptions, charge: ReadCharge): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric, charge };
 }
 
-@ApiTags('ranking')
 @ApiExtraModels(StandingDto)
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class RankingController {
   constructor(
     private readonly ranking: RankingService,

@@ -1,6 +1,5 @@
-import { Body, Controller, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Param, Post, Req, Res } from '@nestjs/common';
 import { FastRoute } from '../edge/fast-routes';
-import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BoardWrite } from '../access/access.decorators';
 import { answer } from '../edge/retry-safe';
@@ -11,9 +10,7 @@ import { ScoreDto } from './dto/score.dto';
 import { RankingService } from './ranking.service';
 
 /** The write of max / min / last boards. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class ScoresController {
   constructor(
     private readonly ranking: RankingService,

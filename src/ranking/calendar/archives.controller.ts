@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -19,9 +19,7 @@ function operationIdOf(method: string) {
 }
 
 /** GET …/archive and …/archives: a calendar window's closed periods as they stood when each closed. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class ArchivesController {
   constructor(private readonly calendars: ArchivesService) {}
 

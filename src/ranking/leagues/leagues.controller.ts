@@ -1,5 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -21,9 +20,7 @@ const COHORT_NOTE = `A cohort of the current period, best first (competition ran
 const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best promote up a tier, its worst relegate down), in the order the cohorts were rolled (on a sharded board shard by shard). A rollover no scheduler has finished yet is rolled as far as the page needs: a call on a shard whose list is short of the page rolls a bounded step of about ${LEAGUE_ROLL_BUDGET_UNITS} units (a member one, a cohort's part more) and answers the rows the step left room for, at most ${LEAGUE_MOVES_CALLS} such calls; beside them at most one read per shard (S shards: at most S + ${LEAGUE_MOVES_CALLS} calls, ${leagueMovesCalls(64)} on 64); a shorter page then still has a nextCursor. Every call past the first spends one read of the client's read rate budget (429 RATE_LIMITED when it lacks it). A period with no placement answers no moves.`;
 
 /** GET …/items/:item/league, …/leagues/:tier/:cohort and …/leagues/moves: reads of a board's leagues. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class LeaguesController {
   constructor(private readonly leagues: LeaguesService) {}
 

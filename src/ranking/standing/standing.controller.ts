@@ -1,5 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -15,9 +14,7 @@ const RANK_NOTE =
 const DISTRIBUTION_NOTE = `Exact, over the items the window lists (on a sum board those scoring above 0; on a max, min or last board every item a live slot holds a score of, whatever its sign). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads: on one shard at most 99 + 6 x ${PROBES_PER_QUANTILE} a call, on several at most ${SPREAD_COUNTS_PER_CALL} weighted counts a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into ${PROBES_PER_QUANTILE + 1} parts a round (at most log${PROBES_PER_QUANTILE + 1}(bucket width + 2) rounds, each reading the shards of a Redis node in calls of a few shards). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x ${PROBES_PER_QUANTILE} x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
 
 /** GET …/rank and …/distribution: reads of a window by score, through StandingService. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class StandingController {
   constructor(private readonly standing: StandingService) {}
 
