@@ -1,4 +1,4 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, DynamicModule, Provider, Type } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsInt, Max, Min, validateSync } from 'class-validator';
 
@@ -87,4 +87,18 @@ export function settingsFrom<Config, Fields extends object>(
       return new this(read(config));
     }
   } as SettingsClass<Config, Fields>;
+}
+
+/**
+ * A feature module's forRoot: its settings validated from `env` at once (a bad value throws here,
+ * before anything connects) and provided under their class, with `providers` made from the same
+ * environment; the module's other parts are its @Module metadata.
+ */
+export function moduleWithSettings<T extends object>(
+  module: Type,
+  Settings: new () => T,
+  env: Record<string, unknown>,
+  providers: Provider[] = [],
+): DynamicModule {
+  return { module, providers: [{ provide: Settings, useValue: validateSettings(Settings, env) }, ...providers] };
 }
