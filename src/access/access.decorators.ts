@@ -110,9 +110,10 @@ export const BoardWrite = (summary: string, description: string, type: new () =>
     ),
   );
 
-/** A read of one window of a board: 200 with `type`, 404 unknown board or window. */
-export const WindowRead = (summary: string, description: string, type: new () => object) =>
+/** GET `path`, a read of one window of a board: 200 with `type`, 404 unknown board or window. */
+export const WindowRead = (path: string, summary: string, description: string, type: new () => object) =>
   applyDecorators(
+    Get(path),
     KeyedRoute('read', 'board'),
     ApiOperation({ summary, description }),
     ApiResponse({ status: 200, type }),

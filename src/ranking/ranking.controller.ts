@@ -259,9 +259,8 @@ export class RankingController {
     return this.quotas.write(exchange, (sent) => this.writes.like(this.commands.unlike({ board, item, userId }, sent)));
   }
 
-  @Get('boards/:board/top')
   @FastRoute()
-  @WindowRead('Top items of a window', WINDOW_NOTE, TopResultDto)
+  @WindowRead('boards/:board/top', 'Top items of a window', WINDOW_NOTE, TopResultDto)
   @ErrorResponse(
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
@@ -285,9 +284,13 @@ export class RankingController {
     return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true, admit) } : page;
   }
 
-  @Get('boards/:board/items/:item')
   @FastRoute()
-  @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ModeratedItemResultDto)
+  @WindowRead(
+    'boards/:board/items/:item',
+    "An item's score, rank and percentile in a window",
+    WINDOW_NOTE,
+    ModeratedItemResultDto,
+  )
   async item(
     @Param() params: ItemParams,
     @Query() query: ItemDataQuery,
@@ -299,9 +302,9 @@ export class RankingController {
     return withData;
   }
 
-  @Get('boards/:board/items/:item/around')
   @FastRoute()
   @WindowRead(
+    'boards/:board/items/:item/around',
     'An item and its neighbours in a window',
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
     AroundResultDto,
@@ -321,8 +324,8 @@ export class RankingController {
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
 
-  @Get('boards/:board/history')
   @WindowRead(
+    'boards/:board/history',
     "A window's listing at a slot boundary",
     'The snapshot taken at or before `at` (default: the latest). A window keeping snapshots stores its top rows once at each slot boundary, as the listing stood when the slot closed.',
     HistoryResultDto,
@@ -333,8 +336,8 @@ export class RankingController {
     return this.ranking.history(params.board, window, at, segment, metric, charge);
   }
 
-  @Get('boards/:board/items/:item/history')
   @WindowRead(
+    'boards/:board/items/:item/history',
     "An item's rank and score at each kept snapshot",
     "One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. 503 WINDOW_DRAINING while an archive of a period answered is still being written on another shard (a sharded board's calendar window: each read drains a chunk of it) or of another metric (a board with metrics).",
     ItemHistoryResultDto,

@@ -1,4 +1,4 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Param, Query } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
@@ -23,8 +23,8 @@ function operationIdOf(method: string) {
 export class ArchivesController {
   constructor(private readonly calendars: ArchivesService) {}
 
-  @Get('boards/:board/archive')
   @WindowRead(
+    'boards/:board/archive',
     "A calendar window's final standings of a closed period",
     "The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed. On a board with metrics, a page whose rows' other counts would take more than a read's bound answers fewer rows than `limit` (its first rows whose counts fit, at least one): `nextOffset` reads on.",
     ArchiveResultDto,
@@ -42,8 +42,8 @@ export class ArchivesController {
     return this.calendars.archive(params.board, window, at, page, segment, metric, charge);
   }
 
-  @Get('boards/:board/archives')
   @WindowRead(
+    'boards/:board/archives',
     "A calendar window's kept archives",
     `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive. On a board with metrics, a page whose rows' other counts would take more than a read's bound is cut the same way to its first rows whose counts fit (at least one).`,
     ArchivesResultDto,

@@ -1,4 +1,4 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Param, Query } from '@nestjs/common';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -24,15 +24,13 @@ const MOVES_NOTE = `The moves of a closed period's rollover (each cohort's best 
 export class LeaguesController {
   constructor(private readonly leagues: LeaguesService) {}
 
-  @Get('boards/:board/items/:item/league')
-  @WindowRead("An item's league standing this period", ITEM_NOTE, ItemLeagueDto)
+  @WindowRead('boards/:board/items/:item/league', "An item's league standing this period", ITEM_NOTE, ItemLeagueDto)
   @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues; ITEM_NOT_FOUND: no event this period')
   item(@Param() params: ItemParams): Promise<ItemLeagueDto> {
     return this.leagues.item(params.board, params.item);
   }
 
-  @Get('boards/:board/leagues/moves')
-  @WindowRead("A closed period's promotions and relegations", MOVES_NOTE, MovesPageDto)
+  @WindowRead('boards/:board/leagues/moves', "A closed period's promotions and relegations", MOVES_NOTE, MovesPageDto)
   @ErrorResponse(400, 'INVALID_INPUT: at names a period that has not ended')
   @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues')
   moves(@Param() params: BoardParams, @Query() query: MovesQuery, @Charge() admit: ReadCharge): Promise<MovesPageDto> {
@@ -41,8 +39,7 @@ export class LeaguesController {
     return this.leagues.moves(params.board, atMs, page, admit);
   }
 
-  @Get('boards/:board/leagues/:tier/:cohort')
-  @WindowRead('A cohort of the current period', COHORT_NOTE, CohortPageDto)
+  @WindowRead('boards/:board/leagues/:tier/:cohort', 'A cohort of the current period', COHORT_NOTE, CohortPageDto)
   @ErrorResponse(404, 'LEAGUE_NOT_FOUND: the board has no leagues, or no such tier')
   cohort(@Param() params: CohortParams, @Query() query: CohortQuery): Promise<CohortPageDto> {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? LEAGUE_SIZE.max };

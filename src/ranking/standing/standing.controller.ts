@@ -1,4 +1,4 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Param, Query } from '@nestjs/common';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -23,8 +23,7 @@ function scoreReadOf(params: BoardParams, query: { window?: string; metric?: str
 export class StandingController {
   constructor(private readonly standing: StandingService) {}
 
-  @Get('boards/:board/rank')
-  @WindowRead('The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
+  @WindowRead('boards/:board/rank', 'The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
   @ErrorResponse(400, 'INVALID_INPUT: a view named, a tiebreak sent, a score out of range')
   rank(
     @Param() params: BoardParams,
@@ -34,8 +33,8 @@ export class StandingController {
     return this.standing.rank({ ...scoreReadOf(params, query, admit), score: query.score, tiebreak: query.tiebreak });
   }
 
-  @Get('boards/:board/distribution')
   @WindowRead(
+    'boards/:board/distribution',
     "A window's score distribution: count, range, buckets and exact quantiles",
     DISTRIBUTION_NOTE,
     DistributionResultDto,
