@@ -171,7 +171,6 @@ export class RankingController {
   @ErrorResponse(422, ONE_WRITE_TOO_COSTLY)
   increment(
     @Param() params: ItemParams,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
@@ -187,7 +186,7 @@ export class RankingController {
         group: body.group,
         metric: body.metric,
       },
-      this.quotas.sentWith(request),
+      this.quotas.sentWith(reply.request),
     );
     // A `then`, not an async frame: every increment passes here.
     return this.writes.increment(command).then((written) => answer(reply, written));
@@ -205,7 +204,6 @@ export class RankingController {
   async incrementBatch(
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
     const entries = body.items.map((entry) => ({
@@ -220,7 +218,7 @@ export class RankingController {
       group: entry.group,
       metric: entry.metric,
     }));
-    const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
+    const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(reply.request));
     return answer(reply, await this.writes.incrementBatch(command));
   }
 
@@ -236,13 +234,12 @@ export class RankingController {
   async like(
     @Param() params: ItemParams,
     @Body() body: LikeDto,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
     const { board, item } = params;
     const command = this.commands.like(
       { board, item, userId: body.userId, atSec: body.at, segments: body.segments },
-      this.quotas.sentWith(request),
+      this.quotas.sentWith(reply.request),
     );
     return answer(reply, await this.writes.like(command));
   }
