@@ -71,14 +71,14 @@ describe('the expire calls of a board of rated views after idle weeks (single)',
     const { calls, passes } = await expirePasses(MOST_PASSES);
     expect(passes).toBeLessThan(MOST_PASSES);
     expect(Math.max(...calls.map(drainedFields))).toBeGreaterThan(0);
-    // Before: 704 commands in a call draining 48 fields of a window a wilson view reads; now 174.
+    // Before: 704 commands in a call draining 48 fields of a window a wilson view reads; now 164.
     expect(Math.max(...calls.map(({ commands }) => commands.length))).toBeLessThanOrEqual(MOST_COMMANDS);
     // The second metric's `m` no view reads, its `h` a wilson view does (rated2): both hold ITEMS
     // fields. Weighed as the board's costliest window, each took 14 calls; now 6 and 14.
     const [, second] = RATED.metrics;
     expect(callsDraining(calls, `m~@${second}`).length).toBeLessThan(callsDraining(calls, `h~@${second}`).length / 2);
     // The third metric's only window a view reads (`d`, rated3) keeps its items: its calls end with its
-    // cheap windows' drains, the last metric's (every window read) go on. Before: 34 calls each.
+    // cheap windows' drains, the last metric's (every window read) go on. Before: 68 calls each.
     const callsOf = (metric: string) => calls.filter((call) => metricOf(call) === metric).length;
     expect(callsOf(RATED.metrics[2])).toBeLessThan(callsOf(RATED.metrics[7]) / 2);
     const { ranking } = expirer();
