@@ -78,22 +78,26 @@ export interface CountedFcall {
 /**
  * Each FCALL sent while `run` runs (the counters dumped before it is sent and once it answered). Per
  * FCALL, not per functions.call: a call left at a snapshot boundary (TB_CROSSING) is sent again by the
- * same functions.call.
+ * same functions.call. FCALLs sent together (the expiry's, one per metric and shard) go one at a time:
+ * dumps around calls Redis runs back to back would credit one call with another's work, or none.
  */
 export async function perFcall(server: Callgrind, run: () => Promise<unknown>): Promise<CountedFcall[]> {
   const counted: CountedFcall[] = [];
   const proto = Redis.prototype;
   const send = proto.sendCommand;
+  let previous: Promise<unknown> = Promise.resolve();
   proto.sendCommand = function (this: Redis, command: Command, stream?: Parameters<typeof send>[1]) {
     if (!/^fcall/i.test(command.name)) return send.call(this, command, stream);
-    dumpCounts(server);
-    const sent = send.call(this, command, stream);
     const done = () => {
       const { counts, file } = dumpCounts(server);
       counted.push({ name: String(command.args[0]), ir: counts.Ir, file });
     };
-    void command.promise.then(done, done);
-    return sent;
+    previous = previous.then(() => {
+      dumpCounts(server);
+      void send.call(this, command, stream);
+      return command.promise.then(done, done);
+    });
+    return command.promise;
   };
   try {
     await run();

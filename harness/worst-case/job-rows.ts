@@ -66,7 +66,7 @@ export const JOB_ROWS: WorstRow[] = [
     job: 'ranking',
     prepare: idle,
     times: 1,
-    open: "#45: no quiet run yet (2026-12-04, load 5-11: the pass answered 200, 14 239 calls, 1.89 M commands, 362 in one at most, its longest 500 ms wall on a stalled host; at load 25-35 also 200). wc-cross's listings of 1 000 rows are still 14-16 M instructions (~5 ms) a call; wc-rated's drains weigh each field at what its options run (5.1 M instructions and 167 commands a call at most, 15.7 M and 713 before); a visit whose call timed out is due again, not a failure: bench/expire-instructions.ts",
+    open: "#45: no quiet run yet (2026-12-04 19:40, the row alone at load 15-27: 200, 13 475 calls, 2.05 M commands, 349 in one at most, its longest 530 ms wall on a stalled host). wc-cross's listings of 1 000 rows are still 14-16 M instructions (~5 ms) a call; an expire call costs ~2 M instructions before it drains (wc-rated: 158 calls, 515 M, 4.98 M and 164 commands at most); a visit whose call timed out is due again, not a failure: bench/expire-instructions.ts",
     manyCalls: 'claims of SCHEDULER_CLAIM_BATCH boards, then each board visited in expire calls of its own',
     drains: `each expire call drains at most EXPIRE_CHUNK (${EXPIRE_CHUNK}) fields within the write call's commands; a board still draining is due again`,
   },

@@ -7,6 +7,7 @@ import { BoardsStore } from '../boards/boards.store';
 import { GroupBoardsService } from '../group-boards/group-boards.service';
 import { LeaguesService } from '../leagues/leagues.service';
 import { WritesStore } from '../writes/writes.store';
+import { ExpireReply } from './expiry.functions';
 import { ExpiryStore } from './expiry.store';
 
 /** Most expire calls one board gets per visit (each drains at most one chunk); still draining, it is due on the next pass. */
@@ -115,8 +116,9 @@ export class ExpiryService {
           if (!settling.settled) result.stillDraining++;
           return settling.dueMs;
         }
+        const answered = new Map<string, ExpireReply>();
         for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
-          const expired = await this.store.expire(board, this.clock.nowMs());
+          const expired = await this.store.expire(board, this.clock.nowMs(), answered);
           if (expired.draining) continue;
           // A period that ended is the leagues' rollover's (exactly once, in bounded steps); a take-back
           // a stopped instance left, the sweep's (TAKE_BACK_CALLS_PER_VISIT unlike calls a visit).

@@ -22,22 +22,24 @@ export class ExpiryStore extends sliceStore(ExpiryFunctions) {
    * Expires every window of the board once on every shard (bounded by the chunk size and the units of
    * an admin step), of each of its metrics (a metric but the first keeps its own window keys): whether
    * expired data remains, and when the board next has something to expire (the earliest over its
-   * shards and metrics).
+   * shards and metrics). `answered` (a visit's own, kept over its calls) holds each metric and shard's
+   * last answer: one that no longer drains is not called again in the visit (its next due time stands),
+   * so a board whose metrics drain unevenly costs the calls of each, not of the slowest times all.
    */
-  async expire(board: PreparedBoard, nowMs: number): Promise<ExpireReply> {
-    const boards = (board.config.metrics ?? [undefined]).map((metric) => board.metric(metric));
-    const replies = await Promise.all(
-      boards.flatMap((each) =>
-        each.shards.map((shard) =>
-          guard(
-            this.functions.call(this.fns.expire, {
-              ...boardCall(each, shard, nowMs, this.budgetFields),
-              units: this.units,
-            }),
-          ),
-        ),
-      ),
+  async expire(board: PreparedBoard, nowMs: number, answered = new Map<string, ExpireReply>()): Promise<ExpireReply> {
+    const targets = (board.config.metrics ?? [undefined]).flatMap((metric) => {
+      const each = board.metric(metric);
+      return each.shards.map((shard, at) => ({ each, shard, target: `${at}:${metric ?? ''}` }));
+    });
+    await Promise.all(
+      targets
+        .filter(({ target }) => answered.get(target)?.draining !== false)
+        .map(async ({ each, shard, target }) => {
+          const call = { ...boardCall(each, shard, nowMs, this.budgetFields), units: this.units };
+          answered.set(target, await guard(this.functions.call(this.fns.expire, call)));
+        }),
     );
+    const replies = [...answered.values()];
     const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));
     return {
       draining: replies.some((reply) => reply.draining),

@@ -78,12 +78,7 @@ end
 local function drain_sibling(keys, windows, now_sec, suffix, drain)
   for w = 0, windows.count - 1 do
     local slots_key, top_key = alias_window_keys(keys, w, suffix)
-    local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
-    local weight = actor_log.ACTORS.drained_weight(top_key)
-    local fields = math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / weight))))
-    local rest, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, fields, origin_sec)
-    drain.chunk, drain.units = drain.chunk - (fields - rest), drain.units - (fields - rest) * weight
-    if more then return false end
+    if segmentation.drain_window(drain, windows, w, slots_key, top_key, now_sec) then return false end
   end
   return true
 end

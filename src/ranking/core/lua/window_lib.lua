@@ -201,8 +201,9 @@ end
 -- Expires every window of the call's `windows` (bind_windows). Returns 1 if data remains, and the budget
 -- left (kept for the call's segments: call_state.spend_budget). When it checked every
 -- rolling window and none holds expired data, keeps the earliest due of their oldest slots in
--- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's).
-local function expire_all(windows, now_sec, budget)
+-- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's). `drain` (an
+-- admin step's, segment_lib's step_drain_state; nil: `budget` fields) gives each window its fields.
+local function expire_all(windows, now_sec, budget, drain)
   if nothing_due_all(windows, now_sec) then
     CONFIG.settle_due, CONFIG.oldest_live = nil, nil
     call_state.spend_budget(budget)
@@ -214,8 +215,10 @@ local function expire_all(windows, now_sec, budget)
   local window_count = windows.count
   for w = 0, window_count - 1 do
     local period_sec, interval_sec, origin_sec = window_rule(windows, w)
-    local more
-    budget, more = expire_window(windows.slots[w], windows.tops[w], now_sec, period_sec, interval_sec, budget, origin_sec)
+    local top_key = windows.tops[w]
+    local given, more = drain and drain.fields(drain, top_key) or budget, nil
+    budget, more = expire_window(windows.slots[w], top_key, now_sec, period_sec, interval_sec, given, origin_sec)
+    if drain then budget = drain.spent(drain, top_key, given, budget) end
     if more then draining = 1 end
     local oldest = CONFIG.oldest_live
     if (origin_sec or 0) == 0 then

@@ -10,8 +10,8 @@
 --   each segment looked into, a share for a decay view's rebase; the rest is the next call's. A listing
 --   of many rows stored at a boundary is a call of its own (snapshot_lib's leave_apart: sent again).
 -- Reply (reader.answer, CALLS.expire): draining (0|1: 1 when expired data (slots or likes) remains: call
---   again), next_due_ms (when the oldest slot left, or the oldest like, falls out, or the next snapshot
---   boundary of a window keeping snapshots and holding data; 0 when there is none)
+--   again), next_due_ms (now while draining; else when the oldest slot left, or the oldest like, falls out,
+--   or the next snapshot boundary of a window keeping snapshots and holding data; 0 when there is none)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function expire(keys, args)
   local likes_key = keys[2]
@@ -29,6 +29,8 @@ local function expire(keys, args)
   local segments_draining, segments_due_ms = segmentation.expire_segments(windows, header.now_ms, drain,
     tonumber(arg.segments_per_call))
   if more_likes or segments_draining == 1 then draining = 1 end
+  -- Expired data remains: due now (the service calls again), the oldest slots' due read once none does.
+  if draining == 1 then return reader.answer(CALLS.expire, { draining = 1, next_due_ms = header.now_ms }) end
   local next_ms = math.min(window.earliest_slot_due_ms(windows) or math.huge, likes.likes_due_ms(likes_key, windows) or math.huge,
     snapshot.snapshot_due_ms(windows, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end

@@ -111,12 +111,42 @@ local function cross_named_segments(windows, names)
   snapshot.leave_apart()
 end
 
+local function drain_weight(drain, top_key)
+  local weight = drain.weights[top_key]
+  if not weight then
+    weight = math.max(1, drain.weigh(top_key))
+    drain.weights[top_key] = weight
+  end
+  return weight
+end
+
+-- The fields the drain may take next from the window `top_key`: what its units pay for there (the
+-- first field of the drain whatever they pay), while its chunk lasts.
+local function drain_fields(drain, top_key)
+  local fields = math.floor(drain.units / drain_weight(drain, top_key))
+  if fields < 1 and not drain.took then fields = 1 end
+  return math.max(0, math.min(drain.chunk, fields))
+end
+
+-- The window `top_key`, given `fields`, left `rest` of them: those it took come off the drain's chunk
+-- and units. Answers the chunk left (window_lib's expire_all goes on with it).
+local function drain_spent(drain, top_key, fields, rest)
+  local spent = fields - rest
+  drain.chunk, drain.units = drain.chunk - spent, drain.units - spent * drain_weight(drain, top_key)
+  if spent > 0 then
+    drain.took = true
+    snapshot.note_drained()
+  end
+  return drain.chunk
+end
+
 -- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
 -- snapshots (cross_segment), and moves its due entry to its oldest slot left or its next snapshot
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
 -- the budget left, the segment's due time (unix ms, nil: none), whether expired data remains, and
--- false when a boundary was left for the next call (then nothing of it changed: it stays due).
-local function drain_segment(windows, name, now_ms, budget)
+-- false when a boundary was left for the next call (then nothing of it changed: it stays due). `drain`
+-- (step_drain's, nil for a write's) spends its units by window instead of `budget` fields.
+local function drain_segment(windows, name, now_ms, budget, drain)
   local _, segdue = segment_indexes(CALL.cfg_key)
   seg_views.segment_views(CALL.cfg_key, name)
   local now_sec = math.floor(now_ms / 1000)
@@ -129,8 +159,10 @@ local function drain_segment(windows, name, now_ms, budget)
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
     local slots_key = segment_window_key(windows.slots[w], 'slots', name)
     local top_key = segment_window_key(windows.tops[w], 'top', name)
-    local more
-    budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, budget, origin_sec)
+    -- A step's drain (step_drain_state) weighs the segment's fields as its board window's.
+    local given, more = drain and drain_fields(drain, windows.tops[w]) or budget, nil
+    budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, given, origin_sec)
+    if drain then budget = drain_spent(drain, windows.tops[w], given, budget) end
     if more then
       next_ms = now_ms
       draining = true
@@ -217,42 +249,37 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
   return new_due_ms
 end
 
--- An admin step's drain (retract_step, retract_item, reweight_step, alias_step) of what expired on its
+-- An admin step's drain (retract_step, retract_item, reweight_step, alias_step, expire) of what expired on its
 -- shard is bounded as its own work is: it may spend `units` (the step's own, about a Redis command
--- each), an expired field weighing the most `weigh(top_key)` answers for one of the board's windows (a
--- segment's windows have its window's views and options), and at most `chunk` fields (EXPIRE_CHUNK) in
--- all. Answers its state: the units and fields it has left, and the weight of a field.
-local function step_drain_state(windows, chunk, units, weigh)
-  local weight = 1
-  for w = 0, windows.count - 1 do weight = math.max(weight, weigh(windows.tops[w])) end
-  return { chunk = chunk, units = units, weight = weight }
+-- each), an expired field of a window weighing what `weigh(top_key)` answers for that window (a
+-- segment's window has its board window's views and options, a metric's sibling its own), and at most
+-- `chunk` fields (EXPIRE_CHUNK) in all. Its state: the units and fields it has left, each window's
+-- weight once a call, and whether it took a field (it takes one at least, whatever its units).
+local function step_drain_state(chunk, units, weigh)
+  return { chunk = chunk, units = units, weigh = weigh, weights = {}, took = false, fields = drain_fields, spent = drain_spent }
 end
 
--- The fields the drain may take next: what its units pay for, at least one while its chunk lasts.
-local function drain_fields(drain) return math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / drain.weight)))) end
-
--- A drain given `fields` left `rest` of them: the fields it took come off its chunk and units.
-local function drain_spent(drain, fields, rest)
-  local spent = fields - rest
-  drain.chunk, drain.units = drain.chunk - spent, drain.units - spent * drain.weight
-  if spent > 0 then snapshot.note_drained() end
+-- Expires one window (slots_key, top_key: a metric's sibling's, with the rule of the board's window `w`)
+-- from what `drain` has left, its fields weighed at its own. Answers whether expired data remains.
+local function drain_window(drain, windows, w, slots_key, top_key, now_sec)
+  local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
+  local fields = drain_fields(drain, top_key)
+  local rest, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, fields, origin_sec)
+  drain_spent(drain, top_key, fields, rest)
+  return more
 end
 
 -- Drains segment `name` from what `drain` has left: false when the call's walk must end (a boundary left, a listing stored).
 local function drain_segment_within(drain, windows, name, now_ms)
-  local fields = drain_fields(drain)
-  local rest, _, _, crossed = drain_segment(windows, name, now_ms, fields)
-  drain_spent(drain, fields, rest)
+  local _, _, _, crossed = drain_segment(windows, name, now_ms, drain.chunk, drain)
   return crossed and not snapshot.stored_apart()
 end
 
 -- An admin step's drain of the board's windows (first, as a write's): answers the drain's state, the
 -- rest of it for the segments the step visits (walk_pending_segments), `more` when expired data remains.
 local function step_drain(windows, now_sec, chunk, units, weigh)
-  local drain = step_drain_state(windows, chunk, units, weigh)
-  local fields = drain_fields(drain)
-  local draining, rest = window.expire_all(windows, now_sec, fields)
-  drain_spent(drain, fields, rest)
+  local drain = step_drain_state(chunk, units, weigh)
+  local draining = window.expire_all(windows, now_sec, chunk, drain)
   drain.more = draining == 1
   return drain
 end
@@ -284,6 +311,8 @@ end
 local function expire_segments(windows, now_ms, drain, most)
   local segs, segdue = segment_indexes(CALL.cfg_key)
   local seghist, now_sec = keyspace.sibling_key(CALL.cfg_key, 'cfg', 'seghist'), math.floor(now_ms / 1000)
+  -- A shard that never held a segment (most) answers in one command.
+  if redis.call('EXISTS', segs, segdue, seghist) == 0 then return 0, nil end
   redis.call('ZREMRANGEBYSCORE', seghist, '-inf', now_sec)
   local ended = redis.call('ZRANGE', segs, '-inf', now_sec, 'BYSCORE', 'LIMIT', 0, 1000)
   if #ended > 0 then
@@ -337,4 +366,5 @@ segmentation.segment_add = segment_add
 segmentation.cross_named_segments = cross_named_segments
 segmentation.walk_pending_segments = walk_pending_segments
 segmentation.step_drain = step_drain
+segmentation.drain_window = drain_window
 segmentation.expire_segments = expire_segments

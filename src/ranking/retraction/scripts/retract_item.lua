@@ -227,19 +227,13 @@ local function cross_siblings(step, window_count)
 end
 
 -- A sibling's windows drained first, as a call on that metric does before it changes them (from what
--- the step's drain has left, each field weighed by drained_weight), so a closed
+-- the step's drain has left, each field weighed by drained_weight for its window), so a closed
 -- period's archive takes the item's row before the item leaves its slots, as on a board of that metric
 -- alone. Answers false while expired data remains (the item then stays for the next step).
 local function drain_sibling(step, window_count, suffix)
-  local drain = step.budget
   for w = 0, window_count - 1 do
     local slots_key, top_key = sibling_keys(step, w, suffix)
-    local period_sec, interval_sec, origin_sec = window.window_rule(step.windows, w)
-    local weight = actor_log.ACTORS.drained_weight(top_key)
-    local fields = math.max(0, math.min(drain.chunk, math.max(1, math.floor(drain.units / weight))))
-    local rest, more = window.expire_window(slots_key, top_key, step.now_sec, period_sec, interval_sec, fields, origin_sec)
-    drain.chunk, drain.units = drain.chunk - (fields - rest), drain.units - (fields - rest) * weight
-    if more then return false end
+    if segmentation.drain_window(step.budget, step.windows, w, slots_key, top_key, step.now_sec) then return false end
   end
   return true
 end
