@@ -6,6 +6,8 @@ jest.mock('../../src/ranking/options/group-of/group-of.limits', () => ({
   MAX_GROUPS_PER_BOARD: 2,
   MAX_MEMBERS_PER_GROUP: 2,
   MAX_MEMBERS_PER_BOARD: 3,
+  // keep 1: each listing's record holds at most floor(6 / (1 + 2)) = 2 counted members.
+  MAX_RECORDED_MEMBERS_PER_BOARD: 6,
 }));
 
 describe('group boards: memberships are bounded per group board (429 QUOTA_EXCEEDED, nothing changed)', () => {
@@ -27,5 +29,33 @@ describe('group boards: memberships are bounded per group board (429 QUOTA_EXCEE
     await join(null, 'b');
     await join('green', 'd'); // red went with its last member: a second group again
     expect(await setup.redis.client.hgetall(membersKey)).toEqual({ a: 'blue', c: 'blue', d: 'green' });
+  });
+
+  it("records a kept listing's groups best first while they fit its share, boundary after boundary", async () => {
+    const snapshots = { keep: 1, top: 10 };
+    await setup.ranking.putBoard({ name: 'ply', windows: [{ name: 'w', period: 60, interval: 20, snapshots }] });
+    await setup.ranking.putBoard({ name: 'tms', groupOf: { board: 'ply', window: 'w', top: 2, decay: 1 } });
+    const groupOf = { a: 'red', b: 'red', c: 'blue' };
+    for (const [item, group] of Object.entries(groupOf))
+      await setup.groupBoards.setMember({ name: 'tms', group, item });
+    // red (a, b) outscores blue (c): red's 2 counted members take the listing's share, blue's 1 more would pass it.
+    for (let boundary = 0; boundary < 4; boundary++) {
+      for (const [item, amount] of [
+        ['a', 3],
+        ['b', 2],
+        ['c', 1],
+      ] as const)
+        await setup.ranking.increment('ply', item, amount);
+      setup.clock.advanceMs(20_000);
+    }
+    await setup.ranking.increment('ply', 'a', 1); // crosses the last boundary
+    const records = await setup.redis.client.keys(`{${setup.redis.prefix}board:ply}:w%tms:cnt:*`);
+    expect(records.length).toBeGreaterThan(1);
+    for (const key of records) {
+      const fields = await setup.redis.client.hkeys(key);
+      // group_history_out_lib's fields: "g\31<group>" (its counted members), "i\31<item>" (its group).
+      const named = fields.filter((field) => field.startsWith('g\x1f') || field.startsWith('i\x1f'));
+      expect(named.sort()).toEqual(['g\x1fred', 'i\x1fa', 'i\x1fb']);
+    }
   });
 });
