@@ -26,9 +26,12 @@ local NEXT, RULE, COUNT, GROUP, ITEM = '\29n', '\29r', '\29c', 'g\31', 'i\31'
 local function counted_key(base, at) return base .. 'cnt:' .. at end
 
 -- One group's counted members into the record `key`, when they are at most `room`: answers the
--- member rows read and the members recorded (nil: not recorded, more than `room`).
+-- member rows read and the members recorded (nil: not recorded, more than `room`). Without
+-- exceptions a group counts min(top, its members): one past `room` is not read.
 local function record_group(key, base, group, top, ex, room)
-  local rows, read = group_members.best_rows(group_of.GROUP_OF.group_key(base, group), top, ex)
+  local group_key = group_of.GROUP_OF.group_key(base, group)
+  if not ex and math.min(top, redis.call('ZCARD', group_key)) > room then return 1, nil end
+  local rows, read = group_members.best_rows(group_key, top, ex)
   if #rows / 2 > room then return read + 1, nil end
   local text, fields = {}, { GROUP .. group, '' }
   for i = 1, #rows, 2 do
