@@ -13,7 +13,7 @@ import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { groupSource } from '../src/ranking/group-boards/group-boards.service';
-import { GROUP_SETTLE_ROWS } from '../src/ranking/options/group-of/group-of.limits';
+import { GROUP_SETTLE_ROWS, MAX_RECORDED_MEMBERS_PER_BOARD } from '../src/ranking/options/group-of/group-of.limits';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
 import { callFunction, fcallArgs } from '../src/redis/redis-functions';
@@ -25,7 +25,13 @@ const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 const WINDOWS = [{ name: 'week', periodSec: 7 * 86_400, intervalSec: 86_400 }];
 const MEMBERS = 1000;
 const GROUPS = Math.ceil(GROUP_SETTLE_ROWS / MEMBERS) + 1;
-const LIMITS = { boards: 8, groups: 1000, perGroup: MEMBERS, members: 100_000 };
+const LIMITS = {
+  boards: 8,
+  groups: 1000,
+  perGroup: MEMBERS,
+  members: 100_000,
+  recordedMembers: MAX_RECORDED_MEMBERS_PER_BOARD,
+};
 const SETTING = { board: 'grouped', window: 'week', top: MEMBERS, decay: 0.9 };
 const keys = new RankingKeys('tb:');
 

@@ -13,6 +13,8 @@ export interface MemberLimits {
   groups: number;
   perGroup: number;
   members: number;
+  /** Counted members the records of the group board's kept listings hold together (group_history_out_lib). */
+  recordedMembers: number;
 }
 
 /** One shard's part of a sharded settle round (group_shard_step.lua). */
@@ -29,7 +31,7 @@ export interface ShardStep {
 export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
   groupMemberSet: idempotentFunction({
     numberOfKeys: 1,
-    args: ['board', 'window', 'item', 'group', 'rule', 'boards', 'groups', 'per_group', 'members'],
+    args: ['board', 'window', 'item', 'group', 'rule', 'boards', 'groups', 'per_group', 'members', 'recorded_members'],
     reply: ['previous'],
     /** The header holds the member window's rule: the call crosses its boundary first (group_history_lib). */
     build: (
@@ -55,6 +57,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
         groups: call.limits.groups,
         per_group: call.limits.perGroup,
         members: call.limits.members,
+        recorded_members: call.limits.recordedMembers,
       },
     }),
     decode: (reply) => ({ previous: reply.string('previous') || null }),

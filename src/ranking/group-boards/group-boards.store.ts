@@ -13,6 +13,7 @@ import {
   MAX_GROUPS_PER_BOARD,
   MAX_MEMBERS_PER_BOARD,
   MAX_MEMBERS_PER_GROUP,
+  MAX_RECORDED_MEMBERS_PER_BOARD,
 } from '../options/group-of/group-of.limits';
 import { GROUP_BOARDS_MESSAGES as GM } from './group-boards.messages';
 import { GroupBoardsFunctions } from './group-boards.functions';
@@ -57,6 +58,7 @@ function limitsOf(shards: number) {
     groups: MAX_GROUPS_PER_BOARD,
     perGroup: share(MAX_MEMBERS_PER_GROUP),
     members: share(MAX_MEMBERS_PER_BOARD),
+    recordedMembers: MAX_RECORDED_MEMBERS_PER_BOARD,
   };
 }
 

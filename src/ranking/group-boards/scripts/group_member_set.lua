@@ -18,6 +18,8 @@
 --   rule       "<top> <decay>" the group board scores groups by (group_of_lib's rule)
 --   boards, groups, per_group, members   the limits: group boards per member board, groups per
 --              group board, members per group, members per group board
+--   recorded_members   counted members the records of the group board's kept listings hold together
+--              (group_history_out_lib), kept for its crossings
 --   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
 -- Reply (reader.answer, CALLS.group_member_set, after idem_lib's outcome and context):
 --   previous   the group the item was in ("": none)
@@ -36,6 +38,7 @@ local function group_member_set(keys, args)
     groups = tonumber(arg.groups),
     per_group = tonumber(arg.per_group),
     members = tonumber(arg.members),
+    recorded_members = tonumber(arg.recorded_members),
   }
   local previous, refused = group_of.GROUP_OF.set_member(cfg_key, arg.window, arg.board, arg.item, arg.group, limits)
   if refused then return redis.error_reply(refused) end

@@ -12,6 +12,19 @@ export const MAX_GROUPS_PER_BOARD = 1000;
 export const MAX_MEMBERS_PER_GROUP = 10_000;
 export const MAX_MEMBERS_PER_BOARD = 100_000;
 
+/**
+ * Most counted members the records of one group board's kept listings hold together (group_history_out_lib:
+ * what an item retraction on the member board rewrites them from, 56-73 B a member, so at most ~146 MB). Each
+ * listing's record takes at most its share, floor(this / (keep + 2)) members (keep: the member window's
+ * kept snapshots or archives; a rolling window's records outlive their snapshot by one interval, and one
+ * may be in progress), groups recorded best first until the next would pass it: the groups past it are
+ * not recorded, and a retraction leaves their rows in that listing as they were. At keep 1 000 a listing
+ * records 1 996 members: one full group of 1 000. Passed with each membership change (the call that
+ * names the group board to its member board) and kept beside the group board's rule (<base>rcap): until
+ * a membership change sets it, nothing is recorded.
+ */
+export const MAX_RECORDED_MEMBERS_PER_BOARD = 2_000_000;
+
 /** Group boards over the windows of one member board: each adds its hook's work to every member write. */
 export const MAX_GROUP_BOARDS_PER_MEMBER = 8;
 

@@ -7,7 +7,10 @@
 --   <base>cnt:<at>  hash  "g\31<group>" -> the group's counted members at the boundary, best first
 --                         ("\30<item>\31<score>" rows), for each group the listing holds;
 --                         "i\31<item>" -> its group; "\29r" -> the rule ("<top> <decay>");
---                         "\29n" -> how many of the listing's groups are recorded (-1: all)
+--                         "\29n" -> how many of the listing's groups are recorded (-1: done);
+--                         "\29c" -> the counted members recorded
+-- at most the listing's share of MAX_RECORDED_MEMBERS_PER_BOARD (listing_room: groups best first until
+-- the next would pass it; a retraction leaves the rows of the groups not recorded as they were),
 -- recorded a few groups at a time within the call's crossing rows (snapshot_lib's crossing_work: a
 -- boundary left while some remain, as a settle leaves it), expiring with a snapshot, dropped with an
 -- archive. An item retraction (hook item_history_out, retract_item's last part) then rewrites each kept
@@ -18,13 +21,18 @@
 -- the listing's `top` do not move in either. The newest listing's previous ranks (<base>prev) follow.
 -- KEYS: 0
 
-local NEXT, RULE, GROUP, ITEM = '\29n', '\29r', 'g\31', 'i\31'
+local NEXT, RULE, COUNT, GROUP, ITEM = '\29n', '\29r', '\29c', 'g\31', 'i\31'
 
 local function counted_key(base, at) return base .. 'cnt:' .. at end
 
--- One group's counted members into the record `key`: answers the member rows read.
-local function record_group(key, base, group, top, ex)
-  local rows, read = group_members.best_rows(group_of.GROUP_OF.group_key(base, group), top, ex)
+-- One group's counted members into the record `key`, when they are at most `room`: answers the
+-- member rows read and the members recorded (nil: not recorded, more than `room`). Without
+-- exceptions a group counts min(top, its members): one past `room` is not read.
+local function record_group(key, base, group, top, ex, room)
+  local group_key = group_of.GROUP_OF.group_key(base, group)
+  if not ex and math.min(top, redis.call('ZCARD', group_key)) > room then return 1, nil end
+  local rows, read = group_members.best_rows(group_key, top, ex)
+  if #rows / 2 > room then return read + 1, nil end
   local text, fields = {}, { GROUP .. group, '' }
   for i = 1, #rows, 2 do
     text[#text + 1] = archive.SNAP_ROW .. rows[i] .. archive.SNAP_FIELD .. rows[i + 1]
@@ -32,32 +40,44 @@ local function record_group(key, base, group, top, ex)
   end
   fields[2] = table.concat(text)
   redis.call('HSET', key, unpack(fields))
-  return read + 1
+  return read + 1, #rows / 2
+end
+
+-- The counted members one listing's record may hold: its share of the group board's (<base>rcap,
+-- MAX_RECORDED_MEMBERS_PER_BOARD) over the `keep` listings kept, one a rolling window's records
+-- outlive and one in progress. 0 (nothing recorded) before a membership change set it.
+local function listing_room(base, keep)
+  return math.floor(tonumber(redis.call('GET', base .. 'rcap') or '0') / (keep + 2))
 end
 
 -- Records the counted members of the groups the listing at `at` holds (the best `conf.top` of
--- `groups`), from the first not recorded yet, while the call's crossing rows last: true once all are
--- (the record then expires in `lifetime_sec`, or never: nil). `member_top`: the member window's results.
+-- `groups`), from the first not recorded yet, while the call's crossing rows last, best first until
+-- the next group would pass the listing's room (listing_room: that group and those after it are not
+-- recorded): true once done (the record then expires in `lifetime_sec`, or never: nil).
+-- `member_top`: the member window's results.
 local function counted_recorded(base, groups, at, conf, member_top, lifetime_sec)
   local key = counted_key(base, at)
-  local first = tonumber(redis.call('HGET', key, NEXT) or '0')
+  local held = redis.call('HMGET', key, NEXT, COUNT)
+  local first, count = tonumber(held[1] or '0'), tonumber(held[2] or '0')
   if first < 0 then return true end
   local rule = redis.call('GET', base .. 'rule')
   if not rule then return true end
-  local top = tonumber(string.match(rule, '^(%d+) '))
+  local top, room = tonumber(string.match(rule, '^(%d+) ')), listing_room(base, conf.keep)
   local ex = group_members.exceptions_of(member_top)
   local page = order.score_page(groups, first, conf.top - 1)
   for i = 1, #page, 2 do
     if not order.listed(groups, tonumber(page[i + 1])) then break end
     if snapshot.crossing_work(0) <= 0 then
-      redis.call('HSET', key, NEXT, first, RULE, rule)
+      redis.call('HSET', key, NEXT, first, COUNT, count, RULE, rule)
       redis.call('EXPIRE', key, lifetime_sec or 86400)
       return false
     end
-    snapshot.crossing_work(record_group(key, base, page[i], top, ex))
-    first = first + 1
+    local read, recorded = record_group(key, base, page[i], top, ex, room - count)
+    snapshot.crossing_work(read)
+    if not recorded then break end
+    first, count = first + 1, count + recorded
   end
-  redis.call('HSET', key, NEXT, -1, RULE, rule)
+  redis.call('HSET', key, NEXT, -1, COUNT, count, RULE, rule)
   if lifetime_sec then redis.call('EXPIRE', key, lifetime_sec) else redis.call('PERSIST', key) end
   return true
 end

@@ -29,6 +29,7 @@
 --   <base>snaps, <base>snap:<at>, <base>prev   the group board's history, in snapshot_lib's format
 --                       (group_history_lib: kept at W's boundaries over a one-shard M)
 --   <base>cnt:<at>      hash  the counted members of a kept listing (group_history_out_lib)
+--   <base>rcap    string the counted members those records may hold together (set by a membership change)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
 -- keys (hook board_dropped, by its renamed config's groupedBy).
@@ -157,6 +158,7 @@ function GROUP_OF.set_member(cfg_key, window, board, item, group, limits)
   local base = base_of(cfg_key, window, board)
   -- Kept from the first member on: the scores a boundary settles (group_history_lib) follow it.
   GROUP_OF.rule_kept(base, limits.rule)
+  redis.call('SET', base .. 'rcap', limits.recorded_members)
   local previous = redis.call('HGET', base .. 'mem', item) or ''
   if previous == group then return previous, nil end
   if group ~= '' then
@@ -206,7 +208,7 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   -- Its history (group_history_lib): at most `keep` (1 000) listings.
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
   for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at, base .. 'cnt:' .. at) end
-  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps')
+  redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps', base .. 'rcap')
   return budget - taken - 11 - #kept, true
 end
 
