@@ -1,4 +1,4 @@
--- requires: groups, idempotency, moderation, reader, shown
+-- requires: groups, idempotency, moderation, moderation_history, reader, shown
 -- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
 -- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
 -- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
@@ -39,7 +39,7 @@ local function moderation_group_set(keys, args)
   local count, items = held_with(cfg_key, arg.group, arg.state)
   local reply = reader.answer(CALLS.moderation_group_set, { previous = previous, groups = count, items = items })
   if arg.apply ~= '1' then return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply) end
-  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation.MODERATION.exceptions_of_cfg)
+  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation_history.exceptions_of_cfg)
   moderation.MODERATION.write_state(cfg_key, key, arg.group, arg.state, previous)
   moderation.MODERATION.count_held(cfg_key, count, 'modgroups')
   moderation.MODERATION.group_state_changed(cfg_key, arg.group, arg.state)
