@@ -47,9 +47,15 @@ async function seedCalendar(context: HarnessContext): Promise<void> {
         await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric }));
     if (period === periods - 1)
       await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
+    await batches(context, 'wc-calgroups', periodRows, (n) => ({
+      item: `p${period}c${n}`,
+      amount: periodRows - n,
+      group: `a${n % 2}`,
+    }));
     await context.advanceSec(DAY_SEC);
   }
-  for (const board of ['wc-cal', 'wc-cal64']) await drained(context, `/boards/${board}/archives?window=day&limit=1`);
+  for (const board of ['wc-cal', 'wc-cal64', 'wc-calgroups'])
+    await drained(context, `/boards/${board}/archives?window=day&limit=1`);
   for (const board of ['wc-metcal', 'wc-metcal64'])
     for (const metric of METRIC_NAMES)
       await drained(context, `/boards/${board}/archives?window=day&limit=1&metric=${metric}`);

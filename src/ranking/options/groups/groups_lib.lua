@@ -36,10 +36,14 @@ local by_group_key = keyspace.sibling_of('cfg', 'bygroup')
 local archived_key = keyspace.sibling_of('cfg', 'grouparch')
 local by_archived_key = keyspace.sibling_of('cfg', 'bygrouparch')
 
+-- Moves on at each change of an archived map (what a call kept of one is asked again).
+local ARCHIVED = { changes = 0 }
+
 -- The item's archived rows are of `group` (false: of none, it leaves the archived map).
 local function archived_set(cfg_key, item, group)
   local before = redis.call('HGET', archived_key(cfg_key), item)
   if before == group then return end
+  ARCHIVED.changes = ARCHIVED.changes + 1
   if before then redis.call('ZREM', by_archived_key(cfg_key), before .. SEP .. item) end
   if not group then return redis.call('HDEL', archived_key(cfg_key), item) end
   redis.call('HSET', archived_key(cfg_key), item, group)
@@ -193,3 +197,4 @@ groups.items_in = items_in
 groups.count_in = count_in
 groups.archived_in = archived_in
 groups.hmget = hmget
+groups.ARCHIVED = ARCHIVED

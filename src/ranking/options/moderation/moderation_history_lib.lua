@@ -35,10 +35,20 @@ local function with_archived(cfg_key, ex)
   return { only = only, items = items }
 end
 
--- hooks_lib `history_exceptions`: a group board's listings rank groups, not items (nothing to add).
+-- Each config hash's answer in this call (call_state.call_cache): { ex (the exceptions it extended),
+-- changes (groups.ARCHIVED's then), answer }; asked again once either differs.
+local known = { seq = 0, by = {} }
+
+-- hooks_lib `history_exceptions`, once a call per config hash and exceptions: a group board's
+-- listings rank groups, not items (nothing to add).
 local function history_exceptions(top_key, ex)
   if call_state.of_group_board(top_key) then return ex end
-  return with_archived(call_state.cfg_key_of_top(top_key), ex)
+  local cfg_key, by = call_state.cfg_key_of_top(top_key), call_state.call_cache(known)
+  local kept = by[cfg_key]
+  if kept and kept.ex == ex and kept.changes == groups.ARCHIVED.changes then return kept.answer end
+  local answer = with_archived(cfg_key, ex)
+  by[cfg_key] = { ex = ex, changes = groups.ARCHIVED.changes, answer = answer }
+  return answer
 end
 
 -- The exceptions a read of the kept listings of the shard of `cfg_key` applies now (a moderation
