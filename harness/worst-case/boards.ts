@@ -328,8 +328,8 @@ export const BOARDS = {
   'wc-metcal64': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES, shards: 64 },
   /**
    * The calendar board's largest archive with item groups: every seeded period's items are its own,
-   * every other one of group `a0`, and leave every window as their day closes, so its archives hold the
-   * most rows of items only the archived map names the group of (moderation rows: a0 hidden).
+   * spread ones of group `a0` (seed.ts: together the most a moderated group may hold), and leave every
+   * window as their day closes, so only the archived map names their group (moderation rows: a0 hidden).
    */
   'wc-calgroups': { windows: CALENDAR_BOARD.windows.slice(0, 1), groups: true },
   /** The calendar board's largest archive on 64 shards under review: every shard answers the rows not allowed ahead of a page. */

@@ -8,6 +8,7 @@ import {
   ARCHIVE_INDEX_PERIODS_PER_CHANGE,
   ARCHIVE_INDEX_ROWS_PER_CHANGE,
   LOOKUP_IDS_PER_CALL,
+  MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD,
   MODERATED_GROUP_ITEMS_PER_SHARD,
   MODERATED_GROUPS_PER_BOARD,
   MODERATED_ITEMS_PER_SHARD,
@@ -271,7 +272,7 @@ const GROUP_ROWS: WorstRow[] = [
 
 const ARCHIVED_GROUP = '/admin/boards/wc-calgroups/moderation/groups/a0';
 /** wc-calgroups' archived rows of group a0, which only the archived map names the group of. */
-const ARCHIVED = 'half the rows of every kept period of 10 000 rows (every other item, none in a window any more)';
+const ARCHIVED = `${MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD} archived items (at most every other row of the kept periods of 10 000 rows, none in a window any more)`;
 
 /**
  * A group state reaching rows of archived periods whose items left every window (groups_lib's archived

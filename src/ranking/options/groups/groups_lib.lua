@@ -112,6 +112,11 @@ local function archived_in(cfg_key, group)
   return items
 end
 
+-- How many items of the archived map are of `group` (those some window holds again too), in O(log n).
+local function archived_count(cfg_key, group)
+  return redis.call('ZLEXCOUNT', by_archived_key(cfg_key), '[' .. group .. SEP, '(' .. group .. '\32')
+end
+
 -- Hook archives_left: `items` may no longer have a row in any archive of the shard: those of the
 -- archived map no archive holds leave it.
 local function archives_left(cfg_key, items)
@@ -196,5 +201,6 @@ groups.grouped = grouped
 groups.items_in = items_in
 groups.count_in = count_in
 groups.archived_in = archived_in
+groups.archived_count = archived_count
 groups.hmget = hmget
 groups.ARCHIVED = ARCHIVED
