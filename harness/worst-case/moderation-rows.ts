@@ -272,7 +272,7 @@ const GROUP_ROWS: WorstRow[] = [
 
 const ARCHIVED_GROUP = '/admin/boards/wc-calgroups/moderation/groups/a0';
 /** wc-calgroups' archived rows of group a0, which only the archived map names the group of. */
-const ARCHIVED = `${MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD} archived items (at most every other row of the kept periods of 10 000 rows, none in a window any more)`;
+const ARCHIVED = `${String(MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD).replace(/\B(?=(\d{3})+$)/g, ' ')} archived items (every other row of kept periods of 10 000 rows, none in a window)`;
 
 /**
  * A group state reaching rows of archived periods whose items left every window (groups_lib's archived
@@ -281,7 +281,7 @@ const ARCHIVED = `${MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD} archived items (at
 const ARCHIVED_GROUP_ROWS: WorstRow[] = [
   {
     route: 'PUT /admin/boards/{board}/moderation/groups/{group}',
-    worst: `a group of ${ARCHIVED} hidden, then cleared: the change's exceptions before and after read from the archived map (one lex range), the kept hidden positions of the newest periods updated within ${ARCHIVE_INDEX_PERIODS_PER_CHANGE} periods and ${ARCHIVE_INDEX_ROWS_PER_CHANGE} rows of work (past them found again by the next read)`,
+    worst: `a group of ${ARCHIVED} hidden, then cleared: its exceptions read from the archived map (one lex range), the newest periods' kept hidden positions updated within ${ARCHIVE_INDEX_PERIODS_PER_CHANGE} periods and ${ARCHIVE_INDEX_ROWS_PER_CHANGE} rows of work`,
     prepare: async (context) => {
       await context.send(
         get(`/boards/wc-calgroups/archives?window=day&limit=${ARCHIVE_INDEX_PERIODS_PER_CHANGE}&items=1`),
@@ -299,7 +299,7 @@ const ARCHIVED_GROUP_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archive',
-    worst: `the last page of the newest period, ${ARCHIVED} hidden by their group: each call reads the archived map's items of the group, the period's hidden positions found in a pass taken in calls of at most ${INDEX_ROWS_PER_CALL} rows`,
+    worst: `the last page of the newest period, ${ARCHIVED} hidden by their group: each call reads them from the archived map, the period's hidden positions found in a pass of calls of at most ${INDEX_ROWS_PER_CALL} rows`,
     request: (context) =>
       get(
         `/boards/wc-calgroups/archive?window=day&offset=${Math.max(0, context.sizes.periodRows / 2 - 1000)}&limit=1000`,

@@ -235,7 +235,7 @@ export const MODERATED_GROUP_ITEMS_PER_SHARD = 200;
  * on some shard is refused (422 REQUEST_TOO_COSTLY, nothing stored); items of a moderated group leaving
  * every window later may take a shard past it, which the next group PUT then refuses.
  */
-export const MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD = 10_000;
+export const MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD = 1_000;
 /**
  * Actors of one board with a weight other than 1 (PUT /admin/boards/:board/actors/:actor), over all
  * its shards. Every shard keeps its own copy of each weight (a field of `<tag>:weights`: about 200 B
