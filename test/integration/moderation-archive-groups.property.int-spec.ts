@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
+import { MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
 import { readArchived, type Row, rowsOf, sameArchiveAnswers, visibleRowsModel } from '../support/archive-rows';
@@ -203,3 +204,28 @@ describe.each(CASES)(
     }
   },
 );
+
+describe.each(TOPOLOGIES)('archived items a group state may reach (%s)', (topology) => {
+  const { clock, http } = appFor(topology);
+
+  it(`refuses a group state reaching past ${MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD} archived items on a shard, nothing stored`, async () => {
+    const most = MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD;
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 1, top: most + 1 } }];
+    await http().put('/admin/boards/arch-bound').set(ADMIN).send({ windows, groups: true }).expect(201);
+    const items = Array.from({ length: most + 1 }, (_, n) => ({ item: `i${n}`, amount: 1 + n, group: 'big' }));
+    for (let first = 0; first < items.length; first += 200)
+      await http()
+        .post('/boards/arch-bound/increments')
+        .send({ items: items.slice(first, first + 200) })
+        .expect(200);
+    clock.advanceMs(DAY_MS);
+    // The app drains 3 fields a call here (EXPIRE_CHUNK): the period's archive takes a few hundred reads.
+    await readArchived(http, 'arch-bound', '/archives?window=day&limit=1', 2000);
+    const at = '/admin/boards/arch-bound/moderation/groups/big';
+    const refused = await http().put(at).set(ADMIN).send({ state: 'hidden' });
+    expect([refused.status, refused.body.code]).toEqual([422, 'REQUEST_TOO_COSTLY']);
+    const { body } = await readArchived(http, 'arch-bound', '/archive?window=day&limit=1');
+    expect((body.items as Row[]).map((row) => row.item)).toEqual([`i${most}`]);
+    await http().delete('/admin/boards/arch-bound').set(ADMIN).expect(204);
+  }, 120_000);
+});

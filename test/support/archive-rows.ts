@@ -20,12 +20,12 @@ export function visibleRowsModel(stored: Row[], visible: (item: string) => boole
 type Http = ReturnType<typeof useTestApp>['http'];
 type Answer = { status: number; body: Record<string, unknown> };
 
-/** A read of `board` sent again while a closed period is still being archived (503 WINDOW_DRAINING). */
-export async function readArchived(http: Http, board: string, route: string): Promise<Answer> {
+/** A read of `board` sent again while a closed period is still being archived (503 WINDOW_DRAINING), `most` times at most. */
+export async function readArchived(http: Http, board: string, route: string, most = 20): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
     const { status, body } = await http().get(`/boards/${board}${route}`);
     if (status !== 503) return { status, body };
-    if (attempt >= 20) throw new Error(`/boards/${board}${route} answered ${status}`);
+    if (attempt >= most) throw new Error(`/boards/${board}${route} answered ${status}`);
   }
 }
 
