@@ -78,7 +78,7 @@ export async function startRedisServer(
  * times the call (interrupts aside). The kernel still leaves other processes 5 % of each second
  * (`sched_rt_runtime_us`), and Redis waits in epoll when idle, so nothing starves.
  */
-function runRealtime(pid: number | undefined): void {
+export function runRealtime(pid: number | undefined): void {
   const chrt = spawnSync('chrt', ['--fifo', '--pid', '50', String(pid)], { encoding: 'utf8' });
   if (chrt.status !== 0)
     throw new Error(`BENCH_REDIS_REALTIME=1: chrt failed (${chrt.stderr || chrt.error}); run as root`);

@@ -109,19 +109,34 @@ export function counting(server: Callgrind, on: boolean): void {
   execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.child.pid)], { stdio: 'ignore' });
 }
 
-/** The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the dump's file. */
-export function dumpCounts(server: Callgrind): { counts: Record<string, number>; file: string } {
+/**
+ * The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the
+ * dump's file; under `--separate-threads=yes` (a file per thread) `counts` sums the threads and `main` is Redis'
+ * main thread's alone (what a call holds other clients for; a lazy free runs on a background thread).
+ */
+export function dumpCounts(server: Callgrind): {
+  counts: Record<string, number>;
+  main: Record<string, number>;
+  file: string;
+} {
   const before = new Set(readdirSync(server.dir));
   execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
-  const dumped = readdirSync(server.dir).filter((name) => !before.has(name));
-  if (dumped.length !== 1) throw new Error(`callgrind_control -d wrote ${dumped.length} files`);
-  const text = readFileSync(join(server.dir, dumped[0]), 'utf8');
+  const dumped = readdirSync(server.dir)
+    .filter((name) => !before.has(name))
+    .sort();
+  if (dumped.length === 0) throw new Error('callgrind_control -d wrote no file');
+  const threads = dumped.map((name) => eventsOf(readFileSync(join(server.dir, name), 'utf8')));
+  const counts: Record<string, number> = {};
+  for (const thread of threads)
+    for (const [name, value] of Object.entries(thread)) counts[name] = (counts[name] ?? 0) + value;
+  return { counts, main: threads[0], file: join(server.dir, dumped[0]) };
+}
+
+/** A callgrind dump's event totals by name. */
+function eventsOf(text: string): Record<string, number> {
   const names = /^events: (.+)$/m.exec(text)?.[1].split(' ') ?? [];
   const totals = /^summary: (.+)$/m.exec(text)?.[1].split(' ').map(Number) ?? [];
-  return {
-    counts: Object.fromEntries(names.map((name, i) => [name, totals[i] ?? 0])),
-    file: join(server.dir, dumped[0]),
-  };
+  return Object.fromEntries(names.map((name, i) => [name, totals[i] ?? 0]));
 }
 
 interface Variant {

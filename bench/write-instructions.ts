@@ -5,7 +5,10 @@
  * whatever else the machine does, here only while a measured write runs. The harness's boards (harness/worst-case/boards.ts) at its `ci` sizes,
  * seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
  * WRITE_BENCH_ATTEMPTS times, each call counted alone: its instructions, its script commands, and the
- * costliest of them (SLOWLOG of every command, in valgrind's microseconds: a share, not a time).
+ * costliest of them (SLOWLOG of every command, in valgrind's microseconds: a share, not a time). Instructions are
+ * counted on every thread and on Redis' main thread alone (the keys a call unlinks are freed on a background one);
+ * WRITE_BENCH_FCALL_ONLY=1 counts only inside the FCALLs (callgrind's --toggle-collect=fcallCommand): on a loaded
+ * host a call lasts seconds under valgrind, and the server's timer work falling inside it moved rows by 0.5-4 M.
  */
 import Redis from 'ioredis';
 import { BOARDS, MODERATED_GROUP_IDS, SIZES } from '../harness/worst-case/boards';
@@ -160,7 +163,7 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
   dumpCounts(server);
   written++;
   await write();
-  const instructions = dumpCounts(server).counts.Ir;
+  const { counts, main } = dumpCounts(server);
   counting(server, false);
   const stats = await redis.info('commandstats');
   const calls = [...stats.matchAll(/cmdstat_fcall(?:_ro)?:calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
@@ -178,7 +181,7 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
   const inCommands = entries.reduce((sum, entry) => sum + entry[2], 0);
   const parts = costliest.map(([name, { count, us }]) => `${name} ${count} (${Math.round((100 * us) / fcallUs)} %)`);
   console.log(
-    `| ${label} | ${calls} | ${(instructions / 1e6).toFixed(2)} | ${entries.length} | ${Math.round((100 * inCommands) / fcallUs)} % | ${parts.join(', ')} |`,
+    `| ${label} | ${calls} | ${(counts.Ir / 1e6).toFixed(2)} | ${(main.Ir / 1e6).toFixed(2)} | ${entries.length} | ${Math.round((100 * inCommands) / fcallUs)} % | ${parts.join(', ')} |`,
   );
 }
 
@@ -234,7 +237,7 @@ async function measureCuts(bench: Bench): Promise<void> {
   for (const cut of cuts) {
     if (!RANKING.library.source.includes(cut.from)) throw new Error(`the library no longer holds "${cut.from}"`);
     await bench.redis.function('LOAD', 'REPLACE', RANKING.library.source.split(cut.from).join(cut.to));
-    console.log(`| **cut: ${cut.label}** | | | | | |`);
+    console.log(`| **cut: ${cut.label}** | | | | | | |`);
     await measureRows(bench);
   }
   await bench.redis.function('LOAD', 'REPLACE', RANKING.library.source);
@@ -254,15 +257,21 @@ async function run(): Promise<void> {
       await redis.config('SET', 'slowlog-log-slower-than', '0');
       await redis.config('SET', 'slowlog-max-len', '100000');
       console.log(
-        '| write (attempt) | calls | M instructions | commands | in commands | costliest commands (share of the call) |',
+        '| write (attempt) | calls | M instructions | on the main thread | commands | in commands | costliest commands (share of the call) |',
       );
-      console.log('| --- | ---: | ---: | ---: | ---: | --- |');
+      console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
       await measureCuts(bench);
       await measureRows(bench);
     },
     { WRITE_COST_PER_CALL: '1000000' },
-    // Seeding counted nothing: Redis runs it several times faster.
-    ['--instr-atstart=no'],
+    // Seeding counted nothing: Redis runs it several times faster. A file per thread: the main thread's apart.
+    [
+      '--instr-atstart=no',
+      '--separate-threads=yes',
+      // WRITE_BENCH_FCALL_ONLY=1: only what runs inside an FCALL (the call's script and its commands), without the
+      // server's timer work that a slow host lets fall inside a counted call (serverCron, 10 times a wall second).
+      ...(process.env.WRITE_BENCH_FCALL_ONLY === '1' ? ['--toggle-collect=fcallCommand'] : []),
+    ],
   );
 }
 

@@ -3,7 +3,8 @@
  * WORST_SCALE=ci), on a private single node and a private 3-master Cluster: every route's costliest
  * documented use on boards with every option at its maximum, held to the targets — no Redis call over
  * 5 ms, no request over 20 ms of Redis — and every growing route stopped by a quota. Prints the table
- * docs/security.md keeps. Run Redis under SCHED_FIFO (chrt) where the host's stalls would hide a figure.
+ * docs/security.md keeps. BENCH_REDIS_REALTIME=1 (root) runs every redis-server it starts under
+ * SCHED_FIFO (bench/process-stats.ts), so the host's stalls do not hide a call's own time.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { startTestApp } from '../../harness/app';
@@ -14,10 +15,18 @@ import type { Scale } from '../../harness/worst-case/boards';
 import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harness/worst-case/harness';
 import { RedisMeter } from '../../harness/worst-case/redis-meter';
 import { seedBoards } from '../../harness/worst-case/seed';
+import { runRealtime } from '../process-stats';
 import type { AbusePart, AbuseRow } from './abuse-part';
 
 const TARGETS = { callMs: 5, requestMs: 20 };
 const MINUTE_MS = 60_000;
+
+type Node = { info(section: 'server'): Promise<string> };
+
+/** Each node's redis-server under SCHED_FIFO, found by the process id it reports. */
+async function realtime(nodes: Node[]): Promise<void> {
+  for (const node of nodes) runRealtime(Number(/process_id:(\d+)/.exec(await node.info('server'))?.[1]));
+}
 
 async function runOn(topology: Topology, scale: Scale): Promise<AbuseRow[]> {
   const redis = await startTestRedis(topology);
@@ -34,6 +43,8 @@ async function runOn(topology: Topology, scale: Scale): Promise<AbuseRow[]> {
     const context = appContext({ measured, seeder }, clock, scale);
     await seedBoards(context);
     const client = redis.client;
+    const nodes = (): Node[] => ('nodes' in client ? client.nodes('all') : [client]);
+    if (process.env.BENCH_REDIS_REALTIME === '1') await realtime(nodes());
     const meter = new RedisMeter(async () => ('nodes' in client ? client.nodes('master') : [client]) as never);
     await meter.start();
     const figures = await runWorstCase(context, meter);

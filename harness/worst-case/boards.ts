@@ -360,6 +360,9 @@ export const BOARDS = {
   'wc-teams-sharded': {
     groupOf: { board: 'wc-members-sharded', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 },
   },
+  /** A member board at its moderation maxima under a group board (group-moderation-rows.ts fills both). */
+  'wc-modmembers': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true },
+  'wc-modteams': { groupOf: { board: 'wc-modmembers', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
   'wc-aliases': { windows: SUM_WINDOWS },
   /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */

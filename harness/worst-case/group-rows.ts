@@ -8,6 +8,7 @@ import { GROUP_SETTLE_ROWS, GROUP_TOP_MEMBERS } from '../../src/ranking/options/
 import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+import { untilDone } from './service-rows';
 
 const MEMBERS = GROUP_TOP_MEMBERS.max;
 /** One group more than a settle call recomputes. */
@@ -176,6 +177,20 @@ export const GROUP_ROWS: WorstRow[] = [
     request: () => get('/boards/wc-teams/items/t0/history'),
     settle: crossDirty,
     manyCalls: `a boundary crossed with dirty groups settles them in calls of about ${GROUP_SETTLE_ROWS} member rows before the groups' listing is stored`,
+  },
+  {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: `the best member of a full group of ${FULL}, counted in every kept listing of the group board: the member's snapshots (top 1 000) and each group listing rewritten (its counted members read, the group's score recomputed, its row moved)`,
+    request: () => ({
+      method: 'POST',
+      path: '/admin/boards/wc-members/retractions',
+      body: { item: itemOf(0, MEMBERS - 1) },
+    }),
+    settle: (context, answer) => untilDone(context, 'wc-members', answer),
+    measuresSettle: true,
+    expect: [202],
+    times: 1,
+    manyCalls: 'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own',
   },
   {
     route: 'DELETE /admin/boards/{board}',

@@ -12,7 +12,7 @@ const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST
 const RETRACTION_POLLS = 10_000;
 
 /** Runs a retraction to its end (each GET takes a step), so no later row is charged its steps. */
-async function untilDone(context: HarnessContext, board: string, answer: HttpAnswer | undefined): Promise<void> {
+export async function untilDone(context: HarnessContext, board: string, answer: HttpAnswer | undefined): Promise<void> {
   const path = `/admin/boards/${board}/retractions/${String(answer?.body?.id)}`;
   for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
     if ((await context.send(get(path), 'admin')).body?.state === 'done') return;

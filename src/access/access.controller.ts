@@ -1,13 +1,11 @@
-import { Body, Controller, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminDelete, AdminRead, AdminRoute } from './access.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, ApiKeyParams, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
-@ApiTags('access')
-@RedisBackedController()
-@Controller('admin/keys')
+@RedisBackedController('access', 'admin/keys')
 export class AccessController {
   constructor(private readonly keys: ApiKeysService) {}
 

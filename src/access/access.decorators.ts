@@ -56,6 +56,21 @@ export const AdminDelete = (path: string, operation: ApiOperationOptions, notFou
   );
 
 /**
+ * An /admin write to a board that goes on in bounded steps: 202 with `type` once recorded (retry-safe),
+ * 400 `invalid`, 404 unknown board. Listed bottom-up, as the decorators it stands for were stacked.
+ */
+export const AdminBoardSteps = (operation: ApiOperationOptions, type: new () => object, invalid: string) =>
+  applyDecorators(
+    ErrorResponse(404, 'BOARD_NOT_FOUND'),
+    ErrorResponse(400, invalid),
+    RetrySafe(),
+    ApiResponse({ status: 202, type }),
+    ApiOperation(operation),
+    HttpCode(202),
+    AdminRoute(),
+  );
+
+/**
  * A retry-safe write answered 204 `answered`, without a body (a state set or cleared), for the callers
  * `access` admits (AdminRoute(), KeyedRoute(...)).
  */
@@ -95,9 +110,10 @@ export const BoardWrite = (summary: string, description: string, type: new () =>
     ),
   );
 
-/** A read of one window of a board: 200 with `type`, 404 unknown board or window. */
-export const WindowRead = (summary: string, description: string, type: new () => object) =>
+/** GET `path`, a read of one window of a board: 200 with `type`, 404 unknown board or window. */
+export const WindowRead = (path: string, summary: string, description: string, type: new () => object) =>
   applyDecorators(
+    Get(path),
     KeyedRoute('read', 'board'),
     ApiOperation({ summary, description }),
     ApiResponse({ status: 200, type }),

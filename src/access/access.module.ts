@@ -5,26 +5,19 @@ import { AccessGuard } from './access.guard';
 import { ApiKeysRefresher } from './api-keys.refresher';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyStore } from './api-keys.store';
-import { AccessSettings, validateAccessSettings } from './access.settings';
+import { AccessSettings } from './access.settings';
+import { moduleWithSettings } from '../common/settings';
 
 /** API keys (configured and stored), the global access guard, and the /admin/keys routes. */
 @Global()
-@Module({})
+@Module({
+  controllers: [AccessController],
+  providers: [ApiKeyStore, ApiKeysService, ApiKeysRefresher, AccessGate, AccessGuard],
+  exports: [ApiKeysService, AccessGate, AccessGuard],
+})
 export class AccessModule {
   /** Validates the access settings at once: a bad value throws here, before anything connects. */
   static forRoot(env: Record<string, unknown>): DynamicModule {
-    return {
-      module: AccessModule,
-      controllers: [AccessController],
-      providers: [
-        { provide: AccessSettings, useValue: validateAccessSettings(env) },
-        ApiKeyStore,
-        ApiKeysService,
-        ApiKeysRefresher,
-        AccessGate,
-        AccessGuard,
-      ],
-      exports: [ApiKeysService, AccessGate, AccessGuard],
-    };
+    return moduleWithSettings(AccessModule, AccessSettings, env);
   }
 }

@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, Matches, ValidateBy } from 'class-validator';
-import { BoolSetting, IntSetting, SHARED_INT_SETTINGS, SharedIntSetting, validateSettings } from '../common/settings';
+import { BoolSetting, IntSettings, IntSettingsTable, SHARED_INT_SETTINGS, validateSettings } from '../common/settings';
 import { parseConfiguredKeys } from './access-rules';
 
 export const ACCESS_MODES = ['auto', 'keyed'] as const;
@@ -15,8 +15,26 @@ function isApiKeyList(value: unknown): boolean {
   }
 }
 
+/** The access module's integer settings: bounds and default of each. */
+const ACCESS_INT_SETTINGS = {
+  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
+  AUTH_FAILURES_PER_SEC: { min: 0, max: 1_000_000, byDefault: 5 },
+
+  /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
+  API_KEYS_REFRESH_MS: { min: 100, max: 3_600_000, byDefault: 5000 },
+
+  /** Networks whose failed checks are counted at once (AppConfig names it too: governance's limiters). */
+  RATE_LIMIT_MAX_CLIENTS: SHARED_INT_SETTINGS.RATE_LIMIT_MAX_CLIENTS,
+
+  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
+  CLIENT_IPV4_PREFIX: { min: 8, max: 32, byDefault: 32 },
+
+  /** The same for IPv6: a /64 is what one customer gets. */
+  CLIENT_IPV6_PREFIX: { min: 16, max: 128, byDefault: 64 },
+} as const satisfies IntSettingsTable;
+
 /** The settings the access module reads (docs/access.md), validated when the app is built. */
-export class AccessSettings {
+export class AccessSettings extends IntSettings(ACCESS_INT_SETTINGS) {
   @IsOptional()
   @IsString()
   @Matches(/^\S{16,}$/, { message: 'ADMIN_TOKEN must be at least 16 characters without spaces' })
@@ -44,26 +62,6 @@ export class AccessSettings {
   /** `auto`: keys needed once one exists or ever existed; `keyed`: always (production: survives a FLUSHALL). */
   @IsIn(ACCESS_MODES)
   ACCESS_MODE: AccessMode = 'auto';
-
-  /** Unknown keys / wrong admin tokens per second per client network (10 s; 2x in 1 s), then 429; 0: off. */
-  @IntSetting(0, 1_000_000)
-  AUTH_FAILURES_PER_SEC = 5;
-
-  /** How often each instance reads the stored API keys again (a key made or revoked elsewhere counts within it). */
-  @IntSetting(100, 3_600_000)
-  API_KEYS_REFRESH_MS = 5000;
-
-  /** Networks whose failed checks are counted at once (AppConfig names it too: governance's limiters). */
-  @SharedIntSetting('RATE_LIMIT_MAX_CLIENTS')
-  RATE_LIMIT_MAX_CLIENTS = SHARED_INT_SETTINGS.RATE_LIMIT_MAX_CLIENTS.byDefault;
-
-  /** Bits of an address naming its client (rate limits, quotas); loopback is always one client (/8). */
-  @IntSetting(8, 32)
-  CLIENT_IPV4_PREFIX = 32;
-
-  /** The same for IPv6: a /64 is what one customer gets. */
-  @IntSetting(16, 128)
-  CLIENT_IPV6_PREFIX = 64;
 }
 
 /** Validates the access settings; throws one error naming every bad variable (the process stops at boot). */

@@ -1,4 +1,4 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, DynamicModule, Provider, Type } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsInt, Max, Min, validateSync } from 'class-validator';
 
@@ -11,6 +11,14 @@ const toBool = ({ value }: { value: unknown }) =>
 export const IntSetting = (min: number, max: number) => applyDecorators(Transform(toInt), IsInt(), Min(min), Max(max));
 export const BoolSetting = () => applyDecorators(Transform(toBool), IsBoolean());
 
+/** A row of an integer settings table: the setting's bounds and its default. */
+export interface IntSettingRow {
+  readonly min: number;
+  readonly max: number;
+  readonly byDefault: number;
+}
+export type IntSettingsTable = Record<string, IntSettingRow>;
+
 /**
  * The integer settings more than one settings class reads (each class validates only its own fields):
  * their bounds and default said once, documented where their owner declares them (AppConfig,
@@ -20,11 +28,22 @@ export const SHARED_INT_SETTINGS = {
   REDIS_MAX_PENDING_COMMANDS: { min: 16, max: 1_000_000, byDefault: 1024 },
   HTTP_MAX_CONNECTIONS: { min: 1, max: 1_000_000, byDefault: 10_000 },
   RATE_LIMIT_MAX_CLIENTS: { min: 1, max: 10_000_000, byDefault: 50_000 },
-} as const;
+} as const satisfies IntSettingsTable;
 
-/** The validation of a shared setting (SHARED_INT_SETTINGS), its field's default its `byDefault`. */
-export const SharedIntSetting = (name: keyof typeof SHARED_INT_SETTINGS) =>
-  IntSetting(SHARED_INT_SETTINGS[name].min, SHARED_INT_SETTINGS[name].max);
+/**
+ * The base of a settings class whose integer settings are the rows of `table` (each documented in its
+ * row): a field per row, its default the row's `byDefault`, validated within the row's bounds as
+ * @IntSetting does. The class adds its other settings as decorated fields.
+ */
+export function IntSettings<Table extends IntSettingsTable>(table: Table): new () => { [K in keyof Table]: number } {
+  class Ints {
+    constructor() {
+      for (const [name, row] of Object.entries(table)) Object.assign(this, { [name]: row.byDefault });
+    }
+  }
+  for (const [name, row] of Object.entries(table)) IntSetting(row.min, row.max)(Ints.prototype, name);
+  return Ints as new () => { [K in keyof Table]: number };
+}
 
 /**
  * A settings class filled from the environment and validated: only its own fields are read (each
@@ -68,4 +87,18 @@ export function settingsFrom<Config, Fields extends object>(
       return new this(read(config));
     }
   } as SettingsClass<Config, Fields>;
+}
+
+/**
+ * A feature module's forRoot: its settings validated from `env` at once (a bad value throws here,
+ * before anything connects) and provided under their class, with `providers` made from the same
+ * environment; the module's other parts are its @Module metadata.
+ */
+export function moduleWithSettings<T extends object>(
+  module: Type,
+  Settings: new () => T,
+  env: Record<string, unknown>,
+  providers: Provider[] = [],
+): DynamicModule {
+  return { module, providers: [{ provide: Settings, useValue: validateSettings(Settings, env) }, ...providers] };
 }

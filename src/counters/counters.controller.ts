@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastRoute } from '../edge/fast-routes';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { answer } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminDelete, KeyedRoute } from '../access/access.decorators';
@@ -22,9 +22,7 @@ import {
 const RETENTION_NOTE =
   'Each precision p keeps its newest N slices (N = COUNTER_SAMPLES, default 120): a slice start t is kept while t > now - N x p.';
 
-@ApiTags('counters')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('counters')
 export class CountersController {
   constructor(
     private readonly counters: CountersService,

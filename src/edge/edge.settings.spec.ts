@@ -1,18 +1,16 @@
 import { trustProxyOf, validateEdgeSettings } from './edge.settings';
-import { itRefusesEach } from '../../test/support/settings';
+import { itGivesDefaults, itRefusesEach } from '../../test/support/settings';
 
 describe('validateEdgeSettings', () => {
-  it('gives the HTTP edge its documented defaults', () => {
-    expect(validateEdgeSettings({})).toMatchObject({
-      HTTP_CONNECTION_TIMEOUT_MS: 30_000,
-      HTTP_HEADERS_TIMEOUT_MS: 10_000,
-      HTTP_REQUEST_TIMEOUT_MS: 30_000,
-      HTTP_KEEP_ALIVE_TIMEOUT_MS: 72_000,
-      HTTP_MAX_CONNECTIONS: 10_000,
-      HTTP_CONNECTIONS_PER_CLIENT: 256,
-      TRUST_PROXY: '',
-      CORS_ORIGINS: '',
-    });
+  itGivesDefaults(validateEdgeSettings, {
+    HTTP_CONNECTION_TIMEOUT_MS: 30_000,
+    HTTP_HEADERS_TIMEOUT_MS: 10_000,
+    HTTP_REQUEST_TIMEOUT_MS: 30_000,
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: 72_000,
+    HTTP_MAX_CONNECTIONS: 10_000,
+    HTTP_CONNECTIONS_PER_CLIENT: 256,
+    TRUST_PROXY: '',
+    CORS_ORIGINS: '',
   });
 
   itRefusesEach(validateEdgeSettings, [

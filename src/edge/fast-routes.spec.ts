@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   CanActivate,
   Controller,
   ExecutionContext,
@@ -52,34 +53,27 @@ class FailingController {
   }
 }
 
-@Controller()
-class PlainController {
-  @Get('plain/:board')
-  @FastRoute()
-  plain(@Param() params: NameParams): object {
-    return params;
+/** A controller named `name` whose one fast route, GET `path`/:board with `decorators`, answers its params. */
+function echoing(name: string, path: string, ...decorators: MethodDecorator[]) {
+  @Controller()
+  class Echoing {
+    @Get(`${path}/:board`)
+    @FastRoute()
+    @applyDecorators(...decorators)
+    echo(@Param() params: NameParams): object {
+      return params;
+    }
   }
+  return Object.defineProperty(Echoing, 'name', { value: name });
 }
 
-@Controller()
-class GuardedController {
-  @Get('guarded/:board')
-  @FastRoute()
-  @UseGuards(Admit)
-  guarded(@Param() params: NameParams): object {
-    return params;
-  }
-}
-
-@Controller()
-class InterceptedController {
-  @Get('intercepted/:board')
-  @FastRoute()
-  @UseInterceptors({ intercept: (_context, next) => next.handle() })
-  intercepted(@Param() params: NameParams): object {
-    return params;
-  }
-}
+const PlainController = echoing('PlainController', 'plain');
+const GuardedController = echoing('GuardedController', 'guarded', UseGuards(Admit));
+const InterceptedController = echoing(
+  'InterceptedController',
+  'intercepted',
+  UseInterceptors({ intercept: (_context, next) => next.handle() }),
+);
 
 @Controller()
 class UncheckedController {
@@ -159,8 +153,8 @@ describe('FastRoutes', () => {
   });
 
   it.each([
-    [GuardedController, /GuardedController.guarded .*__guards__/],
-    [InterceptedController, /InterceptedController.intercepted .*__interceptors__/],
+    [GuardedController, /GuardedController.echo .*__guards__/],
+    [InterceptedController, /InterceptedController.echo .*__interceptors__/],
     [UncheckedController, /UncheckedController.unchecked .*compiled check/],
     [PartController, /PartController.part .*whole values/],
     [UndecoratedController, /UndecoratedController.undecorated .*needs a decorator/],

@@ -1,6 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, Controller } from '@nestjs/common';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
-import { ApiHeader, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ApiHeader, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from '../common/errors';
 
 /** The body of every error answer (see the README's "Errors and retries"). */
@@ -27,16 +27,20 @@ export const ErrorResponse = (status: number, description: string) =>
   ApiResponse({ status, description, type: ErrorBodyDto });
 
 /**
- * A controller whose routes need Redis: 400 on bad input, 503 while Redis is away or this instance
- * sheds load (and, on its /admin routes, while no admin credential is configured).
+ * A controller whose routes need Redis, under the OpenAPI tag `tag` and the route prefix `path`: 400 on
+ * bad input, 503 while Redis is away or this instance sheds load (and, on its /admin routes, while no
+ * admin credential is configured). Its parts are listed bottom-up, as the decorators it stands for
+ * were stacked.
  */
-export const RedisBackedController = () =>
+export const RedisBackedController = (tag: string, path?: string) =>
   applyDecorators(
+    path === undefined ? Controller() : Controller(path),
     ErrorResponse(400, 'INVALID_INPUT: the message names the field'),
     ErrorResponse(
       503,
       'REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained',
     ),
+    ApiTags(tag),
   );
 
 /** A write that takes an Idempotency-Key: a repeat within the retention answers the first answer again. */

@@ -1,5 +1,5 @@
-import { Body, Controller, Param, Put, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Param, Put, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { AdminDelete, AdminRead, AdminRoute } from '../access/access.decorators';
@@ -7,9 +7,7 @@ import { DeclareSourceDto, IngestParams, SourceListDto, SourceStatusDto } from '
 import { MAX_INGEST_SOURCES } from './ingest.limits';
 import { IngestService } from './ingest.service';
 
-@ApiTags('ingest')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ingest')
 export class IngestController {
   constructor(private readonly ingest: IngestService) {}
 

@@ -1,28 +1,24 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { moduleWithSettings } from '../common/settings';
 import { RankingCoreModule } from '../ranking/ranking-core.module';
 import { ConfiguredSources, readConfiguredSources } from './ingest-config';
 import { IngestController } from './ingest.controller';
 import { IngestMetrics } from './ingest.metrics';
 import { IngestService } from './ingest.service';
-import { IngestSettings, validateIngestSettings } from './ingest.settings';
+import { IngestSettings } from './ingest.settings';
 import { IngestStore } from './ingest.store';
 
 /** Stream ingest: sources declared by admin routes, consumed with exactly-once effect (docs/ingest.md). */
-@Module({})
+@Module({
+  imports: [RankingCoreModule],
+  controllers: [IngestController],
+  providers: [IngestStore, IngestMetrics, IngestService],
+})
 export class IngestModule {
   /** `env`: the environment the app was started with (INGEST_* and the configured sources validated here, at boot). */
   static forRoot(env: Record<string, unknown>): DynamicModule {
-    return {
-      module: IngestModule,
-      imports: [RankingCoreModule],
-      controllers: [IngestController],
-      providers: [
-        { provide: IngestSettings, useValue: validateIngestSettings(env) },
-        { provide: ConfiguredSources, useValue: readConfiguredSources(env) },
-        IngestStore,
-        IngestMetrics,
-        IngestService,
-      ],
-    };
+    return moduleWithSettings(IngestModule, IngestSettings, env, [
+      { provide: ConfiguredSources, useValue: readConfiguredSources(env) },
+    ]);
   }
 }

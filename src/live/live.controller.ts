@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../edge/caller';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
@@ -16,9 +16,7 @@ import {
 } from './live.limits';
 import { answerHead, sseClient } from './sse';
 
-@ApiTags('live')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('live')
 export class LiveController {
   constructor(private readonly hub: LiveHub) {}
 

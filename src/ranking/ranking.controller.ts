@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrowthQuotas } from '../governance/growth-quotas';
 import { RateLimitGuard } from '../governance/rate-limit.guard';
@@ -76,10 +76,8 @@ function readOptionsOf(query: ReadOptions, charge: ReadCharge): ReadOptions {
   return { span: query.span, segment: query.segment, metric: query.metric, charge };
 }
 
-@ApiTags('ranking')
 @ApiExtraModels(StandingDto)
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class RankingController {
   constructor(
     private readonly ranking: RankingService,
@@ -173,7 +171,6 @@ export class RankingController {
   @ErrorResponse(422, ONE_WRITE_TOO_COSTLY)
   increment(
     @Param() params: ItemParams,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
@@ -189,7 +186,7 @@ export class RankingController {
         group: body.group,
         metric: body.metric,
       },
-      this.quotas.sentWith(request),
+      this.quotas.sentWith(reply.request),
     );
     // A `then`, not an async frame: every increment passes here.
     return this.writes.increment(command).then((written) => answer(reply, written));
@@ -207,7 +204,6 @@ export class RankingController {
   async incrementBatch(
     @Param() params: BoardParams,
     @Body() body: BatchIncrementDto,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BatchResultDto> {
     const entries = body.items.map((entry) => ({
@@ -222,7 +218,7 @@ export class RankingController {
       group: entry.group,
       metric: entry.metric,
     }));
-    const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(request));
+    const command = this.commands.batch({ board: params.board, entries }, this.quotas.sentWith(reply.request));
     return answer(reply, await this.writes.incrementBatch(command));
   }
 
@@ -238,13 +234,12 @@ export class RankingController {
   async like(
     @Param() params: ItemParams,
     @Body() body: LikeDto,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LikeResultDto> {
     const { board, item } = params;
     const command = this.commands.like(
       { board, item, userId: body.userId, atSec: body.at, segments: body.segments },
-      this.quotas.sentWith(request),
+      this.quotas.sentWith(reply.request),
     );
     return answer(reply, await this.writes.like(command));
   }
@@ -261,9 +256,8 @@ export class RankingController {
     return this.quotas.write(exchange, (sent) => this.writes.like(this.commands.unlike({ board, item, userId }, sent)));
   }
 
-  @Get('boards/:board/top')
   @FastRoute()
-  @WindowRead('Top items of a window', WINDOW_NOTE, TopResultDto)
+  @WindowRead('boards/:board/top', 'Top items of a window', WINDOW_NOTE, TopResultDto)
   @ErrorResponse(
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
@@ -287,9 +281,13 @@ export class RankingController {
     return query.data ? { ...page, items: await this.itemData.attach(params.board, page.items, true, admit) } : page;
   }
 
-  @Get('boards/:board/items/:item')
   @FastRoute()
-  @WindowRead("An item's score, rank and percentile in a window", WINDOW_NOTE, ModeratedItemResultDto)
+  @WindowRead(
+    'boards/:board/items/:item',
+    "An item's score, rank and percentile in a window",
+    WINDOW_NOTE,
+    ModeratedItemResultDto,
+  )
   async item(
     @Param() params: ItemParams,
     @Query() query: ItemDataQuery,
@@ -301,9 +299,9 @@ export class RankingController {
     return withData;
   }
 
-  @Get('boards/:board/items/:item/around')
   @FastRoute()
   @WindowRead(
+    'boards/:board/items/:item/around',
     'An item and its neighbours in a window',
     `${WINDOW_NOTE} Empty when the item holds nothing in the window.`,
     AroundResultDto,
@@ -323,8 +321,8 @@ export class RankingController {
     return { ...rows, items: await this.itemData.attach(params.board, rows.items, query.data) };
   }
 
-  @Get('boards/:board/history')
   @WindowRead(
+    'boards/:board/history',
     "A window's listing at a slot boundary",
     'The snapshot taken at or before `at` (default: the latest). A window keeping snapshots stores its top rows once at each slot boundary, as the listing stood when the slot closed.',
     HistoryResultDto,
@@ -335,8 +333,8 @@ export class RankingController {
     return this.ranking.history(params.board, window, at, segment, metric, charge);
   }
 
-  @Get('boards/:board/items/:item/history')
   @WindowRead(
+    'boards/:board/items/:item/history',
     "An item's rank and score at each kept snapshot",
     "One point per kept snapshot with its boundary in [from, to], oldest first; rank and score null where the item was not among the rows. 503 WINDOW_DRAINING while an archive of a period answered is still being written on another shard (a sharded board's calendar window: each read drains a chunk of it) or of another metric (a board with metrics).",
     ItemHistoryResultDto,

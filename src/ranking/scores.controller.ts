@@ -1,7 +1,6 @@
-import { Body, Controller, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Param, Post, Res } from '@nestjs/common';
 import { FastRoute } from '../edge/fast-routes';
-import { ApiTags } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { BoardWrite } from '../access/access.decorators';
 import { answer } from '../edge/retry-safe';
 import { RedisBackedController } from '../edge/route-decorators';
@@ -11,9 +10,7 @@ import { ScoreDto } from './dto/score.dto';
 import { RankingService } from './ranking.service';
 
 /** The write of max / min / last boards. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class ScoresController {
   constructor(
     private readonly ranking: RankingService,
@@ -30,10 +27,9 @@ export class ScoresController {
   async score(
     @Param() params: ItemParams,
     @Body() body: ScoreDto,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncrementResultDto> {
-    const { idemKey, budget } = this.quotas.sentWith(request);
+    const { idemKey, budget } = this.quotas.sentWith(reply.request);
     const { score, at, tiebreak } = body;
     return answer(reply, await this.ranking.score(params.board, params.item, score, idemKey, budget, at, tiebreak));
   }

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { FunctionLibrary, locateError } from './function-library';
-import { pruneVersions, stampedSource } from './library-versions';
+import { listedVersions, mustLoad, pruneVersions, stampedSource } from './library-versions';
 
 export type FunctionClient = Redis | Cluster;
 
@@ -21,11 +21,15 @@ export function mastersOf(client: FunctionClient): Redis[] {
 }
 
 /**
- * FUNCTION LOAD REPLACE of every library on every master, one round trip per node (a pipeline): the
- * same source loaded twice, by two instances starting at once, is one atomic replace after another
- * and ends the same. Each load is stamped with `nowMs` (wall time: stamps of instances are compared),
- * and the node's stale versions of the libraries then go (pruneVersions, src/redis/library-versions.ts).
- * Throws when a node refused (unreachable, a compile error: a bug), naming it.
+ * Loads every library on every master that does not hold it yet: each node first answers which
+ * versions it holds (FUNCTION LIST, one round trip), then gets FUNCTION LOAD REPLACE of the libraries
+ * it lacks, or holds with a stamp older than RESTAMP_AFTER_MS (mustLoad), in one more round trip. A
+ * version's name is derived from its code, so a node holding that name holds that code: the Lua is not
+ * compiled again at each start of an instance. The same source loaded twice, by two instances starting
+ * at once, is one atomic replace after another and ends the same. Each load is stamped with `nowMs`
+ * (wall time: stamps of instances are compared), and the node's stale versions of the libraries then
+ * go (pruneVersions, src/redis/library-versions.ts). Throws when a node refused (unreachable, a compile
+ * error: a bug), naming it.
  */
 export async function loadLibraries(
   client: FunctionClient,
@@ -35,23 +39,27 @@ export async function loadLibraries(
   const nodes = mastersOf(client);
   if (nodes.length === 0) throw new Error('no Redis master known yet to load function libraries on');
   if (libraries.length === 0) return nodes.length;
-  await Promise.all(
-    nodes.map(async (node) => {
-      const pipeline = node.pipeline();
-      for (const library of libraries) pipeline.function('LOAD', 'REPLACE', stampedSource(library, nowMs));
-      const results = (await pipeline.exec()) ?? [];
-      const failed = results.findIndex(([error]) => error);
-      const error = results[failed]?.[0];
-      if (error) {
-        const message = locateError(libraries[failed], error.message);
-        throw new Error(
-          `FUNCTION LOAD of ${libraries[failed].name} on ${node.options.host}:${node.options.port}: ${message}`,
-        );
-      }
-      await pruneVersions(node, libraries, nowMs);
-    }),
-  );
+  await Promise.all(nodes.map((node) => loadOnNode(node, libraries, nowMs)));
   return nodes.length;
+}
+
+async function loadOnNode(node: Redis, libraries: readonly FunctionLibrary[], nowMs: number): Promise<void> {
+  const listed = await listedVersions(node, libraries);
+  const missing = libraries.filter((library, i) => mustLoad(library, listed[i], nowMs));
+  if (missing.length > 0) {
+    const pipeline = node.pipeline();
+    for (const library of missing) pipeline.function('LOAD', 'REPLACE', stampedSource(library, nowMs));
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.findIndex(([error]) => error);
+    const error = results[failed]?.[0];
+    if (error) {
+      const message = locateError(missing[failed], error.message);
+      throw new Error(
+        `FUNCTION LOAD of ${missing[failed].name} on ${node.options.host}:${node.options.port}: ${message}`,
+      );
+    }
+  }
+  await pruneVersions(node, libraries, listed, nowMs);
 }
 
 /**

@@ -11,6 +11,13 @@ export const KEPT_OTHER_VERSIONS = 2;
 /** Any version loaded (or reloaded) within this long is kept too: an instance of it is alive. */
 export const KEPT_LOADED_WITHIN_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * A node that holds a library's version with a stamp younger than this is not sent it again (mustLoad):
+ * its code is the same (the version is derived from it). An older stamp is refreshed by a load
+ * (REPLACE), so a version stays at least KEPT_LOADED_WITHIN_MS - RESTAMP_AFTER_MS after any start.
+ */
+export const RESTAMP_AFTER_MS = 60 * 60 * 1000;
+
 /** `<name>_<8 hex>`: the versioned name of every library (libraryVersion). */
 const VERSIONED = /^(.*)_[0-9a-f]{8}$/;
 
@@ -76,29 +83,56 @@ function loadedAtOf(name: string, functions: unknown): number | undefined {
   return undefined;
 }
 
-/** Every version of `library` on one node, as FUNCTION LIST shows them. */
-export async function listedVersions(node: Redis, library: FunctionLibrary): Promise<ListedVersion[]> {
-  const bare = VERSIONED.exec(library.name)?.[1] ?? library.name;
-  const listed = (await node.call('FUNCTION', 'LIST', 'LIBRARYNAME', `${bare}_*`)) as unknown[];
-  return listed.map((entry) => {
+/** The FUNCTION LIST pattern of every version of `library`: `<name>_*`. */
+function versionsPattern(library: FunctionLibrary): string {
+  return `${VERSIONED.exec(library.name)?.[1] ?? library.name}_*`;
+}
+
+/** A FUNCTION LIST reply as its libraries' names and stamps. */
+function listedOf(reply: unknown): ListedVersion[] {
+  return (Array.isArray(reply) ? reply : []).map((entry) => {
     const fields = fieldsOf(entry);
     const name = String(fields.get('library_name'));
     return { name, loadedAtMs: loadedAtOf(name, fields.get('functions')) };
   });
 }
 
+/** Every version of each library on one node, as FUNCTION LIST shows them: one round trip for all. */
+export async function listedVersions(node: Redis, libraries: readonly FunctionLibrary[]): Promise<ListedVersion[][]> {
+  const pipeline = node.pipeline();
+  for (const library of libraries) pipeline.call('FUNCTION', 'LIST', 'LIBRARYNAME', versionsPattern(library));
+  const results = (await pipeline.exec()) ?? [];
+  return results.map(([error, reply]) => {
+    if (error) throw error;
+    return listedOf(reply);
+  });
+}
+
 /**
- * Drops the stale versions of each library on one node (after loading the current ones there). Two
- * instances pruning at once may both delete one version: the second's "Library not found" is no error.
+ * Whether `library` must be sent to a node whose versions of it are `listed`: unless the node holds
+ * this very version (same name, hence same code) stamped less than RESTAMP_AFTER_MS before `nowMs`.
+ * An unstamped one (loaded before stamps) is loaded again, which stamps it.
+ */
+export function mustLoad(library: FunctionLibrary, listed: readonly ListedVersion[], nowMs: number): boolean {
+  const held = listed.find(({ name }) => name === library.name);
+  return held?.loadedAtMs === undefined || nowMs - held.loadedAtMs >= RESTAMP_AFTER_MS;
+}
+
+/**
+ * Drops the stale versions of each library on one node (after loading the current ones there), from
+ * `listed`, each library's versions as listedVersions read them before the load (which adds or
+ * restamps only the library's own version, never one staleVersions may drop). Two instances pruning at
+ * once may both delete one version: the second's "Library not found" is no error.
  */
 export async function pruneVersions(
   node: Redis,
   libraries: readonly FunctionLibrary[],
+  listed: readonly ListedVersion[][],
   nowMs: number,
 ): Promise<string[]> {
   const dropped: string[] = [];
-  for (const library of libraries) {
-    for (const name of staleVersions(library, await listedVersions(node, library), nowMs)) {
+  for (const [i, library] of libraries.entries()) {
+    for (const name of staleVersions(library, listed[i], nowMs)) {
       await node.call('FUNCTION', 'DELETE', name).catch((error: unknown) => {
         if (!(error instanceof Error && /library not found/i.test(error.message))) throw error;
       });

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { Exchange, WriteExchange } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController, RetrySafe } from '../edge/route-decorators';
 import { AdminRead, KeyedRoute } from '../access/access.decorators';
@@ -21,9 +21,7 @@ import { DEFAULT_SLOWEST_ITEMS, SLOWEST_KEPT_CONTEXTS } from './stats.limits';
 
 const HOUR_NOTE = 'Hours are UTC hours; the current and the previous hour are kept.';
 
-@ApiTags('stats')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('stats')
 export class StatsController {
   constructor(
     private readonly stats: StatsService,

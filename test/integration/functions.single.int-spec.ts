@@ -7,6 +7,7 @@ import { validateConfig } from '../../src/common/config';
 import { RedisHealthIndicator } from '../../src/health/redis.health';
 import { defineLibrary } from '../../src/redis/function-library';
 import { loadLibraries } from '../../src/redis/functions';
+import { RESTAMP_AFTER_MS } from '../../src/redis/library-versions';
 import { callFunction, fcallArgs, SEND_ALONE_MIN_ARGS } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { RedisSettings } from '../../src/redis/redis.settings';
@@ -14,8 +15,12 @@ import { RedisFunctions } from '../../src/redis/redis-functions';
 import { FakeClock } from '../../harness/clock';
 import { SECOND_VERSION_MODULE, testLibrary, twoWindowHeader } from '../../harness/functions';
 import { startPrivateRedis } from '../../harness/private-redis';
+import { commandCalls } from '../support/slowlog';
 import { headerWindowsOf } from '../../src/ranking/core/board';
 import { resolveWindows } from '../../src/ranking/core/window-math';
+
+/** FUNCTION LOAD as INFO commandstats names it (a pattern: commandCalls builds a regular expression of it). */
+const FUNCTION_LOAD = 'function\\|load';
 
 // A private server: these tests FUNCTION FLUSH it, which must never reach a server other files use.
 describe('Redis Functions on a single node', () => {
@@ -38,7 +43,7 @@ describe('Redis Functions on a single node', () => {
   });
 
   it('loads the library once, with each function under its versioned name and its flags', async () => {
-    await loadLibraries(client, [library]); // again: REPLACE, same result
+    await loadLibraries(client, [library]); // again: the node holds it, the same listing
     const listed = (await server.client.call('FUNCTION', 'LIST', 'LIBRARYNAME', library.name)) as unknown[][];
     expect(listed).toHaveLength(1);
     expect(listed[0][1]).toMatch(/^tb_fntest_[0-9a-f]{8}$/);
@@ -181,10 +186,26 @@ describe('Redis Functions on a single node', () => {
     expect(source[line - 1]).toContain('nothing.field');
   });
 
-  it('runs the top level once per load: a top-level local lives from call to call until the next load', async () => {
+  it('sends no library the node holds: its top level is not run again, a top-level local lives on', async () => {
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(2);
+    const loads = await commandCalls(server.client, FUNCTION_LOAD);
     await loadLibraries(client, [library]);
+    expect(await commandCalls(server.client, FUNCTION_LOAD)).toBe(loads);
+    expect(await callFunction(client, fn.countCalls, undefined)).toBe(3);
+  });
+
+  it('loads a changed library beside the held one, and reloads one stamped RESTAMP_AFTER_MS ago (REPLACE)', async () => {
+    const v2 = testLibrary([SECOND_VERSION_MODULE]);
+    expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
+    const loads = await commandCalls(server.client, FUNCTION_LOAD);
+    await loadLibraries(client, [library, v2.library]);
+    expect(await commandCalls(server.client, FUNCTION_LOAD)).toBe(loads + 1);
+    expect(await callFunction(client, v2.functions.countCalls, undefined)).toBe(1);
+    expect(await callFunction(client, fn.countCalls, undefined)).toBe(2);
+    // The stamp aged past RESTAMP_AFTER_MS: loaded again, which runs its top level again.
+    await loadLibraries(client, [library], Date.now() + RESTAMP_AFTER_MS);
+    expect(await commandCalls(server.client, FUNCTION_LOAD)).toBe(loads + 2);
     expect(await callFunction(client, fn.countCalls, undefined)).toBe(1);
   });
 

@@ -1,7 +1,8 @@
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
-import { commandCalls } from '../support/slowlog';
+import type { Redis } from 'ioredis';
+import { commandCalls, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
  * A write near an end of its results counts the hidden items ahead of it from that end (issue #45: a
@@ -11,7 +12,9 @@ import { commandCalls } from '../support/slowlog';
  * write the few rows ahead; only a write with many rows on both sides intersects. Its previous rank
  * reads the rows ahead in the previous listing, not the hidden items' scores there (a ZMSCORE a
  * window). Each rank equals the read's, hidden items of better, equal and worse scores around it, on
- * competition ties and `ties: first`. Counted, never timed.
+ * competition ties and `ties: first`. A write between both ends intersects each window into a key of its own, all
+ * unlinked as it answers: Redis frees their rows off its main thread, not in the call (a ZINTERSTORE replacing the
+ * last window's key, or a DEL). Counted, never timed.
  */
 const T0 = 1_700_007_200_000;
 const ITEMS = 200;
@@ -33,6 +36,7 @@ describe.each(TOPOLOGIES)('moderation: a write near an end of its results (%s)',
   let board = 0;
 
   const calls = (command: string) => commandCalls(world.redis.client, command);
+  const tag = (name: string) => `{${world.redis.prefix}board:${name}}`;
   /** What `write` answered, and how many `command`s it ran. */
   async function counted(command: string, write: () => Promise<{ body: unknown }>) {
     const before = await calls(command);
@@ -95,10 +99,36 @@ describe.each(TOPOLOGIES)('moderation: a write near an end of its results (%s)',
       await expectReadRanks(name, item, answer);
     }
     // Mid-table: rows on both sides outnumber the hidden items.
+    const dels = await calls('del');
     const { answer, ran } = await counted('zinterstore', increment(name, 'i101', 1));
     expect(ran).toBe(WINDOWS.length);
+    expect((await calls('del')) - dels).toBe(0);
     await expectReadRanks(name, 'i101', answer);
+    const kept = [...NAMES.map((window) => `${tag(name)}:${window}:exheld`), `${tag(name)}:exasked`];
+    expect(await world.redis.client.exists(...kept)).toBe(0);
   });
+
+  // Read from the one server's SLOWLOG.
+  (topology === 'single' ? it : it.skip)(
+    'intersects each window of a mid-table write into its own key and unlinks them all as it answers',
+    async () => {
+      const name = await seeded({});
+      const node = world.redis.client as Redis;
+      await logEveryCommand(node);
+      await increment(name, 'i101', 1)();
+      const [write] = (await loggedCalls(node)).filter(({ call }) => /_increment$/.test(String(call[1])));
+      await stopLoggingEveryCommand(node);
+      const named = (command: string) => write.commands.filter(([one]) => one.toLowerCase() === command);
+      const stores = named('zinterstore').map(([, key]) => key);
+      expect(stores).toEqual(NAMES.map((window) => `${tag(name)}:${window}:exheld`));
+      expect(named('del')).toEqual([]);
+      // The set of hidden items is stored afresh (UNLINK, SADD) before the first intersection, every kept key unlinked last.
+      expect(named('unlink').map((args) => [...args.slice(1)].sort())).toEqual([
+        [`${tag(name)}:exasked`],
+        [...stores, `${tag(name)}:exasked`].sort(),
+      ]);
+    },
+  );
 
   it("answers a leading item's previous rank from the rows ahead, no ZMSCORE of the hidden items", async () => {
     const name = await seeded({ ties: 'first' });

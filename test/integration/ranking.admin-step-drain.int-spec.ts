@@ -84,17 +84,20 @@ describe('the drain of an admin step on the board of every option, after a long 
   }
 
   /**
-   * Runs `step` until done: the commands of each step (less the INFOs' and the FCALL itself). An actor's
+   * Runs `step` until done: the commands of each step (less the INFO before it and the FCALL itself;
+   * one INFO between two steps is the count after the one and before the next). An actor's
    * retraction here takes ~4 300 steps: each drains only the fields its units pay for, each weighed at
    * what the board's options run for it (actor_lib's drained_weight), before its own work.
    */
   async function stepsUntilDone(step: (first: boolean) => Promise<{ done: boolean }>): Promise<number[]> {
     const perStep: number[] = [];
     let done = false;
+    let before = await commandsRun();
     while (!done && perStep.length < MOST_STEPS) {
-      const before = await commandsRun();
       done = (await step(perStep.length === 0)).done;
-      perStep.push((await commandsRun()) - before - 2);
+      const after = await commandsRun();
+      perStep.push(after - before - 2);
+      before = after;
     }
     expect(done).toBe(true);
     return perStep;

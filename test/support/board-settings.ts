@@ -1,4 +1,5 @@
-import type { BoardSettings } from '../../src/ranking/options/board-option';
+import type { BoardOption, BoardSettings } from '../../src/ranking/options/board-option';
+import { optionsFromReply, optionsFromStored } from '../../src/ranking/options/registry';
 import { BOARDS } from '../../harness/worst-case/boards';
 import type { RankingGraph } from '../../harness/compose-ranking';
 import type { WriteCommands } from '../../src/ranking/writes/write-commands';
@@ -43,4 +44,15 @@ export async function seedEveryOptionBoard(
     }));
     await graph.ranking.incrementBatch(commands.batch({ board, entries }));
   }
+}
+
+/**
+ * An option's whole-number field as the registry keeps it: read from the config hash (a string) and
+ * from board_put's answer, absent when not stored, and a reply holding something else refused.
+ */
+export function expectWholeNumberKept(option: Pick<BoardOption<object>, 'fromReply'>, field: string): void {
+  expect(optionsFromStored({ [field]: '7' })).toMatchObject({ [field]: 7 });
+  expect(optionsFromStored({})).not.toHaveProperty(field);
+  expect(optionsFromReply('fn', JSON.stringify({ ties: 'shared', [field]: 7 }))).toMatchObject({ [field]: 7 });
+  expect(() => option.fromReply({ [field]: 'x' })).toThrow(new RegExp(field));
 }

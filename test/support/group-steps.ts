@@ -17,3 +17,7 @@ export const incrementStep = (items: readonly string[]) =>
     item: fc.constantFrom(...items),
     amount: fc.integer({ min: -3, max: 6 }).filter((amount) => amount !== 0),
   });
+
+/** One of `items` retracted (an item retraction run to its end). */
+export const retractStep = (items: readonly string[]) =>
+  fc.record({ kind: fc.constant('retract' as const), item: fc.constantFrom(...items) });

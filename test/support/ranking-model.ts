@@ -48,6 +48,11 @@ export class RankingModel {
     return counted;
   }
 
+  /** An item retraction: its events out of every slot of every window, as if never sent. */
+  retract(item: string): void {
+    for (const slots of this.slots.values()) for (const items of slots.values()) items.delete(item);
+  }
+
   /** Sum over live slots per item, for items whose sum is not 0. */
   sums(windowName: string, nowMs: number): Map<string, number> {
     const w = this.windows.find((x) => x.name === windowName)!;

@@ -10,3 +10,19 @@ export function itRefusesEach(
     expect(() => validate({ [name]: value })).toThrow(new RegExp(`Invalid configuration:[\\s\\S]*${name}`));
   });
 }
+
+/**
+ * The defaults every settings class documents: an empty environment validates to `defaults` (and
+ * leaves each of `unset` undefined).
+ */
+export function itGivesDefaults(
+  validate: (env: Record<string, unknown>) => object,
+  defaults: Record<string, unknown>,
+  unset: string[] = [],
+): void {
+  it('gives the documented defaults for an empty environment', () => {
+    const settings = validate({}) as Record<string, unknown>;
+    expect(settings).toMatchObject(defaults);
+    for (const name of unset) expect(settings[name]).toBeUndefined();
+  });
+}

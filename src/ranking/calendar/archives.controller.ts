@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Param, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -19,14 +19,12 @@ function operationIdOf(method: string) {
 }
 
 /** GET …/archive and …/archives: a calendar window's closed periods as they stood when each closed. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class ArchivesController {
   constructor(private readonly calendars: ArchivesService) {}
 
-  @Get('boards/:board/archive')
   @WindowRead(
+    'boards/:board/archive',
     "A calendar window's final standings of a closed period",
     "The archive of the closed period holding `at` (default: the latest kept). A calendar window with `archive` keeps its top rows once at each period end, as they stood when the period closed. On a board with metrics, a page whose rows' other counts would take more than a read's bound answers fewer rows than `limit` (its first rows whose counts fit, at least one): `nextOffset` reads on.",
     ArchiveResultDto,
@@ -44,8 +42,8 @@ export class ArchivesController {
     return this.calendars.archive(params.board, window, at, page, segment, metric, charge);
   }
 
-  @Get('boards/:board/archives')
   @WindowRead(
+    'boards/:board/archives',
     "A calendar window's kept archives",
     `Closed periods with their final standings, newest first, a page at a time (\`nextCursor\`). Rows are cut inside Redis: a page answers at most ${ARCHIVE_ROWS_PER_READ} rows read over all shards, so it may hold fewer periods than \`limit\`, or (\`items\`, or a sharded board) fewer rows of each: \`nextOffset\` then reads on with GET /boards/:board/archive. On a board with metrics, a page whose rows' other counts would take more than a read's bound is cut the same way to its first rows whose counts fit (at least one).`,
     ArchivesResultDto,

@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { KeyedRoute } from '../../access/access.decorators';
 import { InvalidInputError } from '../../common/errors';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
@@ -13,9 +13,7 @@ import { QueryDto } from './query.dto';
 /** How a filtered read goes, for the routes' descriptions. */
 export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (with minActors ${groupScan(1).scan} rows a call, ${groupScan(1).calls} calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
 
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class FiltersController {
   constructor(private readonly filters: FiltersService) {}
 

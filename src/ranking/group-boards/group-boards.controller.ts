@@ -1,5 +1,4 @@
-import { Delete, Controller, Param, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Delete, Param, Put } from '@nestjs/common';
 import { KeyedRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
@@ -19,9 +18,7 @@ const UNSUPPORTED =
   'INVALID_INPUT: the board declares no groupOf, or its member board lacks the window or has order asc, ties first, a tiebreak, moderation or metrics';
 
 /** Members of group boards (groupOf): an item of the member board joins or leaves a group. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class GroupBoardsController {
   constructor(
     private readonly groups: GroupBoardsService,

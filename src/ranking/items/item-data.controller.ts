@@ -1,5 +1,5 @@
-import { applyDecorators, Body, Controller, Delete, Param, Put } from '@nestjs/common';
-import { ApiBody, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Delete, Param, Put } from '@nestjs/common';
+import { ApiBody } from '@nestjs/swagger';
 import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { KeyedRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
@@ -16,9 +16,7 @@ const ItemDataWrite = (summary: string, description: string) =>
     ErrorResponse(409, 'CONFIG_CHANGED (nothing applied: retry)'),
   );
 
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class ItemDataController {
   constructor(
     private readonly itemData: ItemDataService,

@@ -1,5 +1,5 @@
-import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { KeyedRoute } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { BoardParams } from '../dto/board.dto';
@@ -15,9 +15,7 @@ import {
 import { COUNT_WEIGHT_DOC } from '../options/registry';
 import { LookupService } from './lookup.service';
 
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class LookupController {
   constructor(private readonly lookups: LookupService) {}
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Param, Put, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Delete, Param, Put, Query } from '@nestjs/common';
+import { ApiOperationOptions } from '@nestjs/swagger';
 import { AdminRead, AdminRoute, RetrySafeNoContent } from '../../access/access.decorators';
 import { Exchange, WriteExchange } from '../../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
@@ -24,24 +24,32 @@ const GROUP_NOTE = `On a board with "groups": true: the state applies to every i
 
 const QUEUE_NOTE = `Items of a review board's window that are listed there but neither allowed nor hidden, highest score first. One call per shard, each reading cursor + limit rows plus its moderated items (at most ${QUEUE_DEPTH_ITEMS} deep: 422 REQUEST_TOO_COSTLY beyond).`;
 
+/**
+ * A set or clear of a moderation state (admin, retry-safe): 204 `answered`, 400 `invalid` when the
+ * route refuses more than the controller's bad input, 404 unknown board.
+ */
+const StateChange = (route: MethodDecorator, operation: ApiOperationOptions, answered: string, invalid?: string) =>
+  applyDecorators(
+    ErrorResponse(404, 'BOARD_NOT_FOUND'),
+    ...(invalid === undefined ? [] : [ErrorResponse(400, invalid)]),
+    RetrySafeNoContent(AdminRoute(), operation, answered),
+    route,
+  );
+
 /** Moderation of a board's items (admin): states and the review queue. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class ModerationController {
   constructor(
     private readonly moderation: ModerationService,
     private readonly quotas: GrowthQuotas,
   ) {}
 
-  @Put('admin/boards/:board/moderation/items/:item')
-  @RetrySafeNoContent(
-    AdminRoute(),
+  @StateChange(
+    Put('admin/boards/:board/moderation/items/:item'),
     { summary: "Set an item's moderation state: hidden or allowed", description: STATE_NOTE },
     'Set',
+    'INVALID_INPUT: a state other than hidden or allowed',
   )
-  @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed')
-  @ErrorResponse(404, 'BOARD_NOT_FOUND')
   put(
     @Param() params: ItemParams,
     @Body() body: ModerationStateDto,
@@ -50,28 +58,24 @@ export class ModerationController {
     return this.setState(params.board, { item: params.item }, body.state, exchange);
   }
 
-  @Delete('admin/boards/:board/moderation/items/:item')
-  @RetrySafeNoContent(
-    AdminRoute(),
+  @StateChange(
+    Delete('admin/boards/:board/moderation/items/:item'),
     {
       summary: "Clear an item's moderation state",
       description: 'Back to the default: listed (on a review board: waiting for review). 204 also when it had none.',
     },
     'Cleared',
   )
-  @ErrorResponse(404, 'BOARD_NOT_FOUND')
   clear(@Param() params: ItemParams, @Exchange() exchange: WriteExchange): Promise<void> {
     return this.setState(params.board, { item: params.item }, null, exchange);
   }
 
-  @Put('admin/boards/:board/moderation/groups/:group')
-  @RetrySafeNoContent(
-    AdminRoute(),
+  @StateChange(
+    Put('admin/boards/:board/moderation/groups/:group'),
     { summary: "Set a group's moderation state: hidden or allowed", description: GROUP_NOTE },
     'Set',
+    'INVALID_INPUT: a state other than hidden or allowed, a board without groups',
   )
-  @ErrorResponse(400, 'INVALID_INPUT: a state other than hidden or allowed, a board without groups')
-  @ErrorResponse(404, 'BOARD_NOT_FOUND')
   @ErrorResponse(409, 'MODERATED_GROUPS_FULL: the board holds its most moderated groups and this one has no state')
   @ErrorResponse(422, 'REQUEST_TOO_COSTLY: the moderated groups would hold too many items on one shard')
   putGroup(
@@ -82,18 +86,16 @@ export class ModerationController {
     return this.setState(params.board, { group: params.group }, body.state, exchange);
   }
 
-  @Delete('admin/boards/:board/moderation/groups/:group')
-  @RetrySafeNoContent(
-    AdminRoute(),
+  @StateChange(
+    Delete('admin/boards/:board/moderation/groups/:group'),
     {
       summary: "Clear a group's moderation state",
       description:
         'Back to the default: its items take their own state, else are listed (on a review board: wait for review). 204 also when it had none. One call on every shard.',
     },
     'Cleared',
+    'INVALID_INPUT: a board without groups',
   )
-  @ErrorResponse(400, 'INVALID_INPUT: a board without groups')
-  @ErrorResponse(404, 'BOARD_NOT_FOUND')
   clearGroup(@Param() params: GroupParams, @Exchange() exchange: WriteExchange): Promise<void> {
     return this.setState(params.board, { group: params.group }, null, exchange);
   }

@@ -1,5 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Param, Query } from '@nestjs/common';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -14,33 +13,28 @@ const RANK_NOTE =
 
 const DISTRIBUTION_NOTE = `Exact, over the items the window lists (on a sum board those scoring above 0; on a max, min or last board every item a live slot holds a score of, whatever its sign). Buckets split [min, max] into equal widths (from inclusive, to exclusive, the last bucket inclusive); a quantile q is the score at rank ⌈q × count⌉ counting from the lowest score (nearest rank), a score some listed item holds. Every Redis call is bounded (O(log n) counts and index reads: on one shard at most 99 + 6 x ${PROBES_PER_QUANTILE} a call, on several at most ${SPREAD_COUNTS_PER_CALL} weighted counts a call): one round for the range, then on an unsharded board one call for the buckets and the quantiles (read at their positions); on a sharded one a round counting the bucket edges, which places each quantile in its bucket, then a search there cutting each quantile's interval into ${PROBES_PER_QUANTILE + 1} parts a round (at most log${PROBES_PER_QUANTILE + 1}(bucket width + 2) rounds, each reading the shards of a Redis node in calls of a few shards). Reads windows only: a view's name is a 400. Costs: shards x buckets counts, plus 6 (unsharded) or shards x 6 x ${PROBES_PER_QUANTILE} x rounds; every ${LOOKUP_COUNTS_PER_READ} counts spend one read of the client's read rate budget (429 RATE_LIMITED past it).`;
 
+/** What a read by score asks of its board, window and metric, charged to `admit`. */
+function scoreReadOf(params: BoardParams, query: { window?: string; metric?: string }, admit: ReadCharge) {
+  return { name: params.board, window: query.window, metric: query.metric, admit };
+}
+
 /** GET …/rank and …/distribution: reads of a window by score, through StandingService. */
-@ApiTags('ranking')
-@RedisBackedController()
-@Controller()
+@RedisBackedController('ranking')
 export class StandingController {
   constructor(private readonly standing: StandingService) {}
 
-  @Get('boards/:board/rank')
-  @WindowRead('The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
+  @WindowRead('boards/:board/rank', 'The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
   @ErrorResponse(400, 'INVALID_INPUT: a view named, a tiebreak sent, a score out of range')
   rank(
     @Param() params: BoardParams,
     @Query() query: RankQuery,
     @Charge(LOOKUP_COUNTS_PER_READ) admit: ReadCharge,
   ): Promise<RankResultDto> {
-    return this.standing.rank({
-      name: params.board,
-      window: query.window,
-      score: query.score,
-      tiebreak: query.tiebreak,
-      metric: query.metric,
-      admit,
-    });
+    return this.standing.rank({ ...scoreReadOf(params, query, admit), score: query.score, tiebreak: query.tiebreak });
   }
 
-  @Get('boards/:board/distribution')
   @WindowRead(
+    'boards/:board/distribution',
     "A window's score distribution: count, range, buckets and exact quantiles",
     DISTRIBUTION_NOTE,
     DistributionResultDto,
@@ -51,12 +45,7 @@ export class StandingController {
     @Query() query: DistributionQuery,
     @Charge(LOOKUP_COUNTS_PER_READ) admit: ReadCharge,
   ): Promise<DistributionResultDto> {
-    return this.standing.distribution({
-      name: params.board,
-      window: query.window,
-      buckets: query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS,
-      metric: query.metric,
-      admit,
-    });
+    const buckets = query.buckets ?? DEFAULT_DISTRIBUTION_BUCKETS;
+    return this.standing.distribution({ ...scoreReadOf(params, query, admit), buckets });
   }
 }

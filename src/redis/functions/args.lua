@@ -253,9 +253,9 @@ local function field_offsets(fields)
 end
 
 -- Keys a call keeps for its own work across several of its steps (moderation_lib's set of a write's exceptions,
--- which every window's count intersects), deleted as it answers: `keys` (a list), `held` (key -> true). A
--- call failing before it answers leaves them: call_lib's begin_call forgets the list (forget_kept), and their
--- keeper stores them afresh at its next first use.
+-- which every window's count intersects, and each window's intersection), unlinked as it answers: `keys` (a
+-- list), `held` (key -> true). A call failing before it answers leaves them: call_lib's begin_call forgets the
+-- list (forget_kept), and their keeper stores them afresh at its next first use.
 local KEPT = { keys = {}, held = {} }
 
 -- Keeps `key` till the call answers; false when the call keeps it already.
@@ -282,7 +282,8 @@ local function answer(call, named, records)
     -- Forgotten first: a DEL that fails leaves no list for a later call to try again.
     local kept = KEPT.keys
     forget_kept()
-    redis.call('DEL', unpack(kept))
+    -- UNLINK: a kept key of many members is freed off Redis' main thread.
+    redis.call('UNLINK', unpack(kept))
   end
   local reply = records or call.reply_table
   if not reply then

@@ -63,6 +63,11 @@
 --                                       (snapshot_lib's cross_boundary, before the window's own
 --                                       listing): the option stores what it derives from the window's
 --                                       listing then; false: left for the next call (CROSSING_ERROR)
+--   item_history_out(cfg_key, top_key, record, item, budget, costs)  an item retraction's last part
+--                                       (retract_item): the option takes `item` out of the listings it
+--                                       derives from the window of `top_key` and keeps, within `budget`
+--                                       units (costs: retract_item's weights), its cursors in the
+--                                       retraction's `record`; answers the units left (0: not done)
 --   item_left(top_key, item)            the item left the window results `top_key` (its score there
 --                                       went to 0 or it was removed: results_changed, add_unwatched)
 --   windows_dropped(cfg_key)            a config write (board_put, shard_sync) dropped windows' data
@@ -150,6 +155,7 @@ hooks.period_closed = {}
 hooks.history_dropped = {}
 hooks.archives_left = {}
 hooks.boundary_crossing = {}
+hooks.item_history_out = {}
 hooks.item_left = {}
 hooks.windows_dropped = {}
 hooks.rank = {}

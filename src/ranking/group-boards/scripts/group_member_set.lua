@@ -1,11 +1,13 @@
--- requires: board_write, group_of, idempotency, keyspace, reader, snapshot
+-- requires: board_write, group_of, idempotency, keyspace, reader, snapshot, window
 -- group_member_set: makes an item of the member board a member of a group of a group board (or of
 -- none), retry-safe, on the member board's shard: the item leaves its previous group, and both
 -- groups are marked for their scores to be recomputed (group_of_lib). The first membership names the
 -- group board in the member board's config (groupedBy), so its writes and drains keep the groups'
 -- member scores from then on.
 -- It crosses the member window's boundary first: a group board's history at a boundary holds the
--- memberships of that boundary (group_history_lib).
+-- memberships of that boundary (group_history_lib). Then it expires what left the member window (within
+-- the call's budget, as a read does): the next boundary's crossing finds the window's listing then, not
+-- slots that had left it before this call moved its mark.
 -- Keys: cfg (the member board's config hash)
 -- Args (reader.read_call, CALLS.group_member_set): the header (the member board's config version,
 --   now, the member window's rule), then
@@ -25,8 +27,9 @@ local function group_member_set(keys, args)
   local cfg_key = keys[1]
   local answer, header, arg, idem = board_write.begin_board_write(keys, args, CALLS.group_member_set)
   if answer then return answer end
-  local rule, window = header.windows[1], keyspace.sibling_key(cfg_key, 'cfg', arg.window .. ':')
-  snapshot.cross_window_of(cfg_key, window .. 'slots', window .. 'top', header.now_sec, rule.interval_sec, rule.origin_sec)
+  local rule, base = header.windows[1], keyspace.sibling_key(cfg_key, 'cfg', arg.window .. ':')
+  snapshot.cross_window_of(cfg_key, base .. 'slots', base .. 'top', header.now_sec, rule.interval_sec, rule.origin_sec)
+  window.expire_window(base .. 'slots', base .. 'top', header.now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
   local limits = {
     rule = arg.rule,
     boards = tonumber(arg.boards),

@@ -1,10 +1,5 @@
-import {
-  COSTLIEST_OPTIONS,
-  optionsFromReply,
-  optionsFromStored,
-  optionsView,
-  optionsWriteCostPerPlace,
-} from '../registry';
+import { COSTLIEST_OPTIONS, optionsFromReply, optionsView, optionsWriteCostPerPlace } from '../registry';
+import { expectWholeNumberKept } from '../../../../test/support/board-settings';
 import { ACTOR_CAP_WRITE_COST, actorCapsOption, CAP_PER_ITEM, capOf } from './actor-caps.option';
 
 describe('the actor-caps option', () => {
@@ -18,11 +13,8 @@ describe('the actor-caps option', () => {
   });
 
   it('keeps the cap in the config hash and board_put answer, absent when none', () => {
-    expect(optionsFromStored({ capPerItem: '7' })).toMatchObject({ capPerItem: 7 });
-    expect(optionsFromStored({})).not.toHaveProperty('capPerItem');
-    expect(optionsFromReply('fn', '{"ties":"shared","capPerItem":7}')).toMatchObject({ capPerItem: 7 });
+    expectWholeNumberKept(actorCapsOption, 'capPerItem');
     expect(optionsFromReply('fn', '{"ties":"shared","capPerItem":0}')).not.toHaveProperty('capPerItem');
-    expect(() => actorCapsOption.fromReply({ capPerItem: 'x' })).toThrow(/capPerItem/);
     expect(optionsView({ capPerItem: 7 })).toMatchObject({ capPerItem: 7 });
     expect(optionsView({ capPerItem: 0 })).not.toHaveProperty('capPerItem');
   });

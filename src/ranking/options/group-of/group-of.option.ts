@@ -91,12 +91,12 @@ export function groupBoardWindows(setting: { window: string }): { name: string; 
   return [{ name: setting.window, allTime: true }];
 }
 
-/** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag (group_members_lib.lua: which members count), group_history_lib.lua their history. */
+/** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag (group_members_lib.lua: which members count), group_history_lib.lua their history, group_history_out_lib.lua what an item retraction rewrites of it. */
 export const groupOfOption: BoardOption<GroupOfConfig> = {
   name: 'group_of',
   fields: ['groupOf'],
-  luaModules: ['group_members_lib.lua', 'group_of_lib.lua', 'group_history_lib.lua'].map((file) =>
-    join(__dirname, file),
+  luaModules: ['group_members_lib.lua', 'group_of_lib.lua', 'group_history_lib.lua', 'group_history_out_lib.lua'].map(
+    (file) => join(__dirname, file),
   ),
   fromStored: (fields) =>
     fields.groupOf === undefined ? {} : { groupOf: groupOfSetting(JSON.parse(fields.groupOf) as GroupOfSetting) },

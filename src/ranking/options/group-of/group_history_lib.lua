@@ -16,6 +16,8 @@
 --   calendar W: the closed period's archive at its start, written whole (the group board holds at
 --     most MAX_GROUPS_PER_BOARD rows), the oldest beyond `keep` dropped; none for a period W did not
 --     write, or when no group scored
+-- Before either, the counted members of the listing's groups are recorded beside it (group_history_out_lib:
+-- an item retraction on the member board rewrites the listing from them), within the call's crossing rows.
 -- Either way <base>prev becomes the listing (the group board's previousRank). The scores use the
 -- rule (top, decay) of the group board's last settle or membership change (<base>rule). Over a
 -- sharded member board (each shard crossing on its own) nothing is kept: its group boards answer no
@@ -33,6 +35,7 @@ local function store_archive(base, top_key, start, conf)
   local index = base .. 'snaps'
   for _, old in ipairs(redis.call('ZRANGE', index, 0, -conf.keep)) do
     redis.call('UNLINK', base .. 'snap:' .. old)
+    group_of.GROUP_OF.counted_dropped(base, old)
     redis.call('ZREM', index, old)
   end
   redis.call('SET', base .. 'snap:' .. start, table.concat(rows))
@@ -66,9 +69,12 @@ local function crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, o
     local groups = base .. 'top'
     if not redis.call('ZSCORE', base .. 'snaps', at) then
       if not settled(base, top_key) then return false end
+      -- What an item retraction on the member board needs to rewrite the listing (group_history_out_lib).
+      local lifetime_sec = not calendar and snaprows.snapshot_lifetime_sec(conf, interval_sec) + interval_sec or nil
+      if not group_of.GROUP_OF.counted_recorded(base, groups, at, conf, top_key, lifetime_sec) then return false end
       if not snapshot.crossing_allowed(math.min(redis.call('ZCARD', groups), conf.top)) then return false end
       if calendar then
-        store_archive(base, groups, at, conf)
+        if store_archive(base, groups, at, conf) == 0 then group_of.GROUP_OF.counted_dropped(base, at) end
       else
         snaprows.take_snapshot(base, groups, at, conf, interval_sec)
       end

@@ -28,6 +28,7 @@
 --   <base>claims  hash  group -> the token of the last round that claimed it (shard 0 of a sharded M)
 --   <base>snaps, <base>snap:<at>, <base>prev   the group board's history, in snapshot_lib's format
 --                       (group_history_lib: kept at W's boundaries over a one-shard M)
+--   <base>cnt:<at>      hash  the counted members of a kept listing (group_history_out_lib)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
 -- A deleted G's keys go by group_board_drop (GROUP_OF.detach, drop_keys); a deleted M's with its own
 -- keys (hook board_dropped, by its renamed config's groupedBy).
@@ -204,7 +205,7 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   redis.call('UNLINK', base .. 'mem', base .. 'groups', base .. 'dirty', base .. 'rule', base .. 'top', base .. 'slots')
   -- Its history (group_history_lib): at most `keep` (1 000) listings.
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
-  for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at) end
+  for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at, base .. 'cnt:' .. at) end
   redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps')
   return budget - taken - 11 - #kept, true
 end
@@ -363,4 +364,5 @@ hooks.register_all('group_of', { 'config_planned', group_of_planned,
   'board_dropped', member_board_dropped, 'exceptions_changed', exceptions_changed,
   'config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end })
 GROUP_OF.bases_of = bases_of
+GROUP_OF.group_key = group_key
 group_of.GROUP_OF = GROUP_OF

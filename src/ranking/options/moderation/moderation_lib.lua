@@ -197,7 +197,8 @@ local function asked_set(cfg_key, ex)
   local asked = keyspace.sibling_key(cfg_key, 'cfg', 'exasked')
   local stored = call_state.call_cache(stored_sets)
   if not reader.keep_till_answer(asked) and stored[cfg_key] == ex.asked then return asked end
-  redis.call('DEL', asked)
+  -- A set a call that failed left (its members now stale) is freed off the main thread, as every kept key.
+  redis.call('UNLINK', asked)
   for from = 1, #ex.asked, 1000 do redis.call('SADD', asked, unpack(ex.asked, from, math.min(from + 999, #ex.asked))) end
   stored[cfg_key] = ex.asked
   return asked
@@ -236,12 +237,12 @@ end
 
 -- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
 -- exceptions: counted near an end of the results (near_end_ahead), else held with their scores (ZINTERSTORE of the
--- results and their set, asked_set, in the shard's keys for the call, deleted as it answers), then one ZCOUNT of
+-- results and their set, asked_set, into a key of the window's kept till the call answers), then one ZCOUNT of
 -- those listed and better, and those of that very score placed. A ZMSCORE of them read into Lua costs about 6 000
--- instructions an exception (each score written and parsed as text), this a few hundred: 1.3 M a window of 200
--- hidden items (bench/write-instructions.ts). The set is the same for every window of the call: stored once (an
--- existing item's increment of 8 windows at the moderation maxima, 400 exceptions: 14.1 M instructions, 18.4 M with
--- a SADD a window); each ZINTERSTORE is ~1.2 M.
+-- instructions an exception (each score written and parsed as text), this a few thousand: ~0.9 M a window of 400
+-- exceptions with its counts (bench/write-instructions.ts). The set is the same for every window of the call: stored
+-- once (an existing item's increment of 8 windows at the moderation maxima, 400 exceptions: 12.4-14.3 M instructions
+-- inside the FCALL, 18.4 M with a SADD a window, 13.8-15.9 M with one key replaced window after window).
 local function stored_ahead(top_key, ex, count, score)
   if #ex.asked < STORED_COUNT_FLOOR or not call_state.CALL.writes then return nil end
   local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
@@ -250,9 +251,9 @@ local function stored_ahead(top_key, ex, count, score)
     local near = near_end_ahead(top_key, ex, count, score, at)
     if near then return near end
   end
-  local cfg_key = call_state.cfg_key_of_top(top_key)
-  local asked, held = asked_set(cfg_key, ex), keyspace.sibling_key(cfg_key, 'cfg', 'exheld')
-  -- Each window's ZINTERSTORE replaces the last one's: deleted once, as the call answers.
+  local asked, held = asked_set(call_state.cfg_key_of_top(top_key), ex), keyspace.sibling_key(top_key, 'top', 'exheld')
+  -- A key of each window's results, all unlinked as the call answers (reader.answer): Redis frees them off its main
+  -- thread, where a ZINTERSTORE replacing the last window's would free its rows in the call.
   reader.keep_till_answer(held)
   redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
   local low, high = '(' .. at, '+inf'

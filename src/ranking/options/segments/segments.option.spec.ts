@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../../../common/errors';
-import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsFromStored, optionsView } from '../registry';
+import { checkOptions, OPTION_LUA_MODULES, optionsFromReply, optionsView } from '../registry';
 import { segmentsOf, segmentsOption } from './segments.option';
 import type { BoardSettings } from '../board-option';
-import { sumBoardSettings } from '../../../../test/support/board-settings';
+import { expectWholeNumberKept, sumBoardSettings } from '../../../../test/support/board-settings';
 
 const board = (segmentsMax: number | undefined, more: Partial<BoardSettings> = {}) =>
   sumBoardSettings({ segmentsMax }, more);
@@ -14,11 +14,8 @@ describe('the segments option', () => {
   });
 
   it('keeps segments.max in the config hash and board_put answer, and shows it as the PUT names it', () => {
-    expect(optionsFromStored({ segmentsMax: '7' })).toMatchObject({ segmentsMax: 7 });
-    expect(optionsFromStored({})).not.toHaveProperty('segmentsMax');
-    expect(optionsFromReply('fn', '{"ties":"shared","segmentsMax":7}')).toMatchObject({ segmentsMax: 7 });
+    expectWholeNumberKept(segmentsOption, 'segmentsMax');
     expect(optionsFromReply('fn', '{"ties":"shared"}')).not.toHaveProperty('segmentsMax');
-    expect(() => segmentsOption.fromReply({ segmentsMax: 'x' })).toThrow(/segmentsMax/);
     expect(optionsView({ segmentsMax: 7 })).toMatchObject({ segments: { max: 7 } });
     expect(optionsView({})).not.toHaveProperty('segments');
     expect(optionsView({ segmentsMax: 7 })).not.toHaveProperty('segmentsMax');

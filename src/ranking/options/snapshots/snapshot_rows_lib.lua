@@ -251,6 +251,7 @@ end
 
 snaprows.row_at = row_at
 snaprows.row_ahead = row_ahead
+snaprows.ahead_of = ahead_of
 snaprows.count_above = count_above
 snaprows.count_ahead = count_ahead
 snaprows.score_of = score_of

@@ -1,9 +1,10 @@
--- requires: actor_blocks, actor_log, archive, archive_held, board_write, call_state, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
+-- requires: actor_blocks, actor_log, archive, archive_held, board_write, call_state, hooks, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board, of each window an option keeps beside the board's
 -- (hooks' window_siblings: each metric's but the first, metrics_lib) and of each segment, then out of
 -- every kept snapshot and archive (the board's, each sibling's and each segment's, archives still being
--- taken included), and its data removed. The record ("<tag>:ret:<id>", as retract_step's: item, state, events, amount,
+-- taken included) and of the listings options keep from them (a group board's: hook item_history_out),
+-- and its data removed. The record ("<tag>:ret:<id>", as retract_step's: item, state, events, amount,
 -- startedMs) keeps a cursor per window (`c:<slots key>`: the last slot start done) and per history
 -- (`s:<window>`, a segment's `s:<window>~<segment>`: the last boundary rewritten), so a step goes on
 -- where the last one ended; what a step takes out it removes in the same call, so a step repeated
@@ -306,6 +307,19 @@ local function item_out_of_histories(step, window_count, confs, budget)
   return budget
 end
 
+-- The item out of the listings options derive from the board's windows and keep (hook
+-- item_history_out: a group board's kept listings, group_history_out_lib). Answers the units left (0: not done).
+local function item_out_of_derived(step, window_count, budget)
+  local costs = { listing = actor_log.ACTORS.STEP.LISTING, rows = actor_log.ACTORS.STEP.LISTING_ROWS }
+  for w = 0, window_count - 1 do
+    for _, out in ipairs(hooks.item_history_out) do
+      budget = out(step.keys[1], step.keys[3 + 2 * w], step.record, step.id, budget, costs)
+      if budget <= 0 then return 0 end
+    end
+  end
+  return budget
+end
+
 -- The item's likes out of the shard's likes (their counts went with the slots), a ZSCAN page per call
 -- from the record's cursor (`likes`: "done" once a scan came round). Returns the work left.
 local function item_likes_out(step, budget)
@@ -347,6 +361,7 @@ local function retract_item(keys, args)
   local budget, events, amount = item_out_of_windows(step, window_count, now_ms, most)
   if budget > 0 then budget = item_likes_out(step, budget) end
   if budget > 0 then budget = item_out_of_histories(step, window_count, confs, budget) end
+  if budget > 0 and confs then budget = item_out_of_derived(step, window_count, budget) end
   redis.call('HINCRBY', record, 'events', events)
   redis.call('HINCRBY', record, 'amount', amount)
   if most - budget > 0 then snapshot.bump_version(cfg_key, 1) end

@@ -1,0 +1,165 @@
+-- requires: archive, call_state, group_members, group_of, hooks, order, snaprows, snapshot
+-- group_history_out_lib (no table of its own: it registers its hooks): what a group board's kept
+-- listing (group_history_lib) needs for an item retraction on the member board, and the rewrite.
+-- A kept listing holds groups' scores only; a retraction needs each group's counted members at the
+-- boundary (its best `top` members then: their scores are known nowhere else once the member window
+-- moved on). So the crossing records them before it stores the listing, beside it:
+--   <base>cnt:<at>  hash  "g\31<group>" -> the group's counted members at the boundary, best first
+--                         ("\30<item>\31<score>" rows), for each group the listing holds;
+--                         "i\31<item>" -> its group; "\29r" -> the rule ("<top> <decay>");
+--                         "\29n" -> how many of the listing's groups are recorded (-1: all)
+-- recorded a few groups at a time within the call's crossing rows (snapshot_lib's crossing_work: a
+-- boundary left while some remain, as a settle leaves it), expiring with a snapshot, dropped with an
+-- archive. An item retraction (hook item_history_out, retract_item's last part) then rewrites each kept
+-- listing whose record names the item: the group loses the item's row, its score is recomputed from
+-- the members it still counts (the ones after the item move up one weight; the member past `top` does
+-- not move in, as a member snapshot takes in no row past its own `top`), and the group's row moves to
+-- its new place (out of the listing when it counts no member or its score is not listed); rows past
+-- the listing's `top` do not move in either. The newest listing's previous ranks (<base>prev) follow.
+-- KEYS: 0
+
+local NEXT, RULE, GROUP, ITEM = '\29n', '\29r', 'g\31', 'i\31'
+
+local function counted_key(base, at) return base .. 'cnt:' .. at end
+
+-- One group's counted members into the record `key`: answers the member rows read.
+local function record_group(key, base, group, top, ex)
+  local rows, read = group_members.best_rows(group_of.GROUP_OF.group_key(base, group), top, ex)
+  local text, fields = {}, { GROUP .. group, '' }
+  for i = 1, #rows, 2 do
+    text[#text + 1] = archive.SNAP_ROW .. rows[i] .. archive.SNAP_FIELD .. rows[i + 1]
+    fields[#fields + 1], fields[#fields + 2] = ITEM .. rows[i], group
+  end
+  fields[2] = table.concat(text)
+  redis.call('HSET', key, unpack(fields))
+  return read + 1
+end
+
+-- Records the counted members of the groups the listing at `at` holds (the best `conf.top` of
+-- `groups`), from the first not recorded yet, while the call's crossing rows last: true once all are
+-- (the record then expires in `lifetime_sec`, or never: nil). `member_top`: the member window's results.
+local function counted_recorded(base, groups, at, conf, member_top, lifetime_sec)
+  local key = counted_key(base, at)
+  local first = tonumber(redis.call('HGET', key, NEXT) or '0')
+  if first < 0 then return true end
+  local rule = redis.call('GET', base .. 'rule')
+  if not rule then return true end
+  local top = tonumber(string.match(rule, '^(%d+) '))
+  local ex = group_members.exceptions_of(member_top)
+  local page = order.score_page(groups, first, conf.top - 1)
+  for i = 1, #page, 2 do
+    if not order.listed(groups, tonumber(page[i + 1])) then break end
+    if snapshot.crossing_work(0) <= 0 then
+      redis.call('HSET', key, NEXT, first, RULE, rule)
+      redis.call('EXPIRE', key, lifetime_sec or 86400)
+      return false
+    end
+    snapshot.crossing_work(record_group(key, base, page[i], top, ex))
+    first = first + 1
+  end
+  redis.call('HSET', key, NEXT, -1, RULE, rule)
+  if lifetime_sec then redis.call('EXPIRE', key, lifetime_sec) else redis.call('PERSIST', key) end
+  return true
+end
+
+-- The rows "\30<item>\31<score>..." of `text` as { item, score } tables, in order.
+local function parsed_rows(text)
+  local rows = {}
+  for item, score in string.gmatch(text, archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)') do
+    rows[#rows + 1] = { item = item, score = tonumber(score) }
+  end
+  return rows
+end
+
+-- The group's counted members at `at` without `item`, recorded again; answers its score now (nil:
+-- it counts no member).
+local function group_without(key, group, item)
+  local members, kept, text = parsed_rows(redis.call('HGET', key, GROUP .. group) or ''), {}, {}
+  for _, row in ipairs(members) do
+    if row.item ~= item then kept[#kept + 1] = row end
+  end
+  local decay = tonumber(string.match(redis.call('HGET', key, RULE) or '1 1', ' (.+)$'))
+  local sum, weight = 0, 1
+  for _, row in ipairs(kept) do
+    sum, weight = sum + weight * row.score, weight * decay
+    text[#text + 1] = archive.SNAP_ROW .. row.item .. archive.SNAP_FIELD .. string.format('%.17g', row.score)
+  end
+  redis.call('HSET', key, GROUP .. group, table.concat(text))
+  redis.call('HDEL', key, ITEM .. item)
+  if #kept == 0 then return nil end
+  return tonumber(string.format('%.17g', sum))
+end
+
+-- The listing `rows` with `group`'s row at `score` (nil: out), in the board's order, as text with positions.
+local function listing_text(rows, group, score, ascending)
+  local placed = {}
+  for _, row in ipairs(rows) do
+    if row.item ~= group then placed[#placed + 1] = row end
+  end
+  if score then
+    local moved, at = { item = group, score = score }, #placed + 1
+    for i, row in ipairs(placed) do
+      if snaprows.ahead_of(moved, row, ascending) then at = i break end
+    end
+    table.insert(placed, at, moved)
+  end
+  local text = {}
+  for n, row in ipairs(placed) do
+    text[n] = archive.SNAP_ROW .. row.item .. archive.SNAP_FIELD .. string.format('%.17g', row.score) .. archive.SNAP_FIELD .. n
+  end
+  return table.concat(text), placed
+end
+
+-- The kept listing at `at` of the group board at `base` without `item`'s share (see above); the
+-- newest one's previous ranks follow. Answers the listing's rows (0: the item counted for no group there).
+local function listing_without(base, at, item, newest)
+  local key = counted_key(base, at)
+  local group = redis.call('HGET', key, ITEM .. item)
+  if not group then return 0 end
+  local score = group_without(key, group, item)
+  local groups = base .. 'top'
+  if score and not order.listed(groups, score) then score = nil end
+  local snap = base .. 'snap:' .. at
+  local rows = {}
+  for item_at, held in string.gmatch(redis.call('GET', snap) or '', archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)') do
+    rows[#rows + 1] = { item = item_at, score = tonumber(held) }
+  end
+  local text, placed = listing_text(rows, group, score, order.ascending(groups))
+  redis.call('SET', snap, text, 'KEEPTTL')
+  if newest then
+    local prev, ttl = base .. 'prev', redis.call('PTTL', base .. 'prev')
+    redis.call('DEL', prev)
+    for _, row in ipairs(placed) do redis.call('ZADD', prev, string.format('%.17g', row.score), row.item) end
+    if ttl > 0 and #placed > 0 then redis.call('PEXPIRE', prev, ttl) end
+  end
+  return #placed
+end
+
+-- Hook item_history_out: `item` out of the kept listings of every group board over the member window
+-- of `top_key`, after the record's cursors ("g:<base>": the last boundary rewritten), each listing
+-- costing `costs.listing` units and one more per `costs.rows` rows rewritten. Answers the units left (0: not done).
+local function item_history_out(cfg_key, top_key, record, item, budget, costs)
+  local bases = group_of.GROUP_OF.bases_of(top_key)
+  if not bases or tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then return budget end
+  for _, base in ipairs(bases) do
+    local cursor = 'g:' .. base
+    local after = redis.call('HGET', record, cursor)
+    local index = base .. 'snaps'
+    local newest = redis.call('ZRANGE', index, -1, -1)[1]
+    for _, at in ipairs(redis.call('ZRANGE', index, after and '(' .. after or '-inf', '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
+      budget = budget - costs.listing - math.floor(listing_without(base, at, item, at == newest) / costs.rows)
+      redis.call('HSET', record, cursor, at)
+      if budget <= 0 then return 0 end
+    end
+  end
+  return budget
+end
+
+-- The record of a kept listing goes with it (group_history_lib's trim, a dropped group board).
+local function counted_dropped(base, at)
+  redis.call('UNLINK', counted_key(base, at))
+end
+
+hooks.register_all('group_of', { 'item_history_out', item_history_out })
+group_of.GROUP_OF.counted_recorded = counted_recorded
+group_of.GROUP_OF.counted_dropped = counted_dropped
