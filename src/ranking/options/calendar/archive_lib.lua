@@ -139,7 +139,9 @@ local function archive_trim(slots_key, rows_key, state, budget)
   local extra = redis.call('ZCARD', rows_key) - state.top
   if extra <= 0 then return budget, false end
   local dropped = math.min(extra, budget)
-  local trimmed = archive_held.tracked(slots_key, state) and items_at(rows_key, state.top + extra - dropped, state.top + extra - 1, pairs_top(slots_key))
+  -- The rows dropped are the last `dropped` ones in the listing's order.
+  local last = state.top + extra - 1
+  local trimmed = archive_held.tracked(slots_key, state) and items_at(rows_key, last - dropped + 1, last, pairs_top(slots_key))
   if order.ascending(rows_key) then
     redis.call('ZREMRANGEBYRANK', rows_key, -dropped, -1)
   else
@@ -160,7 +162,9 @@ local function archive_finish(slots_key, base, at, state, top_key)
       redis.call('ZREM', index, old)
     end
     redis.call('ZADD', index, at, at)
-    if #dropped > 0 and archive_held.tracked(slots_key, state) then archive_held.held_dropped(slots_key, redis.call('ZRANGE', index, 0, 0)[1]) end
+    if #dropped > 0 and archive_held.tracked(slots_key, state) then
+      archive_held.held_dropped(slots_key, redis.call('ZRANGE', index, 0, 0)[1])
+    end
     if top_key then
       redis.call('UNLINK', base .. 'prev', base .. 'archrows:' .. at)
       redis.call('RENAME', base .. 'archrank:' .. at, base .. 'prev')
