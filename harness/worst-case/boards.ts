@@ -326,6 +326,12 @@ export const BOARDS = {
   'wc-metcal': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES },
   /** The same on the most shards: an archive row's 7 other counts are a call per shard holding its item, then one per shard. */
   'wc-metcal64': { windows: CALENDAR_BOARD.windows.slice(0, 1), metrics: METRIC_NAMES, shards: 64 },
+  /**
+   * The calendar board's largest archive with item groups: every seeded period's items are its own,
+   * spread ones of group `a0` (seed.ts: together the most a moderated group may hold), and leave every
+   * window as their day closes, so only the archived map names their group (moderation rows: a0 hidden).
+   */
+  'wc-calgroups': { windows: CALENDAR_BOARD.windows.slice(0, 1), groups: true },
   /** The calendar board's largest archive on 64 shards under review: every shard answers the rows not allowed ahead of a page. */
   'wc-cal64': { windows: CALENDAR_BOARD.windows.slice(0, 1), shards: 64, moderation: { review: true } },
   'wc-tail': TAIL_BOARD,

@@ -8,6 +8,7 @@ import {
   ARCHIVE_INDEX_PERIODS_PER_CHANGE,
   ARCHIVE_INDEX_ROWS_PER_CHANGE,
   LOOKUP_IDS_PER_CALL,
+  MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD,
   MODERATED_GROUP_ITEMS_PER_SHARD,
   MODERATED_GROUPS_PER_BOARD,
   MODERATED_ITEMS_PER_SHARD,
@@ -269,6 +270,53 @@ const GROUP_ROWS: WorstRow[] = [
   },
 ];
 
+const ARCHIVED_GROUP = '/admin/boards/wc-calgroups/moderation/groups/a0';
+/** wc-calgroups' archived rows of group a0, which only the archived map names the group of. */
+const ARCHIVED = `${String(MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD).replace(/\B(?=(\d{3})+$)/g, ' ')} archived items (every other row of kept periods of 10 000 rows, none in a window)`;
+
+/**
+ * A group state reaching rows of archived periods whose items left every window (groups_lib's archived
+ * map, moderation_history_lib), then the reads and a write that leave them out.
+ */
+const ARCHIVED_GROUP_ROWS: WorstRow[] = [
+  {
+    route: 'PUT /admin/boards/{board}/moderation/groups/{group}',
+    worst: `a group of ${ARCHIVED} hidden, then cleared: its exceptions read from the archived map (one lex range), the newest periods' kept hidden positions updated within ${ARCHIVE_INDEX_PERIODS_PER_CHANGE} periods and ${ARCHIVE_INDEX_ROWS_PER_CHANGE} rows of work`,
+    prepare: async (context) => {
+      await context.send(
+        get(`/boards/wc-calgroups/archives?window=day&limit=${ARCHIVE_INDEX_PERIODS_PER_CHANGE}&items=1`),
+        'client',
+      );
+    },
+    request: (_, attempt) =>
+      attempt % 2 === 0
+        ? { method: 'PUT', path: ARCHIVED_GROUP, body: { state: 'hidden' } }
+        : { method: 'DELETE', path: ARCHIVED_GROUP },
+    settle: async (context) => {
+      await context.send({ method: 'PUT', path: ARCHIVED_GROUP, body: { state: 'hidden' } }, 'admin');
+    },
+    expect: [204],
+  },
+  {
+    route: 'GET /boards/{board}/archive',
+    worst: `the last page of the newest period, ${ARCHIVED} hidden by their group: each call reads them from the archived map, the period's hidden positions found in a pass of calls of at most ${INDEX_ROWS_PER_CALL} rows`,
+    request: (context) =>
+      get(
+        `/boards/wc-calgroups/archive?window=day&offset=${Math.max(0, context.sizes.periodRows / 2 - 1000)}&limit=1000`,
+      ),
+    manyCalls: `a pass over the period's rows for its hidden positions, calls of at most ${INDEX_ROWS_PER_CALL} rows, each a read of the client's budget`,
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst: `an item of the newest archive (its previous rank among the rows shown now), ${ARCHIVED} hidden by their group`,
+    request: (context) => ({
+      method: 'POST',
+      path: `/boards/wc-calgroups/items/p${context.sizes.periods - 1}c1/increment`,
+      body: { amount: 1, group: 'a1' },
+    }),
+  },
+];
+
 export const MODERATION_ROWS: WorstRow[] = [
   {
     route: 'PUT /admin/boards/{board}/moderation/items/{item}',
@@ -317,4 +365,5 @@ export const MODERATION_ROWS: WorstRow[] = [
     }),
   },
   ...GROUP_ROWS,
+  ...ARCHIVED_GROUP_ROWS,
 ];

@@ -3,7 +3,7 @@
  * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
-import { MIN_ACTORS } from '../../src/ranking/core/ranking.limits';
+import { MIN_ACTORS, MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
 import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS, PAST_WRITE_BOUND } from './boards';
 
 /** The last of the metrics boards' metrics: the one the history and archive rows read. */
@@ -33,6 +33,13 @@ async function batches(context: HarnessContext, board: BoardName, count: number,
 }
 
 /**
+ * wc-calgroups' items of group a0: one in this many of each period's, spread over it, so the periods
+ * together hold at most MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD of them (and at most every other one).
+ */
+export const ARCHIVED_GROUP_STEP = (context: HarnessContext) =>
+  Math.max(2, Math.ceil((context.sizes.periods * context.sizes.periodRows) / MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD));
+
+/**
  * Closed periods of the calendar board, each with `periodRows` rows kept in its archive; the strict
  * competition's last period holds `periodRows` items of one pair, closed and left to drain.
  */
@@ -47,9 +54,15 @@ async function seedCalendar(context: HarnessContext): Promise<void> {
         await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric }));
     if (period === periods - 1)
       await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
+    await batches(context, 'wc-calgroups', periodRows, (n) => ({
+      item: `p${period}c${n}`,
+      amount: periodRows - n,
+      group: n % ARCHIVED_GROUP_STEP(context) === 0 ? 'a0' : 'a1',
+    }));
     await context.advanceSec(DAY_SEC);
   }
-  for (const board of ['wc-cal', 'wc-cal64']) await drained(context, `/boards/${board}/archives?window=day&limit=1`);
+  for (const board of ['wc-cal', 'wc-cal64', 'wc-calgroups'])
+    await drained(context, `/boards/${board}/archives?window=day&limit=1`);
   for (const board of ['wc-metcal', 'wc-metcal64'])
     for (const metric of METRIC_NAMES)
       await drained(context, `/boards/${board}/archives?window=day&limit=1&metric=${metric}`);

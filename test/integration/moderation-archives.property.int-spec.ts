@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
+import { readArchived, sameArchiveAnswers } from '../support/archive-rows';
 import { path, POOL, runTwins } from '../support/moderation-twin';
 
 /**
@@ -86,7 +87,7 @@ describe.each(CASES)('moderated archives (property, %s, %i shard(s), review %s)'
             steps,
             apply: (s, states) => apply(name, twin, s, states),
             compare: (states) => compare(name, twin, states),
-            same: () => sameAnswers(name, twin),
+            same: () => sameArchiveAnswers(http, { name, twin }),
           });
         },
       ),
@@ -113,14 +114,7 @@ describe.each(CASES)('moderated archives (property, %s, %i shard(s), review %s)'
     else states.set(s.item, s.state);
   }
 
-  /** A read sent again while the closed period is still being archived (503 WINDOW_DRAINING). */
-  async function read(b: string, route: string): Promise<{ status: number; body: Record<string, unknown> }> {
-    for (let attempt = 0; ; attempt++) {
-      const { status, body } = await http().get(`/boards/${b}${route}`);
-      if (status !== 503) return { status, body };
-      if (attempt >= 20) throw new Error(`/boards/${b}${route} answered ${status}`);
-    }
-  }
+  const read = (b: string, route: string) => readArchived(http, b, route);
 
   /** The brute force: stored rows without the items left out now, competition ranks among the rest. */
   function shownRows(stored: Row[], visible: (item: string) => boolean): Row[] {
@@ -156,14 +150,5 @@ describe.each(CASES)('moderated archives (property, %s, %i shard(s), review %s)'
       body.items.map((row: { item: string; previousRank: number | null }) => [row.item, row.previousRank]),
     ).toEqual(POOL.map((item) => [item, visible(item) ? (previous.get(item) ?? null) : null]));
     return stored.flatMap((period) => period.items).filter((row) => !visible(row.item)).length;
-  }
-
-  /** Cleared, the moderated board answers every archive read as the never-moderated twin. */
-  async function sameAnswers(name: string, twin: string) {
-    const strip = (body: Record<string, unknown>) => ({ ...body, board: undefined });
-    for (const route of ['/archives?window=day&limit=10', '/archive?window=day&offset=1&limit=2', '/top?window=day']) {
-      const [mine, theirs] = [await read(name, route), await read(twin, route)];
-      expect([route, mine.status, strip(mine.body)]).toEqual([route, theirs.status, strip(theirs.body)]);
-    }
   }
 });

@@ -27,6 +27,10 @@
  *   {...}:<window>:archrows:<start>           zset  the best `top` rows of a pending archive's slot so far
  *   {...}:<window>:archshown                  hash  archived period start -> the positions of its rows a
  *                                             moderated one-shard board leaves out now (archive_read.lua)
+ *   {...}:<window>:archheld|archpend          zset  a `groups: true` board's items with a row in a kept
+ *                                             (pending) archive of the window (archive_held_lib.lua)
+ *   {...}:grouparch, {...}:bygrouparch        hash, zset  item -> group of items that left every window
+ *                                             while an archive holds their rows, and by group (groups_lib.lua)
  *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the
  *                                             shard's tag (`~` is in no name, so never a board window's)
  *   {...}:<window>~<segment>:snaps|snap:<at>|prev|mark  a segment's history (snapshot_lib; mark: its

@@ -37,6 +37,8 @@ export const RANKING_MESSAGES = {
     `board "${board}" holds ${most} moderated groups (hidden or allowed), its most; clear one (DELETE .../moderation/groups/:group) before setting a new one`,
   moderatedGroupItemsTooMany: (board: string, items: number, most: number) =>
     `board "${board}": with this group state the moderated groups would hold ${items} items on one shard, past ${most} (each read skips them one by one); hide fewer groups or hide items one by one`,
+  moderatedGroupArchivedTooMany: (board: string, items: number, most: number) =>
+    `board "${board}": with this group state the moderated groups would hold ${items} archived items on one shard (items no window holds any more whose rows an archive keeps), past ${most} (each read of kept listings leaves them out one by one); hide fewer groups, or wait for their oldest archives to go`,
   groupModerationNeedsGroups: (board: string) =>
     `board "${board}" keeps no groups: group moderation needs "groups": true (PUT the board with it)`,
   queueNeedsReview: (board: string) =>

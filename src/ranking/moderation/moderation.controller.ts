@@ -6,6 +6,7 @@ import { ErrorResponse, RedisBackedController } from '../../edge/route-decorator
 import { GrowthQuotas } from '../../governance/growth-quotas';
 import {
   DEFAULT_QUEUE_PAGE,
+  MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD,
   MODERATED_GROUP_ITEMS_PER_SHARD,
   MODERATED_GROUPS_PER_BOARD,
   MODERATED_ITEMS_PER_SHARD,
@@ -19,7 +20,7 @@ import { ModerationService, QueueAnswer } from './moderation.service';
 
 const STATE_NOTE = `Takes effect on the next read of every instance (the state lives in Redis beside the item's counts, which keep accruing). A hidden item is listed by no read (top, around, views, segments, stream, lookup: hidden true, rank null); the items after it move up (ranks, percentiles and around close the gap). Allowing it again lists it exactly as if it had never been hidden. On a board with "moderation": { "review": true } only allowed items are listed. One call on the item's shard; each shard holds at most ${MODERATED_ITEMS_PER_SHARD} items with a state (429 QUOTA_EXCEEDED beyond: clear some first).`;
 
-const GROUP_NOTE = `On a board with "groups": true: the state applies to every item whose latest group is this one, now and as items join or leave it. An item's own state wins over its group's (an allowed item of a hidden group is listed; a hidden item of an allowed group is not); on a review board an allowed group lists its items that hold no state of their own. Takes effect on the next read of every instance; counts keep accruing, and allowing or clearing lists every item exactly as if the group had never been hidden. One check call and one set call on every shard; a board holds at most ${MODERATED_GROUPS_PER_BOARD} groups with a state (409 MODERATED_GROUPS_FULL beyond), and the moderated groups may hold at most ${MODERATED_GROUP_ITEMS_PER_SHARD} items on any one shard when a state is set (422 REQUEST_TOO_COSTLY beyond; nothing stored either way).`;
+const GROUP_NOTE = `On a board with "groups": true: the state applies to every item whose latest group is this one, now and as items join or leave it. An item's own state wins over its group's (an allowed item of a hidden group is listed; a hidden item of an allowed group is not); on a review board an allowed group lists its items that hold no state of their own. Takes effect on the next read of every instance; counts keep accruing, and allowing or clearing lists every item exactly as if the group had never been hidden. One check call and one set call on every shard; a board holds at most ${MODERATED_GROUPS_PER_BOARD} groups with a state (409 MODERATED_GROUPS_FULL beyond), and the moderated groups may hold at most ${MODERATED_GROUP_ITEMS_PER_SHARD} items on any one shard when a state is set (422 REQUEST_TOO_COSTLY beyond; nothing stored either way). The state also reaches the rows calendar archives keep of items whose latest group it is and that no window holds any more; the moderated groups may hold at most ${MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD} such items on a shard when a state is set (422 REQUEST_TOO_COSTLY beyond).`;
 
 const QUEUE_NOTE = `Items of a review board's window that are listed there but neither allowed nor hidden, highest score first. One call per shard, each reading cursor + limit rows plus its moderated items (at most ${QUEUE_DEPTH_ITEMS} deep: 422 REQUEST_TOO_COSTLY beyond).`;
 

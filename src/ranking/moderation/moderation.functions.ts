@@ -36,7 +36,7 @@ export const MODERATION_FUNCTIONS = functionSet('tbRank', {
   moderationGroupSet: idempotentFunction({
     numberOfKeys: 1,
     args: ['group', 'state', 'apply', 'archive_periods', 'archive_rows'],
-    reply: ['previous', 'groups', 'items'],
+    reply: ['previous', 'groups', 'items', 'archived'],
     build: (call: BoardCall & { group: string; state: ModerationState | null; apply: boolean; idem?: IdemCall }) => ({
       keys: [call.shard.keys.cfg()],
       header: versionHeader(call),
@@ -46,6 +46,7 @@ export const MODERATION_FUNCTIONS = functionSet('tbRank', {
       previous: stateOf(reply.string('previous')),
       groups: reply.int('groups'),
       items: reply.int('items'),
+      archived: reply.int('archived'),
     }),
   }),
 

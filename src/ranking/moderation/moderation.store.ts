@@ -4,6 +4,7 @@ import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import {
+  MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD,
   MODERATED_GROUP_ITEMS_PER_SHARD,
   MODERATED_GROUPS_PER_BOARD,
   MODERATED_ITEMS_PER_SHARD,
@@ -12,6 +13,9 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
+
+/** What a shard answers it would hold with a group state: group states, their items live and archived. */
+type GroupCount = 'groups' | 'items' | 'archived';
 import { ModerationFunctions, ModerationState } from './moderation.functions';
 import { sliceStore } from '../core/slice-store';
 
@@ -98,12 +102,17 @@ export class ModerationStore extends sliceStore(ModerationFunctions) {
     return call(first, true, this.idemCalls.of(idem));
   }
 
-  private checkBounds(board: string, held: Array<{ previous: ModerationState | null; groups: number; items: number }>) {
+  private checkBounds(board: string, held: Array<{ previous: ModerationState | null } & Record<GroupCount, number>>) {
     if (held.some((shard) => shard.previous === null && shard.groups > MODERATED_GROUPS_PER_BOARD))
       throw new ConflictError('MODERATED_GROUPS_FULL', M.moderatedGroupsFull(board, MODERATED_GROUPS_PER_BOARD));
     const items = Math.max(...held.map((shard) => shard.items));
     if (items > MODERATED_GROUP_ITEMS_PER_SHARD)
       throw new RequestTooCostlyError(M.moderatedGroupItemsTooMany(board, items, MODERATED_GROUP_ITEMS_PER_SHARD));
+    const archived = Math.max(...held.map((shard) => shard.archived));
+    if (archived > MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD)
+      throw new RequestTooCostlyError(
+        M.moderatedGroupArchivedTooMany(board, archived, MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD),
+      );
   }
 
   /** Each shard's first `depth` rows of the queue; draining when some shard still holds expired data. */

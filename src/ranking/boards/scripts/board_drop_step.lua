@@ -64,8 +64,8 @@ local function drop_window_keys(base, budget)
   if not empty then return budget, false end
   drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
     base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest', base .. 'held',
-    base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown' })
-  return budget - 15, true
+    base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown', base .. 'archheld', base .. 'archpend' })
+  return budget - 17, true
 end
 
 -- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
@@ -123,6 +123,7 @@ local function board_drop_step(keys, args)
     keyspace.sibling_key(cfg_key, 'cfg', 'weights'), keyspace.sibling_key(cfg_key, 'cfg', 'groups'), keyspace.sibling_key(cfg_key, 'cfg', 'aliases'),
     keyspace.sibling_key(cfg_key, 'cfg', 'aliasruns'), keyspace.sibling_key(cfg_key, 'cfg', 'aliasof'),
     keyspace.sibling_key(cfg_key, 'cfg', 'bygroup'), keyspace.sibling_key(cfg_key, 'cfg', 'modgroups'),
-    keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), drop_key })
-  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 16 })
+    keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), keyspace.sibling_key(cfg_key, 'cfg', 'grouparch'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'bygrouparch'), drop_key })
+  return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 18 })
 end

@@ -55,6 +55,9 @@
 --                                       closed (snapshot_lib's cross_boundary; conf: its history
 --                                       setting; expire_sec > 0: its history expires, a segment's)
 --   history_dropped(base)               the history of the window "<base>" goes (drop_snapshots)
+--   archives_left(cfg_key, items)       every one is called: `items` may no longer have a row in any
+--                                       archive of one window of the shard (archive_held_lib: trimmed,
+--                                       retracted, their newest archive dropped)
 --   boundary_crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, origin_sec)  the board's
 --                                       window crosses the boundary after the slot starting at `mark`
 --                                       (snapshot_lib's cross_boundary, before the window's own
@@ -129,6 +132,11 @@
 --                                       `group` (groups_lib's assign; false: none, forget)
 --   exceptions_changed(cfg_key, items)  every one is called: the exceptions of the shard's listings
 --                                       changed for `items` (nil: any item; moderation)
+--   history_exceptions(top_key, ex)     every one is called, each given the last's answer: the
+--                                       exceptions `ex` (the hook exceptions' answer, nil: none) a read
+--                                       of the window's kept listings applies, with the items only
+--                                       those listings still hold (moderation: archived items of
+--                                       moderated groups, snapshot_shown_lib's exceptions_of)
 
 hooks.results_changed = {}
 hooks.tiebreak = {}
@@ -145,6 +153,7 @@ hooks.slots_kept = {}
 hooks.any_sign = {}
 hooks.period_closed = {}
 hooks.history_dropped = {}
+hooks.archives_left = {}
 hooks.boundary_crossing = {}
 hooks.item_history_out = {}
 hooks.item_left = {}
@@ -174,6 +183,7 @@ hooks.exceptions = {}
 hooks.exceptions_ahead = {}
 hooks.group_changed = {}
 hooks.exceptions_changed = {}
+hooks.history_exceptions = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
 local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',

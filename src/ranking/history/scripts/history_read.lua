@@ -1,4 +1,4 @@
--- requires: archive, order, reader, shown, snapshot_kept
+-- requires: archive, reader, shown, snapshot_kept
 -- history_read: the snapshot of a window at or before a time (default: the latest), taking the
 -- snapshot of a boundary this call is the first to cross, and which of its items the window's listing
 -- leaves out now (left_out_rows).
@@ -15,14 +15,14 @@
 --   them oldest first, in chunks, over later calls: every older period it scored in is archived); 0:
 --   none pending)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
--- The items of a snapshot's rows the board's exceptions leave out now (order_lib's exceptions_asked,
+-- The items of a snapshot's rows the board's exceptions leave out now (shown.history_asked,
 -- moderation: the hidden items, or on a review board all but the allowed ones): the app leaves them
 -- out once it has cut the rows to the board's `top` (a sharded board's shards each keep their own top
 -- rows), as top leaves them out. Hiding an item takes its rows out of every kept snapshot at once, and
 -- allowing it again answers them as stored (snapshots store every row). One step per row (at most a
 -- snapshot's top) on a moderated board; none on another.
 local function left_out_rows(top_key, rows)
-  local exceptions, left_out = order.exceptions_asked(top_key), {}
+  local exceptions, left_out = shown.history_asked(top_key), {}
   if not exceptions or rows == '' then return left_out end
   local listed = {}
   for _, item in ipairs(exceptions.items) do listed[item] = true end

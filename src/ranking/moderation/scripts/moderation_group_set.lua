@@ -1,4 +1,4 @@
--- requires: groups, idempotency, moderation, reader, shown
+-- requires: groups, idempotency, moderation, moderation_history, reader, shown
 -- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
 -- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
 -- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
@@ -15,20 +15,26 @@
 --   idem_key, idem_fingerprint, idem_context, idem_retention   idem_lib's (idem_key "": none)
 -- Reply (reader.answer, CALLS.moderation_group_set, after idem_lib's outcome and context):
 --   previous (the state it had; "": none), groups (group states the shard holds with it), items (items
---   of the shard those groups hold: what each read of the shard skips or places, besides item states)
+--   of the shard those groups hold: what each read of the shard skips or places, besides item states),
+--   archived (items of groups_lib's archived map those groups hold: what each read of the shard's kept
+--   listings leaves out besides, moderation_history_lib)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
--- The group states the shard would hold with `group` in `state`, and how many items those groups hold.
+-- The group states the shard would hold with `group` in `state`, and how many items those groups hold
+-- in the live map and in the archived map.
 local function held_with(cfg_key, group, state)
   local group_states = redis.call('HGETALL', moderation.MODERATION.group_states_key(cfg_key))
-  local count, items, seen = 0, 0, false
-  for i = 1, #group_states, 2 do
-    local kept = group_states[i] ~= group or state ~= ''
-    seen = seen or group_states[i] == group
-    if kept then count, items = count + 1, items + groups.count_in(cfg_key, group_states[i]) end
+  local held, seen = { count = 0, items = 0, archived = 0 }, false
+  local function add(one)
+    held.count, held.items = held.count + 1, held.items + groups.count_in(cfg_key, one)
+    held.archived = held.archived + groups.archived_count(cfg_key, one)
   end
-  if not seen and state ~= '' then count, items = count + 1, items + groups.count_in(cfg_key, group) end
-  return count, items
+  for i = 1, #group_states, 2 do
+    seen = seen or group_states[i] == group
+    if group_states[i] ~= group or state ~= '' then add(group_states[i]) end
+  end
+  if not seen and state ~= '' then add(group) end
+  return held
 end
 
 local function moderation_group_set(keys, args)
@@ -36,12 +42,13 @@ local function moderation_group_set(keys, args)
   -- A check sends no idem_key: it stores nothing.
   local answer, header, arg, idem, key, previous = moderation.begin_state_write(keys, args, CALLS.moderation_group_set)
   if answer then return answer end
-  local count, items = held_with(cfg_key, arg.group, arg.state)
-  local reply = reader.answer(CALLS.moderation_group_set, { previous = previous, groups = count, items = items })
+  local held = held_with(cfg_key, arg.group, arg.state)
+  local reply = reader.answer(CALLS.moderation_group_set,
+    { previous = previous, groups = held.count, items = held.items, archived = held.archived })
   if arg.apply ~= '1' then return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply) end
-  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation.MODERATION.exceptions_of_cfg)
+  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation_history.exceptions_of_cfg)
   moderation.MODERATION.write_state(cfg_key, key, arg.group, arg.state, previous)
-  moderation.MODERATION.count_held(cfg_key, count, 'modgroups')
+  moderation.MODERATION.count_held(cfg_key, held.count, 'modgroups')
   moderation.MODERATION.group_state_changed(cfg_key, arg.group, arg.state)
   shown.index_change_end(cfg_key, begun, { periods = tonumber(arg.archive_periods), rows = tonumber(arg.archive_rows) })
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)

@@ -1,4 +1,4 @@
--- requires: idempotency, moderation, reader, shown
+-- requires: idempotency, moderation, moderation_history, reader, shown
 -- moderation_set: sets (or clears) one item's moderation state on the item's shard, retry-safe. Nothing
 -- of its counts changes: reads leave a hidden item out (order_lib's exceptions) from this call on, and
 -- list it again, exactly as they would have, once it is allowed or cleared. The shard's version moves,
@@ -22,7 +22,7 @@ local function moderation_set(keys, args)
     local held = redis.call('HLEN', states)
     if held >= tonumber(arg.most) then return redis.error_reply('TB_QUOTA moderatedItems ' .. held) end
   end
-  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation.MODERATION.exceptions_of_cfg)
+  local begun = previous ~= arg.state and shown.index_change_begin(cfg_key, moderation_history.exceptions_of_cfg)
   moderation.MODERATION.write_state(cfg_key, states, arg.item, arg.state, previous)
   moderation.MODERATION.item_changed(cfg_key, arg.item)
   shown.index_change_end(cfg_key, begun, { periods = tonumber(arg.archive_periods), rows = tonumber(arg.archive_rows) })

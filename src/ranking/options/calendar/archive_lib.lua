@@ -1,5 +1,5 @@
 -- module: archive
--- requires: aggregate, hooks, keyspace, order, tiebreak
+-- requires: aggregate, archive_held, hooks, keyspace, order, tiebreak
 -- archive_lib: a calendar window's archive taken in bounded chunks (the option calendar), a module of
 -- the function libraries on boards; window_lib's expiry drives it through the hook slots_draining.
 -- KEYS: 0
@@ -25,6 +25,7 @@
 --                               (tiebreak board: "<score>\31<mark>") of each row written, so another
 --                               metric's rows find their items' counts here (listing_counts) without
 --                               scanning the text; one field per row, as many as the text holds
+--   <base>archheld, <base>archpend   on a `groups: true` board: which items the archives hold (archive_held_lib)
 -- On a tiebreak board <base>archrows:<at> holds, all scored 0, each drained item's member of the pair
 -- order (tiebreak_lib's member_of: its byte order the board's pair order, with a `ties: first` board's
 -- tie mark, who reached the pair first, which no slot value holds), trimmed to the best `top` and
@@ -100,46 +101,70 @@ local function archive_take(slots_key, pending, slot_start, entries)
   local state = pending[slot_start]
   if not state then return end
   local rows_key = archive_base(slots_key) .. 'archrows:' .. slot_start
-  local top_key = pairs_top(slots_key)
-  if top_key then return archive_take_pairs(top_key, rows_key, entries) end
-  local args = {}
-  for i = 1, #entries, 2 do
-    local score = archive_score(entries[i + 1])
-    if aggregate.mode() ~= 'sum' or tonumber(score) > 0 then
-      args[#args + 1] = score
-      args[#args + 1] = entries[i]
+  local top_key, items = pairs_top(slots_key), {}
+  if top_key then
+    archive_take_pairs(top_key, rows_key, entries)
+    for i = 1, #entries, 2 do items[#items + 1] = entries[i] end
+  else
+    local args = {}
+    for i = 1, #entries, 2 do
+      local score = archive_score(entries[i + 1])
+      if aggregate.mode() ~= 'sum' or tonumber(score) > 0 then
+        args[#args + 1], args[#args + 2] = score, entries[i]
+        items[#items + 1] = entries[i]
+      end
     end
+    if #args > 0 then redis.call('ZADD', rows_key, unpack(args)) end
   end
-  if #args == 0 then return end
-  redis.call('ZADD', rows_key, unpack(args))
+  if archive_held.tracked(slots_key, state) then archive_held.pending_moved(slots_key, items, true) end
+end
+
+-- The items of display positions `first` .. `last` of a pending archive's rows `rows_key`.
+local function items_at(rows_key, first, last, top_key)
+  local items = {}
+  if top_key then
+    for i, row in ipairs(tiebreak.pair_rows(top_key, rows_key, first, last)) do items[i] = row.item end
+    return items
+  end
+  local page = order.score_page(rows_key, first, last)
+  for i = 1, #page, 2 do items[#items + 1] = page[i] end
+  return items
 end
 
 -- Drops, at most `budget` at a time, the rows of a drained slot beyond its best `top`: in ZREVRANGE's
 -- order (score, then id, descending; ZRANGE's on an `order: asc` board), those a full listing would
 -- have put after the first `top`.
 -- Returns the budget left and whether rows remain to drop.
-local function archive_trim(rows_key, state, budget)
+local function archive_trim(slots_key, rows_key, state, budget)
   local extra = redis.call('ZCARD', rows_key) - state.top
   if extra <= 0 then return budget, false end
   local dropped = math.min(extra, budget)
+  -- The rows dropped are the last `dropped` ones in the listing's order.
+  local last = state.top + extra - 1
+  local trimmed = archive_held.tracked(slots_key, state) and items_at(rows_key, last - dropped + 1, last, pairs_top(slots_key))
   if order.ascending(rows_key) then
     redis.call('ZREMRANGEBYRANK', rows_key, -dropped, -1)
   else
     redis.call('ZREMRANGEBYRANK', rows_key, 0, dropped - 1)
   end
+  if trimmed then archive_held.pending_left(slots_key, trimmed) end
   return budget - dropped, dropped < extra
 end
 
 -- The archive of `at` is complete: it becomes visible (its index entry), the oldest beyond `keep`
 -- go, and its rows become the previous listing (previousRank).
-local function archive_finish(base, at, state, top_key)
+local function archive_finish(slots_key, base, at, state, top_key)
   local index = base .. 'snaps'
   if state.written > 0 then
-    for _, old in ipairs(redis.call('ZRANGE', index, 0, -state.keep)) do
+    local dropped = redis.call('ZRANGE', index, 0, -state.keep)
+    for _, old in ipairs(dropped) do
       redis.call('UNLINK', base .. 'snap:' .. old, base .. 'archidx:' .. old)
       redis.call('ZREM', index, old)
     end
     redis.call('ZADD', index, at, at)
+    if #dropped > 0 and archive_held.tracked(slots_key, state) then
+      archive_held.held_dropped(slots_key, redis.call('ZRANGE', index, 0, 0)[1])
+    end
     if top_key then
       redis.call('UNLINK', base .. 'prev', base .. 'archrows:' .. at)
       redis.call('RENAME', base .. 'archrank:' .. at, base .. 'prev')
@@ -198,7 +223,7 @@ end
 -- records were kept gets none (`first`: its first rows): a partial record would answer wrong counts.
 local function record_rows(slots_key, record_key, rows, first)
   if #rows == 0 then return end
-  local metrics = redis.call('HGET', string.match(slots_key, '^[^}]*}') .. ':cfg', 'metrics')
+  local metrics = redis.call('HGET', archive_held.cfg_of(slots_key), 'metrics')
   if not metrics or not string.find(metrics, ',', 1, true) then return end
   if not first and redis.call('EXISTS', record_key) == 0 then return end
   local fields = {}
@@ -233,16 +258,21 @@ local function archive_write(slots_key, pending, budget)
     local state = pending[at]
     if state.written == 0 then
       local trimming
-      budget, trimming = archive_trim(base .. 'archrows:' .. at, state, budget)
+      budget, trimming = archive_trim(slots_key, base .. 'archrows:' .. at, state, budget)
       if trimming or budget <= 0 then return budget, true end
     end
     local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key, base .. 'archrank:' .. at)
     if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
     record_rows(slots_key, base .. 'archidx:' .. at, rows, state.written == 0)
+    if archive_held.tracked(slots_key, state) then
+      local items = {}
+      for i, row in ipairs(rows) do items[i] = string.match(row, '^' .. SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)') end
+      archive_held.rows_held(slots_key, at, items)
+    end
     state.written = state.written + #rows
     budget = budget - math.max(#rows, 1)
     if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then
-      archive_finish(base, at, state, top_key)
+      archive_finish(slots_key, base, at, state, top_key)
     else
       redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written, state.expire_sec }, ' '))
       return budget, true
@@ -257,6 +287,7 @@ local function drop_archives(base)
     redis.call('UNLINK', base .. 'archrows:' .. at, base .. 'archrank:' .. at, base .. 'snap:' .. at, base .. 'archidx:' .. at)
   end
   redis.call('UNLINK', base .. 'arch', base .. 'archshown')
+  archive_held.dropped(base)
 end
 
 -- The key of a window's exception positions per period (archive_read.lua), from its archive base.

@@ -71,6 +71,10 @@ export const ArchiveViewProperty = () =>
 
 /**
  * Calendar windows and their archives: its fields are a window's (the board config holds none of its
- * own), its Lua archive_lib.lua takes each closed period's archive as expiry drains the period's slot.
+ * own), its Lua archive_lib.lua takes each closed period's archive as expiry drains the period's slot, and
+ * archive_held_lib.lua keeps which items they hold rows of (a `groups: true` board keeps their groups as long).
  */
-export const calendarOption: BoardOption<object> = modulesOnly('calendar', [join(__dirname, 'archive_lib.lua')]);
+export const calendarOption: BoardOption<object> = modulesOnly('calendar', [
+  join(__dirname, 'archive_lib.lua'),
+  join(__dirname, 'archive_held_lib.lua'),
+]);

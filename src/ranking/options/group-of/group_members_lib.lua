@@ -41,5 +41,5 @@ end
 -- The member window's exceptions (hidden items, or on a review board the only ones allowed), which
 -- count for no group, as snapshot_shown_lib reads them. Equal scores add the same, so which of them a
 -- group counts needs no tie rule (ties: first).
-group_members.exceptions_of = shown.exceptions_of
+group_members.exceptions_of = shown.listing_exceptions_of
 group_members.best_rows = best_rows

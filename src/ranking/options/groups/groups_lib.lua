@@ -1,14 +1,22 @@
 -- module: groups
--- requires: call_state, hooks, item_data, keyspace
+-- requires: archive_held, call_state, hooks, item_data, keyspace
 -- groups_lib: `groups: true` boards, a board option (src/ranking/options/groups/): an item's group (its
 -- author, channel or domain), named by the latest write that carried one. The map lives on the item's
 -- shard, beside its windows (one hash tag), and holds only items some window of the shard holds: an
 -- item leaving its last window leaves the map (results_changed), so the map is bounded by the items
 -- quota (one entry of at most two ids per item). Its reverse, by group, lets moderation find a
 -- group's items on the shard in O(log n + its items).
+-- An item leaving its last window while an archive of the shard's calendar windows holds a row of it
+-- (archive_held_lib) keeps its latest group in the archived map instead, until no archive holds one
+-- (hook archives_left): moderating the group later still finds those rows (moderation_lib's
+-- history_exceptions). So the archived map holds at most the kept archives' rows (keep x top per
+-- calendar window) and the pending ones'. An item some window holds again is the live map's: its
+-- entry here only names its archived rows' group once it leaves again (then its latest group).
 -- KEYS: 0
--- Keys: <tag>:groups   hash  item -> group (only items some window of the shard holds)
---       <tag>:bygroup  zset  group<US>item, all scored 0: the same entries by group (lex ranges)
+-- Keys: <tag>:groups     hash  item -> group (only items some window of the shard holds)
+--       <tag>:bygroup    zset  group<US>item, all scored 0: the same entries by group (lex ranges)
+--       <tag>:grouparch  hash  item -> group, items that left every window with archived rows
+--       <tag>:bygrouparch zset group<US>item: the same by group
 -- Config hash field: groups ("1"; absent: off).
 
 call_state.config_field_add('groups', 'groups')
@@ -24,6 +32,24 @@ local groups_key = keyspace.sibling_of('cfg', 'groups')
 -- "<tag>:cfg" -> "<tag>:bygroup"
 local by_group_key = keyspace.sibling_of('cfg', 'bygroup')
 
+-- "<tag>:cfg" -> "<tag>:grouparch", "<tag>:bygrouparch"
+local archived_key = keyspace.sibling_of('cfg', 'grouparch')
+local by_archived_key = keyspace.sibling_of('cfg', 'bygrouparch')
+
+-- Moves on at each change of an archived map (what a call kept of one is asked again).
+local ARCHIVED = { changes = 0 }
+
+-- The item's archived rows are of `group` (false: of none, it leaves the archived map).
+local function archived_set(cfg_key, item, group)
+  local before = redis.call('HGET', archived_key(cfg_key), item)
+  if before == group then return end
+  ARCHIVED.changes = ARCHIVED.changes + 1
+  if before then redis.call('ZREM', by_archived_key(cfg_key), before .. SEP .. item) end
+  if not group then return redis.call('HDEL', archived_key(cfg_key), item) end
+  redis.call('HSET', archived_key(cfg_key), item, group)
+  redis.call('ZADD', by_archived_key(cfg_key), 0, group .. SEP .. item)
+end
+
 -- The options following an item's group (hooks_lib group_changed) learn it is now `group` (false: none).
 local function changed(cfg_key, item, group)
   local list = call_state.hooks_of(cfg_key).group_changed
@@ -31,10 +57,12 @@ local function changed(cfg_key, item, group)
 end
 
 -- The item leaves its group `group` (false: it had none) in the map and its reverse.
+-- An archive still holding a row of it keeps its group in the archived map.
 local function forget(cfg_key, item, group)
   if not group then return end
   redis.call('HDEL', groups_key(cfg_key), item)
   redis.call('ZREM', by_group_key(cfg_key), group .. SEP .. item)
+  if archive_held.holds(cfg_key, item) then archived_set(cfg_key, item, group) end
   changed(cfg_key, item, false)
 end
 
@@ -59,6 +87,44 @@ local function grouped(cfg_key)
     by[cfg_key] = on
   end
   return on
+end
+
+-- HMGET of `fields` of the hash `key`, in chunks that unpack takes.
+local function hmget(key, fields)
+  local values = {}
+  for from = 1, #fields, 1000 do
+    local chunk = redis.call('HMGET', key, unpack(fields, from, math.min(from + 999, #fields)))
+    for i = 1, #chunk do values[from + i - 1] = chunk[i] end
+  end
+  return values
+end
+
+-- The items whose archived rows are of `group` and that no window of the shard holds (those are the
+-- live map's): one lex range and one HMGET of the live map.
+local function archived_in(cfg_key, group)
+  local entries = redis.call('ZRANGE', by_archived_key(cfg_key), '[' .. group .. SEP, '(' .. group .. '\32', 'BYLEX')
+  local prefix, items = #group + 2, {}
+  for i = 1, #entries do entries[i] = string.sub(entries[i], prefix) end
+  local live = hmget(groups_key(cfg_key), entries)
+  for i, item in ipairs(entries) do
+    if not live[i] then items[#items + 1] = item end
+  end
+  return items
+end
+
+-- How many items of the archived map are of `group` (those some window holds again too), in O(log n).
+local function archived_count(cfg_key, group)
+  return redis.call('ZLEXCOUNT', by_archived_key(cfg_key), '[' .. group .. SEP, '(' .. group .. '\32')
+end
+
+-- Hook archives_left: `items` may no longer have a row in any archive of the shard: those of the
+-- archived map no archive holds leave it.
+local function archives_left(cfg_key, items)
+  if not grouped(cfg_key) then return end
+  local held = hmget(archived_key(cfg_key), items)
+  for i, item in ipairs(items) do
+    if held[i] and not archive_held.holds(cfg_key, item) then archived_set(cfg_key, item, false) end
+  end
 end
 
 -- Names `group` the group of `item` (a write that carried one, after it applied): kept only while
@@ -103,7 +169,7 @@ local function groups_stored(cfg_key, settings)
   local key = groups_key(cfg_key)
   if settings.groups ~= true then
     redis.call('HDEL', cfg_key, 'groups')
-    redis.call('UNLINK', key, by_group_key(cfg_key))
+    redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key))
     return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
@@ -114,8 +180,19 @@ local function groups_stored(cfg_key, settings)
   return true
 end
 
+-- Hook windows_dropped: a config write dropped windows and their archives; the archived map keeps
+-- only the items some archive still holds (each read once).
+local function archived_pruned(cfg_key)
+  if redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
+  local map = redis.call('HGETALL', archived_key(cfg_key))
+  for i = 1, #map, 2 do
+    if not archive_held.holds(cfg_key, map[i]) then archived_set(cfg_key, map[i], false) end
+  end
+end
+
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
-  'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored })
+  'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored,
+  'archives_left', archives_left, 'windows_dropped', archived_pruned })
 
 groups.groups_key = groups_key
 groups.assign = assign
@@ -123,3 +200,7 @@ groups.groups_of = groups_of
 groups.grouped = grouped
 groups.items_in = items_in
 groups.count_in = count_in
+groups.archived_in = archived_in
+groups.archived_count = archived_count
+groups.hmget = hmget
+groups.ARCHIVED = ARCHIVED

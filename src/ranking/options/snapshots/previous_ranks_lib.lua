@@ -92,7 +92,7 @@ local sets = { seq = 0, by = {} }
 -- exceptions: the rows of a better score read, the exceptions among them counted (a write ranking a leading item);
 -- nil when more rows are ahead, the board has no exceptions, or their scores were read for this listing already.
 local function near_top_rank(top_key, prev, item, score)
-  local ex = call_state.call_cache(asked)[prev] == nil and order.exceptions_asked(top_key)
+  local ex = call_state.call_cache(asked)[prev] == nil and shown.history_asked(top_key)
   if not ex then return nil end
   local by = call_state.call_cache(sets)
   if not by[ex.items] then

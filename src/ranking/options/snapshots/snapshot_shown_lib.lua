@@ -1,5 +1,5 @@
 -- module: shown
--- requires: archive, board_write, keyspace, order, snapshot, snapshot_kept, stored_windows
+-- requires: archive, board_write, hooks, keyspace, order, snapshot, snapshot_kept, stored_windows
 -- snapshot_shown_lib: which rows of a kept listing (a snapshot's or an archive's text, the previous
 -- listing "<base>prev") the window's reads show now. Kept listings store every row whatever moderation
 -- was; a read leaves out the items the board's exceptions leave out now (order_lib's exceptions_asked,
@@ -16,14 +16,31 @@ local ROW = archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)' .. archive.
 -- "\30<item>": where a stored row starts, and its item.
 local ROW_START = '()' .. archive.SNAP_ROW .. '([^' .. archive.SNAP_FIELD .. ']*)'
 
--- The exceptions of the window of `top_key` now: nil (every row shown), or { only (the items are the
--- only ones shown; else the ones left out), items (id -> true), list (their ids) }.
-local function exceptions_of(top_key)
-  local asked = order.exceptions_asked(top_key)
+-- The exceptions `asked` ({ only, items } or nil) as nil (every row shown), or { only (the items are
+-- the only ones shown; else the ones left out), items (id -> true), list (their ids) }.
+local function indexed(asked)
   if not asked then return nil end
   local items = {}
   for _, item in ipairs(asked.items) do items[item] = true end
   return { only = asked.only, items = items, list = asked.items }
+end
+
+-- The exceptions of the live listing of the window of `top_key` now (indexed).
+local function listing_exceptions_of(top_key)
+  return indexed(order.exceptions_asked(top_key))
+end
+
+-- The exceptions a read of the kept listings of the window of `top_key` applies now ({ only, items }
+-- or nil; exceptions_of: indexed): the live listing's and those of items only kept listings hold (hook
+-- history_exceptions: archived items of moderated groups).
+local function history_asked(top_key)
+  local asked = order.exceptions_asked(top_key)
+  for _, extend in ipairs(hooks.history_exceptions) do asked = extend(top_key, asked) end
+  return asked
+end
+
+local function exceptions_of(top_key)
+  return indexed(history_asked(top_key))
 end
 
 -- Whether a read shows `item` under the exceptions `ex` (nil: every item).
@@ -243,6 +260,8 @@ local function index_change_end(cfg_key, begun, bound)
 end
 
 shown.exceptions_of = exceptions_of
+shown.listing_exceptions_of = listing_exceptions_of
+shown.history_asked = history_asked
 shown.index_change_begin = index_change_begin
 shown.index_change_end = index_change_end
 shown.FIND_ROWS = FIND_ROWS

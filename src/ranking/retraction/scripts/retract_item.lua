@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, archive, board_write, call_state, hooks, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
+-- requires: actor_blocks, actor_log, archive, archive_held, board_write, call_state, hooks, item_data, keyspace, order, reader, seg_views, segmentation, snaprows, snapshot, window
 -- retract_item: one bounded step of an item's retraction on the item's shard: the item out of every
 -- slot, window, view and unique count of the board, of each window an option keeps beside the board's
 -- (hooks' window_siblings: each metric's but the first, metrics_lib) and of each segment, then out of
@@ -115,6 +115,8 @@ local function item_out_of_pending(slots_key, base, item)
     local rank = redis.call(order.ascending(rows_key) and 'ZRANK' or 'ZREVRANK', rows_key, item)
     if rank then
       redis.call('ZREM', rows_key, item)
+      -- A row not written yet leaves the pending archive (archive_held_lib counts it there).
+      if rank >= state.written then archive_held.pending_left(slots_key, { item }) end
       if rank < state.written then
         item_out_of_listing(base .. 'snap:' .. at, item)
         redis.call('HSET', base .. 'arch', at, table.concat({ state.top, state.keep, state.written - 1, state.expire_sec }, ' '))

@@ -1,0 +1,113 @@
+-- module: archive_held
+-- requires: hooks, keyspace, stored_windows
+-- archive_held_lib: which items a calendar window's archives hold rows of, on a `groups: true` board
+-- (archive_lib calls it as it takes, trims, writes and drops archives), so groups_lib keeps an item's
+-- group exactly as long as some archive of the shard holds a row of it: a group hidden later still
+-- finds the rows of its items that left every window (issue #49).
+-- KEYS: 0
+-- Keys, siblings of the window's slots key:
+--   <base>archheld  zset  item -> start of the newest kept archive of the window holding its row (added
+--                         as rows are written; an item whose newest one is dropped leaves): at most one
+--                         entry per row of the kept archives (keep x top)
+--   <base>archpend  zset  item -> how many pending archives of the window hold its drained row, not yet
+--                         written (taken: +1; written, trimmed or retracted: -1): at most the rows the
+--                         pending archives hold (archrows)
+-- A segment's archives (they expire on their own) keep neither: their items' groups are not kept.
+
+-- The config hash of the shard of `slots_key` ("<tag>:<window>:slots", a segment's too).
+local function cfg_of(slots_key)
+  return string.match(slots_key, '^[^}]*}') .. ':cfg'
+end
+
+-- "<tag>:<window>:slots" -> "<tag>:<window>:"
+local function base_of(slots_key)
+  return keyspace.sibling_key(slots_key, 'slots', '')
+end
+
+-- Whether the board of `slots_key` keeps groups (groups_lib): its archives then keep archheld.
+local function keeps_groups(slots_key)
+  return redis.call('HGET', cfg_of(slots_key), 'groups') == '1'
+end
+
+-- `items` may have left every archive of the window (trimmed out of a pending one, retracted, or their
+-- newest kept one dropped): the hooks archives_left are told.
+local function archives_left(slots_key, items)
+  if #items == 0 then return end
+  for _, left in ipairs(hooks.archives_left) do left(cfg_of(slots_key), items) end
+end
+
+-- Whether some archive of a window of the shard of `cfg_key` holds a row of `item`: a kept one
+-- (archheld) or one still being taken (archpend). Two ZSCOREs a window.
+local function holds(cfg_key, item)
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+    local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
+    if redis.call('ZSCORE', base .. 'archheld', item) or redis.call('ZSCORE', base .. 'archpend', item) then return true end
+  end
+  return false
+end
+
+-- Whether the archive `state` (archive_lib's pending state) of the window of `slots_key` is tracked.
+local function tracked(slots_key, state)
+  return state.expire_sec == 0 and keeps_groups(slots_key)
+end
+
+-- `items` drained into a pending archive of the window of `slots_key` (`joins`), or out of it
+-- (written, trimmed, retracted): archpend counts them. One ZMSCORE and one ZADD or ZREM, a ZINCRBY
+-- per item another pending archive holds too.
+local function pending_moved(slots_key, items, joins)
+  if #items == 0 then return end
+  local key = base_of(slots_key) .. 'archpend'
+  local counts, batch = redis.call('ZMSCORE', key, unpack(items)), {}
+  for i, item in ipairs(items) do
+    local count = tonumber(counts[i] or 0)
+    if joins and count == 0 then batch[#batch + 1], batch[#batch + 2] = 1, item end
+    if not joins and count == 1 then batch[#batch + 1] = item end
+    -- Held by two pending archives at once (periods closed faster than they drained): rare.
+    if (joins and count > 0) or (not joins and count > 1) then redis.call('ZINCRBY', key, joins and 1 or -1, item) end
+  end
+  if #batch == 0 then return end
+  redis.call(joins and 'ZADD' or 'ZREM', key, unpack(batch))
+end
+
+-- `items` left a pending archive of the window of `slots_key` unwritten (a trim, a retraction): no
+-- longer counted there, and the hooks archives_left told.
+local function pending_left(slots_key, items)
+  if not keeps_groups(slots_key) then return end
+  pending_moved(slots_key, items, false)
+  archives_left(slots_key, items)
+end
+
+-- `items`, whose rows were just written into the archive of `at` of the window of `slots_key`, are
+-- held there (archheld: its start if newer) and no longer pending. Three commands.
+local function rows_held(slots_key, at, items)
+  if #items == 0 then return end
+  local args = {}
+  for _, item in ipairs(items) do args[#args + 1], args[#args + 2] = at, item end
+  redis.call('ZADD', base_of(slots_key) .. 'archheld', 'GT', unpack(args))
+  pending_moved(slots_key, items, false)
+end
+
+-- The kept archives of the window of `slots_key` now start at `oldest` (older ones dropped): the items
+-- whose newest archive was older leave archheld, and the hooks archives_left are told (at most the
+-- rows of the archives dropped).
+local function held_dropped(slots_key, oldest)
+  local key = base_of(slots_key) .. 'archheld'
+  local gone = redis.call('ZRANGE', key, '-inf', '(' .. oldest, 'BYSCORE')
+  if #gone == 0 then return end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. oldest)
+  archives_left(slots_key, gone)
+end
+
+-- The window's archives go (archive_lib's drop_archives): so do its entries.
+local function dropped(base)
+  redis.call('UNLINK', base .. 'archheld', base .. 'archpend')
+end
+
+archive_held.cfg_of = cfg_of
+archive_held.holds = holds
+archive_held.tracked = tracked
+archive_held.pending_moved = pending_moved
+archive_held.pending_left = pending_left
+archive_held.rows_held = rows_held
+archive_held.held_dropped = held_dropped
+archive_held.dropped = dropped
