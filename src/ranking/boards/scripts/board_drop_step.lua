@@ -15,10 +15,14 @@
 
 local DROP_UNLINK_CHUNK = 500
 
+-- Answers how many of `names` existed: a step is charged the keys it removed, so keys an earlier step
+-- removed cost a later one nothing and every step gets further than the last.
 local function drop_unlink(names)
+  local removed = 0
   for from = 1, #names, DROP_UNLINK_CHUNK do
-    redis.call('UNLINK', unpack(names, from, math.min(from + DROP_UNLINK_CHUNK - 1, #names)))
+    removed = removed + redis.call('UNLINK', unpack(names, from, math.min(from + DROP_UNLINK_CHUNK - 1, #names)))
   end
+  return removed
 end
 
 -- Pops up to budget / #prefixes members of the zset `index_key` and unlinks prefix .. member for each
@@ -62,10 +66,10 @@ local function drop_window_keys(base, budget)
   if not empty or budget <= 0 then return budget, false end
   budget, empty = drop_archive_fields(base, budget)
   if not empty then return budget, false end
-  drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
+  local removed = drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
     base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest', base .. 'held',
     base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown', base .. 'archheld', base .. 'archpend' })
-  return budget - 17, true
+  return budget - removed, true
 end
 
 -- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
