@@ -5,8 +5,11 @@
  * Redis commands and expire calls per second (expire calls told apart by the script's SHA1, from
  * MONITOR). Each board has two windows (1 h in 5 min slots, 24 h in 1 h slots) and one increment, so
  * it holds data and an entry in the due index, but nothing falls due during the rest. Also: creating
- * the boards through the API (PUT, 64 in flight), pages of GET /boards, and (IDLE_BENCH_DUE=0 leaves it
- * out) how long the two instances take to drain as many boards falling due at once.
+ * the boards (IDLE_BENCH_SEED=put: through the API, PUT, 64 in flight; bulk, the default: the service's
+ * own code in this process, bench/idle-seed.ts, the same keys checked on one board made each way), pages of
+ * GET /boards, and then, with the boards still there, how long the two instances take and what CPU they
+ * spend to drain IDLE_BENCH_DUE boards (default 20 000; 0 leaves it out) falling due at once: the
+ * scheduler's cost follows the due boards, not the boards at rest.
  */
 import { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,13 +19,15 @@ import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { stopChild } from '../harness/processes';
 import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
+import { boardFootprint, seedBoards } from './idle-seed';
 
 const S = RANKING.functions;
 
 const BOARDS = Number(process.env.IDLE_BENCH_BOARDS ?? 20_000);
 const REST_SEC = Number(process.env.IDLE_BENCH_SEC ?? 30);
-/** IDLE_BENCH_DUE=0 leaves out the boards falling due at once (it waits up to a minute for them). */
-const SKIP_DUE = process.env.IDLE_BENCH_DUE === '0';
+/** Boards falling due at once after the rest (0 leaves them out; it waits up to a minute for them). */
+const DUE_BOARDS = Number(process.env.IDLE_BENCH_DUE ?? 20_000);
+const BULK = process.env.IDLE_BENCH_SEED !== 'put';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const IN_FLIGHT = 64;
 /**
@@ -52,6 +57,7 @@ interface RestFigures {
   expireCallsPerSec: number;
   scriptCallsPerSec: number;
   pages: Array<{ query: string; medianMs: number }>;
+  due?: string;
 }
 
 export async function idleBoardsBench(): Promise<void> {
@@ -60,9 +66,8 @@ export async function idleBoardsBench(): Promise<void> {
   );
   const rows: RestFigures[] = [];
   for (const boards of [1, BOARDS]) rows.push(await atRest(boards));
-  const due = SKIP_DUE ? undefined : await dueAtOnce(BOARDS);
   console.log(
-    '| boards | create (PUT, 64 in flight) | Redis memory per board | service CPU, % of a core (each instance) | service RSS, MB | Redis CPU, % of a core | Redis commands/s | script calls/s | expire calls/s |',
+    `| boards | create (${BULK ? 'in-process, 512 in flight' : 'PUT, 64 in flight'}) | Redis memory per board | service CPU, % of a core (each instance) | service RSS, MB | Redis CPU, % of a core | Redis commands/s | script calls/s | expire calls/s |`,
   );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows)
@@ -75,11 +80,13 @@ export async function idleBoardsBench(): Promise<void> {
   console.log('|---|---|');
   for (const page of last.pages) console.log(`| \`${page.query}\` | ${page.medianMs.toFixed(1)} |`);
   console.log();
-  if (due !== undefined) console.log(`${due}\n`);
+  for (const r of rows)
+    if (r.due !== undefined) console.log(`With ${r.boards.toLocaleString('en')} at rest: ${r.due}\n`);
 }
 
 interface Fleet {
   redis: Redis;
+  redisUrl: string;
   redisPid: number | undefined;
   services: ChildProcess[];
   urls: string[];
@@ -104,7 +111,7 @@ async function withFleet<T>(run: (fleet: Fleet) => Promise<T>): Promise<T> {
       urls.push(url);
     }
     for (const url of urls) await waitForHttp(`${url}/health/ready`);
-    return await run({ redis, redisPid: redisServer.child.pid, services, urls });
+    return await run({ redis, redisUrl: redisServer.url, redisPid: redisServer.child.pid, services, urls });
   } finally {
     redis?.disconnect();
     await Promise.all(services.map(stopChild));
@@ -113,8 +120,17 @@ async function withFleet<T>(run: (fleet: Fleet) => Promise<T>): Promise<T> {
 }
 
 /** Creates the boards through the API (the two instances alternating) and increments each once; answers the creation time (s). */
-async function boardsWithData(fleet: Fleet, names: string[], config: object): Promise<number> {
+async function boardsWithData(
+  fleet: Fleet,
+  names: string[],
+  config: { windows: Array<{ period: string | number; interval: string | number }> },
+  bulk = BULK,
+): Promise<number> {
   const createStarted = performance.now();
+  if (bulk) {
+    await seedBoards(fleet.redisUrl, names, config);
+    return (performance.now() - createStarted) / 1000;
+  }
   await inParallel(names, (name, i) =>
     expectStatus(
       () =>
@@ -166,6 +182,7 @@ async function atRest(boards: number): Promise<RestFigures> {
     const seconds = (performance.now() - startedMs) / 1000;
     const after = await restSample(fleet);
     monitor.disconnect();
+    if (boards > 1) await checkSameKeys(fleet);
 
     const pages: RestFigures['pages'] = [];
     for (const query of [
@@ -194,8 +211,26 @@ async function atRest(boards: number): Promise<RestFigures> {
       scriptCallsPerSec: (after.scriptCalls - before.scriptCalls) / seconds,
       expireCallsPerSec: expireCalls / seconds,
       pages,
+      due: DUE_BOARDS > 0 ? await dueAtOnce(fleet, DUE_BOARDS) : undefined,
     };
   });
+}
+
+/** One board made through HTTP and one by the bulk path: the same keys, types, sizes and index entries. */
+async function checkSameKeys(fleet: Fleet): Promise<void> {
+  const keys = new RankingKeys(new AppConfig().KEY_PREFIX);
+  const indexes = [keys.boardRegistry(), keys.dueIndex()];
+  await boardsWithData(fleet, ['probe-h'], WINDOWS, false);
+  await boardsWithData(fleet, ['probe-b'], WINDOWS, true);
+  const [put, bulk] = [
+    await boardFootprint(fleet.redis, 'probe-h', indexes),
+    await boardFootprint(fleet.redis, 'probe-b', indexes),
+  ];
+  if (put.join('\n') !== bulk.join('\n'))
+    throw new Error(`bulk seeding differs from PUT:\n${put.join('\n')}\n---\n${bulk.join('\n')}`);
+  console.log(
+    `A board made by PUT and one made in bulk hold the same keys:\n\n${put.map((row) => `- ${row}`).join('\n')}\n`,
+  );
 }
 
 /**
@@ -204,25 +239,26 @@ async function atRest(boards: number): Promise<RestFigures> {
  * first due time until the due index and the leases are empty: how long the two instances take to
  * drain them all, and the CPU they and Redis spend per board.
  */
-async function dueAtOnce(boards: number): Promise<string> {
-  return withFleet(async (fleet) => {
-    const { redis } = fleet;
-    const keys = new RankingKeys(new AppConfig().KEY_PREFIX);
-    await boardsWithData(fleet, boardNames(boards), { windows: [{ period: 60, interval: 60 }] });
-    const dues = (await redis.zrange(keys.dueIndex(), 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
-    const firstDueMs = Math.min(...dues);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstDueMs - Date.now())));
-    const before = await restSample(fleet);
-    const startedMs = performance.now();
-    while ((await redis.zcard(keys.dueIndex())) + (await redis.zcard(keys.dueLeases())) > 0)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    const seconds = (performance.now() - startedMs) / 1000;
-    const after = await restSample(fleet);
-    const spentSec =
-      after.serviceCpu.reduce((sum, cpu, i) => sum + cpu - before.serviceCpu[i], 0) + after.redisCpu - before.redisCpu;
-    const lateSec = (Math.max(...dues) - firstDueMs) / 1000;
-    return `${boards.toLocaleString('en')} boards falling due within ${lateSec.toFixed(0)} s of each other (one 1-minute window, one increment each): drained ${seconds.toFixed(1)} s after the first due time by the two instances; CPU (both services + Redis) ${spentSec.toFixed(1)} s, ${((spentSec / boards) * 1e6).toFixed(0)} µs per board; script calls ${(after.scriptCalls - before.scriptCalls).toLocaleString('en')}.`;
-  });
+async function dueAtOnce(fleet: Fleet, boards: number): Promise<string> {
+  const { redis } = fleet;
+  const keys = new RankingKeys(new AppConfig().KEY_PREFIX);
+  const names = Array.from({ length: boards }, (_, i) => `due-${String(i).padStart(6, '0')}`);
+  await boardsWithData(fleet, names, { windows: [{ period: 60, interval: 60 }] });
+  const dues = (await redis.zmscore(keys.dueIndex(), ...names)).map(Number);
+  const firstDueMs = Math.min(...dues);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstDueMs - Date.now())));
+  const before = await restSample(fleet);
+  const startedMs = performance.now();
+  const lastDueMs = Math.max(...dues);
+  // The boards at rest stay in the due index (their slots expire an hour on): only these are waited for.
+  while ((await redis.zcount(keys.dueIndex(), '-inf', lastDueMs)) + (await redis.zcard(keys.dueLeases())) > 0)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  const seconds = (performance.now() - startedMs) / 1000;
+  const after = await restSample(fleet);
+  const spentSec =
+    after.serviceCpu.reduce((sum, cpu, i) => sum + cpu - before.serviceCpu[i], 0) + after.redisCpu - before.redisCpu;
+  const lateSec = (lastDueMs - firstDueMs) / 1000;
+  return `${boards.toLocaleString('en')} boards falling due within ${lateSec.toFixed(0)} s of each other (one 1-minute window, one increment each): drained ${seconds.toFixed(1)} s after the first due time by the two instances; CPU (both services + Redis) ${spentSec.toFixed(1)} s, ${((spentSec / boards) * 1e6).toFixed(0)} µs per board; script calls ${(after.scriptCalls - before.scriptCalls).toLocaleString('en')}.`;
 }
 
 /** A process's resident memory, MB (Linux /proc; 0 elsewhere). */
