@@ -4,7 +4,7 @@ import { MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
 import { readArchived, type Row, rowsOf, sameArchiveAnswers, visibleRowsModel } from '../support/archive-rows';
-import { clearAll, GROUPS, Moderated, path, POOL, type State } from '../support/moderation-twin';
+import { applyStep, clearAll, type Entry, GROUPS, Moderated, POOL, type State } from '../support/moderation-twin';
 
 /**
  * Group moderation in a calendar window's archives (issue #49), against a brute force, on 1 and 3
@@ -20,7 +20,6 @@ const DAY_MS = 86_400_000;
 const TOP = 4;
 const WINDOWS = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } }];
 
-type Entry = { item: string; amount: number; group: string };
 type Step =
   { kind: 'batch'; entries: Entry[] } | { kind: 'day' } | { kind: 'item' | 'group'; id: string; state: State };
 type Period = { from: number; items: Row[] };
@@ -117,18 +116,7 @@ describe.each(CASES)(
         for (const b of [boards.name, boards.twin]) await read(b, '/archives?window=day&limit=10');
         return;
       }
-      if (s.kind === 'batch') {
-        for (const b of [boards.name, boards.twin])
-          await http().post(`/boards/${b}/increments`).send({ items: s.entries }).expect(200);
-        for (const entry of s.entries) model.groupOf.set(entry.item, entry.group);
-        return;
-      }
-      const at = `/admin/boards/${boards.name}/moderation/${s.kind === 'item' ? 'items' : 'groups'}/${path(s.id)}`;
-      if (s.state === null) await http().delete(at).set(ADMIN).expect(204);
-      else await http().put(at).set(ADMIN).send({ state: s.state }).expect(204);
-      const states = s.kind === 'item' ? model.items : model.groups;
-      if (s.state === null) states.delete(s.id);
-      else states.set(s.id, s.state);
+      await applyStep(http, boards, s, model);
     }
 
     const read = (b: string, route: string) => readArchived(http, b, route);
