@@ -4,7 +4,16 @@ import { MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core
 import { TOPOLOGIES } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
 import { readArchived, type Row, rowsOf, sameArchiveAnswers, visibleRowsModel } from '../support/archive-rows';
-import { applyStep, clearAll, type Entry, GROUPS, Moderated, POOL, type State } from '../support/moderation-twin';
+import {
+  applyStep,
+  clearAll,
+  type Entry,
+  GROUPS,
+  Moderated,
+  POOL,
+  type State,
+  createTwins,
+} from '../support/moderation-twin';
 
 /**
  * Group moderation in a calendar window's archives (issue #49), against a brute force, on 1 and 3
@@ -82,15 +91,7 @@ describe.each(CASES)(
           ];
           const boards = { name: `ag${shards}${review ? 1 : 0}n${board++}`, twin: '' };
           boards.twin = `${boards.name}t`;
-          for (const [b, moderation] of [
-            [boards.name, { review }],
-            [boards.twin, undefined],
-          ] as const)
-            await http()
-              .put(`/admin/boards/${b}`)
-              .set(ADMIN)
-              .send({ windows: WINDOWS, shards, moderation, groups: true })
-              .expect(201);
+          await createTwins(http, boards, review, { windows: WINDOWS, shards, groups: true });
           const model = new Moderated(review);
           for (const [i, s] of steps.entries()) {
             await apply(boards, s, model);

@@ -14,6 +14,7 @@ import {
   sameAnswers,
   Step,
   step,
+  createTwins,
 } from '../support/moderation-twin';
 
 /**
@@ -57,15 +58,7 @@ describe.each(CASES)('moderation of spans (property, %s, %i shard(s), review %s)
           const boards = { name: `ms${shards}${review ? 1 : 0}n${board++}`, twin: '' };
           boards.twin = `${boards.name}t`;
           const windows = [{ name: 'w', period: '4m', interval: '1m' }];
-          for (const [b, moderation] of [
-            [boards.name, { review }],
-            [boards.twin, undefined],
-          ] as const)
-            await http()
-              .put(`/admin/boards/${b}`)
-              .set(ADMIN)
-              .send({ windows, shards, moderation, groups: true })
-              .expect(201);
+          await createTwins(http, boards, review, { windows, shards, groups: true });
           const model = new Moderated(review);
           for (const [i, s] of steps.entries()) {
             if (s.kind === 'move') clock.advanceMs(s.minutes * MINUTE_MS);

@@ -172,6 +172,24 @@ export async function compareListing(
   return full.length - expected.length;
 }
 
+/** The moderated board (`review` or not) and its twin nobody moderates, both of `settings`. */
+export async function createTwins(
+  http: Http,
+  boards: { name: string; twin: string },
+  review: boolean,
+  settings: Record<string, unknown>,
+): Promise<void> {
+  for (const [b, moderation] of [
+    [boards.name, { review }],
+    [boards.twin, undefined],
+  ] as const)
+    await http()
+      .put(`/admin/boards/${b}`)
+      .set(ADMIN)
+      .send({ ...settings, moderation })
+      .expect(201);
+}
+
 /**
  * One run of a twin property on boards of `windows`: the moderated board (`review` or not) and its
  * twin made, `steps` applied by `apply` (compared at the middle and at the end), every item then
@@ -190,15 +208,7 @@ export async function runTwins<S>(run: {
   same: () => Promise<void>;
 }): Promise<number> {
   const { http, boards, review } = run;
-  for (const [b, moderation] of [
-    [boards.name, { review }],
-    [boards.twin, undefined],
-  ] as const)
-    await http()
-      .put(`/admin/boards/${b}`)
-      .set(ADMIN)
-      .send({ windows: run.windows, shards: run.shards, moderation })
-      .expect(201);
+  await createTwins(http, boards, review, { windows: run.windows, shards: run.shards });
   const states = new Map<string, 'hidden' | 'allowed'>();
   let leftOut = 0;
   for (const [i, s] of run.steps.entries()) {
