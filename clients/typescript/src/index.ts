@@ -1,4 +1,6 @@
-export { TrendboardClient, Boards, Counters, Stats, Admin, Health } from './client.js';
+export { TrendboardClient } from './client.js';
+export { Boards } from './boards.js';
+export { Admin, Counters, Health, Stats } from './services.js';
 export { TrendboardError, type ClientErrorCode } from './errors.js';
 export { ERROR_TABLE, type Applied, type ErrorCode } from './generated/errors.js';
 export type { components, paths } from './generated/api.js';
