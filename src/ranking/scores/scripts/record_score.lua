@@ -59,6 +59,6 @@ local function record_score(keys, args)
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 1, window_count)
   local reply = reader.answer(CALLS.record_score, { draining = draining, scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })
-  local made = { items = created, due_ms = window.due_to_index(windows, new_due_ms) }
+  local made = { items = created, due_ms = slot_due.due_to_index(windows, new_due_ms) }
   return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, reader.record_of(CALLS.record_score.created, made, {}))
 end

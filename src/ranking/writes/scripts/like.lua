@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it, and out of at most take_back_segments of its segments: the rest over
@@ -161,7 +161,7 @@ local function like(keys, args)
     new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(likes_key, windows, item, member, segments, changed, at_sec, event_sec, actor))
   end
   if flat[2] == 1 or (plan and #plan.chunk > 0) then snapshot.bump_version(cfg_key) end
-  local due_ms = window.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
+  local due_ms = slot_due.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 3, window_count)
   local reply = reader.answer(CALLS.like, { draining = draining, counted = flat[2], scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })
