@@ -1,8 +1,9 @@
 -- module: slot_due
 -- requires: call_state, reader
 -- slot_due_lib: when a shard's windows next have a slot to expire, kept in its config so that a call
--- asks Redis nothing more to learn that nothing expired; a module of the ranking function library (and
--- of the ingest one), before window_lib, whose expiry and slot index use it.
+-- asks Redis nothing more to learn that nothing expired, and the due time a write tells the scheduler's
+-- index (due_to_index); a module of the ranking function library (and of the ingest one), before
+-- window_lib, whose expiry and slot index use it.
 -- KEYS: 0
 
 -- The running call's state (call_lib): the same tables for every call.

@@ -1,6 +1,7 @@
 -- module: window
 -- requires: call_state, hooks, keyspace, order, slot_due
--- window_lib: functions shared by the ranking functions, a module of their function library (and of the ingest one).
+-- window_lib: a window's slots, expiry, writes and ranks, shared by the ranking functions, a module of their
+-- function library (and of the ingest one); a window's drop is window_drop_lib's, the due index's slot_due_lib's.
 -- KEYS: 0
 -- Conventions: a call's windows come as the record call_state.bind_windows fills (`windows`: count, and
 -- by 0-based window its slots index zset, results zset and rule). A window's slot hashes are named
