@@ -74,10 +74,27 @@ export const OptionalEnumProperty = (values: readonly string[], description: str
   );
 
 /**
+ * A mode of a board as the board PUT takes it (OptionalEnumProperty: one of `modes`, `put` describes it)
+ * and as the board view shows it (only when it is one of `shown`, `view` describes it): the two
+ * decorators of one setting, declared together.
+ */
+export function modeProperties(
+  modes: readonly string[],
+  put: string,
+  shown: readonly string[],
+  view: string,
+): { put: () => PropertyDecorator; view: () => PropertyDecorator } {
+  return {
+    put: () => OptionalEnumProperty(modes, put),
+    view: () => ApiPropertyOptional({ enum: shown, description: view }),
+  };
+}
+
+/**
  * An optional object field of class `Dto` (null refused, `notObject` the refusal of anything else), its
  * fields validated by Dto's own rules, with its schema (applied in the order listed).
  */
-export const OptionalObjectProperty = (Dto: new () => object, notObject: string, description: string) =>
+const OptionalObjectProperty = (Dto: new () => object, notObject: string, description: string) =>
   applyDecorators(
     ApiPropertyOptional({ type: Dto, description }),
     IsOptionalNotNull(),
@@ -85,6 +102,23 @@ export const OptionalObjectProperty = (Dto: new () => object, notObject: string,
     ValidateNested(),
     Type(() => Dto),
   );
+
+/**
+ * A setting of class `Dto` as the board PUT takes it (an optional object field, OptionalObjectProperty:
+ * `notObject` refuses anything else, `put` describes it) and as the board view shows it (`view`: when it
+ * is there): the two decorators of one setting, declared together.
+ */
+export function settingProperties(
+  Dto: new () => object,
+  notObject: string,
+  put: string,
+  view: string,
+): { put: () => PropertyDecorator; view: () => PropertyDecorator } {
+  return {
+    put: () => OptionalObjectProperty(Dto, notObject, put),
+    view: () => ApiPropertyOptional({ type: Dto, description: view }),
+  };
+}
 
 /**
  * An optional field checked whole by `validate` (null refused; `message` says why a value is refused),

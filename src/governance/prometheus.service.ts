@@ -20,43 +20,37 @@ const HTTP_BUCKETS_SEC = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 @Injectable()
 export class PrometheusService {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'trendboard_http_requests_total',
-    help: 'HTTP requests answered',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
-  private readonly durations = new Histogram({
-    name: 'trendboard_http_request_duration_seconds',
-    help: 'HTTP request handling time',
-    labelNames: ['method', 'route', 'status'],
-    buckets: HTTP_BUCKETS_SEC,
-    registers: [this.registry],
-  });
-  private readonly errorAnswers = new Counter({
-    name: 'trendboard_http_error_answers_total',
-    help: 'Error answers by machine code (RATE_LIMITED, QUOTA_EXCEEDED, REDIS_BUSY, REDIS_UNAVAILABLE...)',
-    labelNames: ['code'],
-    registers: [this.registry],
-  });
-  private readonly replays = new Counter({
-    name: 'trendboard_idempotency_replays_total',
-    help: 'Writes answered with a stored answer (Idempotent-Replayed: true): nothing applied',
-    registers: [this.registry],
-  });
-  private readonly redisDurations = new Histogram({
-    name: 'trendboard_redis_command_duration_seconds',
-    help: 'Time from sending a Redis command (or script call) to its reply or error, on the client',
-    labelNames: ['command'],
-    buckets: REDIS_BUCKETS_SEC,
-    registers: [this.registry],
-  });
-  private readonly redisCommandErrors = new Counter({
-    name: 'trendboard_redis_command_errors_total',
-    help: 'Redis commands that failed, by kind: timeout, connection, oom, refusal (a script refused by design), script, other',
-    labelNames: ['kind'],
-    registers: [this.registry],
-  });
+  private readonly requests = this.counter('trendboard_http_requests_total', 'HTTP requests answered', [
+    'method',
+    'route',
+    'status',
+  ]);
+  private readonly durations = this.histogram(
+    'trendboard_http_request_duration_seconds',
+    'HTTP request handling time',
+    ['method', 'route', 'status'],
+    HTTP_BUCKETS_SEC,
+  );
+  private readonly errorAnswers = this.counter(
+    'trendboard_http_error_answers_total',
+    'Error answers by machine code (RATE_LIMITED, QUOTA_EXCEEDED, REDIS_BUSY, REDIS_UNAVAILABLE...)',
+    ['code'],
+  );
+  private readonly replays = this.counter(
+    'trendboard_idempotency_replays_total',
+    'Writes answered with a stored answer (Idempotent-Replayed: true): nothing applied',
+  );
+  private readonly redisDurations = this.histogram(
+    'trendboard_redis_command_duration_seconds',
+    'Time from sending a Redis command (or script call) to its reply or error, on the client',
+    ['command'],
+    REDIS_BUCKETS_SEC,
+  );
+  private readonly redisCommandErrors = this.counter(
+    'trendboard_redis_command_errors_total',
+    'Redis commands that failed, by kind: timeout, connection, oom, refusal (a script refused by design), script, other',
+    ['kind'],
+  );
 
   constructor(redis: RedisService, jobs: JobRegistry, answered: AnsweredRequests, clock: Clock) {
     collectDefaultMetrics({ register: this.registry });
@@ -66,115 +60,117 @@ export class PrometheusService {
       this.registry.removeSingleMetric(name);
     this.registerRedisMetrics(redis);
     this.registerHttpMetrics(answered);
-    this.registerJobTotals(jobs);
+    this.registerJobTotals(jobs, clock);
     this.registerJobTimes(jobs, clock);
   }
 
-  private registerRedisMetrics(redis: RedisService): void {
-    const redisErrors = new Counter({
-      name: 'trendboard_redis_errors_total',
-      help: 'Redis connection errors seen by the client',
+  /** A counter on this app's registry. */
+  private counter<Label extends string = never>(name: string, help: string, labelNames: Label[] = []) {
+    return new Counter<Label>({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A histogram on this app's registry. */
+  private histogram<Label extends string>(name: string, help: string, labelNames: Label[], buckets: number[]) {
+    return new Histogram<Label>({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  /** A gauge on this app's registry, set by `value` at each scrape. */
+  private gauge(name: string, help: string, value: () => number): void {
+    new Gauge({
+      name,
+      help,
       registers: [this.registry],
+      collect() {
+        this.set(value());
+      },
     });
+  }
+
+  /**
+   * A counter or gauge of each job on this app's registry. The jobs keep their own figures: each scrape
+   * copies them (a reset, then each job's `value`, so inc sets it; undefined: no series for that job).
+   * `at` is the scrape's time, once for every job.
+   */
+  private jobSeries(
+    Kind: typeof Counter | typeof Gauge,
+    [jobs, clock]: readonly [JobRegistry, Clock],
+    name: string,
+    help: string,
+    value: (stats: JobStats, at: { nowMs: number; perfNowMs: number }) => number | undefined,
+  ): void {
+    new Kind<'job'>({
+      name,
+      help,
+      labelNames: ['job'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const at = { nowMs: clock.nowMs(), perfNowMs: performance.now() };
+        for (const [job, stats] of jobs.entries()) {
+          const figure = value(stats, at);
+          if (figure !== undefined) this.inc({ job }, figure);
+        }
+      },
+    });
+  }
+
+  private registerRedisMetrics(redis: RedisService): void {
+    const redisErrors = this.counter('trendboard_redis_errors_total', 'Redis connection errors seen by the client');
     redis.client.on('error', () => redisErrors.inc());
     redis.observeCommands((command, durationMs, error) => {
       this.redisDurationsOf(command).observe(durationMs / 1000);
       if (error !== undefined) this.redisCommandErrors.inc({ kind: redisErrorKind(error) });
     });
-    new Gauge({
-      name: 'trendboard_redis_up',
-      help: '1 while the Redis connection is ready, else 0',
-      registers: [this.registry],
-      collect() {
-        this.set(redis.client.status === 'ready' ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'trendboard_redis_pending_commands',
-      help: 'Redis commands sent and not yet answered (load shedding starts at REDIS_MAX_PENDING_COMMANDS)',
-      registers: [this.registry],
-      collect() {
-        this.set(redis.pendingCommands());
-      },
-    });
+    this.gauge('trendboard_redis_up', '1 while the Redis connection is ready, else 0', () =>
+      redis.client.status === 'ready' ? 1 : 0,
+    );
+    this.gauge(
+      'trendboard_redis_pending_commands',
+      'Redis commands sent and not yet answered (load shedding starts at REDIS_MAX_PENDING_COMMANDS)',
+      () => redis.pendingCommands(),
+    );
   }
 
   private registerHttpMetrics(answered: AnsweredRequests): void {
-    new Gauge({
-      name: 'trendboard_http_requests_in_flight',
-      help: 'HTTP requests received and not yet answered',
-      registers: [this.registry],
-      collect() {
-        this.set(answered.requestsInFlight);
-      },
-    });
+    this.gauge(
+      'trendboard_http_requests_in_flight',
+      'HTTP requests received and not yet answered',
+      () => answered.requestsInFlight,
+    );
   }
 
-  private registerJobTotals(jobs: JobRegistry): void {
-    const jobCounter = (name: string, help: string, read: (stats: JobStats) => number) =>
-      new Counter({
-        name,
-        help,
-        labelNames: ['job'],
-        registers: [this.registry],
-        // The jobs keep their own totals; each scrape copies them (a reset, then the whole total).
-        collect() {
-          this.reset();
-          for (const [job, stats] of jobs.entries()) this.inc({ job }, read(stats));
-        },
-      });
-    jobCounter('trendboard_job_runs_total', 'Scheduled job passes run', (s) => s.runs);
-    jobCounter('trendboard_job_failures_total', 'Scheduled job failures', (s) => s.failures);
-    new Gauge({
-      name: 'trendboard_job_last_duration_seconds',
-      help: 'Duration of the last pass',
-      labelNames: ['job'],
-      registers: [this.registry],
-      collect() {
-        for (const [job, stats] of jobs.entries()) this.set({ job }, stats.lastDurationMs / 1000);
-      },
-    });
+  private registerJobTotals(jobs: JobRegistry, clock: Clock): void {
+    const of = [jobs, clock] as const;
+    this.jobSeries(Counter, of, 'trendboard_job_runs_total', 'Scheduled job passes run', (s) => s.runs);
+    this.jobSeries(Counter, of, 'trendboard_job_failures_total', 'Scheduled job failures', (s) => s.failures);
+    const lastDuration = (s: JobStats) => s.lastDurationMs / 1000;
+    this.jobSeries(Gauge, of, 'trendboard_job_last_duration_seconds', 'Duration of the last pass', lastDuration);
   }
 
   private registerJobTimes(jobs: JobRegistry, clock: Clock): void {
-    new Gauge({
-      name: 'trendboard_job_last_success_timestamp_seconds',
-      help: 'Unix time of the end of the last pass without a failure (absent until one)',
-      labelNames: ['job'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        const nowMs = clock.nowMs();
-        const perfNowMs = performance.now();
-        for (const [job, stats] of jobs.entries()) {
-          if (stats.lastSuccessPerfMs === undefined) continue;
-          this.set({ job }, (nowMs - (perfNowMs - stats.lastSuccessPerfMs)) / 1000);
-        }
-      },
-    });
-    new Gauge({
-      name: 'trendboard_job_seconds_since_success',
-      help: 'Seconds since the end of the last pass without a failure (absent until one): alert when it grows past a few intervals',
-      labelNames: ['job'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        const perfNowMs = performance.now();
-        for (const [job, stats] of jobs.entries()) {
-          if (stats.lastSuccessPerfMs !== undefined) this.set({ job }, (perfNowMs - stats.lastSuccessPerfMs) / 1000);
-        }
-      },
-    });
-    new Gauge({
-      name: 'trendboard_job_backlog',
-      help: 'Work the last pass left for the next (ranking-expiry: boards still draining large expired slots)',
-      labelNames: ['job'],
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [job, stats] of jobs.entries()) if (stats.backlog !== undefined) this.set({ job }, stats.backlog);
-      },
-    });
+    const of = [jobs, clock] as const;
+    this.jobSeries(
+      Gauge,
+      of,
+      'trendboard_job_last_success_timestamp_seconds',
+      'Unix time of the end of the last pass without a failure (absent until one)',
+      (s, at) =>
+        s.lastSuccessPerfMs === undefined ? undefined : (at.nowMs - (at.perfNowMs - s.lastSuccessPerfMs)) / 1000,
+    );
+    this.jobSeries(
+      Gauge,
+      of,
+      'trendboard_job_seconds_since_success',
+      'Seconds since the end of the last pass without a failure (absent until one): alert when it grows past a few intervals',
+      (s, at) => (s.lastSuccessPerfMs === undefined ? undefined : (at.perfNowMs - s.lastSuccessPerfMs) / 1000),
+    );
+    this.jobSeries(
+      Gauge,
+      of,
+      'trendboard_job_backlog',
+      'Work the last pass left for the next (ranking-expiry: boards still draining large expired slots)',
+      (s) => s.backlog,
+    );
   }
 
   /**

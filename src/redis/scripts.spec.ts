@@ -120,7 +120,13 @@ function expectNamedHandler(
     `  (?:local (?:header|_), arg(?:, \\w+)? = )?reader\\.read_call\\(args, CALLS\\.${handler}\\)`,
   ];
   const own = new RegExp(`^${first.join('\n')}$`, 'm');
-  expect(source).toMatch(own.test(source) || !bindsCall ? own : sharedStart(handler));
+  // Or the same lines with the bind and the read as one (call_lib's begin_named_call).
+  const named = new RegExp(
+    `^${first[0]}\n${first[2]}\n  (?:local (?:header|_), arg(?:, \\w+)? = )?call_state\\.begin_named_call\\(keys, args, CALLS\\.${handler}\\)$`,
+    'm',
+  );
+  const opening = !bindsCall || own.test(source) ? own : named.test(source) ? named : sharedStart(handler);
+  expect(source).toMatch(opening);
   expect(source).toMatch(new RegExp(`reader\\.answer\\(CALLS\\.${handler},`));
   expect(codeOf(source)).not.toMatch(/\b(KEYS|ARGV)\b|\bargs\[/);
 }
@@ -131,6 +137,7 @@ function expectNamedHandler(
  * through the reader, as a handler's own first lines do, or hands them first to another of them.
  */
 const SHARED_STARTS: Record<string, string> = {
+  'call_state.begin_named_call': join(SRC, 'ranking', 'core', 'lua', 'call_lib.lua'),
   'board_write.begin_board_call': join(SRC, 'ranking', 'core', 'lua', 'board_write_lib.lua'),
   'board_write.begin_board_write': join(SRC, 'ranking', 'core', 'lua', 'board_write_lib.lua'),
   'snapshot.begin_read': join(SRC, 'ranking', 'options', 'snapshots', 'snapshot_lib.lua'),
@@ -219,7 +226,8 @@ describe('the shared starts of a named handler', () => {
       const source = readFileSync(file, 'utf8');
       const head = `^local function ${start}\\(keys, args, contract\\)\\n`;
       const own = new RegExp(
-        `${head}  call_state\\.begin_call\\(keys, args\\)\\n  local header, arg(?:, \\w+)* = reader\\.read_call\\(args, contract\\)$`,
+        `${head}  (?:call_state\\.)?begin_call\\(keys, args\\)\\n  local header, arg(?:, \\w+)* = reader\\.read_call\\(args, contract\\)$` +
+          `|${head}  local header, arg(?:, \\w+)* = call_state\\.begin_named_call\\(keys, args, contract\\)$`,
         'm',
       );
       const handed = new RegExp(

@@ -1,5 +1,5 @@
 -- module: ingest
--- requires: actor_blocks, actor_log, board_write, call_state, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, segmentation, slot_due, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
@@ -168,7 +168,7 @@ local function ingest_write(cfg_key, call, accepted, events, holding_at, new_las
   end
   if new_last then redis.call('HSET', call.progress, 'last', new_last) end
   if not call.stored_epoch or call.stored_epoch < call.epoch then redis.call('HSET', call.progress, 'epoch', call.epoch) end
-  return window.due_to_index(call.windows, snapshot.with_snapshot_due(new_due_ms, call.windows, now_sec))
+  return slot_due.due_to_index(call.windows, snapshot.with_snapshot_due(new_due_ms, call.windows, now_sec))
 end
 
 ingest.id_of = id_of

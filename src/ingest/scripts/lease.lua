@@ -9,9 +9,8 @@
 -- Reply (reader.answer, CALLS.lease): epoch, the caller's while it holds the lease, 0 when another
 --   instance holds it (or released)
 local function lease(keys, args)
-  call_state.begin_call(keys, args)
   local lease_key, epoch_key = keys[1], keys[2]
-  local _, arg = reader.read_call(args, CALLS.lease)
+  local _, arg = call_state.begin_named_call(keys, args, CALLS.lease)
   local instance = arg.instance
   local held = redis.call('GET', lease_key)
   local owner, epoch = nil, nil

@@ -30,6 +30,8 @@ export const RANKING_MODULES = [
     'order_lib',
     'slot_due_lib',
     'stored_windows_lib',
+    'window_drop_lib',
+    'window_event_lib',
     'window_lib',
   ].map((module) => join(lua, `${module}.lua`)),
   ...OPTION_LUA_MODULES,

@@ -132,3 +132,10 @@ export function flagSetting<Field extends string>(
     view: (config) => (config[field] === true ? on : {}),
   };
 }
+
+/** A mode field as a function's reply answers it: one of `modes`, anything else a corrupt reply (an Error naming it). */
+export function modeOf<Mode extends string>(field: string, modes: readonly Mode[], value: unknown): Mode {
+  const mode = modes.find((known) => known === value);
+  if (mode === undefined) throw new Error(`${field} ${JSON.stringify(value)} is not one of ${modes.join(', ')}`);
+  return mode;
+}

@@ -218,7 +218,7 @@ local function give_chunk(keys, windows, now_sec, item, entries)
       due_ms = math.min(due_ms or math.huge, due)
     end
   end
-  local told = window.due_to_index(windows, due_ms)
+  local told = slot_due.due_to_index(windows, due_ms)
   if sibling_ms == math.huge then return told end
   return math.min(sibling_ms, due_ms or math.huge)
 end

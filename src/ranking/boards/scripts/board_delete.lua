@@ -34,9 +34,8 @@ local function board_detach_merge(cfg_key, drop_key)
 end
 
 local function board_delete(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.board_delete)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.board_delete)
   idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.idem_retention_ms))
   idempotency.idem_forget(cfg_key, 'cfg', header.now_ms, tonumber(arg.resend_retention_ms))
   if redis.call('HEXISTS', cfg_key, 'windows') == 0 then return reader.answer(CALLS.board_delete, { held = 0 }) end

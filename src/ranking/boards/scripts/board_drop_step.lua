@@ -102,9 +102,8 @@ local function drop_segments(cfg_key, windows, views, budget)
 end
 
 local function board_drop_step(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.board_drop_step)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.board_drop_step)
   local drop_key = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')
   local budget = tonumber(arg.budget_keys)
   if redis.call('EXISTS', drop_key) == 0 then return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = 0 }) end

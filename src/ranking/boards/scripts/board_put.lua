@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, snapshot_kept, stored_windows, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, snapshot_kept, stored_windows, window_drop
 -- board_put: creates a board or changes its windows, atomically. A window whose period or interval
 -- would change, a window that would be removed, or a change of shards is refused unless `reset`,
 -- which drops that window's data (a change of shards drops every window's data: items move between
@@ -191,7 +191,7 @@ local function board_update(r, plan)
   local cfg_key = r.cfg_key
   local dropped = {}
   for _, name in ipairs(plan.to_drop) do
-    window.drop_window(cfg_key, name)
+    window_drop.drop_window(cfg_key, name)
     snapshot_kept.drop_snapshots(cfg_key, name)
     dropped[name] = true
   end
@@ -210,9 +210,8 @@ local function board_update(r, plan)
 end
 
 local function board_put(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.board_put)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.board_put)
   local r = board_request(cfg_key, header, arg)
   -- A board of the same name deleted and not yet dropped (board_drop_step): its keys would show through.
   if redis.call('EXISTS', keyspace.sibling_key(r.cfg_key, 'cfg', 'dropcfg')) == 1 then return board_refusal('dropping', '') end

@@ -11,9 +11,8 @@
 --   budget_keys  most group zsets to unlink in this call
 -- Reply (reader.answer, CALLS.group_board_drop): done (1: nothing of the group board is left), unlinked (keys)
 local function group_board_drop(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local _, arg = reader.read_call(args, CALLS.group_board_drop)
+  local _, arg = call_state.begin_named_call(keys, args, CALLS.group_board_drop)
   local budget = tonumber(arg.budget_keys)
   group_of.GROUP_OF.detach(cfg_key, arg.window, arg.board)
   local left, done = group_of.GROUP_OF.drop_keys(cfg_key, arg.window, arg.board, budget)

@@ -1,4 +1,4 @@
--- requires: board_views, call_state, hooks, keyspace, reader, snapshot, snapshot_kept, stored_windows, window
+-- requires: board_views, call_state, hooks, keyspace, reader, snapshot, snapshot_kept, stored_windows, window_drop
 -- shard_sync: makes one shard k > 0 of a sharded board hold the config of shard 0 (the authority):
 -- windows whose period, interval or creation time differ, or that are gone, lose their data on this
 -- shard; a change of the shard count drops every window's data (items move between shards). A config
@@ -20,9 +20,8 @@
 --   already held), or dropping (the shard's board was deleted and its keys are not all dropped yet:
 --   nothing is written)
 local function shard_sync(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.shard_sync)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.shard_sync)
   local revision, now_ms = tonumber(arg.revision), header.now_ms
   -- A late copy onto a shard being dropped (board_delete) would bring the board back over its old keys.
   if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg')) == 1 then return reader.answer(CALLS.shard_sync, { status = 'dropping' }) end
@@ -44,7 +43,7 @@ local function shard_sync(keys, args)
     for _, old in ipairs(stored_windows.decode_windows(stored)) do
       local new = wanted[old.name]
       if reshard or new == nil or new.periodSec ~= old.periodSec or new.intervalSec ~= old.intervalSec or new.createdAtMs ~= old.createdAtMs then
-        window.drop_window(cfg_key, old.name)
+        window_drop.drop_window(cfg_key, old.name)
         snapshot_kept.drop_snapshots(cfg_key, old.name)
         dropped[old.name] = true
       elseif not snapshot_kept.same_snapshots(old.snapshots, new.snapshots) then

@@ -1,4 +1,4 @@
--- requires: archive, keyspace, reader, shown, snaprows, window
+-- requires: archive, archive_shown, keyspace, reader, shown, snaprows, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
@@ -90,11 +90,11 @@ end
 -- the one after it; a deep page waits for the pass (the reply's `indexing`: the app calls again).
 -- A moderation change of one item or group updates the kept entries of the newest periods itself
 -- (snapshot_shown_lib's index_change_end), so they stay of the stamp a read asks.
-local FIND_SHARE = archive.FIND_SHARE
+local FIND_SHARE = archive_shown.FIND_SHARE
 
 -- The exceptions `ex` (shown_lib's) as one stamp (archive_lib's).
 local function exceptions_stamp(ex)
-  return archive.exceptions_stamp(ex.only, ex.list)
+  return archive_shown.exceptions_stamp(ex.only, ex.list)
 end
 
 -- The last row's stored position: how many rows the text holds.
@@ -106,7 +106,7 @@ end
 local function positions_found(rows, ex)
   local found = {}
   for _, item in ipairs(ex.list) do
-    local position = archive.position_of(rows, item)
+    local position = archive_shown.position_of(rows, item)
     if position then found[#found + 1] = position end
   end
   table.sort(found)
@@ -141,7 +141,7 @@ end
 -- The kept scan of the period at `start` (`ex.entries`: the entries read for the call's periods at
 -- once) when it was made for these exceptions and this text; nil otherwise.
 local function kept_scan(ex, start, bytes)
-  local scan = archive.shown_entry_read(ex.entries[start])
+  local scan = archive_shown.entry_read(ex.entries[start])
   if not scan or scan.stamp ~= ex.stamp or scan.bytes ~= bytes then return nil end
   return scan
 end
@@ -166,12 +166,12 @@ local function exception_positions(base, start, rows, ex, want, budget)
     local read = scan_step(rows, ex, scan, want + 1, budget)
     spent, changed = spent + read, changed or read > 0
   end
-  if changed then archive.shown_entry_write(base, start, ex.stamp, scan) end
+  if changed then archive_shown.entry_write(base, start, ex.stamp, scan) end
   local complete = scan.next_byte > bytes
   return scan.found, complete, complete or shown_scanned(scan, ex.only) > want, spent
 end
 
-local count_below = archive.count_below
+local count_below = archive_shown.count_below
 
 -- The stored position of the `k`-th shown row: on a review board the k-th allowed row's; else the
 -- k-th row of no hidden item, after the most hidden rows j with fewer than k shown rows ahead of them
@@ -311,8 +311,8 @@ local function archive_read(keys, args)
   local shown_asked = arg.shown_page == '1'
   if ex and shown_asked then
     ex.stamp, ex.entries = exceptions_stamp(ex), {}
-    archive.shown_index_pruned(base, kept)
-    local entries = #starts > 0 and redis.call('HMGET', archive.shown_index_key(base), unpack(starts)) or {}
+    archive_shown.index_pruned(base, kept)
+    local entries = #starts > 0 and redis.call('HMGET', archive_shown.index_key(base), unpack(starts)) or {}
     for i, start in ipairs(starts) do ex.entries[start] = entries[i] end
   end
   local periods, indexing = period_pages(base, starts, ex, arg, left_out)

@@ -1,5 +1,5 @@
 -- module: board_write
--- requires: call_state, hooks, idempotency, keyspace, order, reader, slot_due, window
+-- requires: call_state, hooks, idempotency, keyspace, order, slot_due, window
 -- board_write_lib: the common start of the named functions on a board's shard (begin_board_call) and
 -- of every write to a board's items (increment, batch, like), a module of the ranking function library
 -- after keys_lib, idem_lib and window_lib, and the admission of new items.
@@ -12,13 +12,12 @@ local CONFIG = call_state.CONFIG
 -- order_lib's exceptions kept for the call, by results key: an add drops its results' record.
 local EXCEPTIONS = order.EXCEPTIONS
 
--- The start of a named function on a board's shard (keys[1] its config hash): binds the call first
--- (call_lib: the shared modules read its state), reads its header and arguments by `contract`
--- (reader.read_call) and refuses a stale or missing config. Returns the error reply to answer at once
+-- The start of a named function on a board's shard (keys[1] its config hash): binds the call and reads
+-- its header and arguments by `contract` (call_lib's begin_named_call: the shared modules read the
+-- call's state), then refuses a stale or missing config. Returns the error reply to answer at once
 -- (nil: none), the header, the arguments and where the contract's records start.
 local function begin_board_call(keys, args, contract)
-  call_state.begin_call(keys, args)
-  local header, arg, records_at = reader.read_call(args, contract)
+  local header, arg, records_at = call_state.begin_named_call(keys, args, contract)
   local err = window.version_error(keys[1], header.version)
   return err and redis.error_reply(err), header, arg, records_at
 end

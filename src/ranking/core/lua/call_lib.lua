@@ -117,6 +117,15 @@ local function begin_call(keys, args)
   reader.forget_kept()
 end
 
+-- A named handler's first lines when it needs nothing more before its own work (and the shared starts'
+-- first step): binds the call, then reads its args by the contract's names (reader.read_call: the
+-- header, the function's own arguments, where its records start).
+local function begin_named_call(keys, args, contract)
+  begin_call(keys, args)
+  local header, arg, records_at = reader.read_call(args, contract)
+  return header, arg, records_at
+end
+
 -- The windows of the call, bound by bind_windows: the record the window modules take (`windows`):
 -- count, and by 0-based window its keys (slots index, results) and rule (period_sec, interval_sec,
 -- created_ms, origin_sec: the header's window fields, which the reader binds by name, bind_rules; its
@@ -317,6 +326,7 @@ local function hooks_of_top(top_key)
 end
 
 call_state.begin_call = begin_call
+call_state.begin_named_call = begin_named_call
 call_state.bind_windows = bind_windows
 call_state.call_cache = call_cache
 call_state.now_ms = now_ms

@@ -1,8 +1,9 @@
 -- module: slot_due
 -- requires: call_state, reader
 -- slot_due_lib: when a shard's windows next have a slot to expire, kept in its config so that a call
--- asks Redis nothing more to learn that nothing expired; a module of the ranking function library (and
--- of the ingest one), before window_lib, whose expiry and slot index use it.
+-- asks Redis nothing more to learn that nothing expired, and the due time a write tells the scheduler's
+-- index (due_to_index); a module of the ranking function library (and of the ingest one), before
+-- window_lib, whose expiry and slot index use it.
 -- KEYS: 0
 
 -- The running call's state (call_lib): the same tables for every call.
@@ -128,6 +129,31 @@ local function forget_indexed(slots_key)
   redis.call('HDEL', cfg_key, 'indexedSec')
 end
 
+-- The earliest due time of the oldest slots of the call's `windows` (bind_windows); nil when no
+-- window holds a slot.
+local function earliest_slot_due_ms(windows)
+  local earliest = nil
+  for w = 0, windows.count - 1 do
+    local oldest = redis.call('ZRANGE', windows.slots[w], 0, 0)
+    if #oldest > 0 then
+      local due = slot_due_ms(tonumber(oldest[1]), windows.period_sec[w])
+      if earliest == nil or due < earliest then earliest = due end
+    end
+  end
+  return earliest
+end
+
+-- What a write answers for the due index: the due time of the slots it created when one of them is
+-- now the shard's earliest (the service then lowers the board's index entry to it, ZADD LT), else 0.
+-- Any older slot of the shard is already covered by the index (an entry at or before its due time,
+-- or a claim whose completion re-enters it), so the common write, which creates no slot or a slot
+-- later than the oldest, costs nothing more. `new_due_ms`: the earliest due of the new slots, or nil.
+local function due_to_index(windows, new_due_ms)
+  if new_due_ms == nil then return 0 end
+  if earliest_slot_due_ms(windows) < new_due_ms then return 0 end
+  return new_due_ms
+end
+
 slot_due.slot_due_ms = slot_due_ms
 slot_due.nothing_due = nothing_due
 slot_due.settle_slot_due = settle_slot_due
@@ -137,3 +163,5 @@ slot_due.index_unless_known = index_unless_known
 slot_due.note_indexed = note_indexed
 slot_due.forget_indexed = forget_indexed
 slot_due.NO_SLOT_DUE = NO_SLOT_DUE
+slot_due.earliest_slot_due_ms = earliest_slot_due_ms
+slot_due.due_to_index = due_to_index

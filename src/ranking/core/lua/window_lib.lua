@@ -1,6 +1,7 @@
 -- module: window
 -- requires: call_state, hooks, keyspace, order, slot_due
--- window_lib: functions shared by the ranking functions, a module of their function library (and of the ingest one).
+-- window_lib: a window's slots, expiry, writes and ranks, shared by the ranking functions, a module of their
+-- function library (and of the ingest one); a window's drop is window_drop_lib's, the due index's slot_due_lib's.
 -- KEYS: 0
 -- Conventions: a call's windows come as the record call_state.bind_windows fills (`windows`: count, and
 -- by 0-based window its slots index zset, results zset and rule). A window's slot hashes are named
@@ -46,25 +47,6 @@ local function slot_key_of(slots_key, start)
   end
   known.start, known.key = start, key
   return key
-end
-
--- Unlinks every key of one window: its slot hashes (found through its slots index), index and results.
--- The window's keys are named after the board config key "<tag>:cfg" as "<tag>:<window>:...".
--- The options' copies of the window (hooks_lib window_copies: each segment's) go with it.
-local function drop_window(cfg_key, window_name)
-  local bases = { keyspace.sibling_key(cfg_key, 'cfg', window_name .. ':') }
-  for _, copies in ipairs(hooks.window_copies) do
-    for _, base in ipairs(copies(cfg_key, window_name)) do bases[#bases + 1] = base end
-  end
-  for _, base in ipairs(bases) do
-    local starts = redis.call('ZRANGE', base .. 'slots', 0, -1)
-    for _, start in ipairs(starts) do
-      redis.call('UNLINK', base .. 'slot:' .. start)
-    end
-    redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest')
-    local dropped = hooks.window_dropped
-    for i = 1, #dropped do dropped[i](base, starts) end
-  end
 end
 
 -- A window's rule (call_state.bind_windows binds it from the header by name): period_sec, interval_sec,
@@ -295,31 +277,6 @@ local function add_event(slots_key, top_key, slot_start, period_sec, item, amoun
   return score, new_due_ms
 end
 
--- The earliest due time of the oldest slots of the call's `windows` (bind_windows); nil when no
--- window holds a slot.
-local function earliest_slot_due_ms(windows)
-  local earliest = nil
-  for w = 0, windows.count - 1 do
-    local oldest = redis.call('ZRANGE', windows.slots[w], 0, 0)
-    if #oldest > 0 then
-      local due = slot_due.slot_due_ms(tonumber(oldest[1]), windows.period_sec[w])
-      if earliest == nil or due < earliest then earliest = due end
-    end
-  end
-  return earliest
-end
-
--- What a write answers for the due index: the due time of the slots it created when one of them is
--- now the shard's earliest (the service then lowers the board's index entry to it, ZADD LT), else 0.
--- Any older slot of the shard is already covered by the index (an entry at or before its due time,
--- or a claim whose completion re-enters it), so the common write, which creates no slot or a slot
--- later than the oldest, costs nothing more. `new_due_ms`: the earliest due of the new slots, or nil.
-local function due_to_index(windows, new_due_ms)
-  if new_due_ms == nil then return 0 end
-  if earliest_slot_due_ms(windows) < new_due_ms then return 0 end
-  return new_due_ms
-end
-
 -- A score as an exclusive lower bound for ZCOUNT: %.17g keeps every digit (plain concatenation
 -- would print 14 significant digits).
 local function above(score)
@@ -379,7 +336,6 @@ end
 window.version_error = version_error
 window.results_changed = results_changed
 window.slot_key_of = slot_key_of
-window.drop_window = drop_window
 window.current_slot = current_slot
 window.window_rule = window_rule
 window.expire_window = expire_window
@@ -388,8 +344,6 @@ window.add_amount = add_amount
 window.live_from_sec = live_from_sec
 window.window_holds = window_holds
 window.add_event = add_event
-window.earliest_slot_due_ms = earliest_slot_due_ms
-window.due_to_index = due_to_index
 window.above = above
 window.rank_of = rank_of
 window.listing_rows = listing_rows

@@ -14,9 +14,8 @@
 -- Reply (reader.answer, CALLS.due_claim): lease_end_ms (when these claims lapse), boards (the names
 --   claimed, earliest due first)
 local function due_claim(keys, args)
-  call_state.begin_call(keys, args)
   local due_key, leases_key = keys[1], keys[2]
-  local header, arg = reader.read_call(args, CALLS.due_claim)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.due_claim)
   local now_ms, lease_ms = header.now_ms, tonumber(arg.lease_ms)
   local most, due_by = tonumber(arg.most), tonumber(arg.due_by_ms)
   for _, name in ipairs(redis.call('ZRANGE', leases_key, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do

@@ -12,9 +12,8 @@
 --                 board leaves the index until a write creates a slot)]
 -- Reply (reader.answer, CALLS.due_complete): completed (the number of boards completed)
 local function due_complete(keys, args)
-  call_state.begin_call(keys, args)
   local due_key, leases_key = keys[1], keys[2]
-  local header, arg = reader.read_call(args, CALLS.due_complete)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.due_complete)
   local lease_end = tonumber(arg.lease_end_ms)
   local visited = cjson.decode(arg.visited)
   for _, board in ipairs(visited) do

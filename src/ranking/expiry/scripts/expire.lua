@@ -1,4 +1,4 @@
--- requires: actor_log, board_write, call_state, likes, reader, segmentation, slot_due, snapshot, window
+-- requires: actor_log, board_write, call_state, likes, reader, segmentation, slot_due, snapshot
 -- expire: drains the expired slots of every window of a board and prunes old likes (scheduled job).
 -- Keys: dynamic: cfg (board config hash: holds the config version), likes (zset: "<item>\31<user>" ->
 --       like time, unix ms), then per window w = 1..W of the header its slots index zset and results
@@ -31,7 +31,7 @@ local function expire(keys, args)
   if more_likes or segments_draining == 1 then draining = 1 end
   -- Expired data remains: due now (the service calls again), the oldest slots' due read once none does.
   if draining == 1 then return reader.answer(CALLS.expire, { draining = 1, next_due_ms = header.now_ms }) end
-  local next_ms = math.min(window.earliest_slot_due_ms(windows) or math.huge, likes.likes_due_ms(likes_key, windows) or math.huge,
+  local next_ms = math.min(slot_due.earliest_slot_due_ms(windows) or math.huge, likes.likes_due_ms(likes_key, windows) or math.huge,
     snapshot.snapshot_due_ms(windows, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end
   return reader.answer(CALLS.expire, { draining = draining, next_due_ms = next_ms })

@@ -6,9 +6,8 @@
 --   interval_ms (the sweep interval)
 -- Reply (reader.answer, CALLS.sweep_turn): turn (1 when the caller takes this sweep, else 0)
 local function sweep_turn(keys, args)
-  call_state.begin_call(keys, args)
   local sweep_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.sweep_turn)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.sweep_turn)
   local now_ms = header.now_ms
   if tonumber(redis.call('GET', sweep_key) or '0') > now_ms then return reader.answer(CALLS.sweep_turn, { turn = 0 }) end
   redis.call('SET', sweep_key, now_ms + tonumber(arg.interval_ms))

@@ -5,8 +5,7 @@
 --   clock, no windows), then items: JSON array of item ids (at least one)
 -- Reply (reader.answer, CALLS.groups_read): groups (of each item; false: none)
 local function groups_read(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.groups_read)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.groups_read)
   return reader.answer(CALLS.groups_read, { groups = groups.groups_of(cfg_key, cjson.decode(arg.items)) })
 end

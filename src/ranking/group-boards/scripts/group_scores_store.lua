@@ -15,9 +15,8 @@
 --   token     the round's token (a claim), else ""
 --   stored    JSON [group, ...]: the groups whose score was stored
 local function group_scores_store(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local _, arg = reader.read_call(args, CALLS.group_scores_store)
+  local _, arg = call_state.begin_named_call(keys, args, CALLS.group_scores_store)
   local of = group_of.GROUP_OF
   if arg.token == '' then
     local token = of.claim(cfg_key, arg.window, arg.board, cjson.decode(arg.groups))

@@ -63,9 +63,8 @@ local function count_shard(sums, slots_key, conf, rule, now_sec, points)
 end
 
 local function history_count_shards(keys, args)
-  call_state.begin_call(keys, args)
   local route = keys[1]
-  local header, arg = reader.read_call(args, CALLS.history_count_shards)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.history_count_shards)
   local rule, now_sec = header.windows[1], header.now_sec
   local points = cjson.decode(arg.points)
   local sums = { pending = {}, rest = 0, counts = {}, left_out = {} }

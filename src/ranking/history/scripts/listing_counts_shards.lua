@@ -24,9 +24,8 @@ local function settled(cfg_key, window_key, slots_key, rule, now_sec)
 end
 
 local function listing_counts_shards(keys, args)
-  call_state.begin_call(keys, args)
   local route = keys[1]
-  local header, arg = reader.read_call(args, CALLS.listing_counts_shards)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.listing_counts_shards)
   local rule, now_sec = header.windows[1], header.now_sec
   local asked_of = cjson.decode(arg.asked)
   local answer = { pending = {}, listings = {} }

@@ -5,8 +5,7 @@
 --   clock, no windows), then items: JSON array of item ids (at least one)
 -- Reply (reader.answer, CALLS.item_data_read): data (of each item; false: none)
 local function item_data_read(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.item_data_read)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.item_data_read)
   return reader.answer(CALLS.item_data_read, { data = item_data.item_data_of(cfg_key, cjson.decode(arg.items)) })
 end

@@ -15,9 +15,8 @@
 --   shard not counted }; above { items ahead of each (score, mark), summed over the counted shards }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 local function lookup_count_shards(keys, args)
-  call_state.begin_call(keys, args)
   local route = keys[1]
-  local header, arg = reader.read_call(args, CALLS.lookup_count_shards)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.lookup_count_shards)
   local scores, marks = cjson.decode(arg.ahead_scores), cjson.decode(arg.ahead_marks)
   local sums, pending = {}, {}
   for i = 1, #scores do sums[i] = 0 end

@@ -79,9 +79,8 @@ function LOOKUP_NODE.incomplete()
 end
 
 local function lookup_node(keys, args)
-  call_state.begin_call(keys, args)
   local route = keys[1]
-  local header, arg = reader.read_call(args, CALLS.lookup_node)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.lookup_node)
   local shards, homes = cjson.decode(arg.shards), cjson.decode(arg.homes)
   -- The homes first (their ids' scores and marks), then every shard checked and counting above them.
   local tops, err = LOOKUP_NODE.home_tops(header, arg, shards, homes)

@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsObject, ValidateNested } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { settingProperties } from '../../../common/dto';
 import type { BoardOption } from '../board-option';
 
 /** The board's `moderation` object. */
@@ -22,23 +20,13 @@ export interface ModerationConfig {
   moderation?: { review: boolean };
 }
 
-/** The board PUT's `moderation` field (applied bottom-up, as stacked decorators are). */
-export const ModerationProperty = () =>
-  applyDecorators(
-    Type(() => ModerationSettingsDto),
-    ValidateNested(),
-    IsObject({ message: 'moderation must be an object like { "review": true }' }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      type: ModerationSettingsDto,
-      description:
-        'Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state',
-    }),
-  );
-
-/** The board view's `moderation` field (present on a review board). */
-export const ModerationViewProperty = () =>
-  ApiPropertyOptional({ type: ModerationSettingsDto, description: 'Present on a review board' });
+/** The board PUT's `moderation` field and the board view's (present on a review board). */
+export const { put: ModerationProperty, view: ModerationViewProperty } = settingProperties(
+  ModerationSettingsDto,
+  'moderation must be an object like { "review": true }',
+  'Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state',
+  'Present on a review board',
+);
 
 const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.review === true;
 

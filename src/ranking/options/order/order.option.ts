@@ -1,8 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { OptionalEnumProperty } from '../../../common/dto';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { modeProperties } from '../../../common/dto';
+import { modeOf, type BoardOption, type BoardSettings } from '../board-option';
 
 /** Which scores rank higher: the higher (desc, the default) or the lower (asc: race times, golf). */
 export const SCORE_ORDERS = ['desc', 'asc'] as const;
@@ -22,16 +21,16 @@ export const ORDER_MESSAGES = {
     `order asc goes with ties first only on a board with a tiebreak: board "${board}" keeps its strict order highest score first; use ties shared, order desc or a tiebreak`,
 };
 
-/** The board PUT's `order` field: its schema and validation (applied bottom-up, as stacked decorators are). */
-export const OrderProperty = () =>
-  OptionalEnumProperty(
-    SCORE_ORDERS,
-    'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first on a board without a tiebreak). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
-  );
-
-/** The board view's `order` field (present when asc). */
-export const OrderViewProperty = () =>
-  ApiPropertyOptional({ enum: ['asc'], description: 'Lower scores rank higher; absent: higher scores do (desc)' });
+/**
+ * The board PUT's `order` field: its schema and validation (applied bottom-up, as stacked decorators are),
+ * and the board view's (present when asc).
+ */
+export const { put: OrderProperty, view: OrderViewProperty } = modeProperties(
+  SCORE_ORDERS,
+  'Which scores rank higher: "desc" (higher first) or "asc" (lower first: race times, golf); every read (top, items, around, lookup, history, archives, stream, percentile) follows it. asc needs aggregate max, min or last (400 INVALID_INPUT on a sum board, with views, or with ties first on a board without a tiebreak). Omitted: the current order (desc for a new board). A change keeps the data (the next reads list it the other way), but on a board with a tiebreak it needs ?reset=true and drops the data (its pairs are kept in the board order)',
+  ['asc'],
+  'Lower scores rank higher; absent: higher scores do (desc)',
+);
 
 const ascending = (config: Readonly<OrderConfig>) => config.order === 'asc';
 
@@ -41,11 +40,8 @@ export const orderOption: BoardOption<OrderConfig> = {
   fields: ['order'],
   luaModules: [join(__dirname, 'score_order_lib.lua')],
   fromStored: (fields) => (fields.order === 'asc' ? { order: 'asc' } : {}),
-  fromReply: (fields) => {
-    if (fields.order === undefined || fields.order === 'desc') return {};
-    if (fields.order === 'asc') return { order: 'asc' };
-    throw new Error(`order ${JSON.stringify(fields.order)} is not one of ${SCORE_ORDERS.join(', ')}`);
-  },
+  fromReply: (fields) =>
+    fields.order !== undefined && modeOf('order', SCORE_ORDERS, fields.order) === 'asc' ? { order: 'asc' } : {},
   view: (config) => (ascending(config) ? { order: 'asc' } : {}),
   ascending,
   check: (board: BoardSettings) => {

@@ -1,8 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
-import { OptionalObjectProperty } from '../../../common/dto';
+import { settingProperties } from '../../../common/dto';
 import type { BoardOption } from '../board-option';
 import { SEGMENTS_MAX } from './segments.limits';
 
@@ -52,17 +52,13 @@ export class SegmentsDto {
   max!: number;
 }
 
-/** The board PUT's `segments` field: its schema and validation. */
-export const SegmentsProperty = () =>
-  OptionalObjectProperty(
-    SegmentsDto,
-    SEGMENTS_MESSAGES.notObject,
-    'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
-  );
-
-/** The board view's `segments` field. */
-export const SegmentsViewProperty = () =>
-  ApiPropertyOptional({ type: SegmentsDto, description: 'Present when events may name segments' });
+/** The board PUT's `segments` field: its schema and validation, and the board view's. */
+export const { put: SegmentsProperty, view: SegmentsViewProperty } = settingProperties(
+  SegmentsDto,
+  SEGMENTS_MESSAGES.notObject,
+  'Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board)',
+  'Present when events may name segments',
+);
 
 /** A PUT's setting from its `segments` (absent: the stored one stays). */
 export function segmentsOf(setting: SegmentsDto | undefined): SegmentsConfig {

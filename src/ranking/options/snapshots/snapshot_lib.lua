@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, reader, slot_due, snaprows, window
+-- requires: archive, call_state, hooks, keyspace, order, slot_due, snaprows, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -210,11 +210,10 @@ local function open_read(cfg_key, slots_key, top_key, header)
   return nil, more and 1 or 0, keeps
 end
 
--- A named single-window read's start (keys cfg, slots, top): binds the call (call_lib), reads its args, then
+-- A named single-window read's start (keys cfg, slots, top): binds the call and reads its args (call_lib), then
 -- open_read: the error reply to answer at once (nil: none), header, args, open_read's draining and keeps.
 local function begin_read(keys, args, contract)
-  call_state.begin_call(keys, args)
-  local header, arg = reader.read_call(args, contract)
+  local header, arg = call_state.begin_named_call(keys, args, contract)
   local err, draining, keeps = open_read(keys[1], keys[2], keys[3], header)
   return err and redis.error_reply(err), header, arg, draining, keeps
 end

@@ -1,5 +1,5 @@
 -- module: shown
--- requires: archive, board_write, hooks, keyspace, order, snapshot, snapshot_kept, stored_windows
+-- requires: archive, archive_shown, board_write, hooks, keyspace, order, snapshot, snapshot_kept, stored_windows
 -- snapshot_shown_lib: which rows of a kept listing (a snapshot's or an archive's text, the previous
 -- listing "<base>prev") the window's reads show now. Kept listings store every row whatever moderation
 -- was; a read leaves out the items the board's exceptions leave out now (order_lib's exceptions_asked,
@@ -186,7 +186,7 @@ local COPY_BYTES, FIND_BYTES = 190, 630
 
 -- `position` put in (`joins`) or taken out of the sorted `found`, which holds it exactly when it leaves.
 local function moved(found, position, joins)
-  local at = archive.count_below(found, position) + 1
+  local at = archive_shown.count_below(found, position) + 1
   local held = found[at] == position
   if joins and not held then table.insert(found, at, position) end
   if not joins and held then table.remove(found, at) end
@@ -211,17 +211,17 @@ end
 -- of those before it and its text is still the one it was found for. Returns the work spent, or nil
 -- when it would pass the `left` budget (nothing done).
 local function period_moved(base, at, entry, change, left)
-  local scan = archive.shown_entry_read(entry)
+  local scan = archive_shown.entry_read(entry)
   if not scan or scan.stamp ~= change.before then return 0 end
   local cost = math.ceil(scan.bytes / COPY_BYTES + scan.bytes * #change.items / FIND_BYTES)
   if cost > left then return nil end
   local rows = redis.call('GET', base .. 'snap:' .. at)
   if not rows or #rows ~= scan.bytes then return cost end
   for _, move in ipairs(change.items) do
-    local position = archive.position_of(rows, move.item)
+    local position = archive_shown.position_of(rows, move.item)
     if position and position <= scan.scanned then moved(scan.found, position, move.joins) end
   end
-  archive.shown_entry_write(base, at, change.after, scan)
+  archive_shown.entry_write(base, at, change.after, scan)
   return cost
 end
 
@@ -232,7 +232,7 @@ local function index_change_begin(cfg_key, exceptions_of)
   local bases = {}
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
-    if redis.call('EXISTS', archive.shown_index_key(base)) == 1 then bases[#bases + 1] = base end
+    if redis.call('EXISTS', archive_shown.index_key(base)) == 1 then bases[#bases + 1] = base end
   end
   if #bases == 0 then return nil end
   return { bases = bases, exceptions_of = exceptions_of, before = exceptions_of(cfg_key) }
@@ -243,13 +243,13 @@ end
 local function index_change_end(cfg_key, begun, bound)
   local after = begun and begun.exceptions_of(cfg_key)
   if not after or not begun.before or begun.before.only ~= after.only then return end
-  local change = { before = archive.exceptions_stamp(begun.before.only, begun.before.items),
-    after = archive.exceptions_stamp(after.only, after.items), items = items_moved(begun.before, after) }
+  local change = { before = archive_shown.exceptions_stamp(begun.before.only, begun.before.items),
+    after = archive_shown.exceptions_stamp(after.only, after.items), items = items_moved(begun.before, after) }
   if change.before == change.after then return end
   local periods, left = bound.periods, bound.rows
   for _, base in ipairs(begun.bases) do
     local starts = redis.call('ZRANGE', base .. 'snaps', '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, periods)
-    local entries = #starts > 0 and redis.call('HMGET', archive.shown_index_key(base), unpack(starts)) or {}
+    local entries = #starts > 0 and redis.call('HMGET', archive_shown.index_key(base), unpack(starts)) or {}
     for i, at in ipairs(starts) do
       local spent = entries[i] and period_moved(base, at, entries[i], change, left)
       if spent == nil then return end

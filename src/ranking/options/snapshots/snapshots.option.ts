@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
-import { OptionalObjectProperty } from '../../../common/dto';
+import { settingProperties } from '../../../common/dto';
 import { modulesOnly, type BoardOption } from '../board-option';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
 
@@ -30,17 +30,16 @@ export class SnapshotsDto {
   top!: number;
 }
 
-/** A window PUT's `snapshots` field (in the order board.dto's other nested settings stack theirs). */
-export const SnapshotsProperty = () =>
-  OptionalObjectProperty(
-    SnapshotsDto,
-    'snapshots must be an object like { "keep": 24, "top": 100 }',
-    "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
-  );
-
-/** A window view's `snapshots` field (present when the window keeps them). */
-export const SnapshotsViewProperty = () =>
-  ApiPropertyOptional({ type: SnapshotsDto, description: 'Present when the window keeps snapshots' });
+/**
+ * A window PUT's `snapshots` field (in the order board.dto's other nested settings stack theirs) and a
+ * window view's (present when the window keeps them).
+ */
+export const { put: SnapshotsProperty, view: SnapshotsViewProperty } = settingProperties(
+  SnapshotsDto,
+  'snapshots must be an object like { "keep": 24, "top": 100 }',
+  "Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank)",
+  'Present when the window keeps snapshots',
+);
 
 /**
  * Window history: snapshot_lib.lua takes a window's listing at its slot boundaries (and keeps the

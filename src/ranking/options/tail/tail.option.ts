@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, Max, Min, ValidateNested } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
-import { IsOptionalNotNull } from '../../../common/dto';
+import { settingProperties } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import type { Bounds } from '../../../common/limits';
 import type { BoardOption, BoardSettings } from '../board-option';
@@ -72,23 +70,13 @@ export class TailDto {
   below!: number;
 }
 
-/** The board PUT's `tail` field: its schema and validation (applied bottom-up, as stacked decorators are). */
-export const TailProperty = () =>
-  applyDecorators(
-    ValidateNested(),
-    Type(() => TailDto),
-    IsObject({ message: TAIL_MESSAGES.notObject }),
-    IsOptionalNotNull(),
-    ApiPropertyOptional({
-      type: TailDto,
-      description:
-        "The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data",
-    }),
-  );
-
-/** The board view's `tail` field (present when on). */
-export const TailViewProperty = () =>
-  ApiPropertyOptional({ type: TailDto, description: 'The bounded tail; absent: every count is kept' });
+/** The board PUT's `tail` field: its schema and validation, and the board view's (present when on). */
+export const { put: TailProperty, view: TailViewProperty } = settingProperties(
+  TailDto,
+  TAIL_MESSAGES.notObject,
+  "The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data",
+  'The bounded tail; absent: every count is kept',
+);
 
 /** A row's `bound` on a `tail` board (GET …/top). */
 export const TailBoundProperty = () =>

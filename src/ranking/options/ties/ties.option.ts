@@ -1,7 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
-import { OptionalEnumProperty } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { modeProperties } from '../../../common/dto';
+import { modeOf, type BoardOption } from '../board-option';
 
 /** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
 export const TIES_MODES = ['shared', 'first'] as const;
@@ -22,16 +21,16 @@ export const LOOKUP_TIES_FIRST_WEIGHT = 3;
 /** Cost units the strict order adds to each results place of a write (bench/write-cost.ts). */
 export const TIES_FIRST_WRITE_COST = 4;
 
-/** The board PUT's `ties` field: its schema and validation (applied bottom-up, as stacked decorators are). */
-export const TiesProperty = () =>
-  OptionalEnumProperty(
-    TIES_MODES,
-    'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
-  );
-
-/** The board view's `ties` field (present when strict). */
-export const TiesViewProperty = () =>
-  ApiPropertyOptional({ enum: ['first'], description: 'Strict ranks among equal scores; absent: shared ranks' });
+/**
+ * The board PUT's `ties` field: its schema and validation (applied bottom-up, as stacked decorators are),
+ * and the board view's (present when strict).
+ */
+export const { put: TiesProperty, view: TiesViewProperty } = modeProperties(
+  TIES_MODES,
+  'Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data',
+  ['first'],
+  'Strict ranks among equal scores; absent: shared ranks',
+);
 
 const strict = (config: Readonly<TiesConfig>) => config.ties === 'first';
 
@@ -41,12 +40,7 @@ export const tiesOption: BoardOption<TiesConfig> = {
   fields: ['ties'],
   luaModules: [join(__dirname, 'ties_lib.lua')],
   fromStored: (fields) => ({ ties: fields.ties === 'first' ? 'first' : 'shared' }),
-  fromReply: (fields) => {
-    const mode = TIES_MODES.find((known) => known === fields.ties);
-    if (mode === undefined)
-      throw new Error(`ties ${JSON.stringify(fields.ties)} is not one of ${TIES_MODES.join(', ')}`);
-    return { ties: mode };
-  },
+  fromReply: (fields) => ({ ties: modeOf('ties', TIES_MODES, fields.ties) }),
   view: (config) => (strict(config) ? { ties: 'first' } : {}),
   writeCostPerPlace: (config) => (strict(config) ? TIES_FIRST_WRITE_COST : 0),
   costliest: { ties: 'first' },

@@ -10,9 +10,8 @@
 --       data), counts ({ per item, per metric: its sum, 0 when absent })
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function metric_counts(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.metric_counts)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.metric_counts)
   local items = {}
   for item in string.gmatch(arg.items, '[^\31]+') do items[#items + 1] = item end
   local draining, tops = 0, {}

@@ -1,4 +1,4 @@
--- requires: aggregate, board_write, call_state, idempotency, order, previous, reader, slot_due, snapshot, window
+-- requires: aggregate, board_write, call_state, idempotency, order, previous, reader, slot_due, snapshot, window, window_event
 -- record_score: records an item's score on a max / min / last board in every window whose live span holds
 -- the event's slot, expiring what fell out first (aggregate_lib says how slots and windows keep it).
 -- Keys: cfg (the board config hash: holds the config version and the aggregate), then per window
@@ -30,25 +30,13 @@ local function record_score(keys, args)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
   local created, refusal = board_write.admit_items(windows, { item }, tonumber(arg.new_items))
   if refusal then return redis.error_reply(refusal) end
-  local flat, new_due_ms = {}, nil
-  for w = 0, window_count - 1 do
-    local slots_key, top_key = keys[2 + 2 * w], keys[3 + 2 * w]
-    local held, rank
-    if covering[w] then
-      local rule = header.windows[w + 1]
-      local slot_start = window.current_slot(at_sec, rule.interval_sec, rule.origin_sec)
+  local flat = {}
+  local new_due_ms = window_event.standings_after(flat, keys, 2, header, item, at_sec, covering,
+    function(slots_key, top_key, slot_start, rule)
       local due_ms = slot_due.index_slot(slots_key, slot_start, rule.period_sec)
-      if due_ms then new_due_ms = math.min(new_due_ms or math.huge, due_ms) end
-      held = aggregate.best_record(aggregate.mode(), slots_key, top_key, slot_start, item, score_arg, at_arg, window.results_changed)
-      rank = window.item_rank(top_key, item, held)
-    else
-      -- A window the event is too old for: the item's standing there (rank 0 when it holds none, which
-      -- a 0 score would otherwise rank on a board listing every sign).
-      held, rank = window.standing(top_key, item)
-    end
-    flat[#flat + 1] = held
-    flat[#flat + 1] = rank
-  end
+      local mode = aggregate.mode()
+      return aggregate.best_record(mode, slots_key, top_key, slot_start, item, score_arg, at_arg, window.results_changed), due_ms
+    end)
   local keeping = snapshot.snapshot_windows(windows, confs)
   for w = 0, window_count - 1 do
     flat[#flat + 1] = keeping and keeping[w] and previous.rank_of(keys[3 + 2 * w], item) or 0
@@ -59,6 +47,6 @@ local function record_score(keys, args)
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 1, window_count)
   local reply = reader.answer(CALLS.record_score, { draining = draining, scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })
-  local made = { items = created, due_ms = window.due_to_index(windows, new_due_ms) }
+  local made = { items = created, due_ms = slot_due.due_to_index(windows, new_due_ms) }
   return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, reader.record_of(CALLS.record_score.created, made, {}))
 end

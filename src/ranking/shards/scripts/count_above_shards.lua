@@ -44,9 +44,8 @@ local function counted_tops(cfg_key, window_keys, rules, now_sec, as_they_stand)
 end
 
 local function count_above_shards(keys, args)
-  call_state.begin_call(keys, args)
   local route = keys[1]
-  local header, arg = reader.read_call(args, CALLS.count_above_shards)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.count_above_shards)
   local window_keys, scores, marks = cjson.decode(arg.window_keys), cjson.decode(arg.scores), cjson.decode(arg.marks)
   local above, ranked, pending, with_ranked = {}, {}, {}, arg.ranked == '1'
   local as_they_stand = arg.as_they_stand == '1'

@@ -34,9 +34,8 @@ local function add_shard(spread, top_key, bounds)
 end
 
 local function score_spread_shards(keys, args)
-  call_state.begin_call(keys, args)
   local route = keys[1]
-  local header, arg = reader.read_call(args, CALLS.score_spread_shards)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.score_spread_shards)
   local bounds = {}
   for bound in string.gmatch(arg.bounds, '%S+') do bounds[#bounds + 1] = bound end
   local spread = { pending = {}, listed = 0, min = '', max = '', counts = {} }

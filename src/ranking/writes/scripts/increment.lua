@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -155,7 +155,7 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   end
   order.append_marks(flat, keys, 3, window_count, item)
   new_due_ms = snapshot.with_snapshot_due(new_due_ms, call.windows, call.now_sec)
-  local due = window.due_to_index(call.windows, new_due_ms)
+  local due = slot_due.due_to_index(call.windows, new_due_ms)
   local growth = segment_growth.GROWTH
   local made = { items = created, due_ms = due, actor_entries = growth.actors, segment_entries = growth.segments }
   if idem ~= call.no_key then
@@ -262,9 +262,8 @@ local function increment_request(answers, request, full)
 end
 
 local function increment(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg, records_at = reader.read_call(args, CALLS.increment)
+  local header, arg, records_at = call_state.begin_named_call(keys, args, CALLS.increment)
   call_state.CALL.writes = true
   local err = window.version_error(cfg_key, header.version)
   if err then return redis.error_reply(err) end

@@ -218,7 +218,7 @@ local function increment_batch(keys, args)
   local new_due_ms
   new_due_ms, created = batch_apply(batch, entries, now_ms, windows, counting, created, segments)
   if arg.shape == 'batch_grouped' then batch_groups(cfg_key, entries) end
-  local due_ms = window.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
+  local due_ms = slot_due.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
   local reply = reader.answer(CALLS.increment_batch, { draining = draining, applied = #batch.items })
   local growth = segment_growth.GROWTH
   return idempotency.idem_finish(cfg_key, 'cfg', idem, now_ms, reply, reader.record_of(CALLS.increment_batch.created,

@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window, window_event
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it, and out of at most take_back_segments of its segments: the rest over
@@ -35,29 +35,17 @@
 local function like_standings(keys, header, item, changed, delta, at_sec, event_sec, draining, actor)
   local window_count = #header.windows
   local reply = { draining, 0 }
-  local new_due_ms = nil
-  for w = 0, window_count - 1 do
-    local slots_key, top_key = keys[3 + 2 * w], keys[4 + 2 * w]
-    local score, rank
-    if changed[w] then
+  local new_due_ms = window_event.standings_after(reply, keys, 3, header, item, at_sec, changed,
+    function(slots_key, top_key, slot_start, rule)
       reply[2] = 1
-      local rule = header.windows[w + 1]
-      local slot_start = window.current_slot(at_sec, rule.interval_sec, rule.origin_sec)
-      local new_due
-      score, new_due = window.add_event(slots_key, top_key, slot_start, rule.period_sec, item, delta, event_sec)
+      local score, new_due = window.add_event(slots_key, top_key, slot_start, rule.period_sec, item, delta, event_sec)
       if delta > 0 then
         actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
       else
         actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -delta)
       end
-      if new_due then new_due_ms = math.min(new_due_ms or math.huge, new_due) end
-      rank = window.item_rank(top_key, item, score)
-    else
-      score, rank = window.standing(top_key, item)
-    end
-    reply[#reply + 1] = score
-    reply[#reply + 1] = rank
-  end
+      return score, new_due
+    end)
   for w = 0, window_count - 1 do reply[#reply + 1] = previous.rank_of(keys[4 + 2 * w], item) end
   order.append_marks(reply, keys, 4, window_count, item)
   return reply, new_due_ms
@@ -161,7 +149,7 @@ local function like(keys, args)
     new_due_ms = segmentation.earliest_due(new_due_ms, like_segments(likes_key, windows, item, member, segments, changed, at_sec, event_sec, actor))
   end
   if flat[2] == 1 or (plan and #plan.chunk > 0) then snapshot.bump_version(cfg_key) end
-  local due_ms = window.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
+  local due_ms = slot_due.due_to_index(windows, snapshot.with_snapshot_due(new_due_ms, windows, now_sec))
   local scores, ranks, previous_ranks, marks = board_write.standing_fields(flat, 3, window_count)
   local reply = reader.answer(CALLS.like, { draining = draining, counted = flat[2], scores = scores, ranks = ranks,
     previous_ranks = previous_ranks, marks = marks })

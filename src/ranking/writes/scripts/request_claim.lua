@@ -12,9 +12,8 @@
 --   applied again, each replaying where it already ran); the answer (outcome 1, context "done");
 --   outcome 2: the key was used for another request
 local function request_claim(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.request_claim)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.request_claim)
   local idem = idempotency.idem_of(arg, 'req\31')
   local stored = idempotency.idem_begin(cfg_key, 'cfg', idem, header.now_ms)
   if stored then return stored end

@@ -7,9 +7,8 @@
 --   JSON)
 -- Reply (reader.answer, CALLS.request_complete, after idem_lib's outcome 0 and context "done"): body
 local function request_complete(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.request_complete)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.request_complete)
   local idem = idempotency.idem_of(arg, 'req\31')
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reader.answer(CALLS.request_complete, { body = arg.body }))
 end

@@ -14,9 +14,8 @@
 -- Reply (reader.answer, CALLS.segment_claim): claimed (the number of names newly claimed)
 -- Errors: TB_SEGMENT_LIMIT <live> <max> <new> board (nothing claimed)
 local function segment_claim(keys, args)
-  call_state.begin_call(keys, args)
   local cfg_key = keys[1]
-  local header, arg = reader.read_call(args, CALLS.segment_claim)
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.segment_claim)
   local claims = keyspace.sibling_key(cfg_key, 'cfg', 'segclaims')
   local now_sec, max, until_sec = header.now_sec, tonumber(arg.max), tonumber(arg.until_sec)
   local names = cjson.decode(arg.names)
