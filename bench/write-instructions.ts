@@ -23,7 +23,7 @@ import { actorsKept } from '../src/ranking/options/actors/actors.option';
 import { optionsOf } from '../src/ranking/options/registry';
 import { segmentsOf as segmentsOption } from '../src/ranking/options/segments/segments.option';
 import { runWhenMain } from './process-stats';
-import { counting, dumpCounts, type Callgrind } from './redis-instructions';
+import { counting, dumpCounts, scriptCommandsOf, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
 const SIZE = SIZES.ci;
@@ -124,6 +124,13 @@ function rows(bench: Bench): Array<[string, () => Promise<unknown>]> {
       () => increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 }),
     ],
     [
+      'coalesced: 16 existing items mid-table, moderation maxima (wc-modgroups)',
+      () =>
+        Promise.all(
+          Array.from({ length: 16 }, (_, k) => increment({ board: 'wc-modgroups', item: `i${1400 + k}`, amount: 1 })),
+        ),
+    ],
+    [
       'new item, new actor, 1 segment (wc-sum)',
       () =>
         increment({
@@ -154,34 +161,39 @@ function rows(bench: Bench): Array<[string, () => Promise<unknown>]> {
   ];
 }
 
-/** One write's calls: instructions, FCALLs, script commands and the costliest kinds of them. */
+/** The FCALLs Redis has run so far (INFO commandstats: a RESETSTAT would cost each command its histogram again). */
+async function fcalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return [...stats.matchAll(/cmdstat_fcall(?:_ro)?:calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/**
+ * One write's calls: instructions, FCALLs, script commands and the costliest kinds of them (their instructions,
+ * from the dump: scriptCommandsOf). WRITE_BENCH_ARGV=1 also prints each command (SLOWLOG, on only then: its
+ * entries are counted inside the call).
+ */
 async function measure(bench: Bench, label: string, write: () => Promise<unknown>): Promise<void> {
   const { server, redis } = bench;
+  const argv = process.env.WRITE_BENCH_ARGV === '1';
+  await redis.config('SET', 'slowlog-log-slower-than', argv ? '0' : '-1');
   await redis.slowlog('RESET');
-  await redis.config('RESETSTAT');
+  const before = await fcalls(redis);
   counting(server, true);
   dumpCounts(server);
   written++;
   await write();
-  const { counts, main } = dumpCounts(server);
+  const { counts, main, file } = dumpCounts(server);
   counting(server, false);
-  const stats = await redis.info('commandstats');
-  const calls = [...stats.matchAll(/cmdstat_fcall(?:_ro)?:calls=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-  const entries = ((await redis.slowlog('GET', 100_000)) as Slowlog).filter((entry) => entry[4] === '?:0');
-  const byName = new Map<string, { count: number; us: number }>();
-  for (const [, , us, argv] of entries) {
-    const name = argv[0].toLowerCase();
-    const seen = byName.get(name) ?? { count: 0, us: 0 };
-    byName.set(name, { count: seen.count + 1, us: seen.us + us });
-  }
-  const costliest = [...byName.entries()].sort((a, b) => b[1].us - a[1].us).slice(0, 4);
-  const fcallUs = ((await redis.slowlog('GET', 100_000)) as Slowlog)
-    .filter((entry) => /^fcall/i.test(entry[3][0]))
-    .reduce((sum, entry) => sum + entry[2], 0);
-  const inCommands = entries.reduce((sum, entry) => sum + entry[2], 0);
-  const parts = costliest.map(([name, { count, us }]) => `${name} ${count} (${Math.round((100 * us) / fcallUs)} %)`);
+  const calls = (await fcalls(redis)) - before;
+  if (argv)
+    for (const [, , , args, client] of ((await redis.slowlog('GET', 100_000)) as Slowlog).reverse())
+      if (client === '?:0') console.log(`argv ${args.slice(0, 6).join(' ')}`);
+  const commands = scriptCommandsOf(file);
+  const inCommands = commands.reduce((sum, one) => sum + one.ir, 0);
+  const total = commands.reduce((sum, one) => sum + one.calls, 0);
+  const parts = commands.slice(0, 4).map((one) => `${one.name} ${one.calls} (${(one.ir / 1e6).toFixed(2)} M)`);
   console.log(
-    `| ${label} | ${calls} | ${(counts.Ir / 1e6).toFixed(2)} | ${(main.Ir / 1e6).toFixed(2)} | ${entries.length} | ${Math.round((100 * inCommands) / fcallUs)} % | ${parts.join(', ')} |`,
+    `| ${label} | ${calls} | ${(counts.Ir / 1e6).toFixed(2)} | ${(main.Ir / 1e6).toFixed(2)} | ${total} | ${Math.round((100 * inCommands) / main.Ir)} % | ${parts.join(', ')} |`,
   );
 }
 
@@ -217,11 +229,6 @@ const CUTS: Array<{ label: string; from: string; to: string }> = [
     to: 'local function except_listing(base, view)\n  if view then return base end\n',
   },
   {
-    label: "a window rank's exceptions scored, not counted (below_of answers 0 once scored)",
-    from: '  scored(top_key, ex)\n  score = tonumber(score)\n',
-    to: '  scored(top_key, ex)\n  if top_key then return 0 end\n  score = tonumber(score)\n',
-  },
-  {
     label: "a window rank's exceptions' ZMSCORE only (scored keeps none)",
     from: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n",
     to: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n  if top_key then ex.scores = {} return ex end\n",
@@ -254,10 +261,9 @@ async function run(): Promise<void> {
     async ({ server, redis, graph, clock }) => {
       const bench: Bench = { server, redis, graph, clock, commands: new WriteCommands(clock) };
       await seed(bench);
-      await redis.config('SET', 'slowlog-log-slower-than', '0');
       await redis.config('SET', 'slowlog-max-len', '100000');
       console.log(
-        '| write (attempt) | calls | M instructions | on the main thread | commands | in commands | costliest commands (share of the call) |',
+        '| write (attempt) | calls | M instructions | on the main thread | commands | in commands | costliest commands (their instructions) |',
       );
       console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
       await measureCuts(bench);

@@ -26,7 +26,7 @@ end
 -- Every change of a window's results calls it (order_lib's EXCEPTIONS drop theirs; the options' results_changed
 -- hooks; item_left when it left: item_data_lib; a script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)
-  order.EXCEPTIONS.by[top_key] = nil
+  order.note_written(top_key, item)
   local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
   if score == 0 then for _, left in ipairs(hooks.item_left) do left(top_key, item) end end
@@ -216,13 +216,14 @@ local function expire_all(windows, now_sec, budget, drain)
   return draining, budget
 end
 
--- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the
--- slot already indexed); returns the new score. A results score that reaches exactly 0 is removed; a
--- negative one stays (so later increments stay exact) and every read treats it as absent. Views are
--- not told: callers call the sum_changed hooks after it (add_event, the increment and batch scripts).
+-- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the slot indexed);
+-- answers the new score. A score reaching exactly 0 is removed; a negative one stays (later increments stay exact), read
+-- as absent. Views are not told (callers call sum_changed). A whole amount goes as text made once, not a %.17g a command.
 local function add_amount(slot_key, top_key, item, amount)
-  if tonumber(redis.call('HINCRBY', slot_key, item, amount)) == 0 then redis.call('HDEL', slot_key, item) end
-  local score = tonumber(redis.call('ZINCRBY', top_key, amount, item))
+  local whole = type(amount) == 'number' and amount ~= 0 and amount % 1 == 0 and math.abs(amount) < 2 ^ 53
+  local arg = whole and string.format('%d', amount) or amount
+  if tonumber(redis.call('HINCRBY', slot_key, item, arg)) == 0 then redis.call('HDEL', slot_key, item) end
+  local score = tonumber(redis.call('ZINCRBY', top_key, arg, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
   results_changed(top_key, item, score)
   return score

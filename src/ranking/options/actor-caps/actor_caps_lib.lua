@@ -83,7 +83,7 @@ local function actor_amount(slots_key, slot_start, actor, item, amount)
   local counted = amount * weight
   if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
   local held = held_of(slots_key, actor, item)
-  local own = actor_log.ACTORS.figures(redis.call('HGET', actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item))
+  local own = actor_log.ACTORS.figures(actor_log.ACTORS.pair_value(actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item))
   return within_cap(cap, counted, held - math.max(0, own) + own)
 end
 

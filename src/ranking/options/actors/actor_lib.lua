@@ -86,6 +86,27 @@ function ACTORS.slot_key(slots_key, start)
 end
 
 -- "<amount>:<events>[:<sent>]" as numbers: amount, events, sent (the amount when not kept; nil: none).
+-- The last pair's contribution ACTORS.pair_value read (the actor_amount hook of a cap, just before the same
+-- event's ACTORS.add reads it: nothing writes it between): that read is answered from here once, in the same call.
+local pair_read = { seq = 0, key = nil, pair = nil, value = nil }
+
+-- The pair's contribution in the slot hash `act_key` (HGET: nil when none), kept for the event's ACTORS.add.
+function ACTORS.pair_value(act_key, pair)
+  local value = redis.call('HGET', act_key, pair)
+  pair_read.seq, pair_read.key, pair_read.pair, pair_read.value = CALL.seq, act_key, pair, value
+  return value
+end
+
+-- The pair's contribution read by ACTORS.pair_value in this call (taken once), else read now.
+local function pair_taken(act_key, pair)
+  local kept = pair_read
+  if kept.key == act_key and kept.pair == pair and kept.seq == CALL.seq then
+    kept.key = nil
+    return kept.value
+  end
+  return redis.call('HGET', act_key, pair)
+end
+
 function ACTORS.figures(value)
   if not value then return 0, 0, 0 end
   local amount, events, sent = string.match(value, '^(-?%d+):(%d+):?(-?%d*)$')
@@ -138,6 +159,11 @@ function ACTORS.unique_changed(top_key, item, delta)
   end
 end
 
+-- A count's move of one as a command's argument: text, which Redis takes as it is, where a Lua number costs it a
+-- snprintf("%.17g") (a few thousand instructions, several per contribution); any other move as it is.
+local DELTA_ARGS = { [1] = '1', [-1] = '-1' }
+function ACTORS.delta_arg(delta) return DELTA_ARGS[delta] or delta end
+
 -- The window's pairs hash (its distinct-actor counts with it).
 function ACTORS.pairs_key(slots_key) return keyspace.sibling_key(slots_key, 'slots', 'pairs') end
 
@@ -147,7 +173,7 @@ function ACTORS.count_field(item) return ACTORS.SEP .. item end
 -- The item's distinct actors move by `delta`: its count field, and every unique view reading `top_key`.
 local function actors_moved(pairs_key, top_key, item, delta)
   local field = ACTORS.count_field(item)
-  if tonumber(redis.call('HINCRBY', pairs_key, field, delta)) <= 0 then redis.call('HDEL', pairs_key, field) end
+  if tonumber(redis.call('HINCRBY', pairs_key, field, ACTORS.delta_arg(delta))) <= 0 then redis.call('HDEL', pairs_key, field) end
   ACTORS.unique_changed(top_key, item, delta)
 end
 
@@ -178,8 +204,8 @@ end
 -- One live slot more (+1) or less (-1) holds the pair: the item gains an actor at 0 -> 1, loses one at 1 -> 0.
 -- A new pairs hash is marked (counts_kept); one left holding only its mark goes, as an empty hash does.
 function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
-  if delta > 0 and redis.call('EXISTS', pairs_key) == 0 then redis.call('HSET', pairs_key, ACTORS.SEP, 1) end
-  local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, delta))
+  if delta > 0 and redis.call('EXISTS', pairs_key) == 0 then redis.call('HSET', pairs_key, ACTORS.SEP, '1') end
+  local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, ACTORS.delta_arg(delta)))
   if held <= 0 then
     redis.call('HDEL', pairs_key, actor .. ACTORS.SEP .. item)
     actors_moved(pairs_key, top_key, item, -1)
@@ -198,15 +224,15 @@ function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent)
   if actor == '' then return end
   local act_key = ACTORS.slot_key(slots_key, slot_start)
   local pair = actor .. ACTORS.SEP .. item
-  local old = redis.call('HGET', act_key, pair)
+  local old = pair_taken(act_key, pair)
   local sum, events, sent_sum = ACTORS.figures(old)
   redis.call('HSET', act_key, pair, ACTORS.value(sum + amount, events + 1, sent_sum + (sent or amount)))
   if amount ~= 0 then ACTORS.moved(slots_key, actor, item, sum, sum + amount) end
   if old then return end
   local byactor, pairs_key, byitem = ACTORS.window_keys(slots_key)
   local by_actor, by_item = ACTORS.members(actor, slot_start, item)
-  redis.call('ZADD', byactor, 0, by_actor)
-  redis.call('ZADD', byitem, 0, by_item)
+  redis.call('ZADD', byactor, '0', by_actor)
+  redis.call('ZADD', byitem, '0', by_item)
   ACTORS.pair_moved(pairs_key, top_key, actor, item, 1)
 end
 

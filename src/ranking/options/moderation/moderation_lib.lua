@@ -235,6 +235,26 @@ local function near_end_ahead(top_key, ex, count, score, at)
   return held - exceptions_within(top_key, ex, behind[1], behind[2], score, count, false)
 end
 
+-- The exceptions' scores in the results `top_key` held in `held` (ZINTERSTORE of the results and `asked`, their set)
+-- once a call per window and set: a later request of the call (coalesced increments) brings up to date only the
+-- exceptions written there since (order_lib's note_written), a ZSCORE each, instead of intersecting them all again.
+local function held_scores(top_key, ex, asked, held)
+  local kept = call_state.call_cache(order.EXCEPTIONS.held)
+  local since = kept[top_key]
+  if since and since.asked == ex.asked then
+    for i = 1, #since do
+      local item = since[i]
+      since[i] = nil
+      local score = ex.items[item] and redis.call('ZSCORE', top_key, item)
+      if score then redis.call('ZADD', held, score, item) elseif ex.items[item] then redis.call('ZREM', held, item) end
+    end
+    return
+  end
+  reader.keep_till_answer(held)
+  redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
+  kept[top_key] = { asked = ex.asked }
+end
+
 -- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
 -- exceptions: counted near an end of the results (near_end_ahead), else held with their scores (ZINTERSTORE of the
 -- results and their set, asked_set, into a key of the window's kept till the call answers), then one ZCOUNT of
@@ -254,8 +274,7 @@ local function stored_ahead(top_key, ex, count, score)
   local asked, held = asked_set(call_state.cfg_key_of_top(top_key), ex), keyspace.sibling_key(top_key, 'top', 'exheld')
   -- A key of each window's results, all unlinked as the call answers (reader.answer): Redis frees them off its main
   -- thread, where a ZINTERSTORE replacing the last window's would free its rows in the call.
-  reader.keep_till_answer(held)
-  redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
+  held_scores(top_key, ex, asked, held)
   local low, high = '(' .. at, '+inf'
   if order.ascending(top_key) then low, high = '-inf', '(' .. at end
   if not every_sign and (low == '-inf' or score < 0) then low = '(0' end

@@ -167,8 +167,10 @@ local function drain_segment(windows, name, now_ms, budget, drain)
       next_ms = now_ms
       draining = true
     end
-    local oldest = redis.call('ZRANGE', slots_key, 0, 0, 'WITHSCORES')
-    if #oldest > 0 then next_ms = math.min(next_ms, slot_due.slot_due_ms(tonumber(oldest[2]), period_sec)) end
+    -- The oldest slot expire_window found live (false: none), read again only where it asked nothing.
+    local oldest = call_state.CONFIG.oldest_live
+    if oldest == nil then oldest = tonumber(redis.call('ZRANGE', slots_key, 0, 0)[1]) or false end
+    if oldest then next_ms = math.min(next_ms, slot_due.slot_due_ms(oldest, period_sec)) end
   end
   next_ms = math.min(next_ms, segment_snapshot_due_ms(windows, name, now_sec, confs) or math.huge)
   if next_ms == math.huge then
@@ -220,7 +222,9 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
         local slots_key = segment_window_key(windows.slots[w], 'slots', name)
         local top_key = segment_window_key(windows.tops[w], 'top', name)
         local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
-        if redis.call('ZADD', slots_key, 'NX', slot_start, slot_start) == 1 then
+        -- The start as text once (%d): a Lua number argument costs Redis a snprintf("%.17g") each.
+        local start_arg = string.format('%d', slot_start)
+        if redis.call('ZADD', slots_key, 'NX', start_arg, start_arg) == 1 then
           due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
         end
         local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
@@ -237,7 +241,7 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
     if live_until > 0 then
       redis.call('ZADD', segs, 'GT', live_until, name)
-      redis.call('ZADD', segment_names_key(CALL.cfg_key), 0, name)
+      redis.call('ZADD', segment_names_key(CALL.cfg_key), '0', name)
     end
     if due_ms then
       local snapshot_due_ms = segment_snapshot_due_ms(windows, name, math.floor(now_ms / 1000), confs)

@@ -66,7 +66,7 @@ end
 
 -- A new mark on the shard of config hash `cfg_key` (TIE: its format by the board's shard count).
 local function tie_new_mark(top_key, cfg_key)
-  local seq = redis.call('HINCRBY', cfg_key, 'tieSeq', 1)
+  local seq = redis.call('HINCRBY', cfg_key, 'tieSeq', '1')
   if not tie_sharded(top_key) then return string.format('%0' .. TIE.DIGITS .. '.0f', TIE.MAX - seq) end
   local last_ms = tonumber(redis.call('HGET', cfg_key, 'tieMs') or '0')
   local now_ms = math.floor(call_state.now_ms() or 0)
@@ -131,27 +131,41 @@ function ties.mark_width(top_key)
   return tie_sharded(top_key) and TIE.SHARDED_DIGITS or TIE.DIGITS
 end
 
+-- The mark tie_order_changed last left to an item in this call (false: none), for the rank a write asks of the
+-- same item in the same window right after (tie_mark): its marks hash is written nowhere else.
+local written = { seq = 0, marks_key = nil, item = nil, mark = false }
+
+-- The item's mark in the marks hash `marks_key` (nil: none).
+local function tie_mark(marks_key, item)
+  if written.marks_key == marks_key and written.item == item and written.seq == CALL.seq then
+    return written.mark or nil
+  end
+  return redis.call('HGET', marks_key, item)
+end
+
 -- Hook: the item's score in the window of `top_key` is now `score`: it takes a new place among the
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
   if not own_order(top_key) then return end
   local order_key, marks_key = keyspace.sibling_key(top_key, 'top', 'order'), keyspace.sibling_key(top_key, 'top', 'marks')
-  local old = redis.call('HGET', marks_key, item)
+  local old = tie_mark(marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
+  local mark = false
   if tie_listed(top_key, item, score) then
-    local mark = CALL.draining and tie_drain_mark(top_key, old) or tie_new_mark(top_key, cfg_key_of_top(top_key))
+    mark = CALL.draining and tie_drain_mark(top_key, old) or tie_new_mark(top_key, cfg_key_of_top(top_key))
     redis.call('ZADD', order_key, string.format('%.17g', score), mark .. item)
     redis.call('HSET', marks_key, item, mark)
   elseif old then
     redis.call('HDEL', marks_key, item)
   end
+  written.seq, written.marks_key, written.item, written.mark = CALL.seq, marks_key, item, mark
 end
 
 -- The item's member <mark><item> in the window of `top_key` on a sharded `ties: first` board, else ''
 -- (not listed, shared ties, or one shard: marks are compared across shards only).
 local function tie_mark_of(top_key, item)
   if not own_order(top_key) or not tie_sharded(top_key) then return '' end
-  local mark = redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item)
+  local mark = tie_mark(keyspace.sibling_key(top_key, 'top', 'marks'), item)
   return mark and mark .. item or ''
 end
 
@@ -187,7 +201,7 @@ end
 -- The item's 0-based place in the strict order (nil: not listed), or false on a board of shared ties.
 local function tie_position(top_key, item)
   if not own_order(top_key) then return false end
-  local mark = redis.call('HGET', keyspace.sibling_key(top_key, 'top', 'marks'), item)
+  local mark = tie_mark(keyspace.sibling_key(top_key, 'top', 'marks'), item)
   if not mark then return nil end
   return redis.call('ZREVRANK', keyspace.sibling_key(top_key, 'top', 'order'), mark .. item)
 end
