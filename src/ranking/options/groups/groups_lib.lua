@@ -6,11 +6,11 @@
 -- item leaving its last window leaves the map (results_changed), so the map is bounded by the items
 -- quota (one entry of at most two ids per item). Its reverse, by group, lets moderation find a
 -- group's items on the shard in O(log n + its items).
--- An item leaving its last window while an archive of the shard's calendar windows holds a row of it
--- (archive_held_lib) keeps its latest group in the archived map instead, until no archive holds one
--- (hook archives_left): moderating the group later still finds those rows (moderation_lib's
--- history_exceptions). So the archived map holds at most the kept archives' rows (keep x top per
--- calendar window) and the pending ones'. An item some window holds again is the live map's: its
+-- An item leaving its last window while an archive of the shard's calendar windows or a snapshot of
+-- its rolling windows (a segment's too) holds a row of it (archive_held_lib) keeps its latest group in
+-- the archived map instead, until none holds one (hook archives_left): moderating the group later
+-- still finds those rows (moderation_lib's history_exceptions). So the archived map holds at most the
+-- kept archives' rows (keep x top per calendar window), the pending ones' and the kept snapshots'. An item some window holds again is the live map's: its
 -- entry here only names its archived rows' group once it leaves again (then its latest group).
 -- KEYS: 0
 -- Keys: <tag>:groups     hash  item -> group (only items some window of the shard holds)
@@ -169,7 +169,8 @@ local function groups_stored(cfg_key, settings)
   local key = groups_key(cfg_key)
   if settings.groups ~= true then
     redis.call('HDEL', cfg_key, 'groups')
-    redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key))
+    redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key),
+      archive_held.history_key(cfg_key))
     return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
