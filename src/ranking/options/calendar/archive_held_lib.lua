@@ -60,6 +60,23 @@ local function holds(cfg_key, item)
   return false
 end
 
+-- Until when (unix s) a segment's snapshot may still show a row of an item leaving every window of
+-- the board of `cfg_key` now, or nil when none may: a segment's window drains only when the segment is
+-- visited, so it may still hold the item and store its row at a boundary up to the current slot, shown
+-- until keep + 1 intervals after it, on a shard with segment history (seghist) and a rolling window
+-- keeping snapshots.
+local function segment_lag_until(cfg_key)
+  if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'seghist')) == 0 then return nil end
+  local now_sec, until_sec = math.floor(call_state.now_ms() / 1000), nil
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+    if type(w.snapshots) == 'table' and not w.calendar then
+      local ends = now_sec - now_sec % w.intervalSec + (w.snapshots.keep + 1) * w.intervalSec
+      until_sec = math.max(until_sec or ends, ends)
+    end
+  end
+  return until_sec
+end
+
 -- Whether the archive `state` (archive_lib's pending state) of the window of `slots_key` is tracked.
 local function tracked(slots_key, state)
   return state.expire_sec == 0 and keeps_groups(slots_key)
@@ -112,17 +129,21 @@ local function held_dropped(slots_key, oldest)
   archives_left(slots_key, gone)
 end
 
--- Hook snapshot_taken: the snapshot's items are held until `until_sec` (one ZADD GT); the entries whose
--- end passed leave first, and the hooks archives_left are told (at most the rows of snapshots that
--- ended since the shard's last one).
+-- Ended entries one snapshot takes out of histheld: as many as the most rows a snapshot adds
+-- (SNAPSHOT_TOP_ITEMS), so they keep pace; one left for later keeps its group a while, which no read
+-- shows (none of its rows is shown any more).
+local PRUNED_PER_SNAPSHOT = 1000
+
+-- Hook snapshot_taken: the snapshot's items are held until `until_sec` (one ZADD GT); up to
+-- PRUNED_PER_SNAPSHOT entries whose end passed leave first, and the hooks archives_left are told.
 local function snapshot_held(base, until_sec, rows)
   local cfg_key = cfg_of(base)
   -- A group board's listing of a member window ("W%<group board>") ranks groups, not items.
   if string.find(base, '%', #cfg_key - 3, true) or redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
   local key, now_sec = history_key(cfg_key), math.floor(call_state.now_ms() / 1000)
-  local ended = redis.call('ZRANGE', key, '-inf', now_sec, 'BYSCORE')
+  local ended = redis.call('ZRANGE', key, '-inf', now_sec, 'BYSCORE', 'LIMIT', 0, PRUNED_PER_SNAPSHOT)
   if #ended > 0 then
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now_sec)
+    redis.call('ZREM', key, unpack(ended))
     archives_left(base, ended)
   end
   if #rows == 0 then return end
@@ -138,6 +159,7 @@ end
 
 archive_held.cfg_of = cfg_of
 archive_held.holds = holds
+archive_held.segment_lag_until = segment_lag_until
 archive_held.tracked = tracked
 archive_held.pending_moved = pending_moved
 archive_held.pending_left = pending_left
