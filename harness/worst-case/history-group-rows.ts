@@ -4,7 +4,8 @@
  * its seeded items, all of one group, leave the window a minute on while the snapshots (the board's
  * and the segment's) still keep their rows, so only the archived map names their group; that group is
  * hidden. The history reads of that snapshot leave them all out; the group's state set and cleared
- * reads them from the archived map.
+ * reads them from the archived map. Last, a segment's crossing after the board's: every row of its
+ * snapshot an item the board's window let go (groups_lib's lag_joined).
  */
 import { MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/snapshots/snapshots.limits';
@@ -33,20 +34,25 @@ async function settled(context: HarnessContext, path: string): Promise<void> {
   throw new Error(`seeding ${path}: never answered 200`);
 }
 
+/** ITEMS items `<prefix><n>` of `group`, scores distinct from `best` down, in the board and (`segments`) s0. */
+async function fill(context: HarnessContext, prefix: string, group: string, best = ITEMS, segments = ['s0']) {
+  for (let first = 0; first < ITEMS; first += BATCH) {
+    const items = Array.from({ length: Math.min(BATCH, ITEMS - first) }, (_, k) => ({
+      item: `${prefix}${first + k}`,
+      amount: best - first - k,
+      group,
+      ...(segments.length > 0 ? { segments } : {}),
+    }));
+    await context.send({ method: 'POST', path: '/boards/wc-histgroups/increments', body: { items } }, 'seeder');
+  }
+}
+
 /**
  * ITEMS items of group h0, in the board and segment s0; a minute on, both cross the boundary (the
  * snapshot of every item) and drain the window (every item leaves it); then h0 is hidden.
  */
 export async function seedHistoryGroups(context: HarnessContext): Promise<void> {
-  for (let first = 0; first < ITEMS; first += BATCH) {
-    const items = Array.from({ length: Math.min(BATCH, ITEMS - first) }, (_, k) => ({
-      item: `h${first + k}`,
-      amount: ITEMS - first - k,
-      group: 'h0',
-      segments: ['s0'],
-    }));
-    await context.send({ method: 'POST', path: '/boards/wc-histgroups/increments', body: { items } }, 'seeder');
-  }
+  await fill(context, 'h', 'h0');
   await context.advanceSec(60);
   for (const query of ['', '&segment=s0']) await settled(context, `/boards/wc-histgroups/top?window=m${query}`);
   context.state.set(AT, String(context.nowSec()));
@@ -57,17 +63,17 @@ export async function seedHistoryGroups(context: HarnessContext): Promise<void> 
 const history = (context: HarnessContext, query: string) =>
   get(`/boards/wc-histgroups/history?window=m&at=${context.state.get(AT)}${query}`);
 
-const HELD = `${ITEMS} items of a hidden group that left every window, held by snapshots only (the archived map)`;
+const HELD = `${ITEMS} items that left every window, held by snapshots only (the archived map)`;
 
 export const HISTORY_GROUP_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/history',
-    worst: `a snapshot of ${ITEMS} rows (keep ${SNAPSHOT_KEEP.max}) of ${HELD}: every row left out`,
+    worst: `a snapshot of ${ITEMS} rows (keep ${SNAPSHOT_KEEP.max}) of ${HELD}, their group hidden: every row left out`,
     request: (context) => history(context, ''),
   },
   {
     route: 'GET /boards/{board}/history',
-    worst: `a segment's snapshot of ${ITEMS} rows of ${HELD}: every row left out`,
+    worst: `a segment's snapshot of ${ITEMS} rows of ${HELD}, their group hidden: every row left out`,
     request: (context) => history(context, '&segment=s0'),
   },
   {
@@ -79,5 +85,18 @@ export const HISTORY_GROUP_ROWS: WorstRow[] = [
       await context.send({ method: 'PUT', path: GROUP, body: { state: 'hidden' } }, 'admin');
     },
     expect: [204],
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst: `a segment's first read after a boundary the board crossed first: its snapshot of ${ITEMS} rows, every item let go by the board's window and in none of its snapshot (the lag map), joins the archived map and histheld`,
+    prepare: async (context) => {
+      await fill(context, 'r', 'h1');
+      // Better items the segment lacks: the board's snapshot holds none of the segment's.
+      await fill(context, 'b', 'h2', 2 * ITEMS, []);
+      await context.advanceSec(60);
+      await settled(context, '/boards/wc-histgroups/top?window=m');
+    },
+    request: () => get('/boards/wc-histgroups/top?window=m&segment=s0'),
+    times: 1,
   },
 ];
