@@ -10,8 +10,11 @@
 -- its rolling windows (a segment's too) holds a row of it (archive_held_lib) keeps its latest group in
 -- the archived map instead, until none holds one (hook archives_left): moderating the group later
 -- still finds those rows (moderation_lib's history_exceptions). So the archived map holds at most the
--- kept archives' rows (keep x top per calendar window), the pending ones' and the kept snapshots'. An item some window holds again is the live map's: its
--- entry here only names its archived rows' group once it leaves again (then its latest group).
+-- kept archives' rows (keep x top per calendar window), the pending ones' and the kept snapshots'
+-- (keep x top per rolling window and segment). An item some window holds again is the live map's: its
+-- entry here only names its archived rows' group once it leaves again (then its latest group). A
+-- segment's snapshot taken after the board's windows let an item go finds its group in the lag map
+-- (lag_joined).
 -- KEYS: 0
 -- Keys: <tag>:groups     hash  item -> group (only items some window of the shard holds)
 --       <tag>:bygroup    zset  group<US>item, all scored 0: the same entries by group (lex ranges)
@@ -163,9 +166,21 @@ local function lag_joined(base, _, rows)
   local items = {}
   for i, row in ipairs(rows) do items[i] = string.match(row, '^\30([^\31]*)') end
   local lagged, live = hmget(lag_key(cfg_key), items), hmget(groups_key(cfg_key), items)
+  local before = hmget(archived_key(cfg_key), items)
+  local set, added, removed = {}, {}, {}
   for i, item in ipairs(items) do
-    if lagged[i] and not live[i] then archived_set(cfg_key, item, lagged[i]) end
+    if lagged[i] and not live[i] and before[i] ~= lagged[i] then
+      set[#set + 1], set[#set + 2] = item, lagged[i]
+      added[#added + 1], added[#added + 2] = 0, lagged[i] .. SEP .. item
+      if before[i] then removed[#removed + 1] = before[i] .. SEP .. item end
+    end
   end
+  if #set == 0 then return end
+  -- archived_set for each, in one HSET and one ZADD (a snapshot's rows at once).
+  ARCHIVED.changes = ARCHIVED.changes + 1
+  if #removed > 0 then redis.call('ZREM', by_archived_key(cfg_key), unpack(removed)) end
+  redis.call('HSET', archived_key(cfg_key), unpack(set))
+  redis.call('ZADD', by_archived_key(cfg_key), unpack(added))
 end
 
 -- Names `group` the group of `item` (a write that carried one, after it applied): kept only while
