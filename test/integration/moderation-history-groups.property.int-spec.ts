@@ -65,12 +65,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /**
  * Every item in a group, scores equal and distinct (more rows than the top); the segment holds those
- * scoring 3 or less, so its snapshots keep rows the board's top leaves out.
+ * scoring 3 or less, so its snapshots keep rows the board's top leaves out, also on each of 3 shards
+ * (fillers the segment lacks, better than any, fill every shard's top).
  */
-const PRELUDE: Segmented[] = POOL.map((item, i) => {
-  const amount = [3, 3, 5, 1, 2, 5, 4][i];
-  return { item, amount, group: GROUPS[i % 2], segments: amount <= 3 ? [SEGMENT] : undefined };
-});
+const PRELUDE: Segmented[] = [
+  ...POOL.map((item, i) => {
+    const amount = [3, 3, 5, 1, 2, 5, 4][i];
+    return { item, amount, group: GROUPS[i % 2], segments: amount <= 3 ? [SEGMENT] : undefined };
+  }),
+  ...Array.from({ length: 24 }, (_, n) => ({ item: `f${n}`, amount: 10 + n, group: 'g2' })),
+];
 
 const CASES = TOPOLOGIES.flatMap((topology) =>
   ([1, 3] as const).flatMap((shards) => [false, true].map((review) => [topology, shards, review] as const)),
