@@ -13,6 +13,7 @@ import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.op
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
 import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/snapshots/snapshots.limits';
+import { HISTORY_GROUPS_BOARD } from './history-group-rows';
 
 export type Scale = 'ci' | 'full';
 
@@ -363,6 +364,8 @@ export const BOARDS = {
   /** A member board at its moderation maxima under a group board (group-moderation-rows.ts fills both). */
   'wc-modmembers': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true },
   'wc-modteams': { groupOf: { board: 'wc-modmembers', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
+  /** Group moderation over rolling snapshots (history-group-rows.ts seeds it). */
+  'wc-histgroups': HISTORY_GROUPS_BOARD,
   /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
   'wc-aliases': { windows: SUM_WINDOWS },
   /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */

@@ -13,6 +13,7 @@ import { NO_COST, scriptCommandCount, type RedisCost, type RedisMeter } from './
 import { MODERATION_ROWS } from './moderation-rows';
 import { GROUP_ARCHIVE_ROWS, GROUP_ROWS } from './group-rows';
 import { GROUP_MODERATION_ROWS } from './group-moderation-rows';
+import { HISTORY_GROUP_ROWS } from './history-group-rows';
 import { LEAGUE_ROWS } from './league-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 import { ALIAS_ROWS } from './alias-rows';
@@ -25,6 +26,7 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...READ_ROWS,
   ...GROUP_ROWS,
   ...GROUP_MODERATION_ROWS,
+  ...HISTORY_GROUP_ROWS,
   ...SERVICE_ROWS,
   ...ALIAS_ROWS,
   // They move the clock by 11 minutes: before the leagues rows, which move it by a week.

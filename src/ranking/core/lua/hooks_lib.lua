@@ -55,6 +55,9 @@
 --                                       closed (snapshot_lib's cross_boundary; conf: its history
 --                                       setting; expire_sec > 0: its history expires, a segment's)
 --   history_dropped(base)               the history of the window "<base>" goes (drop_snapshots)
+--   snapshot_taken(base, until_sec, rows)  every one is called: a rolling window's snapshot (a
+--                                       board's or a segment's, snaprows' take_snapshot) stored `rows`
+--                                       (its texts), which no read shows from `until_sec` (unix s) on
 --   archives_left(cfg_key, items)       every one is called: `items` may no longer have a row in any
 --                                       archive of one window of the shard (archive_held_lib: trimmed,
 --                                       retracted, their newest archive dropped)
@@ -153,6 +156,7 @@ hooks.slots_kept = {}
 hooks.any_sign = {}
 hooks.period_closed = {}
 hooks.history_dropped = {}
+hooks.snapshot_taken = {}
 hooks.archives_left = {}
 hooks.boundary_crossing = {}
 hooks.item_history_out = {}

@@ -1,9 +1,10 @@
 -- module: archive_held
--- requires: hooks, keyspace, stored_windows
--- archive_held_lib: which items a calendar window's archives hold rows of, on a `groups: true` board
--- (archive_lib calls it as it takes, trims, writes and drops archives), so groups_lib keeps an item's
--- group exactly as long as some archive of the shard holds a row of it: a group hidden later still
--- finds the rows of its items that left every window (issue #49).
+-- requires: call_state, hooks, keyspace, stored_windows
+-- archive_held_lib: which items a calendar window's archives and the rolling windows' snapshots hold
+-- rows of, on a `groups: true` board (archive_lib calls it as it takes, trims, writes and drops
+-- archives; snaprows' take_snapshot through the hook snapshot_taken), so groups_lib keeps an item's
+-- group exactly as long as some kept listing of the shard may show a row of it: a group hidden later
+-- still finds the rows of its items that left every window (issue #49).
 -- KEYS: 0
 -- Keys, siblings of the window's slots key:
 --   <base>archheld  zset  item -> start of the newest kept archive of the window holding its row (added
@@ -12,7 +13,14 @@
 --   <base>archpend  zset  item -> how many pending archives of the window hold its drained row, not yet
 --                         written (taken: +1; written, trimmed or retracted: -1): at most the rows the
 --                         pending archives hold (archrows)
--- A segment's archives (they expire on their own) keep neither: their items' groups are not kept.
+-- Key, sibling of the config hash:
+--   <tag>:histheld   zset  item -> until when (unix s, the app's clock) a rolling snapshot of the shard
+--                          (a board window's or a segment's, or the previous listing taken with it) may
+--                          show its row: the latest of its snapshots' ends (at + keep + 1 intervals, as
+--                          history reads show a snapshot by the app's clock); entries whose end passed
+--                          leave at the shard's next snapshot. At most the rows of the snapshots kept.
+-- A segment's calendar archives (they expire on Redis' clock, which no script reads) keep none of these:
+-- their items' groups are not kept.
 
 -- The config hash of the shard of `slots_key` ("<tag>:<window>:slots", a segment's too).
 local function cfg_of(slots_key)
@@ -36,14 +44,37 @@ local function archives_left(slots_key, items)
   for _, left in ipairs(hooks.archives_left) do left(cfg_of(slots_key), items) end
 end
 
--- Whether some archive of a window of the shard of `cfg_key` holds a row of `item`: a kept one
--- (archheld) or one still being taken (archpend). Two ZSCOREs a window.
+-- "<tag>:cfg" -> "<tag>:histheld"
+local history_key = keyspace.sibling_of('cfg', 'histheld')
+
+-- Whether some kept listing of the shard of `cfg_key` holds a row of `item`: a snapshot not yet past
+-- its end (histheld), a kept archive of a calendar window (archheld) or one still being taken
+-- (archpend). One ZSCORE, two a calendar window.
 local function holds(cfg_key, item)
+  local until_sec = redis.call('ZSCORE', history_key(cfg_key), item)
+  if until_sec and tonumber(until_sec) * 1000 > call_state.now_ms() then return true end
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     if redis.call('ZSCORE', base .. 'archheld', item) or redis.call('ZSCORE', base .. 'archpend', item) then return true end
   end
   return false
+end
+
+-- Until when (unix s) a segment's snapshot may still show a row of an item leaving every window of
+-- the board of `cfg_key` now, or nil when none may: a segment's window drains only when the segment is
+-- visited, so it may still hold the item and store its row at a boundary up to the current slot, shown
+-- until keep + 1 intervals after it, on a shard with segment history (seghist) and a rolling window
+-- keeping snapshots.
+local function segment_lag_until(cfg_key)
+  if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'seghist')) == 0 then return nil end
+  local now_sec, until_sec = math.floor(call_state.now_ms() / 1000), nil
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+    if type(w.snapshots) == 'table' and not w.calendar then
+      local ends = now_sec - now_sec % w.intervalSec + (w.snapshots.keep + 1) * w.intervalSec
+      until_sec = math.max(until_sec or ends, ends)
+    end
+  end
+  return until_sec
 end
 
 -- Whether the archive `state` (archive_lib's pending state) of the window of `slots_key` is tracked.
@@ -98,6 +129,29 @@ local function held_dropped(slots_key, oldest)
   archives_left(slots_key, gone)
 end
 
+-- Ended entries one snapshot takes out of histheld: as many as the most rows a snapshot adds
+-- (SNAPSHOT_TOP_ITEMS), so they keep pace; one left for later keeps its group a while, which no read
+-- shows (none of its rows is shown any more).
+local PRUNED_PER_SNAPSHOT = 1000
+
+-- Hook snapshot_taken: the snapshot's items are held until `until_sec` (one ZADD GT); up to
+-- PRUNED_PER_SNAPSHOT entries whose end passed leave first, and the hooks archives_left are told.
+local function snapshot_held(base, until_sec, rows)
+  local cfg_key = cfg_of(base)
+  -- A group board's listing of a member window ("W%<group board>") ranks groups, not items.
+  if string.find(base, '%', #cfg_key - 3, true) or redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
+  local key, now_sec = history_key(cfg_key), math.floor(call_state.now_ms() / 1000)
+  local ended = redis.call('ZRANGE', key, '-inf', now_sec, 'BYSCORE', 'LIMIT', 0, PRUNED_PER_SNAPSHOT)
+  if #ended > 0 then
+    redis.call('ZREM', key, unpack(ended))
+    archives_left(base, ended)
+  end
+  if #rows == 0 then return end
+  local args = {}
+  for _, row in ipairs(rows) do args[#args + 1], args[#args + 2] = until_sec, string.match(row, '^\30([^\31]*)') end
+  redis.call('ZADD', key, 'GT', unpack(args))
+end
+
 -- The window's archives go (archive_lib's drop_archives): so do its entries.
 local function dropped(base)
   redis.call('UNLINK', base .. 'archheld', base .. 'archpend')
@@ -105,9 +159,13 @@ end
 
 archive_held.cfg_of = cfg_of
 archive_held.holds = holds
+archive_held.segment_lag_until = segment_lag_until
 archive_held.tracked = tracked
 archive_held.pending_moved = pending_moved
 archive_held.pending_left = pending_left
 archive_held.rows_held = rows_held
 archive_held.held_dropped = held_dropped
 archive_held.dropped = dropped
+archive_held.history_key = history_key
+
+hooks.register_all('calendar', { 'snapshot_taken', snapshot_held })

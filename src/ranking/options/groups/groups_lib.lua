@@ -6,17 +6,23 @@
 -- item leaving its last window leaves the map (results_changed), so the map is bounded by the items
 -- quota (one entry of at most two ids per item). Its reverse, by group, lets moderation find a
 -- group's items on the shard in O(log n + its items).
--- An item leaving its last window while an archive of the shard's calendar windows holds a row of it
--- (archive_held_lib) keeps its latest group in the archived map instead, until no archive holds one
--- (hook archives_left): moderating the group later still finds those rows (moderation_lib's
--- history_exceptions). So the archived map holds at most the kept archives' rows (keep x top per
--- calendar window) and the pending ones'. An item some window holds again is the live map's: its
--- entry here only names its archived rows' group once it leaves again (then its latest group).
+-- An item leaving its last window while an archive of the shard's calendar windows or a snapshot of
+-- its rolling windows (a segment's too) holds a row of it (archive_held_lib) keeps its latest group in
+-- the archived map instead, until none holds one (hook archives_left): moderating the group later
+-- still finds those rows (moderation_lib's history_exceptions). So the archived map holds at most the
+-- kept archives' rows (keep x top per calendar window), the pending ones' and the kept snapshots'
+-- (keep x top per rolling window and segment). An item some window holds again is the live map's: its
+-- entry here only names its archived rows' group once it leaves again (then its latest group). A
+-- segment's snapshot taken after the board's windows let an item go finds its group in the lag map
+-- (lag_joined).
 -- KEYS: 0
 -- Keys: <tag>:groups     hash  item -> group (only items some window of the shard holds)
 --       <tag>:bygroup    zset  group<US>item, all scored 0: the same entries by group (lex ranges)
 --       <tag>:grouparch  hash  item -> group, items that left every window with archived rows
 --       <tag>:bygrouparch zset group<US>item: the same by group
+--       <tag>:grouplag   hash  item -> group, items that left every window while a segment's window may
+--                              still store them in a snapshot (lag_kept), and <tag>:lagends (zset) when
+--                              that ends: at most the items leaving within keep + 1 intervals
 -- Config hash field: groups ("1"; absent: off).
 
 call_state.config_field_add('groups', 'groups')
@@ -56,6 +62,19 @@ local function changed(cfg_key, item, group)
   for i = 1, #list do list[i](cfg_key, item, group) end
 end
 
+-- "<tag>:cfg" -> "<tag>:grouplag", "<tag>:lagends"
+local lag_key = keyspace.sibling_of('cfg', 'grouplag')
+local lag_ends_key = keyspace.sibling_of('cfg', 'lagends')
+
+-- The item leaving every window with `group` may still be stored by a segment's snapshot taken later
+-- (archive_held's segment_lag_until): the lag map keeps its group that long, for lag_joined.
+local function lag_kept(cfg_key, item, group)
+  local until_sec = archive_held.segment_lag_until(cfg_key)
+  if not until_sec then return end
+  redis.call('HSET', lag_key(cfg_key), item, group)
+  redis.call('ZADD', lag_ends_key(cfg_key), until_sec, item)
+end
+
 -- The item leaves its group `group` (false: it had none) in the map and its reverse.
 -- An archive still holding a row of it keeps its group in the archived map.
 local function forget(cfg_key, item, group)
@@ -63,6 +82,7 @@ local function forget(cfg_key, item, group)
   redis.call('HDEL', groups_key(cfg_key), item)
   redis.call('ZREM', by_group_key(cfg_key), group .. SEP .. item)
   if archive_held.holds(cfg_key, item) then archived_set(cfg_key, item, group) end
+  lag_kept(cfg_key, item, group)
   changed(cfg_key, item, false)
 end
 
@@ -127,6 +147,42 @@ local function archives_left(cfg_key, items)
   end
 end
 
+-- Lag entries one snapshot prunes (as many as the rows a snapshot holds at most, SNAPSHOT_TOP_ITEMS).
+local LAG_PRUNED = 1000
+
+-- Hook snapshot_taken: a segment's snapshot may hold items the board's windows let go before the
+-- segment was visited; those no window holds join the archived map under the group they left with
+-- (the lag map), as if the snapshot had held them then. Up to LAG_PRUNED ended lag entries go first.
+local function lag_joined(base, _, rows)
+  local cfg_key = archive_held.cfg_of(base)
+  if not string.find(string.sub(base, #cfg_key - 3), '^:[^~]*~[^@]') or not grouped(cfg_key) then return end
+  local ended = redis.call('ZRANGE', lag_ends_key(cfg_key), '-inf', math.floor(call_state.now_ms() / 1000), 'BYSCORE',
+    'LIMIT', 0, LAG_PRUNED)
+  if #ended > 0 then
+    redis.call('ZREM', lag_ends_key(cfg_key), unpack(ended))
+    redis.call('HDEL', lag_key(cfg_key), unpack(ended))
+  end
+  if #rows == 0 then return end
+  local items = {}
+  for i, row in ipairs(rows) do items[i] = string.match(row, '^\30([^\31]*)') end
+  local lagged, live = hmget(lag_key(cfg_key), items), hmget(groups_key(cfg_key), items)
+  local before = hmget(archived_key(cfg_key), items)
+  local set, added, removed = {}, {}, {}
+  for i, item in ipairs(items) do
+    if lagged[i] and not live[i] and before[i] ~= lagged[i] then
+      set[#set + 1], set[#set + 2] = item, lagged[i]
+      added[#added + 1], added[#added + 2] = 0, lagged[i] .. SEP .. item
+      if before[i] then removed[#removed + 1] = before[i] .. SEP .. item end
+    end
+  end
+  if #set == 0 then return end
+  -- archived_set for each, in one HSET and one ZADD (a snapshot's rows at once).
+  ARCHIVED.changes = ARCHIVED.changes + 1
+  if #removed > 0 then redis.call('ZREM', by_archived_key(cfg_key), unpack(removed)) end
+  redis.call('HSET', archived_key(cfg_key), unpack(set))
+  redis.call('ZADD', by_archived_key(cfg_key), unpack(added))
+end
+
 -- Names `group` the group of `item` (a write that carried one, after it applied): kept only while
 -- some window holds the item (a write taking a sum to 0 leaves nothing to name).
 local function assign(cfg_key, item, group)
@@ -169,7 +225,8 @@ local function groups_stored(cfg_key, settings)
   local key = groups_key(cfg_key)
   if settings.groups ~= true then
     redis.call('HDEL', cfg_key, 'groups')
-    redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key))
+    redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key),
+      archive_held.history_key(cfg_key), lag_key(cfg_key), lag_ends_key(cfg_key))
     return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
@@ -192,7 +249,7 @@ end
 
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
   'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored,
-  'archives_left', archives_left, 'windows_dropped', archived_pruned })
+  'archives_left', archives_left, 'windows_dropped', archived_pruned, 'snapshot_taken', lag_joined })
 
 groups.groups_key = groups_key
 groups.assign = assign

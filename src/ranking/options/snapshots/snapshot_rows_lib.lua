@@ -1,5 +1,5 @@
 -- module: snaprows
--- requires: archive, call_state, order
+-- requires: archive, call_state, hooks, order
 -- snapshot_rows_lib: a kept listing's text (a snapshot's or a calendar archive's, snapshot_lib's
 -- format): storing a listing as a snapshot at a slot boundary (snapshot_lib's crossing, and
 -- group_history_lib's of a group board); reading a row's fields, an item's row, and how many rows rank
@@ -244,6 +244,8 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   redis.call('ZADD', index, at, at)
   local lifetime = snapshot_lifetime_sec(conf, interval_sec)
   redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
+  -- History reads show it while their slot starts before at + lifetime (snapshot_kept_lib).
+  for _, taken in ipairs(hooks.snapshot_taken) do taken(base, at + lifetime + interval_sec, rows) end
   redis.call('EXPIRE', index, lifetime)
   if #rows > 0 then redis.call('EXPIRE', prev, lifetime) end
   return #rows
