@@ -2,6 +2,9 @@ import { shardOf } from '../../src/ranking/core/shard-math';
 import { GroupModel, GroupRow, ranked } from './group-model';
 import { RankingModel } from './ranking-model';
 
+/** Parts of listings a shard keeps until merged (group_parts_lib's PARTS_KEPT): the newest ones. */
+const PARTS_KEPT = 4;
+
 /** A member window a group board ranks, as the history spec declares it. */
 export interface HistoryWindow {
   name: string;
@@ -34,7 +37,7 @@ export interface Kept {
  * items, a membership change of one, a read of the group board, which calls every shard) records its
  * part of the listing at the end of the slot it last ran in (a calendar period's when it wrote in
  * it): each group's best `top` members among its items. A read of the group board merges the parts
- * into listings, at the boundaries where every shard's part is known (recorded, or empty: the shard
+ * into listings (a shard keeps its newest PARTS_KEPT parts), at the boundaries where every shard's part is known (recorded, or empty: the shard
  * had no membership change before then), and forgets the parts. A listing is a snapshot of `top` rows
  * (the newest `keep` intervals readable), or the archive of a period where some group scored (the
  * newest `keep` kept). One shard: every call crosses it, and the merge is the unsharded listing.
@@ -89,6 +92,7 @@ export class GroupHistoryModel {
     this.cross(nowMs);
     for (const at of [...this.parts.keys()].sort((a, b) => a - b)) {
       const parts = this.parts.get(at)!;
+      if (parts.size === 0) continue;
       const known = (s: number) => parts.has(s) || this.window.calendar || !(this.since.get(s)! < at);
       if (![...Array(this.shards).keys()].every(known)) continue;
       this.keep(at, parts);
@@ -138,6 +142,9 @@ export class GroupHistoryModel {
     const byShard = this.parts.get(at) ?? new Map<number, Map<string, Counted[]>>();
     byShard.set(shard, new Map([...part].map(([group, rows]) => [group, rows.map((row) => ({ ...row }))])));
     this.parts.set(at, byShard);
+    const held = [...this.parts.keys()].filter((b) => this.parts.get(b)!.has(shard)).sort((a, b) => b - a);
+    // One shard: no parts, each crossing keeps its listing at once.
+    for (const old of held.slice(this.shards > 1 ? PARTS_KEPT : held.length)) this.parts.get(old)!.delete(shard);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { boardOrder } from '../core/shard-math';
 import type { ListingPart } from './group-boards.functions';
 import type { MergeRule } from './sharded-settle';
 
@@ -48,13 +49,6 @@ function rowsOf(flat: Array<string | number>): MemberRow[] {
   return rows;
 }
 
-/** Rows in the member board's order: by score, ties by id bytes (as its pages order them). */
-function byBoardOrder(ascending: boolean) {
-  const sign = ascending ? -1 : 1;
-  return (a: { item: string; score: number }, b: { item: string; score: number }) =>
-    sign * (b.score - a.score) || sign * Buffer.compare(Buffer.from(b.item), Buffer.from(a.item));
-}
-
 /** Σ decay^i · s_i over `rows` best first (the weights as repeated products, as group_of_lib sums them). */
 function weighed(rows: MemberRow[], decay: number): number {
   let sum = 0;
@@ -93,11 +87,11 @@ export function mergedGroups(
       byGroup.set(group, [...(byGroup.get(group) ?? []), ...rowsOf(flat)]);
   }
   const groups: MergedGroup[] = [...byGroup].map(([group, rows]) => {
-    const counted = rows.sort(byBoardOrder(rule.ascending)).slice(0, rule.top);
+    const counted = rows.sort(boardOrder(rule.ascending)).slice(0, rule.top);
     return { item: group, score: weighed(counted, rule.decay), counted: counted.filter((row) => !row.retracted) };
   });
   return groups
-    .sort(byBoardOrder(rule.ascending))
+    .sort(boardOrder(rule.ascending))
     .slice(0, rule.listed)
     .filter((group) => group.counted.length > 0)
     .map((group) => [

@@ -12,8 +12,9 @@
 --   since     the slot start of the shard's first membership change (-1: none)
 local function group_history_parts(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
   local _, arg = reader.read_call(args, CALLS.group_history_parts)
-  local base = keyspace.sibling_key(keys[1], 'cfg', arg.window .. '%' .. arg.board .. ':')
+  local base = keyspace.sibling_key(cfg_key, 'cfg', arg.window .. '%' .. arg.board .. ':')
   if arg.upto ~= '' then
     group_parts.dropped(base, tonumber(arg.upto))
     return reader.answer(CALLS.group_history_parts, { parts = '[]', since = -1 })

@@ -57,8 +57,9 @@ end
 
 local function group_history_store(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key = keys[1]
   local header, arg = reader.read_call(args, CALLS.group_history_store)
-  local base = keyspace.sibling_key(keys[1], 'cfg', arg.window .. '%' .. arg.board .. ':')
+  local base = keyspace.sibling_key(cfg_key, 'cfg', arg.window .. '%' .. arg.board .. ':')
   local index, at, interval = base .. 'snaps', tonumber(arg.at), tonumber(arg.interval)
   -- A snapshot is readable while its boundary is within `keep` intervals of the current slot's start
   -- (snapshot_kept_lib's find_snapshot); its keys live one interval longer. One merged late is kept
@@ -72,7 +73,7 @@ local function group_history_store(keys, args)
   if interval == 0 and #rows == 0 then return reader.answer(CALLS.group_history_store, { rows = 0 }) end
   unlinked(base, interval > 0 and redis.call('ZRANGE', index, '-inf', at - keep * interval, 'BYSCORE')
     or redis.call('ZRANGE', index, 0, -keep))
-  group_of.GROUP_OF.attach(keys[1], arg.window, arg.board, tonumber(arg.boards))
+  group_of.GROUP_OF.attach(cfg_key, arg.window, arg.board, tonumber(arg.boards))
   local text, ranked = listing_text(rows)
   local listed = {}
   for i, row in ipairs(rows) do listed[i] = { group = row.item, counted = row.counted } end

@@ -12,24 +12,28 @@
 -- period's from the parts of the shards that wrote in it. Keys, on each shard, base "<tag>:<W>%<G>:":
 --   <base>since     string the slot start (unix s) of the shard's first membership change (before it,
 --                   its part of every boundary is empty)
---   <base>parts     zset   at -> at: the boundaries whose parts the shard recorded (at most keep + 2)
+--   <base>parts     zset   at -> at: the boundaries whose parts the shard recorded, the newest
+--                          PARTS_KEPT (a read or the scheduler's visit of the group board merges them
+--                          every few seconds: an older part is dropped, its boundary keeps no listing)
 --   <base>part:<at> hash   "g\31<group>" -> the group's best `top` listed members on the shard at the
 --                          boundary ("\30<item>\31<score>" rows, best first; "\31x" after a score:
 --                          retracted since, counted as held but worth nothing); "i\31<item>" -> its
 --                          group; "\29n" next group (sorted ids) to record (-1: done); "\29c" the
 --                          members recorded; "\29o" 1: over its room (no listing kept at the boundary)
--- A part holds at most floor(rcap / ((keep + 2) x shards)) members (MAX_RECORDED_MEMBERS_PER_BOARD).
+-- A part holds at most floor(rcap / (PARTS_KEPT x shards)) members, so the parts of all shards hold
+-- at most MAX_RECORDED_MEMBERS_PER_BOARD (rcap), as shard 0's records of the merged listings do.
 -- KEYS: 0
 
+local PARTS_KEPT = 4
 local NEXT, COUNT, OVER, GROUP, ITEM = '\29n', '\29c', '\29o', 'g\31', 'i\31'
 local RETRACTED = '\31x'
 
 local function part_key(base, at) return base .. 'part:' .. at end
 
 -- The members one shard's part of a listing may hold (see above).
-local function part_room(cfg_key, base, keep)
+local function part_room(cfg_key, base)
   local shards = tonumber(call_state.config_field(cfg_key, 'shards') or '1')
-  return math.floor(tonumber(redis.call('GET', base .. 'rcap') or '0') / ((keep + 2) * shards))
+  return math.floor(tonumber(redis.call('GET', base .. 'rcap') or '0') / (PARTS_KEPT * shards))
 end
 
 -- The group's rows into the part `key`; answers the members it holds.
@@ -46,17 +50,17 @@ end
 
 -- Records the shard's part of the listing at `at` from the first group not recorded yet, within the
 -- call's crossing rows: true once done (or over its room). `member_top`: W's results on the shard.
-local function recorded(cfg_key, base, at, conf, member_top)
+local function recorded(cfg_key, base, at, member_top)
   local key = part_key(base, at)
   local held = redis.call('HMGET', key, NEXT, COUNT)
   local first, count = tonumber(held[1] or '0'), tonumber(held[2] or '0')
   if first < 0 then return true end
   local rule = redis.call('GET', base .. 'rule')
   if not rule then return true end
-  local top, room = tonumber(string.match(rule, '^(%d+) ')), part_room(cfg_key, base, conf.keep)
+  local top, room = tonumber(string.match(rule, '^(%d+) ')), part_room(cfg_key, base)
   local index = base .. 'parts'
   redis.call('ZADD', index, at, at)
-  for _, old in ipairs(redis.call('ZRANGE', index, 0, -(conf.keep + 3))) do
+  for _, old in ipairs(redis.call('ZRANGE', index, 0, -(PARTS_KEPT + 1))) do
     redis.call('UNLINK', part_key(base, old))
     redis.call('ZREM', index, old)
   end

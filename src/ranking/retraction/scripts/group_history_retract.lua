@@ -19,13 +19,14 @@ end
 
 local function group_history_retract(keys, args)
   call_state.begin_call(keys, args)
+  local cfg_key, record = keys[1], keys[2]
   local _, arg = reader.read_call(args, CALLS.group_history_retract)
   local budget, costs = tonumber(arg.most), { listing = actor_log.ACTORS.STEP.LISTING, rows = actor_log.ACTORS.STEP.LISTING_ROWS }
   local left = budget
   for _, window in ipairs(cjson.decode(arg.windows)) do
-    local bases = group_of.GROUP_OF.bases_of(keyspace.sibling_key(keys[1], 'cfg', window .. ':top'))
-    if bases then left = group_of.GROUP_OF.listings_out(bases, keys[2], arg.item, left, costs) end
-    if left <= 0 then return answered(keys[2], 0, budget) end
+    local bases = group_of.GROUP_OF.bases_of(keyspace.sibling_key(cfg_key, 'cfg', window .. ':top'))
+    if bases then left = group_of.GROUP_OF.listings_out(bases, record, arg.item, left, costs) end
+    if left <= 0 then return answered(record, 0, budget) end
   end
-  return answered(keys[2], 1, budget - left)
+  return answered(record, 1, budget - left)
 end
