@@ -355,8 +355,16 @@ export const BOARDS = {
   },
   'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   'wc-teams-day': { groupOf: { board: 'wc-members', window: 'd', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
-  /** The same group board over a member board of the most shards (group-rows.ts fills both). */
-  'wc-members-sharded': { windows: [{ name: 'm', period: '1h', interval: '1m' }], shards: SHARDS_PER_BOARD.max },
+  /**
+   * The same group board over a member board of the most shards (group-rows.ts fills both), its window
+   * keeping snapshots at their most: each shard records its part of the group board's listings.
+   */
+  'wc-members-sharded': {
+    windows: [
+      { name: 'm', period: '1h', interval: '1m', snapshots: { keep: SNAPSHOT_KEEP.max, top: SNAPSHOT_TOP_ITEMS.max } },
+    ],
+    shards: SHARDS_PER_BOARD.max,
+  },
   'wc-teams-sharded': {
     groupOf: { board: 'wc-members-sharded', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 },
   },
