@@ -5,18 +5,23 @@
  * with it) against the same board without one; rounds of 4 000 pipelined calls, interleaved. Then a
  * group board read at its maxima: GROUP_SETTLE_ROWS / 1 000 + 1 groups of 1 000 members (top 1 000),
  * every group dirty: the settling calls' Redis time (each at most GROUP_SETTLE_ROWS member rows), and
- * the top-1 000 read of the groups that follows. Then history over a member board of SHARDS shards
- * keeping snapshots (keep 1 000, top 1 000), the same groups on it: at the next boundary each shard's
- * crossing records its part of the listing (group_parts_lib), then the merge (group-history.ts):
- * every shard's parts read, the listing stored on shard 0, the parts dropped; calls and Redis time each.
+ * the top-1 000 read of the groups that follows. Then, through the composed service, history over a
+ * member board of SHARDS shards keeping snapshots (keep 1 000, top 1 000), the same groups on it, all
+ * dirty at the next boundary: the group board's history read there (each shard's crossing records its
+ * part, group_parts_lib; the settle round merges them on shard 0, group-history.ts), its calls and
+ * Redis time, and the bytes of the merged listing's record of counted members.
  */
 import Redis from 'ioredis';
-import { AppConfig } from '../src/common/config';
+import { AppConfig, validateConfig } from '../src/common/config';
+import { composeRanking } from '../harness/compose-ranking';
+import { FakeClock } from '../harness/clock';
+import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { groupSource } from '../src/ranking/group-boards/group-boards.service';
-import { knownBoundaries, mergedGroups } from '../src/ranking/group-boards/group-history';
 import { GROUP_SETTLE_ROWS, MAX_RECORDED_MEMBERS_PER_BOARD } from '../src/ranking/options/group-of/group-of.limits';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
@@ -28,8 +33,6 @@ import { startRedisServer } from './process-stats';
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 const WINDOWS = [{ name: 'week', periodSec: 7 * 86_400, intervalSec: 86_400 }];
 const SHARDS = 64;
-const SNAPSHOTS = { keep: 1000, top: 1000 };
-const HISTORY_WINDOWS = [{ name: 'week', periodSec: 3600, intervalSec: 60, snapshots: SNAPSHOTS }];
 const MEMBERS = 1000;
 const GROUPS = Math.ceil(GROUP_SETTLE_ROWS / MEMBERS) + 1;
 const LIMITS = {
@@ -42,20 +45,19 @@ const LIMITS = {
 const SETTING = { board: 'grouped', window: 'week', top: MEMBERS, decay: 0.9 };
 const keys = new RankingKeys('tb:');
 
-async function board(redis: Redis, name: string, nowMs: number, shards = 1): Promise<PreparedBoard> {
-  const windows = shards === 1 ? WINDOWS : HISTORY_WINDOWS;
+async function board(redis: Redis, name: string, nowMs: number): Promise<PreparedBoard> {
   const reply = await callFunction(redis, RANKING.functions.boardPut, {
-    ...{ keys: keys.board(name), windows, shards, maxItems: undefined, views: [] },
+    ...{ keys: keys.board(name), windows: WINDOWS, shards: 1, maxItems: undefined, views: [] },
     ...{ version: `v-${name}`, reset: false, nowMs },
   });
   if (reply.status === 'conflict') throw new Error(reply.message);
-  const config = { name, version: reply.version, shards, maxItems: null, views: [] };
+  const config = { name, version: reply.version, shards: 1, maxItems: null, views: [] };
   return new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
 }
 
-const call = (b: PreparedBoard, nowMs: number, item?: string) => ({
+const call = (b: PreparedBoard, nowMs: number) => ({
   board: b,
-  shard: item === undefined ? b.shards[0] : b.shardOf(item),
+  shard: b.shards[0],
   nowMs,
   budgetFields: EXPIRE_CHUNK,
   newItems: UNLIMITED,
@@ -64,7 +66,7 @@ const call = (b: PreparedBoard, nowMs: number, item?: string) => ({
 function incrementArgs(b: PreparedBoard, nowMs: number, item: string) {
   return fcallArgs(
     RANKING.functions.increment,
-    RANKING.functions.increment.build({ ...call(b, nowMs, item), item, amount: 1 }),
+    RANKING.functions.increment.build({ ...call(b, nowMs), item, amount: 1 }),
   );
 }
 
@@ -73,7 +75,7 @@ async function fill(redis: Redis, member: PreparedBoard, nowMs: number): Promise
   const p = redis.pipeline();
   for (let n = 0; n < GROUPS * MEMBERS; n++) {
     const join = {
-      ...call(member, nowMs, `i${n}`),
+      ...call(member, nowMs),
       groupBoard: 'teams',
       window: member.window('week')!,
       item: `i${n}`,
@@ -108,58 +110,40 @@ async function settleAndRead(redis: Redis, member: PreparedBoard, nowMs: number)
   return { calls: callUsec.length, slowestUsec: Math.max(...callUsec), readUsec: await usecPerCall(redis, 'fcall') };
 }
 
-/** The fcall calls and their Redis time (ms) of `run`. */
-async function timed(redis: Redis, run: () => Promise<unknown>): Promise<string> {
-  await redis.config('RESETSTAT');
-  await run();
-  const { calls, usec } = scriptCallTime(await redis.info('commandstats'));
-  return `${calls} calls, ${(usec / 1000).toFixed(2)} ms of Redis`;
-}
-
-/** The sharded member board's next boundary: each shard's crossing (its part recorded), then the merge on shard 0. */
-async function shardedHistory(redis: Redis, member: PreparedBoard, nowMs: number): Promise<string[]> {
-  const window = member.window('week')!;
-  const on = { groupBoard: 'teams', window: 'week' };
-  const step = { rule: `${SETTING.top} ${SETTING.decay}`, top: SETTING.top, clears: [], fetches: [], most: 1 };
-  const crossed = await timed(redis, () =>
-    Promise.all(
-      member.shards.map((shard) =>
-        callFunction(redis, RANKING.functions.groupShardStep, {
-          ...call(member, nowMs),
-          shard,
-          window,
-          groupBoard: 'teams',
-          step,
-        }),
-      ),
-    ),
-  );
-  const parts = await Promise.all(
-    member.shards.map((shard) =>
-      callFunction(redis, RANKING.functions.groupHistoryParts, { ...on, shard: shard.keys, upto: null }),
-    ),
-  );
-  const rule = { top: SETTING.top, decay: SETTING.decay, ascending: false, listed: SNAPSHOTS.top };
-  const atSec = knownBoundaries(parts, false)[0];
-  const groups = mergedGroups(parts, atSec, rule);
-  const listing = { ...on, shard: member.shards[0].keys, nowMs, atSec, intervalSec: 60, ...SNAPSHOTS };
-  const sizes = { rule: step.rule, room: Math.floor(MAX_RECORDED_MEMBERS_PER_BOARD / (SNAPSHOTS.keep + 2)), boards: 8 };
-  const stored = await timed(redis, () =>
-    callFunction(redis, RANKING.functions.groupHistoryStore, { ...listing, ...sizes, groups }),
-  );
-  const bytes = await redis.memory('USAGE', `${member.shards[0].keys.tag}:week%teams:cnt:${atSec}`);
-  const dropped = await timed(redis, () =>
-    Promise.all(
-      member.shards.map((shard) =>
-        callFunction(redis, RANKING.functions.groupHistoryParts, { ...on, shard: shard.keys, upto: atSec }),
-      ),
-    ),
-  );
-  return [
-    `crossing with parts ${crossed}`,
-    `merged listing stored ${stored} (its record ${bytes} B)`,
-    `parts dropped ${dropped}`,
-  ];
+/**
+ * The history read of a group board over a member board of SHARDS shards (2 groups of MEMBERS members,
+ * both dirty at the boundary): its fcall calls and Redis ms, and the merged listing's record bytes.
+ */
+async function shardedHistory(url: string, admin: Redis): Promise<string> {
+  const config = validateConfig({ REDIS_URL: url, KEY_PREFIX: 'bgh:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const clock = new FakeClock(Date.UTC(2026, 11, 4));
+  const redis = new RedisService(RedisSettings.from(config), clock);
+  await redis.waitUntilReady(10_000);
+  const { ranking, groupBoards } = await composeRanking(redis, new RedisFunctions(redis), config, clock);
+  const snapshots = { keep: 1000, top: 1000 };
+  await ranking.putBoard({
+    name: 'hm',
+    windows: [{ name: 'm', period: 3600, interval: 60, snapshots }],
+    shards: SHARDS,
+  });
+  await ranking.putBoard({ name: 'ht', groupOf: { board: 'hm', window: 'm', top: MEMBERS, decay: 1 } });
+  const items = Array.from({ length: 2 * MEMBERS }, (_, n) => ({ item: `h${n}`, amount: 1 + n }));
+  for (const [n, { item }] of items.entries()) await groupBoards.setMember({ name: 'ht', group: `g${n % 2}`, item });
+  for (let first = 0; first < items.length; first += 1000)
+    await ranking.incrementBatch('hm', items.slice(first, first + 1000));
+  await ranking.history('ht', undefined, undefined).catch(() => undefined);
+  await ranking.incrementBatch('hm', [
+    { item: 'h0', amount: 1 },
+    { item: 'h1', amount: 1 },
+  ]);
+  clock.advanceMs(60_000);
+  await admin.config('RESETSTAT');
+  const listing = await ranking.history('ht', undefined, undefined);
+  const { calls, usec } = scriptCallTime(await admin.info('commandstats'));
+  const record = (await admin.keys('*%ht:cnt:*'))[0];
+  const bytes = record ? await admin.memory('USAGE', record) : 0;
+  redis.client.disconnect();
+  return `history read at the boundary over ${SHARDS} shards (${listing.items.length} groups): ${calls} calls, ${(usec / 1000).toFixed(2)} ms of Redis; the listing's record ${bytes} B`;
 }
 
 async function main(): Promise<void> {
@@ -179,16 +163,14 @@ async function main(): Promise<void> {
   const before = loadAverage();
   for (let turn = 0; turn < 3; turn++) await measure(redis, variants, { rounds: 3, calls: 4000, pipelined: 100 });
   const read = await settleAndRead(redis, grouped, nowMs);
-  const sharded = await board(redis, 'sharded', nowMs, SHARDS);
-  await fill(redis, sharded, nowMs);
-  const history = await shardedHistory(redis, sharded, nowMs + 60_000);
+  const history = await shardedHistory(server.url, redis);
   console.log(`load ${before} / ${loadAverage()}`);
   for (const v of variants)
     console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
   console.log(
     `group board read, ${GROUPS} groups of ${MEMBERS} members all dirty: ${read.calls} settling calls (slowest ${(read.slowestUsec / 1000).toFixed(2)} ms of Redis), then top 1 000 in ${(read.readUsec / 1000).toFixed(2)} ms`,
   );
-  console.log(`history over ${SHARDS} shards, ${GROUPS} groups of ${MEMBERS} members: ${history.join('; ')}`);
+  console.log(history);
   redis.disconnect();
   await stopChild(server.child);
 }
