@@ -180,6 +180,20 @@ export const GROUP_ROWS: WorstRow[] = [
     manyCalls: `each shard's crossing records its part of the listing (shard 0: its group's 1 000 members, about ${GROUP_SETTLE_ROWS} rows a call), then the settle round reads every shard's parts, stores the merged listing and its record on shard 0 and drops the parts: one call a shard at each step, in parallel`,
   },
   {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: `the best member of the recorded group of the ${SHARDED}, on a shard other than 0, counted in the group board's kept listings (merged on shard 0): the member's shard's parts and snapshots, then shard 0's listings rewritten by group_history_retract`,
+    request: () => ({
+      method: 'POST',
+      path: '/admin/boards/wc-members-sharded/retractions',
+      body: { item: shardedMembers(1)[MEMBERS - 1] },
+    }),
+    settle: (context, answer) => untilDone(context, 'wc-members-sharded', answer),
+    measuresSettle: true,
+    expect: [202],
+    times: 1,
+    manyCalls: 'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own',
+  },
+  {
     route: 'GET /boards/{board}/history',
     worst: `the group board's snapshot at the member window's boundary (keep 1 000, top 1 000) with every group of ${FULL} dirty: ${CROSSING}`,
     prepare: crossDirty,

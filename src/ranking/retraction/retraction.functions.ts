@@ -57,9 +57,9 @@ export const RETRACTION_FUNCTIONS = functionSet('tbRank', {
     args: ['windows', 'item', 'most'],
     reply: ['done', 'taken'],
     /** `shard`: shard 0's keys of the member board; its record of the retraction holds the cursors. */
-    build: (call: { shard: BoardKeys; id: string; windows: string[]; item: string; most: number }) => ({
+    build: (call: { shard: BoardKeys; id: string; windows: string[]; item: string; most: number; nowMs: number }) => ({
       keys: [call.shard.cfg(), call.shard.retraction(call.id)],
-      header: bareHeader(0),
+      header: bareHeader(call.nowMs),
       args: { windows: JSON.stringify(call.windows), item: call.item, most: call.most },
     }),
     decode: (reply) => ({ done: reply.flag('done'), taken: reply.number('taken') }),

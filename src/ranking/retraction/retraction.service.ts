@@ -156,7 +156,11 @@ export class RetractionService extends ResumableRuns {
     for (let done = false; !done && !this.runs.stopping;) {
       done = await this.cache.withBoard(run.board, async (board) => {
         if (!board.sharded) return true;
-        const step = await this.store.groupListingsStep(board, run.id, run.target.id);
+        const step = await this.store.groupListingsStep(board, {
+          id: run.id,
+          item: run.target.id,
+          nowMs: this.clock.nowMs(),
+        });
         this.metrics.took(step.taken);
         return step.done;
       });

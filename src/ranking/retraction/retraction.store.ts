@@ -58,9 +58,12 @@ export class RetractionStore extends sliceStore(RetractionFunctions) {
    * One step of an item's retraction out of the group boards' listings a sharded member board keeps on
    * shard 0 (group_history_retract.lua; the item's own shard rewrites its parts of listings not merged yet).
    */
-  groupListingsStep(board: PreparedBoard, id: string, item: string): Promise<{ done: boolean; taken: number }> {
+  groupListingsStep(
+    board: PreparedBoard,
+    run: { id: string; item: string; nowMs: number },
+  ): Promise<{ done: boolean; taken: number }> {
     const windows = board.config.windows.map((window) => window.name);
-    const call = { shard: board.shards[0].keys, id, windows, item, most: this.stepUnits };
+    const call = { ...run, shard: board.shards[0].keys, windows, most: this.stepUnits };
     return guard(this.functions.call(this.fns.groupHistoryRetract, call));
   }
 
