@@ -5,10 +5,19 @@
  * with it) against the same board without one; rounds of 4 000 pipelined calls, interleaved. Then a
  * group board read at its maxima: GROUP_SETTLE_ROWS / 1 000 + 1 groups of 1 000 members (top 1 000),
  * every group dirty: the settling calls' Redis time (each at most GROUP_SETTLE_ROWS member rows), and
- * the top-1 000 read of the groups that follows.
+ * the top-1 000 read of the groups that follows. Then, through the composed service, history over a
+ * member board of SHARDS shards keeping snapshots (keep 1 000, top 1 000), the same groups on it, all
+ * dirty at the next boundary: the group board's history read there (each shard's crossing records its
+ * part, group_parts_lib; the settle round merges them on shard 0, group-history.ts), its calls and
+ * Redis time, and the bytes of the merged listing's record of counted members.
  */
 import Redis from 'ioredis';
-import { AppConfig } from '../src/common/config';
+import { AppConfig, validateConfig } from '../src/common/config';
+import { composeRanking } from '../harness/compose-ranking';
+import { FakeClock } from '../harness/clock';
+import { RedisService } from '../src/redis/redis.service';
+import { RedisSettings } from '../src/redis/redis.settings';
+import { RedisFunctions } from '../src/redis/redis-functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
@@ -18,11 +27,12 @@ import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
 import { callFunction, fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
-import { loadAverage, measure, median, Pipeline, usecPerCall, variant } from './call-rounds';
+import { loadAverage, measure, median, Pipeline, scriptCallTime, usecPerCall, variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 const WINDOWS = [{ name: 'week', periodSec: 7 * 86_400, intervalSec: 86_400 }];
+const SHARDS = 64;
 const MEMBERS = 1000;
 const GROUPS = Math.ceil(GROUP_SETTLE_ROWS / MEMBERS) + 1;
 const LIMITS = {
@@ -100,6 +110,42 @@ async function settleAndRead(redis: Redis, member: PreparedBoard, nowMs: number)
   return { calls: callUsec.length, slowestUsec: Math.max(...callUsec), readUsec: await usecPerCall(redis, 'fcall') };
 }
 
+/**
+ * The history read of a group board over a member board of SHARDS shards (2 groups of MEMBERS members,
+ * both dirty at the boundary): its fcall calls and Redis ms, and the merged listing's record bytes.
+ */
+async function shardedHistory(url: string, admin: Redis): Promise<string> {
+  const config = validateConfig({ REDIS_URL: url, KEY_PREFIX: 'bgh:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const clock = new FakeClock(Date.UTC(2026, 11, 4));
+  const redis = new RedisService(RedisSettings.from(config), clock);
+  await redis.waitUntilReady(10_000);
+  const { ranking, groupBoards } = await composeRanking(redis, new RedisFunctions(redis), config, clock);
+  const snapshots = { keep: 1000, top: 1000 };
+  await ranking.putBoard({
+    name: 'hm',
+    windows: [{ name: 'm', period: 3600, interval: 60, snapshots }],
+    shards: SHARDS,
+  });
+  await ranking.putBoard({ name: 'ht', groupOf: { board: 'hm', window: 'm', top: MEMBERS, decay: 1 } });
+  const items = Array.from({ length: 2 * MEMBERS }, (_, n) => ({ item: `h${n}`, amount: 1 + n }));
+  for (const [n, { item }] of items.entries()) await groupBoards.setMember({ name: 'ht', group: `g${n % 2}`, item });
+  for (let first = 0; first < items.length; first += 1000)
+    await ranking.incrementBatch('hm', items.slice(first, first + 1000));
+  await ranking.history('ht', undefined, undefined).catch(() => undefined);
+  await ranking.incrementBatch('hm', [
+    { item: 'h0', amount: 1 },
+    { item: 'h1', amount: 1 },
+  ]);
+  clock.advanceMs(60_000);
+  await admin.config('RESETSTAT');
+  const listing = await ranking.history('ht', undefined, undefined);
+  const { calls, usec } = scriptCallTime(await admin.info('commandstats'));
+  const record = (await admin.keys('*%ht:cnt:*'))[0];
+  const bytes = record ? await admin.memory('USAGE', record) : 0;
+  redis.client.disconnect();
+  return `history read at the boundary over ${SHARDS} shards (${listing.items.length} groups): ${calls} calls, ${(usec / 1000).toFixed(2)} ms of Redis; the listing's record ${bytes} B`;
+}
+
 async function main(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
@@ -117,12 +163,14 @@ async function main(): Promise<void> {
   const before = loadAverage();
   for (let turn = 0; turn < 3; turn++) await measure(redis, variants, { rounds: 3, calls: 4000, pipelined: 100 });
   const read = await settleAndRead(redis, grouped, nowMs);
+  const history = await shardedHistory(server.url, redis);
   console.log(`load ${before} / ${loadAverage()}`);
   for (const v of variants)
     console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
   console.log(
     `group board read, ${GROUPS} groups of ${MEMBERS} members all dirty: ${read.calls} settling calls (slowest ${(read.slowestUsec / 1000).toFixed(2)} ms of Redis), then top 1 000 in ${(read.readUsec / 1000).toFixed(2)} ms`,
   );
+  console.log(history);
   redis.disconnect();
   await stopChild(server.child);
 }

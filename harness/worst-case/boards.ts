@@ -272,6 +272,14 @@ const LEAGUES_BOARD = {
   },
 };
 
+/** A member board's window keeping snapshots at their most: its group boards' listings are kept as long. */
+const MEMBER_MINUTES = {
+  name: 'm',
+  period: '1h',
+  interval: '1m',
+  snapshots: { keep: SNAPSHOT_KEEP.max, top: SNAPSHOT_TOP_ITEMS.max },
+};
+
 export const BOARDS = {
   /** Every option a sum board may combine, at its maximum, on one shard. */
   'wc-sum': SUM_BOARD,
@@ -344,20 +352,17 @@ export const BOARDS = {
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
    */
   'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
-  /**
-   * A member board, and group boards over it at their maxima (group rows: group-rows.ts): its windows
-   * keep snapshots and archives at their most, so do its group boards.
-   */
+  /** A member board, its windows keeping snapshots and archives at their most, so do its group boards (group-rows.ts). */
   'wc-members': {
     windows: [
-      { name: 'm', period: '1h', interval: '1m', snapshots: { keep: SNAPSHOT_KEEP.max, top: SNAPSHOT_TOP_ITEMS.max } },
+      MEMBER_MINUTES,
       { name: 'd', calendar: 'day', archive: { keep: ARCHIVE_KEEP.max, top: ARCHIVE_TOP_ITEMS.max } },
     ],
   },
   'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   'wc-teams-day': { groupOf: { board: 'wc-members', window: 'd', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
-  /** The same group board over a member board of the most shards (group-rows.ts fills both). */
-  'wc-members-sharded': { windows: [{ name: 'm', period: '1h', interval: '1m' }], shards: SHARDS_PER_BOARD.max },
+  /** The same group board over a member board of the most shards, its window wc-members' m (group-rows.ts fills both). */
+  'wc-members-sharded': { windows: [MEMBER_MINUTES], shards: SHARDS_PER_BOARD.max },
   'wc-teams-sharded': {
     groupOf: { board: 'wc-members-sharded', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 },
   },

@@ -81,6 +81,12 @@ async function dirtyShardedGroups(context: HarnessContext): Promise<void> {
   await context.send({ method: 'POST', path: '/boards/wc-members-sharded/increments', body: { items } }, 'seeder');
 }
 
+/** Both sharded groups dirty, then the member window's next minute: every shard crosses its boundary at the read. */
+async function crossShardedDirty(context: HarnessContext): Promise<void> {
+  await dirtyShardedGroups(context);
+  await context.advanceSec(60);
+}
+
 /** Every group dirty, then the member window's next minute: the next call crosses its boundary with every group to settle. */
 async function crossDirty(context: HarnessContext): Promise<void> {
   await dirtyEveryGroup(context);
@@ -114,6 +120,8 @@ async function drainDay(context: HarnessContext): Promise<void> {
 const CROSSING = `the crossing settles the dirty groups first (calls of about ${GROUP_SETTLE_ROWS} member rows, each answering that it left the boundary for the next, which the service sends at once), then stores the groups' listing, then the read`;
 
 const SHARDED = `2 groups of ${MEMBERS} scored members (top ${MEMBERS}) over a member board of ${SHARDS_PER_BOARD.max} shards, one group's members all on shard 0`;
+
+const SHARDED_CROSSING = `each shard's first call past the boundary records its part (its groups' best members then), the read's settle round merges the parts into the listing on shard 0, then settles and reads`;
 
 const FULL = `${FULL_GROUPS} groups of ${MEMBERS} scored members (top ${MEMBERS})`;
 
@@ -162,6 +170,28 @@ export const GROUP_ROWS: WorstRow[] = [
     request: () => get('/boards/wc-teams-sharded/top?limit=1000'),
     settle: dirtyShardedGroups,
     manyCalls: `a settle round names each shard's dirty groups, claims a batch on shard 0, reads each shard's best members of it (at most ${GROUP_SETTLE_ROWS} rows a call), stores the scores and clears the marks: one call a shard at each step, in parallel`,
+  },
+  {
+    route: 'GET /boards/{board}/history',
+    worst: `the group board's snapshot (keep 1 000, top 1 000) at the member window's boundary over the ${SHARDED}, both dirty: ${SHARDED_CROSSING}`,
+    prepare: crossShardedDirty,
+    request: () => get('/boards/wc-teams-sharded/history'),
+    settle: crossShardedDirty,
+    manyCalls: `each shard's crossing records its part of the listing (shard 0: its group's 1 000 members, about ${GROUP_SETTLE_ROWS} rows a call), then the settle round reads every shard's parts, stores the merged listing and its record on shard 0 and drops the parts: one call a shard at each step, in parallel`,
+  },
+  {
+    route: 'POST /admin/boards/{board}/retractions',
+    worst: `the best member of the recorded group of the ${SHARDED}, on a shard other than 0, counted in the group board's kept listings (merged on shard 0): the member's shard's parts and snapshots, then shard 0's listings rewritten by group_history_retract`,
+    request: () => ({
+      method: 'POST',
+      path: '/admin/boards/wc-members-sharded/retractions',
+      body: { item: shardedMembers(1)[MEMBERS - 1] },
+    }),
+    settle: (context, answer) => untilDone(context, 'wc-members-sharded', answer),
+    measuresSettle: true,
+    expect: [202],
+    times: 1,
+    manyCalls: 'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own',
   },
   {
     route: 'GET /boards/{board}/history',

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
 import { TOPOLOGIES } from '../../harness/redis';
-import { GroupModel, GroupRow, ranked } from '../support/group-model';
+import { GroupModel } from '../support/group-model';
+import { GroupHistoryModel } from '../support/group-history-model';
 import { RankingModel } from '../support/ranking-model';
 import { incrementStep, joinStep, retractStep } from '../support/group-steps';
 import { useRankingGraph } from '../support/ranking-graph';
@@ -13,6 +14,10 @@ const ARCHIVE = { keep: 2, top: 2 };
 const WINDOWS = [
   { name: 'w', periodSec: 60, intervalSec: 20, snapshots: SNAPSHOTS },
   { name: 'day', periodSec: DAY_SEC, intervalSec: DAY_SEC, calendar: true },
+];
+const HISTORY_WINDOWS = [
+  { name: 'w', intervalSec: 20, kept: SNAPSHOTS },
+  { name: 'day', intervalSec: DAY_SEC, calendar: true as const, kept: ARCHIVE },
 ];
 const ITEMS = ['a', 'b', 'c', 'd', 'é'];
 /** The group boards' rule: a group of 4 members counts 3, so a retraction leaves weights to shift and a member out. */
@@ -50,92 +55,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 /** Each run starts with every item in a group (random runs then reach scoring groups at their boundaries). */
 const JOINED: Step[] = ITEMS.map((item, i) => ({ kind: 'join', item, group: GROUPS[i % GROUPS.length] }));
-
-/**
- * A listing kept at a boundary: a snapshot at its end (`at`), or a calendar period's archive from its
- * start; `counted`: the counted members of each group it lists, at the boundary.
- */
-interface Kept {
-  at: number;
-  rows: GroupRow[];
-  counted: Map<string, Array<{ item: string; score: number }>>;
-}
-
-/**
- * The history a group board keeps, as the model sees it: every step runs scripts crossing each member
- * window at the clock's time (a write crosses all, a membership change and a read of the group board
- * the one it ranks), so the first call in a new slot keeps the groups' listing at the end of the slot
- * it last ran in: a snapshot of `top` rows (the newest `keep` intervals readable), or the archive of a
- * calendar period the member window wrote in, when a group scored (the newest `keep` kept); from the
- * group board's first membership change on.
- */
-class GroupHistoryModel {
-  private ranSlotSec: number | undefined;
-  private readonly written = new Set<number>();
-  /** The group board's first membership change names it to the member board: it keeps history from then on. */
-  attached = false;
-  readonly kept: Kept[] = [];
-
-  constructor(
-    private readonly window: (typeof WINDOWS)[number],
-    private readonly members: RankingModel,
-    private readonly groups: GroupModel,
-  ) {}
-
-  cross(nowMs: number): void {
-    const { intervalSec } = this.window;
-    const slotSec = Math.floor(nowMs / 1000 / intervalSec) * intervalSec;
-    if (this.attached && this.ranSlotSec !== undefined && slotSec > this.ranSlotSec) this.keep(this.ranSlotSec);
-    if (this.ranSlotSec === undefined || slotSec > this.ranSlotSec) this.ranSlotSec = slotSec;
-  }
-
-  wrote(nowMs: number): void {
-    const { intervalSec } = this.window;
-    this.written.add(Math.floor(nowMs / 1000 / intervalSec) * intervalSec);
-  }
-
-  /** The snapshots still readable at `nowMs` (rolling), oldest first. */
-  readable(nowMs: number): Kept[] {
-    const { intervalSec } = this.window;
-    const currentSec = Math.floor(nowMs / 1000 / intervalSec) * intervalSec;
-    return this.kept.filter((k) => k.at > currentSec - SNAPSHOTS.keep * intervalSec);
-  }
-
-  /**
-   * An item retraction: in each kept listing, the group that counted the item loses its row and is
-   * scored again over the members it still counts (none moves in past `top`), then placed again (out
-   * when it counts none); no group moves in past the listing's `top`.
-   */
-  retract(item: string): void {
-    for (const kept of this.kept) {
-      const group = [...kept.counted].find(([, members]) => members.some((m) => m.item === item))?.[0];
-      if (group === undefined) continue;
-      const members = kept.counted.get(group)!.filter((m) => m.item !== item);
-      kept.counted.set(group, members);
-      const scores = kept.rows.filter((r) => r.item !== group).map((r): [string, number] => [r.item, r.score]);
-      if (members.length > 0) scores.push([group, this.groups.scoreOf(members)]);
-      kept.rows = ranked(scores);
-    }
-  }
-
-  private keep(slotSec: number): void {
-    const endSec = slotSec + this.window.intervalSec;
-    const memberScores = this.members.listing(this.window.name, endSec * 1000 - 1);
-    const rows = this.groups.listing(memberScores);
-    const counted = this.groups.counted(memberScores);
-    const keptOf = (top: number) => {
-      const listed = rows.slice(0, top);
-      return { rows: listed, counted: new Map(listed.map((r) => [r.item, counted.get(r.item)!])) };
-    };
-    if (!('calendar' in this.window)) {
-      this.kept.push({ at: endSec, ...keptOf(SNAPSHOTS.top) });
-      return;
-    }
-    if (!this.written.has(slotSec) || rows.length === 0) return;
-    this.kept.push({ at: slotSec, ...keptOf(ARCHIVE.top) });
-    if (this.kept.length > ARCHIVE.keep) this.kept.shift();
-  }
-}
 
 /**
  * Always among the runs: groups score, a boundary of each window passes, a write crosses the next with
@@ -199,9 +118,15 @@ const RETRACT_COUNTED: [number, Step[]] = [
   ],
 ];
 
-describe.each(TOPOLOGIES)(
-  'group boards keep history and archives against a brute-force model (property, %s)',
-  (topology) => {
+/**
+ * Member boards of one shard (each crossing keeps the listing) and of three (each shard's crossing
+ * records its part, the group board's next read merges them: group_parts_lib).
+ */
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+
+describe.each(CASES)(
+  'group boards keep history and archives against a brute-force model (property, %s, %i shards)',
+  (topology, shards) => {
     const clock = new FakeClock(0);
     const world = useRankingGraph(topology, clock, {});
     const setup = {
@@ -231,7 +156,7 @@ describe.each(TOPOLOGIES)(
               { name: 'w', period: 60, interval: 20, snapshots: SNAPSHOTS },
               { name: 'day', calendar: 'day' as const, archive: ARCHIVE },
             ];
-            await setup.ranking.putBoard({ name: member, windows });
+            await setup.ranking.putBoard({ name: member, windows, shards });
             for (const g of groupBoards)
               await setup.ranking.putBoard({
                 name: g.name,
@@ -239,14 +164,12 @@ describe.each(TOPOLOGIES)(
               });
             const members = new RankingModel(WINDOWS);
             const groups = new GroupModel(RULE.top, RULE.decay);
-            const histories = groupBoards.map((g) => new GroupHistoryModel(g.window, members, groups));
+            const histories = HISTORY_WINDOWS.map((w) => new GroupHistoryModel(w, shards, members, groups));
             for (const s of [...JOINED, ...steps]) {
-              // Every call but an advance runs at the clock's time: a write or a membership change before it applies.
-              if (s.kind !== 'advance') histories.forEach((h) => h.cross(clock.nowMs()));
               await apply(member, groupBoards, { members, groups, histories }, s);
               if (s.kind === 'check') await compare(groupBoards, histories);
             }
-            histories.forEach((h) => h.cross(clock.nowMs()));
+            histories.forEach((h) => h.read(clock.nowMs()));
             await compare(groupBoards, histories);
             for (const g of groupBoards) await setup.ranking.deleteBoard(g.name);
             await setup.ranking.deleteBoard(member);
@@ -260,53 +183,39 @@ describe.each(TOPOLOGIES)(
       expect(retracted.listings).toBeGreaterThan(2);
     });
 
-    it('a group board over a sharded member board keeps none yet: its history and archive reads say so (404)', async () => {
-      clock.setMs(1_600_000_000_000);
-      const windows = [
-        { name: 'w', period: 60, interval: 20, snapshots: SNAPSHOTS },
-        { name: 'day', calendar: 'day' as const, archive: ARCHIVE },
-      ];
-      await setup.ranking.putBoard({ name: 'hs', windows, shards: 3 });
-      for (const window of ['w', 'day'])
-        await setup.ranking.putBoard({ name: `hs-${window}`, groupOf: { board: 'hs', window, top: 2, decay: 1 } });
-      for (const window of ['w', 'day'])
-        await setup.groupBoards.setMember({ name: `hs-${window}`, group: 'red', item: 'a' });
-      await setup.ranking.increment('hs', 'a', 3);
-      clock.advanceMs(DAY_SEC * 1000);
-      await setup.ranking.increment('hs', 'a', 1);
-      const sharded = /keeps no history or archives: its member board "hs" is sharded/;
-      await expect(setup.ranking.history('hs-w', undefined, undefined)).rejects.toThrow(sharded);
-      await expect(setup.ranking.archives('hs-day', undefined, 10, undefined)).rejects.toThrow(sharded);
-    });
-
+    /**
+     * Runs a step and the model's part of it. Every call but an advance runs at the clock's time and
+     * crosses, before it applies, the member window on the shards it calls; a write may read every
+     * shard's previous listing too, so each write, membership change and retraction follows a read of
+     * the member board's windows: every shard crossed (nothing merged: a read of a group board merges).
+     * A retraction then finds the parts not merged yet holding its item where they did.
+     */
     async function apply(
       member: string,
       groupBoards: Array<{ name: string }>,
       model: { members: RankingModel; groups: GroupModel; histories: GroupHistoryModel[] },
       s: Step,
     ): Promise<void> {
-      if (s.kind === 'check') return;
+      const nowMs = clock.nowMs();
+      if (s.kind === 'check') return model.histories.forEach((h) => h.read(nowMs));
       if (s.kind === 'advance') return clock.advanceMs(s.ms);
+      for (const window of ['w', 'day']) await setup.ranking.top(member, window, 0, 1);
+      model.histories.forEach((h) => h.cross(nowMs));
       if (s.kind === 'retract') {
         model.members.retract(s.item);
-        for (const h of model.histories) {
-          retracted.listings += h.kept.filter((k) =>
-            [...k.counted.values()].some((m) => m.some((r) => r.item === s.item)),
-          ).length;
-          h.retract(s.item);
-        }
+        for (const h of model.histories) retracted.listings += h.retract(s.item);
         const started = (await world.graph.retractions.start(member, { kind: 'item', id: s.item })).body;
         await world.graph.retractions.settled(member, started.id);
         return;
       }
       if (s.kind === 'increment') {
-        model.members.increment(clock.nowMs(), s.item, s.amount);
-        model.histories.forEach((h) => h.wrote(clock.nowMs()));
+        model.members.increment(nowMs, s.item, s.amount);
+        model.histories.forEach((h) => h.wrote(nowMs, s.item));
         await setup.ranking.increment(member, s.item, s.amount);
         return;
       }
       model.groups.join(s.item, s.group);
-      model.histories.forEach((h) => (h.attached = true));
+      model.histories.forEach((h) => h.joined(nowMs, s.item));
       for (const g of groupBoards) await setup.groupBoards.setMember({ name: g.name, group: s.group, item: s.item });
     }
 

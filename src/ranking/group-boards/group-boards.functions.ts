@@ -77,7 +77,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
 
   groupShardStep: windowReadFunction({
     args: ['board', 'rule', 'top', 'clears', 'fetches', 'most'],
-    reply: ['draining', 'rows', 'dirty'],
+    reply: ['draining', 'rows', 'dirty', 'parts'],
     values: (call: WindowCall & { groupBoard: string; step: ShardStep }) => ({
       board: call.groupBoard,
       rule: call.step.rule,
@@ -90,6 +90,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
       draining: reply.flag('draining'),
       rows: JSON.parse(reply.string('rows')) as Array<[string, string[]]>,
       dirty: JSON.parse(reply.string('dirty')) as string[],
+      parts: reply.number('parts'),
     }),
   }),
 
@@ -120,7 +121,79 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
     }),
     decode: (reply) => ({ token: reply.string('token'), stored: JSON.parse(reply.string('stored')) as string[] }),
   }),
+
+  groupHistoryParts: namedFunction({
+    numberOfKeys: 1,
+    args: ['board', 'window', 'upto'],
+    reply: ['parts', 'since'],
+    /** upto null: the shard's recorded parts of listings (group_parts_lib); else drops those at or before it. */
+    build: (call: { shard: BoardKeys; groupBoard: string; window: string; upto: number | null }) => ({
+      keys: [call.shard.cfg()],
+      header: bareHeader(0),
+      args: { board: call.groupBoard, window: call.window, upto: call.upto ?? '' },
+    }),
+    decode: (reply) => ({ parts: partsOf(reply.string('parts')), since: reply.number('since') }),
+  }),
+
+  groupHistoryStore: namedFunction({
+    numberOfKeys: 1,
+    args: ['board', 'window', 'at', 'interval', 'keep', 'top', 'rule', 'room', 'boards', 'groups'],
+    reply: ['rows'],
+    /** `shard`: shard 0's keys of the member board, where the merged listing is kept. */
+    build: (call: HistoryStoreCall) => ({
+      keys: [call.shard.cfg()],
+      header: bareHeader(call.nowMs),
+      args: {
+        board: call.groupBoard,
+        window: call.window,
+        at: call.atSec,
+        interval: call.intervalSec,
+        keep: call.keep,
+        top: call.top,
+        rule: call.rule,
+        room: call.room,
+        boards: call.boards,
+        groups: JSON.stringify(call.groups),
+      },
+    }),
+    decode: (reply) => ({ rows: reply.number('rows') }),
+  }),
 });
+
+/** One shard's part of a kept listing (group_parts_lib): per group, [item, score, retracted (0|1), ...]. */
+export interface ListingPart {
+  atSec: number;
+  over: boolean;
+  groups: Array<[string, Array<string | number>]>;
+}
+
+/** A shard's parts as group_history_parts answers them (cjson writes an empty table as {}). */
+function partsOf(text: string): ListingPart[] {
+  const parsed = JSON.parse(text) as Array<[number, number, unknown]>;
+  return parsed.map(([atSec, over, groups]) => ({
+    atSec,
+    over: over === 1,
+    groups: Array.isArray(groups) ? (groups as ListingPart['groups']) : [],
+  }));
+}
+
+/** A merged listing for shard 0 to keep (group_history_store.lua). */
+export interface HistoryStoreCall {
+  shard: BoardKeys;
+  groupBoard: string;
+  window: string;
+  nowMs: number;
+  atSec: number;
+  /** 0: a calendar window's archive. */
+  intervalSec: number;
+  keep: number;
+  top: number;
+  rule: string;
+  room: number;
+  boards: number;
+  /** [group, score, counted members [item, score, ...]] */
+  groups: Array<[string, string, string[]]>;
+}
 
 /** The group boards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class GroupBoardsFunctions extends sliceFunctions(GROUP_BOARDS_FUNCTIONS) {}

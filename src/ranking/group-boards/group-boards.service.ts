@@ -50,18 +50,6 @@ export function groupSource(member: PreparedBoard, name: string, window: WindowC
   return new PreparedBoard(config, () => new GroupKeys(member.keys.tag, name));
 }
 
-/**
- * Over a sharded member board a group board keeps no history yet (group_history_lib): its history and
- * archive reads answer 404 saying so, not that the member window keeps none.
- */
-function noHistoryOverShards(groupBoard: string, member: string) {
-  return (error: unknown): never => {
-    if (error instanceof NotFoundError && (error.code === 'SNAPSHOT_NOT_FOUND' || error.code === 'ARCHIVE_NOT_FOUND'))
-      throw new NotFoundError(error.code, GM.noHistoryOverShards(groupBoard, member));
-    throw error;
-  };
-}
-
 /** A group board's member board and window, checked: the member board as group boards support it. */
 interface Membership {
   setting: GroupOfSetting;
@@ -135,8 +123,7 @@ export class GroupBoardsService extends GroupSources {
       const { draining, calls } = await this.store.settle({ member, window, groupBoard: name, setting, nowMs });
       if (member.sharded) charge?.(calls);
       if (draining) return { draining: true as const };
-      const answer = read(groupSource(member, name, window), window, nowMs);
-      return member.sharded ? answer.catch(noHistoryOverShards(name, setting.board)) : answer;
+      return read(groupSource(member, name, window), window, nowMs);
     });
   }
 

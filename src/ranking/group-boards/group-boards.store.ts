@@ -20,6 +20,7 @@ import { GroupBoardsFunctions } from './group-boards.functions';
 import { sliceStore } from '../core/slice-store';
 import { ascendingScores } from '../options/registry';
 import { batchOf, batchSize, clearsOf, mergedScore, ShardRows } from './sharded-settle';
+import { knownBoundaries, mergedGroups } from './group-history';
 import type { ShardStep } from './group-boards.functions';
 
 /** A membership change: `item` of the member board joins `group` of the group board (null: leaves its group). */
@@ -140,12 +141,53 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const size = batchSize(setting.top, shards, GROUP_SETTLE_ROWS);
     const named = await this.stepShards(settle, () => ({ clears: [], fetches: [], most: size }));
     if (named.some((step) => step.draining)) return { draining: true, calls: shards };
+    const kept = named.some((step) => step.parts > 0) ? await this.keepListings(settle) : 0;
     const batch = batchOf(
       named.map((step) => step.dirty),
       size,
     );
-    if (batch.length === 0) return { draining: false, calls: shards };
-    return { draining: await this.settleBatch(settle, batch), calls: 3 * shards + 2 };
+    if (batch.length === 0) return { draining: false, calls: shards + kept };
+    return { draining: await this.settleBatch(settle, batch), calls: 3 * shards + 2 + kept };
+  }
+
+  /**
+   * The listings the shards' parts make known, merged and kept on shard 0, then every shard's parts
+   * up to the newest read dropped (group-history.ts): the step round crossed every shard to now, so no
+   * shard records a part of those boundaries later. Answers the calls (2 x shards + one per listing).
+   */
+  private async keepListings(settle: GroupSettle): Promise<number> {
+    const { member, window, setting, nowMs } = settle;
+    const on = { groupBoard: settle.groupBoard, window: setting.window };
+    const read = await Promise.all(
+      member.shards.map((shard) =>
+        guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null })),
+      ),
+    );
+    const calendar = window.calendar !== undefined;
+    const kept = window.snapshots;
+    const boundaries = kept ? knownBoundaries(read, calendar) : [];
+    const rule = {
+      top: setting.top,
+      decay: setting.decay,
+      ascending: ascendingScores(member.config),
+      listed: kept?.top ?? 0,
+    };
+    for (const atSec of boundaries) {
+      const listing = { ...on, shard: member.shards[0].keys, nowMs, atSec, rule: ruleOf(setting) };
+      const sizes = { keep: kept?.keep ?? 0, top: kept?.top ?? 0, boards: MAX_GROUP_BOARDS_PER_MEMBER };
+      const room = Math.floor(MAX_RECORDED_MEMBERS_PER_BOARD / (sizes.keep + 2));
+      const groups = mergedGroups(read, atSec, rule);
+      const intervalSec = calendar ? 0 : window.intervalSec;
+      await guard(this.functions.call(this.fns.groupHistoryStore, { ...listing, ...sizes, room, intervalSec, groups }));
+    }
+    const upto = Math.max(...read.flatMap((shard) => shard.parts.map((part) => part.atSec)));
+    if (upto === -Infinity) return member.shards.length + boundaries.length;
+    await Promise.all(
+      member.shards.map((shard) =>
+        guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto })),
+      ),
+    );
+    return 2 * member.shards.length + boundaries.length;
   }
 
   /** Claims, reads, merges, stores and clears one batch of dirty groups: true while some may remain. */

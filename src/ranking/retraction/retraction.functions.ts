@@ -1,5 +1,7 @@
 import { Declared, functionSet } from '../../redis/function-library';
-import { callArgs } from '../../redis/function-args';
+import { bareHeader, callArgs } from '../../redis/function-args';
+import { namedFunction } from '../../redis/named-function';
+import type { BoardKeys } from '../core/ranking.keys';
 import { NamedReply } from '../../redis/replies';
 import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
@@ -49,6 +51,19 @@ const retractFunction: Declared<RetractStepCall, RetractStepReply> = (id) => ({
 export const RETRACTION_FUNCTIONS = functionSet('tbRank', {
   retractStep: retractFunction,
   retractItem: retractFunction,
+  /** An item out of the group boards' listings kept on shard 0 of a sharded member board (group_parts_lib). */
+  groupHistoryRetract: namedFunction({
+    numberOfKeys: 2,
+    args: ['windows', 'item', 'most'],
+    reply: ['done', 'taken'],
+    /** `shard`: shard 0's keys of the member board; its record of the retraction holds the cursors. */
+    build: (call: { shard: BoardKeys; id: string; windows: string[]; item: string; most: number; nowMs: number }) => ({
+      keys: [call.shard.cfg(), call.shard.retraction(call.id)],
+      header: bareHeader(call.nowMs),
+      args: { windows: JSON.stringify(call.windows), item: call.item, most: call.most },
+    }),
+    decode: (reply) => ({ done: reply.flag('done'), taken: reply.number('taken') }),
+  }),
 });
 
 function stepArgs(call: RetractStepCall) {

@@ -134,7 +134,7 @@ export class RetractionService extends ResumableRuns {
           return shard === undefined ? undefined : this.step(board, shard, run, 0);
         });
         if (step === undefined) {
-          if (run.target.kind === 'item') this.history.forgetPreviousRanks(run.board);
+          if (run.target.kind === 'item') await this.groupListingsOut(run);
           await this.store.finished(run.board, run.id);
           const view = await this.get(run.board, run.id);
           this.metrics.finishedOne();
@@ -146,6 +146,26 @@ export class RetractionService extends ResumableRuns {
         done = step.done;
       }
     }
+  }
+
+  /**
+   * An item retracted from a sharded board: out of the listings its group boards keep on shard 0 (the
+   * item's shard's steps took it out of its parts of the others), then the previous ranks forgotten.
+   */
+  private async groupListingsOut(run: Run): Promise<void> {
+    for (let done = false; !done && !this.runs.stopping;) {
+      done = await this.cache.withBoard(run.board, async (board) => {
+        if (!board.sharded) return true;
+        const step = await this.store.groupListingsStep(board, {
+          id: run.id,
+          item: run.target.id,
+          nowMs: this.clock.nowMs(),
+        });
+        this.metrics.took(step.taken);
+        return step.done;
+      });
+    }
+    this.history.forgetPreviousRanks(run.board);
   }
 
   /**

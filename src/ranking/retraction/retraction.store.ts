@@ -54,6 +54,19 @@ export class RetractionStore extends sliceStore(RetractionFunctions) {
     return guard(this.functions.call(kind === 'actor' ? this.fns.retractStep : this.fns.retractItem, call));
   }
 
+  /**
+   * One step of an item's retraction out of the group boards' listings a sharded member board keeps on
+   * shard 0 (group_history_retract.lua; the item's own shard rewrites its parts of listings not merged yet).
+   */
+  groupListingsStep(
+    board: PreparedBoard,
+    run: { id: string; item: string; nowMs: number },
+  ): Promise<{ done: boolean; taken: number }> {
+    const windows = board.config.windows.map((window) => window.name);
+    const call = { ...run, shard: board.shards[0].keys, windows, most: this.stepUnits };
+    return guard(this.functions.call(this.fns.groupHistoryRetract, call));
+  }
+
   /** The record of every shard, shard 0 first. */
   records(board: PreparedBoard, id: string): Promise<RetractionRecord[]> {
     return Promise.all(

@@ -1,4 +1,4 @@
--- requires: board_write, group_of, idempotency, keyspace, reader, snapshot, window
+-- requires: board_write, group_of, group_parts, idempotency, keyspace, reader, snapshot, window
 -- group_member_set: makes an item of the member board a member of a group of a group board (or of
 -- none), retry-safe, on the member board's shard: the item leaves its previous group, and both
 -- groups are marked for their scores to be recomputed (group_of_lib). The first membership names the
@@ -42,6 +42,9 @@ local function group_member_set(keys, args)
   }
   local previous, refused = group_of.GROUP_OF.set_member(cfg_key, arg.window, arg.board, arg.item, arg.group, limits)
   if refused then return redis.error_reply(refused) end
+  -- Before this slot the shard held no member: its parts of earlier listings are empty (group_parts_lib).
+  local slot = window.current_slot(header.now_sec, rule.interval_sec, rule.origin_sec)
+  group_parts.attached(keyspace.sibling_key(cfg_key, 'cfg', arg.window .. '%' .. arg.board .. ':'), slot)
   local reply = reader.answer(CALLS.group_member_set, { previous = previous })
   return idempotency.idem_finish(cfg_key, 'cfg', idem, header.now_ms, reply)
 end

@@ -21,7 +21,9 @@ export const MAX_MEMBERS_PER_BOARD = 100_000;
  * not recorded, and a retraction leaves their rows in that listing as they were. At keep 1 000 a listing
  * records 1 996 members: one full group of 1 000. Passed with each membership change (the call that
  * names the group board to its member board) and kept beside the group board's rule (<base>rcap): until
- * a membership change sets it, nothing is recorded.
+ * a membership change sets it, nothing is recorded. Over a sharded member board the shards' parts of
+ * listings not merged yet (group_parts_lib: each shard's newest 4, each at most floor(this / (4 x shards))
+ * members) hold at most as many again, and a part past its share keeps no listing at its boundary.
  */
 export const MAX_RECORDED_MEMBERS_PER_BOARD = 2_000_000;
 

@@ -24,7 +24,7 @@ export interface GroupOfConfig {
   groupOf?: GroupOfSetting;
 }
 
-/** Why a group board, its member board or a write to it may not go (INVALID_INPUT 400; memberNotPlain: GROUP_MEMBER_UNSUPPORTED 400; readOnly: GROUP_BOARD_READ_ONLY 409; noHistoryOverShards: SNAPSHOT_NOT_FOUND or ARCHIVE_NOT_FOUND 404). */
+/** Why a group board, its member board or a write to it may not go (INVALID_INPUT 400; memberNotPlain: GROUP_MEMBER_UNSUPPORTED 400; readOnly: GROUP_BOARD_READ_ONLY 409). */
 export const GROUP_OF_MESSAGES = {
   ownMember: (board: string) => `groupOf.board names board "${board}" itself; name another board`,
   notWithout: (board: string, what: string) =>
@@ -38,8 +38,6 @@ export const GROUP_OF_MESSAGES = {
   readOnly: (board: string, member = 'its member board') =>
     `board "${board}" ranks groups (groupOf): its scores come from "${member}"; write to that board and set memberships (PUT /boards/${board}/members/:group/:item)`,
   notGroupBoard: (board: string) => `board "${board}" declares no groupOf: it has no members`,
-  noHistoryOverShards: (board: string, member: string) =>
-    `group board "${board}" keeps no history or archives: its member board "${member}" is sharded (a group board over a member board of one shard keeps what its member window keeps)`,
   windowOfGroupBoard: (board: string, window: string, member: string) =>
     `group board "${board}" ranks window "${member}" of its member board: read it without window (or window=${member}), not "${window}"`,
 };
@@ -91,13 +89,17 @@ export function groupBoardWindows(setting: { window: string }): { name: string; 
   return [{ name: setting.window, allTime: true }];
 }
 
-/** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag (group_members_lib.lua: which members count), group_history_lib.lua their history, group_history_out_lib.lua what an item retraction rewrites of it. */
+/** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag (group_members_lib.lua: which members count), group_history_lib.lua their history (group_parts_lib.lua: over a sharded member board, each shard's part of it), group_history_out_lib.lua what an item retraction rewrites of it. */
 export const groupOfOption: BoardOption<GroupOfConfig> = {
   name: 'group_of',
   fields: ['groupOf'],
-  luaModules: ['group_members_lib.lua', 'group_of_lib.lua', 'group_history_lib.lua', 'group_history_out_lib.lua'].map(
-    (file) => join(__dirname, file),
-  ),
+  luaModules: [
+    'group_members_lib.lua',
+    'group_of_lib.lua',
+    'group_parts_lib.lua',
+    'group_history_lib.lua',
+    'group_history_out_lib.lua',
+  ].map((file) => join(__dirname, file)),
   fromStored: (fields) =>
     fields.groupOf === undefined ? {} : { groupOf: groupOfSetting(JSON.parse(fields.groupOf) as GroupOfSetting) },
   fromReply: (fields) => {

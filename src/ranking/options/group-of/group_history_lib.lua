@@ -1,4 +1,4 @@
--- requires: archive, call_state, group_members, group_of, hooks, order, snaprows, snapshot
+-- requires: archive, call_state, group_members, group_of, group_parts, hooks, order, snaprows, snapshot
 -- group_history_lib (no table of its own: it only registers its hook): a group board's history
 -- (snapshots of a rolling member window, archives of a calendar one), kept by the member window's own
 -- boundary crossing (hook boundary_crossing). When the member window W crosses a boundary
@@ -20,8 +20,9 @@
 -- an item retraction on the member board rewrites the listing from them), within the call's crossing rows.
 -- Either way <base>prev becomes the listing (the group board's previousRank). The scores use the
 -- rule (top, decay) of the group board's last settle or membership change (<base>rule). Over a
--- sharded member board (each shard crossing on its own) nothing is kept: its group boards answer no
--- history yet.
+-- sharded member board (each shard crossing on its own, no call seeing every shard) the crossing
+-- records the shard's part of the listing instead (group_parts_lib), merged by the group board's
+-- next settle round into the listing shard 0 keeps.
 -- KEYS: 0
 
 -- Stores the groups' listing `top_key` as the archive of the closed period starting at `start`.
@@ -61,10 +62,16 @@ end
 -- the boundary stored (once: a call sent again finds it stored). False: left for the next call.
 local function crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, origin_sec)
   local bases = group_of.GROUP_OF.bases_of(top_key)
-  if not bases or tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then return true end
+  if not bases then return true end
   local calendar = (origin_sec or 0) > 0
   if calendar and not redis.call('ZSCORE', slots_key, mark) then return true end
   local at = calendar and mark or mark + interval_sec
+  if tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then
+    for _, base in ipairs(bases) do
+      if not group_parts.recorded(cfg_key, base, at, top_key) then return false end
+    end
+    return true
+  end
   for _, base in ipairs(bases) do
     local groups = base .. 'top'
     if not redis.call('ZSCORE', base .. 'snaps', at) then

@@ -1,4 +1,4 @@
--- requires: archive, call_state, group_members, group_of, hooks, order, snaprows, snapshot
+-- requires: archive, group_members, group_of, group_parts, hooks, order, snaprows, snapshot
 -- group_history_out_lib (no table of its own: it registers its hooks): what a group board's kept
 -- listing (group_history_lib) needs for an item retraction on the member board, and the rewrite.
 -- A kept listing holds groups' scores only; a retraction needs each group's counted members at the
@@ -155,13 +155,13 @@ local function listing_without(base, at, item, newest)
   return #placed
 end
 
--- Hook item_history_out: `item` out of the kept listings of every group board over the member window
--- of `top_key`, after the record's cursors ("g:<base>": the last boundary rewritten), each listing
--- costing `costs.listing` units and one more per `costs.rows` rows rewritten. Answers the units left (0: not done).
-local function item_history_out(cfg_key, top_key, record, item, budget, costs)
-  local bases = group_of.GROUP_OF.bases_of(top_key)
-  if not bases or tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then return budget end
+-- The item out of the kept listings of the group boards at `bases`: over a sharded member board, of
+-- the item's shard's parts not merged yet (group_parts_lib) and of the merged listings (shard 0's,
+-- also sent there by the retraction: group_history_retract). Answers the units left (0: not done).
+local function listings_out(bases, record, item, budget, costs)
   for _, base in ipairs(bases) do
+    budget = group_parts.item_out(base, item, budget, costs)
+    if budget <= 0 then return 0 end
     local cursor = 'g:' .. base
     local after = redis.call('HGET', record, cursor)
     local index = base .. 'snaps'
@@ -175,6 +175,37 @@ local function item_history_out(cfg_key, top_key, record, item, budget, costs)
   return budget
 end
 
+-- Hook item_history_out: `item` out of the kept listings of every group board over the member window
+-- of `top_key`, after the record's cursors ("g:<base>": the last boundary rewritten), each listing
+-- costing `costs.listing` units and one more per `costs.rows` rows rewritten. Answers the units left (0: not done).
+local function item_history_out(cfg_key, top_key, record, item, budget, costs)
+  local bases = group_of.GROUP_OF.bases_of(top_key)
+  if not bases then return budget end
+  return listings_out(bases, record, item, budget, costs)
+end
+
+-- Over a sharded member board, shard 0's record of the listing at `at` merged from the shards' parts
+-- (group_history_store): `listed` the listing's groups best first, each { group, counted = { item,
+-- score, ... } } as the merge counted them, recorded while they fit `room` members (see counted_recorded).
+local function counted_stored(base, at, listed, rule, room, lifetime_sec)
+  local key, count = counted_key(base, at), 0
+  redis.call('UNLINK', key)
+  for _, row in ipairs(listed) do
+    local members = #row.counted / 2
+    if count + members > room then break end
+    local text, fields = {}, { GROUP .. row.group, '' }
+    for i = 1, #row.counted, 2 do
+      text[#text + 1] = archive.SNAP_ROW .. row.counted[i] .. archive.SNAP_FIELD .. row.counted[i + 1]
+      fields[#fields + 1], fields[#fields + 2] = ITEM .. row.counted[i], row.group
+    end
+    fields[2] = table.concat(text)
+    redis.call('HSET', key, unpack(fields))
+    count = count + members
+  end
+  redis.call('HSET', key, NEXT, -1, COUNT, count, RULE, rule)
+  if lifetime_sec then redis.call('EXPIRE', key, lifetime_sec) end
+end
+
 -- The record of a kept listing goes with it (group_history_lib's trim, a dropped group board).
 local function counted_dropped(base, at)
   redis.call('UNLINK', counted_key(base, at))
@@ -183,3 +214,5 @@ end
 hooks.register_all('group_of', { 'item_history_out', item_history_out })
 group_of.GROUP_OF.counted_recorded = counted_recorded
 group_of.GROUP_OF.counted_dropped = counted_dropped
+group_of.GROUP_OF.listings_out = listings_out
+group_of.GROUP_OF.counted_stored = counted_stored

@@ -27,7 +27,8 @@
 --   <base>seq     string the shard's change counter (shard 0: also the settle rounds' claim tokens)
 --   <base>claims  hash  group -> the token of the last round that claimed it (shard 0 of a sharded M)
 --   <base>snaps, <base>snap:<at>, <base>prev   the group board's history, in snapshot_lib's format
---                       (group_history_lib: kept at W's boundaries over a one-shard M)
+--                       (group_history_lib: kept at W's boundaries; over a sharded M, shard 0 keeps
+--                       them merged from the shards' parts: group_parts_lib, <base>parts, part:<at>, since)
 --   <base>cnt:<at>      hash  the counted members of a kept listing (group_history_out_lib)
 --   <base>rcap    string the counted members those records may hold together (set by a membership change)
 -- Config hash field of G: groupOf (its setting, JSON). Of M: groupedBy ("<W> <G>;..."): the group boards over its windows.
@@ -208,8 +209,12 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   -- Its history (group_history_lib): at most `keep` (1 000) listings.
   local kept = redis.call('ZRANGE', base .. 'snaps', 0, -1)
   for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at, base .. 'cnt:' .. at) end
+  -- A sharded member board's parts of listings not merged yet (group_parts_lib): at most keep + 2.
+  local parts = redis.call('ZRANGE', base .. 'parts', 0, -1)
+  for _, at in ipairs(parts) do redis.call('UNLINK', base .. 'part:' .. at) end
   redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps', base .. 'rcap')
-  return budget - taken - 11 - #kept, true
+  redis.call('UNLINK', base .. 'parts', base .. 'since')
+  return budget - taken - 13 - #kept - #parts, true
 end
 
 -- Hook board_dropped: the groups of the group boards over a deleted member board's windows (its
@@ -366,5 +371,6 @@ hooks.register_all('group_of', { 'config_planned', group_of_planned,
   'board_dropped', member_board_dropped, 'exceptions_changed', exceptions_changed,
   'config_kept', function(cfg_key) return redis.call('HEXISTS', cfg_key, 'groupedBy') == 1 end })
 GROUP_OF.bases_of = bases_of
+GROUP_OF.attach = attach
 GROUP_OF.group_key = group_key
 group_of.GROUP_OF = GROUP_OF

@@ -71,9 +71,8 @@ local function snapshot_conf_of(confs, cfg_key, slots_key)
   if window and string.sub(segment, 1, 1) == '@' then return confs[window], nil end
   if window then return confs[window], segment end
   -- A group board's listing of the member window W, "W%<group board>": group_history_lib keeps its
-  -- history, not over a sharded member board (none kept).
+  -- history (over a sharded member board, on shard 0, merged from the shards' parts: group_parts_lib).
   local member = string.match(name, '^([^%%]*)%%')
-  if member and tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then return nil, nil, true end
   if member then return confs[member], nil, true end
   return confs[name], nil
 end

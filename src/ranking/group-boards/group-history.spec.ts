@@ -1,0 +1,81 @@
+import type { ListingPart } from './group-boards.functions';
+import { knownBoundaries, mergedGroups, ShardParts } from './group-history';
+
+const part = (atSec: number, groups: ListingPart['groups'] = [], over = false): ListingPart => ({
+  atSec,
+  over,
+  groups,
+});
+const RULE = { top: 2, decay: 0.5, ascending: false, listed: 2 };
+
+describe('knownBoundaries: the boundaries whose listing the shards’ parts make known', () => {
+  it('a rolling boundary needs every shard’s part, but of shards that held no member then', () => {
+    const shards: ShardParts[] = [
+      { parts: [part(20), part(40), part(60)], since: 0 },
+      // Quiet through 40: its listing there is not known.
+      { parts: [part(20), part(60)], since: 0 },
+      // No member before its first membership change in the slot starting at 40.
+      { parts: [part(60)], since: 40 },
+      { parts: [], since: -1 },
+    ];
+    expect(knownBoundaries(shards, false)).toEqual([20, 60]);
+  });
+
+  it('a calendar period is known from the shards that wrote in it; a part over its room keeps none', () => {
+    const shards: ShardParts[] = [
+      { parts: [part(0), part(86_400, [], true)], since: 0 },
+      { parts: [part(86_400)], since: 0 },
+    ];
+    expect(knownBoundaries(shards, true)).toEqual([0]);
+  });
+});
+
+describe('mergedGroups: a listing from the shards’ parts', () => {
+  const shards: ShardParts[] = [
+    {
+      parts: [
+        part(20, [
+          ['red', ['a', '5', 0, 'c', '3', 1]],
+          ['blue', ['x', '4', 0]],
+        ]),
+      ],
+      since: 0,
+    },
+    {
+      parts: [
+        part(20, [
+          ['red', ['b', '4', 0, 'd', '1', 0]],
+          ['green', ['y', '2', 0]],
+        ]),
+      ],
+      since: 0,
+    },
+  ];
+
+  it('counts each group’s best `top` members over every shard, a retracted one in its place worth nothing', () => {
+    // red counts a 5 and b 4 (c 3 and d 1 are past its top); blue x 4; green is past the listing's 2 rows.
+    expect(mergedGroups(shards, 20, RULE)).toEqual([
+      ['red', String(5 + 0.5 * 4), ['a', '5', 'b', '4']],
+      ['blue', '4', ['x', '4']],
+    ]);
+  });
+
+  it('lets no member move in past a retracted one, nor a group past the listing', () => {
+    const retracted: ShardParts[] = [
+      {
+        parts: [
+          part(20, [
+            ['red', ['a', '5', 1, 'c', '3', 0]],
+            ['blue', ['x', '4', 0]],
+          ]),
+        ],
+        since: 0,
+      },
+      shards[1],
+    ];
+    expect(mergedGroups(retracted, 20, RULE)).toEqual([
+      ['red', '4', ['b', '4']],
+      ['blue', '4', ['x', '4']],
+    ]);
+  });
+});
