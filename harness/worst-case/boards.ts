@@ -4,16 +4,9 @@
  * Their data grows with the scale: `ci` is small enough for `npm test`, `full` is what `npm run abuse`
  * seeds.
  */
-import {
-  MODERATED_GROUP_ITEMS_PER_SHARD,
-  MODERATED_GROUPS_PER_BOARD,
-  SHARDS_PER_BOARD,
-} from '../../src/ranking/core/ranking.limits';
+import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { CAP_PER_ITEM } from '../../src/ranking/options/actor-caps/actor-caps.option';
-import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
-import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
-import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/snapshots/snapshots.limits';
-import { HISTORY_GROUPS_BOARD } from './history-group-rows';
+import { GROUP_BOARDS } from './group-boards';
 
 export type Scale = 'ci' | 'full';
 
@@ -272,14 +265,6 @@ const LEAGUES_BOARD = {
   },
 };
 
-/** A member board's window keeping snapshots at their most: its group boards' listings are kept as long. */
-const MEMBER_MINUTES = {
-  name: 'm',
-  period: '1h',
-  interval: '1m',
-  snapshots: { keep: SNAPSHOT_KEEP.max, top: SNAPSHOT_TOP_ITEMS.max },
-};
-
 export const BOARDS = {
   /** Every option a sum board may combine, at its maximum, on one shard. */
   'wc-sum': SUM_BOARD,
@@ -352,25 +337,7 @@ export const BOARDS = {
    * without the segments every re-weighting walks (at full scale 500 steps an actor, for 1 000 actors).
    */
   'wc-weights': { windows: SUM_WINDOWS, views: SUM_VIEWS, actors: { capPerItem: CAP_PER_ITEM.max } },
-  /** A member board, its windows keeping snapshots and archives at their most, so do its group boards (group-rows.ts). */
-  'wc-members': {
-    windows: [
-      MEMBER_MINUTES,
-      { name: 'd', calendar: 'day', archive: { keep: ARCHIVE_KEEP.max, top: ARCHIVE_TOP_ITEMS.max } },
-    ],
-  },
-  'wc-teams': { groupOf: { board: 'wc-members', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
-  'wc-teams-day': { groupOf: { board: 'wc-members', window: 'd', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
-  /** The same group board over a member board of the most shards, its window wc-members' m (group-rows.ts fills both). */
-  'wc-members-sharded': { windows: [MEMBER_MINUTES], shards: SHARDS_PER_BOARD.max },
-  'wc-teams-sharded': {
-    groupOf: { board: 'wc-members-sharded', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 },
-  },
-  /** A member board at its moderation maxima under a group board (group-moderation-rows.ts fills both). */
-  'wc-modmembers': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true },
-  'wc-modteams': { groupOf: { board: 'wc-modmembers', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
-  /** Group moderation over rolling snapshots (history-group-rows.ts seeds it). */
-  'wc-histgroups': HISTORY_GROUPS_BOARD,
+  ...GROUP_BOARDS,
   /** Filled to its most aliases by the alias rows (no events: a merge of none walks the windows once). */
   'wc-aliases': { windows: SUM_WINDOWS },
   /** Leagues at their maxima: cohorts of 1 000, 20 tiers, every member promoted (league-rows.ts fills it). */
