@@ -9,7 +9,6 @@ import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS, PAST_WRITE_B
 /** The last of the metrics boards' metrics: the one the history and archive rows read. */
 const LAST = METRIC_NAMES[METRIC_NAMES.length - 1];
 import type { HarnessContext } from './harness-types';
-import { seedHistoryGroups } from './history-group-rows';
 
 const DAY_SEC = 86_400;
 const MINUTE_SEC = 60;
@@ -226,7 +225,6 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedTiebreakFirst(context);
   await seedTiebreakHistory(context);
   await seedMetrics(context, ['wc-rated', 'wc-rated64', 'wc-metrics64']);
-  await seedHistoryGroups(context);
   await seedCrossing(context);
   // Last: the tail rows close its one slot (tail-rows.ts).
   await batches(context, 'wc-tail-kept', context.sizes.items, (n) => ({ item: `i${n}`, amount: 2 + (n % 3) }));
