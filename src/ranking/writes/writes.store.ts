@@ -24,7 +24,13 @@ import { isSegmentLimit, SegmentClaims } from './segment-claims';
 import { isTakeBackPending, LikeTakeBacks } from './like-take-backs';
 import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
-import { batchOutcomeOf, type CoalescedAnswer, type IncrementWritten, type StandingsWritten } from './write-records';
+import {
+  applyInCalls,
+  batchOutcomeOf,
+  type CoalescedAnswer,
+  type IncrementWritten,
+  type StandingsWritten,
+} from './write-records';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
@@ -273,7 +279,11 @@ export class WritesStore {
     const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
     if (pending.length === 1)
       return [await this.functions.call(this.fns.increment, { ...call, ...pending[0].increment })];
-    return this.functions.call(this.fns.increments, { ...call, requests: pending.map((p) => p.increment) });
+    // A call past its work leaves its last requests to the next (increment.lua's WORK_BUDGET).
+    return applyInCalls(
+      pending.map((p) => p.increment),
+      (requests) => this.functions.call(this.fns.increments, { ...call, requests }),
+    );
   }
 
   /**
