@@ -214,7 +214,7 @@ const CUTS: Array<{ label: string; from: string; to: string }> = [
   {
     label: 'no work budget in a coalesced increment (WORK_BUDGET past any: only the units bound the call)',
     from: 'local WORK_BUDGET = 56\n',
-    to: 'local WORK_BUDGET = math.huge\n',
+    to: 'local WORK_BUDGET = 1e308\n',
   },
   {
     label: "a write rank's exceptions counted in Lua, as before moderation's stored_ahead (its floor past any)",

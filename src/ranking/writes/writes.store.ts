@@ -272,18 +272,14 @@ export class WritesStore {
    * Increments of one shard and config version that arrived together within one second: one call of
    * increment.lua applying them in order (`increments`; `increment` for a lone one). Slots and expiry go
    * by the second, so each lands where it would have alone at its own arrival; each gets its own answer
-   * or refusal.
+   * or refusal. A call past its work leaves its last requests to the next (increment.lua's WORK_BUDGET).
    */
   private async sendIncrements(pending: PendingIncrement[]): Promise<CoalescedAnswer[]> {
-    const { board, shard } = pending[0];
-    const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
+    const call = callOf(pending, this.budgetFields);
     if (pending.length === 1)
       return [await this.functions.call(this.fns.increment, { ...call, ...pending[0].increment })];
-    // A call past its work leaves its last requests to the next (increment.lua's WORK_BUDGET).
-    return applyInCalls(
-      pending.map((p) => p.increment),
-      (requests) => this.functions.call(this.fns.increments, { ...call, requests }),
-    );
+    const send = (requests: CoalescedIncrement[]) => this.functions.call(this.fns.increments, { ...call, requests });
+    return applyInCalls(pending.map(incrementOf), send);
   }
 
   /**
@@ -357,6 +353,14 @@ export class WritesStore {
   private write(board: PreparedBoard, shard: ShardKeys, nowMs: number, idem: IdemRequest | undefined): WriteCall {
     return { ...boardCall(board, shard, nowMs, this.budgetFields), idem: this.idemCalls.of(idem) };
   }
+}
+
+const incrementOf = (pending: PendingIncrement) => pending.increment;
+
+/** The call of increments that arrived together: their board's shard, at the latest one's time. */
+function callOf(pending: PendingIncrement[], budgetFields: number) {
+  const { board, shard } = pending[0];
+  return boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), budgetFields);
 }
 
 /** An increment command as one request of an increment.lua call: event and creation times in unix ms. */
