@@ -131,6 +131,14 @@ function rows(bench: Bench): Array<[string, () => Promise<unknown>]> {
         ),
     ],
     [
+      // One call within increment.lua's WORK_BUDGET: what each call of the 16 above now is at most.
+      'coalesced: 4 existing items mid-table, moderation maxima (wc-modgroups)',
+      () =>
+        Promise.all(
+          Array.from({ length: 4 }, (_, k) => increment({ board: 'wc-modgroups', item: `i${1300 + k}`, amount: 1 })),
+        ),
+    ],
+    [
       'new item, new actor, 1 segment (wc-sum)',
       () =>
         increment({
@@ -203,6 +211,11 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
  * answers may be wrong; each attempt writes new items and actors, so no row reads another's.
  */
 const CUTS: Array<{ label: string; from: string; to: string }> = [
+  {
+    label: 'no work budget in a coalesced increment (WORK_BUDGET past any: only the units bound the call)',
+    from: 'local WORK_BUDGET = 56\n',
+    to: 'local WORK_BUDGET = 1e308\n',
+  },
   {
     label: "a write rank's exceptions counted in Lua, as before moderation's stored_ahead (its floor past any)",
     from: 'local STORED_COUNT_FLOOR = 16\n',

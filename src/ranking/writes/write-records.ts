@@ -97,6 +97,18 @@ export interface CoalescedIncrement extends IncrementAllowances {
 /** What one request of an increment call got: its own answer, or what refused it (TB_AT_OUT_OF_SPAN, growth, a reused key). */
 export type CoalescedAnswer = IncrementWritten | Error;
 
+/**
+ * A request of a coalesced call the call left to the next one (increment.lua's WORK_BUDGET): nothing of
+ * it applied, its key not read. applyInCalls sends it again.
+ */
+export class NotApplied extends Error {
+  constructor() {
+    super('not applied: left to the next call');
+  }
+}
+/** The tag of a request's record the call did not apply. */
+const NOT_APPLIED_RECORD = 0;
+
 /** A request refused before any of it applied answers its outcome REQUEST_REFUSED and the refusal (increment.lua). */
 const REQUEST_REFUSED = -1;
 const REFUSED_REQUEST = ['outcome', 'refusal'] as const;
@@ -196,6 +208,11 @@ export function incrementAnswers(
   for (const request of requests) {
     // Each record: its tag, then its entries (a general answer's tag is their count).
     const tag = records.int(at);
+    if (tag === NOT_APPLIED_RECORD) {
+      answers.push(new NotApplied());
+      at += 1;
+      continue;
+    }
     const length = 1 + (tag === PLAIN_RECORD ? plainLength : tag);
     const fast = tag === PLAIN_RECORD ? plainAnswerAt(records, at + 1, call, draining) : undefined;
     if (fast !== undefined) answers.push(fast);
@@ -210,6 +227,34 @@ export function incrementAnswers(
     at += length;
   }
   records.expectLength(at);
+  return answers;
+}
+
+/**
+ * Every request's answer, sent in as many calls as the calls leave requests (NotApplied) to the next: each
+ * call applies its first request, so each request is applied once. A failed call after the first fails
+ * only the requests it carried; the first call's failure is thrown, as a lone call's.
+ */
+export async function applyInCalls(
+  requests: CoalescedIncrement[],
+  send: (requests: CoalescedIncrement[]) => Promise<CoalescedAnswer[]>,
+): Promise<CoalescedAnswer[]> {
+  const answers = new Array<CoalescedAnswer>(requests.length);
+  let left = requests.map((_, i) => i);
+  while (left.length > 0) {
+    const sent = left;
+    const got = await send(sent.map((i) => requests[i])).catch((error: unknown) => {
+      if (sent.length === requests.length) throw error;
+      return sent.map(() => (error instanceof Error ? error : new Error(String(error))));
+    });
+    left = sent.filter((i, k) => {
+      const answer = got[k];
+      if (answer instanceof NotApplied) return true;
+      answers[i] = answer;
+      return false;
+    });
+    if (left.length === sent.length) throw new Error('tbRankIncrements: a call applied none of its requests');
+  }
   return answers;
 }
 

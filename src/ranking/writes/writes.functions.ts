@@ -111,7 +111,7 @@ export const WRITES_FUNCTIONS = functionSet('tbRank', {
     numberOfKeys: 'dynamic',
     contract: INCREMENT_CONTRACT,
     build: (call: BoardCall & { requests: CoalescedIncrement[] }) => incrementCall(call, call.requests),
-    /** Each request's answer as `increment` decodes it, or its refusal. */
+    /** Each request's answer as `increment` decodes it, its refusal, or NotApplied (left to the next call). */
     decode: (raw, call): CoalescedAnswer[] => incrementAnswers('tbRankIncrements', raw, call, call.requests),
   }),
 

@@ -24,7 +24,13 @@ import { isSegmentLimit, SegmentClaims } from './segment-claims';
 import { isTakeBackPending, LikeTakeBacks } from './like-take-backs';
 import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
-import { batchOutcomeOf, type CoalescedAnswer, type IncrementWritten, type StandingsWritten } from './write-records';
+import {
+  applyInCalls,
+  batchOutcomeOf,
+  type CoalescedAnswer,
+  type IncrementWritten,
+  type StandingsWritten,
+} from './write-records';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
@@ -266,14 +272,14 @@ export class WritesStore {
    * Increments of one shard and config version that arrived together within one second: one call of
    * increment.lua applying them in order (`increments`; `increment` for a lone one). Slots and expiry go
    * by the second, so each lands where it would have alone at its own arrival; each gets its own answer
-   * or refusal.
+   * or refusal. A call past its work leaves its last requests to the next (increment.lua's WORK_BUDGET).
    */
   private async sendIncrements(pending: PendingIncrement[]): Promise<CoalescedAnswer[]> {
-    const { board, shard } = pending[0];
-    const call = boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), this.budgetFields);
+    const call = callOf(pending, this.budgetFields);
     if (pending.length === 1)
       return [await this.functions.call(this.fns.increment, { ...call, ...pending[0].increment })];
-    return this.functions.call(this.fns.increments, { ...call, requests: pending.map((p) => p.increment) });
+    const send = (requests: CoalescedIncrement[]) => this.functions.call(this.fns.increments, { ...call, requests });
+    return applyInCalls(pending.map(incrementOf), send);
   }
 
   /**
@@ -347,6 +353,14 @@ export class WritesStore {
   private write(board: PreparedBoard, shard: ShardKeys, nowMs: number, idem: IdemRequest | undefined): WriteCall {
     return { ...boardCall(board, shard, nowMs, this.budgetFields), idem: this.idemCalls.of(idem) };
   }
+}
+
+const incrementOf = (pending: PendingIncrement) => pending.increment;
+
+/** The call of increments that arrived together: their board's shard, at the latest one's time. */
+function callOf(pending: PendingIncrement[], budgetFields: number) {
+  const { board, shard } = pending[0];
+  return boardCall(board, shard, Math.max(...pending.map((p) => p.nowMs)), budgetFields);
 }
 
 /** An increment command as one request of an increment.lua call: event and creation times in unix ms. */

@@ -188,6 +188,12 @@ end
 -- in Lua by order_lib as a read scores them (one ZMSCORE), which costs less than the keys the count writes.
 local STORED_COUNT_FLOOR = 16
 
+-- What a write's count of the exceptions ahead weighs (call_state.CALL.work, which a coalesced increment stops at:
+-- increment.lua's WORK_BUDGET): a window counted in (PLACE, the request's own write there included), one intersected
+-- with the exceptions (INTERSECTION). At the moderation maxima (8 windows, 8 views, 400 exceptions), a coalesced
+-- mid-table request of 8 places ~2.1 M Redis instructions, an intersection ~0.8 M (bench/write-instructions.ts).
+local WORK = { PLACE = 1, INTERSECTION = 3 }
+
 -- The exceptions each config hash's set (exasked) holds in this call (call_state.call_cache): ex.asked.
 local stored_sets = { seq = 0, by = {} }
 
@@ -251,6 +257,7 @@ local function held_scores(top_key, ex, asked, held)
     return
   end
   reader.keep_till_answer(held)
+  call_state.CALL.work = call_state.CALL.work + WORK.INTERSECTION
   redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
   kept[top_key] = { asked = ex.asked }
 end
@@ -265,6 +272,7 @@ end
 -- inside the FCALL, 18.4 M with a SADD a window, 13.8-15.9 M with one key replaced window after window).
 local function stored_ahead(top_key, ex, count, score)
   if #ex.asked < STORED_COUNT_FLOOR or not call_state.CALL.writes then return nil end
+  call_state.CALL.work = call_state.CALL.work + WORK.PLACE
   local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
   -- A listed record where every score the near end reads is listed too (on a sum board the best first and above 0).
   if every_sign or (score > 0 and not order.ascending(top_key)) then

@@ -31,6 +31,7 @@
 -- Reply (reader.answer, CALLS.increment): draining (0|1), then the answers as records after it: flat, no
 --       table per request (a nested answer per request cost Redis about a sixth of a plain request's time
 --       to build and encode, and the service as much to decode), one record per request, in order:
+--       0 for a request not applied: the call's work passed WORK_BUDGET before it (never the first request);
 --       -1 and a plain request's answer (increment_plain, RECORD_FIELDS.increment_plain_answer: created,
 --         scores, ranks), its other figures implied (outcome 0, the call's context, due time 0, no
 --         previous ranks);
@@ -44,6 +45,12 @@
 --         window holds the event's slot any more), TB_BOARD_FULL ..., TB_QUOTA ... (see admit_items;
 --         actorEntries, segmentEntries: GROWTH.refusal)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (the whole call: nothing applied)
+
+-- The work a call does before it leaves the requests after it to the next call (call_state.CALL.work, weighed by
+-- what counts inside Redis: moderation_lib's WORK, the exceptions ahead of each window's rank, which the service's
+-- units, WRITE_COST_PER_CALL, do not see). 56: 4 mid-table requests of an 8-window board at the moderation maxima
+-- (32 for the first, its 8 intersections included, 8 each after): 17.1 M Redis instructions a call.
+local WORK_BUDGET = 56
 
 -- What every request of the running call shares (set by increment): a library-level table, so a call
 -- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
@@ -295,6 +302,12 @@ local function increment(keys, args)
   -- The reply's named fields first (reader.answer fills them), the answers' records after them.
   answers[1] = 0
   for r = 1, count do
+    -- Past the call's budget the requests left are answered 0 (not applied, sent again in the next call);
+    -- the first is always applied.
+    if r > 1 and call_state.CALL.work >= WORK_BUDGET then
+      for _ = r, count do answers[#answers + 1] = 0 end
+      break
+    end
     local item, amount, own_allowance = reader.record_values(args, records_at, width, r, item_at, amount_at, allowance_at)
     local one = 1
     if not (plain_keys and increment_plain(answers, item, amount, call.allowance_arg or own_allowance, plain_keys)) then
