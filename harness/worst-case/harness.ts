@@ -49,7 +49,7 @@ const POLL_MS = 200;
 /**
  * Most commands one write call's script may run: the default WRITE_COST_PER_CALL at 0.8 commands a
  * unit, above the most any write row ran per unit (0.75: 57 entries of the rated board, 6 006 commands
- * for 7 980 units; 0.69 for late scores on a `last` board, 0.25-0.5 for segmented and metric entries).
+ * for 7 980 units; 0.73 for scores at now on a `last` board, 0.25-0.5 for segmented and metric entries).
  * A write call past it does more work than its cost bound admits, whatever the machine's load. An
  * admin step (a retraction's, a re-weighting's, an alias merge's) is held to it too: its units are
  * weighed in commands, within the same bound (write-cost.ts adminStepUnits).

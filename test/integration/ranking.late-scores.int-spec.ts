@@ -40,9 +40,9 @@ describe.each(TOPOLOGIES)('late scores on a last board of 300-slot windows (%s)'
       await setup.ranking.putBoard({ name: aggregate, windows: WINDOWS, aggregate });
       // Every slot of both windows holds an event of `seed`, oldest first.
       const entries = Array.from({ length: SLOTS }, (_, i) => ({ item: 'seed', score: i, at: nowSec - SLOTS + 1 + i }));
-      // In batches of 100: a score on two windows weighs 7 units (WRITE_COST_PER_CALL).
-      for (let from = 0; from < SLOTS; from += 100)
-        await setup.ranking.incrementBatch(aggregate, entries.slice(from, from + 100));
+      // In batches of 50: a score on two windows weighs up to 22 units (WRITE_COST_PER_CALL).
+      for (let from = 0; from < SLOTS; from += 50)
+        await setup.ranking.incrementBatch(aggregate, entries.slice(from, from + 50));
     }
   });
 
@@ -58,7 +58,7 @@ describe.each(TOPOLOGIES)('late scores on a last board of 300-slot windows (%s)'
   });
 
   it('a batch of late scores costs a bounded number of reads per entry and window', async () => {
-    const entries = Array.from({ length: 100 }, (_, i) => ({ item: `late${i}`, score: i, at: lateAt }));
+    const entries = Array.from({ length: 70 }, (_, i) => ({ item: `late${i}`, score: i, at: lateAt }));
     entries.push({ item: 'seed', score: -5, at: lateAt });
     await resetStats(setup.redis);
     await setup.ranking.incrementBatch('last', entries);

@@ -55,8 +55,8 @@ describe('write cost', () => {
     expect(entryCost({ segments: segments(2), actor: 'a' }, boardOf(3))).toBe(3 * 6 + 2 * (3 * 18 + 10));
     const strict = boardOf(3, { ties: 'first', views: [{}] });
     expect(entryCost({ segments: segments(2), actor: 'a' }, strict)).toBe(5.5 * 10 * (1 + 3 * 2));
-    expect(entryCost({}, boardOf(4, { aggregate: 'last' }))).toBe(4 * 3.5);
-    expect(entryCost({}, boardOf(4, { aggregate: 'min' }))).toBe(4 * 2.5);
+    expect(entryCost({}, boardOf(4, { aggregate: 'last' }))).toBe(4 * 11);
+    expect(entryCost({}, boardOf(4, { aggregate: 'min' }))).toBe(4 * 8);
     expect(entryCost({}, boardOf(1, { ties: 'first' }))).toBe(5);
     expect(entryCost({ actor: 'a', segments: segments(1) }, boardOf(1))).toBe(6 + (18 + 10));
   });

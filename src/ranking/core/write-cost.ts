@@ -19,7 +19,7 @@ import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
  *     formula state beside the window's), and the same again in each segment the entry names (3 each:
  *     the segment's slot, index and results; at least SEGMENT_PLACE_FLOOR);
  *   - each place costs 1, plus what options keep beside it: each board option what it keeps (its
- *     writeCostPerPlace: a score on a max / min board 1.5 more, on last 2.5, `ties: first` the strict
+ *     writeCostPerPlace: a score on a max / min board 7 more, on last 10, `ties: first` the strict
  *     order 4), an actor its contribution (5, a new actor);
  *   - what an option does once an entry, whatever its places (its writeCostPerEntry: a leagues board's
  *     placement in its cohort, 5).

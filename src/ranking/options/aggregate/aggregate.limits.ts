@@ -7,10 +7,15 @@ export const MAX_AGGREGATE_SLOTS = 1_000;
 
 /**
  * Cost units a score adds to each results place of a write on a max / min / last board, beyond the
- * place's one unit (src/ranking/core/write-cost.ts): it reads what its slot holds first, and on last
- * the window's newest slot of the item (2.5 and 3.5 units a place in all, bench/write-cost.ts).
+ * place's one unit (src/ranking/core/write-cost.ts): it reads what its slot holds, writes it when the
+ * score replaces it, and reads the window's score before and after; on last it also reads and writes
+ * the item's newest slot (8 and 11 units a place in all). Weighed in script commands at the harness's
+ * 0.8 a unit (WRITE_CALL_COMMANDS), the costliest path, not the common one: a place of a new item ran
+ * 6 commands on max and 8 on last (test/integration/ranking.score-write-commands.int-spec.ts), where
+ * 2.5 and 3.5 units let 64 scores on 8 windows run 3 300 to 4 100 commands in one call, and late
+ * scores 1 300 to 2 000 by where the clock fell in each window's slots.
  */
-export const AGGREGATE_SCORE_WRITE_COST = { max: 1.5, min: 1.5, last: 2.5 } as const;
+export const AGGREGATE_SCORE_WRITE_COST = { max: 7, min: 7, last: 10 } as const;
 
 /** Why a board may not take its aggregate, or a write does not apply to it. */
 export const AGGREGATE_MESSAGES = {

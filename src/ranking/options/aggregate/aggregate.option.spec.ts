@@ -46,11 +46,11 @@ describe('the aggregate option', () => {
     expect(refusal({ windows: [{ ...wide, calendar: {} }] })).toBeUndefined();
   });
 
-  it('weighs a score on max / min (2.5 a place) and last (3.5), a sum place 1', () => {
+  it('weighs a score on max / min (8 a place) and last (11), a sum place 1', () => {
     expect(optionsWriteCostPerPlace({ ties: 'shared' })).toBe(0);
     expect(optionsWriteCostPerPlace({ ties: 'shared', aggregate: 'sum' })).toBe(0);
     const place = (aggregate: Aggregate) => entryCost({}, { windows: [0], views: [], ties: 'shared', aggregate });
-    expect([place('sum'), place('max'), place('min'), place('last')]).toEqual([1, 2.5, 2.5, 3.5]);
+    expect([place('sum'), place('max'), place('min'), place('last')]).toEqual([1, 8, 8, 11]);
   });
 
   it("is shown in the board's view unless sum; its module is loaded on boards", () => {
