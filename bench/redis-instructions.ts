@@ -109,6 +109,9 @@ export function counting(server: Callgrind, on: boolean): void {
   execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(server.child.pid)], { stdio: 'ignore' });
 }
 
+/** A word to Atomics.wait on: a pause of the dump's wait, nothing else waits on it. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /**
  * The events callgrind counted since its last dump (Ir, and with INSTR_CACHE the cache events), by name, and the
  * dump's file; under `--separate-threads=yes` (a file per thread) `counts` sums the threads and `main` is Redis'
@@ -121,9 +124,13 @@ export function dumpCounts(server: Callgrind): {
 } {
   const before = new Set(readdirSync(server.dir));
   execFileSync('callgrind_control', ['-d', String(server.child.pid)], { stdio: 'ignore' });
-  const dumped = readdirSync(server.dir)
-    .filter((name) => !before.has(name))
-    .sort();
+  const fresh = () =>
+    readdirSync(server.dir)
+      .filter((name) => !before.has(name))
+      .sort();
+  // On a loaded host callgrind_control may return before the dump is written: wait for it (up to 10 s).
+  for (let wait = 0; wait < 100 && fresh().length === 0; wait++) Atomics.wait(PAUSE, 0, 0, 100);
+  const dumped = fresh();
   if (dumped.length === 0) throw new Error('callgrind_control -d wrote no file');
   const threads = dumped.map((name) => eventsOf(readFileSync(join(server.dir, name), 'utf8')));
   const counts: Record<string, number> = {};

@@ -25,6 +25,9 @@
 -- KEYS: 0
 
 local PARTS_KEPT = 4
+-- The crossing rows a recorded member weighs: read, then written as a hash field and a row of its
+-- group's text (about twice a snapshot row's instructions: bench/group-history-instructions.ts).
+local PART_ROW_WEIGHT = 2
 local NEXT, COUNT, OVER, GROUP, ITEM = '\29n', '\29c', '\29o', 'g\31', 'i\31'
 local RETRACTED = '\31x'
 
@@ -72,7 +75,7 @@ local function recorded(cfg_key, base, at, member_top)
       return false
     end
     local rows, read = group_members.best_rows(group_of.GROUP_OF.group_key(base, groups[i]), top, ex)
-    snapshot.crossing_work(read + 1)
+    snapshot.crossing_work(PART_ROW_WEIGHT * read + 1)
     if count + #rows / 2 > room then
       redis.call('HSET', key, OVER, 1)
       break
