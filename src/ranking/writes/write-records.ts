@@ -235,11 +235,11 @@ export function incrementAnswers(
  * call applies its first request, so each request is applied once. A failed call after the first fails
  * only the requests it carried; the first call's failure is thrown, as a lone call's.
  */
-export async function applyInCalls(
-  requests: CoalescedIncrement[],
-  send: (requests: CoalescedIncrement[]) => Promise<CoalescedAnswer[]>,
-): Promise<CoalescedAnswer[]> {
-  const answers = new Array<CoalescedAnswer>(requests.length);
+export async function applyInCalls<Request, Answer>(
+  requests: Request[],
+  send: (requests: Request[]) => Promise<Array<Answer | Error>>,
+): Promise<Array<Answer | Error>> {
+  const answers = new Array<Answer | Error>(requests.length);
   let left = requests.map((_, i) => i);
   while (left.length > 0) {
     const sent = left;
