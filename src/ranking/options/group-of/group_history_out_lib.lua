@@ -33,14 +33,7 @@ local function record_group(key, base, group, top, ex, room)
   if not ex and math.min(top, redis.call('ZCARD', group_key)) > room then return 1, nil end
   local rows, read = group_members.best_rows(group_key, top, ex)
   if #rows / 2 > room then return read + 1, nil end
-  local text, fields = {}, { GROUP .. group, '' }
-  for i = 1, #rows, 2 do
-    text[#text + 1] = archive.SNAP_ROW .. rows[i] .. archive.SNAP_FIELD .. rows[i + 1]
-    fields[#fields + 1], fields[#fields + 2] = ITEM .. rows[i], group
-  end
-  fields[2] = table.concat(text)
-  redis.call('HSET', key, unpack(fields))
-  return read + 1, #rows / 2
+  return read + 1, group_parts.record_rows(key, group, rows)
 end
 
 -- The counted members one listing's record may hold: its share of the group board's (<base>rcap,

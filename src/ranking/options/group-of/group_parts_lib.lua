@@ -39,7 +39,8 @@ local function part_room(cfg_key, base)
   return math.floor(tonumber(redis.call('GET', base .. 'rcap') or '0') / (PARTS_KEPT * shards))
 end
 
--- The group's rows into the part `key`; answers the members it holds.
+-- The group's rows (item, score pairs, best first) into the hash `key` as a group's text and each
+-- item's group: a part's, and a kept listing's record (group_history_out_lib). Answers the members.
 local function record_rows(key, group, rows)
   local text, fields = {}, { GROUP .. group, '' }
   for i = 1, #rows, 2 do
@@ -145,3 +146,4 @@ group_parts.read_parts = read_parts
 group_parts.dropped = dropped
 group_parts.item_out = item_out
 group_parts.attached = attached
+group_parts.record_rows = record_rows
