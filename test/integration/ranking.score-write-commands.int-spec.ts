@@ -7,6 +7,7 @@ import { startTestRedis, TestRedis } from '../../harness/redis';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { validateConfig } from '../../src/common/config';
 import { entryCost, type CostedBoard } from '../../src/ranking/core/write-cost';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
  * A score batch's commands follow its weight on a max / min / last board: the most entries the cost
@@ -20,9 +21,6 @@ const MINUTE_SEC = 60;
 const ITEMS = 50;
 const SLOTS = 60;
 const BOUND = validateConfig({}).WRITE_COST_PER_CALL;
-
-/** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
 
 /** 8 windows of 1 000 slots each, their intervals 1 to 8 minutes (the harness's `last` board). */
 const windows = Array.from({ length: 8 }, (_, i) => ({
@@ -53,22 +51,12 @@ describe('the commands of a score batch', () => {
 
   /** The most commands one batch FCALL's script ran while `send` ran. */
   async function measured(send: () => Promise<unknown>): Promise<number> {
-    await node.config('SET', 'slowlog-log-slower-than', '0');
-    await node.config('SET', 'slowlog-max-len', '100000');
-    await node.slowlog('RESET');
+    await logEveryCommand(node);
     await send();
-    await node.config('SET', 'slowlog-log-slower-than', '10000');
-    const entries = (await node.slowlog('GET', 100_000)) as SlowlogEntry[];
-    let most = 0;
-    let inCall = 0;
-    for (const [, , , args, client] of entries.reverse()) {
-      if (client === '?:0') inCall += 1;
-      else {
-        if (/_increment_batch$/.test(String(args[1]))) most = Math.max(most, inCall);
-        inCall = 0;
-      }
-    }
-    return most;
+    const calls = await loggedCalls(node);
+    await stopLoggingEveryCommand(node);
+    const batches = calls.filter(({ call }) => /_increment_batch$/.test(String(call[1])));
+    return Math.max(0, ...batches.map(({ commands }) => commands.length));
   }
 
   /** ITEMS items in each of the newest SLOTS one-minute slots, in batches of `taken`. */
