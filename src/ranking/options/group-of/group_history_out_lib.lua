@@ -50,12 +50,9 @@ end
 -- `member_top`: the member window's results.
 local function counted_recorded(base, groups, at, conf, member_top, lifetime_sec)
   local key = counted_key(base, at)
-  local held = redis.call('HMGET', key, NEXT, COUNT)
-  local first, count = tonumber(held[1] or '0'), tonumber(held[2] or '0')
-  if first < 0 then return true end
-  local rule = redis.call('GET', base .. 'rule')
-  if not rule then return true end
-  local top, room = tonumber(string.match(rule, '^(%d+) ')), listing_room(base, conf.keep)
+  local first, count, rule, top = group_parts.resumed(key, base)
+  if not first then return true end
+  local room = listing_room(base, conf.keep)
   local ex = group_members.exceptions_of(member_top)
   local page = order.score_page(groups, first, conf.top - 1)
   for i = 1, #page, 2 do

@@ -52,16 +52,25 @@ local function record_rows(key, group, rows)
   return #rows / 2
 end
 
+-- Where the record at `key` (a part, or a kept listing's record) goes on: its next group to record and
+-- the members recorded, with the group board's rule and its `top`; nil once it is done or the group
+-- board keeps no rule.
+local function resumed(key, base)
+  local held = redis.call('HMGET', key, NEXT, COUNT)
+  local first = tonumber(held[1] or '0')
+  if first < 0 then return nil end
+  local rule = redis.call('GET', base .. 'rule')
+  if not rule then return nil end
+  return first, tonumber(held[2] or '0'), rule, tonumber(string.match(rule, '^(%d+) '))
+end
+
 -- Records the shard's part of the listing at `at` from the first group not recorded yet, within the
 -- call's crossing rows: true once done (or over its room). `member_top`: W's results on the shard.
 local function recorded(cfg_key, base, at, member_top)
   local key = part_key(base, at)
-  local held = redis.call('HMGET', key, NEXT, COUNT)
-  local first, count = tonumber(held[1] or '0'), tonumber(held[2] or '0')
-  if first < 0 then return true end
-  local rule = redis.call('GET', base .. 'rule')
-  if not rule then return true end
-  local top, room = tonumber(string.match(rule, '^(%d+) ')), part_room(cfg_key, base)
+  local first, count, _, top = resumed(key, base)
+  if not first then return true end
+  local room = part_room(cfg_key, base)
   local index = base .. 'parts'
   redis.call('ZADD', index, at, at)
   for _, old in ipairs(redis.call('ZRANGE', index, 0, -(PARTS_KEPT + 1))) do
@@ -147,3 +156,4 @@ group_parts.dropped = dropped
 group_parts.item_out = item_out
 group_parts.attached = attached
 group_parts.record_rows = record_rows
+group_parts.resumed = resumed
