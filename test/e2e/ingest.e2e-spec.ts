@@ -159,7 +159,11 @@ describe('stream ingest over HTTP (single)', () => {
     // Entries added later are consumed by the running source.
     await client.xadd('in', '*', 'event', JSON.stringify({ item: 'z', amount: 5 }));
     await until('the new entry', async () => ((await top('rs')).z === 5 ? true : undefined));
-    const metrics = (await http().get('/metrics').expect(200)).text;
+    // The source counts its events once their call has answered, a moment after Redis holds them.
+    const metrics = await until('the new entry counted', async () => {
+      const text = (await http().get('/metrics').expect(200)).text;
+      return /trendboard_ingest_applied_total\{source="rs"\} 5/.test(text) ? text : undefined;
+    });
     expect(metrics).toMatch(/trendboard_ingest_applied_total\{source="rs"\} 5/);
     expect(metrics).toMatch(/trendboard_ingest_dead_lettered_total\{source="rs"\} 8/);
     expect(metrics).toMatch(/trendboard_ingest_lag_messages\{source="rs"\} \d+/);
