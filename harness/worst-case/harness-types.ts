@@ -84,6 +84,11 @@ export interface WorstRow {
    */
   manyCalls?: string;
   /**
+   * The most commands one call of the row's scripts may run, and why: a read whose calls a work count
+   * bounds is judged by it too, a figure the machine's load does not move (its ms figure does).
+   */
+  callCommands?: { most: number; why: string };
+  /**
    * Why each call of the row is held to WRITE_CALL_COMMANDS, as a write call is: work a read does in
    * bounded chunks of its own (a closed period's archive drained and written).
    */
@@ -119,6 +124,13 @@ export interface RowFigures {
    * of hundreds of calls meets the machine's stalls.
    */
   judgedCallMs: number;
+  /**
+   * The least CPU time the judged call can have held: its wall time less every wait of Redis's thread
+   * for a CPU over its request (RedisCost.leastHeldMs); 0 where judgedCallMs is.
+   */
+  judgedHeldMs: number;
+  /** Redis's thread's wait for a CPU over the request of the longest call, ms (RedisCost.waitMs). */
+  redisWaitMs: number;
   maxCallName: string;
   requestMs: number;
   /**

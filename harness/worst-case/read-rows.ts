@@ -33,6 +33,16 @@ const deepest = (context: HarnessContext) => `i${Math.min(context.sizes.items, M
 const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIES_FIRST_WEIGHT));
 /** Ids a lookup takes on a 64-shard board with a tiebreak (ties first adds no weight there). */
 const LOOKUP_PAIR_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIEBREAK_WEIGHT));
+/**
+ * The most commands one lookup_node call of a 64-shard lookup runs: LOOKUP_COUNTS_PER_CALL weighted
+ * units at 0.75 commands a unit, above the most a lookup row ran per unit (0.73: 325 commands for 448
+ * units, an id counted on 64 shards of `ties: first` at 3 and each shard's reads at 4 (COUNT_SHARD_WEIGHT),
+ * 5 commands a shard; 260 on the tiebreak board). Calls of 2 ids (640 units) ran 459.
+ */
+const LOOKUP_CALL_COMMANDS = {
+  most: Math.ceil(LOOKUP_COUNTS_PER_CALL * 0.75),
+  why: 'a lookup_node call takes the ids whose counts and shard reads fit LOOKUP_COUNTS_PER_CALL units',
+};
 /** Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale. */
 const TIEBREAK_DRAIN_READS = 40;
 /** 1 KB of data on each of the first 1 000 items of the one-shard board of every option (seeded once). */
@@ -163,6 +173,7 @@ export const READ_ROWS: WorstRow[] = [
       const items = Array.from({ length: LOOKUP_PAIR_IDS_TAKEN }, (_, n) => `t${(n * 7) % context.sizes.items}`);
       return post('/boards/wc-tb-first/lookup', { window: 't8', items: [...new Set(items)] });
     },
+    callCommands: LOOKUP_CALL_COMMANDS,
   },
   {
     route: 'GET /boards/{board}/rank',
@@ -208,6 +219,7 @@ export const READ_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/lookup',
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
+    callCommands: LOOKUP_CALL_COMMANDS,
     manyCalls: `a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL} weighted counts (a ties: first count 3), every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
   },
   {

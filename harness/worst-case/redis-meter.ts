@@ -4,6 +4,7 @@
  * A SLOWLOG entry's duration is the command's execution time inside Redis, so a call's figure is the
  * time it held Redis, not a round trip.
  */
+import { readFile } from 'node:fs/promises';
 import type Redis from 'ioredis';
 
 /** Commands the meter itself and test plumbing send: never charged to a request. */
@@ -32,6 +33,17 @@ export interface RedisCost {
    * held Redis's CPU longer, whatever a stalled host made of its wall time.
    */
   cpuMs: number;
+  /**
+   * The most time a master's main thread waited for a CPU, ready to run, between the two readings (the
+   * kernel's schedstat run delay), ms: the part of a call's wall time the host's other processes took.
+   * 0 where it cannot be read (a Redis of another host, a kernel without schedstats).
+   */
+  waitMs: number;
+  /**
+   * The least CPU time the longest call can have held (its time less every wait of its reading: all of
+   * it might have fallen in that call), ms; the most over the readings a cost adds up.
+   */
+  leastHeldMs: number;
 }
 
 /** All the commands of a script tally, added up. */
@@ -48,6 +60,8 @@ export const NO_COST: Readonly<RedisCost> = {
   scriptCommands: {},
   maxCallCommands: 0,
   cpuMs: 0,
+  waitMs: 0,
+  leastHeldMs: 0,
 };
 
 /**
@@ -74,12 +88,14 @@ export class RedisMeter {
   }
 
   private cpuMarkMs = 0;
+  private waitMarkMs = new Map<Redis, number>();
 
   /** Forgets what Redis ran so far: the next read() counts from here. */
   async reset(): Promise<void> {
     for (const node of await this.masters()) await node.slowlog('RESET');
     this.polled = { ...NO_COST, scriptCommands: {} };
     this.cpuMarkMs = await this.cpuMs();
+    this.waitMarkMs = await this.waits();
   }
 
   /** What poll() read since the last reading. */
@@ -98,13 +114,16 @@ export class RedisMeter {
   /** What Redis ran since the last reset(), and a reset for the next reading. */
   async read(): Promise<RedisCost> {
     const cpuNowMs = await this.cpuMs();
+    const waitMs = this.waitedSinceMark(await this.waits());
     for (const node of await this.masters()) {
       this.add(await this.newEntries(node));
       await node.slowlog('RESET');
     }
-    const cost = { ...this.polled, cpuMs: cpuNowMs - this.cpuMarkMs };
+    const leastHeldMs = Math.max(0, this.polled.maxCallMs - waitMs);
+    const cost = { ...this.polled, cpuMs: cpuNowMs - this.cpuMarkMs, waitMs, leastHeldMs };
     this.polled = { ...NO_COST, scriptCommands: {} };
     this.cpuMarkMs = await this.cpuMs();
+    this.waitMarkMs = await this.waits();
     return cost;
   }
 
@@ -178,6 +197,31 @@ export class RedisMeter {
     return ms;
   }
 
+  /** Where each master's main thread's schedstat is read (null: not a process of this host). */
+  private readonly schedstats = new Map<Redis, string | null>();
+
+  /** Each master's main thread's wait for a CPU so far, ms (those whose schedstat this host has). */
+  async waits(): Promise<Map<Redis, number>> {
+    const waits = new Map<Redis, number>();
+    for (const node of await this.masters()) {
+      if (!this.schedstats.has(node)) this.schedstats.set(node, await schedstatOf(node));
+      const path = this.schedstats.get(node);
+      // Fields: ns on a CPU, ns waiting on a run queue, time slices.
+      if (path) waits.set(node, Number((await readFile(path, 'utf8')).split(' ')[1]) / 1e6);
+    }
+    return waits;
+  }
+
+  /** Whether every master's waits are read: else a stalled call's wall time is judged as it stands. */
+  async measuresWaits(): Promise<boolean> {
+    return (await this.waits()).size === (await this.masters()).length;
+  }
+
+  /** The most any master waited since the last mark, ms. */
+  private waitedSinceMark(now: Map<Redis, number>): number {
+    return Math.max(0, ...[...now].map(([node, ms]) => ms - (this.waitMarkMs.get(node) ?? ms)));
+  }
+
   async stop(): Promise<void> {
     for (const node of await this.masters()) {
       await node.config('SET', 'slowlog-log-slower-than', '10000');
@@ -190,4 +234,24 @@ export class RedisMeter {
 /** The `count` newest entries of the node's SLOWLOG, newest first. */
 async function slowlogGet(node: Redis, count: number): Promise<SlowlogEntry[]> {
   return (await node.callBuffer('SLOWLOG', 'GET', String(count))) as SlowlogEntry[];
+}
+
+/**
+ * The schedstat file of `node`'s main thread (its thread id is its process id) when `node` is a
+ * redis-server of this host: the process of its process_id must be a redis-server on its port (its
+ * title, `redis-server 127.0.0.1:<port>`), not another host's process whose id this host reuses.
+ */
+async function schedstatOf(node: Redis): Promise<string | null> {
+  const info = await node.info('server');
+  const field = (name: string) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
+  const [pid, port] = [field('process_id'), field('tcp_port')];
+  const path = `/proc/${pid}/task/${pid}/schedstat`;
+  try {
+    const title = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    if (!title.startsWith('redis-server') || !title.includes(`:${port}`)) return null;
+    await readFile(path, 'utf8');
+    return path;
+  } catch {
+    return null;
+  }
 }
