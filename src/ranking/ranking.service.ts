@@ -26,9 +26,8 @@ import {
   BatchWritten,
   IncrementCommand,
   ItemWritten,
-  LikeCommand,
+  LikeChange,
   LikeWritten,
-  UnlikeCommand,
   WriteCommands,
 } from './writes/write-commands';
 import { WritePipeline } from './writes/write-pipeline';
@@ -184,7 +183,7 @@ export class RankingService {
    * A like or an unlike, as a command; positionally (the library's first API) `undo` = true takes the
    * like back (never refused, it creates nothing).
    */
-  like(command: LikeCommand | UnlikeCommand): Promise<WriteAnswer<LikeWritten>>;
+  like(command: LikeChange): Promise<WriteAnswer<LikeWritten>>;
   like(
     name: string,
     item: string,
@@ -196,7 +195,7 @@ export class RankingService {
     segments?: string[],
   ): Promise<WriteAnswer<LikeWritten>>;
   like(
-    first: LikeCommand | UnlikeCommand | string,
+    first: LikeChange | string,
     item?: string,
     userId?: string,
     undo?: boolean,
