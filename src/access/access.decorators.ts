@@ -1,4 +1,4 @@
-import { applyDecorators, Delete, Get, HttpCode, SetMetadata } from '@nestjs/common';
+import { applyDecorators, Delete, Get, HttpCode, Post, SetMetadata } from '@nestjs/common';
 import { ApiOperation, ApiOperationOptions, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../edge/security-schemes';
 import { ErrorResponse, RetrySafe, RouteConfigFields } from '../edge/route-decorators';
@@ -118,4 +118,18 @@ export const WindowRead = (path: string, summary: string, description: string, t
     ApiOperation({ summary, description }),
     ApiResponse({ status: 200, type }),
     ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND'),
+  );
+
+/**
+ * POST `path`, a read of one window whose asks travel in the body: 200 (not 201) with `type`, 404
+ * unknown board or window. Listed bottom-up, as the decorators it stands for were stacked.
+ */
+export const PostedWindowRead = (path: string, operation: ApiOperationOptions, type: new () => object) =>
+  applyDecorators(
+    ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND'),
+    ApiResponse({ status: 200, type }),
+    ApiOperation(operation),
+    HttpCode(200),
+    KeyedRoute('read', 'board'),
+    Post(path),
   );

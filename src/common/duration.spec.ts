@@ -1,4 +1,4 @@
-import { parseDurationSec } from './duration';
+import { parseDurationSec, stepStartSec } from './duration';
 import { DURATION_SEC } from './limits';
 
 describe('parseDurationSec', () => {
@@ -33,5 +33,21 @@ describe('parseDurationSec', () => {
     ['401d'],
   ])('refuses %j', (input) => {
     expect(parseDurationSec(input)).toBeUndefined();
+  });
+});
+
+describe('stepStartSec', () => {
+  it.each([
+    [0, 60, 0],
+    [59, 60, 0],
+    [60, 60, 60],
+    [1_700_000_123, 3600, 1_699_999_200],
+    [1_700_000_007, 5, 1_700_000_005],
+    [1_700_000_005, 5, 1_700_000_005],
+    [1_700_000_007, 1, 1_700_000_007],
+    [1_700_000_007, 86400, 1_699_920_000],
+    [-1, 60, -60],
+  ])('floors %d to the start of its %d s step, %d (below 0 too)', (timeSec, stepSec, startSec) => {
+    expect(stepStartSec(timeSec, stepSec)).toBe(startSec);
   });
 });

@@ -19,6 +19,14 @@ export function parseDurationSec(value: unknown): number | undefined {
 /** How a refusal describes a duration, its cap named (a 401-day period is refused for being too long). */
 export const DURATION_RULE = `seconds, or like 30s, 5m, 1h, 7d; at most ${DURATION_SEC.max / 86400}d`;
 
+/**
+ * The start of the step of `stepSec` seconds holding `timeSec`, floored below 0 too: a counter's slice,
+ * a window's slot.
+ */
+export function stepStartSec(timeSec: number, stepSec: number): number {
+  return timeSec - (((timeSec % stepSec) + stepSec) % stepSec);
+}
+
 export function isDuration(value: unknown): boolean {
   return parseDurationSec(value) !== undefined;
 }

@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { validateConfig } from '../common/config';
+import { stepStartSec } from '../common/duration';
 import {
   atProblem,
   isDueOnPass,
@@ -11,7 +12,6 @@ import {
   resolvePrecision,
   retentionCutoff,
   shapeSamples,
-  sliceStart,
 } from './counter-math';
 import { CounterKeys, member, parseMember } from './counter-keys';
 import { CountersSettings } from './counters.settings';
@@ -19,18 +19,10 @@ import { CountersSettings } from './counters.settings';
 const DEFAULT = [1, 5, 60, 300, 3600, 18000, 86400];
 
 describe('slice maths', () => {
-  it('floors a time to the start of its slice', () => {
-    expect(sliceStart(1_700_000_007, 5)).toBe(1_700_000_005);
-    expect(sliceStart(1_700_000_005, 5)).toBe(1_700_000_005);
-    expect(sliceStart(1_700_000_007, 1)).toBe(1_700_000_007);
-    expect(sliceStart(1_700_000_007, 86400)).toBe(1_699_920_000);
-    expect(sliceStart(0, 60)).toBe(0);
-  });
-
   it('keeps exactly the N newest slices, the current one included', () => {
     const now = 1_000_003;
     const live = [];
-    for (let t = sliceStart(now, 5) - 200; t <= sliceStart(now, 5); t += 5) if (isLive(t, now, 4, 5)) live.push(t);
+    for (let t = stepStartSec(now, 5) - 200; t <= stepStartSec(now, 5); t += 5) if (isLive(t, now, 4, 5)) live.push(t);
     expect(live).toEqual([999_985, 999_990, 999_995, 1_000_000]);
     expect(oldestLiveSlice(now, 4, 5)).toBe(999_985);
     expect(retentionCutoff(now, 4, 5)).toBe(999_983);

@@ -1,4 +1,4 @@
-import { parseDurationSec } from '../common/duration';
+import { parseDurationSec, stepStartSec } from '../common/duration';
 import { MAX_ABS_COUNT, MAX_FUTURE_SKEW_SEC, MAX_PRECISION_SEC } from './counters.limits';
 
 /**
@@ -21,10 +21,6 @@ export interface Sample {
   count: number;
 }
 
-export function sliceStart(t: number, precisionSec: number): number {
-  return t - (((t % precisionSec) + precisionSec) % precisionSec);
-}
-
 /** Slices whose start is <= this are outside the retention of precision p (the cleaner removes them). */
 export function retentionCutoff(nowSec: number, samples: number, precisionSec: number): number {
   return nowSec - samples * precisionSec;
@@ -36,7 +32,7 @@ export function isLive(sliceStartSec: number, nowSec: number, samples: number, p
 
 /** The start of the oldest live slice of precision p. */
 export function oldestLiveSlice(nowSec: number, samples: number, precisionSec: number): number {
-  return sliceStart(nowSec, precisionSec) - (samples - 1) * precisionSec;
+  return stepStartSec(nowSec, precisionSec) - (samples - 1) * precisionSec;
 }
 
 /** The precisions (of `precisions`) whose retention still covers a sample at `atSec`. */
@@ -46,7 +42,7 @@ export function precisionsCovering(
   samples: number,
   precisions: readonly number[],
 ): number[] {
-  return precisions.filter((p) => isLive(sliceStart(atSec, p), nowSec, samples, p));
+  return precisions.filter((p) => isLive(stepStartSec(atSec, p), nowSec, samples, p));
 }
 
 /** How many cleaner passes (one-minute cycle) between two visits of a precision: max(1, floor(p / 60)). */
@@ -125,9 +121,9 @@ export function shapeSamples(
   if (options.fill) {
     const first = Math.max(
       oldestLiveSlice(nowSec, samples, p),
-      Number.isFinite(from) ? sliceStart(from, p) : Number.NEGATIVE_INFINITY,
+      Number.isFinite(from) ? stepStartSec(from, p) : Number.NEGATIVE_INFINITY,
     );
-    const last = sliceStart(Math.min(to, nowSec), p);
+    const last = stepStartSec(Math.min(to, nowSec), p);
     for (let t = first; t <= last; t += p) if (!byStart.has(t)) byStart.set(t, 0);
   }
   return [...byStart.entries()].sort((a, b) => a[0] - b[0]).map(([t, count]) => ({ t, count }));

@@ -26,9 +26,8 @@ import {
   BatchWritten,
   IncrementCommand,
   ItemWritten,
-  LikeCommand,
+  LikeChange,
   LikeWritten,
-  UnlikeCommand,
   WriteCommands,
 } from './writes/write-commands';
 import { WritePipeline } from './writes/write-pipeline';
@@ -36,6 +35,28 @@ import { WritePipeline } from './writes/write-pipeline';
 export type { ViewRowAnswer, WindowFigures } from './core/answers';
 export type { BoardPage, BoardView } from './boards/boards.service';
 export type { DuePassOptions, DuePassResult } from './expiry/expiry.service';
+
+/** The positional increment's arguments after the board's name (the library's first API). */
+type PositionalIncrement = [
+  item: string,
+  amount: number,
+  idemKey?: string,
+  budget?: ClientBudget,
+  atSec?: number,
+  createdAtSec?: number,
+  segments?: string[],
+];
+
+/** The positional like's arguments after the board's name: `undo` true takes the like back. */
+type PositionalLike = [
+  item: string,
+  userId: string,
+  undo: boolean,
+  idemKey?: string,
+  budget?: ClientBudget,
+  atSec?: number,
+  segments?: string[],
+];
 
 /** An item's standing as answered: a window's (score, rank, percentile) or a view's row with its percentile. */
 export type ItemAnswer = Awaited<ReturnType<ReadsService['item']>> | Awaited<ReturnType<ViewsService['item']>>;
@@ -122,29 +143,15 @@ export class RankingService {
    * write may create anything), `atSec`/`createdAtSec` the event's and the item's times.
    */
   increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>>;
-  increment(
-    name: string,
-    item: string,
-    amount: number,
-    idemKey?: string,
-    budget?: ClientBudget,
-    atSec?: number,
-    createdAtSec?: number,
-    segments?: string[],
-  ): Promise<WriteAnswer<ItemWritten>>;
+  increment(name: string, ...positional: PositionalIncrement): Promise<WriteAnswer<ItemWritten>>;
   increment(
     first: IncrementCommand | string,
-    item?: string,
-    amount?: number,
-    idemKey?: string,
-    budget?: ClientBudget,
-    atSec?: number,
-    createdAtSec?: number,
-    segments?: string[],
+    ...positional: PositionalIncrement | []
   ): Promise<WriteAnswer<ItemWritten>> {
     if (typeof first !== 'string') return this.writes.increment(first);
-    // The positional overload requires item and amount.
-    const fields = { board: first, item: item!, amount: amount!, atSec, createdAtSec, segments };
+    // A name comes with the positional overload's arguments.
+    const [item, amount, idemKey, budget, atSec, createdAtSec, segments] = positional as PositionalIncrement;
+    const fields = { board: first, item, amount, atSec, createdAtSec, segments };
     return this.writes.increment(this.commands.increment(fields, { idemKey, budget }));
   }
 
@@ -184,30 +191,13 @@ export class RankingService {
    * A like or an unlike, as a command; positionally (the library's first API) `undo` = true takes the
    * like back (never refused, it creates nothing).
    */
-  like(command: LikeCommand | UnlikeCommand): Promise<WriteAnswer<LikeWritten>>;
-  like(
-    name: string,
-    item: string,
-    userId: string,
-    undo: boolean,
-    idemKey?: string,
-    budget?: ClientBudget,
-    atSec?: number,
-    segments?: string[],
-  ): Promise<WriteAnswer<LikeWritten>>;
-  like(
-    first: LikeCommand | UnlikeCommand | string,
-    item?: string,
-    userId?: string,
-    undo?: boolean,
-    idemKey?: string,
-    budget?: ClientBudget,
-    atSec?: number,
-    segments?: string[],
-  ): Promise<WriteAnswer<LikeWritten>> {
+  like(command: LikeChange): Promise<WriteAnswer<LikeWritten>>;
+  like(name: string, ...positional: PositionalLike): Promise<WriteAnswer<LikeWritten>>;
+  like(first: LikeChange | string, ...positional: PositionalLike | []): Promise<WriteAnswer<LikeWritten>> {
     if (typeof first !== 'string') return this.writes.like(first);
-    // The positional overload requires item, user and undo.
-    const fields = { board: first, item: item!, userId: userId! };
+    // A name comes with the positional overload's arguments.
+    const [item, userId, undo, idemKey, budget, atSec, segments] = positional as PositionalLike;
+    const fields = { board: first, item, userId };
     const sent = { idemKey, budget };
     const command = undo
       ? this.commands.unlike(fields, sent)

@@ -33,7 +33,7 @@ describe.each(TOPOLOGIES.flatMap((t) => [1, 3].map((shards) => [t, shards] as co
       const history = () => setup.ranking.itemHistory(name, 'day', 'a', undefined, undefined, undefined, 'up');
       expect(await code(history())).toBe('WINDOW_DRAINING');
       let reads = 0;
-      while ((await code(setup.ranking.archives(name, 'day', 1, undefined, undefined, {}, 'down'))) !== 'ok') {
+      while ((await code(setup.ranking.archives(name, 'day', 1, undefined, {}, { metric: 'down' }))) !== 'ok') {
         expect(++reads).toBeLessThan(100);
       }
       const { points } = await history();
@@ -94,7 +94,7 @@ describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its c
     }));
     const rows: unknown[] = [];
     for (let offset: number | null = 0; offset !== null;) {
-      const page = await setup.ranking.archive(name, 'day', undefined, { offset, limit: ROWS }, undefined, 'up');
+      const page = await setup.ranking.archive(name, 'day', undefined, { offset, limit: ROWS }, { metric: 'up' });
       expect(page.items.length).toBeGreaterThan(0);
       expect(page.items.length).toBeLessThan(ROWS);
       rows.push(...page.items);
@@ -102,12 +102,12 @@ describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its c
     }
     expect(rows).toEqual(all);
     // Two periods of 40 rows: the newest cut, the older left for the next page.
-    const first = await setup.ranking.archives(name, 'day', 10, undefined, undefined, {}, 'up');
+    const first = await setup.ranking.archives(name, 'day', 10, undefined, {}, { metric: 'up' });
     expect(first.periods).toHaveLength(1);
     expect(first.periods[0].items).toEqual(all.slice(0, first.periods[0].items.length));
     expect(first.periods[0].nextOffset).toBe(first.periods[0].items.length);
     expect(first.nextCursor).toBe(first.periods[0].from);
-    const second = await setup.ranking.archives(name, 'day', 10, first.nextCursor!, undefined, {}, 'up');
+    const second = await setup.ranking.archives(name, 'day', 10, first.nextCursor!, {}, { metric: 'up' });
     expect(second.periods.map((period) => period.to)).toEqual([first.periods[0].from]);
     expect(second.periods[0].items).toEqual(all.slice(0, second.periods[0].items.length));
     await setup.ranking.deleteBoard(name);

@@ -41,10 +41,10 @@ describe.each([1, 3])('archive records of a board of several metrics (%i shard(s
     expect(before.periods[0].items).toEqual(
       first.periods[0].items.map(({ rank, item, score }) => ({ rank, item, score })),
     );
-    const byDown = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, undefined, 'down');
+    const byDown = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, { metric: 'down' });
     expect(byDown.items.every((row) => !('metrics' in row))).toBe(true);
     await day(name, 10);
-    const both = await setup.ranking.archives(name, 'day', 10, undefined, undefined, {}, 'down');
+    const both = await setup.ranking.archives(name, 'day', 10, undefined, {}, { metric: 'down' });
     expect(both.periods.map((period) => period.items.map((row) => row.metrics))).toEqual([
       [{ down: 19, up: 13 }, { down: 11 }, { down: 11, up: 12 }],
       [undefined, undefined, undefined],
@@ -68,7 +68,7 @@ describe('archive records of a board of three metrics on 64 shards', () => {
       );
     setup.clock.advanceMs(DAY_MS);
     // 2 other metrics x (3 rows' shards + 64 shards) = 134 calls one shard at a time: past the 128 a read takes.
-    const page = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, undefined, 'up');
+    const page = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, { metric: 'up' });
     expect(page.items).toEqual([
       // down's archive is d, c, b: full without a; flag's ties b, c, d (descending ids) first: d, c, b.
       { rank: 1, item: 'a', score: 4, metrics: { up: 4 } },

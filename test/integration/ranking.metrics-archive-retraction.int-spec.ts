@@ -43,7 +43,7 @@ describe.each(TOPOLOGIES)('archive records after an item retraction (%s)', (topo
   const archives = async (name: string) => {
     const answers: Record<string, unknown> = {};
     for (const metric of METRICS)
-      answers[metric] = (await world.graph.ranking.archives(name, 'day', 3, undefined, undefined, {}, metric)).periods;
+      answers[metric] = (await world.graph.ranking.archives(name, 'day', 3, undefined, {}, { metric })).periods;
     return answers;
   };
 

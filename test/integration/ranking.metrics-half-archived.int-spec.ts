@@ -57,7 +57,7 @@ describe.each(TOPOLOGIES)(
     /** The period's rows over every shard by `up`, each with its metrics (read until its archive is written). */
     async function archivedRows(name: string) {
       for (let reads = 1; ; reads++) {
-        const answer = world.graph.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, undefined, 'up');
+        const answer = world.graph.ranking.archive(name, 'day', undefined, { offset: 0, limit: 3 }, { metric: 'up' });
         if ((await code(answer)) === 'ok') return (await answer).items;
         expect(reads).toBeLessThan(MOST_ARCHIVE_CALLS);
       }

@@ -95,7 +95,9 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
     await setup.ranking.putBoard({ name, windows: WINDOWS, shards, metrics: METRICS });
     const code = (read: Promise<unknown>) => read.then(() => 'ok').catch((error: { code?: string }) => error.code);
     expect(await code(setup.ranking.history(name, 'w', undefined, undefined, 'nope'))).toBe('UNKNOWN_METRIC');
-    expect(await code(setup.ranking.archives(name, 'day', 1, undefined, undefined, {}, 'nope'))).toBe('UNKNOWN_METRIC');
+    expect(await code(setup.ranking.archives(name, 'day', 1, undefined, {}, { metric: 'nope' }))).toBe(
+      'UNKNOWN_METRIC',
+    );
     const largest = { period: 60, interval: 20, snapshots: { keep: 1000, top: 1000 } };
     const windows = Array.from({ length: 8 }, (_, i) => ({ name: `w${i}`, ...largest }));
     const put = (metrics: string[]) => code(setup.ranking.putBoard({ name: `${name}x`, windows, shards, metrics }));
@@ -191,7 +193,7 @@ describe.each(CASES)('metrics: history and archives by metric (property, %s, %i 
    * fewer than `top` rows; absent where it is full without the item or keeps no such period), then left out.
    */
   async function archivesCounted(name: string, metric: string): Promise<object> {
-    const answer = await setup.ranking.archives(name, 'day', 10, undefined, undefined, {}, metric);
+    const answer = await setup.ranking.archives(name, 'day', 10, undefined, {}, { metric });
     const theirs = new Map<string, Array<{ from: number; items: Array<{ item: string; score: number }> }>>();
     for (const other of METRICS)
       theirs.set(other, (await setup.ranking.archives(`${name}-${other}`, 'day', 10, undefined)).periods);

@@ -142,7 +142,7 @@ describe.each(TOPOLOGIES)('retractions and the history of segments and chunked a
   ): Promise<Array<{ rank: number; item: string; score: number }>> {
     for (let i = 0; i < 50; i++) {
       try {
-        const answer = await graph.ranking.archive(name, 'day', undefined, { offset: 0, limit: 100 }, segment);
+        const answer = await graph.ranking.archive(name, 'day', undefined, { offset: 0, limit: 100 }, { segment });
         return answer.items.map(({ rank, item, score }) => ({ rank, item, score }));
       } catch (error) {
         if ((error as { code?: string }).code !== 'WINDOW_DRAINING') throw error;

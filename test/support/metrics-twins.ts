@@ -45,7 +45,7 @@ export async function compareMetricHistory(
   );
   await same(
     `${metric} archives`,
-    (b) => withoutMetrics(ranking.archives(b, 'day', 10, undefined, undefined, {}, byMetric(b))),
+    (b) => withoutMetrics(ranking.archives(b, 'day', 10, undefined, {}, { metric: byMetric(b) })),
     name,
     alone,
   );

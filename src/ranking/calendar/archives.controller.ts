@@ -39,7 +39,7 @@ export class ArchivesController {
   archive(@Param() params: BoardParams, @Query() query: ArchiveQuery, @Charge() charge: ReadCharge) {
     const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_TOP_ITEMS };
     const { window, at, segment, metric } = query;
-    return this.calendars.archive(params.board, window, at, page, segment, metric, charge);
+    return this.calendars.archive(params.board, window, at, page, { segment, metric, admit: charge });
   }
 
   @WindowRead(
@@ -53,6 +53,10 @@ export class ArchivesController {
   @ApiOperation(operationIdOf('archives'))
   archives(@Param() params: BoardParams, @Query() q: ArchivesQuery, @Charge() charge: ReadCharge) {
     const [limit, rows] = [q.limit ?? DEFAULT_ARCHIVE_PAGE, { perPeriod: q.items }];
-    return this.calendars.archives(params.board, q.window, limit, q.cursor, q.segment, rows, q.metric, charge);
+    return this.calendars.archives(params.board, q.window, limit, q.cursor, rows, {
+      segment: q.segment,
+      metric: q.metric,
+      admit: charge,
+    });
   }
 }

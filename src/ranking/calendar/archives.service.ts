@@ -40,6 +40,16 @@ export interface ArchivesPage {
   nextCursor: number | null;
 }
 
+/**
+ * What an archive read reads and charges: the window's listing, or with `segment` the segment's, ranked
+ * by `metric` (a board with metrics); `admit` is charged the reads past the first.
+ */
+export interface ArchiveScope {
+  segment?: string;
+  metric?: string;
+  admit?: (reads: number) => void;
+}
+
 /** A read that found an archive still being taken: RankedSources sends it again. */
 const DRAINING = { draining: true } as const;
 
@@ -63,29 +73,22 @@ export class ArchivesService {
     windowName: string | undefined,
     atSec: number | undefined,
     page: { offset: number; limit: number },
-    segment?: string,
-    metric?: string,
-    admit?: (reads: number) => void,
+    scope: ArchiveScope = {},
   ): Promise<ArchiveAnswer> {
-    return this.readCalendar<ArchiveAnswer>(
-      name,
-      windowName,
-      { segment, metric },
-      async (board, window, calendar, nowMs) => {
-        refuseDeepPage(board, page);
-        const ask = { latestSec: atSec, most: 1, rows: { skip: page.offset, most: page.limit }, admit };
-        const { archives, draining } = await this.kept(board, window, nowMs, ask);
-        if (draining) return DRAINING;
-        const period = archives[0] && periodOf(board, calendar, archives[0], ask.rows);
-        if (!period || (atSec !== undefined && atSec >= period.to)) {
-          throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
-        }
-        const read = { board, window, nowMs, metric, admit };
-        const [counted] = (await this.withMetrics(read, [archives[0].atSec], [period], page.offset)).periods;
-        if (!counted) return DRAINING;
-        return { board: name, window: window.name, timeZone: calendar.timeZone, ...counted };
-      },
-    );
+    return this.readCalendar<ArchiveAnswer>(name, windowName, scope, async (board, window, calendar, nowMs) => {
+      refuseDeepPage(board, page);
+      const ask = { latestSec: atSec, most: 1, rows: { skip: page.offset, most: page.limit }, admit: scope.admit };
+      const { archives, draining } = await this.kept(board, window, nowMs, ask);
+      if (draining) return DRAINING;
+      const period = archives[0] && periodOf(board, calendar, archives[0], ask.rows);
+      if (!period || (atSec !== undefined && atSec >= period.to)) {
+        throw new NotFoundError('ARCHIVE_NOT_FOUND', C.noArchive(name, window.name, atSec));
+      }
+      const read = { board, window, nowMs, metric: scope.metric, admit: scope.admit };
+      const [counted] = (await this.withMetrics(read, [archives[0].atSec], [period], page.offset)).periods;
+      if (!counted) return DRAINING;
+      return { board: name, window: window.name, timeZone: calendar.timeZone, ...counted };
+    });
   }
 
   /**
@@ -99,30 +102,23 @@ export class ArchivesService {
     windowName: string | undefined,
     limit: number,
     cursor: number | undefined,
-    segment?: string,
     rows: { perPeriod?: number } = {},
-    metric?: string,
-    admit?: (reads: number) => void,
+    scope: ArchiveScope = {},
   ): Promise<ArchivesPage> {
-    return this.readCalendar<ArchivesPage>(
-      name,
-      windowName,
-      { segment, metric },
-      async (board, window, calendar, nowMs) => {
-        const latestSec = cursor === undefined ? undefined : cursor - 1;
-        const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod), admit };
-        const { archives, draining } = await this.kept(board, window, nowMs, ask);
-        if (draining) return DRAINING;
-        const starts = archives.map((archive) => archive.atSec);
-        const read = { board, window, nowMs, metric, admit };
-        const all = archives.map((a) => periodOf(board, calendar, a, ask.rows));
-        const { periods, cut } = await this.withMetrics(read, starts, all, ask.rows.skip);
-        if (periods.length === 0 && archives.length > 0) return DRAINING;
-        const more = cut || periods.length === ask.most;
-        const nextCursor = more ? periods[periods.length - 1].from : null;
-        return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
-      },
-    );
+    return this.readCalendar<ArchivesPage>(name, windowName, scope, async (board, window, calendar, nowMs) => {
+      const latestSec = cursor === undefined ? undefined : cursor - 1;
+      const ask = { latestSec, ...archivesPageSize(board, window, limit, rows.perPeriod), admit: scope.admit };
+      const { archives, draining } = await this.kept(board, window, nowMs, ask);
+      if (draining) return DRAINING;
+      const starts = archives.map((archive) => archive.atSec);
+      const read = { board, window, nowMs, metric: scope.metric, admit: scope.admit };
+      const all = archives.map((a) => periodOf(board, calendar, a, ask.rows));
+      const { periods, cut } = await this.withMetrics(read, starts, all, ask.rows.skip);
+      if (periods.length === 0 && archives.length > 0) return DRAINING;
+      const more = cut || periods.length === ask.most;
+      const nextCursor = more ? periods[periods.length - 1].from : null;
+      return { board: name, window: window.name, timeZone: calendar.timeZone, periods, nextCursor };
+    });
   }
 
   /**
@@ -132,7 +128,7 @@ export class ArchivesService {
   private async readCalendar<T extends object>(
     name: string,
     windowName: string | undefined,
-    as: { segment?: string; metric?: string },
+    as: ArchiveScope,
     read: (
       board: PreparedBoard,
       window: WindowConfig,

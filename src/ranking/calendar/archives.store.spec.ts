@@ -30,14 +30,18 @@ const board = new PreparedBoard(
   (shard) => new RankingKeys('tb:').board('b', shard),
 );
 
-type Row = [item: string, score: number];
-/** One shard's reply: its rows of the period, whether it stopped at its share, the items left out. */
-const reply = (rows: Row[], more: boolean, leftOut: string[]): ArchiveReadReply => ({
+/**
+ * One shard's reply: its rows of the period (item: score, in their order), whether it stopped at its
+ * share, the items left out.
+ */
+const reply = (rows: Record<string, number>, more: boolean, leftOut: string[]): ArchiveReadReply => ({
   keeps: true,
   draining: false,
   indexing: false,
   kept: [AT_SEC],
-  archives: [{ atSec: AT_SEC, rows: rows.map(([item, score]) => ({ item, score })), skipped: 0, ahead: 0, more }],
+  archives: [
+    { atSec: AT_SEC, rows: Object.entries(rows).map(([item, score]) => ({ item, score })), skipped: 0, ahead: 0, more },
+  ],
   leftOut,
 });
 
@@ -67,30 +71,15 @@ const page = (store: ArchivesStore, most: number) =>
 
 describe('a moderated sharded archive page, each shard within its share of the rows', () => {
   it('asks each shard for at most its share of ARCHIVE_ROWS_PER_READ', async () => {
-    const { store, shardRows } = storeAnswering([reply([['a1', 10]], false, []), reply([['b1', 8]], false, [])]);
+    const { store, shardRows } = storeAnswering([reply({ a1: 10 }, false, []), reply({ b1: 8 }, false, [])]);
     await page(store, 2);
     expect(shardRows).toEqual([ARCHIVE_ROWS_PER_READ / 2, ARCHIVE_ROWS_PER_READ / 2]);
   });
 
   it('answers from the rows ranking ahead of a stopped shard last row when they hold the page', async () => {
     const { store } = storeAnswering([
-      reply(
-        [
-          ['a1', 10],
-          ['a2', 9],
-          ['a3', 3],
-        ],
-        true,
-        ['a2'],
-      ),
-      reply(
-        [
-          ['b1', 8],
-          ['b2', 7],
-        ],
-        false,
-        [],
-      ),
+      reply({ a1: 10, a2: 9, a3: 3 }, true, ['a2']),
+      reply({ b1: 8, b2: 7 }, false, []),
     ]);
     const { archives } = await page(store, 2);
     expect(archives[0].rows.map((row) => row.item)).toEqual(['a1', 'b1']);
@@ -99,23 +88,8 @@ describe('a moderated sharded archive page, each shard within its share of the r
 
   it('refuses a page that needs rows past a stopped shard last row (it may hold one ranking ahead)', async () => {
     const { store } = storeAnswering([
-      reply(
-        [
-          ['a1', 10],
-          ['a2', 9],
-          ['a3', 8],
-        ],
-        true,
-        ['a2', 'a3'],
-      ),
-      reply(
-        [
-          ['b1', 7],
-          ['b2', 5],
-        ],
-        false,
-        [],
-      ),
+      reply({ a1: 10, a2: 9, a3: 8 }, true, ['a2', 'a3']),
+      reply({ b1: 7, b2: 5 }, false, []),
     ]);
     await expect(page(store, 2)).rejects.toThrow(RequestTooCostlyError);
   });

@@ -1,19 +1,7 @@
 import fc from 'fast-check';
-import { atProblem, eventTimeMs, resolveWindows, slotRule, slotStartSec, windowHolds, windowSpan } from './window-math';
+import { stepStartSec } from '../../common/duration';
+import { atProblem, eventTimeMs, resolveWindows, slotRule, windowHolds, windowSpan } from './window-math';
 import { ALL_TIME_SEC } from './ranking.limits';
-
-describe('slotStartSec', () => {
-  it('floors a time to the start of its slot', () => {
-    expect(slotStartSec(0, 60)).toBe(0);
-    expect(slotStartSec(59, 60)).toBe(0);
-    expect(slotStartSec(60, 60)).toBe(60);
-    expect(slotStartSec(1_700_000_123, 3600)).toBe(1_699_999_200);
-  });
-
-  it('floors negative times downwards too', () => {
-    expect(slotStartSec(-1, 60)).toBe(-60);
-  });
-});
 
 describe('windowSpan', () => {
   it('covers the newest period/interval slots, the current one included', () => {
@@ -137,7 +125,7 @@ describe('all-time windows', () => {
       intervalSec: ALL_TIME_SEC,
       originSec: 0,
     });
-    expect(slotStartSec(Date.UTC(2500, 0, 1) / 1000, all.intervalSec)).toBe(0);
+    expect(stepStartSec(Date.UTC(2500, 0, 1) / 1000, all.intervalSec)).toBe(0);
   });
 
   it('hold any past time, so `at` is accepted when only they hold it', () => {

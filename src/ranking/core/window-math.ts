@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../common/errors';
 import { RANKING_MESSAGES as M } from './ranking.messages';
-import { parseDurationSec } from '../../common/duration';
+import { parseDurationSec, stepStartSec } from '../../common/duration';
 import { isName, NAME_RULE } from '../../common/names';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
 import { ALL_TIME_SEC, MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
@@ -79,10 +79,6 @@ export function slotRule(window: WindowSpec, nowMs: number): SlotRule {
   return { periodSec: lengthSec, intervalSec: lengthSec, originSec: startMs / 1000 };
 }
 
-export function slotStartSec(timeSec: number, intervalSec: number): number {
-  return timeSec - (((timeSec % intervalSec) + intervalSec) % intervalSec);
-}
-
 /** [period, interval, origin]: a window's slot rule at `nowMs` as the scripts take it (window_lib). */
 export function slotRuleArgs(window: WindowSpec, nowMs: number): [number, number, number] {
   const rule = slotRule(window, nowMs);
@@ -98,7 +94,7 @@ export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number
     const { startMs, endMs } = calendarPeriod(window.calendar, nowMs);
     return { fromSec: startMs / 1000, toSec: endMs / 1000 };
   }
-  const currentSec = slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
+  const currentSec = stepStartSec(Math.floor(nowMs / 1000), window.intervalSec);
   return { fromSec: currentSec - window.periodSec + window.intervalSec, toSec: currentSec + window.intervalSec };
 }
 
@@ -106,7 +102,7 @@ export function windowSpan(nowMs: number, window: WindowSpec): { fromSec: number
 export function windowHolds(window: WindowSpec, atSec: number, nowMs: number): boolean {
   if (window.allTime) return true;
   if (window.calendar) return Math.floor(atSec) >= windowSpan(nowMs, window).fromSec;
-  return slotStartSec(Math.floor(atSec), window.intervalSec) >= windowSpan(nowMs, window).fromSec;
+  return stepStartSec(Math.floor(atSec), window.intervalSec) >= windowSpan(nowMs, window).fromSec;
 }
 
 /**

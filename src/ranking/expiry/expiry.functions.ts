@@ -56,13 +56,7 @@ export const EXPIRY_FUNCTIONS = functionSet('tbRank', {
         due_by_ms: call.dueByMs,
       },
     }),
-    decode: (reply): DueClaim => {
-      const boards = reply.nested('boards');
-      return {
-        leaseEndMs: reply.int('lease_end_ms'),
-        boards: Array.from({ length: boards.length }, (_, i) => boards.string(i)),
-      };
-    },
+    decode: (reply): DueClaim => ({ leaseEndMs: reply.int('lease_end_ms'), boards: reply.nested('boards').strings() }),
   }),
 
   dueComplete: namedFunction({

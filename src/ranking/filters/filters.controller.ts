@@ -1,6 +1,5 @@
-import { Body, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiResponse } from '@nestjs/swagger';
-import { KeyedRoute } from '../../access/access.decorators';
+import { Body, Param } from '@nestjs/common';
+import { PostedWindowRead } from '../../access/access.decorators';
 import { InvalidInputError } from '../../common/errors';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -17,19 +16,18 @@ export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previ
 export class FiltersController {
   constructor(private readonly filters: FiltersService) {}
 
-  @Post('boards/:board/query')
-  @KeyedRoute('read', 'board')
-  @HttpCode(200)
-  @ApiOperation({
-    summary: "A viewer's filtered page of a window",
-    description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
-  })
-  @ApiResponse({ status: 200, type: TopResultDto })
+  @PostedWindowRead(
+    'boards/:board/query',
+    {
+      summary: "A viewer's filtered page of a window",
+      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
+    },
+    TopResultDto,
+  )
   @ErrorResponse(
     400,
     'INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
-  @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
   @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
   async query(
     @Param() params: BoardParams,

@@ -7,7 +7,8 @@ import { BoardCall, boardCall } from '../core/script-call';
 import { mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
-import { slotRule, slotStartSec, WindowConfig } from '../core/window-math';
+import { stepStartSec } from '../../common/duration';
+import { slotRule, WindowConfig } from '../core/window-math';
 import { ListingAsk, HistoryFunctions, ShardAsked, StoredSnapshot } from './history.functions';
 import { sliceStore } from '../core/slice-store';
 import { aboveElsewhere, type ItemHistoryRead } from './counts-elsewhere';
@@ -101,7 +102,7 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
     const key = `${board.config.name}\x1f${board.keys.windowKeyName(window.name)}`;
     const slotSec = window.calendar
       ? slotRule(window, nowMs).originSec
-      : slotStartSec(Math.floor(nowMs / 1000), window.intervalSec);
+      : stepStartSec(Math.floor(nowMs / 1000), window.intervalSec);
     const cached = this.previousListings.get(key);
     if (
       cached &&

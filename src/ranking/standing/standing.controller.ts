@@ -1,4 +1,4 @@
-import { Param, Query } from '@nestjs/common';
+import { applyDecorators, Param, Query } from '@nestjs/common';
 import { WindowRead } from '../../access/access.decorators';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -18,13 +18,28 @@ function scoreReadOf(params: BoardParams, query: { window?: string; metric?: str
   return { name: params.board, window: query.window, metric: query.metric, admit };
 }
 
+/**
+ * GET `path`, a read of a window by score: WindowRead's answers, and 400 for a view's name (reads
+ * windows only) or `invalid`.
+ */
+const ScoreRead = (path: string, summary: string, description: string, type: new () => object, invalid: string) =>
+  applyDecorators(
+    ErrorResponse(400, `INVALID_INPUT: a view named, ${invalid}`),
+    WindowRead(path, summary, description, type),
+  );
+
 /** GET …/rank and …/distribution: reads of a window by score, through StandingService. */
 @RedisBackedController('ranking')
 export class StandingController {
   constructor(private readonly standing: StandingService) {}
 
-  @WindowRead('boards/:board/rank', 'The rank a record of a given score would get now', RANK_NOTE, RankResultDto)
-  @ErrorResponse(400, 'INVALID_INPUT: a view named, a tiebreak sent, a score out of range')
+  @ScoreRead(
+    'boards/:board/rank',
+    'The rank a record of a given score would get now',
+    RANK_NOTE,
+    RankResultDto,
+    'a tiebreak sent, a score out of range',
+  )
   rank(
     @Param() params: BoardParams,
     @Query() query: RankQuery,
@@ -33,13 +48,13 @@ export class StandingController {
     return this.standing.rank({ ...scoreReadOf(params, query, admit), score: query.score, tiebreak: query.tiebreak });
   }
 
-  @WindowRead(
+  @ScoreRead(
     'boards/:board/distribution',
     "A window's score distribution: count, range, buckets and exact quantiles",
     DISTRIBUTION_NOTE,
     DistributionResultDto,
+    'buckets out of 1-100',
   )
-  @ErrorResponse(400, 'INVALID_INPUT: a view named, buckets out of 1-100')
   distribution(
     @Param() params: BoardParams,
     @Query() query: DistributionQuery,

@@ -10,11 +10,11 @@ import { checkGroup } from '../options/groups/groups.option';
 import type {
   GuardedAttempt,
   IncrementCommand,
+  ItemCommand,
   ItemWritten,
-  LikeCommand,
+  LikeChange,
   LikeWritten,
   ScoreCommand,
-  UnlikeCommand,
   WriteKind,
 } from './write-commands';
 import {
@@ -41,11 +41,7 @@ type AtProblem = { message: string } | undefined;
  * A write of one item on its shard (increment, like, unlike): the same five steps for each, the kind
  * filling them in. A script's refusal of the event time or of growth becomes the client's error here.
  */
-export abstract class ItemWrite<
-  C extends IncrementCommand | ScoreCommand | LikeCommand | UnlikeCommand,
-  R,
-  T,
-> implements WriteKind<C, T> {
+export abstract class ItemWrite<C extends ItemCommand, R, T> implements WriteKind<C, T> {
   constructor(
     protected readonly store: WritesStore,
     /** WRITE_COST_PER_CALL: an item write is one call, so one past it is refused (checkEntryCost). */
@@ -226,8 +222,8 @@ export class ScoreWrite extends ItemWrite<ScoreCommand, WriteOutcome, ItemWritte
 
 type LikeOutcome = Awaited<ReturnType<WritesStore['like']>>;
 /** A like, or its withdrawal (an unlike creates nothing, so it reserves nothing and is never refused growth). */
-export class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcome, LikeWritten> {
-  protected check(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt): AtProblem {
+export class LikeWrite extends ItemWrite<LikeChange, LikeOutcome, LikeWritten> {
+  protected check(command: LikeChange, attempt: GuardedAttempt): AtProblem {
     if (command.kind === 'unlike') return undefined;
     checkLikeable(attempt.board);
     const problem = checkAt('at', command.atSec, attempt.nowMs, attempt.board, attempt.idem !== undefined);
@@ -238,11 +234,11 @@ export class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcom
     return problem;
   }
 
-  protected growth(command: LikeCommand | UnlikeCommand): Growth {
+  protected growth(command: LikeChange): Growth {
     return command.kind === 'unlike' ? {} : { items: 1, likeUsers: 1 };
   }
 
-  protected onShard(command: LikeCommand | UnlikeCommand, attempt: GuardedAttempt, reservation: Reservation) {
+  protected onShard(command: LikeChange, attempt: GuardedAttempt, reservation: Reservation) {
     const growth = { newItems: reservation.allowance('items'), newLikes: reservation.allowance('likeUsers') };
     return this.store.like(command, { ...attempt, growth });
   }
@@ -251,7 +247,7 @@ export class LikeWrite extends ItemWrite<LikeCommand | UnlikeCommand, LikeOutcom
     return { items: result.createdItems, likeUsers: result.createdLikes };
   }
 
-  protected answer(command: LikeCommand | UnlikeCommand, result: LikeOutcome): WriteAnswer<LikeWritten> {
+  protected answer(command: LikeChange, result: LikeOutcome): WriteAnswer<LikeWritten> {
     const { board, item, userId } = command;
     const written = { board, item, userId, counted: result.counted, windows: byWindow(result) };
     return { replayed: result.replayed, body: { ...written, draining: result.draining } };

@@ -2,7 +2,8 @@ import { ConflictError } from '../../common/errors';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { slotRule, slotStartSec } from '../core/window-math';
+import { stepStartSec } from '../../common/duration';
+import { slotRule } from '../core/window-math';
 import type { WritesFunctions } from './writes.functions';
 
 /** Claims this process remembers (board and config version -> segment -> claimed until, unix s) before it forgets them all. */
@@ -70,7 +71,7 @@ function claimUntilSec(board: PreparedBoard, nowMs: number): number {
   let untilSec = nowSec;
   for (const window of board.config.windows) {
     const { periodSec, intervalSec, originSec } = slotRule(window, nowMs);
-    untilSec = Math.max(untilSec, originSec + slotStartSec(nowSec - originSec, intervalSec) + periodSec);
+    untilSec = Math.max(untilSec, originSec + stepStartSec(nowSec - originSec, intervalSec) + periodSec);
   }
   return untilSec;
 }

@@ -102,7 +102,13 @@ export interface UnlikeCommand {
   context: WriteContext;
 }
 
-export type WriteCommand = IncrementCommand | ScoreCommand | BatchCommand | LikeCommand | UnlikeCommand;
+/** A like or its take-back: one kind of write, answered LikeWritten. */
+export type LikeChange = LikeCommand | UnlikeCommand;
+
+/** A write of one item on its shard: an increment, a score, a like or an unlike. */
+export type ItemCommand = IncrementCommand | ScoreCommand | LikeChange;
+
+export type WriteCommand = ItemCommand | BatchCommand;
 
 /** What an item write answers: each window's new standing. */
 export interface ItemWritten {

@@ -16,10 +16,9 @@ import type {
   BatchWritten,
   IncrementCommand,
   ItemWritten,
-  LikeCommand,
+  LikeChange,
   LikeWritten,
   ScoreCommand,
-  UnlikeCommand,
   WriteCommand,
   WriteContext,
   WriteKind,
@@ -116,7 +115,7 @@ export class WritePipeline {
     return this.run(command, this.batchWrite);
   }
 
-  like(command: LikeCommand | UnlikeCommand): Promise<WriteAnswer<LikeWritten>> {
+  like(command: LikeChange): Promise<WriteAnswer<LikeWritten>> {
     return this.run(command, this.likeWrite);
   }
 

@@ -15,7 +15,7 @@ import type { BatchEntry, BatchOutcome, WriteOutcome } from '../core/ranking.typ
 import { boardCall, WriteCall } from '../core/script-call';
 import { HistoryStore } from '../history/history.store';
 import { ShardsStore } from '../shards/shards.store';
-import type { IncrementCommand, LikeCommand, UnlikeCommand, WriteAttempt } from './write-commands';
+import type { IncrementCommand, LikeChange, WriteAttempt } from './write-commands';
 import { CoalescedIncrement, IncrementAllowances, LedgerCall, LedgerEntry, WritesFunctions } from './writes.functions';
 import type { ScoreRecord } from '../scores/scores.functions';
 import { ScoresStore } from '../scores/scores.store';
@@ -206,7 +206,7 @@ export class WritesStore {
    * instance stopped midway) finishes it first, then is sent again.
    */
   async like(
-    command: LikeCommand | UnlikeCommand,
+    command: LikeChange,
     attempt: WriteAttempt & { growth: { newItems: number; newLikes: number } },
   ): Promise<WriteOutcome & { counted: boolean; createdLikes: number }> {
     const { board, nowMs, idem, growth } = attempt;
@@ -246,7 +246,7 @@ export class WritesStore {
   }
 
   /** A like's segments and, when the board's registry refuses one of them, that refusal. */
-  private async likeSegments(board: PreparedBoard, command: LikeCommand | UnlikeCommand, nowMs: number) {
+  private async likeSegments(board: PreparedBoard, command: LikeChange, nowMs: number) {
     // An unlike names none: it takes the like out of the segments it was counted in.
     const segments = command.kind === 'like' ? command.segments : undefined;
     const refused = segments?.length ? await this.segmentClaims.claimOrRefusal(board, segments, nowMs) : undefined;

@@ -49,16 +49,17 @@ local function settled_tops(cfg_key, window_keys, rules, now_sec)
 end
 
 -- Each shard of a call over several shards of one node (`shards`: their config keys, as the call's
--- JSON): its config version checked, then `visit(tops)` with its windows' results keys (settled_tops),
--- or while expired slots wait to drain there its number added to `pending`. The version check reads
--- the shard's own config, so its listing asks that board's hooks (order_lib). Answers the error reply
--- of a stale config (nil: none).
+-- JSON): its config version checked, then `visit(tops, s, cfg_key)` with its windows' results keys
+-- (settled_tops), its position in `shards` and its config key; its position is added to `pending`
+-- instead while expired slots wait to drain there, or when `visit` answers false (the shard has more
+-- to drain first: it read nothing). The version check reads the shard's own config, so its listing
+-- asks that board's hooks (order_lib). Answers the error reply of a stale config (nil: none).
 local function visit_settled(shards, header, window_keys, pending, visit)
   for s, cfg_key in ipairs(cjson.decode(shards)) do
     local err = window.version_error(cfg_key, header.version)
     if err then return redis.error_reply(err) end
     local tops = settled_tops(cfg_key, window_keys, header.windows, header.now_sec)
-    if tops then visit(tops) else pending[#pending + 1] = s end
+    if not tops or visit(tops, s, cfg_key) == false then pending[#pending + 1] = s end
   end
 end
 

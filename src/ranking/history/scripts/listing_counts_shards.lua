@@ -1,4 +1,4 @@
--- requires: board_write, call_state, keyspace, order, reader, snaprows, window
+-- requires: board_write, call_state, keyspace, order, reader, snaprows
 -- listing_counts_shards: listing_counts over several shards of a sharded board that one Redis node
 -- serves, in one call instead of one per shard (the `metrics` of a page of archive rows). Read-only and
 -- across hash tags like count_above_shards (allow-cross-slot-keys: keys of any slot this node serves; a
@@ -16,33 +16,23 @@
 --   it was asked)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 
--- Whether a shard's window has nothing left to drain (listing_counts' expiry would do nothing): no slot
--- before the live range, no archive still being written out.
-local function settled(cfg_key, window_key, slots_key, rule, now_sec)
-  if not board_write.settled_tops(cfg_key, { window_key }, { rule }, now_sec) then return false end
-  return redis.call('HLEN', keyspace.sibling_key(slots_key, 'slots', 'arch')) == 0
-end
-
 local function listing_counts_shards(keys, args)
   local route = keys[1]
   local header, arg = call_state.begin_named_call(keys, args, CALLS.listing_counts_shards)
-  local rule, now_sec = header.windows[1], header.now_sec
   local asked_of = cjson.decode(arg.asked)
   local answer = { pending = {}, listings = {} }
-  for s, cfg_key in ipairs(cjson.decode(arg.shards)) do
-    local err = window.version_error(cfg_key, header.version)
-    if err then return redis.error_reply(err) end
+  -- A shard is read once its window has nothing left to drain (listing_counts' expiry would do
+  -- nothing): no slot before the live range (visit_settled), no archive still being written out.
+  local err = board_write.visit_settled(arg.shards, header, { arg.window_key }, answer.pending, function(_, s, cfg_key)
     local slots_key = keyspace.sibling_key(cfg_key, 'cfg', arg.window_key .. ':slots')
-    if settled(cfg_key, arg.window_key, slots_key, rule, now_sec) then
-      local base, ascending = keyspace.sibling_key(slots_key, 'slots', ''), order.ascending(slots_key)
-      for _, asked in ipairs(asked_of[s]) do
-        for _, entry in ipairs(snaprows.listing_counts_at(base, asked, ascending)) do
-          answer.listings[#answer.listings + 1] = entry
-        end
+    if redis.call('HLEN', keyspace.sibling_key(slots_key, 'slots', 'arch')) > 0 then return false end
+    local base, ascending = keyspace.sibling_key(slots_key, 'slots', ''), order.ascending(slots_key)
+    for _, asked in ipairs(asked_of[s]) do
+      for _, entry in ipairs(snaprows.listing_counts_at(base, asked, ascending)) do
+        answer.listings[#answer.listings + 1] = entry
       end
-    else
-      answer.pending[#answer.pending + 1] = s
     end
-  end
+  end)
+  if err then return err end
   return reader.answer(CALLS.listing_counts_shards, answer)
 end
