@@ -145,6 +145,29 @@ local function item_out(base, item, budget, costs)
   return budget
 end
 
+-- A retraction racing a merge: the merge may read a part before the retraction's step on the item's
+-- shard marks it, and store the listing after group_history_retract rewrote shard 0's listings. So
+-- that step notes the item on shard 0 (<base>rtr, zset item -> the step's time, ms, kept
+-- RETRACTIONS_KEPT_MS: longer than a part waits for its merge), and a listing stored at `at` is then
+-- rewritten without each item noted at or after `at` (it counted the item's events then).
+local RETRACTIONS_KEPT_MS = 7 * 86400 * 1000
+
+-- Notes the retraction of `item` at `now_ms` for the group board at `base` (shard 0's).
+local function retraction_noted(base, item, now_ms)
+  local key = base .. 'rtr'
+  redis.call('ZADD', key, 'GT', now_ms, item)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now_ms - RETRACTIONS_KEPT_MS)
+  redis.call('PEXPIRE', key, RETRACTIONS_KEPT_MS)
+end
+
+-- The listing just stored at `at` at `base` without the items retracted at or after `at`
+-- (group_history_out_lib's rewrite: one HGET for an item its record does not name). Answers the items.
+local function retractions_applied(base, at, newest)
+  local noted = redis.call('ZRANGE', base .. 'rtr', at * 1000, '+inf', 'BYSCORE')
+  for _, item in ipairs(noted) do group_of.GROUP_OF.listing_without(base, at, item, newest) end
+  return #noted
+end
+
 -- The shard's first membership change of the group board at `base`, in the slot starting at `slot`.
 local function attached(base, slot)
   redis.call('SET', base .. 'since', slot, 'NX')
@@ -155,5 +178,7 @@ group_parts.read_parts = read_parts
 group_parts.dropped = dropped
 group_parts.item_out = item_out
 group_parts.attached = attached
+group_parts.retraction_noted = retraction_noted
+group_parts.retractions_applied = retractions_applied
 group_parts.record_rows = record_rows
 group_parts.resumed = resumed
