@@ -75,47 +75,57 @@ describe.each(TOPOLOGIES)('group boards over 3 shards: a retraction racing a mer
  * shards' members counted as they stood then: the next crossing of each records its quiet parts
  * (group_parts_lib), the slots that left the window by then taken out. A boundary where no shard ran
  * keeps none, as on an unsharded member board. Members (shard of each over 3): p0 0, p1 1 in red; p2 2,
- * p3 0 in blue; top 2, decay 1. (Increments and reads run on every shard.)
+ * p3 0 in blue; top 2, decay 1. (Writes and reads run on every shard.) On a sum board and a max one.
  */
-describe.each(TOPOLOGIES)('group boards over 3 shards: boundaries some shards were quiet through (%s)', (topology) => {
-  const clock = new FakeClock(T0);
-  const world = useRankingGraph(topology, clock, {});
+const QUIET_CASES = TOPOLOGIES.flatMap((topology) =>
+  (['sum', 'max'] as const).map((mode) => [topology, mode] as const),
+);
 
-  it("keeps the listing where only shard 0 ran, with the quiet shards' members as they stood then", async () => {
-    const { ranking, groupBoards } = world.graph;
-    const snapshots = { keep: 4, top: 2 };
-    await ranking.putBoard({ name: 'qm', windows: [{ name: 'w', period: 60, interval: 20, snapshots }], shards: 3 });
-    await ranking.putBoard({ name: 'qg', groupOf: { board: 'qm', window: 'w', top: 2, decay: 1 } });
-    const join = (item: string) =>
-      groupBoards.setMember({ name: 'qg', group: item === 'p0' || item === 'p1' ? 'red' : 'blue', item });
-    for (const [item, score] of Object.entries({ p0: 1, p1: 5, p2: 3, p3: 2 })) {
-      await join(item);
-      await ranking.increment('qm', item, score);
-    }
-    clock.advanceMs(20_000);
-    await ranking.increment('qm', 'p0', 1);
-    await ranking.top('qg', undefined, 0, 10);
-    for (let slot = 0; slot < 2; slot++) {
+describe.each(QUIET_CASES)(
+  'group boards over 3 shards: boundaries some shards were quiet through (%s, %s)',
+  (topology, mode) => {
+    const clock = new FakeClock(T0);
+    const world = useRankingGraph(topology, clock, {});
+
+    it("keeps the listing where only shard 0 ran, with the quiet shards' members as they stood then", async () => {
+      const { ranking, groupBoards } = world.graph;
+      const snapshots = { keep: 4, top: 2 };
+      const windows = [{ name: 'w', period: 60, interval: 20, snapshots }];
+      await ranking.putBoard({ name: 'qm', windows, shards: 3, ...(mode === 'max' ? { aggregate: mode } : {}) });
+      await ranking.putBoard({ name: 'qg', groupOf: { board: 'qm', window: 'w', top: 2, decay: 1 } });
+      const join = (item: string) =>
+        groupBoards.setMember({ name: 'qg', group: item === 'p0' || item === 'p1' ? 'red' : 'blue', item });
+      const write = (item: string, value: number) =>
+        mode === 'sum' ? ranking.increment('qm', item, value) : ranking.score('qm', item, value);
+      for (const [item, score] of Object.entries({ p0: 1, p1: 5, p2: 3, p3: 2 })) {
+        await join(item);
+        await write(item, score);
+      }
       clock.advanceMs(20_000);
-      await join('p0'); // shard 0 alone runs a call in this slot
-    }
-    clock.advanceMs(40_000);
-    const at = T0 / 1000;
-    const points = async (group: string) =>
-      (await ranking.itemHistory('qg', undefined, group, undefined, undefined)).points;
-    // The slots ending at +40 and +60 hold slot +0 (red p1 5 + p0 2, blue p2 3 + p3 2); the one ending
-    // at +80 no longer does (red p0 1, blue none).
-    expect(await points('red')).toEqual([
-      { at: at + 40, rank: 1, score: 7 },
-      { at: at + 60, rank: 1, score: 7 },
-      { at: at + 80, rank: 1, score: 1 },
-    ]);
-    expect(await points('blue')).toEqual([
-      { at: at + 40, rank: 2, score: 5 },
-      { at: at + 60, rank: 2, score: 5 },
-      { at: at + 80, rank: null, score: null },
-    ]);
-    const latest = await ranking.history('qg', undefined, undefined);
-    expect(latest.at).toBe(at + 80); // none at +100: no shard ran in the slot it ends
-  });
-});
+      await write('p0', mode === 'sum' ? 1 : 2); // p0 2 (sum: 1 in this slot)
+      await ranking.top('qg', undefined, 0, 10);
+      for (let slot = 0; slot < 2; slot++) {
+        clock.advanceMs(20_000);
+        await join('p0'); // shard 0 alone runs a call in this slot
+      }
+      clock.advanceMs(40_000);
+      const at = T0 / 1000;
+      const points = async (group: string) =>
+        (await ranking.itemHistory('qg', undefined, group, undefined, undefined)).points;
+      // The slots ending at +40 and +60 hold slot +0 (red p1 5 + p0 2, blue p2 3 + p3 2); the one ending
+      // at +80 no longer does (red p0 as slot +20 holds it, blue none).
+      expect(await points('red')).toEqual([
+        { at: at + 40, rank: 1, score: 7 },
+        { at: at + 60, rank: 1, score: 7 },
+        { at: at + 80, rank: 1, score: mode === 'sum' ? 1 : 2 },
+      ]);
+      expect(await points('blue')).toEqual([
+        { at: at + 40, rank: 2, score: 5 },
+        { at: at + 60, rank: 2, score: 5 },
+        { at: at + 80, rank: null, score: null },
+      ]);
+      const latest = await ranking.history('qg', undefined, undefined);
+      expect(latest.at).toBe(at + 80); // none at +100: no shard ran in the slot it ends
+    });
+  },
+);
