@@ -1,6 +1,7 @@
 import { FakeClock } from '../../harness/clock';
 import { TOPOLOGIES } from '../../harness/redis';
 import { GroupBoardsStore } from '../../src/ranking/group-boards/group-boards.store';
+import { RetractionStore } from '../../src/ranking/retraction/retraction.store';
 import type { RedisFunctions } from '../../src/redis/redis-functions';
 import { useRankingGraph } from '../support/ranking-graph';
 
@@ -129,3 +130,46 @@ describe.each(QUIET_CASES)(
     });
   },
 );
+
+/**
+ * Issue #48: an item retraction on a sharded board calls shard 0's group listings (group_history_retract)
+ * only when the item's shard names a group board (groupedBy, answered by retract_item): an item on a
+ * shard naming none is in no group, and no group board's listing counts it.
+ */
+describe.each(TOPOLOGIES)('item retractions on a sharded board and its group listings (%s)', (topology) => {
+  const clock = new FakeClock(T0);
+  const world = useRankingGraph(topology, clock, {});
+
+  it('calls group_history_retract for an item of a shard naming a group board only', async () => {
+    const { ranking, groupBoards, retractions } = world.graph;
+    const store = world.graph.module.get(RetractionStore);
+    const functions: RedisFunctions = store.functions;
+    const call = functions.call.bind(functions);
+    let listingCalls = 0;
+    const spy = jest.spyOn(functions, 'call').mockImplementation((fn, input) => {
+      if (fn === store.fns.groupHistoryRetract) listingCalls++;
+      return call(fn, input);
+    });
+    const retracted = async (board: string, item: string) => {
+      listingCalls = 0;
+      const started = (await retractions.start(board, { kind: 'item', id: item })).body;
+      await retractions.settled(board, started.id);
+      return listingCalls;
+    };
+    const windows = [{ name: 'w', period: 60, interval: 20 }];
+    await ranking.putBoard({ name: 'rn', windows, shards: 3 });
+    await ranking.putBoard({ name: 'rj', windows, shards: 3 });
+    await ranking.putBoard({ name: 'rjg', groupOf: { board: 'rj', window: 'w', top: 2, decay: 1 } });
+    await groupBoards.setMember({ name: 'rjg', group: 'red', item: 'p1' });
+    for (const [board, item] of [
+      ['rn', 'p1'],
+      ['rj', 'p1'],
+      ['rj', 'p2'],
+    ])
+      await ranking.increment(board, item, 1);
+    expect(await retracted('rn', 'p1')).toBe(0); // no group board over rn
+    expect(await retracted('rj', 'p2')).toBe(0); // shard 2 of rj holds no member
+    expect(await retracted('rj', 'p1')).toBeGreaterThan(0);
+    spy.mockRestore();
+  });
+});
