@@ -12,7 +12,8 @@
 -- period's from the parts of the shards that wrote in it. A rolling boundary keeps a listing where some
 -- shard ran a call in the slot it ends (as an unsharded member board's, where the board ran one): a
 -- shard's crossing records its part at the end of the slot it last ran in and, quiet, at the later
--- boundaries it ran no call before (its state there is its state then, less what left the window). Keys, on each shard, base "<tag>:<W>%<G>:":
+-- boundaries it ran no call before (its state there is its state then, less what left the window).
+-- Keys, on each shard, base "<tag>:<W>%<G>:":
 --   <base>since     string the slot start (unix s) of the shard's first membership change (before it,
 --                   its part of every boundary is empty)
 --   <base>parts     zset   at -> at: the boundaries whose parts the shard recorded, the newest
@@ -252,11 +253,12 @@ end
 -- A retraction racing a merge: the merge may read a part before the retraction's step on the item's
 -- shard marks it, and store the listing after group_history_retract rewrote shard 0's listings. So
 -- that step notes the item on shard 0 (<base>rtr, zset item -> the step's time, ms, kept
--- RETRACTIONS_KEPT_MS), and a listing the merge stores is then rewritten without each item noted at
--- or after the merge began (its `now`, before it read the parts, after every boundary it merges: the
--- item's events the listing counts came before the retraction; one noted before it began reached
--- the parts first, and any events of the item after it are the listing's own).
-local RETRACTIONS_KEPT_MS = 7 * 86400 * 1000
+-- RETRACTIONS_KEPT_MS: far longer than a merge runs), and a listing the merge stores is then
+-- rewritten without each item noted at or after the merge began (its `now`, before it read the
+-- parts, after every boundary it merges: the item's events the listing counts came before the
+-- retraction; one noted before it began reached the parts first, and any events of the item after
+-- it are the listing's own).
+local RETRACTIONS_KEPT_MS = 3600 * 1000
 
 -- Notes the retraction of `item` at `now_ms` for the group board at `base` (shard 0's).
 local function retraction_noted(base, item, now_ms)
