@@ -81,10 +81,14 @@ async function dirtyShardedGroups(context: HarnessContext): Promise<void> {
   await context.send({ method: 'POST', path: '/boards/wc-members-sharded/increments', body: { items } }, 'seeder');
 }
 
-/** Both sharded groups dirty, then the member window's next minute: every shard crosses its boundary at the read. */
+/**
+ * Both sharded groups dirty, then four minutes of the member window: every shard crosses at the read,
+ * recording its part at the boundary it wrote before and its quiet parts at the three after it
+ * (group_parts_lib: its state then, each group's members read again).
+ */
 async function crossShardedDirty(context: HarnessContext): Promise<void> {
   await dirtyShardedGroups(context);
-  await context.advanceSec(60);
+  await context.advanceSec(4 * 60);
 }
 
 /** Every group dirty, then the member window's next minute: the next call crosses its boundary with every group to settle. */
@@ -121,7 +125,7 @@ const CROSSING = `the crossing settles the dirty groups first (calls of about ${
 
 const SHARDED = `2 groups of ${MEMBERS} scored members (top ${MEMBERS}) over a member board of ${SHARDS_PER_BOARD.max} shards, one group's members all on shard 0`;
 
-const SHARDED_CROSSING = `each shard's first call past the boundary records its part (its groups' best members then), the read's settle round merges the parts into the listing on shard 0, then settles and reads`;
+const SHARDED_CROSSING = `each shard's first call past the boundary records its part (its groups' best members then) and its quiet parts of the 3 boundaries after it, the read's settle round merges the parts into the listings on shard 0, then settles and reads`;
 
 const FULL = `${FULL_GROUPS} groups of ${MEMBERS} scored members (top ${MEMBERS})`;
 
@@ -177,7 +181,7 @@ export const GROUP_ROWS: WorstRow[] = [
     prepare: crossShardedDirty,
     request: () => get('/boards/wc-teams-sharded/history'),
     settle: crossShardedDirty,
-    manyCalls: `each shard's crossing records its part of the listing (shard 0: its group's 1 000 members, about ${GROUP_SETTLE_ROWS} rows a call), then the settle round reads every shard's parts, stores the merged listing and its record on shard 0 and drops the parts: one call a shard at each step, in parallel`,
+    manyCalls: `each shard's crossing records its part of the listing and its 3 quiet parts (shard 0: its group's 1 000 members each, about ${GROUP_SETTLE_ROWS} rows a call), then the settle round reads every shard's parts, stores each merged listing and its record on shard 0 and drops the parts: one call a shard at each step, in parallel`,
   },
   {
     route: 'POST /admin/boards/{board}/retractions',

@@ -26,7 +26,7 @@ const GROUPS = ['red', 'blue', 'g/é'];
 
 type Step =
   | { kind: 'increment'; item: string; amount: number }
-  | { kind: 'join'; item: string; group: string | null }
+  | { kind: 'join'; item: string; group: string | null; alone?: true }
   | { kind: 'advance'; ms: number }
   | { kind: 'retract'; item: string }
   | { kind: 'check' };
@@ -39,6 +39,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 3,
     arbitrary: joinStep(ITEMS, GROUPS),
+  },
+  // A membership change alone: only its item's shard runs a call in that slot (the others quiet).
+  {
+    weight: 2,
+    arbitrary: joinStep(ITEMS, GROUPS).map((join) => ({ ...join, alone: true as const })),
   },
   {
     weight: 3,
@@ -119,6 +124,27 @@ const RETRACT_COUNTED: [number, Step[]] = [
 ];
 
 /**
+ * Membership changes alone, each in a slot where only its item's shard runs a call: the boundaries
+ * ending those slots keep listings all the same, the quiet shards' members as they stood then (the
+ * last one after the first slot's scores left the window).
+ */
+const QUIET_SHARDS: [number, Step[]] = [
+  1_600_000_000_000,
+  [
+    ...ITEMS.map((item, i): Step => ({ kind: 'increment', item, amount: i + 1 })),
+    { kind: 'check' },
+    { kind: 'advance', ms: 20_000 },
+    { kind: 'increment', item: 'c', amount: 2 },
+    { kind: 'advance', ms: 20_000 },
+    { kind: 'join', item: 'a', group: 'red', alone: true },
+    { kind: 'advance', ms: 20_000 },
+    { kind: 'join', item: 'b', group: 'blue', alone: true },
+    { kind: 'advance', ms: 40_000 },
+    { kind: 'check' },
+  ],
+];
+
+/**
  * Member boards of one shard (each crossing keeps the listing) and of three (each shard's crossing
  * records its part, the group board's next read merges them: group_parts_lib).
  */
@@ -175,7 +201,7 @@ describe.each(CASES)(
             await setup.ranking.deleteBoard(member);
           },
         ),
-        { numRuns: 30, examples: [EVERYTHING, EXPIRED_BEFORE_JOIN, RETRACT_COUNTED] },
+        { numRuns: 30, examples: [EVERYTHING, EXPIRED_BEFORE_JOIN, RETRACT_COUNTED, QUIET_SHARDS] },
       );
       // Not vacuous: kept listings with rows were compared, of both kinds.
       expect(compared.snapshots).toBeGreaterThan(5);
@@ -187,7 +213,8 @@ describe.each(CASES)(
      * Runs a step and the model's part of it. Every call but an advance runs at the clock's time and
      * crosses, before it applies, the member window on the shards it calls; a write may read every
      * shard's previous listing too, so each write, membership change and retraction follows a read of
-     * the member board's windows: every shard crossed (nothing merged: a read of a group board merges).
+     * the member board's windows: every shard crossed (nothing merged: a read of a group board merges),
+     * but a membership change `alone` (its item's shard crosses, the others stay quiet through the slot).
      * A retraction then finds the parts not merged yet holding its item where they did.
      */
     async function apply(
@@ -199,8 +226,12 @@ describe.each(CASES)(
       const nowMs = clock.nowMs();
       if (s.kind === 'check') return model.histories.forEach((h) => h.read(nowMs));
       if (s.kind === 'advance') return clock.advanceMs(s.ms);
-      for (const window of ['w', 'day']) await setup.ranking.top(member, window, 0, 1);
-      model.histories.forEach((h) => h.cross(nowMs));
+      if (s.kind === 'join' && s.alone) {
+        model.histories.forEach((h) => h.cross(nowMs, h.shardOf(s.item)));
+      } else {
+        for (const window of ['w', 'day']) await setup.ranking.top(member, window, 0, 1);
+        model.histories.forEach((h) => h.cross(nowMs));
+      }
       if (s.kind === 'retract') {
         model.members.retract(s.item);
         for (const h of model.histories) retracted.listings += h.retract(s.item);

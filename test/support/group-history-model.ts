@@ -36,9 +36,11 @@ export interface Kept {
  * Each shard crosses the member window on its own: its first call in a new slot (a write of one of its
  * items, a membership change of one, a read of the group board, which calls every shard) records its
  * part of the listing at the end of the slot it last ran in (a calendar period's when it wrote in
- * it): each group's best `top` members among its items. A read of the group board merges the parts
- * into listings (a shard keeps its newest PARTS_KEPT parts), at the boundaries where every shard's part is known (recorded, or empty: the shard
- * had no membership change before then), and forgets the parts. A listing is a snapshot of `top` rows
+ * it): each group's best `top` members among its items; on a rolling window also, quiet, at the later
+ * boundaries it ran no call before (quietSlots). A read of the group board merges the parts into
+ * listings (a shard keeps its newest PARTS_KEPT parts), at the boundaries where every shard's part is
+ * known (recorded, or empty: the shard had no membership change before then) and, rolling, some
+ * shard's is not quiet, and forgets the parts. A listing is a snapshot of `top` rows
  * (the newest `keep` intervals readable), or the archive of a period where some group scored (the
  * newest `keep` kept). One shard: every call crosses it, and the merge is the unsharded listing.
  */
@@ -48,6 +50,8 @@ export class GroupHistoryModel {
   private readonly written = new Set<string>();
   /** boundary -> shard -> its part (group -> its best members there) */
   private readonly parts = new Map<number, Map<number, Map<string, Counted[]>>>();
+  /** "<boundary> <shard>" of the quiet parts: the shard ran no call in the slot ending there. */
+  private readonly quiet = new Set<string>();
   readonly kept: Kept[] = [];
 
   constructor(
@@ -72,9 +76,26 @@ export class GroupHistoryModel {
       if (shard !== undefined && s !== shard) continue;
       const slotSec = this.slotOf(nowMs);
       const ran = this.ran.get(s);
-      if (this.since.has(s) && ran !== undefined && slotSec > ran) this.record(s, ran);
+      if (this.since.has(s) && ran !== undefined && slotSec > ran) {
+        this.record(s, ran);
+        for (const quiet of this.quietSlots(ran, slotSec)) this.record(s, quiet, true);
+      }
       if (ran === undefined || slotSec > ran) this.ran.set(s, slotSec);
     }
+  }
+
+  /**
+   * Over shards, a rolling window's crossing from the slot `ran` also records the shard's quiet parts:
+   * at the later boundaries up to the current slot's start (the slots after `ran` before `slotSec`),
+   * the newest PARTS_KEPT - 1 of them.
+   */
+  private quietSlots(ran: number, slotSec: number): number[] {
+    const { intervalSec, calendar } = this.window;
+    if (this.shards === 1 || calendar) return [];
+    const slots: number[] = [];
+    for (let q = Math.max(ran + intervalSec, slotSec - (PARTS_KEPT - 1) * intervalSec); q < slotSec; q += intervalSec)
+      slots.push(q);
+    return slots;
   }
 
   /** A membership change on the item's shard (after its crossing). */
@@ -95,9 +116,11 @@ export class GroupHistoryModel {
       if (parts.size === 0) continue;
       const known = (s: number) => parts.has(s) || this.window.calendar || !(this.since.get(s)! < at);
       if (![...Array(this.shards).keys()].every(known)) continue;
+      if (!this.window.calendar && [...parts.keys()].every((s) => this.quiet.has(`${at} ${s}`))) continue;
       this.keep(at, parts);
     }
     this.parts.clear();
+    this.quiet.clear();
   }
 
   /** The snapshots still readable at `nowMs` (rolling), oldest first. */
@@ -134,8 +157,10 @@ export class GroupHistoryModel {
   }
 
   /** The shard's part at the end of the slot starting at `slotSec` (a calendar period: at its start). */
-  private record(shard: number, slotSec: number): void {
+  private record(shard: number, slotSec: number, quiet = false): void {
     const at = this.window.calendar ? slotSec : slotSec + this.window.intervalSec;
+    if (quiet) this.quiet.add(`${at} ${shard}`);
+    else this.quiet.delete(`${at} ${shard}`);
     if (this.window.calendar && !this.written.has(`${shard} ${slotSec}`)) return;
     const scores = this.members.listing(this.window.name, (slotSec + this.window.intervalSec) * 1000 - 1);
     const part = this.groups.counted(scores.filter((row) => this.shardOf(row.item) === shard));

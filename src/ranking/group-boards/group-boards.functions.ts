@@ -165,15 +165,18 @@ export interface ListingPart {
   atSec: number;
   over: boolean;
   groups: Array<[string, Array<string | number>]>;
+  /** The shard ran no call in the slot ending at `atSec` (its state then, recorded at a later crossing). */
+  quiet: boolean;
 }
 
 /** A shard's parts as group_history_parts answers them (cjson writes an empty table as {}). */
 function partsOf(text: string): ListingPart[] {
-  const parsed = JSON.parse(text) as Array<[number, number, unknown]>;
-  return parsed.map(([atSec, over, groups]) => ({
+  const parsed = JSON.parse(text) as Array<[number, number, unknown, number]>;
+  return parsed.map(([atSec, over, groups, quiet]) => ({
     atSec,
     over: over === 1,
     groups: Array.isArray(groups) ? (groups as ListingPart['groups']) : [],
+    quiet: quiet === 1,
   }));
 }
 

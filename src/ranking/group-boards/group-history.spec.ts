@@ -1,10 +1,11 @@
 import type { ListingPart } from './group-boards.functions';
 import { knownBoundaries, mergedGroups, ShardParts } from './group-history';
 
-const part = (atSec: number, groups: ListingPart['groups'] = [], over = false): ListingPart => ({
+const part = (atSec: number, groups: ListingPart['groups'] = [], over = false, quiet = false): ListingPart => ({
   atSec,
   over,
   groups,
+  quiet,
 });
 const RULE = { top: 2, decay: 0.5, ascending: false, listed: 2 };
 
@@ -19,6 +20,15 @@ describe('knownBoundaries: the boundaries whose listing the shards’ parts make
       { parts: [], since: -1 },
     ];
     expect(knownBoundaries(shards, false)).toEqual([20, 60]);
+  });
+
+  it('a rolling boundary where every shard was quiet (no call in the slot it ends) keeps no listing', () => {
+    const quiet = (atSec: number) => part(atSec, [], false, true);
+    const shards: ShardParts[] = [
+      { parts: [part(20), quiet(40), quiet(60)], since: 0 },
+      { parts: [quiet(20), part(40), quiet(60)], since: 0 },
+    ];
+    expect(knownBoundaries(shards, false)).toEqual([20, 40]);
   });
 
   it('a calendar period is known from the shards that wrote in it; a part over its room keeps none', () => {

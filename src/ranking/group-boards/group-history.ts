@@ -19,8 +19,10 @@ export interface ShardParts {
 
 /**
  * The boundaries whose listing is known: no part over its room, and on a rolling window every shard's
- * part known, recorded there or empty (the shard held no member then: never, or not before `since`);
- * a calendar period's from the parts of the shards that wrote in it (the others held no score in it).
+ * part known, recorded there or empty (the shard held no member then: never, or not before `since`),
+ * some shard's not quiet (one ran a call in the slot it ends, as an unsharded member board keeps a
+ * listing only there); a calendar period's from the parts of the shards that wrote in it (the others
+ * held no score in it).
  */
 export function knownBoundaries(shards: ShardParts[], calendar: boolean): number[] {
   const all = [...new Set(shards.flatMap((shard) => shard.parts.map((part) => part.atSec)))].sort((a, b) => a - b);
@@ -28,6 +30,7 @@ export function knownBoundaries(shards: ShardParts[], calendar: boolean): number
     const parts = shards.map((shard) => shard.parts.find((part) => part.atSec === atSec));
     if (parts.some((part) => part?.over)) return false;
     if (calendar) return true;
+    if (parts.every((part) => part?.quiet ?? true)) return false;
     return shards.every((shard, i) => parts[i] !== undefined || shard.since < 0 || atSec <= shard.since);
   });
 }

@@ -7,7 +7,7 @@ import { BoardCall, boardHeader } from '../core/script-call';
 import { sliceFunctions } from '../core/slice-functions';
 
 const STEP_ARGS = ['target', 'most', 'ledger', 'block_until_ms', 'block_key'] as const;
-const STEP_REPLY = ['done', 'taken', 'events', 'amount'] as const;
+const STEP_REPLY = ['done', 'taken', 'events', 'amount', 'grouped'] as const;
 
 /** One step of a retraction on one shard: of an actor (retract_step.lua) or an item (retract_item.lua). */
 export interface RetractStepCall extends BoardCall {
@@ -30,6 +30,8 @@ export interface RetractStepReply {
   taken: number;
   events: number;
   amount: number;
+  /** An item's shard names group boards over the board (an item on a shard naming none is in no group). */
+  grouped: boolean;
 }
 
 /**
@@ -83,6 +85,7 @@ function stepReply(name: string, raw: unknown): RetractStepReply {
     taken: reply.int('taken'),
     events: reply.int('events'),
     amount: reply.int('amount'),
+    grouped: reply.flag('grouped'),
   };
 }
 

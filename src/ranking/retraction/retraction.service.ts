@@ -125,6 +125,7 @@ export class RetractionService extends ResumableRuns {
 
   /** Steps every shard concerned until each answers done (a board that lost shards meanwhile: the ones left). */
   private async run(run: Run): Promise<void> {
+    let grouped = false;
     for (let turn = 0; ; turn++) {
       let done = false;
       while (!done) {
@@ -134,7 +135,7 @@ export class RetractionService extends ResumableRuns {
           return shard === undefined ? undefined : this.step(board, shard, run, 0);
         });
         if (step === undefined) {
-          if (run.target.kind === 'item') await this.groupListingsOut(run);
+          if (run.target.kind === 'item') await this.groupListingsOut(run, grouped);
           await this.store.finished(run.board, run.id);
           const view = await this.get(run.board, run.id);
           this.metrics.finishedOne();
@@ -144,6 +145,7 @@ export class RetractionService extends ResumableRuns {
           return;
         }
         done = step.done;
+        grouped = step.grouped;
       }
     }
   }
@@ -151,9 +153,10 @@ export class RetractionService extends ResumableRuns {
   /**
    * An item retracted from a sharded board: out of the listings its group boards keep on shard 0 (the
    * item's shard's steps took it out of its parts of the others), then the previous ranks forgotten.
+   * Not `grouped` (its shard names no group board: the item is in no group), no listing counts it.
    */
-  private async groupListingsOut(run: Run): Promise<void> {
-    for (let done = false; !done && !this.runs.stopping;) {
+  private async groupListingsOut(run: Run, grouped: boolean): Promise<void> {
+    for (let done = !grouped; !done && !this.runs.stopping;) {
       done = await this.cache.withBoard(run.board, async (board) => {
         if (!board.sharded) return true;
         const step = await this.store.groupListingsStep(board, {

@@ -1,4 +1,4 @@
--- requires: archive, call_state, group_of, keyspace, order, reader, snaprows, window
+-- requires: archive, call_state, group_of, group_parts, keyspace, order, reader, snaprows, window
 -- group_history_store: shard 0 of a sharded member board keeps a group board's listing at a boundary
 -- of the member window W, merged from the shards' parts (group_parts_lib; the merge:
 -- src/ranking/group-boards/group-history.ts), as group_history_lib keeps an unsharded W's: the groups
@@ -6,9 +6,11 @@
 -- rolling W's snapshot (readable `keep` intervals from `at`) or a calendar W's archive of the period
 -- starting at `at` (none without rows; the oldest beyond `keep` dropped), the newest one the previous
 -- listing (<base>prev), with the counted members of its groups recorded for item retractions
--- (group_history_out_lib's counted_stored, at most `room` members). A listing already kept is kept as is.
+-- (group_history_out_lib's counted_stored, at most `room` members), then without the items retracted
+-- since the merge began (`now`: group_parts_lib's retractions_applied). A listing already kept is kept as is.
 -- Keys: cfg (shard 0's config hash)
--- Args (reader.read_call, CALLS.group_history_store): the header (no windows), then
+-- Args (reader.read_call, CALLS.group_history_store): the header (now: when the merge began, before it
+--   read the parts; no windows), then
 --   board     the group board
 --   window    the member window W
 --   at        the boundary (unix s): a snapshot's end, an archive's period start
@@ -85,5 +87,6 @@ local function group_history_store(keys, args)
     if #rows > 0 then redis.call('ZADD', base .. 'prev', unpack(ranked)) end
     if #rows > 0 and lifetime then redis.call('EXPIRE', base .. 'prev', lifetime) end
   end
+  group_parts.retractions_applied(base, at, tonumber(redis.call('ZRANGE', index, -1, -1)[1]) == at, header.now_ms)
   return reader.answer(CALLS.group_history_store, { rows = #rows })
 end

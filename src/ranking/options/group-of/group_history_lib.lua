@@ -68,7 +68,7 @@ local function crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, o
   local at = calendar and mark or mark + interval_sec
   if tonumber(call_state.config_field(cfg_key, 'shards') or '1') > 1 then
     for _, base in ipairs(bases) do
-      if not group_parts.recorded(cfg_key, base, at, top_key) then return false end
+      if not group_parts.crossed(cfg_key, base, mark, not calendar and interval_sec or nil, top_key) then return false end
     end
     return true
   end

@@ -205,4 +205,5 @@ hooks.register_all('group_of', { 'item_history_out', item_history_out })
 group_of.GROUP_OF.counted_recorded = counted_recorded
 group_of.GROUP_OF.counted_dropped = counted_dropped
 group_of.GROUP_OF.listings_out = listings_out
+group_of.GROUP_OF.listing_without = listing_without
 group_of.GROUP_OF.counted_stored = counted_stored

@@ -213,7 +213,7 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   local parts = redis.call('ZRANGE', base .. 'parts', 0, -1)
   for _, at in ipairs(parts) do redis.call('UNLINK', base .. 'part:' .. at) end
   redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps', base .. 'rcap')
-  redis.call('UNLINK', base .. 'parts', base .. 'since')
+  redis.call('UNLINK', base .. 'parts', base .. 'since', base .. 'rtr')
   return budget - taken - 13 - #kept - #parts, true
 end
 

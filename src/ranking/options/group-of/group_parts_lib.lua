@@ -1,5 +1,5 @@
 -- module: group_parts
--- requires: archive, call_state, group_members, group_of, snapshot
+-- requires: archive, call_state, group_members, group_of, order, snapshot, stored_windows, window
 -- group_parts_lib: a group board's history over a sharded member board M. No call holds two shards'
 -- keys, so no crossing sees a group whole: each shard's crossing of the member window W (hook
 -- boundary_crossing, group_history_lib) records its part of the listing at the boundary, the
@@ -9,7 +9,11 @@
 -- group board's scores live (src/ranking/group-boards/group-history.ts, group_history_store.lua).
 -- A listing is kept at a boundary only where every shard's part is known: recorded there, or empty
 -- (the shard held no member of the group board then: attached later, <base>since); a calendar
--- period's from the parts of the shards that wrote in it. Keys, on each shard, base "<tag>:<W>%<G>:":
+-- period's from the parts of the shards that wrote in it. A rolling boundary keeps a listing where some
+-- shard ran a call in the slot it ends (as an unsharded member board's, where the board ran one): a
+-- shard's crossing records its part at the end of the slot it last ran in and, quiet, at the later
+-- boundaries it ran no call before (its state there is its state then, less what left the window).
+-- Keys, on each shard, base "<tag>:<W>%<G>:":
 --   <base>since     string the slot start (unix s) of the shard's first membership change (before it,
 --                   its part of every boundary is empty)
 --   <base>parts     zset   at -> at: the boundaries whose parts the shard recorded, the newest
@@ -19,7 +23,8 @@
 --                          boundary ("\30<item>\31<score>" rows, best first; "\31x" after a score:
 --                          retracted since, counted as held but worth nothing); "i\31<item>" -> its
 --                          group; "\29n" next group (sorted ids) to record (-1: done); "\29c" the
---                          members recorded; "\29o" 1: over its room (no listing kept at the boundary)
+--                          members recorded; "\29o" 1: over its room (no listing kept at the boundary);
+--                          "\29q" 1: quiet, the shard ran no call in the slot ending there (see quiet_view)
 -- A part holds at most floor(rcap / (PARTS_KEPT x shards)) members, so the parts of all shards hold
 -- at most MAX_RECORDED_MEMBERS_PER_BOARD (rcap), as shard 0's records of the merged listings do.
 -- KEYS: 0
@@ -28,7 +33,7 @@ local PARTS_KEPT = 4
 -- The crossing rows a recorded member weighs: read, then written as a hash field and a row of its
 -- group's text (about twice a snapshot row's instructions: bench/group-history-instructions.ts).
 local PART_ROW_WEIGHT = 2
-local NEXT, COUNT, OVER, GROUP, ITEM = '\29n', '\29c', '\29o', 'g\31', 'i\31'
+local NEXT, COUNT, OVER, QUIET, GROUP, ITEM = '\29n', '\29c', '\29o', '\29q', 'g\31', 'i\31'
 local RETRACTED = '\31x'
 
 local function part_key(base, at) return base .. 'part:' .. at end
@@ -64,12 +69,95 @@ local function resumed(key, base)
   return first, tonumber(held[2] or '0'), rule, tonumber(string.match(rule, '^(%d+) '))
 end
 
+-- A quiet boundary `at` of the rolling window of `member_top`: the shard ran no call since the slot it
+-- last ran in, before it, so its state then is its state now, the slots that left the window by then
+-- taken out as expiry takes them. Its aggregate (sum, max, min, last), the slots still indexed that
+-- are not live in the slot ending at `at` (expired), those live there (live), oldest first.
+local function quiet_view(cfg_key, member_top, at, interval_sec)
+  local cfg_window, period = string.sub(member_top, #cfg_key - 2, -5), nil
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+    if w.name == cfg_window then period = w.periodSec end
+  end
+  local slots_key = string.sub(member_top, 1, -4) .. 'slots'
+  local view = { mode = call_state.config_field(cfg_key, 'aggregate') or 'sum', top_key = member_top, expired = {}, live = {} }
+  local ranges = { expired = { '-inf', at - period - interval_sec }, live = { at - period, at - interval_sec } }
+  for name, range in pairs(ranges) do
+    for _, start in ipairs(redis.call('ZRANGE', slots_key, range[1], range[2], 'BYSCORE')) do
+      view[name][#view[name] + 1] = window.slot_key_of(slots_key, start)
+    end
+  end
+  return view
+end
+
+-- A slot hash value's score: a sum's, a max / min record's, a last record's "<at_ms>:<score>".
+local function slot_score(value)
+  return tonumber(string.match(value, '([^:]*)$'))
+end
+
+-- The listed `members` (name -> score at the mark) scored at the quiet boundary of `view`: a sum less
+-- the expired slots' amounts, oldest first (as expiry subtracts them); a max / min / last record the
+-- best, or the newest, over the live slots. Answers name -> score and the slot values read.
+local function quiet_scores(members, names, view)
+  local sum = view.mode == 'sum'
+  local scores = sum and members or {}
+  local slots = sum and view.expired or view.live
+  for _, slot in ipairs(slots) do
+    local values = redis.call('HMGET', slot, unpack(names))
+    for j, name in ipairs(names) do
+      local v, held = values[j] and slot_score(values[j]), scores[name]
+      if v and sum then
+        scores[name] = held - v
+      elseif v and (held == nil or view.mode == 'last' or (view.mode == 'max') == (v > held)) then
+        scores[name] = v
+      end
+    end
+  end
+  return scores, #slots * #names
+end
+
+-- Slot values one group's quiet rows may read (its members x the slots read): past it the part is
+-- over its room (its boundary keeps no listing), so no crossing call reads a whole window per member.
+local QUIET_VALUES_MOST = 20000
+
+-- The group's best `top` listed members at the quiet boundary of `view`, best first as score_page
+-- orders them (ties by id, reversed on a descending board), past its exceptions `ex`: [member,
+-- score, ...] (nil: more than QUIET_VALUES_MOST to read) and the rows read (its members, their values).
+local function quiet_rows(key, top, ex, view)
+  local held, members, names = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES'), {}, {}
+  for i = 1, #held, 2 do
+    local name = held[i]
+    if not ex or (ex.only and ex.items[name]) or (not ex.only and not ex.items[name]) then
+      members[name], names[#names + 1] = tonumber(held[i + 1]), name
+    end
+  end
+  if #names == 0 then return {}, #held / 2 end
+  if #names * #(view.mode == 'sum' and view.expired or view.live) > QUIET_VALUES_MOST then return nil, #held / 2 end
+  local scores, read = quiet_scores(members, names, view)
+  local rows, ascending = {}, order.ascending(key)
+  for _, name in ipairs(names) do
+    local score = scores[name]
+    if score and score ~= 0 and order.listed(view.top_key, score) then rows[#rows + 1] = { name, score } end
+  end
+  table.sort(rows, function(x, y)
+    if x[2] ~= y[2] then return (x[2] < y[2]) == ascending end
+    return (x[1] < y[1]) == ascending
+  end)
+  local flat = {}
+  for i = 1, math.min(top, #rows) do flat[2 * i - 1], flat[2 * i] = rows[i][1], string.format('%.17g', rows[i][2]) end
+  return flat, #held / 2 + read
+end
+
 -- Records the shard's part of the listing at `at` from the first group not recorded yet, within the
--- call's crossing rows: true once done (or over its room). `member_top`: W's results on the shard.
-local function recorded(cfg_key, base, at, member_top)
+-- call's crossing rows: true once done (or over its room). `member_top`: W's results on the shard;
+-- `quiet`: `at` is a quiet boundary (quiet_view; W's interval `interval_sec`), else the shard's state now.
+local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   local key = part_key(base, at)
   local first, count, _, top = resumed(key, base)
   if not first then return true end
+  local view = quiet and quiet_view(cfg_key, member_top, at, interval_sec)
+  if view then redis.call('HSET', key, QUIET, 1) end
+  -- Every slot left the window by then: the part is empty.
+  if view and #view.live == 0 then first = math.huge end
   local room = part_room(cfg_key, base)
   local index = base .. 'parts'
   redis.call('ZADD', index, at, at)
@@ -84,9 +172,11 @@ local function recorded(cfg_key, base, at, member_top)
       redis.call('HSET', key, NEXT, i - 1, COUNT, count)
       return false
     end
-    local rows, read = group_members.best_rows(group_of.GROUP_OF.group_key(base, groups[i]), top, ex)
+    local group_key = group_of.GROUP_OF.group_key(base, groups[i])
+    local rows, read
+    if view then rows, read = quiet_rows(group_key, top, ex, view) else rows, read = group_members.best_rows(group_key, top, ex) end
     snapshot.crossing_work(PART_ROW_WEIGHT * read + 1)
-    if count + #rows / 2 > room then
+    if not rows or count + #rows / 2 > room then
       redis.call('HSET', key, OVER, 1)
       break
     end
@@ -96,17 +186,32 @@ local function recorded(cfg_key, base, at, member_top)
   return true
 end
 
+-- A shard's crossing from the slot starting at `mark` (hook boundary_crossing, group_history_lib): its
+-- part at the end of that slot, then on a rolling window (`interval_sec`; nil: a calendar period's,
+-- at `mark`) its quiet parts at the later boundaries to the current slot's start, the newest
+-- PARTS_KEPT - 1 of them (the index keeps PARTS_KEPT). True once every one is recorded.
+local function crossed(cfg_key, base, mark, interval_sec, member_top)
+  if not interval_sec then return recorded(cfg_key, base, mark, member_top) end
+  if not recorded(cfg_key, base, mark + interval_sec, member_top) then return false end
+  local current = window.current_slot(math.floor(call_state.now_ms() / 1000), interval_sec)
+  for at = math.max(mark + 2 * interval_sec, current - (PARTS_KEPT - 2) * interval_sec), current, interval_sec do
+    if not recorded(cfg_key, base, at, member_top, true, interval_sec) then return false end
+  end
+  return true
+end
+
 -- The shard's recorded parts (done ones only): { at, over (0|1), [[group, [item, score, retracted
--- (0|1), ...]], ...] } each, oldest first, and since (-1: the shard never held a member).
+-- (0|1), ...]], ...], quiet (0|1) } each, oldest first, and since (-1: the shard never held a member).
 local function read_parts(base)
   local parts = {}
   for _, at in ipairs(redis.call('ZRANGE', base .. 'parts', 0, -1)) do
     local fields = redis.call('HGETALL', part_key(base, at))
-    local done, over, groups = false, 0, {}
+    local done, over, quiet, groups = false, 0, 0, {}
     for i = 1, #fields, 2 do
       local name, value = fields[i], fields[i + 1]
       if name == NEXT then done = value == '-1' end
       if name == OVER then over = 1 end
+      if name == QUIET then quiet = 1 end
       if string.sub(name, 1, 2) == GROUP then
         local rows = {}
         for item, score, mark in string.gmatch(value, '\30([^\30\31]*)\31([^\30\31]*)(\31?x?)') do
@@ -115,7 +220,7 @@ local function read_parts(base)
         groups[#groups + 1] = { string.sub(name, 3), rows }
       end
     end
-    if done then parts[#parts + 1] = { tonumber(at), over, groups } end
+    if done then parts[#parts + 1] = { tonumber(at), over, groups, quiet } end
   end
   return parts, tonumber(redis.call('GET', base .. 'since') or '-1')
 end
@@ -145,15 +250,44 @@ local function item_out(base, item, budget, costs)
   return budget
 end
 
+-- A retraction racing a merge: the merge may read a part before the retraction's step on the item's
+-- shard marks it, and store the listing after group_history_retract rewrote shard 0's listings. So
+-- that step notes the item on shard 0 (<base>rtr, zset item -> the step's time, ms, kept
+-- RETRACTIONS_KEPT_MS: far longer than a merge runs), and a listing the merge stores is then
+-- rewritten without each item noted at or after the merge began (its `now`, before it read the
+-- parts, after every boundary it merges: the item's events the listing counts came before the
+-- retraction; one noted before it began reached the parts first, and any events of the item after
+-- it are the listing's own).
+local RETRACTIONS_KEPT_MS = 3600 * 1000
+
+-- Notes the retraction of `item` at `now_ms` for the group board at `base` (shard 0's).
+local function retraction_noted(base, item, now_ms)
+  local key = base .. 'rtr'
+  redis.call('ZADD', key, 'GT', now_ms, item)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now_ms - RETRACTIONS_KEPT_MS)
+  redis.call('PEXPIRE', key, RETRACTIONS_KEPT_MS)
+end
+
+-- The listing just stored at `at` at `base` without the items retracted since `since_ms` (the
+-- merge's start; group_history_out_lib's rewrite: one HGET for an item its record does not name).
+-- Answers the items.
+local function retractions_applied(base, at, newest, since_ms)
+  local noted = redis.call('ZRANGE', base .. 'rtr', since_ms, '+inf', 'BYSCORE')
+  for _, item in ipairs(noted) do group_of.GROUP_OF.listing_without(base, at, item, newest) end
+  return #noted
+end
+
 -- The shard's first membership change of the group board at `base`, in the slot starting at `slot`.
 local function attached(base, slot)
   redis.call('SET', base .. 'since', slot, 'NX')
 end
 
-group_parts.recorded = recorded
+group_parts.crossed = crossed
 group_parts.read_parts = read_parts
 group_parts.dropped = dropped
 group_parts.item_out = item_out
 group_parts.attached = attached
+group_parts.retraction_noted = retraction_noted
+group_parts.retractions_applied = retractions_applied
 group_parts.record_rows = record_rows
 group_parts.resumed = resumed

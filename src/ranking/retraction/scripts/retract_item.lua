@@ -22,7 +22,8 @@
 --   contributions' events, those that carried an actor), block_until_ms (0: no block; the item's new
 --   events are refused until then), block_key (what the block binds: the item again; actor_lib)
 -- Reply (reader.answer, CALLS.retract_item): done (0|1), taken (units of work done by this step),
---   events, amount (the record's totals)
+--   events, amount (the record's totals), grouped (1: the shard's config names group boards over the
+--   board's windows, groupedBy; 0: the item is in no group, so no group board's listing counts it)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- The item's contributions in one window (actor_lib): forgotten, and each actor out of the unique
@@ -362,5 +363,6 @@ local function retract_item(keys, args)
   local done = budget > 0
   if done then redis.call('HDEL', item_data.item_data_key(cfg_key), item) end
   local events, amount = actor_blocks.end_retraction(record, done, now_ms)
-  return reader.answer(CALLS.retract_item, { done = done and 1 or 0, taken = most - budget, events = events, amount = amount })
+  local grouped = call_state.config_field(cfg_key, 'groupedBy') and 1 or 0
+  return reader.answer(CALLS.retract_item, { done = done and 1 or 0, taken = most - budget, events = events, amount = amount, grouped = grouped })
 end

@@ -21,7 +21,7 @@
 --   held it), block_until_ms (0: no block; the actor's new events are refused until then), block_key
 --   (what the block binds: the actor's block key, the service's blockKeyOf; actor_lib)
 -- Reply (reader.answer, CALLS.retract_step): done (0|1), taken (contributions taken by this step),
---   events, amount (the record's totals)
+--   events, amount (the record's totals), grouped (0: retract_item's, an actor's listings go no further)
 -- Keys derived: "<tag>:ret:<id>:segs" (zset, the segments still to look into, expiring with the record)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 -- Takes up to `most` of `actor`'s contributions out of one window (the board's or a segment's): out of
@@ -117,5 +117,5 @@ local function retract_step(keys, args)
   if taken > 0 then snapshot.bump_version(cfg_key, 1) end
   local done = board_empty and segments_empty
   local events, amount = actor_blocks.end_retraction(record, done, now_ms)
-  return reader.answer(CALLS.retract_step, { done = done and 1 or 0, taken = taken, events = events, amount = amount })
+  return reader.answer(CALLS.retract_step, { done = done and 1 or 0, taken = taken, events = events, amount = amount, grouped = 0 })
 end
