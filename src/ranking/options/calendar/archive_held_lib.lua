@@ -19,8 +19,15 @@
 --                          show its row: the latest of its snapshots' ends (at + keep + 1 intervals, as
 --                          history reads show a snapshot by the app's clock); entries whose end passed
 --                          leave at the shard's next snapshot. At most the rows of the snapshots kept.
--- A segment's calendar archives (they expire on Redis' clock, which no script reads) keep none of these:
--- their items' groups are not kept.
+-- Keys, siblings of a board calendar window's slots key, for its segments' archives (each expires
+-- `keep` periods after it is complete, on Redis' clock, which no script reads: so these say which
+-- archive holds a row, and whether it is still kept is whether its text exists):
+--   <base>segheld   zset  item -> number of the newest complete segment archive of the window holding its
+--                         row (ZADD GT): at most the rows of the segment archives not yet pruned
+--   <base>segarchs  zset  the text key of each complete segment archive of the window ("<base of the
+--                         segment's window>snap:<at>") -> its number, in order of completion: every one
+--                         expires the same time after it completes, so a higher number expires later
+--   <base>segseq    string the last number given
 
 -- The config hash of the shard of `slots_key` ("<tag>:<window>:slots", a segment's too).
 local function cfg_of(slots_key)
@@ -47,30 +54,42 @@ end
 -- "<tag>:cfg" -> "<tag>:histheld"
 local history_key = keyspace.sibling_of('cfg', 'histheld')
 
+-- Whether a segment's archive of the board window "<base>" still holds a row of `item`: its newest
+-- complete one holding one (segheld) is still kept (its text exists). One ZSCORE, three when held.
+local function segment_holds(base, item)
+  local seq = redis.call('ZSCORE', base .. 'segheld', item)
+  if not seq then return false end
+  local text_key = redis.call('ZRANGE', base .. 'segarchs', seq, seq, 'BYSCORE', 'LIMIT', 0, 1)[1]
+  return text_key ~= nil and redis.call('EXISTS', text_key) == 1
+end
+
 -- Whether some kept listing of the shard of `cfg_key` holds a row of `item`: a snapshot not yet past
--- its end (histheld), a kept archive of a calendar window (archheld) or one still being taken
--- (archpend). One ZSCORE, two a calendar window.
+-- its end (histheld), a kept archive of a calendar window (archheld), one still being taken
+-- (archpend) or a segment's (segment_holds). One ZSCORE, three a calendar window.
 local function holds(cfg_key, item)
   local until_sec = redis.call('ZSCORE', history_key(cfg_key), item)
   if until_sec and tonumber(until_sec) * 1000 > call_state.now_ms() then return true end
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     if redis.call('ZSCORE', base .. 'archheld', item) or redis.call('ZSCORE', base .. 'archpend', item) then return true end
+    if w.calendar and segment_holds(base, item) then return true end
   end
   return false
 end
 
--- Until when (unix s) a segment's snapshot may still show a row of an item leaving every window of
--- the board of `cfg_key` now, or nil when none may: a segment's window drains only when the segment is
--- visited, so it may still hold the item and store its row at a boundary up to the current slot, shown
--- until keep + 1 intervals after it, on a shard with segment history (seghist) and a rolling window
--- keeping snapshots.
+-- Until when (unix s) a segment's snapshot or archive may still take a row of an item leaving every
+-- window of the board of `cfg_key` now, or nil when none may: a segment's window drains only when the
+-- segment is visited, so it may still hold the item and store its row at a boundary up to the current
+-- slot, shown until keep + 1 intervals after it, on a shard with segment history (seghist) and a
+-- window keeping history. A calendar window's segment archives its closed period when next visited,
+-- which its mark (snapshot_lib) allows for keep + 1 of its longest periods (intervalSec).
 local function segment_lag_until(cfg_key)
   if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'seghist')) == 0 then return nil end
   local now_sec, until_sec = math.floor(call_state.now_ms() / 1000), nil
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
-    if type(w.snapshots) == 'table' and not w.calendar then
-      local ends = now_sec - now_sec % w.intervalSec + (w.snapshots.keep + 1) * w.intervalSec
+    if type(w.snapshots) == 'table' then
+      local from = w.calendar and now_sec or now_sec - now_sec % w.intervalSec
+      local ends = from + (w.snapshots.keep + 1) * w.intervalSec
       until_sec = math.max(until_sec or ends, ends)
     end
   end
@@ -152,9 +171,54 @@ local function snapshot_held(base, until_sec, rows)
   redis.call('ZADD', key, 'GT', unpack(args))
 end
 
--- The window's archives go (archive_lib's drop_archives): so do its entries.
+-- Items of segheld one command adds or takes out (what unpack takes at once, as pairs).
+local REGISTERED_PER_COMMAND = 1000
+
+-- Segment archives one completing archive prunes at most (texts checked, oldest first).
+local PRUNED_ARCHIVES = 16
+
+-- The oldest segment archives of the board window "<base>" whose text expired leave segarchs, and up to
+-- `most` items whose newest one they were leave segheld (a thousand a command; the hooks archives_left
+-- told): as many as a completing archive adds, so they keep pace.
+local function segment_pruned(slots_key, base, most)
+  local oldest, gone = redis.call('ZRANGE', base .. 'segarchs', 0, PRUNED_ARCHIVES - 1, 'WITHSCORES'), nil
+  for i = 1, #oldest, 2 do
+    if redis.call('EXISTS', oldest[i]) == 1 then break end
+    gone = oldest[i + 1]
+  end
+  if not gone then return end
+  redis.call('ZREMRANGEBYSCORE', base .. 'segarchs', '-inf', gone)
+  for _ = 1, most, REGISTERED_PER_COMMAND do
+    local items = redis.call('ZRANGE', base .. 'segheld', '-inf', gone, 'BYSCORE', 'LIMIT', 0, REGISTERED_PER_COMMAND)
+    if #items == 0 then return end
+    redis.call('ZREM', base .. 'segheld', unpack(items))
+    archives_left(slots_key, items)
+  end
+end
+
+-- A segment's archive of the window of `slots_key` ("<tag>:<window>~<segment>:slots") whose text is
+-- `text_key` is complete, holding rows of the items of `listing_key` (its previous listing, a zset by
+-- item): the board window's segheld holds them from it on (a new number, ZADD GT), the hooks
+-- segment_archived are told (groups_lib keeps their groups) and expired archives are pruned. A
+-- thousand items a command: up to ARCHIVE_TOP_ITEMS in the call that completes the archive.
+local function segment_archived(slots_key, text_key, listing_key)
+  if not keeps_groups(slots_key) then return end
+  local base, cfg_key = string.match(slots_key, '^(.-)~') .. ':', cfg_of(slots_key)
+  local seq, count = redis.call('INCR', base .. 'segseq'), redis.call('ZCARD', listing_key)
+  redis.call('ZADD', base .. 'segarchs', seq, text_key)
+  for from = 0, count - 1, REGISTERED_PER_COMMAND do
+    local items, args = redis.call('ZRANGE', listing_key, from, from + REGISTERED_PER_COMMAND - 1), {}
+    for _, item in ipairs(items) do args[#args + 1], args[#args + 2] = seq, item end
+    redis.call('ZADD', base .. 'segheld', 'GT', unpack(args))
+    for _, archived in ipairs(hooks.segment_archived) do archived(cfg_key, items) end
+  end
+  segment_pruned(slots_key, base, count)
+end
+
+-- The window's archives go (archive_lib's drop_archives): so do its entries (a board window's: its
+-- segments' too, whose texts expire by themselves).
 local function dropped(base)
-  redis.call('UNLINK', base .. 'archheld', base .. 'archpend')
+  redis.call('UNLINK', base .. 'archheld', base .. 'archpend', base .. 'segheld', base .. 'segarchs', base .. 'segseq')
 end
 
 archive_held.cfg_of = cfg_of
@@ -164,6 +228,7 @@ archive_held.tracked = tracked
 archive_held.pending_moved = pending_moved
 archive_held.pending_left = pending_left
 archive_held.rows_held = rows_held
+archive_held.segment_archived = segment_archived
 archive_held.held_dropped = held_dropped
 archive_held.dropped = dropped
 archive_held.history_key = history_key

@@ -177,6 +177,7 @@ local function archive_finish(slots_key, base, at, state, top_key)
       for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev', base .. 'archidx:' .. at }) do
         redis.call('EXPIRE', key, state.expire_sec)
       end
+      archive_held.segment_archived(slots_key, base .. 'snap:' .. at, base .. 'prev')
     end
   end
   redis.call('HDEL', base .. 'arch', at)
