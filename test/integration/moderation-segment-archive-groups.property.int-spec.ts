@@ -159,15 +159,18 @@ describe.each(TOPOLOGIES)('groups kept for segment archives follow their texts (
   const world = appFor(topology);
   const { clock, http } = world;
 
-  /** The pool's items with a group kept for archived rows only, and those a segment archive of `day` holds. */
-  async function kept(board: string): Promise<[string[], string[]]> {
+  /** The shard's config key's tag ("…}:"). */
+  async function tagOf(board: string): Promise<string> {
     const [cfg] = await world.redis.keys(`board:${board}}:cfg`);
-    const tag = cfg.slice(0, -'cfg'.length);
+    return cfg.slice(0, -'cfg'.length);
+  }
+
+  /** The pool's items with a group kept for archived rows only, and those a segment archive holds. */
+  async function kept(board: string): Promise<[string[], string[]]> {
+    const tag = await tagOf(board);
     const sorted = (items: string[]) => items.filter((item) => !item.startsWith('f')).sort();
-    return [
-      sorted(await world.redis.client.hkeys(`${tag}grouparch`)),
-      sorted(await world.redis.client.zrange(`${tag}day:segheld`, 0, -1)),
-    ];
+    const client = world.redis.client;
+    return [sorted(await client.hkeys(`${tag}grouparch`)), sorted(await client.zrange(`${tag}segheld`, 0, -1))];
   }
 
   async function closeDay(board: string): Promise<void> {
@@ -185,8 +188,8 @@ describe.each(TOPOLOGIES)('groups kept for segment archives follow their texts (
     await closeDay(board);
     // The board's archive holds the fillers only (kept for it): a's group is kept for the segment's archive alone.
     expect(await kept(board)).toEqual([['a'], ['a']]);
-    // Redis's expiry of the segment's archive (keep days after it completed, on its own clock).
     const [text] = await world.redis.keys(`board:${board}}:day~${SEGMENT}:snap:*`);
+    // Redis' expiry of the segment's archive, keep days after its rows were written on its own clock.
     await world.redis.client.del(text.slice(text.indexOf('{')));
     await send([...fillers, { item: 'b', amount: 1, group: 'g1', segments: [SEGMENT] }]);
     await closeDay(board);

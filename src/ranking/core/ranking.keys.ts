@@ -29,14 +29,13 @@
  *                                             moderated one-shard board leaves out now (archive_read.lua)
  *   {...}:<window>:archheld|archpend          zset  a `groups: true` board's items with a row in a kept
  *                                             (pending) archive of the window (archive_held_lib.lua)
- *   {...}:<window>:segheld|segarchs|segseq    zset, zset, string  a `groups: true` board's items with a row in
- *                                             a complete segment archive of the window -> the newest one's
- *                                             number, each such archive's text key -> its number, the last
- *                                             number (archive_held_lib.lua)
  *   {...}:grouparch, {...}:bygrouparch        hash, zset  item -> group of items that left every window
  *                                             while an archive holds their rows, and by group (groups_lib.lua)
  *   {...}:histheld                            zset  a `groups: true` board's items with a row in a rolling
  *                                             snapshot (a segment's too) -> until when it may show (archive_held_lib.lua)
+ *   {...}:segheld, {...}:segtext              zset, hash  a `groups: true` board's items with a row in a
+ *                                             segment's calendar archive -> when (Redis' clock, ms) the last such
+ *                                             expires, -> its text key (archive_held_lib.lua)
  *   {...}:grouplag, {...}:lagends             hash, zset  item -> group, -> until when: items that left every window
  *                                             while a segment may still snapshot or archive them (groups_lib.lua)
  *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the

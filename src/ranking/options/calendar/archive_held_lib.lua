@@ -19,15 +19,16 @@
 --                          show its row: the latest of its snapshots' ends (at + keep + 1 intervals, as
 --                          history reads show a snapshot by the app's clock); entries whose end passed
 --                          leave at the shard's next snapshot. At most the rows of the snapshots kept.
--- Keys, siblings of a board calendar window's slots key, for its segments' archives (each expires
--- `keep` periods after it is complete, on Redis' clock, which no script reads: so these say which
--- archive holds a row, and whether it is still kept is whether its text exists):
---   <base>segheld   zset  item -> number of the newest complete segment archive of the window holding its
---                         row (ZADD GT): at most the rows of the segment archives not yet pruned
---   <base>segarchs  zset  the text key of each complete segment archive of the window ("<base of the
---                         segment's window>snap:<at>") -> its number, in order of completion: every one
---                         expires the same time after it completes, so a higher number expires later
---   <base>segseq    string the last number given
+--   <tag>:segheld    zset  item -> when (unix ms, Redis' clock: PEXPIRETIME) the segment archive text
+--                          holding its row that expires last expires, and <tag>:segtext (hash) item ->
+--                          that text's key: a segment's archive text expires on Redis' clock (set as its
+--                          first rows are written, archive_lib), which no script reads, so the item is
+--                          held while that text exists. Entries whose text is gone leave, soonest first,
+--                          as the shard's next segment archive rows are written. At most the rows of the
+--                          segment archives kept (keep x top per calendar window and segment).
+-- An archive a segment drops for newer ones before its text expires lets go of the items whose text
+-- it was while an older segment archive of another segment holding them may still be kept (by then
+-- about keep periods old, so for at most about a period).
 
 -- The config hash of the shard of `slots_key` ("<tag>:<window>:slots", a segment's too).
 local function cfg_of(slots_key)
@@ -54,25 +55,21 @@ end
 -- "<tag>:cfg" -> "<tag>:histheld"
 local history_key = keyspace.sibling_of('cfg', 'histheld')
 
--- Whether a segment's archive of the board window "<base>" still holds a row of `item`: its newest
--- complete one holding one (segheld) is still kept (its text exists). One ZSCORE, three when held.
-local function segment_holds(base, item)
-  local seq = redis.call('ZSCORE', base .. 'segheld', item)
-  if not seq then return false end
-  local text_key = redis.call('ZRANGE', base .. 'segarchs', seq, seq, 'BYSCORE', 'LIMIT', 0, 1)[1]
-  return text_key ~= nil and redis.call('EXISTS', text_key) == 1
-end
+-- "<tag>:cfg" -> "<tag>:segheld", "<tag>:segtext"
+local segment_key = keyspace.sibling_of('cfg', 'segheld')
+local segment_text_key = keyspace.sibling_of('cfg', 'segtext')
 
 -- Whether some kept listing of the shard of `cfg_key` holds a row of `item`: a snapshot not yet past
--- its end (histheld), a kept archive of a calendar window (archheld), one still being taken
--- (archpend) or a segment's (segment_holds). One ZSCORE, three a calendar window.
+-- its end (histheld), a segment's archive Redis still keeps (segtext), a kept archive of a calendar
+-- window (archheld) or one still being taken (archpend). Two commands, two more a calendar window.
 local function holds(cfg_key, item)
   local until_sec = redis.call('ZSCORE', history_key(cfg_key), item)
   if until_sec and tonumber(until_sec) * 1000 > call_state.now_ms() then return true end
+  local text_key = redis.call('HGET', segment_text_key(cfg_key), item)
+  if text_key and redis.call('EXISTS', text_key) == 1 then return true end
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     if redis.call('ZSCORE', base .. 'archheld', item) or redis.call('ZSCORE', base .. 'archpend', item) then return true end
-    if w.calendar and segment_holds(base, item) then return true end
   end
   return false
 end
@@ -171,54 +168,50 @@ local function snapshot_held(base, until_sec, rows)
   redis.call('ZADD', key, 'GT', unpack(args))
 end
 
--- Items of segheld one command adds or takes out (what unpack takes at once, as pairs).
-local REGISTERED_PER_COMMAND = 1000
+-- Texts whose entries one chunk of segment archive rows checks (soonest to expire first), and entries
+-- it takes out per text: at least as many as a chunk adds.
+local SEGMENT_PRUNED_TEXTS, SEGMENT_PRUNED = 4, 1000
 
--- Segment archives one completing archive prunes at most (texts checked, oldest first).
-local PRUNED_ARCHIVES = 16
-
--- The oldest segment archives of the board window "<base>" whose text expired leave segarchs, and up to
--- `most` items whose newest one they were leave segheld (a thousand a command; the hooks archives_left
--- told): as many as a completing archive adds, so they keep pace.
-local function segment_pruned(slots_key, base, most)
-  local oldest, gone = redis.call('ZRANGE', base .. 'segarchs', 0, PRUNED_ARCHIVES - 1, 'WITHSCORES'), nil
-  for i = 1, #oldest, 2 do
-    if redis.call('EXISTS', oldest[i]) == 1 then break end
-    gone = oldest[i + 1]
-  end
-  if not gone then return end
-  redis.call('ZREMRANGEBYSCORE', base .. 'segarchs', '-inf', gone)
-  for _ = 1, most, REGISTERED_PER_COMMAND do
-    local items = redis.call('ZRANGE', base .. 'segheld', '-inf', gone, 'BYSCORE', 'LIMIT', 0, REGISTERED_PER_COMMAND)
-    if #items == 0 then return end
-    redis.call('ZREM', base .. 'segheld', unpack(items))
-    archives_left(slots_key, items)
+-- The segheld entries of the shard of `slots_key` whose text is gone (the soonest to expire first, up
+-- to SEGMENT_PRUNED_TEXTS texts) leave, and the hooks archives_left are told.
+local function segment_pruned(slots_key, cfg_key)
+  local key, texts = segment_key(cfg_key), segment_text_key(cfg_key)
+  for _ = 1, SEGMENT_PRUNED_TEXTS do
+    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if #first == 0 or redis.call('EXISTS', redis.call('HGET', texts, first[1])) == 1 then return end
+    local ended = redis.call('ZRANGE', key, '-inf', first[2], 'BYSCORE', 'LIMIT', 0, SEGMENT_PRUNED)
+    redis.call('ZREM', key, unpack(ended))
+    redis.call('HDEL', texts, unpack(ended))
+    archives_left(slots_key, ended)
   end
 end
 
--- A segment's archive of the window of `slots_key` ("<tag>:<window>~<segment>:slots") whose text is
--- `text_key` is complete, holding rows of the items of `listing_key` (its previous listing, a zset by
--- item): the board window's segheld holds them from it on (a new number, ZADD GT), the hooks
--- segment_archived are told (groups_lib keeps their groups) and expired archives are pruned. A
--- thousand items a command: up to ARCHIVE_TOP_ITEMS in the call that completes the archive.
-local function segment_archived(slots_key, text_key, listing_key)
-  if not keeps_groups(slots_key) then return end
-  local base, cfg_key = string.match(slots_key, '^(.-)~') .. ':', cfg_of(slots_key)
-  local seq, count = redis.call('INCR', base .. 'segseq'), redis.call('ZCARD', listing_key)
-  redis.call('ZADD', base .. 'segarchs', seq, text_key)
-  for from = 0, count - 1, REGISTERED_PER_COMMAND do
-    local items, args = redis.call('ZRANGE', listing_key, from, from + REGISTERED_PER_COMMAND - 1), {}
-    for _, item in ipairs(items) do args[#args + 1], args[#args + 2] = seq, item end
-    redis.call('ZADD', base .. 'segheld', 'GT', unpack(args))
-    for _, archived in ipairs(hooks.segment_archived) do archived(cfg_key, items) end
+-- `items`, whose rows were just written into a segment's archive of the window of `slots_key` (text
+-- `text_key`, expiring on Redis' clock), are held by it when it expires after the text holding them
+-- (PEXPIRETIME: one ZMSCORE, a ZADD and an HSET), and the hooks segment_archived told (groups_lib keeps
+-- their groups); entries whose text is gone leave first (segment_pruned).
+local function segment_rows_held(slots_key, text_key, items)
+  if #items == 0 or not keeps_groups(slots_key) then return end
+  local cfg_key = cfg_of(slots_key)
+  segment_pruned(slots_key, cfg_key)
+  local key, until_ms = segment_key(cfg_key), redis.call('PEXPIRETIME', text_key)
+  local before, scored, named = redis.call('ZMSCORE', key, unpack(items)), {}, {}
+  for i, item in ipairs(items) do
+    if not before[i] or tonumber(before[i]) < until_ms then
+      scored[#scored + 1], scored[#scored + 2] = until_ms, item
+      named[#named + 1], named[#named + 2] = item, text_key
+    end
   end
-  segment_pruned(slots_key, base, count)
+  if #scored > 0 then
+    redis.call('ZADD', key, unpack(scored))
+    redis.call('HSET', segment_text_key(cfg_key), unpack(named))
+  end
+  for _, archived in ipairs(hooks.segment_archived) do archived(cfg_key, items) end
 end
 
--- The window's archives go (archive_lib's drop_archives): so do its entries (a board window's: its
--- segments' too, whose texts expire by themselves).
+-- The window's archives go (archive_lib's drop_archives): so do its entries.
 local function dropped(base)
-  redis.call('UNLINK', base .. 'archheld', base .. 'archpend', base .. 'segheld', base .. 'segarchs', base .. 'segseq')
+  redis.call('UNLINK', base .. 'archheld', base .. 'archpend')
 end
 
 archive_held.cfg_of = cfg_of
@@ -228,7 +221,9 @@ archive_held.tracked = tracked
 archive_held.pending_moved = pending_moved
 archive_held.pending_left = pending_left
 archive_held.rows_held = rows_held
-archive_held.segment_archived = segment_archived
+archive_held.segment_rows_held = segment_rows_held
+archive_held.segment_key = segment_key
+archive_held.segment_text_key = segment_text_key
 archive_held.held_dropped = held_dropped
 archive_held.dropped = dropped
 archive_held.history_key = history_key

@@ -189,8 +189,8 @@ local function lag_joined(base, _, rows)
   lag_joined_items(cfg_key, items)
 end
 
--- Hook segment_archived: a segment's calendar archive, complete, holds rows of `items`, some of which
--- the board's windows may have let go before the segment's period was drained (lag_joined_items).
+-- Hook segment_archived: rows of `items` were written into a segment's calendar archive; the board's
+-- windows may have let some go before the segment's period was drained (lag_joined_items).
 local function segment_archived(cfg_key, items)
   if grouped(cfg_key) then lag_joined_items(cfg_key, items) end
 end
@@ -238,7 +238,8 @@ local function groups_stored(cfg_key, settings)
   if settings.groups ~= true then
     redis.call('HDEL', cfg_key, 'groups')
     redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key),
-      archive_held.history_key(cfg_key), lag_key(cfg_key), lag_ends_key(cfg_key))
+      archive_held.history_key(cfg_key), archive_held.segment_key(cfg_key),
+      archive_held.segment_text_key(cfg_key), lag_key(cfg_key), lag_ends_key(cfg_key))
     return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
