@@ -186,12 +186,12 @@ local function segment_pruned(slots_key, cfg_key)
   end
 end
 
--- `items`, whose rows were just written into a segment's archive of the window of `slots_key` (text
--- `text_key`, expiring on Redis' clock), are held by it when it expires after the text holding them
--- (PEXPIRETIME: one ZMSCORE, a ZADD and an HSET), and the hooks segment_archived told (groups_lib keeps
--- their groups); entries whose text is gone leave first (segment_pruned).
+-- `items` (at least one), whose rows were just written into a segment's archive of the window of
+-- `slots_key` on a `groups: true` board (text `text_key`, expiring on Redis' clock), are held by it
+-- when it expires after the text holding them (PEXPIRETIME: one ZMSCORE, a ZADD and an HSET), and the
+-- hooks segment_archived told (groups_lib keeps their groups); entries whose text is gone leave first
+-- (segment_pruned).
 local function segment_rows_held(slots_key, text_key, items)
-  if #items == 0 or not keeps_groups(slots_key) then return end
   local cfg_key = cfg_of(slots_key)
   segment_pruned(slots_key, cfg_key)
   local key, until_ms = segment_key(cfg_key), redis.call('PEXPIRETIME', text_key)
@@ -215,6 +215,7 @@ local function dropped(base)
 end
 
 archive_held.cfg_of = cfg_of
+archive_held.keeps_groups = keeps_groups
 archive_held.holds = holds
 archive_held.segment_lag_until = segment_lag_until
 archive_held.tracked = tracked

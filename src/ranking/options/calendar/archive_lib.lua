@@ -257,7 +257,7 @@ local function rows_written(slots_key, text_key, rows, state, at)
   redis.call('APPEND', text_key, table.concat(rows))
   if state.expire_sec > 0 then redis.call('EXPIRE', text_key, state.expire_sec, 'NX') end
   local tracked = archive_held.tracked(slots_key, state)
-  if not tracked and state.expire_sec == 0 then return end
+  if not tracked and (state.expire_sec == 0 or not archive_held.keeps_groups(slots_key)) then return end
   local items = {}
   for i, row in ipairs(rows) do items[i] = string.match(row, '^' .. SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)') end
   if tracked then return archive_held.rows_held(slots_key, at, items) end
