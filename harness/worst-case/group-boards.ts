@@ -3,6 +3,7 @@ import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calen
 import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/snapshots/snapshots.limits';
 import { HISTORY_GROUPS_BOARD } from './history-group-rows';
+import { SEGMENT_GROUPS_BOARD } from './segment-archive-group-rows';
 
 /** A member board's window keeping snapshots at their most: its group boards' listings are kept as long. */
 const MEMBER_MINUTES = {
@@ -33,4 +34,6 @@ export const GROUP_BOARDS = {
   'wc-modteams': { groupOf: { board: 'wc-modmembers', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },
   /** Group moderation over rolling snapshots (history-group-rows.ts seeds it). */
   'wc-histgroups': HISTORY_GROUPS_BOARD,
+  /** Group moderation over a segment's calendar archives (segment-archive-group-rows.ts seeds it). */
+  'wc-seggroups': SEGMENT_GROUPS_BOARD,
 } as const;

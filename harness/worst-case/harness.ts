@@ -14,6 +14,7 @@ import { MODERATION_ROWS } from './moderation-rows';
 import { GROUP_ARCHIVE_ROWS, GROUP_ROWS } from './group-rows';
 import { GROUP_MODERATION_ROWS } from './group-moderation-rows';
 import { HISTORY_GROUP_ROWS } from './history-group-rows';
+import { SEGMENT_ARCHIVE_GROUP_ROWS } from './segment-archive-group-rows';
 import { LEAGUE_ROWS } from './league-rows';
 import { ADMIN_ROWS, SERVICE_ROWS } from './service-rows';
 import { ALIAS_ROWS } from './alias-rows';
@@ -34,6 +35,8 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...LEAGUE_ROWS,
   // They move the clock to the next midnight.
   ...GROUP_ARCHIVE_ROWS,
+  // They move the clock to the next midnight again.
+  ...SEGMENT_ARCHIVE_GROUP_ROWS,
   // A week after the seeding: the 64-shard board's other shards have boundaries and expired slots.
   ...FALLBACK_ROWS,
   // They delete boards, each drop run to its end.

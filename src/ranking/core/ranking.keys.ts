@@ -33,8 +33,11 @@
  *                                             while an archive holds their rows, and by group (groups_lib.lua)
  *   {...}:histheld                            zset  a `groups: true` board's items with a row in a rolling
  *                                             snapshot (a segment's too) -> until when it may show (archive_held_lib.lua)
+ *   {...}:segheld, {...}:segtext              zset, hash  a `groups: true` board's items with a row in a
+ *                                             segment's calendar archive -> when (Redis' clock, ms) the last such
+ *                                             expires, -> its text key (archive_held_lib.lua)
  *   {...}:grouplag, {...}:lagends             hash, zset  item -> group, -> until when: items that left every window
- *                                             while a segment may still snapshot them (groups_lib.lua)
+ *                                             while a segment may still snapshot or archive them (groups_lib.lua)
  *   {...}:<window>~<segment>:slots|slot:<start>|top  a segment's window: the same three keys, in the
  *                                             shard's tag (`~` is in no name, so never a board window's)
  *   {...}:<window>~<segment>:snaps|snap:<at>|prev|mark  a segment's history (snapshot_lib; mark: its

@@ -227,7 +227,7 @@ export const MODERATED_GROUPS_PER_BOARD = 100;
 export const MODERATED_GROUP_ITEMS_PER_SHARD = 200;
 /**
  * Items no window holds any more whose rows a calendar archive or a rolling window's snapshot (a
- * segment's too) keeps (groups_lib's archived map) the moderated groups of a board may hold on one
+ * segment's too, each) keeps (groups_lib's archived map) the moderated groups of a board may hold on one
  * shard when a group state is set: every read of the
  * shard's kept listings (archive pages, history, previous ranks, a write's previous rank) reads them
  * (one lex range per moderated group) and leaves them out one by one, as many as it reads. Measured on

@@ -128,6 +128,7 @@ local function board_drop_step(keys, args)
     keyspace.sibling_key(cfg_key, 'cfg', 'bygroup'), keyspace.sibling_key(cfg_key, 'cfg', 'modgroups'),
     keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), keyspace.sibling_key(cfg_key, 'cfg', 'grouparch'),
     keyspace.sibling_key(cfg_key, 'cfg', 'bygrouparch'), keyspace.sibling_key(cfg_key, 'cfg', 'histheld'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'segheld'), keyspace.sibling_key(cfg_key, 'cfg', 'segtext'),
     keyspace.sibling_key(cfg_key, 'cfg', 'grouplag'), keyspace.sibling_key(cfg_key, 'cfg', 'lagends'), drop_key })
   return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 21 })
 end

@@ -58,6 +58,8 @@
 --   snapshot_taken(base, until_sec, rows)  every one is called: a rolling window's snapshot (a
 --                                       board's or a segment's, snaprows' take_snapshot) stored `rows`
 --                                       (its texts), which no read shows from `until_sec` (unix s) on
+--   segment_archived(cfg_key, items)    every one is called: rows of `items` were written into a
+--                                       segment's calendar archive (archive_held_lib)
 --   archives_left(cfg_key, items)       every one is called: `items` may no longer have a row in any
 --                                       archive of one window of the shard (archive_held_lib: trimmed,
 --                                       retracted, their newest archive dropped)
@@ -158,6 +160,7 @@ hooks.period_closed = {}
 hooks.history_dropped = {}
 hooks.snapshot_taken = {}
 hooks.archives_left = {}
+hooks.segment_archived = {}
 hooks.boundary_crossing = {}
 hooks.item_history_out = {}
 hooks.item_left = {}

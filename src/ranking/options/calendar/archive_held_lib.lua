@@ -19,8 +19,16 @@
 --                          show its row: the latest of its snapshots' ends (at + keep + 1 intervals, as
 --                          history reads show a snapshot by the app's clock); entries whose end passed
 --                          leave at the shard's next snapshot. At most the rows of the snapshots kept.
--- A segment's calendar archives (they expire on Redis' clock, which no script reads) keep none of these:
--- their items' groups are not kept.
+--   <tag>:segheld    zset  item -> when (unix ms, Redis' clock: PEXPIRETIME) the segment archive text
+--                          holding its row that expires last expires, and <tag>:segtext (hash) item ->
+--                          that text's key: a segment's archive text expires on Redis' clock (set as its
+--                          first rows are written, archive_lib), which no script reads, so the item is
+--                          held while that text exists. Entries whose text is gone leave, soonest first,
+--                          as the shard's next segment archive rows are written. At most the rows of the
+--                          segment archives kept (keep x top per calendar window and segment).
+-- An archive a segment drops for newer ones before its text expires lets go of the items whose text
+-- it was while an older segment archive of another segment holding them may still be kept (by then
+-- about keep periods old, so for at most about a period).
 
 -- The config hash of the shard of `slots_key` ("<tag>:<window>:slots", a segment's too).
 local function cfg_of(slots_key)
@@ -47,12 +55,18 @@ end
 -- "<tag>:cfg" -> "<tag>:histheld"
 local history_key = keyspace.sibling_of('cfg', 'histheld')
 
+-- "<tag>:cfg" -> "<tag>:segheld", "<tag>:segtext"
+local segment_key = keyspace.sibling_of('cfg', 'segheld')
+local segment_text_key = keyspace.sibling_of('cfg', 'segtext')
+
 -- Whether some kept listing of the shard of `cfg_key` holds a row of `item`: a snapshot not yet past
--- its end (histheld), a kept archive of a calendar window (archheld) or one still being taken
--- (archpend). One ZSCORE, two a calendar window.
+-- its end (histheld), a segment's archive Redis still keeps (segtext), a kept archive of a calendar
+-- window (archheld) or one still being taken (archpend). Two commands, two more a calendar window.
 local function holds(cfg_key, item)
   local until_sec = redis.call('ZSCORE', history_key(cfg_key), item)
   if until_sec and tonumber(until_sec) * 1000 > call_state.now_ms() then return true end
+  local text_key = redis.call('HGET', segment_text_key(cfg_key), item)
+  if text_key and redis.call('EXISTS', text_key) == 1 then return true end
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     if redis.call('ZSCORE', base .. 'archheld', item) or redis.call('ZSCORE', base .. 'archpend', item) then return true end
@@ -60,17 +74,19 @@ local function holds(cfg_key, item)
   return false
 end
 
--- Until when (unix s) a segment's snapshot may still show a row of an item leaving every window of
--- the board of `cfg_key` now, or nil when none may: a segment's window drains only when the segment is
--- visited, so it may still hold the item and store its row at a boundary up to the current slot, shown
--- until keep + 1 intervals after it, on a shard with segment history (seghist) and a rolling window
--- keeping snapshots.
+-- Until when (unix s) a segment's snapshot or archive may still take a row of an item leaving every
+-- window of the board of `cfg_key` now, or nil when none may: a segment's window drains only when the
+-- segment is visited, so it may still hold the item and store its row at a boundary up to the current
+-- slot, shown until keep + 1 intervals after it, on a shard with segment history (seghist) and a
+-- window keeping history. A calendar window's segment archives its closed period when next visited,
+-- which its mark (snapshot_lib) allows for keep + 1 of its longest periods (intervalSec).
 local function segment_lag_until(cfg_key)
   if redis.call('EXISTS', keyspace.sibling_key(cfg_key, 'cfg', 'seghist')) == 0 then return nil end
   local now_sec, until_sec = math.floor(call_state.now_ms() / 1000), nil
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
-    if type(w.snapshots) == 'table' and not w.calendar then
-      local ends = now_sec - now_sec % w.intervalSec + (w.snapshots.keep + 1) * w.intervalSec
+    if type(w.snapshots) == 'table' then
+      local from = w.calendar and now_sec or now_sec - now_sec % w.intervalSec
+      local ends = from + (w.snapshots.keep + 1) * w.intervalSec
       until_sec = math.max(until_sec or ends, ends)
     end
   end
@@ -152,18 +168,63 @@ local function snapshot_held(base, until_sec, rows)
   redis.call('ZADD', key, 'GT', unpack(args))
 end
 
+-- Texts whose entries one chunk of segment archive rows checks (soonest to expire first), and entries
+-- it takes out per text: at least as many as a chunk adds.
+local SEGMENT_PRUNED_TEXTS, SEGMENT_PRUNED = 4, 1000
+
+-- The segheld entries of the shard of `slots_key` whose text is gone (the soonest to expire first, up
+-- to SEGMENT_PRUNED_TEXTS texts) leave, and the hooks archives_left are told.
+local function segment_pruned(slots_key, cfg_key)
+  local key, texts = segment_key(cfg_key), segment_text_key(cfg_key)
+  for _ = 1, SEGMENT_PRUNED_TEXTS do
+    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if #first == 0 or redis.call('EXISTS', redis.call('HGET', texts, first[1])) == 1 then return end
+    local ended = redis.call('ZRANGE', key, '-inf', first[2], 'BYSCORE', 'LIMIT', 0, SEGMENT_PRUNED)
+    redis.call('ZREM', key, unpack(ended))
+    redis.call('HDEL', texts, unpack(ended))
+    archives_left(slots_key, ended)
+  end
+end
+
+-- `items` (at least one), whose rows were just written into a segment's archive of the window of
+-- `slots_key` on a `groups: true` board (text `text_key`, expiring on Redis' clock), are held by it
+-- when it expires after the text holding them (PEXPIRETIME: one ZMSCORE, a ZADD and an HSET), and the
+-- hooks segment_archived told (groups_lib keeps their groups); entries whose text is gone leave first
+-- (segment_pruned).
+local function segment_rows_held(slots_key, text_key, items)
+  local cfg_key = cfg_of(slots_key)
+  segment_pruned(slots_key, cfg_key)
+  local key, until_ms = segment_key(cfg_key), redis.call('PEXPIRETIME', text_key)
+  local before, scored, named = redis.call('ZMSCORE', key, unpack(items)), {}, {}
+  for i, item in ipairs(items) do
+    if not before[i] or tonumber(before[i]) < until_ms then
+      scored[#scored + 1], scored[#scored + 2] = until_ms, item
+      named[#named + 1], named[#named + 2] = item, text_key
+    end
+  end
+  if #scored > 0 then
+    redis.call('ZADD', key, unpack(scored))
+    redis.call('HSET', segment_text_key(cfg_key), unpack(named))
+  end
+  for _, archived in ipairs(hooks.segment_archived) do archived(cfg_key, items) end
+end
+
 -- The window's archives go (archive_lib's drop_archives): so do its entries.
 local function dropped(base)
   redis.call('UNLINK', base .. 'archheld', base .. 'archpend')
 end
 
 archive_held.cfg_of = cfg_of
+archive_held.keeps_groups = keeps_groups
 archive_held.holds = holds
 archive_held.segment_lag_until = segment_lag_until
 archive_held.tracked = tracked
 archive_held.pending_moved = pending_moved
 archive_held.pending_left = pending_left
 archive_held.rows_held = rows_held
+archive_held.segment_rows_held = segment_rows_held
+archive_held.segment_key = segment_key
+archive_held.segment_text_key = segment_text_key
 archive_held.held_dropped = held_dropped
 archive_held.dropped = dropped
 archive_held.history_key = history_key

@@ -174,8 +174,10 @@ local function archive_finish(slots_key, base, at, state, top_key)
       redis.call('RENAME', base .. 'archrows:' .. at, base .. 'prev')
     end
     if state.expire_sec > 0 then
-      for _, key in ipairs({ base .. 'snap:' .. at, index, base .. 'prev', base .. 'archidx:' .. at }) do
-        redis.call('EXPIRE', key, state.expire_sec)
+      -- When its text expires (set as its first rows were written, archive_write).
+      local until_ms = redis.call('PEXPIRETIME', base .. 'snap:' .. at)
+      for _, key in ipairs({ index, base .. 'prev', base .. 'archidx:' .. at }) do
+        redis.call('PEXPIREAT', key, until_ms)
       end
     end
   end
@@ -246,6 +248,22 @@ local function record_forget(text_key, rows)
   if #items > 0 then redis.call('HDEL', record_key, unpack(items)) end
 end
 
+-- Appends `rows` (snapshot_lib's format) to the text `text_key` of the pending archive of `at` (`state`)
+-- of the window of `slots_key`, and tells archive_held their items: a segment's text expires `expire s`
+-- from its first rows on (Redis' clock; the archive's other keys with it once complete), so its rows
+-- are held exactly that long.
+local function rows_written(slots_key, text_key, rows, state, at)
+  if #rows == 0 then return end
+  redis.call('APPEND', text_key, table.concat(rows))
+  if state.expire_sec > 0 then redis.call('EXPIRE', text_key, state.expire_sec, 'NX') end
+  local tracked = archive_held.tracked(slots_key, state)
+  if not tracked and (state.expire_sec == 0 or not archive_held.keeps_groups(slots_key)) then return end
+  local items = {}
+  for i, row in ipairs(rows) do items[i] = string.match(row, '^' .. SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)') end
+  if tracked then return archive_held.rows_held(slots_key, at, items) end
+  archive_held.segment_rows_held(slots_key, text_key, items)
+end
+
 -- Writes out, oldest first, the pending archives whose slot is drained, at most `budget` rows.
 -- Returns the budget left and whether rows remain.
 local function archive_write(slots_key, pending, budget)
@@ -263,13 +281,8 @@ local function archive_write(slots_key, pending, budget)
       if trimming or budget <= 0 then return budget, true end
     end
     local rows = archive_rows(base .. 'archrows:' .. at, state.written, budget, top_key, base .. 'archrank:' .. at)
-    if #rows > 0 then redis.call('APPEND', base .. 'snap:' .. at, table.concat(rows)) end
+    rows_written(slots_key, base .. 'snap:' .. at, rows, state, at)
     record_rows(slots_key, base .. 'archidx:' .. at, rows, state.written == 0)
-    if archive_held.tracked(slots_key, state) then
-      local items = {}
-      for i, row in ipairs(rows) do items[i] = string.match(row, '^' .. SNAP_ROW .. '([^' .. SNAP_FIELD .. ']*)') end
-      archive_held.rows_held(slots_key, at, items)
-    end
     state.written = state.written + #rows
     budget = budget - math.max(#rows, 1)
     if state.written >= redis.call('ZCARD', base .. 'archrows:' .. at) then

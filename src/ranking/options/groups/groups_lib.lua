@@ -6,22 +6,22 @@
 -- item leaving its last window leaves the map (results_changed), so the map is bounded by the items
 -- quota (one entry of at most two ids per item). Its reverse, by group, lets moderation find a
 -- group's items on the shard in O(log n + its items).
--- An item leaving its last window while an archive of the shard's calendar windows or a snapshot of
--- its rolling windows (a segment's too) holds a row of it (archive_held_lib) keeps its latest group in
--- the archived map instead, until none holds one (hook archives_left): moderating the group later
--- still finds those rows (moderation_lib's history_exceptions). So the archived map holds at most the
--- kept archives' rows (keep x top per calendar window), the pending ones' and the kept snapshots'
--- (keep x top per rolling window and segment). An item some window holds again is the live map's: its
--- entry here only names its archived rows' group once it leaves again (then its latest group). A
--- segment's snapshot taken after the board's windows let an item go finds its group in the lag map
--- (lag_joined).
+-- An item leaving its last window while an archive of the shard's calendar windows (a segment's too)
+-- or a snapshot of its rolling windows (a segment's too) holds a row of it (archive_held_lib) keeps its
+-- latest group in the archived map instead, until none holds one (hook archives_left): moderating the
+-- group later still finds those rows (moderation_lib's history_exceptions). So the archived map holds
+-- at most the kept archives' rows (keep x top per calendar window and segment; a segment's expired
+-- ones until pruned), the pending ones' and the kept snapshots' (keep x top per rolling window and
+-- segment). An item some window holds again is the live map's: its entry here only names its archived
+-- rows' group once it leaves again (then its latest group). A segment's snapshot or archive taken
+-- after the board's windows let an item go finds its group in the lag map (lag_joined_items).
 -- KEYS: 0
 -- Keys: <tag>:groups     hash  item -> group (only items some window of the shard holds)
 --       <tag>:bygroup    zset  group<US>item, all scored 0: the same entries by group (lex ranges)
 --       <tag>:grouparch  hash  item -> group, items that left every window with archived rows
 --       <tag>:bygrouparch zset group<US>item: the same by group
 --       <tag>:grouplag   hash  item -> group, items that left every window while a segment's window may
---                              still store them in a snapshot (lag_kept), and <tag>:lagends (zset) when
+--                              still store them in a snapshot or an archive (lag_kept), and <tag>:lagends (zset) when
 --                              that ends: at most the items leaving within keep + 1 intervals
 -- Config hash field: groups ("1"; absent: off).
 
@@ -150,21 +150,17 @@ end
 -- Lag entries one snapshot prunes (as many as the rows a snapshot holds at most, SNAPSHOT_TOP_ITEMS).
 local LAG_PRUNED = 1000
 
--- Hook snapshot_taken: a segment's snapshot may hold items the board's windows let go before the
--- segment was visited; those no window holds join the archived map under the group they left with
--- (the lag map), as if the snapshot had held them then. Up to LAG_PRUNED ended lag entries go first.
-local function lag_joined(base, _, rows)
-  local cfg_key = archive_held.cfg_of(base)
-  if not string.find(string.sub(base, #cfg_key - 3), '^:[^~]*~[^@]') or not grouped(cfg_key) then return end
+-- The lag map's entries whose end passed (up to LAG_PRUNED) go; then those of `items` no window holds
+-- join the archived map under the group they left with, as if the listing holding them now had held
+-- them then: one HMGET of each map, one HSET and one ZADD (a listing's rows at once).
+local function lag_joined_items(cfg_key, items)
   local ended = redis.call('ZRANGE', lag_ends_key(cfg_key), '-inf', math.floor(call_state.now_ms() / 1000), 'BYSCORE',
     'LIMIT', 0, LAG_PRUNED)
   if #ended > 0 then
     redis.call('ZREM', lag_ends_key(cfg_key), unpack(ended))
     redis.call('HDEL', lag_key(cfg_key), unpack(ended))
   end
-  if #rows == 0 then return end
-  local items = {}
-  for i, row in ipairs(rows) do items[i] = string.match(row, '^\30([^\31]*)') end
+  if #items == 0 then return end
   local lagged, live = hmget(lag_key(cfg_key), items), hmget(groups_key(cfg_key), items)
   local before = hmget(archived_key(cfg_key), items)
   local set, added, removed = {}, {}, {}
@@ -176,11 +172,27 @@ local function lag_joined(base, _, rows)
     end
   end
   if #set == 0 then return end
-  -- archived_set for each, in one HSET and one ZADD (a snapshot's rows at once).
+  -- archived_set for each, in one HSET and one ZADD.
   ARCHIVED.changes = ARCHIVED.changes + 1
   if #removed > 0 then redis.call('ZREM', by_archived_key(cfg_key), unpack(removed)) end
   redis.call('HSET', archived_key(cfg_key), unpack(set))
   redis.call('ZADD', by_archived_key(cfg_key), unpack(added))
+end
+
+-- Hook snapshot_taken: a segment's snapshot may hold items the board's windows let go before the
+-- segment was visited (lag_joined_items).
+local function lag_joined(base, _, rows)
+  local cfg_key = archive_held.cfg_of(base)
+  if not string.find(string.sub(base, #cfg_key - 3), '^:[^~]*~[^@]') or not grouped(cfg_key) then return end
+  local items = {}
+  for i, row in ipairs(rows) do items[i] = string.match(row, '^\30([^\31]*)') end
+  lag_joined_items(cfg_key, items)
+end
+
+-- Hook segment_archived: rows of `items` were written into a segment's calendar archive; the board's
+-- windows may have let some go before the segment's period was drained (lag_joined_items).
+local function segment_archived(cfg_key, items)
+  if grouped(cfg_key) then lag_joined_items(cfg_key, items) end
 end
 
 -- Names `group` the group of `item` (a write that carried one, after it applied): kept only while
@@ -226,7 +238,8 @@ local function groups_stored(cfg_key, settings)
   if settings.groups ~= true then
     redis.call('HDEL', cfg_key, 'groups')
     redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key),
-      archive_held.history_key(cfg_key), lag_key(cfg_key), lag_ends_key(cfg_key))
+      archive_held.history_key(cfg_key), archive_held.segment_key(cfg_key),
+      archive_held.segment_text_key(cfg_key), lag_key(cfg_key), lag_ends_key(cfg_key))
     return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
@@ -249,7 +262,8 @@ end
 
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
   'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored,
-  'archives_left', archives_left, 'windows_dropped', archived_pruned, 'snapshot_taken', lag_joined })
+  'archives_left', archives_left, 'windows_dropped', archived_pruned, 'snapshot_taken', lag_joined,
+  'segment_archived', segment_archived })
 
 groups.groups_key = groups_key
 groups.assign = assign
