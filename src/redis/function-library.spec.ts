@@ -179,4 +179,15 @@ describe('Lua modules', () => {
     );
     expect(() => library([base, typo])).toThrow(/typo\.lua calls base\.on, which base\.lua does not export/);
   });
+
+  it("refuses a use of a module's declared name it does not require, and takes a field or a longer name for none", () => {
+    const keys = moduleFile('keys.lua', '-- module: keys\n-- declares: KEY_COUNT\nKEY_COUNT = 2\nkeys.n = 1\n');
+    const peek = moduleFile('peek.lua', '-- module: peek\npeek.x = function() return KEY_COUNT end\n');
+    expect(() => library([keys, peek])).toThrow(/peek\.lua uses module "keys" without declaring it/);
+    const lookalike = moduleFile(
+      'lookalike.lua',
+      '-- module: lookalike\n-- a comment naming base.one and KEY_COUNT\nlookalike.x = function(t) return t.base, t:KEY_COUNT(), base_one, KEY_COUNTS, my_base.two end\n',
+    );
+    expect(library([base, keys, lookalike]).modules).toHaveLength(4);
+  });
 });

@@ -182,10 +182,10 @@ export function defineLibrary<F extends Record<string, AnyDefinition>>(
   if (!LUA_NAME.test(spec.name)) throw new Error(`library name "${spec.name}": lower snake case`);
   if (spec.records?.header_window) throw new Error(`${spec.name}: the record shape header_window is the header's`);
   const ordered = orderModules(spec.name, [...new Set([ARGS_MODULE, ...spec.modules])].map(readLuaModule));
-  const name = `${spec.name}_${libraryVersion(assemble(spec.name, spec, ordered).source)}`;
-  const parts = assemble(name, spec, ordered);
+  const assembled = assemble(spec.name, spec, ordered);
+  const name = `${spec.name}_${libraryVersion(assembled.source(spec.name))}`;
   const modules = ordered.map(({ path }) => path);
-  const library: FunctionLibrary = { name, source: parts.source, modules, locate: parts.locate };
+  const library: FunctionLibrary = { name, source: assembled.source(name), modules, locate: assembled.locate };
   const functions = Object.fromEntries(
     Object.entries(spec.functions).map(([key, definition]) => [
       key,
@@ -213,24 +213,21 @@ export function libraryVersion(source: string): string {
     .slice(0, 8);
 }
 
+/**
+ * The library's source under any name (the name is in its first lines and its registrations only), and
+ * where its lines come from.
+ */
 function assemble(
-  name: string,
+  bareName: string,
   spec: LibrarySpec<Record<string, AnyDefinition>>,
   modules: readonly LuaModule[],
-): { source: string; locate: (line: number) => SourceLine | undefined } {
-  const lines: string[] = [`#!lua name=${name}`];
-  const origins: Array<SourceLine | undefined> = [undefined];
-  const add = (text: string, module?: string) => {
-    text.split('\n').forEach((line, i) => {
-      lines.push(line);
-      origins.push(module === undefined ? undefined : { module, line: i + 1 });
-    });
-  };
-  add(`-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
+): { source: (name: string) => string; locate: (line: number) => SourceLine | undefined } {
+  const { add, source, locate } = librarySource();
+  add((name) => `-- ${name}: assembled by src/redis/function-library.ts; edit the modules, not this text.`);
   add(`local RECORD_FIELDS = ${luaRecordFields({ header_window: HEADER_WINDOW_NAMES, ...spec.records })}`);
   add(`local CALLS = ${luaContracts(spec.functions)}`);
   add(`local ${MODULE_TABLES} = {}`);
-  const registered = registrations(name, spec.functions, modules.map(({ text }) => text).join('\n'));
+  const registered = registrations(bareName, spec.functions, modules);
   for (const module of modules) {
     // Every file is a block of its own (see lua-modules.ts): its table and the tables it requires are
     // locals of its block, bound from MODULE_TABLES, so the main chunk (whose locals Lua caps at 200)
@@ -240,15 +237,50 @@ function assemble(
     const prologue = blockPrologue(module);
     if (prologue !== '') add(prologue);
     add(module.text, module.file);
+    const defined = new Set(module.table === undefined ? localFunctions(module.text) : []);
     for (const [handler, registration] of registered) {
-      if (module.table !== undefined || !new RegExp(`^local function ${handler}\\(`, 'm').test(module.text)) continue;
+      if (!defined.has(handler)) continue;
       add(registration);
       registered.delete(handler);
     }
     add(`end -- ${module.file}`);
   }
-  for (const handler of registered.keys()) throw new Error(`${name}: handler ${handler} is defined in a shared module`);
-  return { source: lines.join('\n') + '\n', locate: (line) => origins[line - 1] };
+  for (const handler of registered.keys())
+    throw new Error(`${bareName}: handler ${handler} is defined in a shared module`);
+  return { source, locate };
+}
+
+/** A line, or lines, of a library's source; a function of the library's name where it names it. */
+type SourcePart = string | ((name: string) => string);
+
+/**
+ * A library's source as it is assembled: its parts, added after its `#!lua` line, and where the parts
+ * taken from a module start (a module's text is one part, its lines counted, never split).
+ */
+function librarySource() {
+  const parts: SourcePart[] = [(name) => `#!lua name=${name}`];
+  const texts: Array<{ first: number; lines: number; module: string }> = [];
+  let lines = 1;
+  return {
+    add(part: SourcePart, module?: string): void {
+      const count = typeof part === 'string' ? lineCount(part) : 1;
+      if (module !== undefined) texts.push({ first: lines + 1, lines: count, module });
+      parts.push(part);
+      lines += count;
+    },
+    source: (name: string) => parts.map((part) => (typeof part === 'string' ? part : part(name))).join('\n') + '\n',
+    locate(line: number): SourceLine | undefined {
+      const text = texts.find(({ first, lines: count }) => line >= first && line < first + count);
+      return text === undefined ? undefined : { module: text.module, line: line - text.first + 1 };
+    },
+  };
+}
+
+/** How many lines `text` holds (one more than its newlines). */
+function lineCount(text: string): number {
+  let count = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
 
 /** The main-chunk table holding each shared module's table by its name. */
@@ -273,16 +305,18 @@ function blockPrologue(module: LuaModule): string {
 }
 
 /**
- * One `redis.register_function` line per handler, by handler. Two definitions may share a handler (one
- * Lua function, two decoders): it is registered once, and must carry the same flags.
+ * One `redis.register_function` line per handler, by handler, under the library name it is given. Two
+ * definitions may share a handler (one Lua function, two decoders): it is registered once, and must
+ * carry the same flags.
  */
 function registrations(
   name: string,
   functions: Record<string, AnyDefinition>,
-  modulesText: string,
-): Map<string, string> {
+  modules: readonly LuaModule[],
+): Map<string, SourcePart> {
+  const defined = new Set(modules.flatMap(({ text }) => localFunctions(text)));
   const registered = new Map<string, string>();
-  const lines = new Map<string, string>();
+  const lines = new Map<string, SourcePart>();
   for (const definition of Object.values(functions)) {
     if (!LUA_NAME.test(definition.handler)) throw new Error(`${name}: handler "${definition.handler}" is no Lua name`);
     const flags = (definition.flags ?? []).map((flag) => `'${flag}'`).join(', ');
@@ -292,15 +326,22 @@ function registrations(
     }
     if (seen !== undefined) continue;
     registered.set(definition.handler, flags);
-    if (!new RegExp(`^local function ${definition.handler}\\(`, 'm').test(modulesText)) {
+    if (!defined.has(definition.handler)) {
       throw new Error(`${name}: no module defines "local function ${definition.handler}(keys, args)"`);
     }
+    const { handler } = definition;
     lines.set(
-      definition.handler,
-      `redis.register_function{function_name = '${name}_${definition.handler}', callback = ${definition.handler}, flags = { ${flags} }}`,
+      handler,
+      (library) =>
+        `redis.register_function{function_name = '${library}_${handler}', callback = ${handler}, flags = { ${flags} }}`,
     );
   }
   return lines;
+}
+
+/** The names of the `local function <name>(` lines of a Lua file. */
+function localFunctions(text: string): string[] {
+  return [...text.matchAll(/^local function (\w+)\(/gm)].map((match) => match[1]);
 }
 
 /** The header's window fields (HEADER_WINDOW_FIELDS), a record shape every library holds: what the reader binds them by. */

@@ -62,13 +62,14 @@ export function orderModules(library: string, modules: readonly LuaModule[]): Lu
     if (byTable.has(module.table ?? '')) throw new Error(`${library}: two modules named "${module.table}"`);
     byTable.set(module.table ?? '', module);
   }
+  const named = usesPattern(byTable.values());
   for (const module of modules) {
     for (const needed of module.requires) {
       if (!byTable.has(needed)) {
         throw new Error(`${library}: ${module.file} requires "${needed}", which no module of the library is`);
       }
     }
-    checkUses(library, module, byTable);
+    checkUses(library, module, byTable, named);
   }
   const ordered: LuaModule[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
@@ -93,13 +94,34 @@ function codeOf(text: string): string {
   return text.replace(/--.*$/gm, '');
 }
 
+/**
+ * The uses in `code` of the names `named` matches (another module's table or declared name) that no
+ * `.`, `:` or word character precedes nor a word character follows (not a field, a method or part of a
+ * longer name), each with the fields read off it (`name.field`): one scan of the file for every module.
+ */
+function usesOf(code: string, named: RegExp): Map<string, string[]> {
+  const uses = new Map<string, string[]>();
+  for (const [, name, field] of code.matchAll(named)) {
+    const fields = uses.get(name) ?? [];
+    if (field !== undefined) fields.push(field);
+    uses.set(name, fields);
+  }
+  return uses;
+}
+
+/** What usesOf finds in a file of a library whose modules are `modules`: their tables and declared names. */
+function usesPattern(modules: Iterable<LuaModule>): RegExp {
+  const names = [...modules].flatMap((module) => [module.table ?? '', ...module.declares]).filter(Boolean);
+  return new RegExp(`(?<![.:\\w])(${names.join('|')})(?!\\w)(?:\\.(\\w+))?`, 'g');
+}
+
 /** Refuses a use of another module's table or declared names that `module` does not require, or of a field never exported. */
-function checkUses(library: string, module: LuaModule, byTable: ReadonlyMap<string, LuaModule>): void {
-  const code = codeOf(module.text);
+function checkUses(library: string, module: LuaModule, byTable: ReadonlyMap<string, LuaModule>, named: RegExp): void {
+  const uses = usesOf(codeOf(module.text), named);
   for (const [table, other] of byTable) {
     if (other === module) continue;
-    const fields = [...code.matchAll(new RegExp(`(?<![.:\\w])${table}\\.(\\w+)`, 'g'))].map((match) => match[1]);
-    const declared = other.declares.some((name) => new RegExp(`(?<![.:\\w])${name}\\b`).test(code));
+    const fields = uses.get(table) ?? [];
+    const declared = other.declares.some((name) => uses.has(name));
     if ((fields.length > 0 || declared) && !module.requires.includes(table)) {
       throw new Error(`${library}: ${module.file} uses module "${table}" without declaring it (-- requires: ${table})`);
     }
