@@ -38,7 +38,7 @@ export class Reservation {
   private settled = false;
 
   constructor(
-    private readonly owner: { quota: GrowthQuota; client: string; clock: Clock } | undefined,
+    private readonly owner: ClientBudget | undefined,
     private readonly taken: Partial<Record<GrowthKind, number>>,
   ) {}
 
@@ -75,18 +75,20 @@ export class Reservation {
   }
 }
 
-/** One client's budgets (its API key, else its address: see callerOf). */
+/**
+ * One client's budgets (its API key, else its address: see callerOf). A budget is made per request, so
+ * its reservations settle against the budget itself, with no object of their own for what they need.
+ */
 export class ClientBudget {
-  /** What each of this budget's reservations settles against (one object for all of them). */
-  private readonly owner: { quota: GrowthQuota; client: string; clock: Clock };
-
-  constructor(quota: GrowthQuota, client: string, clock: Clock) {
-    this.owner = { quota, client, clock };
-  }
+  constructor(
+    readonly quota: GrowthQuota,
+    readonly client: string,
+    readonly clock: Clock,
+  ) {}
 
   /** Takes up to `wanted` of each kind now. */
   reserve(wanted: Partial<Record<GrowthKind, number>>): Reservation {
-    const { quota, client, clock } = this.owner;
+    const { quota, client, clock } = this;
     const taken: Partial<Record<GrowthKind, number>> = {};
     let nowMs: number | undefined;
     // Indexed: every write reserves, and an unoptimised for-of allocates an iterator result per kind.
@@ -95,7 +97,7 @@ export class ClientBudget {
       const count = wanted[kind];
       if (count !== undefined) taken[kind] = quota.take(client, kind, count, (nowMs ??= clock.nowMs()));
     }
-    return new Reservation(this.owner, taken);
+    return new Reservation(this, taken);
   }
 }
 

@@ -85,7 +85,13 @@ export function fcallArgs(fn: LibraryFunction<never, unknown>, call: ScriptCall)
   if (fn.numberOfKeys !== 'dynamic' && call.keys.length !== fn.numberOfKeys) {
     throw new Error(`${fn.redisName} takes ${fn.numberOfKeys} keys, was given ${call.keys.length}`);
   }
-  return [call.keys.length, ...call.keys, ...call.args];
+  // Sized once and filled: spread into a literal, the array grew as it went (every call passes here).
+  const { keys, args } = call;
+  const all = new Array<number | ScriptArg>(1 + keys.length + args.length);
+  all[0] = keys.length;
+  for (let i = 0; i < keys.length; i++) all[1 + i] = keys[i];
+  for (let i = 0; i < args.length; i++) all[1 + keys.length + i] = args[i];
+  return all as [number, ...ScriptArg[]];
 }
 
 /**
