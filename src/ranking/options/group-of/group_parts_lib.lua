@@ -18,8 +18,11 @@
 --   <base>part:<at> hash   "g\31<group>" -> the group's best `top` listed members on the shard at the
 --                          boundary ("\30<item>\31<score>" rows, best first; "\31x" after a score:
 --                          retracted since, counted as held but worth nothing); "i\31<item>" -> its
---                          group; "\29n" next group (sorted ids) to record (-1: done); "\29c" the
---                          members recorded; "\29o" 1: over its room (no listing kept at the boundary)
+--                          group; "o\31<k>" the k-th group recorded, "<members>\31<group>" (k from 1:
+--                          the merge reads a part a page of groups at a time, read_page); "\29k" the
+--                          groups recorded; "\29n" next group (sorted ids) to record (-1: done);
+--                          "\29c" the members recorded; "\29o" 1: over its room (no listing kept at
+--                          the boundary)
 -- A part holds at most floor(rcap / (PARTS_KEPT x shards)) members, so the parts of all shards hold
 -- at most MAX_RECORDED_MEMBERS_PER_BOARD (rcap), as shard 0's records of the merged listings do.
 -- KEYS: 0
@@ -29,6 +32,7 @@ local PARTS_KEPT = 4
 -- group's text (about twice a snapshot row's instructions: bench/group-history-instructions.ts).
 local PART_ROW_WEIGHT = 2
 local NEXT, COUNT, OVER, GROUP, ITEM = '\29n', '\29c', '\29o', 'g\31', 'i\31'
+local ORDINAL, GROUPS = 'o\31', '\29k'
 local RETRACTED = '\31x'
 
 local function part_key(base, at) return base .. 'part:' .. at end
@@ -78,10 +82,11 @@ local function recorded(cfg_key, base, at, member_top)
     redis.call('ZREM', index, old)
   end
   local groups, ex = redis.call('HKEYS', base .. 'groups'), group_members.exceptions_of(member_top)
+  local held = tonumber(redis.call('HGET', key, GROUPS) or '0')
   table.sort(groups)
   for i = first + 1, #groups do
     if snapshot.crossing_work(0) <= 0 then
-      redis.call('HSET', key, NEXT, i - 1, COUNT, count)
+      redis.call('HSET', key, NEXT, i - 1, COUNT, count, GROUPS, held)
       return false
     end
     local rows, read = group_members.best_rows(group_of.GROUP_OF.group_key(base, groups[i]), top, ex)
@@ -90,34 +95,42 @@ local function recorded(cfg_key, base, at, member_top)
       redis.call('HSET', key, OVER, 1)
       break
     end
-    if #rows > 0 then count = count + record_rows(key, groups[i], rows) end
+    if #rows > 0 then
+      count, held = count + record_rows(key, groups[i], rows), held + 1
+      redis.call('HSET', key, ORDINAL .. held, (#rows / 2) .. '\31' .. groups[i])
+    end
   end
-  redis.call('HSET', key, NEXT, -1, COUNT, count)
+  redis.call('HSET', key, NEXT, -1, COUNT, count, GROUPS, held)
   return true
 end
 
--- The shard's recorded parts (done ones only): { at, over (0|1), [[group, [item, score, retracted
--- (0|1), ...]], ...] } each, oldest first, and since (-1: the shard never held a member).
+-- The shard's recorded parts (done ones only), oldest first: { at, over (0|1), groups recorded } each,
+-- and since (-1: the shard never held a member). Their groups: read_page.
 local function read_parts(base)
   local parts = {}
   for _, at in ipairs(redis.call('ZRANGE', base .. 'parts', 0, -1)) do
-    local fields = redis.call('HGETALL', part_key(base, at))
-    local done, over, groups = false, 0, {}
-    for i = 1, #fields, 2 do
-      local name, value = fields[i], fields[i + 1]
-      if name == NEXT then done = value == '-1' end
-      if name == OVER then over = 1 end
-      if string.sub(name, 1, 2) == GROUP then
-        local rows = {}
-        for item, score, mark in string.gmatch(value, '\30([^\30\31]*)\31([^\30\31]*)(\31?x?)') do
-          rows[#rows + 1], rows[#rows + 2], rows[#rows + 3] = item, score, mark == RETRACTED and 1 or 0
-        end
-        groups[#groups + 1] = { string.sub(name, 3), rows }
-      end
-    end
-    if done then parts[#parts + 1] = { tonumber(at), over, groups } end
+    local held = redis.call('HMGET', part_key(base, at), NEXT, OVER, GROUPS)
+    if held[1] == '-1' then parts[#parts + 1] = { tonumber(at), held[2] and 1 or 0, tonumber(held[3] or '0') } end
   end
   return parts, tonumber(redis.call('GET', base .. 'since') or '-1')
+end
+
+-- The groups of the part at `at` after the `after`-th recorded, while their members fit `rows` (at
+-- least one group): [[group, [item, score, retracted (0|1), ...]], ...], and the last group answered
+-- (-1: the part's last, or no such part).
+local function read_page(base, at, after, rows)
+  local key, groups, taken = part_key(base, at), {}, 0
+  local last = tonumber(redis.call('HGET', key, GROUPS) or '0')
+  for k = after + 1, last do
+    local size, group = string.match(redis.call('HGET', key, ORDINAL .. k), '^(%d+)\31(.*)$')
+    if #groups > 0 and taken + tonumber(size) > rows then return groups, k - 1 end
+    local members = {}
+    for item, score, mark in string.gmatch(redis.call('HGET', key, GROUP .. group) or '', '\30([^\30\31]*)\31([^\30\31]*)(\31?x?)') do
+      members[#members + 1], members[#members + 2], members[#members + 3] = item, score, mark == RETRACTED and 1 or 0
+    end
+    groups[#groups + 1], taken = { group, members }, taken + tonumber(size)
+  end
+  return groups, -1
 end
 
 -- Drops the shard's parts at or before `upto` (merged, or never to be).
@@ -152,6 +165,7 @@ end
 
 group_parts.recorded = recorded
 group_parts.read_parts = read_parts
+group_parts.read_page = read_page
 group_parts.dropped = dropped
 group_parts.item_out = item_out
 group_parts.attached = attached
