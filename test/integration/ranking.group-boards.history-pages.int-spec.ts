@@ -1,6 +1,8 @@
 import { FakeClock } from '../../harness/clock';
 import { useOwnServerRanking } from '../../harness/ranking';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { shardOf } from '../../src/ranking/core/shard-math';
+import { RANKING } from '../../src/ranking/ranking.functions';
 import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { GROUP_HISTORY_PAGE_ROWS, MAX_MEMBERS_PER_GROUP } from '../../src/ranking/options/group-of/group-of.limits';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
@@ -10,8 +12,9 @@ import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall 
  * (issues #45/#48): on 64 shards, shard 0 holding 4 groups of their most members there (1 252 rows,
  * more than a page), every group_history_parts call reads at most a page of its part's groups and
  * every group_history_store call writes at most a page of the listing's record, and the listing kept
- * is every group's exact score. Before, one call read a shard's whole part (HGETALL) and one call
- * stored the whole record. Counted without a clock, from the commands SLOWLOG logged (at 0 µs).
+ * is every group's exact score, its record every counted member once though a merge before it was
+ * cut short after a page (a crash between calls). Before, one call read a shard's whole part
+ * (HGETALL) and one call stored the whole record. Counted without a clock, from the commands SLOWLOG logged (at 0 µs).
  */
 const T0 = Date.UTC(2026, 11, 4);
 const SHARDS = SHARDS_PER_BOARD.max;
@@ -45,7 +48,7 @@ describe('the calls of a sharded group board’s history merge (single)', () => 
   const own = useOwnServerRanking(clock);
 
   it('reads and stores at most a page of member rows a call, the listing exact', async () => {
-    const { ranking, groupBoards, node } = own();
+    const { ranking, groupBoards, node, functions, redisService } = own();
     const windows = [{ name: 'm', period: 3600, interval: 60, snapshots: { keep: 4, top: 1000 } }];
     await ranking.putBoard({ name: 'hm', windows, shards: SHARDS });
     await ranking.putBoard({ name: 'ht', groupOf: { board: 'hm', window: 'm', top: 1000, decay: 1 } });
@@ -64,6 +67,22 @@ describe('the calls of a sharded group board’s history merge (single)', () => 
     }
     await ranking.top('ht', undefined, 0, 10);
     clock.advanceMs(60_000);
+    // A merge of this boundary cut short after its first page (its process gone): g1 and a group that
+    // is no more in its record, under its token. The next merge starts the record afresh.
+    const atSec = T0 / 1000 + 60;
+    const shard = new RankingKeys(redisService.prefix).board('hm', 0);
+    const crashed = { groupBoard: 'ht', window: 'm', shard, nowMs: clock.nowMs(), atSec, intervalSec: 60 };
+    const rows = (group: string) => membersOf(Number(group.slice(1))).flatMap((item) => [item, '1']);
+    await functions.call(RANKING.functions.groupHistoryStore, {
+      ...{ ...crashed, keep: 4, top: 1000, rule: '1000 1', room: 1000, boards: 8, token: 'crashed', first: true },
+      ...{
+        groups: [
+          ['g1', '313', rows('g1')],
+          ['gone', '1', ['x', '1']],
+        ],
+        listing: null,
+      },
+    });
 
     await logEveryCommand(node);
     const answer = await ranking.history('ht', undefined, undefined);
@@ -98,5 +117,14 @@ describe('the calls of a sharded group board’s history merge (single)', () => 
     expect(Math.max(...read)).toBeLessThanOrEqual(GROUP_HISTORY_PAGE_ROWS);
     expect(written.reduce((a, b) => a + b, 0)).toBe(SPREAD + 4 * PER_SHARD);
     expect(Math.max(...written)).toBeLessThanOrEqual(GROUP_HISTORY_PAGE_ROWS);
+    // The record holds every counted member once, of the listed groups only.
+    const record = await node.hgetall(`${shard.cfg().slice(0, -'cfg'.length)}m%ht:cnt:${atSec}`);
+    expect(
+      Object.keys(record)
+        .filter((field) => field.startsWith('g\x1f'))
+        .sort(),
+    ).toEqual([...scores.keys()].map((group) => `g\x1f${group}`));
+    expect(Object.keys(record).filter((field) => field.startsWith('i\x1f')).length).toBe(SPREAD + 4 * PER_SHARD);
+    expect(record['\x1dc']).toBe(String(SPREAD + 4 * PER_SHARD));
   });
 });
