@@ -81,8 +81,14 @@ local function recorded(cfg_key, base, at, member_top)
     redis.call('UNLINK', part_key(base, old))
     redis.call('ZREM', index, old)
   end
+  local held = redis.call('HGET', key, GROUPS)
+  if first > 0 and not held then
+    -- Begun before its groups were numbered: not readable a page at a time (read_parts), kept as over.
+    redis.call('HSET', key, OVER, 1, NEXT, -1)
+    return true
+  end
+  held = tonumber(held or '0')
   local groups, ex = redis.call('HKEYS', base .. 'groups'), group_members.exceptions_of(member_top)
-  local held = tonumber(redis.call('HGET', key, GROUPS) or '0')
   table.sort(groups)
   for i = first + 1, #groups do
     if snapshot.crossing_work(0) <= 0 then
@@ -110,7 +116,10 @@ local function read_parts(base)
   local parts = {}
   for _, at in ipairs(redis.call('ZRANGE', base .. 'parts', 0, -1)) do
     local held = redis.call('HMGET', part_key(base, at), NEXT, OVER, GROUPS)
-    if held[1] == '-1' then parts[#parts + 1] = { tonumber(at), held[2] and 1 or 0, tonumber(held[3] or '0') } end
+    -- A part recorded before its groups were numbered ("\29k") cannot be read a page at a time: as
+    -- one over its room, its boundary keeps no listing.
+    local over = (held[2] or not held[3]) and 1 or 0
+    if held[1] == '-1' then parts[#parts + 1] = { tonumber(at), over, tonumber(held[3] or '0') } end
   end
   return parts, tonumber(redis.call('GET', base .. 'since') or '-1')
 end
