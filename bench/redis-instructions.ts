@@ -128,8 +128,9 @@ export function dumpCounts(server: Callgrind): {
     readdirSync(server.dir)
       .filter((name) => !before.has(name))
       .sort();
-  // On a loaded host callgrind_control may return before the dump is written: wait for it (up to 10 s).
-  for (let wait = 0; wait < 100 && fresh().length === 0; wait++) Atomics.wait(PAUSE, 0, 0, 100);
+  // On a loaded host callgrind_control may return before the dump is written: wait for it (up to 60 s:
+  // at a load of 18 on 2 cores 10 s was not always enough).
+  for (let wait = 0; wait < 600 && fresh().length === 0; wait++) Atomics.wait(PAUSE, 0, 0, 100);
   const dumped = fresh();
   if (dumped.length === 0) throw new Error('callgrind_control -d wrote no file');
   const threads = dumped.map((name) => eventsOf(readFileSync(join(server.dir, name), 'utf8')));

@@ -4,7 +4,13 @@
  * scored, so one read settles more dirty member rows than one call may (GROUP_SETTLE_ROWS).
  */
 import { BOARD_DROP_KEYS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import { GROUP_SETTLE_ROWS, GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
+import {
+  GROUP_HISTORY_PAGE_ROWS,
+  GROUP_SETTLE_ROWS,
+  GROUP_TOP_MEMBERS,
+  MAX_MEMBERS_PER_BOARD,
+  MAX_MEMBERS_PER_GROUP,
+} from '../../src/ranking/options/group-of/group-of.limits';
 import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
@@ -44,24 +50,34 @@ async function dirtyEveryGroup(context: HarnessContext): Promise<void> {
   await context.send({ method: 'POST', path: '/boards/wc-members/increments', body: { items } }, 'seeder');
 }
 
+/** A group's most members on one shard of the sharded member board (group-boards.store.ts's limitsOf). */
+const PER_SHARD = Math.ceil((2 * MAX_MEMBERS_PER_GROUP) / SHARDS_PER_BOARD.max);
 /**
- * The sharded group board's two full groups: s0's members all on shard 0 (one shard answers `top` rows
- * of it, and shard 0 also claims and stores), s1's spread over every shard (every shard answers rows).
+ * The sharded group board's groups: s1's MEMBERS members spread over every shard (every shard answers
+ * rows and records a part), the others PER_SHARD each all on shard 0 (a group may hold no more there),
+ * as many as leave shard 0 at about its most members (2 x MAX_MEMBERS_PER_BOARD / shards): shard 0's
+ * part of a listing, and the merged listing's record, at their largest.
  */
+const SHARDED_GROUPS = Math.floor((2 * MAX_MEMBERS_PER_BOARD) / SHARDS_PER_BOARD.max / PER_SHARD);
+
 function shardedMembers(group: number): string[] {
   const names: string[] = [];
-  for (let k = 0; names.length < MEMBERS; k++) {
+  for (let k = 0; names.length < (group === 1 ? MEMBERS : PER_SHARD); k++) {
     const item = `q${group}-${k}`;
     if (group === 1 || shardOf(item, SHARDS_PER_BOARD.max) === 0) names.push(item);
   }
   return names;
 }
 
-/** Every member of both sharded groups joined and scored. */
+/** Every member of every sharded group joined and scored. */
 async function fillShardedGroups(context: HarnessContext): Promise<void> {
-  for (let g = 0; g < 2; g++) {
+  for (let g = 0; g < SHARDED_GROUPS; g++) {
     const members = shardedMembers(g);
-    for (const item of members) await context.send(join(`s${g}`, item, 'wc-teams-sharded'), 'seeder');
+    for (const item of members) {
+      // A refused join (past a group's share of a shard) would leave the row measuring less than it says.
+      const joined = await context.send(join(`s${g}`, item, 'wc-teams-sharded'), 'seeder');
+      if (joined.status >= 300) throw new Error(`seeding s${g} ${item}: ${joined.status}`);
+    }
     const items = members.map((item, k) => ({ item, amount: 1 + k }));
     for (let first = 0; first < items.length; first += BATCH)
       await context.send(
@@ -75,14 +91,14 @@ async function fillShardedGroups(context: HarnessContext): Promise<void> {
   }
 }
 
-/** One write to a member of each sharded group: both dirty. */
+/** One write to a member of each sharded group: every one dirty. */
 async function dirtyShardedGroups(context: HarnessContext): Promise<void> {
-  const items = [0, 1].map((g) => ({ item: shardedMembers(g)[0], amount: 1 }));
+  const items = Array.from({ length: SHARDED_GROUPS }, (_, g) => ({ item: shardedMembers(g)[0], amount: 1 }));
   await context.send({ method: 'POST', path: '/boards/wc-members-sharded/increments', body: { items } }, 'seeder');
 }
 
 /**
- * Both sharded groups dirty, then four minutes of the member window: every shard crosses at the read,
+ * Every sharded group dirty, then four minutes of the member window: every shard crosses at the read,
  * recording its part at the boundary it wrote before and its quiet parts at the three after it
  * (group_parts_lib: its state then, each group's members read again).
  */
@@ -123,7 +139,7 @@ async function drainDay(context: HarnessContext): Promise<void> {
 
 const CROSSING = `the crossing settles the dirty groups first (calls of about ${GROUP_SETTLE_ROWS} member rows, each answering that it left the boundary for the next, which the service sends at once), then stores the groups' listing, then the read`;
 
-const SHARDED = `2 groups of ${MEMBERS} scored members (top ${MEMBERS}) over a member board of ${SHARDS_PER_BOARD.max} shards, one group's members all on shard 0`;
+const SHARDED = `${SHARDED_GROUPS} groups of scored members (top ${MEMBERS}) over a member board of ${SHARDS_PER_BOARD.max} shards: one of ${MEMBERS} spread over every shard, ${SHARDED_GROUPS - 1} of ${PER_SHARD} (a group's most on one shard) all on shard 0, which holds about its most members`;
 
 const SHARDED_CROSSING = `each shard's first call past the boundary records its part (its groups' best members then) and its quiet parts of the 3 boundaries after it, the read's settle round merges the parts into the listings on shard 0, then settles and reads`;
 
@@ -166,7 +182,7 @@ export const GROUP_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: `limit 1 000 of the group board with both of its ${SHARDED} dirty: settled across the shards, then read`,
+    worst: `limit 1 000 of the group board with every one of its ${SHARDED} dirty: settled across the shards, then read`,
     prepare: async (context) => {
       await fillShardedGroups(context);
       await dirtyShardedGroups(context);
@@ -177,11 +193,11 @@ export const GROUP_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/history',
-    worst: `the group board's snapshot (keep 1 000, top 1 000) at the member window's boundary over the ${SHARDED}, both dirty: ${SHARDED_CROSSING}`,
+    worst: `the group board's snapshot (keep 1 000, top 1 000) at the member window's boundary over the ${SHARDED}, every one dirty: ${SHARDED_CROSSING}`,
     prepare: crossShardedDirty,
     request: () => get('/boards/wc-teams-sharded/history'),
     settle: crossShardedDirty,
-    manyCalls: `each shard's crossing records its part of the listing and its 3 quiet parts (shard 0: its group's 1 000 members each, about ${GROUP_SETTLE_ROWS} rows a call), then the settle round reads every shard's parts, stores each merged listing and its record on shard 0 and drops the parts: one call a shard at each step, in parallel`,
+    manyCalls: `each shard's crossing records its part of the listing and its 3 quiet parts (shard 0: its ${(SHARDED_GROUPS - 1) * PER_SHARD} members and more, about ${GROUP_SETTLE_ROWS} rows a call), then the settle round lists every shard's parts, reads them ${GROUP_HISTORY_PAGE_ROWS} member rows a call at most, stores each merged listing's record on shard 0 as many a call (the last call keeps the listing) and drops the parts`,
   },
   {
     route: 'POST /admin/boards/{board}/retractions',

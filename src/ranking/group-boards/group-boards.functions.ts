@@ -124,21 +124,47 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
 
   groupHistoryParts: namedFunction({
     numberOfKeys: 1,
-    args: ['board', 'window', 'upto'],
-    reply: ['parts', 'since'],
-    /** upto null: the shard's recorded parts of listings (group_parts_lib); else drops those at or before it. */
-    build: (call: { shard: BoardKeys; groupBoard: string; window: string; upto: number | null }) => ({
+    args: ['board', 'window', 'upto', 'at', 'after', 'rows'],
+    reply: ['parts', 'since', 'groups', 'last'],
+    /** The shard's recorded parts (group_parts_lib), or a page of one's groups (`page`), or (`upto`) drops those at or before it. */
+    build: (call: PartsCall) => ({
       keys: [call.shard.cfg()],
       header: bareHeader(0),
-      args: { board: call.groupBoard, window: call.window, upto: call.upto ?? '' },
+      args: {
+        board: call.groupBoard,
+        window: call.window,
+        upto: call.upto ?? '',
+        at: call.page?.atSec ?? '',
+        after: call.page?.after ?? 0,
+        rows: call.page?.rows ?? 0,
+      },
     }),
-    decode: (reply) => ({ parts: partsOf(reply.string('parts')), since: reply.number('since') }),
+    decode: (reply) => ({
+      parts: partsOf(reply.string('parts')),
+      since: reply.number('since'),
+      groups: groupsOf(reply.string('groups')),
+      last: reply.number('last'),
+    }),
   }),
 
   groupHistoryStore: namedFunction({
     numberOfKeys: 1,
-    args: ['board', 'window', 'at', 'interval', 'keep', 'top', 'rule', 'room', 'boards', 'groups'],
-    reply: ['rows'],
+    args: [
+      'board',
+      'window',
+      'at',
+      'interval',
+      'keep',
+      'top',
+      'rule',
+      'room',
+      'boards',
+      'token',
+      'first',
+      'groups',
+      'listing',
+    ],
+    reply: ['state', 'rows'],
     /** `shard`: shard 0's keys of the member board, where the merged listing is kept. */
     build: (call: HistoryStoreCall) => ({
       keys: [call.shard.cfg()],
@@ -153,12 +179,25 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
         rule: call.rule,
         room: call.room,
         boards: call.boards,
+        token: call.token,
+        first: call.first ? 1 : 0,
         groups: JSON.stringify(call.groups),
+        listing: call.listing ? JSON.stringify(call.listing) : '',
       },
     }),
-    decode: (reply) => ({ rows: reply.number('rows') }),
+    decode: (reply) => ({ state: reply.string('state') as 'kept' | 'stale' | 'ok', rows: reply.number('rows') }),
   }),
 });
+
+/** A group_history_parts call: the parts, a page of one's groups, or (`upto`) a drop. */
+export interface PartsCall {
+  shard: BoardKeys;
+  groupBoard: string;
+  window: string;
+  upto: number | null;
+  /** The groups of the part at `atSec` after the `after`-th recorded, at most `rows` members (one group whatever its size). */
+  page?: { atSec: number; after: number; rows: number };
+}
 
 /** One shard's part of a kept listing (group_parts_lib): per group, [item, score, retracted (0|1), ...]. */
 export interface ListingPart {
@@ -169,15 +208,26 @@ export interface ListingPart {
   quiet: boolean;
 }
 
-/** A shard's parts as group_history_parts answers them (cjson writes an empty table as {}). */
-function partsOf(text: string): ListingPart[] {
-  const parsed = JSON.parse(text) as Array<[number, number, unknown, number]>;
-  return parsed.map(([atSec, over, groups, quiet]) => ({
-    atSec,
-    over: over === 1,
-    groups: Array.isArray(groups) ? (groups as ListingPart['groups']) : [],
-    quiet: quiet === 1,
-  }));
+/** A shard's recorded part as group_history_parts lists it: its groups are read a page at a time. */
+export interface PartEntry {
+  atSec: number;
+  over: boolean;
+  /** The groups it recorded. */
+  groups: number;
+  /** The shard ran no call in the slot ending at `atSec` (its state then, recorded at a later crossing). */
+  quiet: boolean;
+}
+
+/** A shard's parts as group_history_parts lists them. */
+function partsOf(text: string): PartEntry[] {
+  const parsed = JSON.parse(text) as Array<[number, number, number, number]>;
+  return parsed.map(([atSec, over, groups, quiet]) => ({ atSec, over: over === 1, groups, quiet: quiet === 1 }));
+}
+
+/** A page of a part's groups (cjson writes an empty table as {}). */
+function groupsOf(text: string): ListingPart['groups'] {
+  const parsed = JSON.parse(text) as unknown;
+  return Array.isArray(parsed) ? (parsed as ListingPart['groups']) : [];
 }
 
 /** A merged listing for shard 0 to keep (group_history_store.lua). */
@@ -194,8 +244,14 @@ export interface HistoryStoreCall {
   rule: string;
   room: number;
   boards: number;
-  /** [group, score, counted members [item, score, ...]] */
+  /** The merge's: its calls write one record of the listing's counted members. */
+  token: string;
+  /** The merge's first call: the record starts afresh. */
+  first: boolean;
+  /** A page of the listing's groups in its order: [group, score, counted members [item, score, ...]] */
   groups: Array<[string, string, string[]]>;
+  /** The last call's: every group [group, score] (null: more pages follow). */
+  listing: Array<[string, string]> | null;
 }
 
 /** The group boards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */

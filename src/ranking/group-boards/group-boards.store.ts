@@ -1,13 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { QuotaExceededError } from '../../common/errors';
 import { IdemCalls, Idempotent, IdemRequest } from '../../redis/idempotency';
 import { PreparedBoard } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { RankingKeys } from '../core/ranking.keys';
+import { type BoardKeys, RankingKeys } from '../core/ranking.keys';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import type { GroupOfSetting } from '../options/group-of/group-of.option';
 import {
+  GROUP_HISTORY_PAGE_ROWS,
   GROUP_SETTLE_ROWS,
   MAX_GROUP_BOARDS_PER_MEMBER,
   MAX_GROUPS_PER_BOARD,
@@ -20,8 +22,8 @@ import { GroupBoardsFunctions } from './group-boards.functions';
 import { sliceStore } from '../core/slice-store';
 import { ascendingScores } from '../options/registry';
 import { batchOf, batchSize, clearsOf, mergedScore, ShardRows } from './sharded-settle';
-import { knownBoundaries, mergedGroups } from './group-history';
-import type { ShardStep } from './group-boards.functions';
+import { knownBoundaries, listingPages, mergedGroups, type ShardParts } from './group-history';
+import type { ListingPart, PartEntry, ShardStep } from './group-boards.functions';
 
 /** A membership change: `item` of the member board joins `group` of the group board (null: leaves its group). */
 export interface MembershipChange {
@@ -77,6 +79,11 @@ function quotaOf(groupBoard: string) {
     if (!refusal) throw error;
     throw new QuotaExceededError(GM.full(groupBoard, refusal.kind, Number(refusal.held)), 60);
   };
+}
+
+/** The calls of a merge's part reads. */
+function sumOf(read: Array<{ calls: number }>): number {
+  return read.reduce((sum, shard) => sum + shard.calls, 0);
 }
 
 /** Memberships (one call) and settling (one bounded call), both on the member board's one shard. */
@@ -153,41 +160,82 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
   /**
    * The listings the shards' parts make known, merged and kept on shard 0, then every shard's parts
    * up to the newest read dropped (group-history.ts): the step round crossed every shard to now, so no
-   * shard records a part of those boundaries later. Answers the calls (2 x shards + one per listing).
+   * shard records a part of those boundaries later. Every call a bounded piece (GROUP_HISTORY_PAGE_ROWS):
+   * a merge cut short (a crash, a later merge of the boundary) drops no part, so the next round
+   * merges its boundaries again from the start (mergeListing). Answers the calls.
    */
   private async keepListings(settle: GroupSettle): Promise<number> {
-    const { member, window, setting, nowMs } = settle;
+    const { member, window, setting } = settle;
     const on = { groupBoard: settle.groupBoard, window: setting.window };
-    const read = await Promise.all(
+    const listed = await Promise.all(
       member.shards.map((shard) =>
         guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null })),
       ),
     );
-    const calendar = window.calendar !== undefined;
-    const kept = window.snapshots;
-    const boundaries = kept ? knownBoundaries(read, calendar) : [];
-    const rule = {
-      top: setting.top,
-      decay: setting.decay,
-      ascending: ascendingScores(member.config),
-      listed: kept?.top ?? 0,
-    };
+    const boundaries = window.snapshots ? knownBoundaries(listed, window.calendar !== undefined) : [];
+    let calls = member.shards.length;
     for (const atSec of boundaries) {
-      const listing = { ...on, shard: member.shards[0].keys, nowMs, atSec, rule: ruleOf(setting) };
-      const sizes = { keep: kept?.keep ?? 0, top: kept?.top ?? 0, boards: MAX_GROUP_BOARDS_PER_MEMBER };
-      const room = Math.floor(MAX_RECORDED_MEMBERS_PER_BOARD / (sizes.keep + 2));
-      const groups = mergedGroups(read, atSec, rule);
-      const intervalSec = calendar ? 0 : window.intervalSec;
-      await guard(this.functions.call(this.fns.groupHistoryStore, { ...listing, ...sizes, room, intervalSec, groups }));
+      const merged = await this.mergeListing(settle, listed, atSec);
+      calls += merged.calls;
+      if (!merged.done) return calls;
     }
-    const upto = Math.max(...read.flatMap((shard) => shard.parts.map((part) => part.atSec)));
-    if (upto === -Infinity) return member.shards.length + boundaries.length;
+    const upto = Math.max(...listed.flatMap((shard) => shard.parts.map((part) => part.atSec)));
+    if (upto === -Infinity) return calls;
     await Promise.all(
       member.shards.map((shard) =>
         guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto })),
       ),
     );
-    return 2 * member.shards.length + boundaries.length;
+    return calls + member.shards.length;
+  }
+
+  /**
+   * The listing at `atSec` merged from the shards' parts (read a page at a time) and kept on shard 0,
+   * its record written a page at a time under one token (group_history_store: a merge begun again
+   * starts it afresh, so no group counts twice). Not done: a part went or a later merge took the record.
+   */
+  private async mergeListing(settle: GroupSettle, listed: ShardParts<PartEntry>[], atSec: number) {
+    const { member, window, setting, nowMs } = settle;
+    const read = await Promise.all(member.shards.map((shard, i) => this.partAt(settle, shard.keys, listed[i], atSec)));
+    if (read.some((shard) => shard.part === null)) return { done: false, calls: sumOf(read) };
+    const shards = read.map((shard, i) => ({ parts: shard.part ? [shard.part] : [], since: listed[i].since }));
+    const kept = { keep: window.snapshots?.keep ?? 0, top: window.snapshots?.top ?? 0 };
+    const ascending = ascendingScores(member.config);
+    const groups = mergedGroups(shards, atSec, { top: setting.top, decay: setting.decay, ascending, listed: kept.top });
+    const pages = listingPages(groups, ascending, GROUP_HISTORY_PAGE_ROWS);
+    const call = {
+      ...{ groupBoard: settle.groupBoard, window: setting.window, shard: member.shards[0].keys, nowMs, atSec },
+      ...{ ...kept, boards: MAX_GROUP_BOARDS_PER_MEMBER, rule: ruleOf(setting), token: randomUUID() },
+      ...{
+        room: Math.floor(MAX_RECORDED_MEMBERS_PER_BOARD / (kept.keep + 2)),
+        intervalSec: window.calendar ? 0 : window.intervalSec,
+      },
+    };
+    for (const [n, page] of pages.entries()) {
+      const listing = n === pages.length - 1 ? groups.map(([group, score]): [string, string] => [group, score]) : null;
+      const stored = await guard(
+        this.functions.call(this.fns.groupHistoryStore, { ...call, first: n === 0, groups: page, listing }),
+      );
+      if (stored.state !== 'ok') return { done: stored.state === 'kept', calls: sumOf(read) + n + 1 };
+    }
+    return { done: true, calls: sumOf(read) + pages.length };
+  }
+
+  /** A shard's part at `atSec` read a page of groups a call (undefined: it has none; null: it went meanwhile). */
+  private async partAt(settle: GroupSettle, shard: BoardKeys, listed: ShardParts<PartEntry>, atSec: number) {
+    const entry = listed.parts.find((part) => part.atSec === atSec);
+    if (!entry || entry.groups === 0) return { part: undefined, calls: 0 };
+    const on = { groupBoard: settle.groupBoard, window: settle.setting.window, shard, upto: null };
+    const groups: ListingPart['groups'] = [];
+    let calls = 0;
+    for (let after = 0; after >= 0; calls++) {
+      const page = { atSec, after, rows: GROUP_HISTORY_PAGE_ROWS };
+      const answer = await guard(this.functions.call(this.fns.groupHistoryParts, { ...on, page }));
+      groups.push(...answer.groups);
+      after = answer.last;
+    }
+    const part = groups.length === entry.groups ? { atSec, over: entry.over, groups, quiet: entry.quiet } : null;
+    return { part, calls };
   }
 
   /** Claims, reads, merges, stores and clears one batch of dirty groups: true while some may remain. */

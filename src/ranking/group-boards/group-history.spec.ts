@@ -1,5 +1,5 @@
 import type { ListingPart } from './group-boards.functions';
-import { knownBoundaries, mergedGroups, ShardParts } from './group-history';
+import { knownBoundaries, listingPages, mergedGroups, type MergedGroup, ShardParts } from './group-history';
 
 const part = (atSec: number, groups: ListingPart['groups'] = [], over = false, quiet = false): ListingPart => ({
   atSec,
@@ -87,5 +87,24 @@ describe('mergedGroups: a listing from the shards’ parts', () => {
       ['red', '4', ['b', '4']],
       ['blue', '4', ['x', '4']],
     ]);
+  });
+});
+
+describe('listingPages: a merged listing in the pages of its record', () => {
+  const group = (name: string, score: string, members: number): MergedGroup => [
+    name,
+    score,
+    Array.from({ length: members }, (_, k) => [`${name}${k}`, '1']).flat(),
+  ];
+
+  it('orders the groups by their score now (ties by id bytes) and cuts whole groups at the page’s rows', () => {
+    const groups = [group('a', '4', 2), group('c', '9', 3), group('b', '4', 1), group('d', '1', 5)];
+    const pages = listingPages(groups, false, 4);
+    expect(pages.map((page) => page.map(([name]) => name))).toEqual([['c', 'b'], ['a'], ['d']]);
+    expect(listingPages(groups, true, 100).map((page) => page.map(([name]) => name))).toEqual([['d', 'a', 'b', 'c']]);
+  });
+
+  it('answers one empty page for a listing of no group (its merge still keeps it)', () => {
+    expect(listingPages([], false, 4)).toEqual([[]]);
   });
 });

@@ -12,8 +12,8 @@ import type { MergeRule } from './sharded-settle';
  */
 
 /** One shard's recorded parts and the slot start of its first membership (-1: none yet). */
-export interface ShardParts {
-  parts: ListingPart[];
+export interface ShardParts<Part extends Pick<ListingPart, 'atSec' | 'over' | 'quiet'> = ListingPart> {
+  parts: Part[];
   since: number;
 }
 
@@ -24,7 +24,10 @@ export interface ShardParts {
  * listing only there); a calendar period's from the parts of the shards that wrote in it (the others
  * held no score in it).
  */
-export function knownBoundaries(shards: ShardParts[], calendar: boolean): number[] {
+export function knownBoundaries(
+  shards: Array<ShardParts<Pick<ListingPart, 'atSec' | 'over' | 'quiet'>>>,
+  calendar: boolean,
+): number[] {
   const all = [...new Set(shards.flatMap((shard) => shard.parts.map((part) => part.atSec)))].sort((a, b) => a - b);
   return all.filter((atSec) => {
     const parts = shards.map((shard) => shard.parts.find((part) => part.atSec === atSec));
@@ -64,7 +67,7 @@ function weighed(rows: MemberRow[], decay: number): number {
 }
 
 /** A group at a boundary: its score then, and its counted members not retracted since. */
-interface MergedGroup {
+interface GroupAt {
   item: string;
   score: number;
   counted: MemberRow[];
@@ -78,18 +81,14 @@ interface MergedGroup {
  * group past the listing's rows does not move in), as an unsharded member board's retraction
  * rewrites a kept listing; a group left with no counted member leaves it.
  */
-export function mergedGroups(
-  shards: ShardParts[],
-  atSec: number,
-  rule: MergeRule & { listed: number },
-): Array<[string, string, string[]]> {
+export function mergedGroups(shards: ShardParts[], atSec: number, rule: MergeRule & { listed: number }): MergedGroup[] {
   const byGroup = new Map<string, MemberRow[]>();
   for (const shard of shards) {
     const part = shard.parts.find((p) => p.atSec === atSec);
     for (const [group, flat] of part?.groups ?? [])
       byGroup.set(group, [...(byGroup.get(group) ?? []), ...rowsOf(flat)]);
   }
-  const groups: MergedGroup[] = [...byGroup].map(([group, rows]) => {
+  const groups: GroupAt[] = [...byGroup].map(([group, rows]) => {
     const counted = rows.sort(boardOrder(rule.ascending)).slice(0, rule.top);
     return { item: group, score: weighed(counted, rule.decay), counted: counted.filter((row) => !row.retracted) };
   });
@@ -102,4 +101,31 @@ export function mergedGroups(
       String(weighed(group.counted, rule.decay)),
       group.counted.flatMap((row) => [row.item, row.text]),
     ]);
+}
+
+/** A merged listing's group: [group, score, counted members [item, score, ...]]. */
+export type MergedGroup = [string, string, string[]];
+
+/**
+ * The merged listing in its kept order (its groups by their score now, as group_history_store sorts
+ * them: the record's groups follow it) cut into pages of at most `rows` counted members, one group at
+ * least (a group counts at most `top` of them); no group: one empty page (the merge's one call).
+ */
+export function listingPages(groups: MergedGroup[], ascending: boolean, rows: number): MergedGroup[][] {
+  const order = boardOrder(ascending);
+  const sorted = [...groups].sort((a, b) =>
+    order({ item: a[0], score: Number(a[1]) }, { item: b[0], score: Number(b[1]) }),
+  );
+  const pages: MergedGroup[][] = [[]];
+  let taken = 0;
+  for (const group of sorted) {
+    const members = group[2].length / 2;
+    if (pages[pages.length - 1].length > 0 && taken + members > rows) {
+      pages.push([]);
+      taken = 0;
+    }
+    pages[pages.length - 1].push(group);
+    taken += members;
+  }
+  return pages;
 }

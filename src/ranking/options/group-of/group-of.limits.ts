@@ -48,3 +48,15 @@ export const GROUP_SETTLE_PERIOD_MS = 5_000;
 
 /** Most settling calls one scheduler visit of a group board makes (GROUP_SETTLE_ROWS each); the rest at the next pass. */
 export const GROUP_SETTLE_CALLS_PER_VISIT = 100;
+
+/**
+ * Counted member rows one call of a sharded group board's history merge handles (group-history.ts):
+ * a page of a shard's part read (group_history_parts) or of the merged listing's record written on
+ * shard 0 (group_history_store), whole groups until the next would pass it, one group whatever its
+ * size (GROUP_TOP_MEMBERS.max rows at most, so no smaller page would do). Sized by
+ * bench/group-history-instructions.ts on 64 shards, shard 0 at its most members: one call reading a
+ * part of 2 520 members took 29 M instructions and one storing a record of 3 504 rows 20 M (~11.5 k
+ * and ~5.8 k a row), so a page of 1 000 stays within the ~10 M (~5 ms) a call: paged, the costliest
+ * part read took 9.4 M and the costliest record page 8.0 M.
+ */
+export const GROUP_HISTORY_PAGE_ROWS = 1_000;

@@ -22,6 +22,8 @@
 -- KEYS: 0
 
 local NEXT, RULE, COUNT, GROUP, ITEM = '\29n', '\29r', '\29c', 'g\31', 'i\31'
+-- A merged record's while it is written (counted_page): the merge's token, and 1 once a group did not fit.
+local TOKEN, FULL = '\29t', '\29f'
 
 local function counted_key(base, at) return base .. 'cnt:' .. at end
 
@@ -175,25 +177,44 @@ local function item_history_out(cfg_key, top_key, record, item, budget, costs)
 end
 
 -- Over a sharded member board, shard 0's record of the listing at `at` merged from the shards' parts
--- (group_history_store): `listed` the listing's groups best first, each { group, counted = { item,
--- score, ... } } as the merge counted them, recorded while they fit `room` members (see counted_recorded).
-local function counted_stored(base, at, listed, rule, room, lifetime_sec)
-  local key, count = counted_key(base, at), 0
-  redis.call('UNLINK', key)
-  for _, row in ipairs(listed) do
-    local members = #row.counted / 2
-    if count + members > room then break end
-    local text, fields = {}, { GROUP .. row.group, '' }
-    for i = 1, #row.counted, 2 do
-      text[#text + 1] = archive.SNAP_ROW .. row.counted[i] .. archive.SNAP_FIELD .. row.counted[i + 1]
-      fields[#fields + 1], fields[#fields + 2] = ITEM .. row.counted[i], row.group
-    end
-    fields[2] = table.concat(text)
-    redis.call('HSET', key, unpack(fields))
-    count = count + members
+-- (group_history_store), written a page of groups a call: `groups` the next of the listing's groups in
+-- its order, each { group, score, { item, score, ... } } as the merge counted them, those listed
+-- recorded while they fit `room` members (see counted_recorded: the first that does not ends the
+-- record). A merge's first page (`first`) starts the record afresh under its `token`, so a merge cut
+-- short and begun again counts no group twice; a page of another token is refused (false: a later
+-- merge of the boundary took the record). Until closed it expires in `lifetime_sec` (nil: a day).
+local function counted_page(base, at, page, room, lifetime_sec)
+  local key, groups = counted_key(base, at), base .. 'top'
+  if page.first then
+    redis.call('UNLINK', key)
+    redis.call('HSET', key, NEXT, 0, COUNT, 0, TOKEN, page.token)
+  elseif redis.call('HGET', key, TOKEN) ~= page.token then
+    return false
   end
-  redis.call('HSET', key, NEXT, -1, COUNT, count, RULE, rule)
-  if lifetime_sec then redis.call('EXPIRE', key, lifetime_sec) end
+  local held = redis.call('HMGET', key, NEXT, COUNT, FULL)
+  local recorded, count, full = tonumber(held[1]), tonumber(held[2]), held[3]
+  for _, row in ipairs(page.groups) do
+    if full then break end
+    if order.listed(groups, tonumber(row[2])) then
+      if count + #row[3] / 2 > room then
+        full = '1'
+        redis.call('HSET', key, FULL, 1)
+      else
+        recorded, count = recorded + 1, count + group_parts.record_rows(key, row[1], row[3])
+      end
+    end
+  end
+  redis.call('HSET', key, NEXT, recorded, COUNT, count)
+  redis.call('EXPIRE', key, lifetime_sec or 86400)
+  return true
+end
+
+-- The merged record at `at` closed under the rule: a retraction reads it from now on (the listing is kept).
+local function counted_closed(base, at, rule, lifetime_sec)
+  local key = counted_key(base, at)
+  redis.call('HDEL', key, TOKEN, FULL)
+  redis.call('HSET', key, NEXT, -1, RULE, rule)
+  if lifetime_sec then redis.call('EXPIRE', key, lifetime_sec) else redis.call('PERSIST', key) end
 end
 
 -- The record of a kept listing goes with it (group_history_lib's trim, a dropped group board).
@@ -206,4 +227,5 @@ group_of.GROUP_OF.counted_recorded = counted_recorded
 group_of.GROUP_OF.counted_dropped = counted_dropped
 group_of.GROUP_OF.listings_out = listings_out
 group_of.GROUP_OF.listing_without = listing_without
-group_of.GROUP_OF.counted_stored = counted_stored
+group_of.GROUP_OF.counted_page = counted_page
+group_of.GROUP_OF.counted_closed = counted_closed

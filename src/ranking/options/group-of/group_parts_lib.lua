@@ -22,9 +22,12 @@
 --   <base>part:<at> hash   "g\31<group>" -> the group's best `top` listed members on the shard at the
 --                          boundary ("\30<item>\31<score>" rows, best first; "\31x" after a score:
 --                          retracted since, counted as held but worth nothing); "i\31<item>" -> its
---                          group; "\29n" next group (sorted ids) to record (-1: done); "\29c" the
---                          members recorded; "\29o" 1: over its room (no listing kept at the boundary);
---                          "\29q" 1: quiet, the shard ran no call in the slot ending there (see quiet_view)
+--                          group; "o\31<k>" the k-th group recorded, "<members>\31<group>" (k from 1:
+--                          the merge reads a part a page of groups at a time, read_page); "\29k" the
+--                          groups recorded; "\29n" next group (sorted ids) to record (-1: done);
+--                          "\29c" the members recorded; "\29o" 1: over its room (no listing kept at
+--                          the boundary); "\29q" 1: quiet, the shard ran no call in the slot ending
+--                          there (see quiet_view)
 -- A part holds at most floor(rcap / (PARTS_KEPT x shards)) members, so the parts of all shards hold
 -- at most MAX_RECORDED_MEMBERS_PER_BOARD (rcap), as shard 0's records of the merged listings do.
 -- KEYS: 0
@@ -34,6 +37,7 @@ local PARTS_KEPT = 4
 -- group's text (about twice a snapshot row's instructions: bench/group-history-instructions.ts).
 local PART_ROW_WEIGHT = 2
 local NEXT, COUNT, OVER, QUIET, GROUP, ITEM = '\29n', '\29c', '\29o', '\29q', 'g\31', 'i\31'
+local ORDINAL, GROUPS = 'o\31', '\29k'
 local RETRACTED = '\31x'
 
 local function part_key(base, at) return base .. 'part:' .. at end
@@ -156,8 +160,6 @@ local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   if not first then return true end
   local view = quiet and quiet_view(cfg_key, member_top, at, interval_sec)
   if view then redis.call('HSET', key, QUIET, 1) end
-  -- Every slot left the window by then: the part is empty.
-  if view and #view.live == 0 then first = math.huge end
   local room = part_room(cfg_key, base)
   local index = base .. 'parts'
   redis.call('ZADD', index, at, at)
@@ -165,11 +167,20 @@ local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
     redis.call('UNLINK', part_key(base, old))
     redis.call('ZREM', index, old)
   end
+  local held = redis.call('HGET', key, GROUPS)
+  if first > 0 and not held then
+    -- Begun before its groups were numbered: not readable a page at a time (read_parts), kept as over.
+    redis.call('HSET', key, OVER, 1, NEXT, -1)
+    return true
+  end
+  held = tonumber(held or '0')
+  -- Every slot left the window by then: the part is empty.
+  if view and #view.live == 0 then first = math.huge end
   local groups, ex = redis.call('HKEYS', base .. 'groups'), group_members.exceptions_of(member_top)
   table.sort(groups)
   for i = first + 1, #groups do
     if snapshot.crossing_work(0) <= 0 then
-      redis.call('HSET', key, NEXT, i - 1, COUNT, count)
+      redis.call('HSET', key, NEXT, i - 1, COUNT, count, GROUPS, held)
       return false
     end
     local group_key = group_of.GROUP_OF.group_key(base, groups[i])
@@ -180,9 +191,12 @@ local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
       redis.call('HSET', key, OVER, 1)
       break
     end
-    if #rows > 0 then count = count + record_rows(key, groups[i], rows) end
+    if #rows > 0 then
+      count, held = count + record_rows(key, groups[i], rows), held + 1
+      redis.call('HSET', key, ORDINAL .. held, (#rows / 2) .. '\31' .. groups[i])
+    end
   end
-  redis.call('HSET', key, NEXT, -1, COUNT, count)
+  redis.call('HSET', key, NEXT, -1, COUNT, count, GROUPS, held)
   return true
 end
 
@@ -200,29 +214,36 @@ local function crossed(cfg_key, base, mark, interval_sec, member_top)
   return true
 end
 
--- The shard's recorded parts (done ones only): { at, over (0|1), [[group, [item, score, retracted
--- (0|1), ...]], ...], quiet (0|1) } each, oldest first, and since (-1: the shard never held a member).
+-- The shard's recorded parts (done ones only), oldest first: { at, over (0|1), groups recorded, quiet
+-- (0|1) } each, and since (-1: the shard never held a member). Their groups: read_page.
 local function read_parts(base)
   local parts = {}
   for _, at in ipairs(redis.call('ZRANGE', base .. 'parts', 0, -1)) do
-    local fields = redis.call('HGETALL', part_key(base, at))
-    local done, over, quiet, groups = false, 0, 0, {}
-    for i = 1, #fields, 2 do
-      local name, value = fields[i], fields[i + 1]
-      if name == NEXT then done = value == '-1' end
-      if name == OVER then over = 1 end
-      if name == QUIET then quiet = 1 end
-      if string.sub(name, 1, 2) == GROUP then
-        local rows = {}
-        for item, score, mark in string.gmatch(value, '\30([^\30\31]*)\31([^\30\31]*)(\31?x?)') do
-          rows[#rows + 1], rows[#rows + 2], rows[#rows + 3] = item, score, mark == RETRACTED and 1 or 0
-        end
-        groups[#groups + 1] = { string.sub(name, 3), rows }
-      end
-    end
-    if done then parts[#parts + 1] = { tonumber(at), over, groups, quiet } end
+    local held = redis.call('HMGET', part_key(base, at), NEXT, OVER, GROUPS, QUIET)
+    -- A part recorded before its groups were numbered ("\29k") cannot be read a page at a time: as
+    -- one over its room, its boundary keeps no listing.
+    local over = (held[2] or not held[3]) and 1 or 0
+    if held[1] == '-1' then parts[#parts + 1] = { tonumber(at), over, tonumber(held[3] or '0'), held[4] and 1 or 0 } end
   end
   return parts, tonumber(redis.call('GET', base .. 'since') or '-1')
+end
+
+-- The groups of the part at `at` after the `after`-th recorded, while their members fit `rows` (at
+-- least one group): [[group, [item, score, retracted (0|1), ...]], ...], and the last group answered
+-- (-1: the part's last, or no such part).
+local function read_page(base, at, after, rows)
+  local key, groups, taken = part_key(base, at), {}, 0
+  local last = tonumber(redis.call('HGET', key, GROUPS) or '0')
+  for k = after + 1, last do
+    local size, group = string.match(redis.call('HGET', key, ORDINAL .. k), '^(%d+)\31(.*)$')
+    if #groups > 0 and taken + tonumber(size) > rows then return groups, k - 1 end
+    local members = {}
+    for item, score, mark in string.gmatch(redis.call('HGET', key, GROUP .. group) or '', '\30([^\30\31]*)\31([^\30\31]*)(\31?x?)') do
+      members[#members + 1], members[#members + 2], members[#members + 3] = item, score, mark == RETRACTED and 1 or 0
+    end
+    groups[#groups + 1], taken = { group, members }, taken + tonumber(size)
+  end
+  return groups, -1
 end
 
 -- Drops the shard's parts at or before `upto` (merged, or never to be).
@@ -284,6 +305,7 @@ end
 
 group_parts.crossed = crossed
 group_parts.read_parts = read_parts
+group_parts.read_page = read_page
 group_parts.dropped = dropped
 group_parts.item_out = item_out
 group_parts.attached = attached
