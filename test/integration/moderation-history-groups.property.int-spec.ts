@@ -7,11 +7,12 @@ import {
   applyStep,
   clearAll,
   createTwins,
-  type Entry,
   GROUPS,
   Moderated,
   POOL,
-  type State,
+  type Segmented,
+  type SegmentedStep,
+  segmentedSteps,
 } from '../support/moderation-twin';
 
 /**
@@ -29,39 +30,9 @@ const KEEP = 4;
 const WINDOWS = [{ name: 'w', period: '2m', interval: '1m', snapshots: { keep: KEEP, top: 4 } }];
 const SEGMENT = 's';
 
-type Segmented = Entry & { segments?: string[] };
-type Step =
-  | { kind: 'batch'; entries: Segmented[] }
-  | { kind: 'move'; minutes: number }
-  | { kind: 'item' | 'group'; id: string; state: State };
+type Step = SegmentedStep<{ kind: 'move'; minutes: number }>;
 
-const stateOf = fc.constantFrom<State>('hidden', 'allowed', null);
-const step: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('batch' as const),
-      entries: fc.array(
-        fc.record({
-          item: fc.constantFrom(...POOL),
-          amount: fc.integer({ min: 1, max: 5 }),
-          group: fc.constantFrom(...GROUPS),
-          segments: fc.constantFrom<string[] | undefined>(undefined, [SEGMENT]),
-        }),
-        { minLength: 1, maxLength: 4 },
-      ),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('move' as const), minutes: fc.constantFrom(1, 2) }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('item' as const), id: fc.constantFrom(...POOL), state: stateOf }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('group' as const), id: fc.constantFrom(...GROUPS), state: stateOf }),
-  },
-);
+const step = segmentedSteps(SEGMENT, fc.record({ kind: fc.constant('move' as const), minutes: fc.constantFrom(1, 2) }));
 
 /**
  * Every item in a group, scores equal and distinct (more rows than the top); the segment holds those

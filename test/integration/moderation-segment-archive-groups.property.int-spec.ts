@@ -7,11 +7,12 @@ import {
   applyStep,
   clearAll,
   createTwins,
-  type Entry,
   GROUPS,
   Moderated,
   POOL,
-  type State,
+  type Segmented,
+  type SegmentedStep,
+  segmentedSteps,
 } from '../support/moderation-twin';
 
 /**
@@ -29,38 +30,10 @@ const TOP = 4;
 const WINDOWS = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: TOP } }];
 const SEGMENT = 's';
 
-type Segmented = Entry & { segments?: string[] };
-type Step =
-  { kind: 'batch'; entries: Segmented[] } | { kind: 'day' } | { kind: 'item' | 'group'; id: string; state: State };
+type Step = SegmentedStep<{ kind: 'day' }>;
 type Period = { from: number; items: Row[] };
 
-const stateOf = fc.constantFrom<State>('hidden', 'allowed', null);
-const step: fc.Arbitrary<Step> = fc.oneof(
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('batch' as const),
-      entries: fc.array(
-        fc.record({
-          item: fc.constantFrom(...POOL),
-          amount: fc.integer({ min: 1, max: 5 }),
-          group: fc.constantFrom(...GROUPS),
-          segments: fc.constantFrom<string[] | undefined>(undefined, [SEGMENT]),
-        }),
-        { minLength: 1, maxLength: 4 },
-      ),
-    }),
-  },
-  { weight: 2, arbitrary: fc.constant({ kind: 'day' as const }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('item' as const), id: fc.constantFrom(...POOL), state: stateOf }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('group' as const), id: fc.constantFrom(...GROUPS), state: stateOf }),
-  },
-);
+const step = segmentedSteps(SEGMENT, fc.constant({ kind: 'day' as const }));
 
 /**
  * Every item in a group, scores equal and distinct; the segment holds them all, the board's archives

@@ -47,6 +47,45 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
+/** A batch entry in the segment or in none. */
+export type Segmented = Entry & { segments?: string[] };
+export type SegmentedStep<Time> =
+  { kind: 'batch'; entries: Segmented[] } | Time | { kind: 'item' | 'group'; id: string; state: State };
+
+/**
+ * The steps of a group-moderation property over kept listings: batches of amounts above 0 (an item
+ * leaves a window only as its slot or day closes, under its latest group), each entry in `segment` or
+ * not; the clock's `time` step; mostly group states.
+ */
+export function segmentedSteps<Time>(segment: string, time: fc.Arbitrary<Time>): fc.Arbitrary<SegmentedStep<Time>> {
+  return fc.oneof(
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('batch' as const),
+        entries: fc.array(
+          fc.record({
+            item: fc.constantFrom(...POOL),
+            amount: fc.integer({ min: 1, max: 5 }),
+            group: fc.constantFrom(...GROUPS),
+            segments: fc.constantFrom<string[] | undefined>(undefined, [segment]),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+      }),
+    },
+    { weight: 2, arbitrary: time },
+    {
+      weight: 1,
+      arbitrary: fc.record({ kind: fc.constant('item' as const), id: fc.constantFrom(...POOL), state: stateOf }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant('group' as const), id: fc.constantFrom(...GROUPS), state: stateOf }),
+    },
+  );
+}
+
 /** The first listing: every item in a group, scores equal and distinct. */
 export const PRELUDE: Entry[] = POOL.map((item, i) => ({
   item,
