@@ -120,6 +120,10 @@ export const WindowRead = (path: string, summary: string, description: string, t
     ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND'),
   );
 
+/** A read that takes `minActors`: 409 while its window's actor data predates its counts. */
+export const MinActorsRead = () =>
+  ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)');
+
 /**
  * POST `path`, a read of one window whose asks travel in the body: 200 (not 201) with `type`, 404
  * unknown board or window. Listed bottom-up, as the decorators it stands for were stacked.

@@ -3,7 +3,7 @@ import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../edge/caller';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
-import { KeyedRoute } from '../access/access.decorators';
+import { KeyedRoute, MinActorsRead } from '../access/access.decorators';
 import { BoardParams } from '../ranking/dto/board.dto';
 import { StreamQuery } from './dto/stream.dto';
 import { LiveHub } from './live-hub';
@@ -40,7 +40,7 @@ export class LiveController {
     'INVALID_INPUT: perGroup on a board without groups, minActors on a board without actors; UNKNOWN_METRIC: a metric the board does not declare (any metric on a board without metrics)',
   )
   @ErrorResponse(404, 'BOARD_NOT_FOUND, WINDOW_NOT_FOUND')
-  @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
+  @MinActorsRead()
   @ErrorResponse(
     429,
     "STREAM_LIMIT: this client (API key, else address) holds STREAM_MAX_PER_CLIENT streams; STREAM_SEGMENT_LIMIT: the board's streams watch STREAM_MAX_SEGMENTS_PER_BOARD distinct segments; RATE_LIMITED: the read budget lacks the cost of a stream",

@@ -8,7 +8,14 @@ import { entriesOfBatch, RateCost } from '../governance/rate-cost';
 import { answer, Exchange, WriteExchange } from '../edge/retry-safe';
 import { ErrorResponse, RedisBackedController } from '../edge/route-decorators';
 import { FastRoute } from '../edge/fast-routes';
-import { AdminDelete, AdminRoute, BoardWrite, KeyedRoute, WindowRead } from '../access/access.decorators';
+import {
+  AdminDelete,
+  AdminRoute,
+  BoardWrite,
+  KeyedRoute,
+  MinActorsRead,
+  WindowRead,
+} from '../access/access.decorators';
 import { SegmentListDto } from './dto/segment.dto';
 import { BoardParams, PutBoardDto, PutBoardQuery } from './dto/board.dto';
 import { BoardListDto, BoardViewDto } from './dto/board-view.dto';
@@ -262,7 +269,7 @@ export class RankingController {
     400,
     `INVALID_INPUT: a bad query; on a sharded board also offset + limit over ${MAX_SHARDED_DEPTH_ITEMS}`,
   )
-  @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
+  @MinActorsRead()
   async top(
     @Param() params: BoardParams,
     @Query() query: TopDataQuery,

@@ -1,5 +1,5 @@
 import { Body, Param } from '@nestjs/common';
-import { PostedWindowRead } from '../../access/access.decorators';
+import { MinActorsRead, PostedWindowRead } from '../../access/access.decorators';
 import { InvalidInputError } from '../../common/errors';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
@@ -28,7 +28,7 @@ export class FiltersController {
     400,
     'INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
-  @ErrorResponse(409, 'ACTOR_COUNTS_PENDING: minActors on a window whose actor data predates its counts (an upgrade)')
+  @MinActorsRead()
   async query(
     @Param() params: BoardParams,
     @Body() body: QueryDto,
