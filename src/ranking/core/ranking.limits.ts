@@ -1,5 +1,4 @@
 import { Bounds } from '../../common/limits';
-import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
 
 /** Largest |amount| of one increment or batch entry; an amount is also never zero. */
 export const MAX_ABS_AMOUNT = 1_000_000;
@@ -175,9 +174,6 @@ export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
 /** Buckets of a distribution: each costs one count per shard (one ZCOUNT, O(log n)) in one call. */
 export const DISTRIBUTION_BUCKETS: Bounds = { min: 1, max: 100 };
 export const DEFAULT_DISTRIBUTION_BUCKETS = 10;
-
-/** Largest |tiebreak| a record carries (the tiebreak option's bound, the same as a score's). */
-export const TIEBREAK_RANGE: Bounds = TIEBREAK_BOUNDS;
 
 /**
  * Items with a moderation state (hidden or allowed) one shard holds: every read of the shard's

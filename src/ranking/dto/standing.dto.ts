@@ -2,12 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNumber, Max, Min } from 'class-validator';
 import { OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
-import {
-  DEFAULT_DISTRIBUTION_BUCKETS,
-  DISTRIBUTION_BUCKETS,
-  MAX_ABS_SCORE,
-  TIEBREAK_RANGE,
-} from '../core/ranking.limits';
+import { DEFAULT_DISTRIBUTION_BUCKETS, DISTRIBUTION_BUCKETS, MAX_ABS_SCORE } from '../core/ranking.limits';
+import { TIEBREAK_BOUNDS } from '../options/tiebreak/tiebreak.limits';
 import { WindowFiguresDto } from './item.dto';
 import { MetricProperty } from '../options/metrics/metrics.option';
 
@@ -35,7 +31,7 @@ export class RankQuery {
   score!: number;
 
   @OptionalIntProperty(
-    TIEBREAK_RANGE,
+    TIEBREAK_BOUNDS,
     {
       description:
         "The record's tiebreak on a board that declares one (default 0: the record is the pair); elsewhere a 400",
