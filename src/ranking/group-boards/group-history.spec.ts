@@ -41,25 +41,17 @@ describe('knownBoundaries: the boundaries whose listing the shards’ parts make
 });
 
 describe('mergedGroups: a listing from the shards’ parts', () => {
+  /** A shard holding members from the start whose one part is at 20 s. */
+  const shardAt20 = (groups: ListingPart['groups']): ShardParts => ({ parts: [part(20, groups)], since: 0 });
   const shards: ShardParts[] = [
-    {
-      parts: [
-        part(20, [
-          ['red', ['a', '5', 0, 'c', '3', 1]],
-          ['blue', ['x', '4', 0]],
-        ]),
-      ],
-      since: 0,
-    },
-    {
-      parts: [
-        part(20, [
-          ['red', ['b', '4', 0, 'd', '1', 0]],
-          ['green', ['y', '2', 0]],
-        ]),
-      ],
-      since: 0,
-    },
+    shardAt20([
+      ['red', ['a', '5', 0, 'c', '3', 1]],
+      ['blue', ['x', '4', 0]],
+    ]),
+    shardAt20([
+      ['red', ['b', '4', 0, 'd', '1', 0]],
+      ['green', ['y', '2', 0]],
+    ]),
   ];
 
   it('counts each group’s best `top` members over every shard, a retracted one in its place worth nothing', () => {
@@ -72,15 +64,10 @@ describe('mergedGroups: a listing from the shards’ parts', () => {
 
   it('lets no member move in past a retracted one, nor a group past the listing', () => {
     const retracted: ShardParts[] = [
-      {
-        parts: [
-          part(20, [
-            ['red', ['a', '5', 1, 'c', '3', 0]],
-            ['blue', ['x', '4', 0]],
-          ]),
-        ],
-        since: 0,
-      },
+      shardAt20([
+        ['red', ['a', '5', 1, 'c', '3', 0]],
+        ['blue', ['x', '4', 0]],
+      ]),
       shards[1],
     ];
     expect(mergedGroups(retracted, 20, RULE)).toEqual([
