@@ -22,6 +22,8 @@ const ENDED = 2000;
 /** Calls (a snapshot or a segment archive each) the backlog may take to leave: ENDED / 100 and slack. */
 const MOST_ROUNDS = 40;
 const SEP = '\x1f';
+/** Rows of the calendar archive dropped: at ~8 commands an item before, 4 000 in one call. */
+const ARCHIVED = 500;
 
 describe('ended entries held for groups leave in bounded calls (single)', () => {
   // A server of its own: the test reads every command it ran from its SLOWLOG.
@@ -121,5 +123,37 @@ describe('ended entries held for groups leave in bounded calls (single)', () => 
     expect(await node().hmget(`${tag}segtext`, 'x0', 'x1999')).toEqual([null, null]);
     expect(await node().hlen(`${tag}grouparch`)).toBe(await node().zcard(`${tag}bygrouparch`));
     expect(await node().hexists(`${tag}grouparch`, 'x0')).toBe(0);
+  }, 120_000);
+
+  it("prunes a dropped calendar archive's holds (archheld) within WRITE_CALL_COMMANDS a call, to the last one", async () => {
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 1, top: ARCHIVED } }];
+    await http().put('/admin/boards/cal').set(ADMIN).send({ windows, groups: true }).expect(201);
+    const send = (prefix: string, count: number) =>
+      http()
+        .post('/boards/cal/increments')
+        .send({ items: Array.from({ length: count }, (_, i) => ({ item: `${prefix}${i}`, amount: 1, group: 'g' })) })
+        .expect(200);
+    const closeDay = async () => {
+      clock.advanceMs(DAY_MS);
+      await readArchived(http, 'cal', '/archives?window=day', ARCHIVED); // drained a few fields a call
+    };
+    await send('x', ARCHIVED);
+    await closeDay(); // its archive holds the items, which left the window: the archived map's
+    const tag = await tagOf('cal');
+    const archived = async () => (await node().hkeys(`${tag}grouparch`)).filter((item) => item.startsWith('x'));
+    expect(await archived()).toHaveLength(ARCHIVED);
+    let day = 0;
+    const { most, rounds } = await mostCommands(
+      async () => {
+        await send(`y${day++}-`, 10); // the next day's archive drops the one before (keep 1)
+        await closeDay();
+      },
+      async () => (await archived()).length === 0,
+    );
+    expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
+    expect(await archived()).toEqual([]);
+    expect(rounds).toBeGreaterThan(1);
+    const held = await node().zrange(`${tag}day:archheld`, 0, -1);
+    expect(held.filter((item) => item.startsWith('x'))).toEqual([]);
   }, 120_000);
 });
