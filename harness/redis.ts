@@ -169,7 +169,7 @@ function assemble(
 }
 
 /** SCAN of one node for `<prefix><pattern>` and `{<prefix><pattern>`. */
-async function prefixedKeys(node: Redis, prefix: string, pattern: string): Promise<string[]> {
+export async function prefixedKeys(node: Redis, prefix: string, pattern: string): Promise<string[]> {
   const found = new Set<string>();
   for (const match of [`${prefix}${pattern}`, `{${prefix}${pattern}`]) {
     let cursor = '0';

@@ -11,8 +11,10 @@ import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
 import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
 import { StatsIndexScheduler } from '../../src/stats/stats.scheduler';
 import { ADMIN_TOKEN } from '../app';
+import { prefixedKeys } from '../redis';
 import type { FakeClock } from '../clock';
 import { SIZES, type Scale } from './boards';
 import type { Caller, HarnessContext, HarnessJob, HttpAnswer, HttpRequest } from './harness-types';
@@ -142,6 +144,15 @@ function functionsCalledBy(app: NestFastifyApplication): Set<string> {
   return called;
 }
 
+/** Redis' clock passing the expiries of `app`'s keys matching `patterns`: the keys with one go. */
+async function expireOnRedis(app: NestFastifyApplication, patterns: readonly string[]): Promise<void> {
+  const { client, prefix } = app.get(RedisService);
+  for (const node of 'nodes' in client ? client.nodes('master') : [client])
+    for (const pattern of patterns)
+      for (const key of await prefixedKeys(node, prefix, pattern))
+        if ((await node.pttl(key)) >= 0) await node.unlink(key);
+}
+
 export function appContext(
   apps: { measured: NestFastifyApplication; seeder: NestFastifyApplication },
   clock: FakeClock,
@@ -169,6 +180,7 @@ export function appContext(
     openStream: (path) => firstEvent(`${urlOf(apps.measured)}${path}`, CLIENT_SECRET),
     nowSec: () => Math.floor(clock.nowMs() / 1000),
     advanceSec: async (seconds) => clock.advanceSec(seconds),
+    expireOnRedis: (patterns) => expireOnRedis(apps.measured, patterns),
     sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
     dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
     runJob: (job) => runJob(apps.measured, job),

@@ -35,6 +35,11 @@ export interface HarnessContext {
   nowSec(): number;
   /** Moves the service's clock forward. */
   advanceSec(seconds: number): Promise<void>;
+  /**
+   * Redis' own clock passing every expiry set on the keys matching `patterns` (after the key prefix):
+   * those keys go, as Redis expires them. The service's clock is a fake one, Redis' is not.
+   */
+  expireOnRedis(patterns: readonly string[]): Promise<void>;
   /** The measured instance's sweep of a board's take-backs left recorded, as its scheduler's visit runs it. */
   sweepTakeBacks(board: string): Promise<boolean>;
   /** Resolves once the measured instance's background drops of deleted boards have stopped. */

@@ -66,7 +66,7 @@ export const JOB_ROWS: WorstRow[] = [
     job: 'ranking',
     prepare: idle,
     times: 1,
-    open: "#45: no quiet run yet (2026-12-04 19:40, the row alone at load 15-27: 200, 13 475 calls, 2.05 M commands, 349 in one at most, its longest 530 ms wall on a stalled host). wc-cross's listings of 1 000 rows are still 14-16 M instructions (~5 ms) a call; an expire call costs ~2 M instructions before it drains (wc-rated: 158 calls, 515 M, 4.98 M and 164 commands at most); a visit whose call timed out is due again, not a failure: bench/expire-instructions.ts",
+    open: "#45: no quiet run yet (2026-12-04 19:40, the row alone at load 15-27: 200, 13 475 calls, 2.05 M commands, 349 in one at most, its longest 530 ms wall on a stalled host; a full run, 2026-12-05 03:24 at load 9-17: 15 404 calls, 2.22 M commands, 1 263 in one at most, within WRITE_CALL_COMMANDS since archive_held_lib's prunes take what a call adds and 100 more, where a call of wc-histgroups' two snapshots pruned 2 000 entries in 16 049 commands). wc-cross's listings of 1 000 rows are still 14-16 M instructions (~5 ms) a call; an expire call costs ~2 M instructions before it drains (wc-rated: 158 calls, 515 M, 4.98 M and 164 commands at most); a visit whose call timed out is due again, not a failure: bench/expire-instructions.ts",
     manyCalls: 'claims of SCHEDULER_CLAIM_BATCH boards, then each board visited in expire calls of its own',
     drains: `each expire call drains at most EXPIRE_CHUNK (${EXPIRE_CHUNK}) fields within the write call's commands; a board still draining is due again`,
   },

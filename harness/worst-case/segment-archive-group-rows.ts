@@ -35,9 +35,12 @@ async function fill(context: HarnessContext, prefix: string, group: string, best
   }
 }
 
-/** The segment's items and the board's better ones, then the day's end; the board's archive drained first. */
-async function closeSegmentDay(context: HarnessContext): Promise<void> {
-  await fill(context, 'r', 'h0', ITEMS, ['s0']);
+/**
+ * The segment's items (`<prefix><n>`) and the board's better ones, then the day's end; the board's
+ * archive drained first.
+ */
+async function closeSegmentDay(context: HarnessContext, prefix = 'r'): Promise<void> {
+  await fill(context, prefix, 'h0', ITEMS, ['s0']);
   await fill(context, 'b', 'h1', 2 * ITEMS, []);
   await context.advanceSec(DAY_SEC - (context.nowSec() % DAY_SEC) + 1);
   for (let read = 0; read < 100; read++)
@@ -45,18 +48,40 @@ async function closeSegmentDay(context: HarnessContext): Promise<void> {
   throw new Error('seeding wc-seggroups: its archive never completed');
 }
 
+/**
+ * The segment's archive of the first row expires (Redis' clock: its text and the keys expiring with
+ * it), its items still in segheld and the archived map; then a next day of other items closes.
+ */
+async function closeDayAfterExpiry(context: HarnessContext): Promise<void> {
+  const base = 'board:wc-seggroups}:day~s0:';
+  await context.expireOnRedis(['snap:*', 'archidx:*', 'snaps', 'prev'].map((key) => base + key));
+  await closeSegmentDay(context, 'q');
+}
+
+/** What each row of the segment's closed day reads and how it judges the calls. */
+const SEGMENT_DAY_READ = {
+  request: () => get('/boards/wc-seggroups/archives?window=day&limit=1&segment=s0'),
+  // The segment's day drains, then its rows are written, over the reads; the last completes the archive.
+  times: 20,
+  expect: [200, 503],
+  settle: async (_: HarnessContext, answer?: { status: number }) => {
+    if (answer?.status !== 200) throw new Error(`the segment's archive was not complete: ${answer?.status}`);
+  },
+};
+
 export const SEGMENT_ARCHIVE_GROUP_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archives',
     worst: `a segment's closed day of ${ITEMS} rows (keep ${ARCHIVE_KEEP.max}), every item let go by the board's window first and in none of its archive (the lag map): each call writing rows holds their items in segheld and moves their groups to the archived map`,
-    prepare: closeSegmentDay,
-    request: () => get('/boards/wc-seggroups/archives?window=day&limit=1&segment=s0'),
-    // The segment's day drains, then its rows are written, over the reads; the last completes the archive.
-    times: 20,
-    expect: [200, 503],
-    settle: async (_, answer) => {
-      if (answer?.status !== 200) throw new Error(`the segment's archive was not complete: ${answer?.status}`);
-    },
+    prepare: (context) => closeSegmentDay(context),
+    ...SEGMENT_DAY_READ,
     drains: `the segment's closed day drains in chunks, then its rows are written within the drain budget, up to MAX_READ_DRAIN_CALLS calls a read: a 503 WINDOW_DRAINING until the next reads or the scheduler end it; each writing call holds the items of the rows it writes`,
+  },
+  {
+    route: 'GET /boards/{board}/archives',
+    worst: `the segment's next closed day of ${ITEMS} other rows once its archive of the day before expired on Redis' clock: each call writing rows first takes out as many entries of the expired archive's ${ITEMS} items (segheld, the archived map), and a fixed number more`,
+    prepare: closeDayAfterExpiry,
+    ...SEGMENT_DAY_READ,
+    drains: `as the row before; each writing call also takes out the entries of the expired archive's items (archive_held_lib's segment_pruned), as many as the rows it writes and PRUNED.FIXED more, in the same few commands whatever their number`,
   },
 ];

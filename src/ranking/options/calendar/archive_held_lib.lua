@@ -8,8 +8,9 @@
 -- KEYS: 0
 -- Keys, siblings of the window's slots key:
 --   <base>archheld  zset  item -> start of the newest kept archive of the window holding its row (added
---                         as rows are written; an item whose newest one is dropped leaves): at most one
---                         entry per row of the kept archives (keep x top)
+--                         as rows are written; an item whose newest one is dropped leaves, PRUNED at a
+--                         time): at most one entry per row of the kept archives (keep x top), and the
+--                         dropped ones' entries not pruned yet
 --   <base>archpend  zset  item -> how many pending archives of the window hold its drained row, not yet
 --                         written (taken: +1; written, trimmed or retracted: -1): at most the rows the
 --                         pending archives hold (archrows)
@@ -18,14 +19,16 @@
 --                          (a board window's or a segment's, or the previous listing taken with it) may
 --                          show its row: the latest of its snapshots' ends (at + keep + 1 intervals, as
 --                          history reads show a snapshot by the app's clock); entries whose end passed
---                          leave at the shard's next snapshot. At most the rows of the snapshots kept.
+--                          leave at the shard's next snapshots (PRUNED at a time). At most the rows of
+--                          the snapshots kept, and the ended entries not pruned yet.
 --   <tag>:segheld    zset  item -> when (unix ms, Redis' clock: PEXPIRETIME) the segment archive text
 --                          holding its row that expires last expires, and <tag>:segtext (hash) item ->
 --                          that text's key: a segment's archive text expires on Redis' clock (set as its
 --                          first rows are written, archive_lib), which no script reads, so the item is
 --                          held while that text exists. Entries whose text is gone leave, soonest first,
---                          as the shard's next segment archive rows are written. At most the rows of the
---                          segment archives kept (keep x top per calendar window and segment).
+--                          as the shard's next segment archive rows are written (PRUNED at a time). At
+--                          most the rows of the segment archives kept (keep x top per calendar window
+--                          and segment), and those of texts gone not pruned yet.
 -- An archive a segment drops for newer ones before its text expires lets go of the items whose text
 -- it was while an older segment archive of another segment holding them may still be kept (by then
 -- about keep periods old, so for at most about a period).
@@ -59,19 +62,59 @@ local history_key = keyspace.sibling_of('cfg', 'histheld')
 local segment_key = keyspace.sibling_of('cfg', 'segheld')
 local segment_text_key = keyspace.sibling_of('cfg', 'segtext')
 
--- Whether some kept listing of the shard of `cfg_key` holds a row of `item`: a snapshot not yet past
--- its end (histheld), a segment's archive Redis still keeps (segtext), a kept archive of a calendar
--- window (archheld) or one still being taken (archpend). Two commands, two more a calendar window.
-local function holds(cfg_key, item)
-  local until_sec = redis.call('ZSCORE', history_key(cfg_key), item)
-  if until_sec and tonumber(until_sec) * 1000 > call_state.now_ms() then return true end
-  local text_key = redis.call('HGET', segment_text_key(cfg_key), item)
-  if text_key and redis.call('EXISTS', text_key) == 1 then return true end
+-- How many ended entries a call prunes (of histheld, segheld, archheld) beyond what it adds: each call
+-- that adds entries (a snapshot's rows, a chunk of archive rows) takes out up to as many ended ones as
+-- it adds plus FIXED. A call adds at most as many new entries as it has rows, so after each such call
+-- either no ended entry is left or the key holds at least FIXED fewer entries than before (no backlog
+-- grows under churn); and a call's prune is bounded by what the call itself may add (snapshot_lib's
+-- CROSSING rows, a chunk of archive rows), never by the backlog, each prune a few commands whatever
+-- its size (held_of). CHUNK: most items one command of held_of names (unpack's stack).
+local PRUNED = { FIXED = 100, CHUNK = 1000 }
+
+-- `command` (ZMSCORE, HMGET) on `key` for `items`, in commands of at most PRUNED.CHUNK of them: one
+-- answer per item (false: none).
+local function per_item(command, key, items)
+  local values = {}
+  for from = 1, #items, PRUNED.CHUNK do
+    local chunk = redis.call(command, key, unpack(items, from, math.min(from + PRUNED.CHUNK - 1, #items)))
+    for i = 1, #chunk do values[from + i - 1] = chunk[i] end
+  end
+  return values
+end
+
+-- Whether some kept listing of the shard of `cfg_key` holds a row of each of `items`: a snapshot not
+-- yet past its end (histheld), a segment's archive Redis still keeps (segtext), a kept archive of a
+-- calendar window (archheld) or one still being taken (archpend). The same few commands for any
+-- number of items (a thousand a command): a ZMSCORE and an HMGET, an EXISTS per segment archive text
+-- named (at most the shard's kept ones), the windows, and two ZMSCOREs a window.
+local function held_of(cfg_key, items)
+  local held, rest, names, exists = {}, {}, {}, {}
+  local ends, texts = per_item('ZMSCORE', history_key(cfg_key), items), per_item('HMGET', segment_text_key(cfg_key), items)
+  for i = 1, #items do
+    held[i] = (ends[i] and tonumber(ends[i]) * 1000 > call_state.now_ms()) or false
+    local text = texts[i]
+    if not held[i] and text then
+      if exists[text] == nil then exists[text] = redis.call('EXISTS', text) == 1 end
+      held[i] = exists[text]
+    end
+    if not held[i] then rest[#rest + 1], names[#names + 1] = i, items[i] end
+  end
+  if #rest == 0 then return held end
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
-    if redis.call('ZSCORE', base .. 'archheld', item) or redis.call('ZSCORE', base .. 'archpend', item) then return true end
+    for _, suffix in ipairs({ 'archheld', 'archpend' }) do
+      local scores = per_item('ZMSCORE', base .. suffix, names)
+      for n, i in ipairs(rest) do
+        if scores[n] then held[i] = true end
+      end
+    end
   end
-  return false
+  return held
+end
+
+-- Whether some kept listing of the shard of `cfg_key` holds a row of `item` (held_of).
+local function holds(cfg_key, item)
+  return held_of(cfg_key, { item })[1]
 end
 
 -- Until when (unix s) a segment's snapshot or archive may still take a row of an item leaving every
@@ -124,40 +167,47 @@ local function pending_left(slots_key, items)
   archives_left(slots_key, items)
 end
 
+-- The entries of archheld of the window of `slots_key` older than its oldest kept archive (`oldest`),
+-- at most `most` of them, leave, and the hooks archives_left are told; the rest leave with the next.
+local function held_pruned(slots_key, oldest, most)
+  if not oldest then return end
+  local key = base_of(slots_key) .. 'archheld'
+  local gone = redis.call('ZRANGE', key, '-inf', '(' .. oldest, 'BYSCORE', 'LIMIT', 0, most)
+  if #gone == 0 then return end
+  redis.call('ZREM', key, unpack(gone))
+  archives_left(slots_key, gone)
+end
+
 -- `items`, whose rows were just written into the archive of `at` of the window of `slots_key`, are
--- held there (archheld: its start if newer) and no longer pending. Three commands.
+-- held there (archheld: its start if newer) and no longer pending; as many entries of archives dropped
+-- before, and PRUNED.FIXED more, leave (held_pruned: those an archive's drop left for later).
 local function rows_held(slots_key, at, items)
   if #items == 0 then return end
   local args = {}
   for _, item in ipairs(items) do args[#args + 1], args[#args + 2] = at, item end
   redis.call('ZADD', base_of(slots_key) .. 'archheld', 'GT', unpack(args))
   pending_moved(slots_key, items, false)
+  held_pruned(slots_key, redis.call('ZRANGE', base_of(slots_key) .. 'snaps', 0, 0)[1], #items + PRUNED.FIXED)
 end
 
 -- The kept archives of the window of `slots_key` now start at `oldest` (older ones dropped): the items
--- whose newest archive was older leave archheld, and the hooks archives_left are told (at most the
--- rows of the archives dropped).
+-- whose newest archive was older leave archheld, PRUNED.FIXED of them now (an archive holds up to
+-- ARCHIVE_TOP_ITEMS rows), the rest as the next archives' rows are written (rows_held), and the hooks
+-- archives_left are told.
 local function held_dropped(slots_key, oldest)
-  local key = base_of(slots_key) .. 'archheld'
-  local gone = redis.call('ZRANGE', key, '-inf', '(' .. oldest, 'BYSCORE')
-  if #gone == 0 then return end
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. oldest)
-  archives_left(slots_key, gone)
+  held_pruned(slots_key, oldest, PRUNED.FIXED)
 end
 
--- Ended entries one snapshot takes out of histheld: as many as the most rows a snapshot adds
--- (SNAPSHOT_TOP_ITEMS), so they keep pace; one left for later keeps its group a while, which no read
--- shows (none of its rows is shown any more).
-local PRUNED_PER_SNAPSHOT = 1000
-
--- Hook snapshot_taken: the snapshot's items are held until `until_sec` (one ZADD GT); up to
--- PRUNED_PER_SNAPSHOT entries whose end passed leave first, and the hooks archives_left are told.
+-- Hook snapshot_taken: the snapshot's items are held until `until_sec` (one ZADD GT); as many entries
+-- whose end passed as the snapshot has rows, and PRUNED.FIXED more, leave first, and the hooks
+-- archives_left are told. One left for later keeps its group a while, which no read shows (none of
+-- its rows is shown any more).
 local function snapshot_held(base, until_sec, rows)
   local cfg_key = cfg_of(base)
   -- A group board's listing of a member window ("W%<group board>") ranks groups, not items.
   if string.find(base, '%', #cfg_key - 3, true) or redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
   local key, now_sec = history_key(cfg_key), math.floor(call_state.now_ms() / 1000)
-  local ended = redis.call('ZRANGE', key, '-inf', now_sec, 'BYSCORE', 'LIMIT', 0, PRUNED_PER_SNAPSHOT)
+  local ended = redis.call('ZRANGE', key, '-inf', now_sec, 'BYSCORE', 'LIMIT', 0, #rows + PRUNED.FIXED)
   if #ended > 0 then
     redis.call('ZREM', key, unpack(ended))
     archives_left(base, ended)
@@ -168,32 +218,32 @@ local function snapshot_held(base, until_sec, rows)
   redis.call('ZADD', key, 'GT', unpack(args))
 end
 
--- Texts whose entries one chunk of segment archive rows checks (soonest to expire first), and entries
--- it takes out per text: at least as many as a chunk adds.
-local SEGMENT_PRUNED_TEXTS, SEGMENT_PRUNED = 4, 1000
+-- Texts whose entries one chunk of segment archive rows checks (soonest to expire first).
+local SEGMENT_PRUNED_TEXTS = 4
 
--- The segheld entries of the shard of `slots_key` whose text is gone (the soonest to expire first, up
--- to SEGMENT_PRUNED_TEXTS texts) leave, and the hooks archives_left are told.
-local function segment_pruned(slots_key, cfg_key)
+-- The segheld entries of the shard of `slots_key` whose text is gone (the soonest to expire first, of
+-- up to SEGMENT_PRUNED_TEXTS texts), `most` of them at most, leave, and the hooks archives_left are told.
+local function segment_pruned(slots_key, cfg_key, most)
   local key, texts = segment_key(cfg_key), segment_text_key(cfg_key)
   for _ = 1, SEGMENT_PRUNED_TEXTS do
     local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    if #first == 0 or redis.call('EXISTS', redis.call('HGET', texts, first[1])) == 1 then return end
-    local ended = redis.call('ZRANGE', key, '-inf', first[2], 'BYSCORE', 'LIMIT', 0, SEGMENT_PRUNED)
+    if most <= 0 or #first == 0 or redis.call('EXISTS', redis.call('HGET', texts, first[1])) == 1 then return end
+    local ended = redis.call('ZRANGE', key, '-inf', first[2], 'BYSCORE', 'LIMIT', 0, most)
     redis.call('ZREM', key, unpack(ended))
     redis.call('HDEL', texts, unpack(ended))
     archives_left(slots_key, ended)
+    most = most - #ended
   end
 end
 
 -- `items` (at least one), whose rows were just written into a segment's archive of the window of
 -- `slots_key` on a `groups: true` board (text `text_key`, expiring on Redis' clock), are held by it
 -- when it expires after the text holding them (PEXPIRETIME: one ZMSCORE, a ZADD and an HSET), and the
--- hooks segment_archived told (groups_lib keeps their groups); entries whose text is gone leave first
--- (segment_pruned).
+-- hooks segment_archived told (groups_lib keeps their groups); as many entries whose text is gone as
+-- `items`, and PRUNED.FIXED more, leave first (segment_pruned).
 local function segment_rows_held(slots_key, text_key, items)
   local cfg_key = cfg_of(slots_key)
-  segment_pruned(slots_key, cfg_key)
+  segment_pruned(slots_key, cfg_key, #items + PRUNED.FIXED)
   local key, until_ms = segment_key(cfg_key), redis.call('PEXPIRETIME', text_key)
   local before, scored, named = redis.call('ZMSCORE', key, unpack(items)), {}, {}
   for i, item in ipairs(items) do
@@ -217,6 +267,7 @@ end
 archive_held.cfg_of = cfg_of
 archive_held.keeps_groups = keeps_groups
 archive_held.holds = holds
+archive_held.held_of = held_of
 archive_held.segment_lag_until = segment_lag_until
 archive_held.tracked = tracked
 archive_held.pending_moved = pending_moved

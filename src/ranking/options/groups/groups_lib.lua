@@ -137,14 +137,28 @@ local function archived_count(cfg_key, group)
   return redis.call('ZLEXCOUNT', by_archived_key(cfg_key), '[' .. group .. SEP, '(' .. group .. '\32')
 end
 
+-- `items` of the archived map, of the groups `groups` there, that no kept listing holds any more
+-- (archive_held.held_of) leave it: the same few commands for any number of them.
+local function archived_left(cfg_key, items, groups)
+  local held, gone, entries = archive_held.held_of(cfg_key, items), {}, {}
+  for i, item in ipairs(items) do
+    if not held[i] then gone[#gone + 1], entries[#entries + 1] = item, groups[i] .. SEP .. item end
+  end
+  if #gone == 0 then return end
+  ARCHIVED.changes = ARCHIVED.changes + 1
+  redis.call('ZREM', by_archived_key(cfg_key), unpack(entries))
+  redis.call('HDEL', archived_key(cfg_key), unpack(gone))
+end
+
 -- Hook archives_left: `items` may no longer have a row in any archive of the shard: those of the
 -- archived map no archive holds leave it.
 local function archives_left(cfg_key, items)
   if not grouped(cfg_key) then return end
-  local held = hmget(archived_key(cfg_key), items)
+  local before, named, groups = hmget(archived_key(cfg_key), items), {}, {}
   for i, item in ipairs(items) do
-    if held[i] and not archive_held.holds(cfg_key, item) then archived_set(cfg_key, item, false) end
+    if before[i] then named[#named + 1], groups[#groups + 1] = item, before[i] end
   end
+  if #named > 0 then archived_left(cfg_key, named, groups) end
 end
 
 -- Lag entries one snapshot prunes (as many as the rows a snapshot holds at most, SNAPSHOT_TOP_ITEMS).
