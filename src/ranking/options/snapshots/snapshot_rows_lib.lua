@@ -2,8 +2,9 @@
 -- requires: archive, call_state, hooks, order_base, order
 -- snapshot_rows_lib: a kept listing's text (a snapshot's or a calendar archive's, snapshot_lib's
 -- format): storing a listing as a snapshot at a slot boundary (snapshot_lib's crossing, and
--- group_history_lib's of a group board); reading a row's fields, an item's row, and how many rows rank
--- ahead of a score or, on a tiebreak board, of a pair (score, mark) in the board's order.
+-- group_history_lib's of a group board, whose calendar archives take listing_rows' text); reading a
+-- row's fields, an item's row, and how many rows rank ahead of a score or, on a tiebreak board, of a
+-- pair (score, mark) in the board's order.
 -- KEYS: 0
 
 -- The row starting at byte `at` (a SNAP_ROW): its score, its position (nil in a snapshot taken
@@ -203,6 +204,18 @@ local function listed_rows(top_key, top)
   return math.min(top, listed)
 end
 
+-- The listed rows among the best `top` of the results `top_key` (a board of scores), as a listing's text
+-- holds them: "\30<item>\31<score>\31<n>", best first.
+local function listing_rows(top_key, top)
+  local count, rows = listed_rows(top_key, top), {}
+  local page = count > 0 and order.score_page(top_key, 0, count - 1) or {}
+  local row, field, positions = archive.SNAP_ROW, archive.SNAP_FIELD, POSITION_TEXTS
+  for n = 1, count do
+    rows[n] = row .. page[2 * n - 1] .. field .. page[2 * n] .. field .. (positions[n] or n)
+  end
+  return rows
+end
+
 -- A tiebreak board's listing as its live reads order and rank it: rows in its pair order with their
 -- marks, and the previous listing's ZADD arguments (each row's competition rank on the pair, strict:
 -- its position, negated on a board whose higher scores come first).
@@ -249,12 +262,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   if keeps_pairs(top_key) then
     rows, ranked = pair_rows(top_key, conf.top)
   else
-    local count = listed_rows(top_key, conf.top)
-    local page = count > 0 and order.score_page(top_key, 0, count - 1) or {}
-    local row, field, positions = archive.SNAP_ROW, archive.SNAP_FIELD, POSITION_TEXTS
-    for n = 1, count do
-      rows[n] = row .. page[2 * n - 1] .. field .. page[2 * n] .. field .. (positions[n] or n)
-    end
+    rows = listing_rows(top_key, conf.top)
   end
   local index = base .. 'snaps'
   for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
@@ -282,5 +290,6 @@ snaprows.score_of = score_of
 snaprows.row_count = row_count
 snaprows.listing_counts_at = listing_counts_at
 snaprows.snapshot_lifetime_sec = snapshot_lifetime_sec
+snaprows.listing_rows = listing_rows
 snaprows.store_previous = store_previous
 snaprows.take_snapshot = take_snapshot
