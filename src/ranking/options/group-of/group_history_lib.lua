@@ -1,4 +1,4 @@
--- requires: archive, call_state, group_members, group_of, group_parts, hooks, order, snaprows, snapshot
+-- requires: call_state, group_members, group_of, group_parts, hooks, snaprows, snapshot
 -- group_history_lib (no table of its own: it only registers its hook): a group board's history
 -- (snapshots of a rolling member window, archives of a calendar one), kept by the member window's own
 -- boundary crossing (hook boundary_crossing). When the member window W crosses a boundary
@@ -27,11 +27,7 @@
 
 -- Stores the groups' listing `top_key` as the archive of the closed period starting at `start`.
 local function store_archive(base, top_key, start, conf)
-  local page, rows = order.score_page(top_key, 0, conf.top - 1), {}
-  for i = 1, #page, 2 do
-    if not order.listed(top_key, tonumber(page[i + 1])) then break end
-    rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
-  end
+  local rows = snaprows.listing_rows(top_key, conf.top)
   if #rows == 0 then return 0 end
   local index = base .. 'snaps'
   for _, old in ipairs(redis.call('ZRANGE', index, 0, -conf.keep)) do

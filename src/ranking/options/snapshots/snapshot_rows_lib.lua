@@ -1,9 +1,10 @@
 -- module: snaprows
--- requires: archive, call_state, hooks, order
+-- requires: archive, call_state, hooks, order_base, order
 -- snapshot_rows_lib: a kept listing's text (a snapshot's or a calendar archive's, snapshot_lib's
 -- format): storing a listing as a snapshot at a slot boundary (snapshot_lib's crossing, and
--- group_history_lib's of a group board); reading a row's fields, an item's row, and how many rows rank
--- ahead of a score or, on a tiebreak board, of a pair (score, mark) in the board's order.
+-- group_history_lib's of a group board, whose calendar archives take listing_rows' text); reading a
+-- row's fields, an item's row, and how many rows rank ahead of a score or, on a tiebreak board, of a
+-- pair (score, mark) in the board's order.
 -- KEYS: 0
 
 -- The row starting at byte `at` (a SNAP_ROW): its score, its position (nil in a snapshot taken
@@ -183,6 +184,38 @@ local function keeps_pairs(top_key)
   return false
 end
 
+-- The most rows a listing holds (snapshots.limits.ts SNAPSHOT_TOP_ITEMS.max; its spec checks they agree).
+local LISTING_ROWS = 1000
+
+-- Rows' positions as text, written once as the library loads: Lua writes a number's text with a sprintf,
+-- 2 M instructions of a crossing that wrote the positions of 1 000 rows afresh (issue #45).
+local POSITION_TEXTS = {}
+-- (`'' .. n` is tostring's text: a library's load reaches no global function.)
+for n = 1, LISTING_ROWS do POSITION_TEXTS[n] = '' .. n end
+
+-- How many of the best `top` rows of the results `top_key` are listed, counted in Redis rather than by
+-- reading each row's score: the listed rows lead the order (an ascending board's are all of them, or none
+-- when its lowest score is one it does not list).
+local function listed_rows(top_key, top)
+  local listed = order_base.base_listed_count(top_key)
+  if order.ascending(top_key) and not order_base.any_sign(top_key) and listed < redis.call('ZCARD', top_key) then
+    listed = 0
+  end
+  return math.min(top, listed)
+end
+
+-- The listed rows among the best `top` of the results `top_key` (a board of scores), as a listing's text
+-- holds them: "\30<item>\31<score>\31<n>", best first.
+local function listing_rows(top_key, top)
+  local count, rows = listed_rows(top_key, top), {}
+  local page = count > 0 and order.score_page(top_key, 0, count - 1) or {}
+  local row, field, positions = archive.SNAP_ROW, archive.SNAP_FIELD, POSITION_TEXTS
+  for n = 1, count do
+    rows[n] = row .. page[2 * n - 1] .. field .. page[2 * n] .. field .. (positions[n] or n)
+  end
+  return rows
+end
+
 -- A tiebreak board's listing as its live reads order and rank it: rows in its pair order with their
 -- marks, and the previous listing's ZADD arguments (each row's competition rank on the pair, strict:
 -- its position, negated on a board whose higher scores come first).
@@ -193,14 +226,15 @@ local function pair_rows(top_key, top)
   for _, page_of in ipairs(call_state.hooks_of_top(top_key).page) do
     page = page or page_of(top_key, 0, top - 1, marks)
   end
-  local strict, sign = order.strict(top_key), order.ascending(top_key) and 1 or -1
+  -- Ranks as text too: Redis writes a number argument's text with a sprintf, as Lua does.
+  local strict, sign = order.strict(top_key), order.ascending(top_key) and '' or '-'
   local rows, ranked, rank = {}, {}, 0
   for i = 1, #page, 2 do
     local n = #rows + 1
     if strict or n == 1 or page[i + 1] ~= page[i - 1] or marks[n] ~= marks[n - 1] then rank = n end
     rows[n] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. marks[n]
-      .. archive.SNAP_FIELD .. n
-    ranked[2 * n - 1], ranked[2 * n] = sign * rank, page[i]
+      .. archive.SNAP_FIELD .. (POSITION_TEXTS[n] or n)
+    ranked[2 * n - 1], ranked[2 * n] = sign .. (POSITION_TEXTS[rank] or rank), page[i]
   end
   return rows, ranked
 end
@@ -228,11 +262,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   if keeps_pairs(top_key) then
     rows, ranked = pair_rows(top_key, conf.top)
   else
-    local page = order.score_page(top_key, 0, conf.top - 1)
-    for i = 1, #page, 2 do
-      if not order.listed(top_key, tonumber(page[i + 1])) then break end
-      rows[#rows + 1] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. (#rows + 1)
-    end
+    rows = listing_rows(top_key, conf.top)
   end
   local index = base .. 'snaps'
   for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
@@ -260,5 +290,6 @@ snaprows.score_of = score_of
 snaprows.row_count = row_count
 snaprows.listing_counts_at = listing_counts_at
 snaprows.snapshot_lifetime_sec = snapshot_lifetime_sec
+snaprows.listing_rows = listing_rows
 snaprows.store_previous = store_previous
 snaprows.take_snapshot = take_snapshot

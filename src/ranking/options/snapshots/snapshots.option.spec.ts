@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { BOARD_OPTIONS, OPTION_LUA_MODULES } from '../registry';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
@@ -24,5 +26,10 @@ describe('the snapshots option', () => {
     expect(BOARD_OPTIONS).toContain(snapshotsOption);
     expect(snapshotsOption.fields).toEqual([]);
     expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...snapshotsOption.luaModules]));
+  });
+
+  it("writes the positions of the longest listing as the library loads (snapshot_rows_lib's LISTING_ROWS)", () => {
+    const lua = readFileSync(join(__dirname, 'snapshot_rows_lib.lua'), 'utf8');
+    expect(Number(/^local LISTING_ROWS = (\d+)$/m.exec(lua)?.[1])).toBe(SNAPSHOT_TOP_ITEMS.max);
   });
 });

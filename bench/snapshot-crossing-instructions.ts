@@ -1,0 +1,72 @@
+/**
+ * The call that crosses a snapshot boundary of a one-shard board, counted in Redis instructions (issue
+ * #45): `npx ts-node --transpile-only bench/snapshot-crossing-instructions.ts`, a few minutes. redis-server
+ * runs under callgrind (startCallgrindRedis), which counts the user-space instructions it executes
+ * whatever else the machine does. Each board of 2 400 items keeps snapshots of 1 000 rows; each round
+ * moves the clock a minute and reads `top` 1 000: the read's first FCALL stores the listing and leaves
+ * the page to the next (READ_LEFT_ERROR), so that FCALL is the crossing alone. Per board: the crossing
+ * call's instructions and the commands it ran, costliest first. INSTR_KEEP=1 prints each crossing's
+ * callgrind dump (stderr), for `callgrind_annotate --inclusive=yes`.
+ */
+import { runWhenMain } from './process-stats';
+import { scriptCommandsOf } from './redis-instructions';
+import { perFcall, withCallgrindRanking } from './callgrind-ranking';
+
+const ITEMS = 2400;
+const TOP = 1000;
+const ROUNDS = 3;
+const MINUTE_MS = 60_000;
+const KEEP = process.env.INSTR_KEEP === '1';
+const WINDOWS = [{ name: 'w', period: '1h', interval: '1m', snapshots: { keep: 3, top: TOP } }];
+/**
+ * A board of sums; one of minima ranked lowest first (every sign listed); a tiebreak board of maxima (its
+ * listing in pair order, its previous listing ZADDed from Lua).
+ */
+const BOARDS = [
+  { name: 'sum', options: {} },
+  { name: 'min-asc', options: { aggregate: 'min', order: 'asc' } },
+  { name: 'tiebreak', options: { aggregate: 'max', tiebreak: { order: 'asc' } } },
+] as const;
+
+/** A score's arguments after it (idemKey, budget and atSec left out): on the tiebreak board its tiebreak, 0-9. */
+const tiebreakOf = (board: string, k: number) =>
+  [undefined, undefined, undefined, board === 'tiebreak' ? k % 10 : undefined] as const;
+
+/** Millions of instructions, two decimals. */
+const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
+
+async function bench(): Promise<void> {
+  await withCallgrindRanking(1_699_999_980_000, async ({ server, graph: { ranking }, clock }) => {
+    console.log('| board | crossing call (M instructions) | its costliest commands (M instructions) |');
+    console.log('| --- | ---: | --- |');
+    for (const { name, options } of BOARDS) {
+      const board = `cross-${name}`;
+      await ranking.putBoard({ name: board, windows: WINDOWS, ...options });
+      for (let first = 0; first < ITEMS; first += 100) {
+        const entries = Array.from({ length: 100 }, (_, k) => ({
+          item: `i${first + k}`,
+          amount: 1 + ((first + k) % 400),
+        }));
+        // The others record scores one at a time, some of them negative (listed there).
+        if (name === 'sum') await ranking.incrementBatch(board, entries);
+        else
+          await Promise.all(
+            entries.map((e, k) => ranking.score(board, e.item, e.amount - 100, ...tiebreakOf(name, k))),
+          );
+      }
+      await ranking.top(board, 'w', 0, TOP);
+      for (let round = 0; round < ROUNDS; round++) {
+        clock.advanceMs(MINUTE_MS);
+        const [crossing] = await perFcall(server, () => ranking.top(board, 'w', 0, TOP));
+        if (KEEP) console.error(crossing.file);
+        const commands = scriptCommandsOf(crossing.file)
+          .slice(0, 4)
+          .map((c) => `${c.name} ${millions(c.ir)}`)
+          .join(', ');
+        console.log(`| ${name} | ${millions(crossing.ir)} | ${commands} |`);
+      }
+    }
+  });
+}
+
+runWhenMain(module, bench);
