@@ -1,3 +1,5 @@
+import type { WorstRow } from './harness-types';
+
 /**
  * What the harness must cover, read from the OpenAPI document: every operation, and every board option
  * (each field of the board PUT body, nested ones included) with its documented maximum.
@@ -101,6 +103,37 @@ export const FUNCTIONS_WITHOUT_ROWS: Readonly<Record<string, string>> = {
     "ingest from Redis Streams: the consumer group's setup on a source's refresh timer, not yet driven by a row",
   lookup_count_shards: 'a lookup on a Cluster of several nodes: the harness runs one node',
 };
+
+/**
+ * Keys a client's requests make Redis hold that no growth row's quota stops (bookkeeping of reads and
+ * admin steps), each with what bounds it: the harness fails unless some row measures each (its `holds`,
+ * by name) and holds it to that bound.
+ */
+export const HELD_KEYS: Readonly<Record<string, string>> = {
+  segheld: "archive_held_lib: the items of a shard's segment archive texts Redis keeps (keep x top per segment)",
+  segtext: 'archive_held_lib: the segment archive text holding each segheld item',
+  rtr: "group_parts_lib: the retractions noted on a group board's shard 0, one an item for an hour",
+};
+
+/**
+ * Documented limits some row meets, and the words its text names the case with: the harness fails
+ * unless a row's text names it (a row measuring the limit removed).
+ */
+export const LIMITS_MET: Readonly<Record<string, string>> = {
+  MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD: '1 000 archived items',
+};
+
+/** HELD_KEYS no row measures, and limits of LIMITS_MET no row's text names. */
+export function unmeasured(rows: readonly WorstRow[]): string[] {
+  const held = new Set(rows.flatMap((row) => (row.holds ?? []).map((keys) => keys.name)));
+  const texts = rows.map((row) => row.worst);
+  return [
+    ...Object.keys(HELD_KEYS).filter((name) => !held.has(name)),
+    ...Object.entries(LIMITS_MET)
+      .filter(([, words]) => !texts.some((text) => text.includes(words)))
+      .map(([limit]) => limit),
+  ];
+}
 
 /**
  * Functions a timer sends, within whichever row runs then: neither required nor refused.

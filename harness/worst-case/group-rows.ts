@@ -14,6 +14,7 @@ import {
 import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+import { RETRACTIONS_NOTED } from './held-keys';
 import { untilDone } from './service-rows';
 
 const MEMBERS = GROUP_TOP_MEMBERS.max;
@@ -209,6 +210,7 @@ export const GROUP_ROWS: WorstRow[] = [
     }),
     settle: (context, answer) => untilDone(context, 'wc-members-sharded', answer),
     measuresSettle: true,
+    holds: RETRACTIONS_NOTED,
     expect: [202],
     times: 1,
     manyCalls: 'the retraction runs to its end in steps of at most adminStepUnits units, each a call of its own',

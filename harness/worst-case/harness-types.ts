@@ -59,6 +59,33 @@ export interface HarnessContext {
 }
 
 /**
+ * Keys a row makes Redis hold that no growth row's quota stops (bookkeeping a read or an admin step
+ * leaves behind): measured once the row is done, by MEMORY USAGE of every key matching `match`, and
+ * held to their bound; none held is a fault too (the row did not make what it measures).
+ */
+export interface HeldKeys {
+  /** Their name in the table (e.g. `segheld`). */
+  name: string;
+  /** A SCAN MATCH pattern. */
+  match: string;
+  /** The most entries (members, fields) they may hold after the row, and what bounds them. */
+  mostEntries(context: HarnessContext): number;
+  why: string;
+  /** The most bytes they may hold per entry of mostEntries (the key's own overhead included). */
+  bytesPerEntry: number;
+}
+
+/** What keys of a HeldKeys held after the row. */
+export interface HeldFigure {
+  name: string;
+  keys: number;
+  entries: number;
+  bytes: number;
+  mostEntries: number;
+  mostBytes: number;
+}
+
+/**
  * One route's costliest documented use. `route` is the OpenAPI document's `METHOD /path/{param}`.
  * `grows`: the request makes Redis hold more (fresh ids each time); the harness sends it up to
  * `times` times with a quota set low and expects a 429 QUOTA_EXCEEDED before the end, or the
@@ -113,6 +140,8 @@ export interface WorstRow {
   measuresSettle?: true;
   /** Runs before the row (once): e.g. making what the row deletes. */
   prepare?(context: HarnessContext): Promise<void>;
+  /** Keys the row makes Redis hold, measured after it (and its settle) and held to their bounds. */
+  holds?: readonly HeldKeys[];
 }
 
 export interface RowFigures {
@@ -153,4 +182,6 @@ export interface RowFigures {
   bytesPerRequest: number | null;
   /** Growth rows: the request at which the quota refused (null: never). */
   refusedAt: number | null;
+  /** The row's held keys (WorstRow.holds), measured after it. */
+  held?: HeldFigure[];
 }

@@ -7,7 +7,7 @@
 import { ERROR_CODES } from '../../src/common/errors';
 import { WRITE_ROWS } from './board-rows';
 import { READ_ROWS } from './read-rows';
-import type { HarnessContext, HttpAnswer, RowFigures, WorstRow } from './harness-types';
+import type { HarnessContext, HeldFigure, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import { AppConfig } from '../../src/common/config';
 import { NO_COST, scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
@@ -146,13 +146,25 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   const requests = cost;
   await row.settle?.(context, answer);
   if (row.measuresSettle) cost = costlier(cost, await meter.read());
+  const held = await heldFigures(context, meter, row);
   await meter.reset();
   return {
     ...costFigures(row, requests, cost),
     statuses: [...statuses].sort(),
     bytesPerRequest: row.grows && applied > 0 ? Math.round(grown / applied) : null,
-    refusedAt,
+    ...{ refusedAt, held },
   };
+}
+
+/** The row's held keys as Redis holds them now, beside their bounds. */
+async function heldFigures(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<HeldFigure[]> {
+  const figures: HeldFigure[] = [];
+  for (const keys of row.holds ?? []) {
+    const mostEntries = keys.mostEntries(context);
+    const mostBytes = mostEntries * keys.bytesPerEntry;
+    figures.push({ name: keys.name, ...(await meter.held(keys.match)), mostEntries, mostBytes });
+  }
+  return figures;
 }
 
 /**
@@ -273,6 +285,13 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
     faults.push(`a ${kind} of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
   if (row.callCommands && figures.maxCallCommands > row.callCommands.most)
     faults.push(`a call of ${figures.maxCallCommands} commands (the row's most: ${row.callCommands.most})`);
+  for (const held of figures.held ?? []) {
+    const { name, keys, entries, bytes, mostEntries, mostBytes } = held;
+    // None: the row did not make what it measures (a row before it, which it builds on, not run).
+    if (keys === 0) faults.push(`${name}: no key held`);
+    if (entries > mostEntries) faults.push(`${name} holds ${entries} entries (its most: ${mostEntries})`);
+    if (bytes > mostBytes) faults.push(`${name} holds ${bytes} bytes (its most: ${mostBytes})`);
+  }
   return faults;
 }
 
@@ -295,14 +314,23 @@ function callNotes(row: RowFigures): string {
   return `${row.maxCallName}${runs}${waited}`;
 }
 
+/** A growth row's bytes per request; each held key's bytes and entries, beside their most. */
+function bytesCell(row: RowFigures): string {
+  const held = (row.held ?? []).map(
+    ({ name, keys, entries, bytes, mostEntries, mostBytes }) =>
+      `${name}: ${bytes} B in ${keys} key(s), ${entries} entries (most ${mostBytes} B, ${mostEntries} entries)`,
+  );
+  return [...(row.bytesPerRequest === null ? [] : [String(row.bytesPerRequest)]), ...held].join('; ');
+}
+
 export function worstCaseTable(figures: readonly RowFigures[]): string {
   const lines = [
-    '| route | worst request | answers | Redis calls | longest call ms | request ms | Redis CPU ms, costliest request | commands in scripts | bytes per request | quota refused at |',
+    '| route | worst request | answers | Redis calls | longest call ms | request ms | Redis CPU ms, costliest request | commands in scripts | bytes per request; held keys | quota refused at |',
     '| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |',
   ];
   for (const row of figures)
     lines.push(
-      `| \`${row.route}\` | ${row.worst}${row.open ? ' (open)' : ''} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${callNotes(row)}) | ${row.requestMs.toFixed(2)} | ${row.redisCpuMs.toFixed(1)} | ${commandsCell(row)} | ${row.bytesPerRequest ?? ''} | ${row.refusedAt ?? ''} |`,
+      `| \`${row.route}\` | ${row.worst}${row.open ? ' (open)' : ''} | ${row.statuses.join(', ')} | ${row.calls} | ${row.maxCallMs.toFixed(2)} (${callNotes(row)}) | ${row.requestMs.toFixed(2)} | ${row.redisCpuMs.toFixed(1)} | ${commandsCell(row)} | ${bytesCell(row)} | ${row.refusedAt ?? ''} |`,
     );
   return lines.join('\n');
 }

@@ -17,6 +17,7 @@ import {
 import { ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD } from '../../src/ranking/options/calendar/calendar.limits';
 import { AppConfig } from '../../src/common/config';
 import { MODERATED_GROUP_IDS } from './boards';
+import { archivedGroupItems, archivedGroupRows } from './seed';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const hide = (item: string): HttpRequest => ({
@@ -272,7 +273,7 @@ const GROUP_ROWS: WorstRow[] = [
 
 const ARCHIVED_GROUP = '/admin/boards/wc-calgroups/moderation/groups/a0';
 /** wc-calgroups' archived rows of group a0, which only the archived map names the group of. */
-const ARCHIVED = `${String(MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD).replace(/\B(?=(\d{3})+$)/g, ' ')} archived items (every other row of kept periods of 10 000 rows, none in a window)`;
+const ARCHIVED = `${String(MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD).replace(/\B(?=(\d{3})+$)/g, ' ')} archived items (rows of every kept period, at most every other one; none in a window)`;
 
 /**
  * A group state reaching rows of archived periods whose items left every window (groups_lib's archived
@@ -300,10 +301,11 @@ const ARCHIVED_GROUP_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archive',
     worst: `the last page of the newest period, ${ARCHIVED} hidden by their group: each call reads them from the archived map, the period's hidden positions found in a pass of calls of at most ${INDEX_ROWS_PER_CALL} rows`,
-    request: (context) =>
-      get(
-        `/boards/wc-calgroups/archive?window=day&offset=${Math.max(0, context.sizes.periodRows / 2 - 1000)}&limit=1000`,
-      ),
+    request: (context) => {
+      const newest = context.sizes.periods - 1;
+      const shown = archivedGroupRows(context) - archivedGroupItems(context, newest);
+      return get(`/boards/wc-calgroups/archive?window=day&offset=${Math.max(0, shown - 1000)}&limit=1000`);
+    },
     manyCalls: `a pass over the period's rows for its hidden positions, calls of at most ${INDEX_ROWS_PER_CALL} rows, each a read of the client's budget`,
   },
   {

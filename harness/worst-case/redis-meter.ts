@@ -183,6 +183,26 @@ export class RedisMeter {
     return bytes;
   }
 
+  /** Keys matching `match` on every master: how many, their entries (members, fields) and MEMORY USAGE bytes. */
+  async held(match: string): Promise<{ keys: number; entries: number; bytes: number }> {
+    const held = { keys: 0, entries: 0, bytes: 0 };
+    for (const node of await this.masters()) {
+      const keys = new Set<string>();
+      let cursor = '0';
+      do {
+        const [next, found] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        for (const key of found) keys.add(key);
+        cursor = next;
+      } while (cursor !== '0');
+      for (const key of keys) {
+        held.keys += 1;
+        held.bytes += Number(await node.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+        held.entries += await entriesOf(node, key);
+      }
+    }
+    return held;
+  }
+
   /**
    * CPU time Redis has spent in all (user and system, every master), ms: it does not advance while the
    * host runs something else, so a stalled call's wall time does not reach it.
@@ -229,6 +249,19 @@ export class RedisMeter {
       await node.slowlog('RESET');
     }
   }
+}
+
+/** A key's entries: a sorted set's members, a hash's fields, a set's members, a list's elements; else 1. */
+async function entriesOf(node: Redis, key: string): Promise<number> {
+  const count: Record<string, () => Promise<number>> = {
+    zset: () => node.zcard(key),
+    hash: () => node.hlen(key),
+    set: () => node.scard(key),
+    list: () => node.llen(key),
+    // Gone since the scan (expired): nothing held.
+    none: async () => 0,
+  };
+  return (await count[await node.type(key)]?.()) ?? 1;
 }
 
 /** The `count` newest entries of the node's SLOWLOG, newest first. */

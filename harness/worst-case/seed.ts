@@ -32,16 +32,53 @@ async function batches(context: HarnessContext, board: BoardName, count: number,
   }
 }
 
-/**
- * wc-calgroups' items of group a0: one in this many of each period's, spread over it, so the periods
- * together hold at most MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD of them (and at most every other one).
- */
-export const ARCHIVED_GROUP_STEP = (context: HarnessContext) =>
-  Math.max(2, Math.ceil((context.sizes.periods * context.sizes.periodRows) / MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD));
+const ARCHIVED_ITEMS = MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD;
 
 /**
- * Closed periods of the calendar board, each with `periodRows` rows kept in its archive; the strict
- * competition's last period holds `periodRows` items of one pair, closed and left to drain.
+ * wc-calgroups' rows a period: enough for ARCHIVED_ITEMS rows of group a0 over the seeded periods at
+ * every other row (at ci scale more than `periodRows`).
+ */
+export const archivedGroupRows = (context: HarnessContext): number =>
+  Math.max(context.sizes.periodRows, 2 * Math.ceil(ARCHIVED_ITEMS / context.sizes.periods));
+
+/** wc-calgroups' items of group a0 in `period`: together exactly ARCHIVED_ITEMS over the seeded periods. */
+export const archivedGroupItems = (context: HarnessContext, period: number): number => {
+  const { periods } = context.sizes;
+  return Math.floor(((period + 1) * ARCHIVED_ITEMS) / periods) - Math.floor((period * ARCHIVED_ITEMS) / periods);
+};
+
+/**
+ * The group of wc-calgroups' row `n` of `period`: a0 for its archivedGroupItems, spread over the period
+ * (at most every other row); the probe group a2 for row 1 of the first period (checkArchivedGroup); else a1.
+ */
+function archivedGroupOf(context: HarnessContext, period: number, n: number): string {
+  const count = archivedGroupItems(context, period);
+  const step = Math.max(2, Math.floor(archivedGroupRows(context) / count));
+  if (n % step === 0 && n / step < count) return 'a0';
+  return period === 0 && n === 1 ? 'a2' : 'a1';
+}
+
+/**
+ * Fails unless group a0 holds exactly ARCHIVED_ITEMS archived items, as the archived rows' texts say:
+ * with the probe group a2 (one archived item) hidden, hiding a0 is refused for one item more than that
+ * (the refusal names the count). a2 is cleared again.
+ */
+async function checkArchivedGroup(context: HarnessContext): Promise<void> {
+  const path = (group: string) => `/admin/boards/wc-calgroups/moderation/groups/${group}`;
+  await must('wc-calgroups a2', context.send({ method: 'PUT', path: path('a2'), body: { state: 'hidden' } }, 'admin'));
+  const a0 = await context.send({ method: 'PUT', path: path('a0'), body: { state: 'hidden' } }, 'admin');
+  await must('wc-calgroups a2', context.send({ method: 'DELETE', path: path('a2') }, 'admin'));
+  const held = `would hold ${ARCHIVED_ITEMS + 1} archived items`;
+  if (a0.status !== 422 || !String(a0.body?.message).includes(held))
+    throw new Error(
+      `seeding wc-calgroups: group a0 does not hold ${ARCHIVED_ITEMS} archived items (with a2: ${a0.status} ${JSON.stringify(a0.body)})`,
+    );
+}
+
+/**
+ * Closed periods of the calendar board, each with `periodRows` rows kept in its archive (wc-calgroups:
+ * archivedGroupRows); the strict competition's last period holds `periodRows` items of one pair, closed
+ * and left to drain.
  */
 async function seedCalendar(context: HarnessContext): Promise<void> {
   const { periods, periodRows } = context.sizes;
@@ -54,10 +91,11 @@ async function seedCalendar(context: HarnessContext): Promise<void> {
         await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric }));
     if (period === periods - 1)
       await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
-    await batches(context, 'wc-calgroups', periodRows, (n) => ({
+    const rows = archivedGroupRows(context);
+    await batches(context, 'wc-calgroups', rows, (n) => ({
       item: `p${period}c${n}`,
-      amount: periodRows - n,
-      group: n % ARCHIVED_GROUP_STEP(context) === 0 ? 'a0' : 'a1',
+      amount: rows - n,
+      group: archivedGroupOf(context, period, n),
     }));
     await context.advanceSec(DAY_SEC);
   }
@@ -66,6 +104,7 @@ async function seedCalendar(context: HarnessContext): Promise<void> {
   for (const board of ['wc-metcal', 'wc-metcal64'])
     for (const metric of METRIC_NAMES)
       await drained(context, `/boards/${board}/archives?window=day&limit=1&metric=${metric}`);
+  await checkArchivedGroup(context);
 }
 
 /** Reads `path` until its archives are drained. */

@@ -8,6 +8,7 @@
  */
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+import { SEGMENT_HELD } from './held-keys';
 
 const DAY_SEC = 86_400;
 const ITEMS = ARCHIVE_TOP_ITEMS.max;
@@ -75,6 +76,7 @@ export const SEGMENT_ARCHIVE_GROUP_ROWS: WorstRow[] = [
     worst: `a segment's closed day of ${ITEMS} rows (keep ${ARCHIVE_KEEP.max}), every item let go by the board's window first and in none of its archive (the lag map): each call writing rows holds their items in segheld and moves their groups to the archived map`,
     prepare: (context) => closeSegmentDay(context),
     ...SEGMENT_DAY_READ,
+    holds: SEGMENT_HELD,
     drains: `the segment's closed day drains in chunks, then its rows are written within the drain budget, up to MAX_READ_DRAIN_CALLS calls a read: a 503 WINDOW_DRAINING until the next reads or the scheduler end it; each writing call holds the items of the rows it writes`,
   },
   {

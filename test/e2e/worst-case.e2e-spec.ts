@@ -20,6 +20,7 @@ import {
   handlerOf,
   operationsOf,
   uncoveredOptions,
+  unmeasured,
   type OpenApiDocument,
 } from '../../harness/worst-case/coverage';
 import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harness/worst-case/harness';
@@ -54,6 +55,26 @@ describe('the worst-case harness', () => {
 
   it('has a board for every board option at its documented maximum', () => {
     expect(uncoveredOptions(boardOptionsOf(document), Object.values(BOARDS))).toEqual([]);
+  });
+
+  it('measures every key a client makes Redis hold outside the quotas, and meets every limit it lists', () => {
+    expect(unmeasured(WORST_ROWS)).toEqual([]);
+  });
+
+  it('holds the keys a row makes Redis hold to their entries and bytes', () => {
+    const row = WORST_ROWS.find((candidate) => candidate.holds?.some((keys) => keys.name === 'rtr'))!;
+    const figures = {
+      ...{ route: row.route, worst: row.worst, statuses: [202], calls: 1, maxCallName: 'fcall retract_step' },
+      ...{ scriptCommands: {}, maxCallCommands: 1, bytesPerRequest: null, refusedAt: null },
+      ...{ maxCallMs: 1, judgedCallMs: 1, judgedHeldMs: 1, redisWaitMs: 0, requestMs: 1, redisCpuMs: 1 },
+    };
+    const held = { name: 'rtr', keys: 1, entries: 1, bytes: 136, mostEntries: 1, mostBytes: 160 };
+    const bounds = { callMs: 50, requestMs: 250 };
+    expect(rowFaults(row, { ...figures, held: [held] }, bounds)).toEqual([]);
+    expect(rowFaults(row, { ...figures, held: [{ ...held, entries: 2, bytes: 272 }] }, bounds)).toEqual([
+      'rtr holds 2 entries (its most: 1)',
+      'rtr holds 272 bytes (its most: 160)',
+    ]);
   });
 
   it('judges a call past its time bound by the CPU Redis spent, not by a stalled host', () => {
