@@ -85,7 +85,8 @@ describe.each(CASES)(
           await compare(boards, () => true);
           for (const b of [boards.name, boards.twin]) await http().delete(`/admin/boards/${b}`).set(ADMIN).expect(204);
         }),
-        { numRuns: topology === 'single' ? 15 : 6 },
+        // As many runs as find a group's state put over an item's own in the same cases as twice as many did.
+        { numRuns: topology === 'single' ? 8 : 3 },
       );
       expect(leftOut).toBeGreaterThan(0); // not vacuous: some kept row was left out
     }, 300_000);
