@@ -80,20 +80,23 @@ end
 -- score's text as stored, so a rewrite copies it rather than formatting it again (the same double).
 local ROW = archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)'
 
--- The group's counted members at `at` without `item`, recorded again (each kept row's text as it was);
--- answers its score now (nil: it counts no member).
+-- The group's counted members at `at` without `item`, recorded again: the record's text without the
+-- item's row (rows "\30<item>\31<score>", record_rows'); answers its score now (nil: it counts no member).
 local function group_without(key, group, item)
   local decay = tonumber(string.match(redis.call('HGET', key, RULE) or '1 1', ' (.+)$'))
-  local kept, sum, weight = {}, 0, 1
-  for member, held in string.gmatch(redis.call('HGET', key, GROUP .. group) or '', ROW) do
-    if member ~= item then
-      kept[#kept + 1] = archive.SNAP_ROW .. member .. archive.SNAP_FIELD .. held
-      sum, weight = sum + weight * tonumber(held), weight * decay
-    end
+  local text = redis.call('HGET', key, GROUP .. group) or ''
+  local kept, sum, weight = 0, 0, 1
+  for member, held in string.gmatch(text, ROW) do
+    if member ~= item then kept, sum, weight = kept + 1, sum + weight * tonumber(held), weight * decay end
   end
-  redis.call('HSET', key, GROUP .. group, table.concat(kept))
+  local at = string.find(text, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
+  if at then
+    local after = string.find(text, archive.SNAP_ROW, at + 1, true)
+    text = string.sub(text, 1, at - 1) .. (after and string.sub(text, after) or '')
+  end
+  redis.call('HSET', key, GROUP .. group, text)
   redis.call('HDEL', key, ITEM .. item)
-  if #kept == 0 then return nil end
+  if kept == 0 then return nil end
   return tonumber(string.format('%.17g', sum))
 end
 
