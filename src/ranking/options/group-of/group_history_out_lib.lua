@@ -111,26 +111,38 @@ local function place_of(items, held, moved, ascending)
   return low
 end
 
--- The listing of `items` (scores' texts `held`) with `group`'s row at `score` (nil: out), in the board's
--- order; answers its text with positions, and the rows placed as (items, held).
-local function listing_text(items, held, group, score, ascending)
+-- The listing's text with the rows `placed` (scores' texts `texts`): those from..to written with their
+-- positions, the others as the stored text `listing.text` holds them (the same rows at the same places).
+local function spliced(listing, placed, texts, from, to)
+  local parts = { string.sub(listing.text, 1, (listing.starts[from] or #listing.text + 1) - 1) }
+  for n = from, to do
+    parts[#parts + 1] = archive.SNAP_ROW .. placed[n] .. archive.SNAP_FIELD .. texts[n] .. archive.SNAP_FIELD .. n
+  end
+  if to < #placed then parts[#parts + 1] = string.sub(listing.text, listing.starts[to + 1]) end
+  return table.concat(parts)
+end
+
+-- The stored `listing` (its rows' `items`, scores' texts `held`, the group's row `old`) with `group`'s row at
+-- `score` (nil: out), in the board's order; answers its text with positions, and the rows placed as (items, held).
+local function listing_text(listing, group, score, ascending)
   local placed, texts = {}, {}
-  for i, item in ipairs(items) do
+  for i, item in ipairs(listing.items) do
     if item ~= group then
       local n = #placed + 1
-      placed[n], texts[n] = item, held[i]
+      placed[n], texts[n] = item, listing.held[i]
     end
   end
+  local at = #placed + 1
   if score then
-    local at = place_of(placed, texts, { item = group, score = score }, ascending)
+    at = place_of(placed, texts, { item = group, score = score }, ascending)
     table.insert(placed, at, group)
     table.insert(texts, at, string.format('%.17g', score))
   end
-  local text = {}
-  for n, item in ipairs(placed) do
-    text[n] = archive.SNAP_ROW .. item .. archive.SNAP_FIELD .. texts[n] .. archive.SNAP_FIELD .. n
-  end
-  return table.concat(text), placed, texts
+  -- Rows before both the group's old place and its new one keep theirs, and so do rows after both when it
+  -- is listed before and after; the rows between move a place.
+  local old = listing.old or #placed + 1
+  local to = (listing.old and score) and math.max(old, at) or #placed
+  return spliced(listing, placed, texts, math.min(old, at), to), placed, texts
 end
 
 -- The newest listing's previous ranks (<base>prev, its rows: every writer of the newest listing writes
@@ -166,15 +178,16 @@ local function listing_without(base, at, item, newest)
   local groups = base .. 'top'
   if score and not order.listed(groups, score) then score = nil end
   local snap = base .. 'snap:' .. at
-  local items, held, was = {}, {}, nil
-  for row, text in string.gmatch(redis.call('GET', snap) or '', ROW) do
-    local n = #items + 1
-    items[n], held[n] = row, text
-    if row == group then was = text end
+  local listing = { text = redis.call('GET', snap) or '', items = {}, held = {}, starts = {} }
+  for start, row, text in string.gmatch(listing.text, '()' .. ROW) do
+    local n = #listing.items + 1
+    listing.items[n], listing.held[n], listing.starts[n] = row, text, start
+    if row == group then listing.old = n end
   end
-  local text, placed, texts = listing_text(items, held, group, score, order.ascending(groups))
+  local text, placed, texts = listing_text(listing, group, score, order.ascending(groups))
   redis.call('SET', snap, text, 'KEEPTTL')
-  if newest then previous_rewritten(base, group, was, score, #items, placed, texts) end
+  local was = listing.old and listing.held[listing.old]
+  if newest then previous_rewritten(base, group, was, score, #listing.items, placed, texts) end
   return #placed
 end
 
