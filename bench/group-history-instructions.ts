@@ -64,7 +64,7 @@ async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
 
 const m = (n: number) => (n / 1e6).toFixed(2);
 
-function report(label: string, calls: CountedFcall[]): void {
+export function report(label: string, calls: CountedFcall[]): void {
   const costliest = calls.reduce((a, b) => (b.ir > a.ir ? b : a));
   const byName = new Map<string, CountedFcall[]>();
   for (const call of calls) byName.set(call.name, [...(byName.get(call.name) ?? []), call]);
@@ -79,7 +79,7 @@ function report(label: string, calls: CountedFcall[]): void {
 }
 
 /** The commands `call`'s script ran: their count, then the costliest few. */
-function commandsOf(call: CountedFcall): string {
+export function commandsOf(call: CountedFcall): string {
   const commands = scriptCommandsOf(call.file);
   const count = commands.reduce((sum, c) => sum + c.calls, 0);
   const named = commands.slice(0, 4).map((c) => `${c.name} ${c.calls}x ${m(c.ir)} M`);
@@ -90,10 +90,8 @@ async function retractionCalls(server: Callgrind, graph: RankingGraph): Promise<
   return perFcall(server, async () => {
     const item = members(0)[MEMBERS - 1];
     const { body } = await graph.retractions.start('hm', { kind: 'item', id: item });
-    for (let wait = 0; wait < 600; wait++) {
-      if ((await graph.retractions.get('hm', body.id)).state === 'done') return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // Settled: shard 0's group listings (group_history_retract) follow the item's shard's steps.
+    await graph.retractions.settled('hm', body.id);
   });
 }
 

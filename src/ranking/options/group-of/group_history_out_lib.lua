@@ -24,6 +24,8 @@
 local NEXT, RULE, COUNT, GROUP, ITEM = '\29n', '\29r', '\29c', 'g\31', 'i\31'
 -- A merged record's while it is written (counted_page): the merge's token, and 1 once a group did not fit.
 local TOKEN, FULL = '\29t', '\29f'
+-- Rows a ZADD of previous ranks written again takes at once (its arguments within Lua's C stack).
+local PREV_PAIRS = 1000
 
 local function counted_key(base, at) return base .. 'cnt:' .. at end
 
@@ -74,52 +76,96 @@ local function counted_recorded(base, groups, at, conf, member_top, lifetime_sec
   return true
 end
 
--- The rows "\30<item>\31<score>..." of `text` as { item, score } tables, in order.
-local function parsed_rows(text)
-  local rows = {}
-  for item, score in string.gmatch(text, archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)') do
-    rows[#rows + 1] = { item = item, score = tonumber(score) }
-  end
-  return rows
-end
+-- A kept listing's rows and a record's member rows ("\30<item>\31<score>..."): each item and its
+-- score's text as stored, so a rewrite copies it rather than formatting it again (the same double).
+local ROW = archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)'
 
--- The group's counted members at `at` without `item`, recorded again; answers its score now (nil:
--- it counts no member).
+-- The group's counted members at `at` without `item`, recorded again: the record's text without the
+-- item's row (rows "\30<item>\31<score>", record_rows'); answers its score now (nil: it counts no member).
 local function group_without(key, group, item)
-  local members, kept, text = parsed_rows(redis.call('HGET', key, GROUP .. group) or ''), {}, {}
-  for _, row in ipairs(members) do
-    if row.item ~= item then kept[#kept + 1] = row end
-  end
   local decay = tonumber(string.match(redis.call('HGET', key, RULE) or '1 1', ' (.+)$'))
-  local sum, weight = 0, 1
-  for _, row in ipairs(kept) do
-    sum, weight = sum + weight * row.score, weight * decay
-    text[#text + 1] = archive.SNAP_ROW .. row.item .. archive.SNAP_FIELD .. string.format('%.17g', row.score)
+  local text = redis.call('HGET', key, GROUP .. group) or ''
+  local kept, sum, weight = 0, 0, 1
+  for member, held in string.gmatch(text, ROW) do
+    if member ~= item then kept, sum, weight = kept + 1, sum + weight * tonumber(held), weight * decay end
   end
-  redis.call('HSET', key, GROUP .. group, table.concat(text))
+  local at = string.find(text, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
+  if at then
+    local after = string.find(text, archive.SNAP_ROW, at + 1, true)
+    text = string.sub(text, 1, at - 1) .. (after and string.sub(text, after) or '')
+  end
+  redis.call('HSET', key, GROUP .. group, text)
   redis.call('HDEL', key, ITEM .. item)
-  if #kept == 0 then return nil end
+  if kept == 0 then return nil end
   return tonumber(string.format('%.17g', sum))
 end
 
--- The listing `rows` with `group`'s row at `score` (nil: out), in the board's order, as text with positions.
-local function listing_text(rows, group, score, ascending)
-  local placed = {}
-  for _, row in ipairs(rows) do
-    if row.item ~= group then placed[#placed + 1] = row end
+-- Where `moved` goes among the listing's `items` (scores' texts `held`, in the board's order): the
+-- first row it is ahead of (a binary search), or past the last.
+local function place_of(items, held, moved, ascending)
+  local low, high = 1, #items + 1
+  while low < high do
+    local mid = math.floor((low + high) / 2)
+    if snaprows.ahead_of(moved, { item = items[mid], score = tonumber(held[mid]) }, ascending) then high = mid else low = mid + 1 end
   end
-  if score then
-    local moved, at = { item = group, score = score }, #placed + 1
-    for i, row in ipairs(placed) do
-      if snaprows.ahead_of(moved, row, ascending) then at = i break end
+  return low
+end
+
+-- The listing's text with the rows `placed` (scores' texts `texts`): those from..to written with their
+-- positions, the others as the stored text `listing.text` holds them (the same rows at the same places).
+local function spliced(listing, placed, texts, from, to)
+  local parts = { string.sub(listing.text, 1, (listing.starts[from] or #listing.text + 1) - 1) }
+  for n = from, to do
+    parts[#parts + 1] = archive.SNAP_ROW .. placed[n] .. archive.SNAP_FIELD .. texts[n] .. archive.SNAP_FIELD .. n
+  end
+  if to < #placed then parts[#parts + 1] = string.sub(listing.text, listing.starts[to + 1]) end
+  return table.concat(parts)
+end
+
+-- The stored `listing` (its rows' `items`, scores' texts `held`, the group's row `old`) with `group`'s row at
+-- `score` (nil: out), in the board's order; answers its text with positions, and the rows placed as (items, held).
+local function listing_text(listing, group, score, ascending)
+  local placed, texts = {}, {}
+  for i, item in ipairs(listing.items) do
+    if item ~= group then
+      local n = #placed + 1
+      placed[n], texts[n] = item, listing.held[i]
     end
-    table.insert(placed, at, moved)
   end
-  local text = {}
-  for n, row in ipairs(placed) do
-    text[n] = archive.SNAP_ROW .. row.item .. archive.SNAP_FIELD .. string.format('%.17g', row.score) .. archive.SNAP_FIELD .. n
+  local at = #placed + 1
+  if score then
+    at = place_of(placed, texts, { item = group, score = score }, ascending)
+    table.insert(placed, at, group)
+    table.insert(texts, at, string.format('%.17g', score))
   end
-  return table.concat(text), placed
+  -- Rows before both the group's old place and its new one keep theirs, and so do rows after both when it
+  -- is listed before and after; the rows between move a place.
+  local old = listing.old or #placed + 1
+  local to = (listing.old and score) and math.max(old, at) or #placed
+  return spliced(listing, placed, texts, math.min(old, at), to), placed, texts
+end
+
+-- The newest listing's previous ranks (<base>prev, its rows: every writer of the newest listing writes
+-- them) after `group`'s row went from `was` (score text; nil: not listed) to `score` (nil: out) among
+-- `count` rows: that row alone while prev holds them, else prev written again from the rows placed.
+local function previous_rewritten(base, group, was, score, count, placed, texts)
+  local prev = base .. 'prev'
+  local held = redis.call('ZSCORE', prev, group)
+  local held_score, was_score = held and tonumber(held) or nil, was and tonumber(was) or nil
+  if redis.call('ZCARD', prev) == count and held_score == was_score then
+    if score then redis.call('ZADD', prev, string.format('%.17g', score), group) else redis.call('ZREM', prev, group) end
+    return
+  end
+  local ttl = redis.call('PTTL', prev)
+  redis.call('DEL', prev)
+  for first = 1, #placed, PREV_PAIRS do
+    local pairs_of = {}
+    for n = first, math.min(#placed, first + PREV_PAIRS - 1) do
+      pairs_of[#pairs_of + 1], pairs_of[#pairs_of + 2] = texts[n], placed[n]
+    end
+    redis.call('ZADD', prev, unpack(pairs_of))
+  end
+  if ttl > 0 and #placed > 0 then redis.call('PEXPIRE', prev, ttl) end
 end
 
 -- The kept listing at `at` of the group board at `base` without `item`'s share (see above); the
@@ -132,18 +178,16 @@ local function listing_without(base, at, item, newest)
   local groups = base .. 'top'
   if score and not order.listed(groups, score) then score = nil end
   local snap = base .. 'snap:' .. at
-  local rows = {}
-  for item_at, held in string.gmatch(redis.call('GET', snap) or '', archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)') do
-    rows[#rows + 1] = { item = item_at, score = tonumber(held) }
+  local listing = { text = redis.call('GET', snap) or '', items = {}, held = {}, starts = {} }
+  for start, row, text in string.gmatch(listing.text, '()' .. ROW) do
+    local n = #listing.items + 1
+    listing.items[n], listing.held[n], listing.starts[n] = row, text, start
+    if row == group then listing.old = n end
   end
-  local text, placed = listing_text(rows, group, score, order.ascending(groups))
+  local text, placed, texts = listing_text(listing, group, score, order.ascending(groups))
   redis.call('SET', snap, text, 'KEEPTTL')
-  if newest then
-    local prev, ttl = base .. 'prev', redis.call('PTTL', base .. 'prev')
-    redis.call('DEL', prev)
-    for _, row in ipairs(placed) do redis.call('ZADD', prev, string.format('%.17g', row.score), row.item) end
-    if ttl > 0 and #placed > 0 then redis.call('PEXPIRE', prev, ttl) end
-  end
+  local was = listing.old and listing.held[listing.old]
+  if newest then previous_rewritten(base, group, was, score, #listing.items, placed, texts) end
   return #placed
 end
 
