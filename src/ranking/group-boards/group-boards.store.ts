@@ -92,6 +92,11 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
   private readonly idemCalls = IdemCalls.for(this.settings.idempotencyRetentionMs, this.redis.client);
   private readonly keys = new RankingKeys(this.redis.prefix);
   private readonly logger = new Logger('GroupBoards');
+  /**
+   * Member rows one call of the history merge reads or stores (GROUP_HISTORY_PAGE_ROWS): a property
+   * spec sets fewer, so its few members span several pages of each part and of each record.
+   */
+  historyPageRows = GROUP_HISTORY_PAGE_ROWS;
 
   /** Sets the item's group (a repeat of an Idempotency-Key: the first answer, applied once). */
   async setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {
@@ -202,7 +207,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const kept = { keep: window.snapshots?.keep ?? 0, top: window.snapshots?.top ?? 0 };
     const ascending = ascendingScores(member.config);
     const groups = mergedGroups(shards, atSec, { top: setting.top, decay: setting.decay, ascending, listed: kept.top });
-    const pages = listingPages(groups, ascending, GROUP_HISTORY_PAGE_ROWS);
+    const pages = listingPages(groups, ascending, this.historyPageRows);
     const call = {
       ...{ groupBoard: settle.groupBoard, window: setting.window, shard: member.shards[0].keys, nowMs, atSec },
       ...{ ...kept, boards: MAX_GROUP_BOARDS_PER_MEMBER, rule: ruleOf(setting), token: randomUUID() },
@@ -229,7 +234,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const groups: ListingPart['groups'] = [];
     let calls = 0;
     for (let after = 0; after >= 0; calls++) {
-      const page = { atSec, after, rows: GROUP_HISTORY_PAGE_ROWS };
+      const page = { atSec, after, rows: this.historyPageRows };
       const answer = await guard(this.functions.call(this.fns.groupHistoryParts, { ...on, page }));
       groups.push(...answer.groups);
       after = answer.last;
