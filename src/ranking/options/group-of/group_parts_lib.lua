@@ -151,8 +151,19 @@ local function quiet_rows(key, top, ex, view)
   return flat, #held / 2 + read
 end
 
+-- The rows reading a group's part at `group_key` takes at most, before they are read: its members and
+-- their slot values at a quiet boundary `view` (quiet_rows), else its best `top` members and the
+-- exceptions `ex` passed on the way (group_members.best_rows).
+local function part_reads(group_key, top, ex, view)
+  local size = redis.call('ZCARD', group_key)
+  if view then return size * (1 + #(view.mode == 'sum' and view.expired or view.live)) end
+  if not ex then return math.min(size, top) end
+  return math.min(size, ex.only and #ex.list or top + #ex.list)
+end
+
 -- Records the shard's part of the listing at `at` from the first group not recorded yet, within the
--- call's crossing rows: true once done (or over its room). `member_top`: W's results on the shard;
+-- call's crossing rows, each group charged before it is recorded (one larger than a whole call goes
+-- alone, in a call of its own): true once done (or over its room). `member_top`: W's results on the shard;
 -- `quiet`: `at` is a quiet boundary (quiet_view; W's interval `interval_sec`), else the shard's state now.
 local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   local key = part_key(base, at)
@@ -179,11 +190,11 @@ local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   local groups, ex = redis.call('HKEYS', base .. 'groups'), group_members.exceptions_of(member_top)
   table.sort(groups)
   for i = first + 1, #groups do
-    if snapshot.crossing_work(0) <= 0 then
+    local group_key = group_of.GROUP_OF.group_key(base, groups[i])
+    if not snapshot.crossing_fits(PART_ROW_WEIGHT * part_reads(group_key, top, ex, view) + 1) then
       redis.call('HSET', key, NEXT, i - 1, COUNT, count, GROUPS, held)
       return false
     end
-    local group_key = group_of.GROUP_OF.group_key(base, groups[i])
     local rows, read
     if view then rows, read = quiet_rows(group_key, top, ex, view) else rows, read = group_members.best_rows(group_key, top, ex) end
     snapshot.crossing_work(PART_ROW_WEIGHT * read + 1)
