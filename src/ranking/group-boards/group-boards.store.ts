@@ -173,14 +173,15 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const { member, window, setting } = settle;
     const on = { groupBoard: settle.groupBoard, window: setting.window };
     const listed = await Promise.all(
-      member.shards.map((shard) =>
-        guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null })),
-      ),
+      member.shards.map((shard, i) => {
+        const boards = i === 0 ? MAX_GROUP_BOARDS_PER_MEMBER : 0;
+        return guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null, boards }));
+      }),
     );
     const boundaries = window.snapshots ? knownBoundaries(listed, window.calendar !== undefined) : [];
     let calls = member.shards.length;
     for (const atSec of boundaries) {
-      const merged = await this.mergeListing(settle, listed, atSec);
+      const merged = await this.mergeListing(settle, listed, { atSec, noted: listed[0].noted });
       calls += merged.calls;
       if (!merged.done) return calls;
     }
@@ -199,8 +200,13 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
    * its record written a page at a time under one token (group_history_store: a merge begun again
    * starts it afresh, so no group counts twice). Not done: a part went or a later merge took the record.
    */
-  private async mergeListing(settle: GroupSettle, listed: ShardParts<PartEntry>[], atSec: number) {
+  private async mergeListing(
+    settle: GroupSettle,
+    listed: ShardParts<PartEntry>[],
+    at: { atSec: number; noted: number },
+  ) {
     const { member, window, setting, nowMs } = settle;
+    const { atSec, noted } = at;
     const read = await Promise.all(member.shards.map((shard, i) => this.partAt(settle, shard.keys, listed[i], atSec)));
     if (read.some((shard) => shard.part === null)) return { done: false, calls: sumOf(read) };
     const shards = read.map((shard, i) => ({ parts: shard.part ? [shard.part] : [], since: listed[i].since }));
@@ -210,7 +216,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const pages = listingPages(groups, ascending, this.historyPageRows);
     const call = {
       ...{ groupBoard: settle.groupBoard, window: setting.window, shard: member.shards[0].keys, nowMs, atSec },
-      ...{ ...kept, boards: MAX_GROUP_BOARDS_PER_MEMBER, rule: ruleOf(setting), token: randomUUID() },
+      ...{ ...kept, boards: MAX_GROUP_BOARDS_PER_MEMBER, rule: ruleOf(setting), token: randomUUID(), noted },
       ...{
         room: Math.floor(MAX_RECORDED_MEMBERS_PER_BOARD / (kept.keep + 2)),
         intervalSec: window.calendar ? 0 : window.intervalSec,
