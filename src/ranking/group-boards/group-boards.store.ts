@@ -174,7 +174,8 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const on = { groupBoard: settle.groupBoard, window: setting.window };
     const listed = await Promise.all(
       member.shards.map((shard, i) => {
-        const boards = i === 0 ? MAX_GROUP_BOARDS_PER_MEMBER : 0;
+        // Shard 0 names the group board where its listings will be kept (retractions find them there).
+        const boards = i === 0 && window.snapshots ? MAX_GROUP_BOARDS_PER_MEMBER : 0;
         return guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null, boards }));
       }),
     );
