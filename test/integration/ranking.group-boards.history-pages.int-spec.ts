@@ -74,7 +74,17 @@ describe('the calls of a sharded group board’s history merge (single)', () => 
     const crashed = { groupBoard: 'ht', window: 'm', shard, nowMs: clock.nowMs(), atSec, intervalSec: 60 };
     const rows = (group: string) => membersOf(Number(group.slice(1))).flatMap((item) => [item, '1']);
     await functions.call(RANKING.functions.groupHistoryStore, {
-      ...{ ...crashed, keep: 4, top: 1000, rule: '1000 1', room: 1000, boards: 8, token: 'crashed', first: true },
+      ...{
+        ...crashed,
+        keep: 4,
+        top: 1000,
+        rule: '1000 1',
+        room: 1000,
+        boards: 8,
+        token: 'crashed',
+        first: true,
+        noted: 0,
+      },
       ...{
         groups: [
           ['g1', '313', rows('g1')],

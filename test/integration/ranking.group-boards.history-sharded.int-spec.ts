@@ -26,49 +26,87 @@ function holdNextListing(store: GroupBoardsStore) {
   return { held, release, spy };
 }
 
+/** A race of the retraction of p1 with a merge: the clocks of the merge's and the retraction's instances, the members. */
+interface Race {
+  name: string;
+  /** ms after T0 the merge (a read of the group board) begins and the retraction runs at */
+  mergeMs: number;
+  retractMs: number;
+  scores: Record<string, number>;
+  rows: Array<{ rank: number; item: string; score: number }>;
+}
+
+const RACES: Race[] = [
+  {
+    name: 'one clock',
+    ...{ mergeMs: 20_000, retractMs: 20_000, scores: { p0: 1, p1: 5, p2: 3, p3: 2 } },
+    // red counted p1 and p2: p2 alone now (p0 does not move in past top)
+    rows: [
+      { rank: 1, item: 'red', score: 3 },
+      { rank: 2, item: 'blue', score: 2 },
+    ],
+  },
+  {
+    name: "the retraction's instance 5 s behind the merge's",
+    ...{ mergeMs: 30_000, retractMs: 25_000, scores: { p0: 1, p1: 5, p2: 3, p3: 2 } },
+    rows: [
+      { rank: 1, item: 'red', score: 3 },
+      { rank: 2, item: 'blue', score: 2 },
+    ],
+  },
+  {
+    // Shard 0 names the group board at the merge's start, before any listing is kept there.
+    name: 'shard 0 holding no member, the first listing',
+    ...{ mergeMs: 20_000, retractMs: 20_000, scores: { p1: 5, p2: 3 } },
+    rows: [{ rank: 1, item: 'red', score: 3 }],
+  },
+];
+
 /**
  * Issue #48: an item retraction racing the merge of a group board's listing over a sharded member
  * board. The merge reads the shards' parts (the item counted), then is held before it stores the
  * listing on shard 0; the retraction runs whole meanwhile (it marks the item's part, already read, and
- * finds no listing to rewrite on shard 0). Released, the stored listing must still leave the item out.
- * Members (shard of each over 3): p0 0, p1 1, p2 2 in red, p3 0 in blue; top 2, decay 1.
+ * finds no listing to rewrite on shard 0). Released, the stored listing must still leave the item out,
+ * whatever the two instances' clocks, and on a board whose shard 0 holds no member (nothing named the
+ * group board there before its first listing). Members (shard of each over 3): p0 0, p1 1, p2 2 in
+ * red, p3 0 in blue; top 2, decay 1.
  */
-describe.each(TOPOLOGIES)('group boards over 3 shards: a retraction racing a merge (%s)', (topology) => {
-  const clock = new FakeClock(T0);
-  const world = useRankingGraph(topology, clock, {});
+describe.each(TOPOLOGIES.flatMap((topology) => RACES.map((race) => [topology, race.name, race] as const)))(
+  'group boards over 3 shards: a retraction racing a merge (%s, %s)',
+  (topology, _, race) => {
+    const clock = new FakeClock(T0);
+    const world = useRankingGraph(topology, clock, {});
 
-  it('leaves the retracted item out of the listing the merge stores after the retraction ran', async () => {
-    const { ranking, groupBoards, retractions } = world.graph;
-    const snapshots = { keep: 4, top: 2 };
-    await ranking.putBoard({ name: 'hm', windows: [{ name: 'w', period: 60, interval: 20, snapshots }], shards: 3 });
-    await ranking.putBoard({ name: 'hg', groupOf: { board: 'hm', window: 'w', top: 2, decay: 1 } });
-    const scores = { p0: 1, p1: 5, p2: 3, p3: 2 };
-    for (const [item, score] of Object.entries(scores)) {
-      await groupBoards.setMember({ name: 'hg', group: item === 'p3' ? 'blue' : 'red', item });
-      await ranking.increment('hm', item, score);
-    }
-    clock.advanceMs(20_000);
+    it('leaves the retracted item out of the listing the merge stores after the retraction ran', async () => {
+      const { ranking, groupBoards, retractions } = world.graph;
+      const snapshots = { keep: 4, top: 2 };
+      await ranking.putBoard({ name: 'hm', windows: [{ name: 'w', period: 60, interval: 20, snapshots }], shards: 3 });
+      await ranking.putBoard({ name: 'hg', groupOf: { board: 'hm', window: 'w', top: 2, decay: 1 } });
+      for (const [item, score] of Object.entries(race.scores)) {
+        await groupBoards.setMember({ name: 'hg', group: item === 'p3' ? 'blue' : 'red', item });
+        await ranking.increment('hm', item, score);
+      }
+      clock.setMs(T0 + race.mergeMs);
 
-    const { held, release, spy } = holdNextListing(world.graph.module.get(GroupBoardsStore));
-    const read = ranking.top('hg', undefined, 0, 10);
-    await held; // the merge read every shard's part at the boundary: red 5 + 3, blue 2
-    const started = (await retractions.start('hm', { kind: 'item', id: 'p1' })).body;
-    await retractions.settled('hm', started.id);
-    release();
-    await read;
-    spy.mockRestore();
+      const { held, release, spy } = holdNextListing(world.graph.module.get(GroupBoardsStore));
+      const read = ranking.top('hg', undefined, 0, 10);
+      await held; // the merge read every shard's part at the boundary: red 5 + 3, blue 2
+      clock.setMs(T0 + race.retractMs);
+      const started = (await retractions.start('hm', { kind: 'item', id: 'p1' })).body;
+      await retractions.settled('hm', started.id);
+      clock.setMs(T0 + race.mergeMs);
+      release();
+      await read;
+      spy.mockRestore();
 
-    const kept = await ranking.history('hg', undefined, undefined);
-    expect({ at: kept.at, rows: kept.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
-      at: T0 / 1000 + 20,
-      // red counted p1 and p2: p2 alone now (p0 does not move in past top)
-      rows: [
-        { rank: 1, item: 'red', score: 3 },
-        { rank: 2, item: 'blue', score: 2 },
-      ],
+      const kept = await ranking.history('hg', undefined, undefined);
+      expect({ at: kept.at, rows: kept.items.map(({ rank, item, score }) => ({ rank, item, score })) }).toEqual({
+        at: T0 / 1000 + 20,
+        rows: race.rows,
+      });
     });
-  });
-});
+  },
+);
 
 /**
  * Issue #48: a rolling boundary where a shard holding members ran no call in the slot it ends (only
@@ -130,6 +168,44 @@ describe.each(QUIET_CASES)(
     });
   },
 );
+
+/**
+ * Issue #48: the boundaries kept where the group board's next settle round (a read, the scheduler's
+ * visit) comes more than 3 slots after them. A shard keeps its newest 4 parts till merged, and a shard
+ * quiet through slots records its quiet parts at the 3 boundaries before its next crossing only: a
+ * boundary before those keeps no listing (here +100: shard 0 ran in the slot it ends and still holds
+ * its part, shard 1 has none). The history read at it answers the kept listing before it; the item
+ * history has no point there. Members (shard of each over 3): p0 0, p1 1 in red; top 2, decay 1.
+ */
+describe.each(TOPOLOGIES)('group boards over 3 shards: a shard quiet over more than 3 slots (%s)', (topology) => {
+  const clock = new FakeClock(T0);
+  const world = useRankingGraph(topology, clock, {});
+
+  it('keeps no listing at a boundary more than 3 slots before the quiet shard crosses again', async () => {
+    const { ranking, groupBoards } = world.graph;
+    const windows = [{ name: 'w', period: 600, interval: 20, snapshots: { keep: 10, top: 2 } }];
+    await ranking.putBoard({ name: 'sm', windows, shards: 3 });
+    await ranking.putBoard({ name: 'sg', groupOf: { board: 'sm', window: 'w', top: 2, decay: 1 } });
+    const join = (item: string) => groupBoards.setMember({ name: 'sg', group: 'red', item });
+    for (const [item, score] of Object.entries({ p0: 1, p1: 5 })) {
+      await join(item);
+      await ranking.increment('sm', item, score);
+    }
+    clock.advanceMs(20_000);
+    await ranking.top('sg', undefined, 0, 10); // every shard runs a call in slot +20
+    for (let slot = 0; slot < 6; slot++) {
+      clock.advanceMs(20_000);
+      await join('p0'); // shard 0 alone runs a call in slots +40 to +140
+    }
+    clock.advanceMs(20_000);
+    await ranking.top('sg', undefined, 0, 10);
+    const at = T0 / 1000;
+    const { points } = await ranking.itemHistory('sg', undefined, 'red', undefined, undefined);
+    expect(points.map((point) => point.at - at)).toEqual([20, 120, 140, 160]);
+    expect(points.map((point) => point.score)).toEqual([6, 6, 6, 6]);
+    expect((await ranking.history('sg', undefined, at + 100)).at).toBe(at + 20);
+  });
+});
 
 /**
  * Issue #48: an item retraction on a sharded board calls shard 0's group listings (group_history_retract)

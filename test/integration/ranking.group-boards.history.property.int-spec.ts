@@ -6,6 +6,10 @@ import { GroupHistoryModel } from '../support/group-history-model';
 import { RankingModel } from '../support/ranking-model';
 import { incrementStep, joinStep, retractStep } from '../support/group-steps';
 import { useRankingGraph } from '../support/ranking-graph';
+import { GroupBoardsStore } from '../../src/ranking/group-boards/group-boards.store';
+import type { HistoryStoreCall, PartsCall } from '../../src/ranking/group-boards/group-boards.functions';
+import { RANKING } from '../../src/ranking/ranking.functions';
+import { RedisFunctions } from '../../src/redis/redis-functions';
 
 const DAY_SEC = 86_400;
 const SNAPSHOTS = { keep: 4, top: 2 };
@@ -23,6 +27,12 @@ const ITEMS = ['a', 'b', 'c', 'd', 'é'];
 /** The group boards' rule: a group of 4 members counts 3, so a retraction leaves weights to shift and a member out. */
 const RULE = { top: 3, decay: 0.5 };
 const GROUPS = ['red', 'blue', 'g/é'];
+/**
+ * Member rows a call of the sharded history merge reads or stores here (the service's is
+ * GROUP_HISTORY_PAGE_ROWS, far past these runs' members): a shard's part of two groups, and a record of
+ * two listed groups, span pages.
+ */
+const PAGE_ROWS = 2;
 
 type Step =
   | { kind: 'increment'; item: string; amount: number }
@@ -167,6 +177,18 @@ describe.each(CASES)(
     const compared = { snapshots: 0, archives: 0 };
     /** Kept listings counting an item when it was retracted (compared at the next check). */
     const retracted = { listings: 0 };
+    /** The merge's calls past a first page: of a shard's part read, of a record stored. */
+    const later = { parts: 0, records: 0 };
+    beforeAll(() => {
+      world.graph.module.get(GroupBoardsStore).historyPageRows = PAGE_ROWS;
+      const functions = world.graph.module.get(RedisFunctions);
+      const call = functions.call.bind(functions);
+      jest.spyOn(functions, 'call').mockImplementation((fn, input) => {
+        if (fn === RANKING.functions.groupHistoryParts && ((input as PartsCall).page?.after ?? 0) > 0) later.parts++;
+        if (fn === RANKING.functions.groupHistoryStore && !(input as HistoryStoreCall).first) later.records++;
+        return call(fn, input);
+      });
+    });
 
     it("a group board's snapshots, item histories and archives are its groups' listings at each boundary", async () => {
       await fc.assert(
@@ -207,6 +229,9 @@ describe.each(CASES)(
       expect(compared.snapshots).toBeGreaterThan(5);
       expect(compared.archives).toBeGreaterThan(2);
       expect(retracted.listings).toBeGreaterThan(2);
+      // Merged listings read parts and stored records past their first page.
+      const paged = { parts: later.parts > 0, records: later.records > 0 };
+      expect(paged).toEqual({ parts: shards > 1, records: shards > 1 });
     });
 
     /**

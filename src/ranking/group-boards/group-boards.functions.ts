@@ -124,8 +124,8 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
 
   groupHistoryParts: namedFunction({
     numberOfKeys: 1,
-    args: ['board', 'window', 'upto', 'at', 'after', 'rows'],
-    reply: ['parts', 'since', 'groups', 'last'],
+    args: ['board', 'window', 'upto', 'at', 'after', 'rows', 'boards'],
+    reply: ['parts', 'since', 'groups', 'last', 'noted'],
     /** The shard's recorded parts (group_parts_lib), or a page of one's groups (`page`), or (`upto`) drops those at or before it. */
     build: (call: PartsCall) => ({
       keys: [call.shard.cfg()],
@@ -137,6 +137,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
         at: call.page?.atSec ?? '',
         after: call.page?.after ?? 0,
         rows: call.page?.rows ?? 0,
+        boards: call.boards ?? 0,
       },
     }),
     decode: (reply) => ({
@@ -144,6 +145,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
       since: reply.number('since'),
       groups: groupsOf(reply.string('groups')),
       last: reply.number('last'),
+      noted: reply.number('noted'),
     }),
   }),
 
@@ -163,6 +165,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
       'first',
       'groups',
       'listing',
+      'noted',
     ],
     reply: ['state', 'rows'],
     /** `shard`: shard 0's keys of the member board, where the merged listing is kept. */
@@ -183,6 +186,7 @@ export const GROUP_BOARDS_FUNCTIONS = functionSet('tbRank', {
         first: call.first ? 1 : 0,
         groups: JSON.stringify(call.groups),
         listing: call.listing ? JSON.stringify(call.listing) : '',
+        noted: call.noted,
       },
     }),
     decode: (reply) => ({ state: reply.string('state') as 'kept' | 'stale' | 'ok', rows: reply.number('rows') }),
@@ -197,6 +201,12 @@ export interface PartsCall {
   upto: number | null;
   /** The groups of the part at `atSec` after the `after`-th recorded, at most `rows` members (one group whatever its size). */
   page?: { atSec: number; after: number; rows: number };
+  /**
+   * Shard 0's listing of its parts, the merge's first call there: group boards over one member board at
+   * most (MAX_GROUP_BOARDS_PER_MEMBER), the group board named there so a retraction notes its items
+   * (group_parts_lib's merge_began); the answer's `noted` the newest note then.
+   */
+  boards?: number;
 }
 
 /** One shard's part of a kept listing (group_parts_lib): per group, [item, score, retracted (0|1), ...]. */
@@ -252,6 +262,8 @@ export interface HistoryStoreCall {
   groups: Array<[string, string, string[]]>;
   /** The last call's: every group [group, score] (null: more pages follow). */
   listing: Array<[string, string]> | null;
+  /** The newest retraction noted on shard 0 when the merge began: the last call applies those after it. */
+  noted: number;
 }
 
 /** The group boards slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */

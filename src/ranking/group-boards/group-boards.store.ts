@@ -92,6 +92,11 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
   private readonly idemCalls = IdemCalls.for(this.settings.idempotencyRetentionMs, this.redis.client);
   private readonly keys = new RankingKeys(this.redis.prefix);
   private readonly logger = new Logger('GroupBoards');
+  /**
+   * Member rows one call of the history merge reads or stores (GROUP_HISTORY_PAGE_ROWS): a property
+   * spec sets fewer, so its few members span several pages of each part and of each record.
+   */
+  historyPageRows = GROUP_HISTORY_PAGE_ROWS;
 
   /** Sets the item's group (a repeat of an Idempotency-Key: the first answer, applied once). */
   async setMember(change: MembershipChange): Promise<Idempotent<{ previous: string | null }>> {
@@ -168,14 +173,16 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const { member, window, setting } = settle;
     const on = { groupBoard: settle.groupBoard, window: setting.window };
     const listed = await Promise.all(
-      member.shards.map((shard) =>
-        guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null })),
-      ),
+      member.shards.map((shard, i) => {
+        // Shard 0 names the group board where its listings will be kept (retractions find them there).
+        const boards = i === 0 && window.snapshots ? MAX_GROUP_BOARDS_PER_MEMBER : 0;
+        return guard(this.functions.call(this.fns.groupHistoryParts, { ...on, shard: shard.keys, upto: null, boards }));
+      }),
     );
     const boundaries = window.snapshots ? knownBoundaries(listed, window.calendar !== undefined) : [];
     let calls = member.shards.length;
     for (const atSec of boundaries) {
-      const merged = await this.mergeListing(settle, listed, atSec);
+      const merged = await this.mergeListing(settle, listed, { atSec, noted: listed[0].noted });
       calls += merged.calls;
       if (!merged.done) return calls;
     }
@@ -194,18 +201,23 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
    * its record written a page at a time under one token (group_history_store: a merge begun again
    * starts it afresh, so no group counts twice). Not done: a part went or a later merge took the record.
    */
-  private async mergeListing(settle: GroupSettle, listed: ShardParts<PartEntry>[], atSec: number) {
+  private async mergeListing(
+    settle: GroupSettle,
+    listed: ShardParts<PartEntry>[],
+    at: { atSec: number; noted: number },
+  ) {
     const { member, window, setting, nowMs } = settle;
+    const { atSec, noted } = at;
     const read = await Promise.all(member.shards.map((shard, i) => this.partAt(settle, shard.keys, listed[i], atSec)));
     if (read.some((shard) => shard.part === null)) return { done: false, calls: sumOf(read) };
     const shards = read.map((shard, i) => ({ parts: shard.part ? [shard.part] : [], since: listed[i].since }));
     const kept = { keep: window.snapshots?.keep ?? 0, top: window.snapshots?.top ?? 0 };
     const ascending = ascendingScores(member.config);
     const groups = mergedGroups(shards, atSec, { top: setting.top, decay: setting.decay, ascending, listed: kept.top });
-    const pages = listingPages(groups, ascending, GROUP_HISTORY_PAGE_ROWS);
+    const pages = listingPages(groups, ascending, this.historyPageRows);
     const call = {
       ...{ groupBoard: settle.groupBoard, window: setting.window, shard: member.shards[0].keys, nowMs, atSec },
-      ...{ ...kept, boards: MAX_GROUP_BOARDS_PER_MEMBER, rule: ruleOf(setting), token: randomUUID() },
+      ...{ ...kept, boards: MAX_GROUP_BOARDS_PER_MEMBER, rule: ruleOf(setting), token: randomUUID(), noted },
       ...{
         room: Math.floor(MAX_RECORDED_MEMBERS_PER_BOARD / (kept.keep + 2)),
         intervalSec: window.calendar ? 0 : window.intervalSec,
@@ -229,7 +241,7 @@ export class GroupBoardsStore extends sliceStore(GroupBoardsFunctions) {
     const groups: ListingPart['groups'] = [];
     let calls = 0;
     for (let after = 0; after >= 0; calls++) {
-      const page = { atSec, after, rows: GROUP_HISTORY_PAGE_ROWS };
+      const page = { atSec, after, rows: this.historyPageRows };
       const answer = await guard(this.functions.call(this.fns.groupHistoryParts, { ...on, page }));
       groups.push(...answer.groups);
       after = answer.last;

@@ -9,11 +9,10 @@
 -- (group_history_out_lib's counted_page, at most `room` members) a page of groups a call, in the
 -- listing's order; the merge's last call (`listing` sent) keeps the listing and closes the record. A
 -- listing already kept is kept as is (every call of its merge answers "kept"). The listing kept is
--- then rewritten without the items retracted since the merge began (`now`: group_parts_lib's
+-- then rewritten without the items retracted since the merge began (`noted`: group_parts_lib's
 -- retractions_applied).
 -- Keys: cfg (shard 0's config hash)
--- Args (reader.read_call, CALLS.group_history_store): the header (now: when the merge began, before it
---   read the parts; no windows), then
+-- Args (reader.read_call, CALLS.group_history_store): the header (now; no windows), then
 --   board     the group board
 --   window    the member window W
 --   at        the boundary (unix s): a snapshot's end, an archive's period start
@@ -29,6 +28,7 @@
 --             in the listing's order (best first by score), their counted members best first
 --   listing   "": more pages follow; else the last call: JSON [[group, score], ...] every group with a
 --             counted member
+--   noted     the newest retraction noted when the merge began (group_history_parts' on shard 0)
 -- Reply (reader.answer, CALLS.group_history_store):
 --   state     "kept": the listing was kept before (the merge stops); "stale": a later merge of the
 --             boundary took its record (this one stops); "ok"
@@ -109,6 +109,6 @@ local function group_history_store(keys, args)
   end
   kept(cfg_key, arg, base, rows, lifetime)
   local newest = tonumber(redis.call('ZRANGE', base .. 'snaps', -1, -1)[1]) == at
-  group_parts.retractions_applied(base, at, newest, header.now_ms)
+  group_parts.retractions_applied(base, at, newest, tonumber(arg.noted))
   return reader.answer(CALLS.group_history_store, { state = 'ok', rows = #rows })
 end

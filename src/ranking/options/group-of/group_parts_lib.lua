@@ -151,8 +151,19 @@ local function quiet_rows(key, top, ex, view)
   return flat, #held / 2 + read
 end
 
+-- The rows reading a group's part at `group_key` takes at most, before they are read: its members and
+-- their slot values at a quiet boundary `view` (quiet_rows), else its best `top` members and the
+-- exceptions `ex` passed on the way (group_members.best_rows).
+local function part_reads(group_key, top, ex, view)
+  local size = redis.call('ZCARD', group_key)
+  if view then return size * (1 + #(view.mode == 'sum' and view.expired or view.live)) end
+  if not ex then return math.min(size, top) end
+  return math.min(size, ex.only and #ex.list or top + #ex.list)
+end
+
 -- Records the shard's part of the listing at `at` from the first group not recorded yet, within the
--- call's crossing rows: true once done (or over its room). `member_top`: W's results on the shard;
+-- call's crossing rows, each group charged before it is recorded (one larger than a whole call goes
+-- alone, in a call of its own): true once done (or over its room). `member_top`: W's results on the shard;
 -- `quiet`: `at` is a quiet boundary (quiet_view; W's interval `interval_sec`), else the shard's state now.
 local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   local key = part_key(base, at)
@@ -179,11 +190,11 @@ local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   local groups, ex = redis.call('HKEYS', base .. 'groups'), group_members.exceptions_of(member_top)
   table.sort(groups)
   for i = first + 1, #groups do
-    if snapshot.crossing_work(0) <= 0 then
+    local group_key = group_of.GROUP_OF.group_key(base, groups[i])
+    if not snapshot.crossing_fits(PART_ROW_WEIGHT * part_reads(group_key, top, ex, view) + 1) then
       redis.call('HSET', key, NEXT, i - 1, COUNT, count, GROUPS, held)
       return false
     end
-    local group_key = group_of.GROUP_OF.group_key(base, groups[i])
     local rows, read
     if view then rows, read = quiet_rows(group_key, top, ex, view) else rows, read = group_members.best_rows(group_key, top, ex) end
     snapshot.crossing_work(PART_ROW_WEIGHT * read + 1)
@@ -273,27 +284,42 @@ end
 
 -- A retraction racing a merge: the merge may read a part before the retraction's step on the item's
 -- shard marks it, and store the listing after group_history_retract rewrote shard 0's listings. So
--- that step notes the item on shard 0 (<base>rtr, zset item -> the step's time, ms, kept
--- RETRACTIONS_KEPT_MS: far longer than a merge runs), and a listing the merge stores is then
--- rewritten without each item noted at or after the merge began (its `now`, before it read the
--- parts, after every boundary it merges: the item's events the listing counts came before the
--- retraction; one noted before it began reached the parts first, and any events of the item after
--- it are the listing's own).
+-- that step notes the item on shard 0 (<base>rtr, zset item -> its note, kept RETRACTIONS_KEPT_MS:
+-- far longer than a merge runs), each note scored past every one before it, and a listing the merge
+-- stores is then rewritten without each item noted after the newest note when it began (newest_note,
+-- read on shard 0 before it read any part; the merge's own instance's clock never compared with the
+-- retraction's). One noted before that reached the parts first, and any events of the item after it
+-- are the listing's own. The merge's first call on shard 0 names the group board there (merge_began)
+-- before it reads a part, so a retraction's step finds its base even before shard 0 holds a member
+-- or a listing.
 local RETRACTIONS_KEPT_MS = 3600 * 1000
 
--- Notes the retraction of `item` at `now_ms` for the group board at `base` (shard 0's).
+-- The score of the newest note at `base` (0: none).
+local function newest_note(base)
+  return tonumber(redis.call('ZRANGE', base .. 'rtr', -1, -1, 'WITHSCORES')[2] or '0')
+end
+
+-- Notes the retraction of `item` at `now_ms` for the group board at `base` (shard 0's): scored its
+-- step's time, or past the newest note's (an instance's clock behind another's).
 local function retraction_noted(base, item, now_ms)
   local key = base .. 'rtr'
-  redis.call('ZADD', key, 'GT', now_ms, item)
+  redis.call('ZADD', key, 'GT', math.max(now_ms, newest_note(base) + 1), item)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now_ms - RETRACTIONS_KEPT_MS)
   redis.call('PEXPIRE', key, RETRACTIONS_KEPT_MS)
 end
 
--- The listing just stored at `at` at `base` without the items retracted since `since_ms` (the
--- merge's start; group_history_out_lib's rewrite: one HGET for an item its record does not name).
--- Answers the items.
-local function retractions_applied(base, at, newest, since_ms)
-  local noted = redis.call('ZRANGE', base .. 'rtr', since_ms, '+inf', 'BYSCORE')
+-- The merge's first call on shard 0 (`cfg_key`) of the group board `board` over `window` (at most
+-- `most` group boards over the member board): names the group board there, as its kept listings do,
+-- and answers the newest note the merge then applies the ones after (retractions_applied).
+local function merge_began(cfg_key, base, window, board, most)
+  group_of.GROUP_OF.attach(cfg_key, window, board, most)
+  return newest_note(base)
+end
+
+-- The listing just stored at `at` at `base` without the items noted after `since` (merge_began's;
+-- group_history_out_lib's rewrite: one HGET for an item its record does not name). Answers the items.
+local function retractions_applied(base, at, newest, since)
+  local noted = redis.call('ZRANGE', base .. 'rtr', '(' .. since, '+inf', 'BYSCORE')
   for _, item in ipairs(noted) do group_of.GROUP_OF.listing_without(base, at, item, newest) end
   return #noted
 end
@@ -311,5 +337,6 @@ group_parts.item_out = item_out
 group_parts.attached = attached
 group_parts.retraction_noted = retraction_noted
 group_parts.retractions_applied = retractions_applied
+group_parts.merge_began = merge_began
 group_parts.record_rows = record_rows
 group_parts.resumed = resumed

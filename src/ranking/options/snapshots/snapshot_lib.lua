@@ -111,6 +111,13 @@ local function crossing_work(rows)
   return math.max(0, CROSSING.ROWS_PER_CALL - CROSSING.rows)
 end
 
+-- Whether `rows` of a crossing's work fit what this call may still take, counted before they are done:
+-- a piece larger than a whole call fits only a call that took nothing yet, alone.
+local function crossing_fits(rows)
+  local left = crossing_work(0)
+  return left > 0 and (rows <= left or left >= CROSSING.ROWS_PER_CALL)
+end
+
 -- The error a script answers, before it changes anything, when a boundary it must cross first is left
 -- for the next call (the service sends the same call again: src/redis/functions.ts).
 local CROSSING_ERROR = 'TB_CROSSING snapshot boundaries left for the next call'
@@ -273,6 +280,7 @@ snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
 snapshot.cross_boundary = cross_boundary
 snapshot.crossing_allowed = crossing_allowed
 snapshot.crossing_work = crossing_work
+snapshot.crossing_fits = crossing_fits
 snapshot.CROSSING_ERROR = CROSSING_ERROR
 snapshot.stored_apart = stored_apart
 snapshot.note_drained = function() CROSSING.drained_seq = CALL.seq end -- a step drained: no listing of many rows after
