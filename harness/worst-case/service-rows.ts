@@ -2,7 +2,7 @@
  * Worst-case rows of the counters, stats, access, ingest, operations and admin board routes. The
  * destructive board rows run last (ADMIN_ROWS), on a board of their own.
  */
-import { WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
+import { BOARD_MAX_ITEMS, WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
@@ -10,6 +10,10 @@ import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harnes
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
 const RETRACTION_POLLS = 10_000;
+/** Most commands a config write dropping no window runs a shard: its options' settings, none of their maps read. */
+const CONFIG_WRITE_COMMANDS = 200;
+/** Entries of one write filling GROUPS_CONFIG_BOARD. */
+const GROUPS_FILL_BATCH = 500;
 
 /** Runs a retraction to its end (each GET takes a step), so no later row is charged its steps. */
 export async function untilDone(context: HarnessContext, board: string, answer: HttpAnswer | undefined): Promise<void> {
@@ -65,6 +69,29 @@ const DROP_TO_THE_END =
 const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
 
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
+
+/** A one-shard board with item groups, made and deleted by its row: each of its items in the groups map. */
+const GROUPS_CONFIG_BOARD = 'wc-cfggroups';
+const groupsConfig = (maxItems?: number) => ({
+  windows: [{ name: 'm', period: '1h', interval: '1m' }],
+  groups: true,
+  ...(maxItems && { maxItems }),
+});
+
+/** Creates GROUPS_CONFIG_BOARD and writes the sum boards' count of items into it, each in one of 100 groups. */
+async function fillGroupsBoard(context: HarnessContext): Promise<void> {
+  await context.send({ method: 'PUT', path: `/admin/boards/${GROUPS_CONFIG_BOARD}`, body: groupsConfig() }, 'admin');
+  const { items } = context.sizes;
+  for (let first = 0; first < items; first += GROUPS_FILL_BATCH) {
+    const entries = Array.from({ length: Math.min(GROUPS_FILL_BATCH, items - first) }, (_, k) => ({
+      item: `i${first + k}`,
+      amount: 1,
+      group: `g${(first + k) % 100}`,
+    }));
+    const answer = await context.send(post(`/boards/${GROUPS_CONFIG_BOARD}/increments`, { items: entries }), 'seeder');
+    if (answer.status !== 200) throw new Error(`filling ${GROUPS_CONFIG_BOARD}: ${answer.status}`);
+  }
+}
 
 async function seedCounters(context: HarnessContext): Promise<void> {
   for (let n = 0; n < 120; n++)
@@ -225,6 +252,27 @@ export const ADMIN_ROWS: WorstRow[] = [
     request: (context) => get(`/admin/boards/wc-metrics/retractions/${context.state.get('metrics-retraction')}`),
     settle: (context) =>
       untilDone(context, 'wc-metrics', { status: 200, body: { id: context.state.get('metrics-retraction') } }),
+  },
+  {
+    route: 'PUT /admin/boards/{board}',
+    worst:
+      'a change dropping no window (maxItems set) of a one-shard board with item groups holding the items of the sum boards, each in its group map',
+    prepare: fillGroupsBoard,
+    settle: async (context) => {
+      await context.send({ method: 'DELETE', path: `/admin/boards/${GROUPS_CONFIG_BOARD}` }, 'admin');
+      await context.dropsSettled();
+    },
+    request: () => ({
+      method: 'PUT',
+      path: `/admin/boards/${GROUPS_CONFIG_BOARD}`,
+      body: groupsConfig(BOARD_MAX_ITEMS.max),
+    }),
+    expect: [200],
+    times: 1,
+    callCommands: {
+      most: CONFIG_WRITE_COMMANDS,
+      why: 'a write dropping no window reads no entry of the groups maps (each item read was 2 commands here)',
+    },
   },
   {
     route: 'PUT /admin/boards/{board}',
