@@ -2,7 +2,8 @@
  * Worst-case rows of the counters, stats, access, ingest, operations and admin board routes. The
  * destructive board rows run last (ADMIN_ROWS), on a board of their own.
  */
-import { WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
+import { AppConfig } from '../../src/common/config';
+import { BOARD_MAX_ITEMS, WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
 import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
@@ -10,6 +11,12 @@ import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harnes
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
 const RETRACTION_POLLS = 10_000;
+/** Most commands a config write dropping no window runs a shard: its options' settings, none of their maps read. */
+const CONFIG_WRITE_COMMANDS = 200;
+/** What a write call may run (the harness's WRITE_CALL_COMMANDS): a reset's prune of the groups maps is held to it. */
+const RESET_PRUNE_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
+/** Entries of one write filling GROUPS_CONFIG_BOARD. */
+const GROUPS_FILL_BATCH = 500;
 
 /** Runs a retraction to its end (each GET takes a step), so no later row is charged its steps. */
 export async function untilDone(context: HarnessContext, board: string, answer: HttpAnswer | undefined): Promise<void> {
@@ -65,6 +72,51 @@ const DROP_TO_THE_END =
 const idle = (context: HarnessContext) => context.advanceSec(IDLE_WEEKS * 7 * 86_400);
 
 const fresh = (attempt: number) => `f${Date.now().toString(36)}${attempt}`;
+
+/** A one-shard board with item groups, made and deleted by its row: each of its items in the groups map. */
+const GROUPS_CONFIG_BOARD = 'wc-cfggroups';
+const groupsConfig = () => ({ windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true });
+
+/** Creates GROUPS_CONFIG_BOARD and writes the sum boards' count of items into it, each in one of 100 groups. */
+async function fillGroupsBoard(context: HarnessContext): Promise<void> {
+  await context.send({ method: 'PUT', path: `/admin/boards/${GROUPS_CONFIG_BOARD}`, body: groupsConfig() }, 'admin');
+  const { items } = context.sizes;
+  for (let first = 0; first < items; first += GROUPS_FILL_BATCH) {
+    const entries = Array.from({ length: Math.min(GROUPS_FILL_BATCH, items - first) }, (_, k) => ({
+      item: `i${first + k}`,
+      amount: 1,
+      group: `g${(first + k) % 100}`,
+    }));
+    const answer = await context.send(post(`/boards/${GROUPS_CONFIG_BOARD}/increments`, { items: entries }), 'seeder');
+    if (answer.status !== 200) throw new Error(`filling ${GROUPS_CONFIG_BOARD}: ${answer.status}`);
+  }
+}
+
+/** A row of a config write (`query`, `change`) of GROUPS_CONFIG_BOARD filled by its prepare, deleted after. */
+function groupsConfigRow(
+  worst: string,
+  query: string,
+  change: object,
+  callCommands: { most: number; why: string },
+): WorstRow {
+  return {
+    route: 'PUT /admin/boards/{board}',
+    worst,
+    prepare: fillGroupsBoard,
+    settle: async (context) => {
+      await context.send({ method: 'DELETE', path: `/admin/boards/${GROUPS_CONFIG_BOARD}` }, 'admin');
+      await context.dropsSettled();
+    },
+    request: () => ({
+      method: 'PUT',
+      path: `/admin/boards/${GROUPS_CONFIG_BOARD}${query}`,
+      body: { ...groupsConfig(), ...change },
+    }),
+    expect: [200],
+    times: 1,
+    callCommands,
+  };
+}
 
 async function seedCounters(context: HarnessContext): Promise<void> {
   for (let n = 0; n < 120; n++)
@@ -226,6 +278,24 @@ export const ADMIN_ROWS: WorstRow[] = [
     settle: (context) =>
       untilDone(context, 'wc-metrics', { status: 200, body: { id: context.state.get('metrics-retraction') } }),
   },
+  groupsConfigRow(
+    'a change dropping no window (maxItems set) of a one-shard board with item groups holding the items of the sum boards, each in its group map',
+    '',
+    { maxItems: BOARD_MAX_ITEMS.max },
+    {
+      most: CONFIG_WRITE_COMMANDS,
+      why: 'a write dropping no window reads no entry of the groups maps (each item read was 2 commands here)',
+    },
+  ),
+  groupsConfigRow(
+    "the same board's reset dropping its window: every item leaves the groups map",
+    '?reset=true',
+    { windows: [{ name: 'm', period: '2h', interval: '1m' }] },
+    {
+      most: RESET_PRUNE_COMMANDS,
+      why: 'a reset prunes the groups maps in batched commands, about 12 a 1 000 entries (each entry was about 10)',
+    },
+  ),
   {
     route: 'PUT /admin/boards/{board}',
     worst: "a reset of a filled 64-shard board of every option, then its old keys' drop to the end",

@@ -1,5 +1,5 @@
 -- module: groups
--- requires: archive_held, call_state, hooks, item_data, keyspace
+-- requires: archive_held, call_state, hooks, item_data, keyspace, stored_windows
 -- groups_lib: `groups: true` boards, a board option (src/ranking/options/groups/): an item's group (its
 -- author, channel or domain), named by the latest write that carried one. The map lives on the item's
 -- shard, beside its windows (one hash tag), and holds only items some window of the shard holds: an
@@ -21,8 +21,9 @@
 --       <tag>:grouparch  hash  item -> group, items that left every window with archived rows
 --       <tag>:bygrouparch zset group<US>item: the same by group
 --       <tag>:grouplag   hash  item -> group, items that left every window while a segment's window may
---                              still store them in a snapshot or an archive (lag_kept), and <tag>:lagends (zset) when
---                              that ends: at most the items leaving within keep + 1 intervals
+--                              still store them in a snapshot or an archive (forget_all), and
+--                              <tag>:lagends (zset) when that ends: at most the items leaving within
+--                              keep + 1 intervals
 -- Config hash field: groups ("1"; absent: off).
 
 call_state.config_field_add('groups', 'groups')
@@ -42,18 +43,47 @@ local by_group_key = keyspace.sibling_of('cfg', 'bygroup')
 local archived_key = keyspace.sibling_of('cfg', 'grouparch')
 local by_archived_key = keyspace.sibling_of('cfg', 'bygrouparch')
 
+-- Arguments one batched command takes (what unpack takes; pairs stay whole: it is even).
+local CHUNK = 1000
+
+-- `command` on `key` with `args`, a CHUNK of them a call: the replies, one list (an HMGET's, a
+-- ZMSCORE's; nil for writes).
+local function per_chunk(command, key, args)
+  local values = {}
+  for from = 1, #args, CHUNK do
+    local chunk = redis.call(command, key, unpack(args, from, math.min(from + CHUNK - 1, #args)))
+    if type(chunk) == 'table' then
+      for i = 1, #chunk do values[from + i - 1] = chunk[i] end
+    end
+  end
+  return values
+end
+
+-- HMGET of `fields` of the hash `key`, in chunks that unpack takes.
+local function hmget(key, fields)
+  return per_chunk('HMGET', key, fields)
+end
+
 -- Moves on at each change of an archived map (what a call kept of one is asked again).
 local ARCHIVED = { changes = 0 }
 
--- The item's archived rows are of `group` (false: of none, it leaves the archived map).
-local function archived_set(cfg_key, item, group)
-  local before = redis.call('HGET', archived_key(cfg_key), item)
-  if before == group then return end
+-- The archived rows of each of `items` are of the group in `groups`: an HMGET, and at most a ZREM, an
+-- HSET and a ZADD a CHUNK of them.
+local function archived_set_all(cfg_key, items, groups)
+  local before = hmget(archived_key(cfg_key), items)
+  local set, added, removed = {}, {}, {}
+  for i, item in ipairs(items) do
+    if before[i] ~= groups[i] then
+      set[#set + 1], set[#set + 2] = item, groups[i]
+      added[#added + 1], added[#added + 2] = 0, groups[i] .. SEP .. item
+      if before[i] then removed[#removed + 1] = before[i] .. SEP .. item end
+    end
+  end
+  if #set == 0 then return end
   ARCHIVED.changes = ARCHIVED.changes + 1
-  if before then redis.call('ZREM', by_archived_key(cfg_key), before .. SEP .. item) end
-  if not group then return redis.call('HDEL', archived_key(cfg_key), item) end
-  redis.call('HSET', archived_key(cfg_key), item, group)
-  redis.call('ZADD', by_archived_key(cfg_key), 0, group .. SEP .. item)
+  per_chunk('ZREM', by_archived_key(cfg_key), removed)
+  per_chunk('HSET', archived_key(cfg_key), set)
+  per_chunk('ZADD', by_archived_key(cfg_key), added)
 end
 
 -- The options following an item's group (hooks_lib group_changed) learn it is now `group` (false: none).
@@ -66,24 +96,30 @@ end
 local lag_key = keyspace.sibling_of('cfg', 'grouplag')
 local lag_ends_key = keyspace.sibling_of('cfg', 'lagends')
 
--- The item leaving every window with `group` may still be stored by a segment's snapshot taken later
+-- `items` leave their groups (`groups`: the group each leaves) in the map and its reverse, in a few
+-- commands a CHUNK of them: those a kept listing still holds a row of (held_of) keep their group in the
+-- archived map. An item leaving every window may still be stored by a segment's snapshot taken later
 -- (archive_held's segment_lag_until): the lag map keeps its group that long, for lag_joined.
-local function lag_kept(cfg_key, item, group)
+local function forget_all(cfg_key, items, groups)
+  local entries = {}
+  for i, item in ipairs(items) do entries[i] = groups[i] .. SEP .. item end
+  per_chunk('HDEL', groups_key(cfg_key), items)
+  per_chunk('ZREM', by_group_key(cfg_key), entries)
+  local held, kept, kept_groups = archive_held.held_of(cfg_key, items), {}, {}
+  for i, item in ipairs(items) do
+    if held[i] then kept[#kept + 1], kept_groups[#kept_groups + 1] = item, groups[i] end
+  end
+  archived_set_all(cfg_key, kept, kept_groups)
   local until_sec = archive_held.segment_lag_until(cfg_key)
-  if not until_sec then return end
-  redis.call('HSET', lag_key(cfg_key), item, group)
-  redis.call('ZADD', lag_ends_key(cfg_key), until_sec, item)
-end
-
--- The item leaves its group `group` (false: it had none) in the map and its reverse.
--- An archive still holding a row of it keeps its group in the archived map.
-local function forget(cfg_key, item, group)
-  if not group then return end
-  redis.call('HDEL', groups_key(cfg_key), item)
-  redis.call('ZREM', by_group_key(cfg_key), group .. SEP .. item)
-  if archive_held.holds(cfg_key, item) then archived_set(cfg_key, item, group) end
-  lag_kept(cfg_key, item, group)
-  changed(cfg_key, item, false)
+  if until_sec then
+    local lagged, ends = {}, {}
+    for i, item in ipairs(items) do
+      lagged[#lagged + 1], lagged[#lagged + 2], ends[#ends + 1], ends[#ends + 2] = item, groups[i], until_sec, item
+    end
+    per_chunk('HSET', lag_key(cfg_key), lagged)
+    per_chunk('ZADD', lag_ends_key(cfg_key), ends)
+  end
+  for _, item in ipairs(items) do changed(cfg_key, item, false) end
 end
 
 -- The items of `group` the shard holds (every one: callers bound them, see count_in).
@@ -107,16 +143,6 @@ local function grouped(cfg_key)
     by[cfg_key] = on
   end
   return on
-end
-
--- HMGET of `fields` of the hash `key`, in chunks that unpack takes.
-local function hmget(key, fields)
-  local values = {}
-  for from = 1, #fields, 1000 do
-    local chunk = redis.call('HMGET', key, unpack(fields, from, math.min(from + 999, #fields)))
-    for i = 1, #chunk do values[from + i - 1] = chunk[i] end
-  end
-  return values
 end
 
 -- The items whose archived rows are of `group` and that no window of the shard holds (those are the
@@ -146,8 +172,8 @@ local function archived_left(cfg_key, items, groups)
   end
   if #gone == 0 then return end
   ARCHIVED.changes = ARCHIVED.changes + 1
-  redis.call('ZREM', by_archived_key(cfg_key), unpack(entries))
-  redis.call('HDEL', archived_key(cfg_key), unpack(gone))
+  per_chunk('ZREM', by_archived_key(cfg_key), entries)
+  per_chunk('HDEL', archived_key(cfg_key), gone)
 end
 
 -- Hook archives_left: `items` may no longer have a row in any archive of the shard: those of the
@@ -176,21 +202,11 @@ local function lag_joined_items(cfg_key, items)
   end
   if #items == 0 then return end
   local lagged, live = hmget(lag_key(cfg_key), items), hmget(groups_key(cfg_key), items)
-  local before = hmget(archived_key(cfg_key), items)
-  local set, added, removed = {}, {}, {}
+  local joined, joined_groups = {}, {}
   for i, item in ipairs(items) do
-    if lagged[i] and not live[i] and before[i] ~= lagged[i] then
-      set[#set + 1], set[#set + 2] = item, lagged[i]
-      added[#added + 1], added[#added + 2] = 0, lagged[i] .. SEP .. item
-      if before[i] then removed[#removed + 1] = before[i] .. SEP .. item end
-    end
+    if lagged[i] and not live[i] then joined[#joined + 1], joined_groups[#joined_groups + 1] = item, lagged[i] end
   end
-  if #set == 0 then return end
-  -- archived_set for each, in one HSET and one ZADD.
-  ARCHIVED.changes = ARCHIVED.changes + 1
-  if #removed > 0 then redis.call('ZREM', by_archived_key(cfg_key), unpack(removed)) end
-  redis.call('HSET', archived_key(cfg_key), unpack(set))
-  redis.call('ZADD', by_archived_key(cfg_key), unpack(added))
+  archived_set_all(cfg_key, joined, joined_groups)
 end
 
 -- Hook snapshot_taken: a segment's snapshot may hold items the board's windows let go before the
@@ -236,7 +252,7 @@ local function group_left(top_key, item, score)
   local cfg_key = call_state.cfg_key_of_top(top_key)
   if not grouped(cfg_key) then return end
   local group = redis.call('HGET', groups_key(cfg_key), item)
-  if group and not item_data.item_held(cfg_key, item) then forget(cfg_key, item, group) end
+  if group and not item_data.item_held(cfg_key, item) then forget_all(cfg_key, { item }, { group }) end
 end
 
 -- Hook: a groups board's results changes must reach group_left (the unwatched write path skips hooks).
@@ -244,8 +260,9 @@ local function watches(top_key)
   return grouped(call_state.cfg_key_of_top(top_key))
 end
 
--- Stores the setting; turned off, the map and its reverse go; on, entries of items no window holds any
--- more (a reset dropped windows) go. On, the option's hooks are enabled.
+-- Stores the setting; turned off, the map and its reverse go. On, the option's hooks are enabled. A
+-- write dropping no window lets no item go (the map keeps only held items: group_left), so the map is
+-- not read here: a config write is as cheap on a board of many items as on one of few.
 local function groups_stored(cfg_key, settings)
   call_state.call_cache(known)[cfg_key] = nil
   local key = groups_key(cfg_key)
@@ -257,26 +274,45 @@ local function groups_stored(cfg_key, settings)
     return false
   end
   redis.call('HSET', cfg_key, 'groups', '1')
-  local map = redis.call('HGETALL', key)
-  for i = 1, #map, 2 do
-    if not item_data.item_held(cfg_key, map[i]) then forget(cfg_key, map[i], map[i + 1]) end
-  end
   return true
 end
 
--- Hook windows_dropped: a config write dropped windows and their archives; the archived map keeps
--- only the items some archive still holds (each read once).
-local function archived_pruned(cfg_key)
-  if redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
-  local map = redis.call('HGETALL', archived_key(cfg_key))
-  for i = 1, #map, 2 do
-    if not archive_held.holds(cfg_key, map[i]) then archived_set(cfg_key, map[i], false) end
+-- Which of `items` some window of the shard holds (item_data.item_held of each): a ZMSCORE a window
+-- a CHUNK of them.
+local function held_items(cfg_key, items)
+  local held = {}
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+    local scores = per_chunk('ZMSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), items)
+    for i = 1, #items do held[i] = held[i] or scores[i] ~= false end
   end
+  return held
+end
+
+-- The entries of the hash `key`: its fields and their values, as two lists.
+local function entries_of(key)
+  local map, fields, values = redis.call('HGETALL', key), {}, {}
+  for i = 1, #map, 2 do fields[#fields + 1], values[#values + 1] = map[i], map[i + 1] end
+  return fields, values
+end
+
+-- Hook windows_dropped: a config write (a reset) dropped windows and their archives; the archived map
+-- keeps only the items some listing still holds, then the map only those some window still holds
+-- (forget_all). Each in batched commands: a few a CHUNK of entries, not several an entry.
+local function windows_pruned(cfg_key)
+  if redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
+  local items, groups = entries_of(archived_key(cfg_key))
+  if #items > 0 then archived_left(cfg_key, items, groups) end
+  items, groups = entries_of(groups_key(cfg_key))
+  local held, gone, gone_groups = held_items(cfg_key, items), {}, {}
+  for i, item in ipairs(items) do
+    if not held[i] then gone[#gone + 1], gone_groups[#gone_groups + 1] = item, groups[i] end
+  end
+  if #gone > 0 then forget_all(cfg_key, gone, gone_groups) end
 end
 
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
   'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored,
-  'archives_left', archives_left, 'windows_dropped', archived_pruned, 'snapshot_taken', lag_joined,
+  'archives_left', archives_left, 'windows_dropped', windows_pruned, 'snapshot_taken', lag_joined,
   'segment_archived', segment_archived })
 
 groups.groups_key = groups_key
