@@ -21,16 +21,22 @@ describe('the commands of a group listing rewritten by an item retraction (singl
   const world = useRankingGraph('single', clock, {});
   const node = () => world.redis.client as Redis;
 
-  it('rewrites the previous ranks by the retracted row alone, within CALL_COMMANDS a call', async () => {
-    const { ranking, groupBoards, retractions } = world.graph;
+  /** GROUPS one-member groups on `hm` (2 shards), their newest listing merged and kept by a history read. */
+  async function listed(hm: string, hg: string): Promise<void> {
+    const { ranking, groupBoards } = world.graph;
     const snapshots = { keep: 2, top: 1000 };
-    await ranking.putBoard({ name: 'hm', windows: [{ name: 'w', period: 60, interval: 20, snapshots }], shards: 2 });
-    await ranking.putBoard({ name: 'hg', groupOf: { board: 'hm', window: 'w', top: 1, decay: 1 } });
-    for (let g = 0; g < GROUPS; g++) await groupBoards.setMember({ name: 'hg', group: `g${g}`, item: `p${g}` });
+    await ranking.putBoard({ name: hm, windows: [{ name: 'w', period: 60, interval: 20, snapshots }], shards: 2 });
+    await ranking.putBoard({ name: hg, groupOf: { board: hm, window: 'w', top: 1, decay: 1 } });
+    for (let g = 0; g < GROUPS; g++) await groupBoards.setMember({ name: hg, group: `g${g}`, item: `p${g}` });
     const entries = Array.from({ length: GROUPS }, (_, g) => ({ item: `p${g}`, amount: GROUPS - g }));
-    await ranking.incrementBatch('hm', entries);
+    await ranking.incrementBatch(hm, entries);
     clock.advanceMs(20_000);
-    await ranking.history('hg', undefined, undefined);
+    await ranking.history(hg, undefined, undefined);
+  }
+
+  it('rewrites the previous ranks by the retracted row alone, within CALL_COMMANDS a call', async () => {
+    const { ranking, retractions } = world.graph;
+    await listed('hm', 'hg');
 
     await logEveryCommand(node());
     const started = (await retractions.start('hm', { kind: 'item', id: 'p0' })).body;
@@ -45,6 +51,23 @@ describe('the commands of a group listing rewritten by an item retraction (singl
       Array.from({ length: GROUPS - 1 }, (_, n) => [`g${n + 1}`, n + 1]),
     );
     const top = await ranking.top('hg', undefined, 0, GROUPS);
+    expect(top.items.map(({ item, previousRank }) => [item, previousRank])).toEqual(
+      Array.from({ length: GROUPS - 1 }, (_, n) => [`g${n + 1}`, n + 1]),
+    );
+  });
+
+  it('writes the previous ranks again from the listing when they no longer match it', async () => {
+    const { ranking, retractions } = world.graph;
+    await listed('pm', 'pg');
+    // The group board's listings live on the member board's first shard, under `<window>%<group board>`.
+    const [prev] = await node().keys('*board:pm}:w%pg:prev');
+    expect(await node().zcard(prev)).toBe(GROUPS);
+    // A previous-ranks set one row short of the listing (as a writer cut short would leave it).
+    await node().zrem(prev, `g${GROUPS - 1}`);
+
+    const started = (await retractions.start('pm', { kind: 'item', id: 'p0' })).body;
+    await retractions.settled('pm', started.id);
+    const top = await ranking.top('pg', undefined, 0, GROUPS);
     expect(top.items.map(({ item, previousRank }) => [item, previousRank])).toEqual(
       Array.from({ length: GROUPS - 1 }, (_, n) => [`g${n + 1}`, n + 1]),
     );
