@@ -1,3 +1,11 @@
+import {
+  ALIASES_PER_BOARD,
+  MIN_ACTORS,
+  MODERATED_GROUPS_PER_BOARD,
+  MODERATED_ITEMS_PER_SHARD,
+  QUEUE_DEPTH_ITEMS,
+} from '../../src/ranking/core/ranking.limits';
+import { EXCLUDE_GROUPS_MAX, PER_GROUP_ITEMS } from '../../src/ranking/options/groups/groups.limits';
 import type { WorstRow } from './harness-types';
 
 /**
@@ -121,6 +129,15 @@ export const HELD_KEYS: Readonly<Record<string, string>> = {
  */
 export const LIMITS_MET: Readonly<Record<string, string>> = {
   MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD: '1 000 archived items',
+  // The options of issue #49 at their maxima: each has its row.
+  PER_GROUP_ITEMS: `perGroup ${PER_GROUP_ITEMS.max} (its maximum)`,
+  MIN_ACTORS: `minActors ${MIN_ACTORS.max} (its maximum)`,
+  EXCLUDE_ITEMS_MAX: '1 000 excluded items',
+  EXCLUDE_GROUPS_MAX: `${EXCLUDE_GROUPS_MAX} excluded groups`,
+  MODERATED_ITEMS_PER_SHARD: `the last state a shard takes (${MODERATED_ITEMS_PER_SHARD})`,
+  MODERATED_GROUPS_PER_BOARD: `the last group state a board takes (${MODERATED_GROUPS_PER_BOARD}`,
+  QUEUE_DEPTH_ITEMS: `the deepest page (${QUEUE_DEPTH_ITEMS} rows) of a review board`,
+  ALIASES_PER_BOARD: `an alias past the board's most (${ALIASES_PER_BOARD})`,
 };
 
 /** HELD_KEYS no row measures, and limits of LIMITS_MET no row's text names. */

@@ -1,0 +1,152 @@
+import { validateConfig } from '../../src/common/config';
+import { FilteredPage, FilteredRead, FiltersService } from '../../src/ranking/filters/filters.service';
+import {
+  EXCLUDE_GROUPS_MAX,
+  EXCLUDE_ITEMS_MAX,
+  FILTERED_DEPTH_ITEMS,
+  GROUP_PAGE_CALLS,
+  GROUP_SCAN_ROWS,
+} from '../../src/ranking/options/groups/groups.limits';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { FakeClock } from '../../harness/clock';
+import { composeRanking } from '../../harness/compose-ranking';
+import { startTestRedis, TestRedis } from '../../harness/redis';
+
+/**
+ * Issue #49: a viewer's EXCLUDE_ITEMS_MAX excluded items and EXCLUDE_GROUPS_MAX excluded groups still
+ * give a full page of FILTERED_DEPTH_ITEMS rows in one round trip per shard. The head of the board is
+ * all excluded (900 items by id, 100 by their group; 100 more ids are of items not on the board), so the
+ * page is the next 1 000 rows at their board ranks. The group_page calls are counted from the FCALLs
+ * Redis ran (SLOWLOG at 0 µs) on a server of the test's own. And what the scan does when one group holds
+ * the whole head (docs/trending.md, "How deep a read goes"): GROUP_PAGE_CALLS calls per shard, then the
+ * rows it found, exact and in order, with `truncated: true`.
+ */
+const T0 = 1_700_020_000_000;
+const HEAD = 1_000;
+const BY_GROUP = EXCLUDE_GROUPS_MAX;
+const PAGE = FILTERED_DEPTH_ITEMS;
+const KEPT_GROUPS = 50;
+
+/** id, time, µs, arguments, client address, client name. */
+type SlowlogEntry = [number, number, number, string[], string, string];
+type Entry = { item: string; amount: number; group: string };
+
+/** The board's items, best first: the excluded head, then the page, then 100 rows after it. */
+function seedEntries(): Entry[] {
+  const head = Array.from({ length: HEAD }, (_, n) => ({
+    item: `h${n}`,
+    amount: 5_000 - n,
+    group: n < HEAD - BY_GROUP ? `k${n % KEPT_GROUPS}` : `g${n - (HEAD - BY_GROUP)}`,
+  }));
+  const rest = Array.from({ length: PAGE + 100 }, (_, n) => ({
+    item: `p${n}`,
+    amount: 3_000 - n,
+    group: `k${n % KEPT_GROUPS}`,
+  }));
+  return [...head, ...rest];
+}
+
+describe('a filtered page past the most exclusions (single, own server)', () => {
+  const clock = new FakeClock(T0);
+  let redis: TestRedis;
+  let redisService: RedisService;
+  let ranking: RankingService;
+  let filters: FiltersService;
+  let commands: WriteCommands;
+
+  beforeAll(async () => {
+    redis = await startTestRedis('single', { own: true });
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    ranking = graph.ranking;
+    filters = graph.module.get(FiltersService);
+    commands = graph.module.get(WriteCommands);
+  });
+  afterAll(async () => {
+    await redisService?.onApplicationShutdown();
+    await redis?.stop();
+  });
+
+  /** A board of `entries` (seeded in batches), read once: the read that drains and registers it goes uncounted. */
+  async function seeded(board: string, shards: number, entries: Entry[]): Promise<void> {
+    await ranking.putBoard({ name: board, windows: [{ name: 'w', period: 3600, interval: 60 }], shards, groups: true });
+    for (let first = 0; first < entries.length; first += 1000)
+      await ranking.incrementBatch(commands.batch({ board, entries: entries.slice(first, first + 1000) }));
+    await ranking.top(board, 'w', 0, 1);
+  }
+
+  /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
+  async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
+    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await redis.client.config('SET', 'slowlog-max-len', '100000');
+    await redis.client.slowlog('RESET');
+    const page = await filters.read(ask);
+    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    return { page, calls: entries.filter(([, , , args]) => /group_page$/.test(String(args[1]))).length };
+  }
+
+  const rowsOf = (page: FilteredPage) => page.items.map((row) => [row.rank, row.item, row.score, row.group]);
+
+  it.each([1, 3])(
+    '%i shard(s): 1 000 excluded items and 100 excluded groups, a full page of 1 000 rows in one group_page call per shard',
+    async (shards) => {
+      const board = `ex${shards}`;
+      const entries = seedEntries();
+      await seeded(board, shards, entries);
+      const excludeItems = [
+        ...Array.from({ length: HEAD - BY_GROUP }, (_, n) => `h${n}`),
+        ...Array.from({ length: EXCLUDE_ITEMS_MAX - (HEAD - BY_GROUP) }, (_, n) => `gone${n}`),
+      ];
+      const excludeGroups = Array.from({ length: BY_GROUP }, (_, n) => `g${n}`);
+      const ask = { board, window: 'w', offset: 0, limit: PAGE, excludeItems, excludeGroups };
+      const { page, calls } = await counted(ask);
+
+      const want = entries.slice(HEAD, HEAD + PAGE).map((e, n) => [HEAD + n + 1, e.item, e.amount, e.group]);
+      expect(excludeItems).toHaveLength(EXCLUDE_ITEMS_MAX);
+      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+        truncated: false,
+        rows: want,
+        calls: shards,
+      });
+      await ranking.deleteBoard(board);
+    },
+    120_000,
+  );
+
+  it.each([1, 3])(
+    '%i shard(s): perGroup 1 while one group holds the whole scanned head: GROUP_PAGE_CALLS calls a shard, the rows found, truncated',
+    async (shards) => {
+      const board = `one${shards}`;
+      // More of one group than GROUP_PAGE_CALLS scans of GROUP_SCAN_ROWS reach on any shard, then a group each.
+      const head = (GROUP_SCAN_ROWS * GROUP_PAGE_CALLS + 500) * shards;
+      const entries = [
+        ...Array.from({ length: head }, (_, n) => ({ item: `b${n}`, amount: 50_000 - n, group: 'big' })),
+        ...Array.from({ length: PAGE }, (_, n) => ({ item: `t${n}`, amount: 10_000 - n, group: `t${n}` })),
+      ];
+      await seeded(board, shards, entries);
+      const { page, calls } = await counted({ board, window: 'w', offset: 0, limit: PAGE, perGroup: 1 });
+
+      // The model's page: the group's best row, then every other group's; the read answers its start.
+      const model = [
+        [1, 'b0', 50_000, 'big'],
+        ...entries.slice(head).map((e, n) => [head + n + 1, e.item, e.amount, e.group]),
+      ];
+      const rows = rowsOf(page);
+      expect({ truncated: page.truncated, rows, calls }).toEqual({
+        truncated: true,
+        rows: model.slice(0, rows.length),
+        calls: GROUP_PAGE_CALLS * shards,
+      });
+      expect(rows.length).toBeGreaterThanOrEqual(1);
+      await ranking.deleteBoard(board);
+    },
+    120_000,
+  );
+});
