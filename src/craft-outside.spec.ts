@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { readLuaModule } from './redis/lua-modules';
+import { KEPT_LOADED_WITHIN_MS, KEPT_OTHER_VERSIONS, RESTAMP_AFTER_MS } from './redis/library-versions';
 
 /**
  * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
@@ -136,6 +137,21 @@ describe('house rules outside src/ (issue #46)', () => {
       expect([...unreached, ...unrequired]).toEqual([]);
     },
   );
+
+  // The figures docs/architecture.md states of what these checks and the loader hold are theirs.
+  it("docs/architecture.md states the reading paths' bound and the library versions' figures as the code holds them", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').replace(/\s+/g, ' ');
+    const hours = (ms: number) => ms / 3_600_000;
+    expect(hours(RESTAMP_AFTER_MS)).toBe(1); // "an hour" below
+    for (const stated of [
+      `a path lists at most ${READING_PATH_MOST} files`,
+      `past the ${KEPT_OTHER_VERSIONS} newest by stamp`,
+      `loaded more than ${hours(KEPT_LOADED_WITHIN_MS)} h ago`,
+      'a stamp younger than an hour (`RESTAMP_AFTER_MS`)',
+      `a version stays at least ${hours(KEPT_LOADED_WITHIN_MS - RESTAMP_AFTER_MS)} h after any instance's start`,
+    ])
+      expect(doc).toContain(stated);
+  });
 
   it("every link to another page's heading (README.md, docs/) finds the heading", () => {
     const pages = ['README.md', ...filesUnder('docs', '.md')];

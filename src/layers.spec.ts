@@ -161,4 +161,15 @@ describe('the board options', () => {
     }
     expect(named).toEqual(OPTION_NAMED_OUTSIDE);
   });
+
+  // docs/architecture.md's figures of them ("(124 file-option pairs; `views` 16 files, ...)") are these counts.
+  it('are counted in docs/architecture.md as OPTION_NAMED_OUTSIDE counts them', () => {
+    const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+    const [, total, each] = /\((\d+) file-option pairs; ([^)]*)\)/.exec(doc) ?? [];
+    expect(Number(total)).toBe(Object.values(OPTION_NAMED_OUTSIDE).reduce((sum, n) => sum + n, 0));
+    const stated = [...(each ?? '').matchAll(/`([\w-]+)` (\d+)/g)];
+    expect(stated.length).toBeGreaterThan(0);
+    for (const [, option, count] of stated)
+      expect([option, Number(count)]).toEqual([option, OPTION_NAMED_OUTSIDE[option]]);
+  });
 });
