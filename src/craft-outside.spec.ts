@@ -10,7 +10,9 @@ import { KEPT_LOADED_WITHIN_MS, KEPT_OTHER_VERSIONS, RESTAMP_AFTER_MS } from './
  * name files that exist; and a link to a heading of another page finds that heading.
  */
 const ROOT = join(__dirname, '..');
-const IMPORT = /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
+/** A relative import: `import … from`, `export … from`, `import()` and `require()`, or one for its effects (`import '…'`). */
+const IMPORT =
+  /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)|^import\s+'(\.{1,2}\/[^']+)'/gm;
 const MAX_BENCHMARKS_LINES = 400;
 /** The size limit of src/'s files (src/craft.spec.ts), held by the tests, the benchmarks and what they share. */
 const MAX_FILE_LINES = 400;
@@ -27,7 +29,7 @@ function filesUnder(folder: string, ending: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   return [...text.matchAll(IMPORT)].map((match) =>
-    relative(ROOT, resolve(dirname(join(ROOT, file)), match[1] ?? match[2])),
+    relative(ROOT, resolve(dirname(join(ROOT, file)), match[1] ?? match[2] ?? match[3])),
   );
 }
 

@@ -7,7 +7,8 @@ import { dirname, join, relative, resolve } from 'node:path';
  * wing is layered inside too, by the `ranking-layers` block.
  */
 const SRC = __dirname;
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/g;
+/** A relative import or export `… from '…'`, or an import for its effects (`import '…'`). */
+const IMPORT = /(?:^|\n)\s*(?:(?:import|export)\s[^;]*?from\s+|import\s+)'(\.{1,2}\/[^']+)'/g;
 
 /**
  * Each folder of a block's order and its rank (higher ranks are higher layers); the files at the root
