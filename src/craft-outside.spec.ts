@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { readLuaModule } from './redis/lua-modules';
+import { KEPT_LOADED_WITHIN_MS, KEPT_OTHER_VERSIONS, RESTAMP_AFTER_MS } from './redis/library-versions';
 
 /**
  * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
@@ -9,7 +10,9 @@ import { readLuaModule } from './redis/lua-modules';
  * name files that exist; and a link to a heading of another page finds that heading.
  */
 const ROOT = join(__dirname, '..');
-const IMPORT = /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
+/** A relative import: `import … from`, `export … from`, `import()` and `require()`, or one for its effects (`import '…'`). */
+const IMPORT =
+  /(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|(?:import|require)\(\s*'(\.{1,2}\/[^']+)'\s*\)|^import\s+'(\.{1,2}\/[^']+)'/gm;
 const MAX_BENCHMARKS_LINES = 400;
 /** The size limit of src/'s files (src/craft.spec.ts), held by the tests, the benchmarks and what they share. */
 const MAX_FILE_LINES = 400;
@@ -26,7 +29,7 @@ function filesUnder(folder: string, ending: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
   return [...text.matchAll(IMPORT)].map((match) =>
-    relative(ROOT, resolve(dirname(join(ROOT, file)), match[1] ?? match[2])),
+    relative(ROOT, resolve(dirname(join(ROOT, file)), match[1] ?? match[2] ?? match[3])),
   );
 }
 
@@ -136,6 +139,21 @@ describe('house rules outside src/ (issue #46)', () => {
       expect([...unreached, ...unrequired]).toEqual([]);
     },
   );
+
+  // The figures docs/architecture.md states of what these checks and the loader hold are theirs.
+  it("docs/architecture.md states the reading paths' bound and the library versions' figures as the code holds them", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').replace(/\s+/g, ' ');
+    const hours = (ms: number) => ms / 3_600_000;
+    expect(hours(RESTAMP_AFTER_MS)).toBe(1); // "an hour" below
+    for (const stated of [
+      `a path lists at most ${READING_PATH_MOST} files`,
+      `past the ${KEPT_OTHER_VERSIONS} newest by stamp`,
+      `loaded more than ${hours(KEPT_LOADED_WITHIN_MS)} h ago`,
+      'a stamp younger than an hour (`RESTAMP_AFTER_MS`)',
+      `a version stays at least ${hours(KEPT_LOADED_WITHIN_MS - RESTAMP_AFTER_MS)} h after any instance's start`,
+    ])
+      expect(doc).toContain(stated);
+  });
 
   it("every link to another page's heading (README.md, docs/) finds the heading", () => {
     const pages = ['README.md', ...filesUnder('docs', '.md')];

@@ -111,4 +111,19 @@ describe('size limits of the source (issue #23)', () => {
   it(`no Lua function over ${MAX_LUA_FUNCTION_LINES} lines`, () => {
     expect(sourceFiles('.lua').flatMap(oversizedLua)).toEqual([]);
   });
+
+  it('docs/architecture.md states these limits', () => {
+    const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+    const section = doc.slice(
+      doc.indexOf('\n## Size limits\n'),
+      doc.indexOf('\n## ', doc.indexOf('\n## Size limits\n') + 1),
+    );
+    for (const stated of [
+      `over ${MAX_FILE_LINES} lines`,
+      `no class over ${MAX_CLASS_LINES}`,
+      `no TypeScript function over ${MAX_TS_FUNCTION_LINES}`,
+      `no Lua function over ${MAX_LUA_FUNCTION_LINES}`,
+    ])
+      expect(section.replace(/\s+/g, ' ')).toContain(stated);
+  });
 });

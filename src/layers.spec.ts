@@ -7,7 +7,8 @@ import { dirname, join, relative, resolve } from 'node:path';
  * wing is layered inside too, by the `ranking-layers` block.
  */
 const SRC = __dirname;
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/g;
+/** A relative import or export `… from '…'`, or an import for its effects (`import '…'`). */
+const IMPORT = /(?:^|\n)\s*(?:(?:import|export)\s[^;]*?from\s+|import\s+)'(\.{1,2}\/[^']+)'/g;
 
 /**
  * Each folder of a block's order and its rank (higher ranks are higher layers); the files at the root
@@ -160,5 +161,16 @@ describe('the board options', () => {
       for (const option of new Set(options)) named[option] = (named[option] ?? 0) + 1;
     }
     expect(named).toEqual(OPTION_NAMED_OUTSIDE);
+  });
+
+  // docs/architecture.md's figures of them ("(124 file-option pairs; `views` 16 files, ...)") are these counts.
+  it('are counted in docs/architecture.md as OPTION_NAMED_OUTSIDE counts them', () => {
+    const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+    const [, total, each] = /\((\d+) file-option pairs; ([^)]*)\)/.exec(doc) ?? [];
+    expect(Number(total)).toBe(Object.values(OPTION_NAMED_OUTSIDE).reduce((sum, n) => sum + n, 0));
+    const stated = [...(each ?? '').matchAll(/`([\w-]+)` (\d+)/g)];
+    expect(stated.length).toBeGreaterThan(0);
+    for (const [, option, count] of stated)
+      expect([option, Number(count)]).toEqual([option, OPTION_NAMED_OUTSIDE[option]]);
   });
 });

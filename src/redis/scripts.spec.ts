@@ -190,6 +190,13 @@ describe('function libraries', () => {
     },
   );
 
+  it("docs/architecture.md states the main chunk's names as each library counts them", () => {
+    const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8').replace(/\s+/g, ' ');
+    const counts = new Set(LIBRARIES.map(({ library }) => mainChunkLocals(library.source)));
+    expect(counts.size).toBe(1);
+    expect(doc).toContain(`the main chunk (Lua allows 200 locals) holds ${[...counts][0]} names`);
+  });
+
   it.each(FUNCTIONS.map((fn) => [fn.redisName, fn] as const))(
     '%s: its module <handler>.lua declares the keys it is called with, and it binds its call first',
     (_, fn) => {

@@ -1,0 +1,49 @@
+/**
+ * Each board option in a folder of its own (issue #46): the registry's line for it is the one export of
+ * `src/ranking/options/<folder>/<folder>.option.ts`, every Lua module it loads lives in that folder, and
+ * every folder under src/ranking/options/ is one registered option, so no option lives half elsewhere.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { BoardOption } from './board-option';
+import { BOARD_OPTIONS } from './registry';
+
+const OPTIONS = __dirname;
+
+const folders = readdirSync(OPTIONS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+/** The registered options `<folder>/<folder>.option.ts` exports. */
+function optionsOfFolder(folder: string): Array<BoardOption<object>> {
+  const file = join(OPTIONS, folder, `${folder}.option.ts`);
+  if (!existsSync(file)) return [];
+  const exported = Object.values(jest.requireActual<Record<string, unknown>>(file));
+  return BOARD_OPTIONS.filter((option) => exported.includes(option));
+}
+
+describe('the board options, each in a folder of its own (issue #46)', () => {
+  it('registers the options of the issue and the next wave', () => {
+    const names = BOARD_OPTIONS.map((option) => option.name);
+    const existing = ['ties', 'segments', 'actors', 'aggregate', 'calendar', 'item-data', 'views', 'snapshots'];
+    const nextWave = ['order', 'tiebreak', 'leagues', 'groups', 'moderation', 'metrics'];
+    expect(names).toEqual(expect.arrayContaining([...existing, ...nextWave]));
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it.each(folders)('%s/ holds one registered option, exported by its <folder>.option.ts', (folder) => {
+    expect(optionsOfFolder(folder)).toHaveLength(1);
+  });
+
+  it('finds every registered option in one folder, with every Lua module it loads there', () => {
+    const placed = folders.flatMap((folder) => optionsOfFolder(folder).map((option) => [option, folder] as const));
+    expect(placed).toHaveLength(BOARD_OPTIONS.length);
+    const strays = placed.flatMap(([option, folder]) =>
+      option.luaModules
+        .filter((module) => dirname(module) !== join(OPTIONS, folder))
+        .map((module) => `${option.name}: ${module}`),
+    );
+    expect(strays).toEqual([]);
+  });
+});
