@@ -36,6 +36,16 @@
 local SNAP_ROW = '\30'
 local SNAP_FIELD = '\31'
 
+-- The most rows a snapshot's listing holds (snapshots.limits.ts SNAPSHOT_TOP_ITEMS.max; its spec checks
+-- they agree).
+local LISTING_ROWS = 1000
+
+-- Rows' positions as text, written once as the library loads: Lua writes a number's text with a sprintf,
+-- 2 M instructions of a crossing that wrote the positions of 1 000 rows afresh (issue #45). (`'' .. n`
+-- is tostring's text: a library's load reaches no global function.)
+local POSITION_TEXTS = {}
+for n = 1, LISTING_ROWS do POSITION_TEXTS[n] = '' .. n end
+
 local function archive_base(slots_key)
   return keyspace.sibling_key(slots_key, 'slots', '')
 end
@@ -189,22 +199,8 @@ end
 -- board is `order: asc`) added to `ranks_key`, the next previous listing (snapshot_lib's `prev`). The
 -- row before the first tells whether the first shares its pair, and so its rank.
 local function pair_archive_rows(top_key, rows_key, ranks_key, written, budget)
-  local from = math.max(written - 1, 0)
-  local page = tiebreak.pair_rows(top_key, rows_key, from, written + budget - 1)
-  local sign = order.ascending(top_key) and 1 or -1
-  local rows, ranked, before = {}, {}, nil
-  if from < written then
-    before = table.remove(page, 1)
-    before.rank = sign * tonumber(redis.call('ZSCORE', ranks_key, before.item))
-  end
-  for i, row in ipairs(page) do
-    local n = written + i
-    local tied = before and before.score == row.score and before.mark == row.mark
-    row.rank = tied and before.rank or n
-    rows[i] = SNAP_ROW .. row.item .. SNAP_FIELD .. row.score .. SNAP_FIELD .. row.mark .. SNAP_FIELD .. n
-    ranked[2 * i - 1], ranked[2 * i] = sign * row.rank, row.item
-    before = row
-  end
+  local rows, ranked = tiebreak.listing_rows(top_key, rows_key, written, written + budget - 1, SNAP_ROW, SNAP_FIELD,
+    function(item) return math.abs(tonumber(redis.call('ZSCORE', ranks_key, item))) end)
   if #ranked > 0 then redis.call('ZADD', ranks_key, unpack(ranked)) end
   return rows
 end
@@ -216,7 +212,8 @@ local function archive_rows(rows_key, written, budget, top_key, ranks_key)
   local rows = {}
   local page = order.score_page(rows_key, written, written + budget - 1)
   for i = 1, #page, 2 do
-    rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (written + #rows + 1)
+    local n = written + #rows + 1
+    rows[#rows + 1] = SNAP_ROW .. page[i] .. SNAP_FIELD .. page[i + 1] .. SNAP_FIELD .. (POSITION_TEXTS[n] or n)
   end
   return rows
 end
@@ -324,3 +321,4 @@ archive.period_rows = period_rows
 archive.record_forget = record_forget
 archive.SNAP_ROW = SNAP_ROW
 archive.SNAP_FIELD = SNAP_FIELD
+archive.POSITION_TEXTS = POSITION_TEXTS

@@ -1,5 +1,5 @@
 -- module: snaprows
--- requires: archive, call_state, hooks, order_base, order
+-- requires: archive, call_state, hooks, order_base, order, tiebreak
 -- snapshot_rows_lib: a kept listing's text (a snapshot's or a calendar archive's, snapshot_lib's
 -- format): storing a listing as a snapshot at a slot boundary (snapshot_lib's crossing, and
 -- group_history_lib's of a group board, whose calendar archives take listing_rows' text); reading a
@@ -184,15 +184,6 @@ local function keeps_pairs(top_key)
   return false
 end
 
--- The most rows a listing holds (snapshots.limits.ts SNAPSHOT_TOP_ITEMS.max; its spec checks they agree).
-local LISTING_ROWS = 1000
-
--- Rows' positions as text, written once as the library loads: Lua writes a number's text with a sprintf,
--- 2 M instructions of a crossing that wrote the positions of 1 000 rows afresh (issue #45).
-local POSITION_TEXTS = {}
--- (`'' .. n` is tostring's text: a library's load reaches no global function.)
-for n = 1, LISTING_ROWS do POSITION_TEXTS[n] = '' .. n end
-
 -- How many of the best `top` rows of the results `top_key` are listed, counted in Redis rather than by
 -- reading each row's score: the listed rows lead the order (an ascending board's are all of them, or none
 -- when its lowest score is one it does not list).
@@ -209,34 +200,11 @@ end
 local function listing_rows(top_key, top)
   local count, rows = listed_rows(top_key, top), {}
   local page = count > 0 and order.score_page(top_key, 0, count - 1) or {}
-  local row, field, positions = archive.SNAP_ROW, archive.SNAP_FIELD, POSITION_TEXTS
+  local row, field, positions = archive.SNAP_ROW, archive.SNAP_FIELD, archive.POSITION_TEXTS
   for n = 1, count do
     rows[n] = row .. page[2 * n - 1] .. field .. page[2 * n] .. field .. (positions[n] or n)
   end
   return rows
-end
-
--- A tiebreak board's listing as its live reads order and rank it: rows in its pair order with their
--- marks, and the previous listing's ZADD arguments (each row's competition rank on the pair, strict:
--- its position, negated on a board whose higher scores come first).
-local function pair_rows(top_key, top)
-  local marks, page = {}, nil
-  -- The order's page as every read's starts from it (order_lib's base_page: the first answer), with
-  -- every row the board holds, moderated or not, as snapshots keep them.
-  for _, page_of in ipairs(call_state.hooks_of_top(top_key).page) do
-    page = page or page_of(top_key, 0, top - 1, marks)
-  end
-  -- Ranks as text too: Redis writes a number argument's text with a sprintf, as Lua does.
-  local strict, sign = order.strict(top_key), order.ascending(top_key) and '' or '-'
-  local rows, ranked, rank = {}, {}, 0
-  for i = 1, #page, 2 do
-    local n = #rows + 1
-    if strict or n == 1 or page[i + 1] ~= page[i - 1] or marks[n] ~= marks[n - 1] then rank = n end
-    rows[n] = archive.SNAP_ROW .. page[i] .. archive.SNAP_FIELD .. page[i + 1] .. archive.SNAP_FIELD .. marks[n]
-      .. archive.SNAP_FIELD .. (POSITION_TEXTS[n] or n)
-    ranked[2 * n - 1], ranked[2 * n] = sign .. (POSITION_TEXTS[rank] or rank), page[i]
-  end
-  return rows, ranked
 end
 
 -- The previous listing of a board of scores: the snapshot's rows, a prefix of the results in the
@@ -245,7 +213,8 @@ local function store_previous(prev, top_key, count, ranked)
   if count == 0 then
     redis.call('DEL', prev)
   elseif ranked then
-    redis.call('DEL', prev)
+    -- UNLINK: the listing it replaces (up to 1 000 members) is freed off the call, not in it.
+    redis.call('UNLINK', prev)
     redis.call('ZADD', prev, unpack(ranked))
   elseif order.ascending(top_key) then
     redis.call('ZRANGESTORE', prev, top_key, 0, count - 1)
@@ -260,7 +229,9 @@ end
 local function take_snapshot(base, top_key, at, conf, interval_sec)
   local rows, ranked = {}, nil
   if keeps_pairs(top_key) then
-    rows, ranked = pair_rows(top_key, conf.top)
+    -- In its pair order with the rows' marks and, for the previous listing, their ranks on the pair, as
+    -- its live reads order and rank it (every row it holds, moderated or not, as snapshots keep them).
+    rows, ranked = tiebreak.listing_rows(top_key, nil, 0, conf.top - 1, archive.SNAP_ROW, archive.SNAP_FIELD)
   else
     rows = listing_rows(top_key, conf.top)
   end

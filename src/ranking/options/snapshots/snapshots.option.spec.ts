@@ -28,8 +28,11 @@ describe('the snapshots option', () => {
     expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...snapshotsOption.luaModules]));
   });
 
-  it("writes the positions of the longest listing as the library loads (snapshot_rows_lib's LISTING_ROWS)", () => {
-    const lua = readFileSync(join(__dirname, 'snapshot_rows_lib.lua'), 'utf8');
-    expect(Number(/^local LISTING_ROWS = (\d+)$/m.exec(lua)?.[1])).toBe(SNAPSHOT_TOP_ITEMS.max);
-  });
+  it.each(['calendar/archive_lib.lua', 'tiebreak/tiebreak_lib.lua'])(
+    'writes the positions of the longest listing as the library loads (%s LISTING_ROWS)',
+    (file) => {
+      const lua = readFileSync(join(__dirname, '..', file), 'utf8');
+      expect(Number(/^local LISTING_ROWS = (\d+)$/m.exec(lua)?.[1])).toBe(SNAPSHOT_TOP_ITEMS.max);
+    },
+  );
 });

@@ -175,17 +175,45 @@ local function ahead_hook(top_key, score, mark)
   return redis.call('ZLEXCOUNT', order_key(top_key), '(' .. bound, '+')
 end
 
+-- Integers 0..LISTING_ROWS as text, negated, and 000..999 (the groups of three digits after the first),
+-- written once as the library loads: Lua writes a number's text with a sprintf, about 2 000
+-- instructions, and a listing of 1 000 rows wrote one a row (issue #45). (`'' .. n` is tostring's text:
+-- a library's load reaches no global function.)
+local LISTING_ROWS = 1000
+local TEXTS, NEGATED, GROUPS = {}, {}, {}
+for n = 0, LISTING_ROWS do TEXTS[n], NEGATED[n] = '' .. n, '-' .. n end
+for n = 0, 999 do GROUPS[n] = (n < 10 and '00' or n < 100 and '0' or '') .. n end
+
+-- The text string.format('%.0f') writes for the integer `value` (|value| <= TB.LIMIT < 2^50, so each
+-- floor of a division by 1000 is exact), from the tables.
+local function integer_text(value)
+  local magnitude, text = value < 0 and -value or value, ''
+  while magnitude >= 1000 do
+    local high = math.floor(magnitude / 1000)
+    text = GROUPS[magnitude - high * 1000] .. text
+    magnitude = high
+  end
+  return (value < 0 and '-' or '') .. TEXTS[magnitude] .. text
+end
+
+-- The score of a score key (a member's first TB.WIDTH digits) as text (its string coerced: one strtod).
+local function score_text(score_key)
+  return integer_text(score_key - TB.LIMIT)
+end
+
 -- Positions first..last of the pair order as ZREVRANGE WITHSCORES answers them (item, score, ...),
 -- each row's mark added to `marks` (every shard count: rows rank by their marks), or nil when off.
+-- Equal scores are adjacent: a run of them shares one text.
 local function page_hook(top_key, first, last, marks)
   local kept = setting(top_key)
   if not kept then return nil end
   local members = redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', order_key(top_key), first, last)
-  local page, width = {}, kept.width
+  local page, width, held, score = {}, kept.width, nil, nil
   for i, member in ipairs(members) do
     if marks then marks[#marks + 1] = string.sub(member, TB.WIDTH + 1, kept.strict and -1 or width) end
-    page[2 * i - 1] = string.sub(member, width + 1)
-    page[2 * i] = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT)
+    local score_key = string.sub(member, 1, TB.WIDTH)
+    if score_key ~= held then held, score = score_key, score_text(score_key) end
+    page[2 * i - 1], page[2 * i] = string.sub(member, width + 1), score
   end
   return page
 end
@@ -289,16 +317,45 @@ local function pair_rows(top_key, key, first, last)
   local kept = setting(top_key)
   local rows = {}
   for i, member in ipairs(redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', key, first, last)) do
-    rows[i] = { item = string.sub(member, kept.width + 1),
-      score = string.format('%.0f', tonumber(string.sub(member, 1, TB.WIDTH)) - TB.LIMIT),
+    rows[i] = { item = string.sub(member, kept.width + 1), score = score_text(string.sub(member, 1, TB.WIDTH)),
       mark = string.sub(member, TB.WIDTH + 1, kept.strict and -1 or kept.width) }
   end
   return rows
 end
 
+-- Positions first..last of the pair order of the window of `top_key` (`key`: another zset of such
+-- members, an archive's rows), best first, as a listing's text holds them (snapshot_lib's format, `row`
+-- and `field` its separators): "<row><item><field><score><field><mark><field><position>", positions
+-- from first + 1; and the previous listing's ZADD arguments: each row's competition rank on the pair
+-- (strict: its position, its mark being unique), negated on a board whose higher scores come first.
+-- `rank_before(item)`: the rank of the row before `first` (its item's), asked when the first row shares its pair. One
+-- loop, no table a row, each score's text written once (page_hook): 1 000 rows cost 16 M instructions
+-- as a page and then rows, 7 M so (issue #45).
+local function listing_rows(top_key, key, first, last, row, field, rank_before)
+  local kept = setting(top_key)
+  local from = math.max(first - 1, 0)
+  local members = redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', key or order_key(top_key), from, last)
+  local width, mark_end, ranks = kept.width, kept.strict and -1 or kept.width, kept.ascending and TEXTS or NEGATED
+  local rows, ranked, held_key, held_mark, score_key, score, rank = {}, {}, nil, nil, nil, nil, 0
+  for i, member in ipairs(members) do
+    local n, pair_key, mark = from + i, string.sub(member, 1, TB.WIDTH), string.sub(member, TB.WIDTH + 1, mark_end)
+    local tied = pair_key == held_key and mark == held_mark
+    held_key, held_mark = pair_key, mark
+    if n > first then
+      if not tied then rank = n elseif rank == 0 then rank = rank_before(string.sub(members[1], width + 1)) end
+      if pair_key ~= score_key then score_key, score = pair_key, score_text(pair_key) end
+      local item, at = string.sub(member, width + 1), n - first
+      rows[at] = row .. item .. field .. score .. field .. mark .. field .. (TEXTS[n] or n)
+      ranked[2 * at - 1], ranked[2 * at] = ranks[rank] or (kept.ascending and '' or '-') .. rank, item
+    end
+  end
+  return rows, ranked
+end
+
 tiebreak.keeps_pairs = keeps_pairs
 tiebreak.member_of = member_of
 tiebreak.pair_rows = pair_rows
+tiebreak.listing_rows = listing_rows
 
 hooks.register_all('tiebreak', { 'tiebreak', tiebreak_hook, 'results_changed', tiebreak_changed, 'rank', rank_hook,
   'watches', function(top_key) return tiebreak_order(top_key) ~= false end, 'window_dropped', drop_order,
