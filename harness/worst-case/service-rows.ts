@@ -5,6 +5,7 @@
 import { WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
+import { fill, inWaves } from './fill';
 import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
@@ -42,15 +43,14 @@ const weigh = (board: string, actor: string, weight: number): HttpRequest => ({
  * weighed actor fewer than it may, whatever earlier rows weighed, and no re-weighting runs on.
  */
 async function fillWeights(context: HarnessContext, board: string): Promise<void> {
-  const weighed: string[] = [];
-  for (let n = 0; n <= WEIGHED_ACTORS_PER_BOARD; n++) {
-    const answer = await context.send(weigh(board, `wc-w${n}`, 2), 'admin');
-    if (answer.body?.code === 'ACTOR_WEIGHTS_FULL') break;
-    if (answer.status !== 202) throw new Error(`weighing wc-w${n}: ${answer.status}`);
-    weighed.push(`wc-w${n}`);
-  }
+  const full = (answer: HttpAnswer) => answer.body?.code === 'ACTOR_WEIGHTS_FULL';
+  const answers = await fill(context, WEIGHED_ACTORS_PER_BOARD + 1, (n) => weigh(board, `wc-w${n}`, 2), 'admin', full);
+  const wrong = answers.findIndex((answer) => answer.status !== 202 && !full(answer));
+  if (wrong >= 0) throw new Error(`weighing wc-w${wrong}: ${answers[wrong].status}`);
+  if (!answers.some(full)) throw new Error(`${board} took ${answers.length} weighed actors without a refusal`);
+  const weighed = answers.flatMap((answer, n) => (full(answer) ? [] : [`wc-w${n}`]));
   await context.send(weigh(board, weighed[weighed.length - 1], 1), 'admin');
-  for (const actor of weighed) await untilWeighed(context, board, actor);
+  await inWaves(weighed.length, (n) => untilWeighed(context, board, weighed[n]));
 }
 
 /**
