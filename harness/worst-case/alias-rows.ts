@@ -9,10 +9,17 @@
  * canonical item's shard first); and a board filled to its most aliases, then one more, refused.
  */
 import { ALIASES_PER_BOARD } from '../../src/ranking/core/ranking.limits';
-import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+import { fill } from './fill';
+import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const ALIAS_POLLS = 100_000;
 const FILLED = 'wc-aliases';
+
+/**
+ * wc-rated64's merge: items of two shards. Only they and the items sharing their shards are seeded
+ * there (seed.ts): the merge reads and writes those shards alone.
+ */
+export const RATED64_MERGE = { alias: 'i3', item: 'i4' };
 
 const name = (board: string, alias: string, item: string): HttpRequest => ({
   method: 'PUT',
@@ -34,11 +41,11 @@ async function untilMerged(context: HarnessContext, board: string, alias: string
 
 /** Names aliases of no events until the board refuses one: it then holds its most (the operator fills it). */
 async function fillAliases(context: HarnessContext): Promise<void> {
-  for (let n = 0; n <= ALIASES_PER_BOARD; n++) {
-    const answer = await context.send(name(FILLED, `wc-a${n}`, 'i0'), 'operator');
-    if (answer.body?.code === 'ALIASES_FULL') return;
-    if (answer.status !== 202) throw new Error(`naming wc-a${n}: ${answer.status}`);
-  }
+  const full = (answer: HttpAnswer) => answer.body?.code === 'ALIASES_FULL';
+  const answers = await fill(context, ALIASES_PER_BOARD + 1, (n) => name(FILLED, `wc-a${n}`, 'i0'), 'operator', full);
+  const wrong = answers.findIndex((answer) => answer.status !== 202 && !full(answer));
+  if (wrong >= 0) throw new Error(`naming wc-a${wrong}: ${answers[wrong].status}`);
+  if (!answers.some(full)) throw new Error(`${FILLED} took ${answers.length} aliases without a refusal`);
 }
 
 export const ALIAS_ROWS: WorstRow[] = [
@@ -90,8 +97,8 @@ export const ALIAS_ROWS: WorstRow[] = [
     route: 'PUT /admin/boards/{board}/aliases/{alias}',
     worst:
       "a seeded item of the 64-shard 8-metric board of 8 wilson and controversial views named an alias of an item of another shard: a take of every metric's windows, then its give on the canonical item's shard (every metric's windows drained and crossed first)",
-    request: () => name('wc-rated64', 'i3', 'i4'),
-    settle: (context) => untilMerged(context, 'wc-rated64', 'i3'),
+    request: () => name('wc-rated64', RATED64_MERGE.alias, RATED64_MERGE.item),
+    settle: (context) => untilMerged(context, 'wc-rated64', RATED64_MERGE.alias),
     expect: [202],
     times: 1,
   },

@@ -12,6 +12,7 @@ import {
   MODERATED_ITEMS_PER_SHARD,
 } from '../../src/ranking/core/ranking.limits';
 import { GROUP_SETTLE_ROWS, GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
+import { fillAll } from './fill';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 /** The group board's groups: one more than a settle call recomputes, as group-rows.ts's. */
@@ -36,8 +37,12 @@ const increments = (items: object[]): HttpRequest => ({
  */
 async function fillModeratedGroups(context: HarnessContext): Promise<void> {
   for (let g = 0; g < GROUPS; g++) {
-    for (let k = 0; k < MEMBERS; k++)
-      await context.send({ method: 'PUT', path: `/boards/wc-modteams/members/t${g}/${memberOf(g, k)}` }, 'seeder');
+    await fillAll(
+      context,
+      MEMBERS,
+      (k) => ({ method: 'PUT', path: `/boards/wc-modteams/members/t${g}/${memberOf(g, k)}` }),
+      'seeder',
+    );
     const items = Array.from({ length: MEMBERS }, (_, k) => {
       const grouped = MEMBERS - HIDDEN_ITEMS_EACH - 1 - k;
       const group =
@@ -48,21 +53,23 @@ async function fillModeratedGroups(context: HarnessContext): Promise<void> {
     });
     for (let first = 0; first < items.length; first += BATCH)
       await context.send(increments(items.slice(first, first + BATCH)), 'seeder');
-    for (let k = MEMBERS - HIDDEN_ITEMS_EACH; k < MEMBERS; k++)
-      await context.send(
-        {
-          method: 'PUT',
-          path: `/admin/boards/wc-modmembers/moderation/items/${memberOf(g, k)}`,
-          body: { state: 'hidden' },
-        },
-        'admin',
-      );
-  }
-  for (let h = 0; h < MODERATED_GROUPS_PER_BOARD; h++)
-    await context.send(
-      { method: 'PUT', path: `/admin/boards/wc-modmembers/moderation/groups/h${h}`, body: { state: 'hidden' } },
+    await fillAll(
+      context,
+      HIDDEN_ITEMS_EACH,
+      (k) => ({
+        method: 'PUT',
+        path: `/admin/boards/wc-modmembers/moderation/items/${memberOf(g, MEMBERS - HIDDEN_ITEMS_EACH + k)}`,
+        body: { state: 'hidden' },
+      }),
       'admin',
     );
+  }
+  await fillAll(
+    context,
+    MODERATED_GROUPS_PER_BOARD,
+    (h) => ({ method: 'PUT', path: `/admin/boards/wc-modmembers/moderation/groups/h${h}`, body: { state: 'hidden' } }),
+    'admin',
+  );
 }
 
 /** One write to a member of every group: each group dirty. */

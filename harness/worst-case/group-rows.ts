@@ -13,6 +13,7 @@ import {
 } from '../../src/ranking/options/group-of/group-of.limits';
 import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
+import { fillAll } from './fill';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 import { RETRACTIONS_NOTED } from './held-keys';
 import { untilDone } from './service-rows';
@@ -35,7 +36,7 @@ const itemOf = (g: number, k: number) => `p${g}-${k}`;
 /** Every group full and every member scored; then one more write to each group, so every group is dirty. */
 async function fillGroups(context: HarnessContext): Promise<void> {
   for (let g = 0; g < FULL_GROUPS; g++) {
-    for (let k = 0; k < MEMBERS; k++) await context.send(join(`t${g}`, itemOf(g, k)), 'seeder');
+    await fillAll(context, MEMBERS, (k) => join(`t${g}`, itemOf(g, k)), 'seeder');
     const items = Array.from({ length: MEMBERS }, (_, k) => ({ item: itemOf(g, k), amount: 1 + k }));
     for (let first = 0; first < items.length; first += BATCH)
       await context.send(
@@ -74,11 +75,8 @@ function shardedMembers(group: number): string[] {
 async function fillShardedGroups(context: HarnessContext): Promise<void> {
   for (let g = 0; g < SHARDED_GROUPS; g++) {
     const members = shardedMembers(g);
-    for (const item of members) {
-      // A refused join (past a group's share of a shard) would leave the row measuring less than it says.
-      const joined = await context.send(join(`s${g}`, item, 'wc-teams-sharded'), 'seeder');
-      if (joined.status >= 300) throw new Error(`seeding s${g} ${item}: ${joined.status}`);
-    }
+    // A refused join (past a group's share of a shard) would leave the row measuring less than it says.
+    await fillAll(context, members.length, (k) => join(`s${g}`, members[k], 'wc-teams-sharded'), 'seeder');
     const items = members.map((item, k) => ({ item, amount: 1 + k }));
     for (let first = 0; first < items.length; first += BATCH)
       await context.send(
@@ -120,7 +118,7 @@ async function crossDirty(context: HarnessContext): Promise<void> {
  */
 async function closeDirtyDay(context: HarnessContext): Promise<void> {
   for (let g = 0; g < FULL_GROUPS; g++) {
-    for (let k = 0; k < MEMBERS; k++) await context.send(join(`t${g}`, itemOf(g, k), 'wc-teams-day'), 'seeder');
+    await fillAll(context, MEMBERS, (k) => join(`t${g}`, itemOf(g, k), 'wc-teams-day'), 'seeder');
     const items = Array.from({ length: MEMBERS }, (_, k) => ({ item: itemOf(g, k), amount: 1 + k }));
     for (let first = 0; first < items.length; first += BATCH)
       await context.send(

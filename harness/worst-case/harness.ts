@@ -4,6 +4,7 @@
  * own SLOWLOG: the longest call, the calls of a request added up, the bytes a growing request leaves.
  * `npm test` runs it small (test/e2e/worst-case.e2e-spec.ts); `npm run abuse` at full size.
  */
+import { appendFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/common/errors';
 import { WRITE_ROWS } from './board-rows';
 import { READ_ROWS } from './read-rows';
@@ -205,7 +206,7 @@ export async function runWorstCase(
 ): Promise<RowFigures[]> {
   const figures: RowFigures[] = [];
   for (const row of rows) {
-    let best = await measureRow(context, meter, row);
+    let best = await withCpuLog(meter, row, () => measureRow(context, meter, row));
     for (let run = 1; bounds && repeatable(row) && run < TIME_FAULT_RUNS && timeFaults(row, best, bounds) > 0; run++) {
       const again = await measureRow(context, meter, row);
       best = { ...(fasterRun(row, again, best, bounds) ? again : best), runs: run + 1 };
@@ -213,6 +214,21 @@ export async function runWorstCase(
     figures.push(best);
   }
   return figures;
+}
+
+/**
+ * `work`; with WORST_CASE_ROW_CPU=<path>, a line appended there of the CPU it took (this process's and
+ * Redis's): a row's filling, requests and settle, to see where the harness's time goes.
+ */
+async function withCpuLog<T>(meter: RedisMeter, row: WorstRow, work: () => Promise<T>): Promise<T> {
+  const path = process.env.WORST_CASE_ROW_CPU;
+  if (!path) return work();
+  const [here, redisMs] = [process.cpuUsage(), await meter.cpuMs()];
+  const result = await work();
+  const { user, system } = process.cpuUsage(here);
+  const redis = (await meter.cpuMs()) - redisMs;
+  appendFileSync(path, `${((user + system) / 1000).toFixed(0)}\t${redis.toFixed(0)}\t${row.route} (${row.worst})\n`);
+  return result;
 }
 
 /** `again` is kept over `best` when it has fewer time faults, or as many and a shorter longest call (then request). */

@@ -18,6 +18,7 @@ import { ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD } from '../../src/ranking/options/ca
 import { AppConfig } from '../../src/common/config';
 import { MODERATED_GROUP_IDS } from './boards';
 import { archivedGroupItems, archivedGroupRows } from './seed';
+import { fillAll } from './fill';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
 const hide = (item: string): HttpRequest => ({
@@ -48,17 +49,18 @@ const GROUPS_VIEW_TOP = '/boards/wc-modgroups/top?window=fading&limit=1000';
 
 /** wc-modgroups at its maxima but one group: every group g1 … g99 hidden, and its most item states (items of no hidden group). */
 async function moderateGroupsBoard(context: HarnessContext): Promise<void> {
-  for (let g = 1; g < MODERATED_GROUPS_PER_BOARD; g++) await context.send(hideGroup(`g${g}`), 'admin');
+  await fillAll(context, MODERATED_GROUPS_PER_BOARD - 1, (g) => hideGroup(`g${g + 1}`), 'admin');
   const { groups, itemsEach } = MODERATED_GROUP_IDS;
   const candidates = Array.from({ length: groups * itemsEach }, (_, n) => n).filter(
     (n) => n % groups >= MODERATED_GROUPS_PER_BOARD,
   );
   const step = Math.max(1, Math.floor(candidates.length / MODERATED_ITEMS_PER_SHARD));
-  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
-    await context.send(
-      { ...hide(`i${candidates[k * step]}`), path: `${GROUPS_BOARD}/items/i${candidates[k * step]}` },
-      'admin',
-    );
+  await fillAll(
+    context,
+    MODERATED_ITEMS_PER_SHARD,
+    (k) => ({ ...hide(`i${candidates[k * step]}`), path: `${GROUPS_BOARD}/items/i${candidates[k * step]}` }),
+    'admin',
+  );
 }
 
 const MAXED = `${MODERATED_GROUPS_PER_BOARD} hidden groups holding ${MODERATED_GROUP_ITEMS_PER_SHARD} items and ${MODERATED_ITEMS_PER_SHARD} hidden items on one shard`;
@@ -89,11 +91,12 @@ const hideSpread =
   (board: string, count: number) =>
   async (context: HarnessContext): Promise<void> => {
     const step = Math.max(1, Math.floor(context.sizes.items / count));
-    for (let n = 0; n < count; n++)
-      await context.send(
-        { ...hide(`i${n * step + 1}`), path: `/admin/boards/${board}/moderation/items/i${n * step + 1}` },
-        'admin',
-      );
+    await fillAll(
+      context,
+      count,
+      (n) => ({ ...hide(`i${n * step + 1}`), path: `/admin/boards/${board}/moderation/items/i${n * step + 1}` }),
+      'admin',
+    );
   };
 
 /**
@@ -107,8 +110,7 @@ const hideArchiveRows =
     const at = (n: number) => `/admin/boards/wc-cal/moderation/items/c${n}`;
     const step = Math.max(2, Math.floor(context.sizes.periodRows / count));
     if (!context.state.has('archiveRowsHidden')) {
-      for (let n = 0; n < count; n++)
-        await context.send({ ...hide(`c${n * step + 1}`), path: at(n * step + 1) }, 'admin');
+      await fillAll(context, count, (n) => ({ ...hide(`c${n * step + 1}`), path: at(n * step + 1) }), 'admin');
       context.state.set('archiveRowsHidden', 'cleared');
     }
     const cleared = context.state.get('archiveRowsHidden') === 'cleared';
@@ -126,11 +128,16 @@ const allowArchiveRows =
   (count: number) =>
   async (context: HarnessContext): Promise<void> => {
     const step = Math.max(1, Math.floor(context.sizes.periodRows / count));
-    for (let n = 0; n < count; n++)
-      await context.send(
-        { method: 'PUT', path: `/admin/boards/wc-cal64/moderation/items/c${n * step}`, body: { state: 'allowed' } },
-        'admin',
-      );
+    await fillAll(
+      context,
+      count,
+      (n) => ({
+        method: 'PUT',
+        path: `/admin/boards/wc-cal64/moderation/items/c${n * step}`,
+        body: { state: 'allowed' },
+      }),
+      'admin',
+    );
   };
 /** Rows of a period one archive read call passes over for its hidden positions (the default EXPIRE_CHUNK). */
 const INDEX_ROWS_PER_CALL = ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD * new AppConfig().EXPIRE_CHUNK;
@@ -326,7 +333,7 @@ export const MODERATION_ROWS: WorstRow[] = [
     prepare: async (context) => {
       // Seeded items spread over the listing: each later read skips them at their places.
       const step = Math.max(1, Math.floor(context.sizes.items / MODERATED_ITEMS_PER_SHARD));
-      for (let n = 1; n < MODERATED_ITEMS_PER_SHARD; n++) await context.send(hide(`i${n * step}`), 'admin');
+      await fillAll(context, MODERATED_ITEMS_PER_SHARD - 1, (n) => hide(`i${(n + 1) * step}`), 'admin');
     },
     request: () => hide('i0'),
     expect: [204],

@@ -4,6 +4,8 @@
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
 import { MIN_ACTORS, MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
+import { shardOf } from '../../src/ranking/core/shard-math';
+import { RATED64_MERGE } from './alias-rows';
 import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS, PAST_WRITE_BOUND } from './boards';
 
 /** The last of the metrics boards' metrics: the one the history and archive rows read. */
@@ -230,13 +232,31 @@ async function seedTiebreakHistory(context: HarnessContext): Promise<void> {
 /** The metrics board whose snapshots its last metric's reads meet, filled before the snapshot boundaries. */
 const SNAPSHOT_METRIC_BOARDS = ['wc-metrics'] as const;
 
-/** Items in descending order in each metric of the metrics boards (a batch names one metric). */
-async function seedMetrics(context: HarnessContext, boards: readonly BoardName[]): Promise<void> {
+/**
+ * Items in descending order in each metric of the metrics boards (a batch names one metric); only
+ * those `kept`, each with the amount it has among all.
+ */
+async function seedMetrics(
+  context: HarnessContext,
+  boards: readonly BoardName[],
+  kept: (item: string) => boolean = () => true,
+): Promise<void> {
   const { items } = context.sizes;
+  const seeded = Array.from({ length: items }, (_, n) => n).filter((n) => kept(`i${n}`));
   for (const board of boards)
     for (const metric of METRIC_NAMES)
-      await batches(context, board, items, (n) => ({ item: `i${n}`, amount: items - n, metric }));
+      await batches(context, board, seeded.length, (k) => ({
+        item: `i${seeded[k]}`,
+        amount: items - seeded[k],
+        metric,
+      }));
 }
+
+/** wc-rated64's shards its alias row merges on: all its row reads or writes, as the whole seeding leaves them. */
+const onMergedShards = (item: string): boolean => {
+  const { shards } = BOARDS['wc-rated64'];
+  return [RATED64_MERGE.alias, RATED64_MERGE.item].some((merged) => shardOf(merged, shards) === shardOf(item, shards));
+};
 
 /** A board as the admin declares it; one past the write bound refused so, then stored by the operator. */
 async function declare(context: HarnessContext, name: BoardName, body: object): Promise<void> {
@@ -263,7 +283,8 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedTiebreak(context);
   await seedTiebreakFirst(context);
   await seedTiebreakHistory(context);
-  await seedMetrics(context, ['wc-rated', 'wc-rated64', 'wc-metrics64']);
+  await seedMetrics(context, ['wc-rated', 'wc-metrics64']);
+  await seedMetrics(context, ['wc-rated64'], onMergedShards);
   await seedCrossing(context);
   // Last: the tail rows close its one slot (tail-rows.ts).
   await batches(context, 'wc-tail-kept', context.sizes.items, (n) => ({ item: `i${n}`, amount: 2 + (n % 3) }));

@@ -6,7 +6,8 @@ import { AppConfig } from '../../src/common/config';
 import { BOARD_MAX_ITEMS, WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
-import type { HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
+import { fill, inWaves } from './fill';
+import type { Caller, HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST', path, body });
@@ -30,10 +31,10 @@ export async function untilDone(context: HarnessContext, board: string, answer: 
 }
 
 /** Runs a re-weighting to its end (its steps run in the background; each GET resumes a paused one). */
-async function untilWeighed(context: HarnessContext, board: string, actor: string): Promise<void> {
+async function untilWeighed(context: HarnessContext, board: string, actor: string, caller: Caller = 'admin') {
   const path = `/admin/boards/${board}/actors/${actor}`;
   for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
-    if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
+    if ((await context.send(get(path), caller)).body?.state === 'done') return;
   }
   throw new Error(`the re-weighting at ${path} never finished`);
 }
@@ -46,18 +47,24 @@ const weigh = (board: string, actor: string, weight: number): HttpRequest => ({
 
 /**
  * Weighs new actors until the board refuses one, then sets the last back to 1: the board holds one
- * weighed actor fewer than it may, whatever earlier rows weighed, and no re-weighting runs on.
+ * weighed actor fewer than it may, whatever earlier rows weighed, and no re-weighting runs on. As the
+ * operator (injected on the seeder's instance): the row measures the weighing after these.
  */
 async function fillWeights(context: HarnessContext, board: string): Promise<void> {
-  const weighed: string[] = [];
-  for (let n = 0; n <= WEIGHED_ACTORS_PER_BOARD; n++) {
-    const answer = await context.send(weigh(board, `wc-w${n}`, 2), 'admin');
-    if (answer.body?.code === 'ACTOR_WEIGHTS_FULL') break;
-    if (answer.status !== 202) throw new Error(`weighing wc-w${n}: ${answer.status}`);
-    weighed.push(`wc-w${n}`);
-  }
-  await context.send(weigh(board, weighed[weighed.length - 1], 1), 'admin');
-  for (const actor of weighed) await untilWeighed(context, board, actor);
+  const full = (answer: HttpAnswer) => answer.body?.code === 'ACTOR_WEIGHTS_FULL';
+  const answers = await fill(
+    context,
+    WEIGHED_ACTORS_PER_BOARD + 1,
+    (n) => weigh(board, `wc-w${n}`, 2),
+    'operator',
+    full,
+  );
+  const wrong = answers.findIndex((answer) => answer.status !== 202 && !full(answer));
+  if (wrong >= 0) throw new Error(`weighing wc-w${wrong}: ${answers[wrong].status}`);
+  if (!answers.some(full)) throw new Error(`${board} took ${answers.length} weighed actors without a refusal`);
+  const weighed = answers.flatMap((answer, n) => (full(answer) ? [] : [`wc-w${n}`]));
+  await context.send(weigh(board, weighed[weighed.length - 1], 1), 'operator');
+  await inWaves(weighed.length, (n) => untilWeighed(context, board, weighed[n], 'operator'));
 }
 
 /**

@@ -7,7 +7,8 @@
  * times at most, and judged by its fastest run), no request over WORST_REQUEST_MS of Redis
  * in all, no growth that no quota stops, no answer a row does not accept (a 5xx above all).
  * WORST_CASE_TABLE_FILE=<path> writes the measured table there; WORST_CASE_ROWS=<regular expression>
- * runs only the rows whose route and worst request match it (while working on a row; CI runs them all).
+ * runs only the rows whose route and worst request match it (while working on a row; CI runs them all);
+ * WORST_CASE_ROW_CPU=<path> appends there each row's CPU, the harness's and Redis's, its filling's too.
  */
 import { writeFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
