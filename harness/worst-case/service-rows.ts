@@ -6,7 +6,7 @@ import { AppConfig } from '../../src/common/config';
 import { BOARD_MAX_ITEMS, WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
-import { fill, inWaves } from './fill';
+import { fill, fillAll, inWaves } from './fill';
 import type { Caller, HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
@@ -99,17 +99,30 @@ async function fillGroupsBoard(context: HarnessContext): Promise<void> {
   }
 }
 
+/** fillGroupsBoard, then 1 KB of data on each of its items. */
+async function fillGroupsBoardWithData(context: HarnessContext): Promise<void> {
+  await fillGroupsBoard(context);
+  const blob = 'x'.repeat(1012);
+  const data = (n: number): HttpRequest => ({
+    method: 'PUT',
+    path: `/boards/${GROUPS_CONFIG_BOARD}/items/i${n}/data`,
+    body: { blob },
+  });
+  await fillAll(context, context.sizes.items, data, 'seeder');
+}
+
 /** A row of a config write (`query`, `change`) of GROUPS_CONFIG_BOARD filled by its prepare, deleted after. */
 function groupsConfigRow(
   worst: string,
   query: string,
   change: object,
   callCommands: { most: number; why: string },
+  prepare = fillGroupsBoard,
 ): WorstRow {
   return {
     route: 'PUT /admin/boards/{board}',
     worst,
-    prepare: fillGroupsBoard,
+    prepare,
     settle: async (context) => {
       await context.send({ method: 'DELETE', path: `/admin/boards/${GROUPS_CONFIG_BOARD}` }, 'admin');
       await context.dropsSettled();
@@ -302,6 +315,16 @@ export const ADMIN_ROWS: WorstRow[] = [
       most: RESET_PRUNE_COMMANDS,
       why: 'a reset prunes the groups maps in batched commands, about 12 a 1 000 entries (each entry was about 10)',
     },
+  ),
+  groupsConfigRow(
+    'the same reset with 1 KB of data on every item: every item leaves the groups map and loses its data',
+    '?reset=true',
+    { windows: [{ name: 'm', period: '2h', interval: '1m' }] },
+    {
+      most: RESET_PRUNE_COMMANDS,
+      why: 'a reset prunes the item data in batched commands too, a ZMSCORE a window and an HDEL a 1 000 items (each item was about 3)',
+    },
+    fillGroupsBoardWithData,
   ),
   {
     route: 'PUT /admin/boards/{board}',

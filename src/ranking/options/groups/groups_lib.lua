@@ -1,5 +1,5 @@
 -- module: groups
--- requires: archive_held, call_state, hooks, item_data, keyspace, stored_windows
+-- requires: archive_held, call_state, hooks, item_data, keyspace
 -- groups_lib: `groups: true` boards, a board option (src/ranking/options/groups/): an item's group (its
 -- author, channel or domain), named by the latest write that carried one. The map lives on the item's
 -- shard, beside its windows (one hash tag), and holds only items some window of the shard holds: an
@@ -277,17 +277,6 @@ local function groups_stored(cfg_key, settings)
   return true
 end
 
--- Which of `items` some window of the shard holds (item_data.item_held of each): a ZMSCORE a window
--- a CHUNK of them.
-local function held_items(cfg_key, items)
-  local held = {}
-  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
-    local scores = per_chunk('ZMSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), items)
-    for i = 1, #items do held[i] = held[i] or scores[i] ~= false end
-  end
-  return held
-end
-
 -- The entries of the hash `key`: its fields and their values, as two lists.
 local function entries_of(key)
   local map, fields, values = redis.call('HGETALL', key), {}, {}
@@ -303,7 +292,7 @@ local function windows_pruned(cfg_key)
   local items, groups = entries_of(archived_key(cfg_key))
   if #items > 0 then archived_left(cfg_key, items, groups) end
   items, groups = entries_of(groups_key(cfg_key))
-  local held, gone, gone_groups = held_items(cfg_key, items), {}, {}
+  local held, gone, gone_groups = item_data.items_held(cfg_key, items), {}, {}
   for i, item in ipairs(items) do
     if not held[i] then gone[#gone + 1], gone_groups[#gone_groups + 1] = item, groups[i] end
   end
