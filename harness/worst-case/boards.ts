@@ -282,6 +282,8 @@ export const BOARDS = {
   'wc-tb-cal': TIEBREAK_CALENDAR_BOARD,
   /** Item groups on the most shards: one group holds the head, so filtered reads scan their deepest. */
   'wc-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, shards: 64 },
+  /** The same on one shard holding exactly the fields one span read sums: a filtered span read's deepest (seed.ts). */
+  'wc-spangroups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true },
   /**
    * The same on a competition board, every item of one score: filtered scans read the pair order, each
    * row with its mark, merged and ranked by (score, mark).

@@ -10,6 +10,7 @@ import {
   MAX_SHARDED_DEPTH_ITEMS,
   MIN_ACTORS,
   MODERATED_ITEMS_PER_SHARD,
+  SPAN_MAX_FIELDS,
 } from '../../src/ranking/core/ranking.limits';
 import {
   EXCLUDE_GROUPS_MAX,
@@ -66,6 +67,12 @@ function lookup(context: HarnessContext, ids: number) {
   return post('/boards/wc-shards/lookup?data=true', { window: 'm', items: [...new Set(items)] });
 }
 
+/** The head's 1 000 items and EXCLUDE_GROUPS_MAX groups of the groups boards (seed.ts), excluded. */
+const HEAD_EXCLUDED = {
+  items: Array.from({ length: 1000 }, (_, n) => `i${n}`),
+  groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
+};
+
 export const READ_ROWS: WorstRow[] = [
   { route: 'GET /boards', worst: 'a page of 1 000 boards', request: () => get('/boards?limit=1000') },
   { route: 'GET /boards/{board}', worst: 'a 64-shard board of every option', request: () => get('/boards/wc-shards') },
@@ -103,15 +110,18 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/query',
     worst: `1 000 excluded items (the head) and ${EXCLUDE_GROUPS_MAX} excluded groups, perGroup 1, limit 1 000 on 64 shards`,
+    request: () => post('/boards/wc-groups/query', { window: 'm', limit: 1000, perGroup: 1, exclude: HEAD_EXCLUDED }),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `the same over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields one read sums (the whole window): ${Math.ceil(SPAN_MAX_FIELDS / GROUP_SCAN_ROWS)} calls, each summing them all`,
     request: () =>
-      post('/boards/wc-groups/query', {
+      post('/boards/wc-spangroups/query', {
         window: 'm',
+        span: '60m',
         limit: 1000,
         perGroup: 1,
-        exclude: {
-          items: Array.from({ length: 1000 }, (_, n) => `i${n}`),
-          groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
-        },
+        exclude: HEAD_EXCLUDED,
       }),
   },
   {

@@ -3,7 +3,11 @@
  * out of reach), so every row meets data at the scale's size: closed calendar periods with archives,
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
-import { MIN_ACTORS, MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
+import {
+  MIN_ACTORS,
+  MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD,
+  SPAN_MAX_FIELDS,
+} from '../../src/ranking/core/ranking.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { RATED64_MERGE } from './alias-rows';
 import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS, PAST_WRITE_BOUND } from './boards';
@@ -136,6 +140,18 @@ async function seedGroups(context: HarnessContext): Promise<void> {
     item: `i${n}`,
     amount: items - n,
     group: n < items - 100 ? 'g0' : `g${items - n}`,
+  }));
+}
+
+/**
+ * SPAN_MAX_FIELDS items (whatever the scale: the bound one span read sums), one field each, their head
+ * in one group, the last 100 in a group each: a filtered span read sums and scans all of them.
+ */
+async function seedSpanGroups(context: HarnessContext): Promise<void> {
+  await batches(context, 'wc-spangroups', SPAN_MAX_FIELDS, (n) => ({
+    item: `i${n}`,
+    amount: SPAN_MAX_FIELDS - n,
+    group: n < SPAN_MAX_FIELDS - 100 ? 'g0' : `g${SPAN_MAX_FIELDS - n}`,
   }));
 }
 
@@ -273,6 +289,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedCalendar(context);
   for (const board of ['wc-sum', 'wc-shards', 'wc-gone', 'wc-seg'] as const) await seedSums(context, board);
   await seedGroups(context);
+  await seedSpanGroups(context);
   await seedTiebreakGroups(context);
   await seedActors(context);
   await seedModeratedGroups(context);

@@ -9,7 +9,7 @@ import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
 import { composeRanking } from '../../harness/compose-ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { RankingModel } from '../support/ranking-model';
+import { GroupedModel } from '../support/grouped-model';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
 const WINDOWS = [
@@ -41,38 +41,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 45_000 }) }),
   },
 );
-
-/** The model's groups beside RankingModel: the latest named while the item stays in some window. */
-class GroupedModel extends RankingModel {
-  readonly groups = new Map<string, string>();
-
-  held(nowMs: number, item: string): boolean {
-    return this.windows.some((w) => (this.sums(w.name, nowMs).get(item) ?? 0) !== 0);
-  }
-
-  name(nowMs: number, item: string, group: string | undefined): void {
-    if (group !== undefined && this.held(nowMs, item)) this.groups.set(item, group);
-  }
-
-  /** Forgets the groups of items no window holds any more. */
-  settle(nowMs: number): void {
-    for (const item of [...this.groups.keys()]) if (!this.held(nowMs, item)) this.groups.delete(item);
-  }
-
-  /** The filtered page: exclusions, then at most perGroup rows of a group in board order, then the page. */
-  page(window: string, nowMs: number, ask: { perGroup?: number; items?: string[]; groups?: string[] }) {
-    const counts = new Map<string, number>();
-    return this.listing(window, nowMs)
-      .map((row) => ({ ...row, group: this.groups.get(row.item) }))
-      .filter((row) => !ask.items?.includes(row.item) && !(row.group && ask.groups?.includes(row.group)))
-      .filter((row) => {
-        if (ask.perGroup === undefined || row.group === undefined) return true;
-        const taken = counts.get(row.group) ?? 0;
-        counts.set(row.group, taken + 1);
-        return taken < ask.perGroup;
-      });
-  }
-}
 
 const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
 

@@ -185,7 +185,7 @@ export class WindowQuery {
 
 /** `?span=`: a duration, checked against the window (a multiple of its interval, at most its period) by the read. */
 export const SPAN_PATTERN = /^[1-9][0-9]{0,9}[smhd]?$/;
-const SpanProperty = () =>
+export const SpanProperty = () =>
   applyDecorators(
     ApiPropertyOptional({
       type: 'string',

@@ -1,11 +1,10 @@
 import { Body, Param } from '@nestjs/common';
 import { MinActorsRead, PostedWindowRead } from '../../access/access.decorators';
-import { InvalidInputError } from '../../common/errors';
 import { ErrorResponse, RedisBackedController } from '../../edge/route-decorators';
 import { Charge, ReadCharge } from '../../governance/read-charge';
 import { BoardParams } from '../dto/board.dto';
 import { TopResultDto } from '../dto/item.dto';
-import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
+import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, groupScan } from '../options/groups/groups.limits';
 import { FilteredPage, FiltersService } from './filters.service';
 import { QueryDto } from './query.dto';
 
@@ -20,13 +19,13 @@ export class FiltersController {
     'boards/:board/query',
     {
       summary: "A viewer's filtered page of a window",
-      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} span is not supported yet (400 INVALID_INPUT naming it); a view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
+      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); span with minActors is a 400. A view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
     },
     TopResultDto,
   )
   @ErrorResponse(
     400,
-    'INVALID_INPUT: a bad body, span, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
+    'INVALID_INPUT: a bad body, span on a view or not fitting the window, span with minActors, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
   @MinActorsRead()
   async query(
@@ -34,11 +33,11 @@ export class FiltersController {
     @Body() body: QueryDto,
     @Charge() admit: ReadCharge,
   ): Promise<FilteredPage> {
-    if (body.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
     const page = await this.filters.read({
       board: params.board,
       window: body.window,
       segment: body.segment,
+      span: body.span,
       offset: body.offset ?? 0,
       limit: body.limit ?? 100,
       perGroup: body.perGroup,

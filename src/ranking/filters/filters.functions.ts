@@ -15,6 +15,8 @@ const PAGE_REPLY = [
   'row_marks',
   'skipped_marks',
   'last_mark',
+  'summed',
+  'fields',
 ] as const;
 
 /** A filtered page's rows (group_page.lua): item, score, group. */
@@ -23,8 +25,8 @@ const GROUP_ROW = ['item', 'score', 'group'] as const;
 /** A row of a filtered page: its group "" when it has none. */
 export type GroupRow = ScanRow;
 
-/** What one group_page call of a shard answers. */
-export type GroupPageReply = ScanReply<GroupRow>;
+/** What one group_page call of a shard answers; with a span, `summed` false when it holds more than `mostFields` fields. */
+export type GroupPageReply = ScanReply<GroupRow> & { summed: boolean; fields: number };
 
 /** One shard's filtered scan (the filters as the script takes them). */
 export interface GroupPageCall extends WindowCall {
@@ -37,12 +39,27 @@ export interface GroupPageCall extends WindowCall {
   excludeGroups: readonly string[];
   /** At least this many distinct actors in the window (0: no floor; a board with actors). */
   minActors: number;
+  /** Scan the listing of the window's newest slots covering this span (0: the window's own listing). */
+  spanSec: number;
+  /** Most slot fields a span may sum on this shard (spanFieldsPerShard). */
+  mostFields: number;
 }
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
 export const FILTERS_FUNCTIONS = functionSet('tbRank', {
   groupPage: windowReadFunction({
-    args: ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors'],
+    args: [
+      'start',
+      'scan',
+      'want',
+      'per_group',
+      'seen',
+      'exclude_items',
+      'exclude_groups',
+      'min_actors',
+      'span_sec',
+      'most_fields',
+    ],
     reply: PAGE_REPLY,
     values: (call: GroupPageCall) => ({
       start: call.start,
@@ -53,6 +70,8 @@ export const FILTERS_FUNCTIONS = functionSet('tbRank', {
       exclude_items: JSON.stringify(call.excludeItems),
       exclude_groups: JSON.stringify(call.excludeGroups),
       min_actors: call.minActors,
+      span_sec: call.spanSec,
+      most_fields: call.mostFields,
     }),
     decode: (reply): GroupPageReply => {
       const rows = reply
@@ -77,6 +96,8 @@ export const FILTERS_FUNCTIONS = functionSet('tbRank', {
         next: reply.int('next'),
         ended: reply.flag('ended'),
         last,
+        summed: reply.flag('summed'),
+        fields: reply.int('fields'),
       };
     },
   }),

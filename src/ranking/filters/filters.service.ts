@@ -12,6 +12,7 @@ import { FilteredRow, scanFiltered } from '../core/filter-merge';
 import type { ViewConfig } from '../options/views/trending-math';
 import { ViewFilterReader } from '../core/view-filter';
 import { FiltersStore } from './filters.store';
+import { spanFieldsPerShard, spanFigures, spanRead } from '../core/span-read';
 import { RowMetrics } from '../core/row-metrics';
 
 /** A filtered read: a page of a window's listing without excluded items and groups, at most perGroup rows of a group. */
@@ -19,6 +20,8 @@ export interface FilteredRead {
   board: string;
   window?: string;
   segment?: string;
+  /** Scan the listing of the window's newest slots covering this duration (as GET top?span reads it). */
+  span?: string;
   offset: number;
   limit: number;
   perGroup?: number;
@@ -131,22 +134,33 @@ export class FiltersService {
     ask: FilteredRead,
   ): Promise<FilteredPage> {
     checkFilters(board, ask);
+    const spanSec = ask.span === undefined ? 0 : spanRead(board, window, nowMs, ask.span).spanSec;
     const minActors = ask.minActors ?? 0;
-    const depth = ask.offset + ask.limit;
     const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
     const { scan, calls } = groupScan(minActors);
-    const sent = { scan, want: depth, perGroup: ask.perGroup ?? 0, ...excluded, minActors };
+    const spanned = { spanSec, mostFields: spanSec === 0 ? 0 : spanFieldsPerShard(board) };
+    const sent = {
+      scan,
+      want: ask.offset + ask.limit,
+      perGroup: ask.perGroup ?? 0,
+      ...excluded,
+      minActors,
+      ...spanned,
+    };
     const plan = { ...ask, shards: board.shards.length, perGroup: sent.perGroup, calls };
     const page = await scanFiltered({ ...plan, ascending: ascendingScores(board.config) }, (shard, start, seen) =>
       this.store.scan({ board, window, nowMs }, board.shards[shard], { start, seen, ...sent }),
     );
-    // Rows carry their pair's tiebreak (a board keeping pairs) and every metric's count (a board with
-    // metrics), as GET top's do.
     const answered = withRowTiebreaks(
       board.config,
       page.rows.map(rowAnswer),
       page.rows.map((row) => row.tie),
     );
+    // A span's rows are its sums alone, as GET top?span answers them: no metric counts of the window.
+    if (spanSec > 0)
+      return { ...spanFigures({ board, window, nowMs, spanSec }), items: answered, truncated: page.truncated };
+    // Rows carry their pair's tiebreak (a board keeping pairs) and every metric's count (a board with
+    // metrics), as GET top's do.
     const rows = await this.reads.withMetrics({ board, window, nowMs }, { draining: page.draining, items: answered });
     const { draining, items } = rows;
     return { ...figures(board.config.name, window, nowMs, draining), items, truncated: page.truncated };
@@ -156,6 +170,7 @@ export class FiltersService {
   private viewPage(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: FilteredRead): Promise<FilteredPage> {
     const filtersWindow =
       ask.perGroup !== undefined || (ask.excludeItems ?? []).length + (ask.excludeGroups ?? []).length > 0;
+    if (ask.span !== undefined) throw new InvalidInputError(RANKING_MESSAGES.spanOnView(board.config.name, view.name));
     if (ask.minActors === undefined || filtersWindow)
       throw new InvalidInputError(RANKING_MESSAGES.viewFilters(view.name));
     checkFilters(board, ask);
@@ -171,6 +186,7 @@ function checkFilters(board: PreparedBoard, ask: FilteredRead): void {
   if (ask.minActors !== undefined && board.config.actors !== true)
     throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
   if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
+  if (ask.span !== undefined && ask.minActors !== undefined) throw new InvalidInputError(M.spanWithMinActors());
 }
 
 function rowAnswer(row: FilteredRow): { rank: number; item: string; score: number; group?: string } {

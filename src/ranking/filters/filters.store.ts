@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedBoard, readPerShard, ShardKeys } from '../core/board';
+import { SpanTooCostlyError } from '../../common/errors';
 import { guard } from '../core/ranking.errors';
+import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { FiltersFunctions, GroupPageCall, GroupPageReply } from './filters.functions';
@@ -12,15 +14,20 @@ export type ScanAsk = Omit<GroupPageCall, keyof ReturnType<typeof boardCall> | '
 /** The groups option's reads: a shard's filtered page, and the groups of listed items. */
 @Injectable()
 export class FiltersStore extends sliceStore(FiltersFunctions) {
-  /** One group_page call on `shard`. */
-  scan(
+  /** One group_page call on `shard`; a span holding more fields than the shard may sum is a 422 (as top?span). */
+  async scan(
     read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
     shard: ShardKeys,
     ask: ScanAsk,
   ): Promise<GroupPageReply> {
     this.admit();
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window, ...ask };
-    return guard(this.functions.call(this.fns.groupPage, call));
+    const reply = await guard(this.functions.call(this.fns.groupPage, call));
+    if (!reply.summed) {
+      const figures = { fields: reply.fields, shards: read.board.shards.length };
+      throw new SpanTooCostlyError(M.spanTooCostly(read.board.config.name, read.window.name, ask.spanSec, figures));
+    }
+    return reply;
   }
 
   /** The groups of `items` (items without one are absent): one call per shard holding some of them. */

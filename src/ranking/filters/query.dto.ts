@@ -1,10 +1,11 @@
 import { Type } from 'class-transformer';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, ValidateNested } from 'class-validator';
 import { IsId, IsOptionalNotNull, OptionalIntProperty, OptionalNameProperty } from '../../common/dto';
 import { ID_LENGTH_CHARS, PAGE_LIMIT_ITEMS, PAGE_OFFSET_ITEMS } from '../../common/limits';
 import { ID_RULE } from '../../common/names';
 import { MIN_ACTORS } from '../core/ranking.limits';
+import { SpanProperty } from '../dto/item.dto';
 import {
   EXCLUDE_GROUPS_MAX,
   EXCLUDE_ITEMS_MAX,
@@ -45,9 +46,7 @@ export class QueryDto {
   @OptionalNameProperty("Read the window as this segment's", 'en')
   segment?: string;
 
-  @Allow()
-  @ApiPropertyOptional({ description: 'Not supported yet: 400 INVALID_INPUT naming it' })
-  span?: unknown;
+  @SpanProperty() span?: string;
 
   @OptionalIntProperty(PAGE_LIMIT_ITEMS, {
     default: 100,

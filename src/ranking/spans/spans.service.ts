@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidInputError } from '../../common/errors';
-import { parseDurationSec } from '../../common/duration';
-import { checkPageDepth, figures, percentileOf } from '../core/answers';
-import type { AroundAnswer, AroundAsk, PageAsk, ViewRowAnswer, WindowFigures } from '../core/answers';
+import { checkPageDepth, percentileOf } from '../core/answers';
+import type { AroundAnswer, AroundAsk, PageAsk, ViewRowAnswer } from '../core/answers';
 import { PreparedBoard } from '../core/board';
-import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ListedItem } from '../core/ranking.types';
+import { spanFigures, spanRead } from '../core/span-read';
 import type { WindowConfig } from '../core/window-math';
-import { SpanRead, SpansStore } from './spans.store';
-import { keptScore } from '../options/registry';
+import { SpansStore } from './spans.store';
 
 /**
  * Reads of a rolling window over a span chosen at read time (`?span=`): its newest span / interval
@@ -51,26 +48,6 @@ export class SpansService {
     const { rows } = await this.store.around(read, around.item, around.radius);
     return { ...spanFigures(read), item: around.item, items: withoutPreviousRanks(rows) };
   }
-}
-
-/** The span as seconds, refused (400 naming it) unless a multiple of the window's interval and at most its period. */
-function spanRead(board: PreparedBoard, window: WindowConfig, nowMs: number, span: string): SpanRead {
-  if (window.calendar) throw new InvalidInputError(M.spanOnCalendar(board.config.name, window.name));
-  if (window.allTime) throw new InvalidInputError(M.spanOnAllTime(board.config.name, window.name));
-  // A span sums its slots: a window keeping a score of each item (max / min / last) holds no amounts to sum.
-  const kept = keptScore(board.config);
-  if (kept !== undefined) throw new InvalidInputError(M.spanNeedsSum(board.config.name, kept));
-  const spanSec = parseDurationSec(span) ?? 0;
-  if (spanSec <= 0 || spanSec % window.intervalSec !== 0 || spanSec > window.periodSec)
-    throw new InvalidInputError(
-      M.spanNotInWindow(board.config.name, window.name, spanSec, window.periodSec, window.intervalSec),
-    );
-  return { board, window, nowMs, spanSec };
-}
-
-/** A span's figures: those of a window whose period is the span (it never drains). */
-function spanFigures(read: SpanRead): WindowFigures {
-  return figures(read.board.config.name, { ...read.window, periodSec: read.spanSec }, read.nowMs, false);
 }
 
 function withoutPreviousRanks(rows: ListedItem[]): ViewRowAnswer[] {

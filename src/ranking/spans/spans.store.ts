@@ -1,27 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { SpanTooCostlyError } from '../../common/errors';
-import { PreparedBoard, ShardKeys } from '../core/board';
+import { ShardKeys } from '../core/board';
 import { RankedPage, RankedReader, RankedSource, RankedStanding } from '../core/ranked-reader';
 import { guard } from '../core/ranking.errors';
-import { SPAN_MAX_FIELDS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
-import type { WindowConfig } from '../core/window-math';
+import { SpanRead, spanFieldsPerShard } from '../core/span-read';
 import { SpanFigures, SpanQuestion, SpansFunctions } from './spans.functions';
 import { sliceStore } from '../core/slice-store';
-
-/** A read of a window's newest `spanSec` seconds of slots at one time. */
-export interface SpanRead {
-  board: PreparedBoard;
-  window: WindowConfig;
-  nowMs: number;
-  spanSec: number;
-}
-
-/** Slot fields one shard's read_span may sum: SPAN_MAX_FIELDS shared by the board's shards. */
-export function spanFieldsPerShard(board: PreparedBoard): number {
-  return Math.max(1, Math.floor(SPAN_MAX_FIELDS / board.shards.length));
-}
 
 type Answer<Mode extends SpanFigures['mode']> = Extract<SpanFigures, { mode: Mode }> & { listed: number };
 

@@ -58,6 +58,10 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
       ['n1', 5, 6, null],
     ]);
     expect(page).toMatchObject({ board, window: 'h', truncated: false });
+    // Every write landed in the current slot: a one-slot span lists the same page, over that slot.
+    const spanned = await query(board, { span: '1m', exclude: { items: ['a1'], groups: ['bob'] }, limit: 10 });
+    expect(rowsOf(spanned.items)).toEqual(rowsOf(page.items));
+    expect(Number(spanned.to) - Number(spanned.from)).toBe(60);
     expect(rowsOf((await query(board, { perGroup: 2, exclude: { items: ['a2'] } })).items)).toEqual([
       ['a1', 1, 10, 'alice'],
       ['a3', 2, 9, 'bob'],
@@ -78,7 +82,8 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
     ['/boards/plain/items/i/increment', { amount: 1, group: 'g' }, /group: board "plain" keeps no groups/],
     ['/boards/plain/increments', { items: [{ item: 'i', group: 'g' }] }, /items\.0\.group: board "plain"/],
     ['/boards/plain/query', { perGroup: 2 }, /perGroup: board "plain" keeps no groups/],
-    ['/boards/plain/query', { span: '10m' }, /span: not supported/],
+    ['/boards/plain/query', { span: '90s' }, /span 90s .*multiple/],
+    ['/boards/plain/query', { span: 'soon' }, /span must be a duration/],
     ['/boards/plain/query', { minActors: 2 }, /minActors: board "plain" keeps no actors/],
     ['/boards/plain/query', { minActors: 1001 }, /minActors/],
     ['/boards/plain/query', { limit: 600, offset: 500 }, /lists at most 1000 deep/],
@@ -102,5 +107,13 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
       .send({ windows: WINDOWS, groups: true, views: [{ name: 'hot', mode: 'hot', window: 'h' }] })
       .expect(201);
     expect((await http().get('/boards/v/top?perGroup=1&window=hot').expect(400)).body.code).toBe('INVALID_INPUT');
+    const onView = await http().post('/boards/v/query').send({ window: 'hot', span: '10m', minActors: 1 }).expect(400);
+    expect(onView.body.message).toMatch(/span applies to rolling windows; "hot" is a view/);
+  });
+
+  it('refuses span with minActors: actor counts are of whole windows', async () => {
+    await createBoard(app(), 'acted', { windows: WINDOWS, actors: true, groups: true });
+    const answer = await http().post('/boards/acted/query').send({ span: '10m', minActors: 2 }).expect(400);
+    expect(answer.body).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/span with minActors/) });
   });
 });

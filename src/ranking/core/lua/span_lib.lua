@@ -190,6 +190,7 @@ end
 span.comes_before = comes_before
 span.span_sums = span_sums
 span.span_shown = span_shown
+span.best_rows = best_rows
 span.span_head = span_head
 span.span_count = span_count
 span.span_near = span_near

@@ -1,4 +1,4 @@
--- requires: actor_log, groups, order, reader, snapshot
+-- requires: actor_log, groups, order, reader, snapshot, span
 -- group_page: a filtered page of one shard's window listing (groups_lib), after expiring what fell out:
 -- from a place of the shard's listing, in the board's order, the rows that pass the filters (not an
 -- excluded item, not of an excluded group, at least min_actors distinct actors in the window (actor_lib),
@@ -10,7 +10,9 @@
 --       window, then start (0-based place to scan from), scan (most rows scanned), want (most rows
 --       answered), per_group (0: no cap), seen (JSON object: group -> rows of it already listed ahead of
 --       `start`, may be {}), exclude_items and exclude_groups (JSON arrays, may be []), min_actors (0: no
---       floor; else the window's pairs hash, beside its slots, holds each item's distinct actors)
+--       floor; else the window's pairs hash, beside its slots, holds each item's distinct actors),
+--       span_sec (0: the window's listing; else the listing of its newest slots as read_span sums it,
+--       without the board's exceptions) and most_fields (most slot fields the span may sum)
 -- Reply (reader.answer, CALLS.group_page):
 --   draining  1: expired data remains (the budget ran out), else 0
 --   rows      { item_1, score_1, group_1, ... } the rows that pass, in the shard's order (group "": none)
@@ -18,6 +20,8 @@
 --   next      the place after the last row scanned
 --   ended     1: the shard lists nothing after the scanned rows, else 0
 --   last, last_score  the last row scanned ("" and 0: none)
+--   summed    0: the span holds more than most_fields slot fields (nothing scanned), else 1
+--   fields    the slot fields the span summed or holds (0: no span)
 --   row_marks, skipped_marks, last_mark  on a board keeping (score, tiebreak) pairs (tiebreak_lib), the
 --             mark of each row of `rows`, of each of `skipped` and of `last` (the shards' merge and the
 --             board ranks compare it after the score); { }, { } and "" elsewhere
@@ -38,7 +42,7 @@ end
 local function scan_chunk(filter, out, at, count)
   -- Filled by the pair order's page only (tiebreak_lib's page hook): the marks of the rows answered.
   local marks = {}
-  local page = order.page(filter.top_key, at, at + count - 1, marks)
+  local page = filter.page(at, at + count - 1, marks)
   local items = {}
   for i = 1, #page, 2 do items[#items + 1] = page[i] end
   -- A board without groups names none: no lookup of its rows' groups.
@@ -47,7 +51,7 @@ local function scan_chunk(filter, out, at, count)
   local scanned = 0
   for i = 1, #items do
     local score = tonumber(page[2 * i])
-    if not order.listed(filter.top_key, score) then return scanned, true end
+    if not filter.listed(score) then return scanned, true end
     scanned = scanned + 1
     local item, group = items[i], named[i] or ''
     out.last, out.last_score, out.last_mark = item, page[2 * i], marks[i] or ''
@@ -68,12 +72,43 @@ local function scan_chunk(filter, out, at, count)
   return scanned, #items < count
 end
 
+-- How the scan reads its listing: the window's results (order_lib), or with a span the rows of its
+-- sums in board order (span_lib: every one listed, above 0), sorted once as far as the scan may go.
+-- nil and the fields held when the span holds more than most_fields.
+local function listing_of(slots_key, top_key, header, arg)
+  local span_sec = tonumber(arg.span_sec)
+  if span_sec == 0 then
+    return { page = function(first, last, marks) return order.page(top_key, first, last, marks) end,
+      listed = function(score) return order.listed(top_key, score) end }, 0
+  end
+  local sums, fields = span.span_sums(slots_key, header.now_sec, header.windows[1].interval_sec, span_sec,
+    tonumber(arg.most_fields))
+  if not sums then return nil, fields end
+  local most = tonumber(arg.start) + tonumber(arg.scan)
+  -- One row past the scan's reach: without it the rows are the span's whole listing, so a scan reaching
+  -- their end ends the shard without a call finding nothing.
+  local rows = span.best_rows(span.span_shown(sums, order.exceptions_asked(top_key)), most + 1)
+  local total = #rows / 2 <= most and #rows / 2 or nil
+  local function page(first, last)
+    local out = {}
+    for i = 2 * first + 1, math.min(2 * last + 2, #rows) do out[#out + 1] = rows[i] end
+    return out
+  end
+  return { page = page, listed = function() return true end, total = total }, fields
+end
+
 local function group_page(keys, args)
   local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
   local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.group_page)
   if refused then return refused end
+  local listing, fields = listing_of(slots_key, top_key, header, arg)
+  if not listing then
+    return reader.answer(CALLS.group_page, { draining = draining, rows = {}, skipped = {}, next = 0, ended = 1,
+      last = '', last_score = 0, row_marks = {}, skipped_marks = {}, last_mark = '', summed = 0, fields = fields })
+  end
   local filter = {
-    cfg_key = cfg_key, top_key = top_key, want = tonumber(arg.want), per_group = tonumber(arg.per_group),
+    cfg_key = cfg_key, top_key = top_key, page = listing.page, listed = listing.listed,
+    want = tonumber(arg.want), per_group = tonumber(arg.per_group),
     counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
     min_actors = tonumber(arg.min_actors), pairs_key = actor_log.ACTORS.pairs_key(slots_key),
     grouped = groups.grouped(cfg_key),
@@ -89,9 +124,10 @@ local function group_page(keys, args)
     scanned, ended = scan_chunk(filter, out, at, math.min(left, GROUP_PAGE.chunk))
     at, left = at + scanned, left - scanned
   end
+  ended = ended or (listing.total ~= nil and at >= listing.total)
   return reader.answer(CALLS.group_page, {
     draining = draining, rows = out.rows, skipped = out.skipped, next = at, ended = ended and 1 or 0,
     last = out.last, last_score = out.last_score, row_marks = out.row_marks, skipped_marks = out.skipped_marks,
-    last_mark = out.last_mark,
+    last_mark = out.last_mark, summed = 1, fields = fields,
   })
 end

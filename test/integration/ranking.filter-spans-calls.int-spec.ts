@@ -1,0 +1,141 @@
+import { SpanTooCostlyError } from '../../src/common/errors';
+import { validateConfig } from '../../src/common/config';
+import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
+import { FilteredPage, FilteredRead, FiltersService } from '../../src/ranking/filters/filters.service';
+import {
+  EXCLUDE_ITEMS_MAX,
+  FILTERED_DEPTH_ITEMS,
+  GROUP_SCAN_ROWS,
+} from '../../src/ranking/options/groups/groups.limits';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { FakeClock } from '../../harness/clock';
+import { composeRanking } from '../../harness/compose-ranking';
+import { startTestRedis, TestRedis } from '../../harness/redis';
+
+/**
+ * Issue #49: POST query with span scans the span's listing (its slots summed, as GET top?span reads
+ * them) with the exclusions and perGroup, in as many group_page calls per shard as its rows need
+ * (GROUP_SCAN_ROWS each, the call reading a shard's last row ending it), and refuses a span holding more than SPAN_MAX_FIELDS fields (422) as top?span
+ * does. The calls are counted from the FCALLs Redis ran (SLOWLOG at 0 µs) on a server of the test's own.
+ */
+const T0 = 1_700_040_000_000;
+const OLD = 2_100;
+/** Exactly one call's scan on one shard: the call that reads the last row ends the shard. */
+const CURRENT = GROUP_SCAN_ROWS;
+const OWN_GROUPS = 100;
+
+/** id, time, µs, arguments, client address, client name. */
+type SlowlogEntry = [number, number, number, string[], string, string];
+type Entry = { item: string; amount: number; group: string };
+
+/** The current slot's items, best first: one group's head, then 100 items of a group each. */
+const current: Entry[] = Array.from({ length: CURRENT }, (_, n) => ({
+  item: `c${n}`,
+  amount: CURRENT - n,
+  group: n < CURRENT - OWN_GROUPS ? 'big' : `t${n}`,
+}));
+/** The slot before it: items scoring above every current one, in the window but not in a one-slot span. */
+const old: Entry[] = Array.from({ length: OLD }, (_, n) => ({ item: `o${n}`, amount: 10_000 - n, group: 'old' }));
+
+describe('a filtered page of a span (single, own server)', () => {
+  const clock = new FakeClock(T0);
+  let redis: TestRedis;
+  let redisService: RedisService;
+  let ranking: RankingService;
+  let filters: FiltersService;
+  let commands: WriteCommands;
+
+  beforeAll(async () => {
+    redis = await startTestRedis('single', { own: true });
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    redisService = new RedisService(RedisSettings.from(config), clock);
+    await redisService.waitUntilReady(10_000);
+    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+    ranking = graph.ranking;
+    filters = graph.module.get(FiltersService);
+    commands = graph.module.get(WriteCommands);
+  });
+  afterAll(async () => {
+    await redisService?.onApplicationShutdown();
+    await redis?.stop();
+  });
+
+  async function write(board: string, entries: Entry[]): Promise<void> {
+    for (let first = 0; first < entries.length; first += 1000)
+      await ranking.incrementBatch(commands.batch({ board, entries: entries.slice(first, first + 1000) }));
+  }
+
+  /** The old slot's items, then a minute on, the current slot's: read once, uncounted. */
+  async function seeded(board: string, shards: number): Promise<void> {
+    clock.setMs(T0);
+    await ranking.putBoard({ name: board, windows: [{ name: 'w', period: 3600, interval: 60 }], shards, groups: true });
+    await write(board, old);
+    clock.advanceMs(60_000);
+    await write(board, current);
+    await ranking.top(board, 'w', 0, 1);
+  }
+
+  /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
+  async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
+    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await redis.client.config('SET', 'slowlog-max-len', '100000');
+    await redis.client.slowlog('RESET');
+    const page = await filters.read(ask);
+    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    return { page, calls: entries.filter(([, , , args]) => /group_page$/.test(String(args[1]))).length };
+  }
+
+  const rowsOf = (page: FilteredPage) => page.items.map((row) => [row.rank, row.item, row.score, row.group]);
+
+  it.each([1, 3])(
+    '%i shard(s): a one-slot span past 1 000 excluded items, perGroup 1: its ranks, every row of it scanned once',
+    async (shards) => {
+      const board = `sp${shards}`;
+      await seeded(board, shards);
+      const excludeItems = Array.from({ length: EXCLUDE_ITEMS_MAX }, (_, n) => `c${n}`);
+      const ask = {
+        board,
+        window: 'w',
+        span: '60s',
+        offset: 0,
+        limit: FILTERED_DEPTH_ITEMS,
+        perGroup: 1,
+        excludeItems,
+      };
+      const { page, calls } = await counted(ask);
+
+      // The model: ranked in the span (the old slot's items absent), big's best row left, then a group each.
+      const want = [EXCLUDE_ITEMS_MAX, ...Array.from({ length: OWN_GROUPS }, (_, n) => CURRENT - OWN_GROUPS + n)].map(
+        (n) => [n + 1, current[n].item, current[n].amount, current[n].group],
+      );
+      // Each shard's span rows fit one call's scan: one call a shard, none finding nothing after them.
+      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+        truncated: false,
+        rows: want,
+        calls: shards,
+      });
+      expect(Number(page.to) - Number(page.from)).toBe(60);
+      await ranking.deleteBoard(board);
+    },
+    120_000,
+  );
+
+  it.each([1, 3])(
+    `%i shard(s): a span holding more than SPAN_MAX_FIELDS (${SPAN_MAX_FIELDS}) fields over its shards is a 422, as GET top?span`,
+    async (shards) => {
+      const board = `costly${shards}`;
+      await seeded(board, shards);
+      expect(OLD + CURRENT).toBeGreaterThan(SPAN_MAX_FIELDS);
+      const ask = { board, window: 'w', span: '120s', offset: 0, limit: 10, excludeItems: ['c0'] };
+      await expect(filters.read(ask)).rejects.toBeInstanceOf(SpanTooCostlyError);
+      await expect(ranking.top(board, 'w', 0, 10, { span: '120s' })).rejects.toBeInstanceOf(SpanTooCostlyError);
+      await ranking.deleteBoard(board);
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,153 @@
+import fc from 'fast-check';
+import { validateConfig } from '../../src/common/config';
+import { FiltersService } from '../../src/ranking/filters/filters.service';
+import { RankingService } from '../../src/ranking/ranking.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { RedisFunctions } from '../../src/redis/redis-functions';
+import { RedisService } from '../../src/redis/redis.service';
+import { RedisSettings } from '../../src/redis/redis.settings';
+import { FakeClock } from '../../harness/clock';
+import { composeRanking } from '../../harness/compose-ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { GroupedModel } from '../support/grouped-model';
+
+/** One window of six 20 s slots; its spans are checked against model windows of the span's period. */
+const WINDOW = { name: 'w', periodSec: 120, intervalSec: 20 };
+const SPANS_SEC = [20, 60, 120];
+const MODEL_WINDOWS = [
+  WINDOW,
+  ...SPANS_SEC.map((spanSec) => ({ name: `s${spanSec}`, periodSec: spanSec, intervalSec: 20 })),
+];
+const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
+const GROUPS = ['x', 'y', 'z'];
+
+type Step = { kind: 'add'; item: string; amount: number; group?: string } | { kind: 'advance'; ms: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      item: fc.constantFrom(...ITEMS),
+      amount: fc.constantFrom(-1, 1, 1, 2),
+      group: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 50_000 }) }),
+  },
+);
+
+const ASKS = [
+  { items: ['a', 'é'], groups: [] },
+  { items: [], groups: ['y'] },
+  { perGroup: 1, items: ['b'], groups: ['z'] },
+];
+
+const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+
+describe.each(CASES)(
+  'POST query with span against a brute-force model (property, %s, %i shard(s))',
+  (topology, shards) => {
+    const clock = new FakeClock(0);
+    let redis: TestRedis;
+    let redisService: RedisService;
+    let ranking: RankingService;
+    let filters: FiltersService;
+    let commands: WriteCommands;
+    let board = 0;
+    let listedRows = 0;
+
+    beforeAll(async () => {
+      redis = await startTestRedis(topology);
+      const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+      redisService = new RedisService(RedisSettings.from(config), clock);
+      await redisService.waitUntilReady(10_000);
+      const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
+      ranking = graph.ranking;
+      filters = graph.module.get(FiltersService);
+      commands = graph.module.get(WriteCommands);
+    });
+    afterAll(async () => {
+      await redisService?.onApplicationShutdown();
+      await redis?.stop();
+    });
+
+    it("a span's filtered page lists what the model's window of the span's period lists, with its ranks", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+          fc.array(step, { minLength: 1, maxLength: 20 }),
+          async (startMs, steps) => {
+            const name = `fs${board++}`;
+            clock.setMs(startMs);
+            const windows = [{ name: WINDOW.name, period: WINDOW.periodSec, interval: WINDOW.intervalSec }];
+            await ranking.putBoard({ name, windows, shards, groups: true });
+            const model = new GroupedModel(MODEL_WINDOWS);
+            for (const s of steps) {
+              await apply(name, model, s);
+              for (const spanSec of SPANS_SEC) await compare(name, model, spanSec);
+              model.settle(clock.nowMs());
+            }
+            await ranking.deleteBoard(name);
+          },
+        ),
+        {
+          numRuns: 12,
+          // Always among the runs: every item over three slots, some tied, every group.
+          examples: [
+            [
+              1_600_000_000_000,
+              [
+                ...ITEMS.map((item, i) => ({ kind: 'add' as const, item, amount: 1 + (i % 2), group: GROUPS[i % 3] })),
+                { kind: 'advance' as const, ms: 20_000 },
+                { kind: 'add' as const, item: 'c', amount: 2 },
+                { kind: 'advance' as const, ms: 20_000 },
+                { kind: 'add' as const, item: 'd', amount: 1, group: 'x' },
+              ],
+            ],
+          ],
+        },
+      );
+      expect(listedRows).toBeGreaterThan(50); // not vacuous
+    });
+
+    async function apply(name: string, model: GroupedModel, s: Step): Promise<void> {
+      const nowMs = clock.nowMs();
+      if (s.kind === 'advance') return clock.advanceMs(s.ms);
+      model.settle(nowMs);
+      await ranking.increment(commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }));
+      model.increment(nowMs, s.item, s.amount);
+      model.name(nowMs, s.item, s.group);
+    }
+
+    async function compare(name: string, model: GroupedModel, spanSec: number): Promise<void> {
+      const nowMs = clock.nowMs();
+      const span = `${spanSec}s`;
+      const rows = (page: { items: Array<{ rank: number; item: string; score: number; group?: string }> }) =>
+        page.items.map(({ rank, item, score, group }) => ({ rank, item, score, group }));
+      const base = { board: name, window: WINDOW.name, span, offset: 0, limit: 20 };
+      for (const ask of ASKS) {
+        const want = model.page(`s${spanSec}`, nowMs, ask);
+        listedRows += want.length;
+        const read = await filters.read({
+          ...base,
+          perGroup: ask.perGroup,
+          excludeItems: ask.items,
+          excludeGroups: ask.groups,
+        });
+        expect({ truncated: read.truncated, rows: rows(read) }).toEqual({ truncated: false, rows: want });
+        expect(Number(read.to) - Number(read.from)).toBe(spanSec);
+        const page = await filters.read({
+          ...base,
+          offset: 1,
+          limit: 2,
+          perGroup: ask.perGroup,
+          excludeItems: ask.items,
+        });
+        expect(rows(page)).toEqual(model.page(`s${spanSec}`, nowMs, { ...ask, groups: [] }).slice(1, 3));
+      }
+    }
+  },
+);
