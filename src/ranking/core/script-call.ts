@@ -24,6 +24,7 @@ export const RANKING_MODULES = [
   ...[
     'board_write_lib',
     'call_lib',
+    'chunks_lib',
     'hooks_lib',
     'likes_lib',
     'order_base_lib',

@@ -1,5 +1,5 @@
 -- module: archive_held
--- requires: call_state, hooks, keyspace, stored_windows
+-- requires: call_state, chunks, hooks, keyspace, stored_windows
 -- archive_held_lib: which items a calendar window's archives and the rolling windows' snapshots hold
 -- rows of, on a `groups: true` board (archive_lib calls it as it takes, trims, writes and drops
 -- archives; snaprows' take_snapshot through the hook snapshot_taken), so groups_lib keeps an item's
@@ -68,19 +68,8 @@ local segment_text_key = keyspace.sibling_of('cfg', 'segtext')
 -- either no ended entry is left or the key holds at least FIXED fewer entries than before (no backlog
 -- grows under churn); and a call's prune is bounded by what the call itself may add (snapshot_lib's
 -- CROSSING rows, a chunk of archive rows), never by the backlog, each prune a few commands whatever
--- its size (held_of). CHUNK: most items one command of held_of names (unpack's stack).
-local PRUNED = { FIXED = 100, CHUNK = 1000 }
-
--- `command` (ZMSCORE, HMGET) on `key` for `items`, in commands of at most PRUNED.CHUNK of them: one
--- answer per item (false: none).
-local function per_item(command, key, items)
-  local values = {}
-  for from = 1, #items, PRUNED.CHUNK do
-    local chunk = redis.call(command, key, unpack(items, from, math.min(from + PRUNED.CHUNK - 1, #items)))
-    for i = 1, #chunk do values[from + i - 1] = chunk[i] end
-  end
-  return values
-end
+-- its size (held_of: chunks of chunks.CHUNK items a command).
+local PRUNED = { FIXED = 100 }
 
 -- Whether some kept listing of the shard of `cfg_key` holds a row of each of `items`: a snapshot not
 -- yet past its end (histheld), a segment's archive Redis still keeps (segtext), a kept archive of a
@@ -89,7 +78,7 @@ end
 -- named (at most the shard's kept ones), the windows, and two ZMSCOREs a window.
 local function held_of(cfg_key, items)
   local held, rest, names, exists = {}, {}, {}, {}
-  local ends, texts = per_item('ZMSCORE', history_key(cfg_key), items), per_item('HMGET', segment_text_key(cfg_key), items)
+  local ends, texts = chunks.per_chunk('ZMSCORE', history_key(cfg_key), items), chunks.per_chunk('HMGET', segment_text_key(cfg_key), items)
   for i = 1, #items do
     held[i] = (ends[i] and tonumber(ends[i]) * 1000 > call_state.now_ms()) or false
     local text = texts[i]
@@ -103,7 +92,7 @@ local function held_of(cfg_key, items)
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
     local base = keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':')
     for _, suffix in ipairs({ 'archheld', 'archpend' }) do
-      local scores = per_item('ZMSCORE', base .. suffix, names)
+      local scores = chunks.per_chunk('ZMSCORE', base .. suffix, names)
       for n, i in ipairs(rest) do
         if scores[n] then held[i] = true end
       end

@@ -1,5 +1,5 @@
 -- module: groups
--- requires: archive_held, call_state, hooks, item_data, keyspace
+-- requires: archive_held, call_state, chunks, hooks, item_data, keyspace
 -- groups_lib: `groups: true` boards, a board option (src/ranking/options/groups/): an item's group (its
 -- author, channel or domain), named by the latest write that carried one. The map lives on the item's
 -- shard, beside its windows (one hash tag), and holds only items some window of the shard holds: an
@@ -43,32 +43,16 @@ local by_group_key = keyspace.sibling_of('cfg', 'bygroup')
 local archived_key = keyspace.sibling_of('cfg', 'grouparch')
 local by_archived_key = keyspace.sibling_of('cfg', 'bygrouparch')
 
--- Arguments one batched command takes (what unpack takes; pairs stay whole: it is even).
-local CHUNK = 1000
-
--- `command` on `key` with `args`, a CHUNK of them a call: the replies, one list (an HMGET's, a
--- ZMSCORE's; nil for writes).
-local function per_chunk(command, key, args)
-  local values = {}
-  for from = 1, #args, CHUNK do
-    local chunk = redis.call(command, key, unpack(args, from, math.min(from + CHUNK - 1, #args)))
-    if type(chunk) == 'table' then
-      for i = 1, #chunk do values[from + i - 1] = chunk[i] end
-    end
-  end
-  return values
-end
-
 -- HMGET of `fields` of the hash `key`, in chunks that unpack takes.
 local function hmget(key, fields)
-  return per_chunk('HMGET', key, fields)
+  return chunks.per_chunk('HMGET', key, fields)
 end
 
 -- Moves on at each change of an archived map (what a call kept of one is asked again).
 local ARCHIVED = { changes = 0 }
 
 -- The archived rows of each of `items` are of the group in `groups`: an HMGET, and at most a ZREM, an
--- HSET and a ZADD a CHUNK of them.
+-- HSET and a ZADD a chunks.CHUNK of them.
 local function archived_set_all(cfg_key, items, groups)
   local before = hmget(archived_key(cfg_key), items)
   local set, added, removed = {}, {}, {}
@@ -81,9 +65,9 @@ local function archived_set_all(cfg_key, items, groups)
   end
   if #set == 0 then return end
   ARCHIVED.changes = ARCHIVED.changes + 1
-  per_chunk('ZREM', by_archived_key(cfg_key), removed)
-  per_chunk('HSET', archived_key(cfg_key), set)
-  per_chunk('ZADD', by_archived_key(cfg_key), added)
+  chunks.per_chunk('ZREM', by_archived_key(cfg_key), removed)
+  chunks.per_chunk('HSET', archived_key(cfg_key), set)
+  chunks.per_chunk('ZADD', by_archived_key(cfg_key), added)
 end
 
 -- The options following an item's group (hooks_lib group_changed) learn it is now `group` (false: none).
@@ -97,14 +81,14 @@ local lag_key = keyspace.sibling_of('cfg', 'grouplag')
 local lag_ends_key = keyspace.sibling_of('cfg', 'lagends')
 
 -- `items` leave their groups (`groups`: the group each leaves) in the map and its reverse, in a few
--- commands a CHUNK of them: those a kept listing still holds a row of (held_of) keep their group in the
+-- commands a chunks.CHUNK of them: those a kept listing still holds a row of (held_of) keep their group in the
 -- archived map. An item leaving every window may still be stored by a segment's snapshot taken later
 -- (archive_held's segment_lag_until): the lag map keeps its group that long, for lag_joined.
 local function forget_all(cfg_key, items, groups)
   local entries = {}
   for i, item in ipairs(items) do entries[i] = groups[i] .. SEP .. item end
-  per_chunk('HDEL', groups_key(cfg_key), items)
-  per_chunk('ZREM', by_group_key(cfg_key), entries)
+  chunks.per_chunk('HDEL', groups_key(cfg_key), items)
+  chunks.per_chunk('ZREM', by_group_key(cfg_key), entries)
   local held, kept, kept_groups = archive_held.held_of(cfg_key, items), {}, {}
   for i, item in ipairs(items) do
     if held[i] then kept[#kept + 1], kept_groups[#kept_groups + 1] = item, groups[i] end
@@ -116,8 +100,8 @@ local function forget_all(cfg_key, items, groups)
     for i, item in ipairs(items) do
       lagged[#lagged + 1], lagged[#lagged + 2], ends[#ends + 1], ends[#ends + 2] = item, groups[i], until_sec, item
     end
-    per_chunk('HSET', lag_key(cfg_key), lagged)
-    per_chunk('ZADD', lag_ends_key(cfg_key), ends)
+    chunks.per_chunk('HSET', lag_key(cfg_key), lagged)
+    chunks.per_chunk('ZADD', lag_ends_key(cfg_key), ends)
   end
   for _, item in ipairs(items) do changed(cfg_key, item, false) end
 end
@@ -172,8 +156,8 @@ local function archived_left(cfg_key, items, groups)
   end
   if #gone == 0 then return end
   ARCHIVED.changes = ARCHIVED.changes + 1
-  per_chunk('ZREM', by_archived_key(cfg_key), entries)
-  per_chunk('HDEL', archived_key(cfg_key), gone)
+  chunks.per_chunk('ZREM', by_archived_key(cfg_key), entries)
+  chunks.per_chunk('HDEL', archived_key(cfg_key), gone)
 end
 
 -- Hook archives_left: `items` may no longer have a row in any archive of the shard: those of the
@@ -286,7 +270,7 @@ end
 
 -- Hook windows_dropped: a config write (a reset) dropped windows and their archives; the archived map
 -- keeps only the items some listing still holds, then the map only those some window still holds
--- (forget_all). Each in batched commands: a few a CHUNK of entries, not several an entry.
+-- (forget_all). Each in batched commands: a few a chunks.CHUNK of entries, not several an entry.
 local function windows_pruned(cfg_key)
   if redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
   local items, groups = entries_of(archived_key(cfg_key))

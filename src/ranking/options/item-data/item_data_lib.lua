@@ -1,5 +1,5 @@
 -- module: item_data
--- requires: call_state, hooks, keyspace, stored_windows
+-- requires: call_state, chunks, hooks, keyspace, stored_windows
 -- item_data_lib: per-item JSON data of a board shard (the option item-data), removed once no window of
 -- the shard holds the item (hooks item_left, windows_dropped, board_dropped).
 -- KEYS: 0
@@ -30,27 +30,12 @@ local function item_data_left(top_key, item)
   if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
 end
 
--- Items one batched command takes (what unpack takes).
-local CHUNK = 1000
-
--- `command` on `key` with `args`, a CHUNK of them a call: the replies, one list (nil for writes).
-local function per_chunk(command, key, args)
-  local values = {}
-  for from = 1, #args, CHUNK do
-    local chunk = redis.call(command, key, unpack(args, from, math.min(from + CHUNK - 1, #args)))
-    if type(chunk) == 'table' then
-      for i = 1, #chunk do values[from + i - 1] = chunk[i] end
-    end
-  end
-  return values
-end
-
 -- Which of `items` some window of the shard of `cfg_key` holds (item_held of each): a ZMSCORE a window
--- a CHUNK of them.
+-- a chunks.CHUNK of them.
 local function items_held(cfg_key, items)
   local held = {}
   for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
-    local scores = per_chunk('ZMSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), items)
+    local scores = chunks.per_chunk('ZMSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), items)
     for i = 1, #items do held[i] = held[i] or scores[i] ~= false end
   end
   return held
@@ -58,7 +43,7 @@ end
 
 -- Hook windows_dropped: after windows were dropped (a reset), removes the data of every item no window
 -- holds any more. Runs in the config write that dropped them, so in batched commands: the items read
--- once, then a ZMSCORE a window and an HDEL a CHUNK of them (not a few commands an item).
+-- once, then a ZMSCORE a window and an HDEL a chunks.CHUNK of them (not a few commands an item).
 local function prune_item_data(cfg_key)
   local data_key = item_data_key(cfg_key)
   local items = redis.call('HKEYS', data_key)
@@ -67,7 +52,7 @@ local function prune_item_data(cfg_key)
   for i, item in ipairs(items) do
     if not held[i] then gone[#gone + 1] = item end
   end
-  per_chunk('HDEL', data_key, gone)
+  chunks.per_chunk('HDEL', data_key, gone)
 end
 
 -- Hook board_dropped: a deleted board's data hash, one key of the step's budget.
