@@ -8,6 +8,7 @@
 
 local ACTORS = actor_log.ACTORS
 local CALL = call_state.CALL
+local CONFIG = call_state.CONFIG
 
 -- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block
 -- wins), and moves the config's `blockedUntil` (the latest block's end) to it when later.
@@ -24,7 +25,12 @@ end
 -- past: none, most writes). From the call's config copy (call_lib), no command; a write refusing many
 -- events (an increment's coalesced requests) asks once.
 function actor_blocks.blocking(cfg_key, now_ms)
-  local until_ms = call_state.config_field(cfg_key, 'blockedUntil')
+  local until_ms
+  if cfg_key == CONFIG.cfg_key then
+    until_ms = CONFIG.blockedUntil
+  else
+    until_ms = call_state.config_field(cfg_key, 'blockedUntil')
+  end
   return until_ms and (tonumber(until_ms) or 0) > now_ms or false
 end
 

@@ -30,6 +30,7 @@
 -- board's are kept until `keep` newer ones replace them).
 
 local CALL = call_state.CALL
+local CONFIG = call_state.CONFIG
 call_state.config_field_add('snapshots', 'snapshots', true) -- read with the version on every board
 
 -- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
@@ -180,6 +181,8 @@ end
 -- cross_boundary for every window of the call's `windows` (call_state.bind_windows). Answers the snapshot settings it read (snapshot_confs). Every
 -- caller runs it before it changes anything: a boundary left for the next call is a CROSSING_ERROR.
 local function cross_all(windows, now_sec)
+  -- A board keeping no snapshots (most), told by the call's config copy: no lookup.
+  if CALL.cfg_key == CONFIG.cfg_key and not CONFIG.snapshots then return nil end
   local confs = snapshot_confs(CALL.cfg_key)
   if not confs then return nil end
   for w = 0, windows.count - 1 do

@@ -194,8 +194,13 @@ local function increment_plain(answers, item, amount, allowance_arg, slot_keys)
   local first = #answers + 2
   answers[first - 1] = -1
   answers[first + PLAIN_ANSWER_AT.created] = allowance_arg == '1' and created or 0
-  answers[first + PLAIN_ANSWER_AT.scores], answers[first + PLAIN_ANSWER_AT.ranks] =
-    board_write.pair_fields(flat, 1, window_count)
+  local scores_at, ranks_at = first + PLAIN_ANSWER_AT.scores, first + PLAIN_ANSWER_AT.ranks
+  -- One window (most boards): its score and rank as they are, without joining.
+  if window_count == 1 then
+    answers[scores_at], answers[ranks_at] = flat[1], flat[2]
+  else
+    answers[scores_at], answers[ranks_at] = board_write.pair_fields(flat, 1, window_count)
+  end
   return true
 end
 
@@ -237,11 +242,12 @@ local function increment_begin(keys, header, arg, draining, confs, windows)
   local window_count = header.window_count
   call.keys, call.cfg_key = keys, keys[1]
   call.segments_max = reader.memo_number(arg.segments_max)
-  call.cap = board_write.item_cap(call.cfg_key)
+  -- A config without maxItems (most boards) has no cap: item_cap not asked.
+  call.cap = call_state.CONFIG.maxItems and board_write.item_cap(call.cfg_key) or 0
   call.now_ms, call.now_sec, call.window_count, call.draining = header.now_ms, header.now_sec, window_count, draining
   call.blocks = actor_blocks.blocking(call.cfg_key, header.now_ms)
   call.windows = windows
-  call.keeping, call.add = snapshot.snapshot_windows(windows, confs), board_write.event_adder(windows)
+  call.keeping, call.add = confs and snapshot.snapshot_windows(windows, confs), board_write.event_adder(windows)
   call.holding_at = nil
   call.no_key.context = arg.context
   call.grouped = arg.shape == 'increment_grouped'
