@@ -298,16 +298,8 @@ end
 local function plain_add(reply, slot_keys, windows, item, amount_arg)
   local created, tops = 1, windows.tops
   for w = 0, windows.count - 1 do
-    local top_key, slot_key = tops[w], slot_keys[w]
-    -- add_unwatched's steps with no actor, in place: the hot path's one call less per window.
-    if redis.call('HINCRBY', slot_key, item, amount_arg) == 0 then redis.call('HDEL', slot_key, item) end
-    local written = redis.call('ZINCRBY', top_key, amount_arg, item)
-    if EXCEPTIONS.by[top_key] or EXCEPTIONS.held.seq == CALL.seq then order.note_written(top_key, item) end
-    local score = written + 0
-    if score == 0 then
-      redis.call('ZREM', top_key, item)
-      for _, left in ipairs(hooks.item_left) do left(top_key, item) end
-    end
+    local top_key = tops[w]
+    local score, written = add_unwatched(nil, slot_keys[w], top_key, nil, item, amount_arg, nil)
     if written ~= amount_arg then created = 0 end
     local rank = score > 0 and redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0
     -- No option leaves items out of the board's listing (most boards): the rank as counted, unasked.
