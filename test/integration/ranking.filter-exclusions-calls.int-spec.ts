@@ -1,5 +1,4 @@
-import { validateConfig } from '../../src/common/config';
-import { FilteredPage, FilteredRead, FiltersService } from '../../src/ranking/filters/filters.service';
+import { FilteredPage, FilteredRead } from '../../src/ranking/filters/filters.service';
 import {
   EXCLUDE_GROUPS_MAX,
   EXCLUDE_ITEMS_MAX,
@@ -7,14 +6,8 @@ import {
   GROUP_PAGE_CALLS,
   GROUP_SCAN_ROWS,
 } from '../../src/ranking/options/groups/groups.limits';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { composeRanking } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { useFiltersGraph } from '../support/ranking-graph';
 
 /**
  * Issue #49: a viewer's EXCLUDE_ITEMS_MAX excluded items and EXCLUDE_GROUPS_MAX excluded groups still
@@ -52,43 +45,31 @@ function seedEntries(): Entry[] {
 
 describe('a filtered page past the most exclusions (single, own server)', () => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let redisService: RedisService;
-  let ranking: RankingService;
-  let filters: FiltersService;
-  let commands: WriteCommands;
-
-  beforeAll(async () => {
-    redis = await startTestRedis('single', { own: true });
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    redisService = new RedisService(RedisSettings.from(config), clock);
-    await redisService.waitUntilReady(10_000);
-    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    ranking = graph.ranking;
-    filters = graph.module.get(FiltersService);
-    commands = graph.module.get(WriteCommands);
-  });
-  afterAll(async () => {
-    await redisService?.onApplicationShutdown();
-    await redis?.stop();
-  });
+  const world = useFiltersGraph('single', clock, { own: true });
 
   /** A board of `entries` (seeded in batches), read once: the read that drains and registers it goes uncounted. */
   async function seeded(board: string, shards: number, entries: Entry[]): Promise<void> {
-    await ranking.putBoard({ name: board, windows: [{ name: 'w', period: 3600, interval: 60 }], shards, groups: true });
+    await world.graph.ranking.putBoard({
+      name: board,
+      windows: [{ name: 'w', period: 3600, interval: 60 }],
+      shards,
+      groups: true,
+    });
     for (let first = 0; first < entries.length; first += 1000)
-      await ranking.incrementBatch(commands.batch({ board, entries: entries.slice(first, first + 1000) }));
-    await ranking.top(board, 'w', 0, 1);
+      await world.graph.ranking.incrementBatch(
+        world.commands.batch({ board, entries: entries.slice(first, first + 1000) }),
+      );
+    await world.graph.ranking.top(board, 'w', 0, 1);
   }
 
   /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
   async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
-    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
-    await redis.client.config('SET', 'slowlog-max-len', '100000');
-    await redis.client.slowlog('RESET');
-    const page = await filters.read(ask);
-    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
-    await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    await world.redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await world.redis.client.config('SET', 'slowlog-max-len', '100000');
+    await world.redis.client.slowlog('RESET');
+    const page = await world.filters.read(ask);
+    const entries = (await world.redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    await world.redis.client.config('SET', 'slowlog-log-slower-than', '10000');
     return { page, calls: entries.filter(([, , , args]) => /group_page$/.test(String(args[1]))).length };
   }
 
@@ -115,7 +96,7 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
         rows: want,
         calls: shards,
       });
-      await ranking.deleteBoard(board);
+      await world.graph.ranking.deleteBoard(board);
     },
     120_000,
   );
@@ -145,7 +126,7 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
         calls: GROUP_PAGE_CALLS * shards,
       });
       expect(rows.length).toBeGreaterThanOrEqual(1);
-      await ranking.deleteBoard(board);
+      await world.graph.ranking.deleteBoard(board);
     },
     120_000,
   );

@@ -1,20 +1,13 @@
 import { SpanTooCostlyError } from '../../src/common/errors';
-import { validateConfig } from '../../src/common/config';
 import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
-import { FilteredPage, FilteredRead, FiltersService } from '../../src/ranking/filters/filters.service';
+import { FilteredPage, FilteredRead } from '../../src/ranking/filters/filters.service';
 import {
   EXCLUDE_ITEMS_MAX,
   FILTERED_DEPTH_ITEMS,
   GROUP_SCAN_ROWS,
 } from '../../src/ranking/options/groups/groups.limits';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { composeRanking } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { useFiltersGraph } from '../support/ranking-graph';
 
 /**
  * Issue #49: POST query with span scans the span's listing (its slots summed, as GET top?span reads
@@ -43,50 +36,38 @@ const old: Entry[] = Array.from({ length: OLD }, (_, n) => ({ item: `o${n}`, amo
 
 describe('a filtered page of a span (single, own server)', () => {
   const clock = new FakeClock(T0);
-  let redis: TestRedis;
-  let redisService: RedisService;
-  let ranking: RankingService;
-  let filters: FiltersService;
-  let commands: WriteCommands;
-
-  beforeAll(async () => {
-    redis = await startTestRedis('single', { own: true });
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    redisService = new RedisService(RedisSettings.from(config), clock);
-    await redisService.waitUntilReady(10_000);
-    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    ranking = graph.ranking;
-    filters = graph.module.get(FiltersService);
-    commands = graph.module.get(WriteCommands);
-  });
-  afterAll(async () => {
-    await redisService?.onApplicationShutdown();
-    await redis?.stop();
-  });
+  const world = useFiltersGraph('single', clock, { own: true });
 
   async function write(board: string, entries: Entry[]): Promise<void> {
     for (let first = 0; first < entries.length; first += 1000)
-      await ranking.incrementBatch(commands.batch({ board, entries: entries.slice(first, first + 1000) }));
+      await world.graph.ranking.incrementBatch(
+        world.commands.batch({ board, entries: entries.slice(first, first + 1000) }),
+      );
   }
 
   /** The old slot's items, then a minute on, the current slot's: read once, uncounted. */
   async function seeded(board: string, shards: number): Promise<void> {
     clock.setMs(T0);
-    await ranking.putBoard({ name: board, windows: [{ name: 'w', period: 3600, interval: 60 }], shards, groups: true });
+    await world.graph.ranking.putBoard({
+      name: board,
+      windows: [{ name: 'w', period: 3600, interval: 60 }],
+      shards,
+      groups: true,
+    });
     await write(board, old);
     clock.advanceMs(60_000);
     await write(board, current);
-    await ranking.top(board, 'w', 0, 1);
+    await world.graph.ranking.top(board, 'w', 0, 1);
   }
 
   /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
   async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
-    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
-    await redis.client.config('SET', 'slowlog-max-len', '100000');
-    await redis.client.slowlog('RESET');
-    const page = await filters.read(ask);
-    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
-    await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    await world.redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await world.redis.client.config('SET', 'slowlog-max-len', '100000');
+    await world.redis.client.slowlog('RESET');
+    const page = await world.filters.read(ask);
+    const entries = (await world.redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    await world.redis.client.config('SET', 'slowlog-log-slower-than', '10000');
     return { page, calls: entries.filter(([, , , args]) => /group_page$/.test(String(args[1]))).length };
   }
 
@@ -120,7 +101,7 @@ describe('a filtered page of a span (single, own server)', () => {
         calls: shards,
       });
       expect(Number(page.to) - Number(page.from)).toBe(60);
-      await ranking.deleteBoard(board);
+      await world.graph.ranking.deleteBoard(board);
     },
     120_000,
   );
@@ -132,9 +113,11 @@ describe('a filtered page of a span (single, own server)', () => {
       await seeded(board, shards);
       expect(OLD + CURRENT).toBeGreaterThan(SPAN_MAX_FIELDS);
       const ask = { board, window: 'w', span: '120s', offset: 0, limit: 10, excludeItems: ['c0'] };
-      await expect(filters.read(ask)).rejects.toBeInstanceOf(SpanTooCostlyError);
-      await expect(ranking.top(board, 'w', 0, 10, { span: '120s' })).rejects.toBeInstanceOf(SpanTooCostlyError);
-      await ranking.deleteBoard(board);
+      await expect(world.filters.read(ask)).rejects.toBeInstanceOf(SpanTooCostlyError);
+      await expect(world.graph.ranking.top(board, 'w', 0, 10, { span: '120s' })).rejects.toBeInstanceOf(
+        SpanTooCostlyError,
+      );
+      await world.graph.ranking.deleteBoard(board);
     },
     120_000,
   );

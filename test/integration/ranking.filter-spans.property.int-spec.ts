@@ -1,15 +1,8 @@
 import fc from 'fast-check';
-import { validateConfig } from '../../src/common/config';
-import { FiltersService } from '../../src/ranking/filters/filters.service';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { composeRanking } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { GroupedModel } from '../support/grouped-model';
+import { useFiltersGraph } from '../support/ranking-graph';
 
 /** One window of six 20 s slots; its spans are checked against model windows of the span's period. */
 const WINDOW = { name: 'w', periodSec: 120, intervalSec: 20 };
@@ -51,28 +44,9 @@ describe.each(CASES)(
   'POST query with span against a brute-force model (property, %s, %i shard(s))',
   (topology, shards) => {
     const clock = new FakeClock(0);
-    let redis: TestRedis;
-    let redisService: RedisService;
-    let ranking: RankingService;
-    let filters: FiltersService;
-    let commands: WriteCommands;
+    const world = useFiltersGraph(topology, clock);
     let board = 0;
     let listedRows = 0;
-
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-      redisService = new RedisService(RedisSettings.from(config), clock);
-      await redisService.waitUntilReady(10_000);
-      const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-      ranking = graph.ranking;
-      filters = graph.module.get(FiltersService);
-      commands = graph.module.get(WriteCommands);
-    });
-    afterAll(async () => {
-      await redisService?.onApplicationShutdown();
-      await redis?.stop();
-    });
 
     it("a span's filtered page lists what the model's window of the span's period lists, with its ranks", async () => {
       await fc.assert(
@@ -83,14 +57,14 @@ describe.each(CASES)(
             const name = `fs${board++}`;
             clock.setMs(startMs);
             const windows = [{ name: WINDOW.name, period: WINDOW.periodSec, interval: WINDOW.intervalSec }];
-            await ranking.putBoard({ name, windows, shards, groups: true });
+            await world.graph.ranking.putBoard({ name, windows, shards, groups: true });
             const model = new GroupedModel(MODEL_WINDOWS);
             for (const s of steps) {
               await apply(name, model, s);
               for (const spanSec of SPANS_SEC) await compare(name, model, spanSec);
               model.settle(clock.nowMs());
             }
-            await ranking.deleteBoard(name);
+            await world.graph.ranking.deleteBoard(name);
           },
         ),
         {
@@ -117,7 +91,9 @@ describe.each(CASES)(
       const nowMs = clock.nowMs();
       if (s.kind === 'advance') return clock.advanceMs(s.ms);
       model.settle(nowMs);
-      await ranking.increment(commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }));
+      await world.graph.ranking.increment(
+        world.commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }),
+      );
       model.increment(nowMs, s.item, s.amount);
       model.name(nowMs, s.item, s.group);
     }
@@ -131,7 +107,7 @@ describe.each(CASES)(
       for (const ask of ASKS) {
         const want = model.page(`s${spanSec}`, nowMs, ask);
         listedRows += want.length;
-        const read = await filters.read({
+        const read = await world.filters.read({
           ...base,
           perGroup: ask.perGroup,
           excludeItems: ask.items,
@@ -139,7 +115,7 @@ describe.each(CASES)(
         });
         expect({ truncated: read.truncated, rows: rows(read) }).toEqual({ truncated: false, rows: want });
         expect(Number(read.to) - Number(read.from)).toBe(spanSec);
-        const page = await filters.read({
+        const page = await world.filters.read({
           ...base,
           offset: 1,
           limit: 2,

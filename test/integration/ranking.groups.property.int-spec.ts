@@ -1,15 +1,8 @@
 import fc from 'fast-check';
-import { validateConfig } from '../../src/common/config';
-import { FiltersService } from '../../src/ranking/filters/filters.service';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { composeRanking } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import { GroupedModel } from '../support/grouped-model';
+import { useFiltersGraph } from '../support/ranking-graph';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
 const WINDOWS = [
@@ -46,28 +39,9 @@ const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology,
 
 describe.each(CASES)('groups against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
   const clock = new FakeClock(0);
-  let redis: TestRedis;
-  let redisService: RedisService;
-  let ranking: RankingService;
-  let filters: FiltersService;
-  let commands: WriteCommands;
+  const world = useFiltersGraph(topology, clock);
   let board = 0;
   let groupedRows = 0;
-
-  beforeAll(async () => {
-    redis = await startTestRedis(topology);
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    redisService = new RedisService(RedisSettings.from(config), clock);
-    await redisService.waitUntilReady(10_000);
-    const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    ranking = graph.ranking;
-    filters = graph.module.get(FiltersService);
-    commands = graph.module.get(WriteCommands);
-  });
-  afterAll(async () => {
-    await redisService?.onApplicationShutdown();
-    await redis?.stop();
-  });
 
   it('rows carry the latest group; perGroup and exclusions list what the model lists, with board ranks', async () => {
     await fc.assert(
@@ -78,14 +52,14 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
           const name = `gp${board++}`;
           clock.setMs(startMs);
           const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-          await ranking.putBoard({ name, windows, shards, groups: true });
+          await world.graph.ranking.putBoard({ name, windows, shards, groups: true });
           const model = new GroupedModel(WINDOWS);
           for (const s of steps) {
             await apply(name, model, s);
             for (const w of WINDOWS) await compare(name, model, w.name);
             model.settle(clock.nowMs());
           }
-          await ranking.deleteBoard(name);
+          await world.graph.ranking.deleteBoard(name);
         },
       ),
       {
@@ -116,12 +90,14 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
     if (s.kind === 'advance') return clock.advanceMs(s.ms);
     model.settle(nowMs);
     if (s.kind === 'add') {
-      await ranking.increment(commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }));
+      await world.graph.ranking.increment(
+        world.commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }),
+      );
       model.increment(nowMs, s.item, s.amount);
       model.name(nowMs, s.item, s.group);
       return;
     }
-    await ranking.incrementBatch(commands.batch({ board: name, entries: s.entries }));
+    await world.graph.ranking.incrementBatch(world.commands.batch({ board: name, entries: s.entries }));
     for (const e of s.entries) model.increment(nowMs, e.item, e.amount);
     for (const e of s.entries) model.name(nowMs, e.item, e.group);
   }
@@ -132,16 +108,20 @@ describe.each(CASES)('groups against a brute-force model (property, %s, %i shard
       page.items.map(({ rank, item, score, group }) => ({ rank, item, score, group }));
     const all = model.page(window, nowMs, {});
     groupedRows += all.filter((row) => row.group !== undefined).length;
-    expect(rows(await ranking.top(name, window, 0, 20))).toEqual(all);
+    expect(rows(await world.graph.ranking.top(name, window, 0, 20))).toEqual(all);
     for (const perGroup of [1, 2]) {
       const want = model.page(window, nowMs, { perGroup });
-      const read = await ranking.topFiltered(name, { window, limit: 20, perGroup }, () => undefined);
+      const read = await world.graph.ranking.topFiltered(name, { window, limit: 20, perGroup }, () => undefined);
       expect(rows(read)).toEqual(want);
-      const page = await ranking.topFiltered(name, { window, offset: 1, limit: 2, perGroup }, () => undefined);
+      const page = await world.graph.ranking.topFiltered(
+        name,
+        { window, offset: 1, limit: 2, perGroup },
+        () => undefined,
+      );
       expect(rows(page)).toEqual(want.slice(1, 3));
     }
     const ask = { perGroup: 1, items: ['a', 'é'], groups: ['y'] };
-    const read = await filters.read({
+    const read = await world.filters.read({
       board: name,
       window,
       offset: 0,

@@ -1,16 +1,9 @@
 import fc from 'fast-check';
-import { validateConfig } from '../../src/common/config';
-import { FiltersService } from '../../src/ranking/filters/filters.service';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
 import { FakeClock } from '../../harness/clock';
-import { composeRanking } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { TOPOLOGIES } from '../../harness/redis';
 import type { BestAggregate } from '../support/best-model';
 import { TiebreakModel } from '../support/tiebreak-model';
+import { useFiltersGraph } from '../support/ranking-graph';
 
 /**
  * Filtered reads of `tiebreak` boards (GET top?perGroup=, POST …/query, the stream with perGroup)
@@ -73,28 +66,9 @@ describe.each(CASES)(
   'tiebreak filtered reads against a brute-force model (property, %s, %i shard(s))',
   (topology, shards) => {
     const clock = new FakeClock(0);
-    let redis: TestRedis;
-    let redisService: RedisService;
-    let ranking: RankingService;
-    let filters: FiltersService;
-    let commands: WriteCommands;
+    const world = useFiltersGraph(topology, clock);
     let board = 0;
     let splitTies = 0;
-
-    beforeAll(async () => {
-      redis = await startTestRedis(topology);
-      const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-      redisService = new RedisService(RedisSettings.from(config), clock);
-      await redisService.waitUntilReady(10_000);
-      const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-      ranking = graph.ranking;
-      filters = graph.module.get(FiltersService);
-      commands = graph.module.get(WriteCommands);
-    });
-    afterAll(async () => {
-      await redisService?.onApplicationShutdown();
-      await redis?.stop();
-    });
 
     it.each(SHAPES)('%s, tiebreak %s, order %s: filtered pages rank the pairs', async (aggregate, tb, order) => {
       splitTies = 0;
@@ -106,7 +80,15 @@ describe.each(CASES)(
             const name = `tbf${board++}`;
             clock.setMs(startMs);
             const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-            await ranking.putBoard({ name, windows, shards, aggregate, order, groups: true, tiebreak: { order: tb } });
+            await world.graph.ranking.putBoard({
+              name,
+              windows,
+              shards,
+              aggregate,
+              order,
+              groups: true,
+              tiebreak: { order: tb },
+            });
             const model = new TiebreakModel(WINDOWS, aggregate, tb, order);
             for (const s of steps) {
               if (s.kind === 'advance') clock.advanceMs(s.ms);
@@ -115,12 +97,12 @@ describe.each(CASES)(
                   ...e,
                   ...(GROUP_OF[e.item] ? { group: GROUP_OF[e.item] } : {}),
                 }));
-                await ranking.incrementBatch(commands.batch({ board: name, entries }));
+                await world.graph.ranking.incrementBatch(world.commands.batch({ board: name, entries }));
                 for (const e of s.entries) model.record(clock.nowMs(), clock.nowMs(), e.item, e.score, e.tiebreak);
               }
               for (const w of WINDOWS) await compare(name, model, w.name);
             }
-            await ranking.deleteBoard(name);
+            await world.graph.ranking.deleteBoard(name);
           },
         ),
         { numRuns: 12, examples: [ONE_SCORE_MANY_TIEBREAKS] },
@@ -154,15 +136,19 @@ describe.each(CASES)(
         read.items.map(({ rank, item, score, tiebreak }) => ({ rank, item, score, tiebreak }));
       for (const perGroup of [1, 2]) {
         const want = page(model, window, { perGroup });
-        const read = await ranking.topFiltered(name, { window, limit: 20, perGroup }, () => undefined);
+        const read = await world.graph.ranking.topFiltered(name, { window, limit: 20, perGroup }, () => undefined);
         expect(rows(read)).toEqual(want);
-        const part = await ranking.topFiltered(name, { window, offset: 1, limit: 2, perGroup }, () => undefined);
+        const part = await world.graph.ranking.topFiltered(
+          name,
+          { window, offset: 1, limit: 2, perGroup },
+          () => undefined,
+        );
         expect(rows(part)).toEqual(want.slice(1, 3));
         if (want.some((row, i) => i > 0 && row.score === want[i - 1].score && row.rank !== want[i - 1].rank))
           splitTies++;
       }
       const ask = { perGroup: 2, items: ['b', 'é'], groups: ['y'] };
-      const read = await filters.read({
+      const read = await world.filters.read({
         board: name,
         window,
         offset: 0,

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, Topology } from '../../harness/redis';
+import { startTestRedis, TestRedis, type TestRedisOptions, Topology } from '../../harness/redis';
+import { FiltersService } from '../../src/ranking/filters/filters.service';
+import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { validateConfig } from '../../src/common/config';
 import { WindowDrainingError } from '../../src/common/errors';
 import { RedisService } from '../../src/redis/redis.service';
@@ -167,4 +169,38 @@ export function useIdleExpirer(
         mostPasses,
       ),
   };
+}
+
+/** The composed ranking with the filters slice's services (useFiltersGraph). */
+export interface FiltersWorld {
+  /** The Redis of the describe block, set once beforeAll ran. */
+  redis: TestRedis;
+  graph: RankingGraph;
+  filters: FiltersService;
+  commands: WriteCommands;
+}
+
+/**
+ * Registers, in the calling describe block, a Redis (`topology`; `own` for a server of its own, whose
+ * SLOWLOG counts only this file's calls) and the composed ranking on it at default settings, driven by
+ * `clock`; the world's fields are set once beforeAll ran.
+ */
+export function useFiltersGraph(
+  topology: Topology,
+  clock: FakeClock,
+  redisOptions: TestRedisOptions = {},
+): FiltersWorld {
+  const world = {} as FiltersWorld;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    world.redis = await startTestRedis(topology, redisOptions);
+    ({ graph: world.graph, close } = await composeGraph(world.redis.env, clock));
+    world.filters = world.graph.module.get(FiltersService);
+    world.commands = world.graph.module.get(WriteCommands);
+  });
+  afterAll(async () => {
+    await close?.();
+    await world.redis?.stop();
+  });
+  return world;
 }
