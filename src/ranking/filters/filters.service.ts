@@ -95,10 +95,9 @@ export class FiltersService {
     query: TopFilters,
     admit: (calls: number) => void,
   ): Promise<Omit<FilteredPage, 'items'> & { items: Array<FilteredPage['items'][number] & { previousRank: null }> }> {
-    if (query.span !== undefined) throw new InvalidInputError(M.unsupported('span'));
-    const { window, segment, limit, perGroup, minActors, metric } = query;
+    const { window, segment, span, limit, perGroup, minActors, metric } = query;
     const offset = query.offset ?? 0;
-    const page = await this.read({ board, window, segment, offset, limit, perGroup, minActors, metric, admit });
+    const page = await this.read({ board, window, segment, span, offset, limit, perGroup, minActors, metric, admit });
     return { ...page, items: page.items.map((row) => ({ ...row, previousRank: null })) };
   }
 

@@ -51,6 +51,8 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
       ['n1', 5, 6, null],
     ]);
     expect(await top(board, 'perGroup=1&limit=1&offset=1')).toEqual([['a3', 2, 9, 'bob']]);
+    // Every write landed in the current slot: a one-slot span caps groups over that slot alike.
+    expect(await top(board, 'perGroup=1&limit=10&span=1m')).toEqual(await top(board, 'perGroup=1&limit=10'));
     expect((await http().get(`/boards/${board}/items/b2`).expect(200)).body).toMatchObject({ group: 'bob', rank: 6 });
     const page = await query(board, { exclude: { items: ['a1'], groups: ['bob'] }, limit: 10 });
     expect(rowsOf(page.items)).toEqual([

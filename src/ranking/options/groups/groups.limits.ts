@@ -48,6 +48,4 @@ export const GROUPS_MESSAGES = {
     `board "${board}" ranks ties first: filtered reads (perGroup, minActors, exclude) need ties shared`,
   spanWithMinActors: () =>
     'span with minActors: actor counts are kept for whole windows only (filter a window, or drop minActors)',
-  unsupported: (field: string) =>
-    `${field}: not supported by POST .../query yet (window only; use GET .../top with ${field} unfiltered)`,
 };
