@@ -7,6 +7,8 @@ import {
   GROUP_SCAN_ROWS,
 } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
+import type { Redis } from 'ioredis';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 import { useFiltersGraph } from '../support/ranking-graph';
 
 /**
@@ -21,8 +23,6 @@ const OLD = 2_100;
 const CURRENT = GROUP_SCAN_ROWS;
 const OWN_GROUPS = 100;
 
-/** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
 type Entry = { item: string; amount: number; group: string };
 
 /** The current slot's items, best first: one group's head, then 100 items of a group each. */
@@ -62,13 +62,12 @@ describe('a filtered page of a span (single, own server)', () => {
 
   /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
   async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
-    await world.redis.client.config('SET', 'slowlog-log-slower-than', '0');
-    await world.redis.client.config('SET', 'slowlog-max-len', '100000');
-    await world.redis.client.slowlog('RESET');
+    const node = world.redis.client as Redis;
+    await logEveryCommand(node);
     const page = await world.filters.read(ask);
-    const entries = (await world.redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
-    await world.redis.client.config('SET', 'slowlog-log-slower-than', '10000');
-    return { page, calls: entries.filter(([, , , args]) => /group_page$/.test(String(args[1]))).length };
+    const calls = (await loggedCalls(node)).filter(({ call }) => /group_page$/.test(String(call[1]))).length;
+    await stopLoggingEveryCommand(node);
+    return { page, calls };
   }
 
   const rowsOf = (page: FilteredPage) => page.items.map((row) => [row.rank, row.item, row.score, row.group]);
