@@ -4,6 +4,7 @@ import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { useTestApp } from '../support/app-world';
 import { readArchived } from '../support/archive-rows';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { shardTag } from '../support/boards';
 
 /**
  * The ended entries a `groups: true` board's listings held (archive_held_lib: histheld of rolling
@@ -33,10 +34,7 @@ describe('ended entries held for groups leave in bounded calls (single)', () => 
   const clock = world.clock;
 
   /** The shard's config key's tag ("{…}:"). */
-  async function tagOf(board: string): Promise<string> {
-    const [cfg] = await world.redis.keys(`board:${board}}:cfg`);
-    return cfg.slice(cfg.indexOf('{'), -'cfg'.length);
-  }
+  const tagOf = (board: string) => shardTag(world.redis, board);
 
   /** ENDED items x0.. kept in the archived map under group g, as if held by a listing (`held` adds its entry). */
   async function seedArchived(tag: string, held: (batch: ChainableCommander, item: string, i: number) => void) {

@@ -3,6 +3,7 @@ import { ADMIN } from '../../harness/app';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { useTestApp } from '../support/app-world';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { shardTag } from '../support/boards';
 
 /**
  * A reset dropping a window of a board whose items all have data prunes the data hash in batched
@@ -36,8 +37,7 @@ describe('a reset of a board whose items have data prunes the data in batched co
     const items = Array.from({ length: WRITTEN }, (_, i) => ({ item: `x${i}`, amount: 1 }));
     await http().post('/boards/big/increments').send({ items }).expect(200);
     await http().put('/boards/big/items/x0/data').send({ n: 0 }).expect(204);
-    const [cfg] = await world.redis.keys('board:big}:cfg');
-    tag = cfg.slice(cfg.indexOf('{'), -'cfg'.length);
+    tag = await shardTag(world.redis, 'big');
     // The rest as those writes stored theirs: past the new-items quota of one client's test.
     const batch = node().pipeline();
     for (let i = 1; i < HELD; i++) {

@@ -13,3 +13,9 @@ export const HOUR_AND_DAY = {
 export function boardPutter(http: () => TestHttp) {
   return (name = 'posts', body: object = HOUR_AND_DAY) => http().put(`/admin/boards/${name}`).set(ADMIN).send(body);
 }
+
+/** The key tag ("{…}:") of board `board`'s first shard on `redis` (a TestRedis's keys), from its config key. */
+export async function shardTag(redis: { keys(pattern: string): Promise<string[]> }, board: string): Promise<string> {
+  const [cfg] = await redis.keys(`board:${board}}:cfg`);
+  return cfg.slice(cfg.indexOf('{'), -'cfg'.length);
+}
