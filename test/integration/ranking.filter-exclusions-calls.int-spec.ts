@@ -18,7 +18,8 @@ import { useFiltersGraph } from '../support/ranking-graph';
  * page is the next 1 000 rows at their board ranks. The group_page calls are counted from the FCALLs
  * Redis ran (SLOWLOG at 0 µs) on a server of the test's own. And what the scan does when one group holds
  * the whole head (docs/trending.md, "How deep a read goes"): GROUP_PAGE_CALLS calls per shard, then the
- * rows it found, exact and in order, with `truncated: true`.
+ * rows it found, exact and in order, with `truncated: true`. A shard's call applies perGroup itself
+ * (counting the rows listed before it), so a group holding most of its listing does not fill its answer.
  */
 const T0 = 1_700_020_000_000;
 const HEAD = 1_000;
@@ -93,6 +94,34 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
       expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
         truncated: false,
         rows: want,
+        calls: shards,
+      });
+      await world.graph.ranking.deleteBoard(board);
+    },
+    120_000,
+  );
+
+  it.each([1, 3])(
+    '%i shard(s): perGroup 1 past a group of 1 500 rows: a full page in one group_page call per shard (the shard skips the capped rows)',
+    async (shards) => {
+      const board = `cap${shards}`;
+      // Fewer rows on any shard than one call scans, most of them of one group.
+      const big = 1_500;
+      const entries = [
+        ...Array.from({ length: big }, (_, n) => ({ item: `b${n}`, amount: 50_000 - n, group: 'big' })),
+        ...Array.from({ length: 20 }, (_, n) => ({ item: `t${n}`, amount: 10_000 - n, group: `t${n}` })),
+      ];
+      await seeded(board, shards, entries);
+      const { page, calls } = await counted({ board, window: 'w', offset: 0, limit: 20, perGroup: 1 });
+
+      const model = [
+        [1, 'b0', 50_000, 'big'],
+        ...entries.slice(big, big + 19).map((e, n) => [big + n + 1, e.item, e.amount, e.group]),
+      ];
+      expect(big + 20).toBeLessThan(GROUP_SCAN_ROWS);
+      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+        truncated: false,
+        rows: model,
         calls: shards,
       });
       await world.graph.ranking.deleteBoard(board);
