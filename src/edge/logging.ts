@@ -47,7 +47,9 @@ export function echoRequestId(fastify: FastifyInstance): void {
   });
 }
 
-type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LEVEL_NAMES = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LevelName = (typeof LEVEL_NAMES)[number];
+type LevelMethod = (...args: unknown[]) => void;
 
 /**
  * Fastify's per-request logger, made on first use. pino's child() (bindings serialized, options
@@ -57,6 +59,21 @@ type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  */
 export class LazyRequestLogger {
   private made?: Logger;
+
+  declare fatal: LevelMethod;
+  declare error: LevelMethod;
+  declare warn: LevelMethod;
+  declare info: LevelMethod;
+  declare debug: LevelMethod;
+  declare trace: LevelMethod;
+
+  // One method body for every level: each writes its own level (write).
+  static {
+    for (const level of LEVEL_NAMES)
+      this.prototype[level] = function (this: LazyRequestLogger, ...args: unknown[]) {
+        this.write(level, args);
+      };
+  }
 
   constructor(
     private readonly root: Logger,
@@ -70,30 +87,6 @@ export class LazyRequestLogger {
 
   set level(level: string) {
     this.real().level = level;
-  }
-
-  fatal(...args: unknown[]): void {
-    this.write('fatal', args);
-  }
-
-  error(...args: unknown[]): void {
-    this.write('error', args);
-  }
-
-  warn(...args: unknown[]): void {
-    this.write('warn', args);
-  }
-
-  info(...args: unknown[]): void {
-    this.write('info', args);
-  }
-
-  debug(...args: unknown[]): void {
-    this.write('debug', args);
-  }
-
-  trace(...args: unknown[]): void {
-    this.write('trace', args);
   }
 
   silent(): void {}

@@ -18,7 +18,8 @@ import { useFiltersGraph } from '../support/ranking-graph';
  * page is the next 1 000 rows at their board ranks. The group_page calls are counted from the FCALLs
  * Redis ran (SLOWLOG at 0 µs) on a server of the test's own. And what the scan does when one group holds
  * the whole head (docs/trending.md, "How deep a read goes"): GROUP_PAGE_CALLS calls per shard, then the
- * rows it found, exact and in order, with `truncated: true`.
+ * rows it found, exact and in order, with `truncated: true`. A shard's call applies perGroup itself
+ * (counting the rows listed before it), so a group holding most of its listing does not fill its answer.
  */
 const T0 = 1_700_020_000_000;
 const HEAD = 1_000;
@@ -100,32 +101,50 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
     120_000,
   );
 
+  /**
+   * A board whose `head` best rows are of one group, then `singles` rows of a group each, read with
+   * perGroup 1 and limit `singles`: the page, its group_page calls, and the model's page (the group's
+   * best row, then every other group's).
+   */
+  async function oneGroupHead(board: string, shards: number, head: number, singles: number) {
+    const entries = [
+      ...Array.from({ length: head }, (_, n) => ({ item: `b${n}`, amount: 50_000 - n, group: 'big' })),
+      ...Array.from({ length: singles }, (_, n) => ({ item: `t${n}`, amount: 10_000 - n, group: `t${n}` })),
+    ];
+    await seeded(board, shards, entries);
+    const { page, calls } = await counted({ board, window: 'w', offset: 0, limit: singles, perGroup: 1 });
+    await world.graph.ranking.deleteBoard(board);
+    const model = [
+      [1, 'b0', 50_000, 'big'],
+      ...entries.slice(head, head + singles - 1).map((e, n) => [head + n + 1, e.item, e.amount, e.group]),
+    ];
+    return { truncated: page.truncated, rows: rowsOf(page), calls, model };
+  }
+
+  it.each([1, 3])(
+    '%i shard(s): perGroup 1 past a group of 1 500 rows: a full page in one group_page call per shard (the shard skips the capped rows)',
+    async (shards) => {
+      // Fewer rows on any shard than one call scans, most of them of one group.
+      const { model, ...read } = await oneGroupHead(`cap${shards}`, shards, 1_500, 20);
+      expect(1_500 + 20).toBeLessThan(GROUP_SCAN_ROWS);
+      expect(read).toEqual({ truncated: false, rows: model, calls: shards });
+    },
+    120_000,
+  );
+
   it.each([1, 3])(
     '%i shard(s): perGroup 1 while one group holds the whole scanned head: GROUP_PAGE_CALLS calls a shard, the rows found, truncated',
     async (shards) => {
-      const board = `one${shards}`;
       // More of one group than GROUP_PAGE_CALLS scans of GROUP_SCAN_ROWS reach on any shard, then a group each.
       const head = (GROUP_SCAN_ROWS * GROUP_PAGE_CALLS + 500) * shards;
-      const entries = [
-        ...Array.from({ length: head }, (_, n) => ({ item: `b${n}`, amount: 50_000 - n, group: 'big' })),
-        ...Array.from({ length: PAGE }, (_, n) => ({ item: `t${n}`, amount: 10_000 - n, group: `t${n}` })),
-      ];
-      await seeded(board, shards, entries);
-      const { page, calls } = await counted({ board, window: 'w', offset: 0, limit: PAGE, perGroup: 1 });
-
-      // The model's page: the group's best row, then every other group's; the read answers its start.
-      const model = [
-        [1, 'b0', 50_000, 'big'],
-        ...entries.slice(head).map((e, n) => [head + n + 1, e.item, e.amount, e.group]),
-      ];
-      const rows = rowsOf(page);
-      expect({ truncated: page.truncated, rows, calls }).toEqual({
+      const { model, ...read } = await oneGroupHead(`one${shards}`, shards, head, PAGE);
+      // The read answers the model page's start.
+      expect(read).toEqual({
         truncated: true,
-        rows: model.slice(0, rows.length),
+        rows: model.slice(0, read.rows.length),
         calls: GROUP_PAGE_CALLS * shards,
       });
-      expect(rows.length).toBeGreaterThanOrEqual(1);
-      await world.graph.ranking.deleteBoard(board);
+      expect(read.rows.length).toBeGreaterThanOrEqual(1);
     },
     120_000,
   );

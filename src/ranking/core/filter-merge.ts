@@ -71,7 +71,9 @@ export function absorb<Row extends ScanRow>(scan: ShardScan<Row>, reply: ScanRep
 /**
  * Places the rows no shard can still precede (each open shard scanned down to them), in board order:
  * at most `perGroup` of a group (`counts`, updated), until `accepted` holds `depth` rows. A row a shard
- * may still precede stays pending for the next round.
+ * may still precede stays pending for the next round. Each shard's scan caps a group too (group_page.lua,
+ * from the `counts` of the rounds before), so a group holding most of its listing does not fill its
+ * answer; only here are rows of one group answered by several shards in one round counted together.
  */
 export function place<Row extends ScanRow>(
   scans: Array<ShardScan<Row>>,

@@ -3,7 +3,8 @@
 -- from a place of the shard's listing, in the board's order, the rows that pass the filters (not an
 -- excluded item, not of an excluded group, at least min_actors distinct actors in the window (actor_lib),
 -- at most per_group rows of a group counting `seen`), up to `want` rows, scanning at most `scan` rows
--- (in chunks of GROUP_PAGE.chunk).
+-- (in chunks of GROUP_PAGE.chunk). The cap here keeps a group holding most of the listing from filling
+-- `want`; the shards' merge (core/filter-merge.ts place) caps the rows of a group several shards answer.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.group_page: FILTERS_FUNCTIONS' contract): the header with the one
