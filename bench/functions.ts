@@ -1,5 +1,5 @@
 /**
- * Fixed cost of a call inside Redis (`npx ts-node --transpile-only bench/functions.ts`, 10-20 s): a
+ * Fixed cost of a call inside Redis (`npm run bench -- --part functions`, 10-20 s): a
  * call that does nothing but parse the common header (read_header of src/redis/functions/args.lua,
  * three windows) and answer 0, sent four ways to a private redis-server:
  *   - EVALSHA of the kind of script the ranking ran before it moved to functions (#23): its shared
@@ -27,7 +27,7 @@ import { stopChild } from '../harness/processes';
 import { testLibrary } from '../harness/functions';
 import { loadAverage, mainThreadCpu, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
@@ -198,6 +198,3 @@ export async function functionsFixedCostBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-// Run alone (npx ts-node --transpile-only bench/functions.ts) or as a part of npm run bench (bench/run.ts).
-runWhenMain(module, functionsFixedCostBench);
