@@ -149,6 +149,16 @@ describe('house rules outside src/ (issue #46)', () => {
     expect(PARTS.some((part) => part.byDefault)).toBe(true);
   });
 
+  it('docs/benchmarks.md\'s "How to reproduce" names every part, the default set in bold', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'benchmarks.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## How to reproduce\n'), doc.indexOf('\n## Current figures\n'));
+    const unnamed = PARTS.filter(
+      (part) => !section.includes(part.byDefault ? `**\`${part.name}\`**` : `\`${part.name}\``),
+    ).map((part) => part.name);
+    const boldNotDefault = PARTS.filter((part) => !part.byDefault && section.includes(`**\`${part.name}\`**`));
+    expect([...unnamed, ...boldNotDefault.map((part) => part.name)]).toEqual([]);
+  });
+
   it(`no file under test/, bench/, harness/, scripts/, packages/ or clients/ is over ${MAX_FILE_LINES} lines`, () => {
     const long = ['test', 'bench', 'harness', 'scripts', 'packages', 'clients']
       .flatMap((folder) => filesUnder(folder, ''))
