@@ -1,5 +1,5 @@
 /**
- * What actor caps and weights cost (issue #50; `npx ts-node --transpile-only bench/actor-caps.ts`, under a
+ * What actor caps and weights cost (issue #50; `npm run bench -- --part actor-caps`, under a
  * minute): on a private redis-server running this tree's tb_ranking, the increment's Redis time per call
  * for an event with an actor on a board with actors (two windows, 5 000 items, 2 000 actors), the same
  * on a board with `actors: { capPerItem }`, and with a weighed actor; rounds of 4 000 pipelined calls,
@@ -78,7 +78,7 @@ async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number, redisPid: 
   };
 }
 
-async function main(): Promise<void> {
+export async function actorCapsBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   await loadLibraries(redis, [RANKING.library]);
@@ -121,8 +121,3 @@ async function main(): Promise<void> {
   redis.disconnect();
   await stopChild(server.child);
 }
-
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});

@@ -1,6 +1,6 @@
 /**
  * What actors add to an increment (issue #26; `BENCH_BASELINE_DIR=<checkout of the previous version>
- * npx ts-node --transpile-only bench/actors-write.ts`, under a minute): the increment's Redis CPU per
+ * npm run bench -- --part actors-write`, under a minute): the increment's Redis CPU per
  * call on two private redis-servers, one running the baseline's tb_ranking (a checkout given by
  * BENCH_BASELINE_DIR; the two libraries name their functions alike, so they cannot share a server),
  * one this tree's, for an event without an actor and one with an actor on a board with actors (two
@@ -40,7 +40,7 @@ async function board(redis: Redis, lib: Library, name: string, nowMs: number, ac
   const config = { name, version: reply.version, shards: 1, maxItems: null, views: [], actors };
   return new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
 }
-async function main(): Promise<void> {
+export async function actorsWriteBench(): Promise<void> {
   const [sa, sb] = [await startRedisServer(), await startRedisServer()];
   const [ra, rb] = [new Redis(sa.url), new Redis(sb.url)];
   await loadLibraries(ra, [MAIN.library]);
@@ -82,7 +82,3 @@ async function main(): Promise<void> {
   await stopChild(sa.child);
   await stopChild(sb.child);
 }
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});

@@ -1,5 +1,5 @@
 /**
- * Actors (issue #26; `npx ts-node --transpile-only bench/actors.ts`, about a minute), on one private
+ * Actors (issue #26; `npm run bench -- --part actors`, about a minute), on one private
  * redis-server:
  * 1. Memory per contribution: BENCH_ACTORS_EVENTS events of distinct (actor, item) pairs on a board of
  *    two windows (1 h in 5 m slots, 24 h in 1 h slots), with an actor against the same events without
@@ -16,7 +16,7 @@ import Redis from 'ioredis';
 import { RankingGraph } from '../harness/compose-ranking';
 import { BatchInput } from '../src/ranking/writes/write-commands';
 import { FakeClock } from '../harness/clock';
-import { cpuSeconds, runWhenMain } from './process-stats';
+import { cpuSeconds } from './process-stats';
 import { ACTOR_BOARD_VIEWS as VIEWS, ACTOR_BOARD_WINDOWS as WINDOWS, benchOnPrivateRanking } from './private-ranking';
 
 const EVENTS = Number(process.env.BENCH_ACTORS_EVENTS ?? 20_000);
@@ -134,7 +134,7 @@ async function listsExactly(graph: RankingGraph, expected: Map<string, number>):
   return 'yes';
 }
 
-runWhenMain(module, () =>
+export const actorsBench = (): Promise<void> =>
   benchOnPrivateRanking(NOW_MS, async ({ graph, clock, server }) => {
     const redis = new Redis(server.url);
     try {
@@ -142,5 +142,4 @@ runWhenMain(module, () =>
     } finally {
       redis.disconnect();
     }
-  }),
-);
+  });

@@ -1,6 +1,6 @@
 /**
  * The admin steps of the worst-case harness's board of every option in Redis instructions (issue #45:
- * steps of 6–8 ms a call): `npx ts-node --transpile-only bench/admin-step-instructions.ts`, a few
+ * steps of 6–8 ms a call): `npm run bench -- --part admin-step-instructions`, a few
  * minutes. redis-server runs under callgrind (startCallgrindRedis), which counts the instructions it
  * executes whatever else the machine does. wc-sum seeded as seed.ts seeds it at the `ci` size, then as
  * ADMIN_ROWS run on it: after two idle weeks an actor re-weighted, after two more an actor retracted
@@ -22,7 +22,6 @@ import { ledgerWindowOf } from '../src/ranking/core/ledger-window';
 import { adminStepUnits } from '../src/ranking/core/write-cost';
 import { RetractionStore, type RetractionKind } from '../src/ranking/retraction/retraction.store';
 import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
-import { runWhenMain } from './process-stats';
 import { counting, type Callgrind } from './redis-instructions';
 import { perFcall, withCallgrindRanking } from './callgrind-ranking';
 import { putHarnessBoard } from './write-instructions';
@@ -192,7 +191,7 @@ function reweighting(bench: Bench, actor: string, weight: number): Step {
   };
 }
 
-async function run(): Promise<void> {
+export async function adminStepInstructionsBench(): Promise<void> {
   await withCallgrindRanking(
     1_700_000_000_000,
     async ({ server, redis, graph, clock }) => {
@@ -224,5 +223,3 @@ async function run(): Promise<void> {
     ['--instr-atstart=no'],
   );
 }
-
-runWhenMain(module, run);

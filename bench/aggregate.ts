@@ -1,6 +1,6 @@
 /**
  * Max boards against sum boards (issue #25), in one run on one private redis-server
- * (`npx ts-node --transpile-only bench/aggregate.ts`, about a minute):
+ * (`npm run bench -- --part aggregate`, about a minute):
  *   - writes: an item increment on a sum board and a score on a max board, each board one window of
  *     24 h in 1 h slots holding ITEMS items, measured in interleaved rounds as bench/call-rounds.ts
  *     does (commandstats µs per call, Redis main-thread CPU per call);
@@ -154,7 +154,7 @@ function report(variants: Variant[], loads: string[], expiries: Expiry[]): void 
   }
 }
 
-async function main(): Promise<void> {
+export async function aggregateBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
@@ -176,8 +176,3 @@ async function main(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});

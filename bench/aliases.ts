@@ -1,5 +1,5 @@
 /**
- * An alias merge (issue #49; `npx ts-node --transpile-only bench/aliases.ts`, under a minute), on one
+ * An alias merge (issue #49; `npm run bench -- --part aliases`, under a minute), on one
  * private redis-server: an alias with 10 000 events of 2 000 actors over the last hour, on a board of
  * three windows (1 h/1 m, 1 d/1 h, 7 d/1 d) and two views (unique on 1 h, decay on 1 d) that also
  * holds 10 000 events of the canonical item; named an alias (PUT) and run to done in this process.
@@ -18,7 +18,7 @@ import { FakeClock } from '../harness/clock';
 import { RedisMeter } from '../harness/worst-case/redis-meter';
 import { BatchInput } from '../src/ranking/writes/write-commands';
 import { shardOf } from '../src/ranking/core/shard-math';
-import { cpuSeconds, runWhenMain } from './process-stats';
+import { cpuSeconds } from './process-stats';
 import { ACTOR_BOARD_VIEWS as VIEWS, ACTOR_BOARD_WINDOWS as WINDOWS, benchOnPrivateRanking } from './private-ranking';
 
 const EVENTS = 10_000;
@@ -122,7 +122,7 @@ async function merge(graph: RankingGraph, meter: RedisMeter, clock: FakeClock, c
   return `| ${c.label} | ${done.state}, ${done.entries} entries | ${steps} | ${commands} (${(commands / Math.max(1, steps)).toFixed(0)} a call) | ${cost.maxCallMs.toFixed(2)} ms | ${cost.totalMs.toFixed(0)} ms | ${redisCpuMs.toFixed(0)} + ${nodeCpuMs.toFixed(0)} ms | ${wallMs.toFixed(0)} ms | ${exact} |`;
 }
 
-runWhenMain(module, () =>
+export const aliasesBench = (): Promise<void> =>
   benchOnPrivateRanking(NOW_MS, async ({ graph, clock, server }) => {
     // A plain client of its own: the service's answers null to SLOWLOG GET as a buffer call.
     const node = new Redis(server.url);
@@ -146,5 +146,4 @@ runWhenMain(module, () =>
     node.disconnect();
     await graph.aliases.onApplicationShutdown();
     return lines;
-  }),
-);
+  });

@@ -1,6 +1,6 @@
 /**
  * Bytes the JS heap allocates per answered request, the service against the hand-rolled server
- * (`npm run build`, then `npx ts-node --transpile-only bench/allocations.ts`, about 2 minutes). Unlike
+ * (`npm run bench -- --part allocations`, about 2 minutes). Unlike
  * CPU time this does not move with the machine's load: it is the work a request asks of the process
  * (every object it builds, and the collections they cost), so a cut shows on a shared machine. Each
  * server runs under V8's sampling heap profiler counting collected objects too (bench/heap-sampler.ts);
@@ -20,7 +20,7 @@ import { stopChild } from '../harness/processes';
 import { loadAverage } from './call-rounds';
 import { median } from './load';
 import { BENCH_ADMIN_TOKEN, BOARD, ITEMS, PREFIX, seededService } from './hot-seed';
-import { runWhenMain, startBareServer, startRedisServer } from './process-stats';
+import { startBareServer, startRedisServer } from './process-stats';
 import Redis from 'ioredis';
 
 const REQUESTS = Number(process.env.ALLOC_REQUESTS ?? 4000);
@@ -205,5 +205,3 @@ export async function allocationsBench(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-runWhenMain(module, allocationsBench);

@@ -2,7 +2,7 @@
  * The floor: a bare Fastify + ioredis server that runs the SAME Lua scripts as the service for the
  * same routes (ranking, counter increment, stats record), with no Nest, no validation, no metrics,
  * no logging, no stats index; and `POST /minimal/:item/increment` and `GET /minimal/top`, the hand-rolled
- * one-window script and top-N read a team writes instead (bench/minimal-increment.lua, one ZREVRANGE). Started by bench/run.ts and bench/coalescing.ts.
+ * one-window script and top-N read a team writes instead (bench/minimal-increment.lua, one ZREVRANGE). Started by startBareServer (bench/process-stats.ts).
  * Usage: PORT=... REDIS_URL=... KEY_PREFIX=... BOARD=... ts-node bench/bare-server.ts
  */
 import Fastify from 'fastify';

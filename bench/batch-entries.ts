@@ -1,6 +1,6 @@
 /**
  * The Lua a board write runs per event (issues #24, #27), in one private redis-server
- * (`npx ts-node --transpile-only bench/batch-entries.ts`, about half a minute): batch increments of
+ * (`npm run bench -- --part batch-entries`, about half a minute): batch increments of
  * BENCH_BATCH_ENTRIES uniform entries (amount 1, at now, spread over 10 000 existing items) into a
  * plain sum board (no views, ties, actors, segments or item cap) of one window and of two, against a
  * floor function given the same entry arguments and running the same Redis commands per entry
@@ -15,7 +15,7 @@ import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { PLAIN_BOARD_ITEMS, makePlainBoard, onPlainShard } from './plain-boards';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
@@ -120,5 +120,3 @@ export async function batchEntriesBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-runWhenMain(module, batchEntriesBench);

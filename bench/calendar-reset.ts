@@ -1,5 +1,5 @@
 /**
- * A calendar window's reset (`npx ts-node --transpile-only bench/calendar-reset.ts`, under a minute): a
+ * A calendar window's reset (`npm run bench -- --part calendar-reset`, under a minute): a
  * day window in Europe/Berlin holding CALENDAR_BENCH_ITEMS items (default 100 000), archive top 10 000,
  * on a private redis-server; the clock moves past local midnight and expire calls (the scheduler's,
  * one at a time) reset it with nobody reading. Every call is timed twice: by Redis itself (SLOWLOG
@@ -130,5 +130,3 @@ export async function calendarResetBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-if (require.main === module) void calendarResetBench();

@@ -1,5 +1,5 @@
 /**
- * Increment calls by size (`HOT_CALL_SIZES=1 npx ts-node --transpile-only bench/hot-path.ts`): after the
+ * Increment calls by size (`HOT_CALL_SIZES=1 npm run bench -- --part hot-path`): after the
  * rounds, one more run of the increment route per server with SLOWLOG logging every command
  * (`slowlog-log-slower-than 0`), then the increment calls it logged grouped by how many requests each
  * carried, with their mean time inside Redis, and a least-squares line through every call: its

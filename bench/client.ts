@@ -78,7 +78,7 @@ function rawCalls(
   };
 }
 
-async function main(): Promise<void> {
+export async function clientBench(): Promise<void> {
   const lines = [
     `Client overhead per call (Node ${process.version}; ${ROUNDS} alternating rounds of ${CALLS} sequential calls, medians)\n`,
     '| call | raw fetch µs | client µs | client overhead µs | overhead |',
@@ -161,8 +161,3 @@ async function main(): Promise<void> {
   }
   console.log(lines.join('\n'));
 }
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});

@@ -1,6 +1,6 @@
 /**
  * What one HTTP increment costs Redis when it shares its call (issue #24's "Redis CPU per acknowledged
- * increment"), in one private redis-server (`npx ts-node --transpile-only bench/coalesced-increment.ts`,
+ * increment"), in one private redis-server (`npm run bench -- --part coalesced-increment`,
  * under a minute): the service's coalesced increment call (`increments`, BENCH_COALESCED requests of
  * allowance 1 per call, as WRITE_COALESCE_MS gathers them under load; default 16) on a plain one-window
  * board of 10 000 items, against the hand-rolled server's script (bench/minimal-increment.lua: HINCRBY,
@@ -21,7 +21,7 @@ import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const PER_CALL = Number(process.env.BENCH_COALESCED ?? 16);
@@ -135,5 +135,3 @@ function report(variants: Variant[], loads: string[]): void {
     console.log(`| ${v.name} | ${(median(v.cpu) / requests).toFixed(2)} |`);
   }
 }
-
-runWhenMain(module, coalescedIncrementBench);

@@ -1,6 +1,6 @@
 /**
  * What each competition option of issue #48 adds to a write and to its natural read
- * (`npx ts-node --transpile-only bench/competition-options.ts`, under a minute): on a private
+ * (`npm run bench -- --part competition`, under a minute): on a private
  * redis-server, the ranking graph as the service composes it (harness/compose-ranking.ts) at one fixed
  * time, boards of COMPETITION_BENCH_ITEMS items (default 10 000) each: plain sum and max boards (a day
  * in hours), a min board of `order: asc`, a rolling and an all-time window each with maxItems, a max
@@ -28,7 +28,7 @@ import { RedisSettings } from '../src/redis/redis.settings';
 import { loadAverage, median } from './call-rounds';
 import { withCallgrindRanking } from './callgrind-ranking';
 import { COLLECT_LIBRARY } from './functions-instructions';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 import { type Callgrind, dumpCounts } from './redis-instructions';
 
 const ITEMS = Number(process.env.COMPETITION_BENCH_ITEMS ?? 10_000);
@@ -292,5 +292,3 @@ export async function competitionOptionsBench(): Promise<void> {
     console.log('');
   });
 }
-
-runWhenMain(module, competitionOptionsBench);

@@ -1,7 +1,7 @@
 /**
  * The scheduler's expire calls on the worst-case harness's crossing board in Redis instructions (issue
- * #45: the `JOB ranking-expiry` row, an expire call of 17–18 ms): `npx ts-node --transpile-only
- * bench/expire-instructions.ts`, a few minutes. redis-server runs under callgrind (startCallgrindRedis),
+ * #45: the `JOB ranking-expiry` row, an expire call of 17–18 ms): `npm run bench --
+ * --part expire-instructions`, a few minutes. redis-server runs under callgrind (startCallgrindRedis),
  * which counts the instructions it executes whatever else the machine does. wc-cross seeded as seed.ts
  * seeds it (8 minute windows keeping snapshots of 1 000 rows, 1 500 items in each of 8 segments), a
  * boundary crossed by a write naming the 8 segments (the harness's crossing row), then the scheduler's
@@ -23,7 +23,6 @@ import { optionsOf } from '../src/ranking/options/registry';
 import { segmentsOf } from '../src/ranking/options/segments/segments.option';
 import { ExpiryService } from '../src/ranking/expiry/expiry.service';
 import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
-import { runWhenMain } from './process-stats';
 import { counting } from './redis-instructions';
 import { perFcall, withCallgrindRanking, type CallgrindRanking } from './callgrind-ranking';
 
@@ -158,7 +157,7 @@ function print({ passes, expires, scripts }: { passes: number; expires: number[]
   });
 }
 
-async function run(): Promise<void> {
+export async function expireInstructionsBench(): Promise<void> {
   await withCallgrindRanking(
     1_700_000_000_000,
     async (bench) => {
@@ -172,5 +171,3 @@ async function run(): Promise<void> {
     ['--instr-atstart=no', '--toggle-collect=fcallCommand'],
   );
 }
-
-runWhenMain(module, run);

@@ -1,6 +1,6 @@
 /**
  * The fan-out reads of a 64-shard board, counted in Redis instructions call by call (issue #45: which
- * one call of a request is the long one): `npx ts-node --transpile-only bench/fanout-call-instructions.ts`,
+ * one call of a request is the long one): `npm run bench -- --part fanout-call-instructions`,
  * a few minutes. redis-server runs under callgrind (startCallgrindRedis), which counts the instructions
  * it executes whatever else the machine does. Every function call of the measured request is sent one
  * at a time, the counters dumped after each, so each call's figure is its own (a few thousand
@@ -14,7 +14,6 @@ import { type RankingGraph } from '../harness/compose-ranking';
 import { type FakeClock } from '../harness/clock';
 import { BOARDS } from '../harness/worst-case/boards';
 import { RedisFunctions } from '../src/redis/redis-functions';
-import { runWhenMain } from './process-stats';
 import { dumpCounts, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
@@ -106,7 +105,7 @@ async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
   }
 }
 
-async function bench(): Promise<void> {
+export async function fanoutCallInstructionsBench(): Promise<void> {
   // The board of every option weighs a write past the default bound (the harness stores it the same way).
   const settings = { WRITE_COST_PER_CALL: '1000000' };
   await withCallgrindRanking(
@@ -136,5 +135,3 @@ async function bench(): Promise<void> {
     settings,
   );
 }
-
-runWhenMain(module, bench);

@@ -1,8 +1,8 @@
 /**
  * Redis time of the fan-out reads of issue 45 (rows 4-6), per FCALL and per request, from SLOWLOG on a
  * private redis-server (every command logged): a lookup of 1 000 ids on a 64-shard board (ties shared and
- * first), `?span=` over 64 shards, and archives of 10 000-row periods. Run: ts-node --transpile-only
- * bench/fanout-reads.ts (FANOUT_ITEMS_PER_SHARD, default 2 000).
+ * first), `?span=` over 64 shards, and archives of 10 000-row periods. Run: npm run bench --
+ * --part fanout-reads (FANOUT_ITEMS_PER_SHARD, default 2 000).
  */
 import { execFileSync } from 'node:child_process';
 import Redis from 'ioredis';
@@ -33,7 +33,7 @@ async function drained(admin: Redis): Promise<{ maxMs: number; totalMs: number; 
   };
 }
 
-async function main(): Promise<void> {
+export async function fanoutReadsBench(): Promise<void> {
   const server = await startPrivateRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '100000']);
   // Under SCHED_FIFO (root only) the host's other work cannot stall Redis inside a call: the figures are its own.
   const pid = /process_id:(\d+)/.exec(await server.client.info('server'))?.[1];
@@ -134,11 +134,3 @@ function readEnv(): Record<string, string> {
   const keep = Object.entries(process.env).filter(([k]) => k.startsWith('TB_BENCH_'));
   return Object.fromEntries(keep.map(([k, v]) => [k.slice('TB_BENCH_'.length), v ?? '']));
 }
-
-void main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);

@@ -1,5 +1,5 @@
 /**
- * Issue #46 counted instead of timed (`npx ts-node --transpile-only bench/functions-instructions.ts`,
+ * Issue #46 counted instead of timed (`npm run bench -- --part functions-instructions`,
  * a few minutes): the instructions Redis executes per one-window increment and per top-10 read, for
  * tb_ranking as each commit of INSTR_REFS assembled it (default 8b8f6c1 and main) and for today's, all
  * loaded side by side in one redis-server under callgrind (bench/redis-instructions.ts: the same count
@@ -18,7 +18,6 @@ import { librarySourceAt, namedTopReply, positionalIncrementArgs, positionalTopA
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
 import { median } from './call-rounds';
-import { runWhenMain } from './process-stats';
 import { Callgrind, dumpCounts, startCallgrindRedis } from './redis-instructions';
 
 const S = RANKING.functions;
@@ -161,5 +160,3 @@ export async function functionsInstructionsBench(): Promise<void> {
     rmSync(server.dir, { recursive: true, force: true });
   }
 }
-
-runWhenMain(module, functionsInstructionsBench);

@@ -1,6 +1,6 @@
 /**
  * The ranking library's per-call cost against its own earlier build, in one run on one private
- * redis-server (`npx ts-node --transpile-only bench/functions-ranking.ts`, about a minute):
+ * redis-server (`npm run bench -- --part functions-ranking`, about a minute):
  *   - before: tb_ranking as commit BENCH_BEFORE_REF assembled it (default b3607d8, the last before the
  *     Lua modules became tables with declared dependencies), built in a detached git worktree of that
  *     commit and loaded beside today's library;
@@ -29,7 +29,7 @@ import type { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const BEFORE_REF = process.env.BENCH_BEFORE_REF ?? 'b3607d8';
@@ -258,6 +258,3 @@ export async function functionsRankingBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-// Run alone (npx ts-node --transpile-only bench/functions-ranking.ts) or as a part of npm run bench (bench/run.ts).
-runWhenMain(module, functionsRankingBench);

@@ -1,5 +1,5 @@
 /**
- * Fixed cost of a call inside Redis (`npx ts-node --transpile-only bench/functions.ts`, 10-20 s): a
+ * Fixed cost of a call inside Redis (`npm run bench -- --part functions`, 10-20 s): a
  * call that does nothing but parse the common header (read_header of src/redis/functions/args.lua,
  * three windows) and answer 0, sent four ways to a private redis-server:
  *   - EVALSHA of the kind of script the ranking ran before it moved to functions (#23): its shared
@@ -27,7 +27,7 @@ import { stopChild } from '../harness/processes';
 import { testLibrary } from '../harness/functions';
 import { loadAverage, mainThreadCpu, measure, median, Pipeline, usecPerCall, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const CALLS = Number(process.env.BENCH_FN_CALLS ?? 6_000);
 const ROUNDS = Number(process.env.BENCH_FN_ROUNDS ?? 5);
@@ -72,34 +72,51 @@ const header = {
 };
 const args = headerArgs(header);
 
+const fcall = (fn: { redisName: string }) => (p: Pipeline) => p.fcall_ro(fn.redisName, 0, ...args);
+
+/**
+ * SCRIPT LOADs the header parse alone, the same with the ranking libraries' modules prepended (as a write
+ * script carried them before #23) and a script answering 0; answers their SHAs and the prepended lines.
+ */
+async function loadScripts(redis: Redis, small: FunctionLibrary, big: FunctionLibrary) {
+  // args.lua binds a window's fields by the names a library emits (RECORD_FIELDS): the script carries them too.
+  const recordFields = small.source.split('\n').find((line) => line.startsWith('local RECORD_FIELDS = '));
+  // The script's ARGV kept first: call_lib's block (prepended below) declares a per-call ARGV of its own.
+  const body = `local reader = {}\n${recordFields}\n${readFileSync(ARGS_MODULE, 'utf8')}\nreader.read_header(SCRIPT_ARGV)\nreturn 0\n`;
+  const prependedText = big.source
+    .split('\n')
+    .slice(1)
+    .filter((line) => !line.startsWith('redis.register_function'))
+    .join('\n');
+  return {
+    lines: prependedText.split('\n').length,
+    bareSha: (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${body}`)) as string,
+    prependedSha: (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${prependedText}\n${body}`)) as string,
+    nothingSha: (await redis.script('LOAD', 'return 0')) as string,
+  };
+}
+
+/** Loads both libraries as the service loads its own (answering how long that took) and the old header's. */
+async function loadLibraries(url: string, redis: Redis, small: FunctionLibrary, big: FunctionLibrary) {
+  const loadStarted = performance.now();
+  await benchFunctions(url, redis, [big, small]);
+  const loadMs = performance.now() - loadStarted;
+  return { loadMs, oldHeader: await oldHeaderLibrary(redis, small) };
+}
+
 /**
  * Loads the scripts (SCRIPT LOAD) and the two libraries (RedisFunctions, as the service loads its own)
  * on `redis` and answers the variants to measure, in table order.
  */
 async function prepare(url: string, redis: Redis): Promise<{ variants: Variant[]; lines: number; loadMs: number }> {
-  // The script's ARGV kept first: call_lib's block (prepended below) declares a per-call ARGV of its own.
-  const body = `local reader = {}\n${readFileSync(ARGS_MODULE, 'utf8')}\nreader.read_header(SCRIPT_ARGV)\nreturn 0\n`;
   const small = testLibrary();
   const big = defineLibrary({
     name: 'tb_fnbench_big',
     modules: [...RANKING_MODULES, ...TEST_MODULES],
     functions: { headerOnly: small.functions.headerOnly },
   });
-  // What a ranking write script carried before #23: the shared modules (here as the library holds them).
-  const prependedText = big.library.source
-    .split('\n')
-    .slice(1)
-    .filter((line) => !line.startsWith('redis.register_function'))
-    .join('\n');
-  const lines = prependedText.split('\n').length;
-  const bareSha = (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${body}`)) as string;
-  const prependedSha = (await redis.script('LOAD', `local SCRIPT_ARGV = ARGV\n${prependedText}\n${body}`)) as string;
-  const nothingSha = (await redis.script('LOAD', 'return 0')) as string;
-  const loadStarted = performance.now();
-  await benchFunctions(url, redis, [big.library, small.library]);
-  const loadMs = performance.now() - loadStarted;
-  const oldHeader = await oldHeaderLibrary(redis, small.library);
-  const fcall = (fn: { redisName: string }) => (p: Pipeline) => p.fcall_ro(fn.redisName, 0, ...args);
+  const { lines, bareSha, prependedSha, nothingSha } = await loadScripts(redis, small.library, big.library);
+  const { loadMs, oldHeader } = await loadLibraries(url, redis, small.library, big.library);
   const variants = [
     variant(`EVALSHA, ${lines} lines of ranking libraries prepended (before #23)`, 'evalsha', (p) =>
       p.evalsha(prependedSha, 0, ...args),
@@ -198,6 +215,3 @@ export async function functionsFixedCostBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-// Run alone (npx ts-node --transpile-only bench/functions.ts) or as a part of npm run bench (bench/run.ts).
-runWhenMain(module, functionsFixedCostBench);

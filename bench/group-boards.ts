@@ -1,5 +1,5 @@
 /**
- * What group boards cost (issue #48; `npx ts-node --transpile-only bench/group-boards.ts`, under a
+ * What group boards cost (issue #48; `npm run bench -- --part group-boards`, under a
  * minute): on a private redis-server running this tree's tb_ranking, the increment's Redis time per
  * call on a member board of a group board (every item a member: its group's zset and dirty mark move
  * with it) against the same board without one; rounds of 4 000 pipelined calls, interleaved. Then a
@@ -146,7 +146,7 @@ async function shardedHistory(url: string, admin: Redis): Promise<string> {
   return `history read at the boundary over ${SHARDS} shards (${listing.items.length} groups): ${calls} calls, ${(usec / 1000).toFixed(2)} ms of Redis; the listing's record ${bytes} B`;
 }
 
-async function main(): Promise<void> {
+export async function groupBoardsBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   await loadLibraries(redis, [RANKING.library]);
@@ -174,8 +174,3 @@ async function main(): Promise<void> {
   redis.disconnect();
   await stopChild(server.child);
 }
-
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});

@@ -1,6 +1,6 @@
 /**
  * A group board's history over a member board of 64 shards, counted in Redis instructions (issues
- * #45/#48; `npx ts-node --transpile-only bench/group-history-instructions.ts`, a few minutes):
+ * #45/#48; `npm run bench -- --part group-history-instructions`, a few minutes):
  * redis-server under callgrind (withCallgrindRanking), the worst-case harness's shape: 2 groups of
  * 1 000 scored members (top 1 000, keep 1 000), g0's members all on shard 0, g1's spread over every
  * shard, both dirty at the member window's boundary. Each FCALL of the history read there (each
@@ -14,7 +14,6 @@ import { MAX_MEMBERS_PER_BOARD, MAX_MEMBERS_PER_GROUP } from '../src/ranking/opt
 import { shardOf } from '../src/ranking/core/shard-math';
 import { withCallgrindRanking, perFcall, type CountedFcall } from './callgrind-ranking';
 import { counting, scriptCommandsOf, type Callgrind } from './redis-instructions';
-import { runWhenMain } from './process-stats';
 
 const MEMBERS = 1000;
 const SHARDS = SHARDS_PER_BOARD.max;
@@ -95,7 +94,7 @@ async function retractionCalls(server: Callgrind, graph: RankingGraph): Promise<
   });
 }
 
-async function run(): Promise<void> {
+export async function groupHistoryInstructionsBench(): Promise<void> {
   await withCallgrindRanking(
     Date.UTC(2026, 11, 4),
     async ({ server, graph, clock }) => {
@@ -111,5 +110,3 @@ async function run(): Promise<void> {
     ['--instr-atstart=no'],
   );
 }
-
-runWhenMain(module, run);

@@ -1,7 +1,7 @@
 /**
  * An item retraction's rewrite of a group board's merged listings on shard 0 (group_history_retract),
- * counted in Redis instructions at the documented maxima (issue #45; `npx ts-node --transpile-only
- * bench/group-retract-instructions.ts`, a few minutes): redis-server under callgrind (withCallgrindRanking).
+ * counted in Redis instructions at the documented maxima (issue #45; `npm run bench --
+ * --part group-retract-instructions`, a few minutes): redis-server under callgrind (withCallgrindRanking).
  * A member board of 2 shards keeping listings of 1 000 rows (keep 1 000), a group board over it of
  * MAX_GROUPS_PER_BOARD groups counting GROUP_TOP_MEMBERS.max members each: g0 of that many members, each
  * other group one member, every group listed. LISTINGS boundaries merged, then g0's best member retracted:
@@ -14,7 +14,6 @@ import { shardOf } from '../src/ranking/core/shard-math';
 import { withCallgrindRanking, perFcall, type CountedFcall } from './callgrind-ranking';
 import { counting } from './redis-instructions';
 import { commandsOf, report } from './group-history-instructions';
-import { runWhenMain } from './process-stats';
 
 const MEMBERS = GROUP_TOP_MEMBERS.max;
 const LISTINGS = 3;
@@ -63,7 +62,7 @@ async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
   }
 }
 
-async function run(): Promise<void> {
+export async function groupRetractInstructionsBench(): Promise<void> {
   await withCallgrindRanking(
     Date.UTC(2026, 11, 4),
     async ({ server, graph, clock }) => {
@@ -82,5 +81,3 @@ async function run(): Promise<void> {
     ['--instr-atstart=no'],
   );
 }
-
-runWhenMain(module, run);

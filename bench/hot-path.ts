@@ -1,5 +1,5 @@
 /**
- * Issue #24's comparison (`npm run build`, then `npx ts-node --transpile-only bench/hot-path.ts`, about
+ * Issue #24's comparison (`npm run bench -- --part hot-path`, about
  * 3-4 minutes): the service on its defaults (dist/main.js; limits as shipped) against the hand-rolled
  * server a team writes instead (bench/bare-server.ts: `POST /minimal/:item/increment`, one HINCRBY +
  * ZINCRBY + ZCOUNT, and `GET /minimal/top`, one ZREVRANGE ... WITHSCORES) and against the service's own
@@ -194,7 +194,7 @@ async function slowCalls(redis: Redis, phase: string): Promise<void> {
   await redis.slowlog('RESET');
 }
 
-async function main(): Promise<void> {
+export async function hotPathBench(): Promise<void> {
   const children: ChildProcess[] = [];
   const redisServer = await startRedisServer();
   children.push(redisServer.child);
@@ -246,8 +246,3 @@ async function main(): Promise<void> {
     for (const child of children.reverse()) await stopChild(child);
   }
 }
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});

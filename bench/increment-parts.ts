@@ -3,7 +3,7 @@
  * tb_ranking, each with the increment returning early at one point of its handler (`do return ... end`
  * inserted after a line of increment.lua), loaded side by side in one private redis-server under names
  * of their own, and the whole function, called with the same FCALL on the same plain board of
- * bench/plain-boards.ts in interleaved rounds: `npx ts-node --transpile-only bench/increment-parts.ts`
+ * bench/plain-boards.ts in interleaved rounds: `npm run bench -- --part increment-parts`
  * (under a minute). Each row's figure less the row above it is what that part costs. BENCH_PARTS_ROUNDS
  * rounds (21) of 2 000 calls pipelined 100; BENCH_PARTS_QUOTA=1 sends an allowance of one new item, as
  * the service does with quotas on. A marker line no longer found in increment.lua stops the run.
@@ -16,7 +16,7 @@ import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const ROUNDS = Number(process.env.BENCH_PARTS_ROUNDS ?? 21);
@@ -98,5 +98,3 @@ function report(variants: Variant[], loads: string[]): void {
     console.log(`| ${v.name} | ${median(v.rounds).toFixed(2)} | ${median(v.cpu).toFixed(2)} | ${more} |`);
   });
 }
-
-runWhenMain(module, incrementPartsBench);

@@ -1,5 +1,5 @@
 /**
- * Stream ingest throughput and lag (`npx ts-node --transpile-only bench/ingest.ts`, ~40 s): the
+ * Stream ingest throughput and lag (`npm run bench -- --part ingest`, ~40 s): the
  * service in this process (createApp, its ingest on) and a private redis-server holding both the
  * boards and the stream.
  *   1. Backlog: BENCH_INGEST_BACKLOG events (default 200 000; 2 boards, one of 4 shards, 1 000 items,
@@ -187,7 +187,7 @@ function applyTimer(app: NestFastifyApplication): { reset: () => void; outstandi
   return { reset: () => (covered = 0), outstandingMs: () => covered };
 }
 
-async function main(): Promise<void> {
+export async function ingestBench(): Promise<void> {
   const redis = await startRedisServer();
   const client = new Redis(redis.url);
   if (HASH_LISTPACK !== undefined) await client.config('SET', 'hash-max-listpack-entries', HASH_LISTPACK);
@@ -298,5 +298,3 @@ async function main(): Promise<void> {
     await stopChild(redis.child);
   }
 }
-
-void main();

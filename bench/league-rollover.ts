@@ -1,5 +1,5 @@
 /**
- * A leagues rollover (`npx ts-node --transpile-only bench/league-rollover.ts`): LEAGUE_BENCH_PLAYERS
+ * A leagues rollover (`npm run bench -- --part leagues`): LEAGUE_BENCH_PLAYERS
  * players (default 1 000 000) each with one event in a day, placed in cohorts of LEAGUE_BENCH_SIZE
  * (default 30) of the lowest of five tiers (promote 3, relegate 3), on a board of LEAGUE_BENCH_SHARDS
  * shards (default 1; each shard rolls its own cohorts, one shard after the other) and ties
@@ -130,5 +130,3 @@ export async function leagueRolloverBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-if (require.main === module) void leagueRolloverBench();

@@ -1,6 +1,6 @@
 /**
  * Issue #46 for tb_counters and tb_stats, counted instead of timed
- * (`npx ts-node --transpile-only bench/library-instructions.ts`, a few minutes): the instructions Redis
+ * (`npm run bench -- --part library-instructions`, a few minutes): the instructions Redis
  * executes per counter increment and read and per stats index admission, record and merge, for each
  * library as each commit of INSTR_REFS (default main) built its calls and assembled its Lua, and for
  * today's, all loaded side by side in one redis-server under callgrind (bench/redis-instructions.ts).
@@ -19,7 +19,6 @@ import { stopChild } from '../harness/processes';
 import { median } from './call-rounds';
 import { COLLECT_LIBRARY, perCall } from './functions-instructions';
 import { LibraryCalls, libraryCalls } from './library-calls';
-import { runWhenMain } from './process-stats';
 import { startCallgrindRedis } from './redis-instructions';
 
 const CALLS = Number(process.env.INSTR_CALLS ?? 256);
@@ -122,5 +121,3 @@ export async function libraryInstructionsBench(): Promise<void> {
     rmSync(server.dir, { recursive: true, force: true });
   }
 }
-
-runWhenMain(module, libraryInstructionsBench);

@@ -1,6 +1,6 @@
 /**
  * A lookup's Redis instructions per call and per id (issue #45: a 1 000-id lookup on a moderated
- * one-shard board): `npx ts-node --transpile-only bench/lookup-instructions.ts`, a few minutes.
+ * one-shard board): `npm run bench -- --part lookup-instructions`, a few minutes.
  * redis-server runs under callgrind (startCallgrindRedis), which counts the instructions it executes
  * whatever else the machine does. Boards of 2 000 items keeping snapshots of 1 000 rows (previous
  * ranks), 200 of them hidden, one with `ties: first`, one without; lookups of 25, 100 and 1 000 ids,
@@ -11,7 +11,6 @@ import Redis from 'ioredis';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
-import { runWhenMain } from './process-stats';
 import { dumpCounts, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
@@ -77,7 +76,7 @@ async function sharded(server: Callgrind, redis: Redis, graph: RankingGraph, sha
   }
 }
 
-async function bench(): Promise<void> {
+export async function lookupInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph, clock }) => {
     if (process.env.LOOKUP_BENCH_SHARDS)
       return await sharded(server, redis, graph, Number(process.env.LOOKUP_BENCH_SHARDS));
@@ -94,5 +93,3 @@ async function bench(): Promise<void> {
       }
   });
 }
-
-runWhenMain(module, bench);

@@ -1,7 +1,7 @@
 /**
  * This checkout's tb_ranking against another checkout's (an older version of the library), in one
- * private redis-server, interleaved round by round: `BENCH_BASE_DIR=<checkout> npx ts-node
- * --transpile-only bench/lua-versions.ts` (the other checkout needs its node_modules; `git archive
+ * private redis-server, interleaved round by round: `BENCH_BASE_DIR=<checkout> npm run bench --
+ * --part lua-versions` (the other checkout needs its node_modules; `git archive
  * <commit> | tar -x -C <dir>` and a node_modules symlink do). Both libraries load side by side (their
  * function names carry the version), run the same FCALLs on the same boards (boards and data made by
  * this checkout's; each library's arguments built by its own checkout's definitions, so a change of
@@ -24,7 +24,7 @@ import { stopChild } from '../harness/processes';
 import { loadAverage, measure, median, Pipeline, variant, Variant } from './call-rounds';
 import { benchFunctions } from './functions-client';
 import { PLAIN_BOARD_ITEMS, makePlainBoard, onPlainShard } from './plain-boards';
-import { runWhenMain, startRedisServer } from './process-stats';
+import { startRedisServer } from './process-stats';
 
 const S = RANKING.functions;
 const ENTRIES = Number(process.env.BENCH_BATCH_ENTRIES ?? 1_000);
@@ -160,5 +160,3 @@ export async function luaVersionsBench(): Promise<void> {
     await stopChild(server.child);
   }
 }
-
-runWhenMain(module, luaVersionsBench);

@@ -1,5 +1,5 @@
 /**
- * Scale-out over Cluster masters (`npx ts-node --transpile-only bench/masters.ts`, after `npm run build`;
+ * Scale-out over Cluster masters (`npm run bench -- --part masters`;
  * BENCH_SKIP=masters leaves it out of `npm run bench`): for 1, 2 and 3 masters (MASTERS_BENCH_MAX), a
  * private Redis Cluster of that many masters and two service instances (dist/main.js) on it, one board of
  * MASTERS_BENCH_SHARDS shards (default 6, so every master serves some) with one 1 h window:
@@ -17,7 +17,7 @@ import Redis from 'ioredis';
 import { startRedisCluster } from '../harness/cluster';
 import { stopChild } from '../harness/processes';
 import { cannon, fmt } from './load';
-import { cpuSeconds, runWhenMain, startRedisServer, startService, waitForHttp } from './process-stats';
+import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const MAX_MASTERS = Number(process.env.MASTERS_BENCH_MAX ?? 3);
 const SHARDS = Number(process.env.MASTERS_BENCH_SHARDS ?? 6);
@@ -172,5 +172,3 @@ export async function mastersBench(): Promise<void> {
   }
   console.log('');
 }
-
-runWhenMain(module, mastersBench);

@@ -1,6 +1,6 @@
 /**
  * The reads of the board holding the most moderation in Redis instructions (issue #45: the worst-case
- * rows of wc-modgroups over 5 ms a call): `npx ts-node --transpile-only bench/moderated-read-instructions.ts`,
+ * rows of wc-modgroups over 5 ms a call): `npm run bench -- --part moderated-read-instructions`,
  * a few minutes. redis-server runs under callgrind (startCallgrindRedis), which counts the instructions
  * it executes whatever else the machine does. wc-modgroups at the harness's `ci` sizes, moderated as the
  * moderation rows leave it (seedModeratedGroups), a snapshot boundary crossed; then each row's read
@@ -9,7 +9,6 @@
 import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { type RankingGraph } from '../harness/compose-ranking';
-import { runWhenMain } from './process-stats';
 import { counting } from './redis-instructions';
 import { perCall, withCallgrindRanking } from './callgrind-ranking';
 import { seedModeratedGroups } from './write-instructions';
@@ -36,7 +35,7 @@ function rows(graph: RankingGraph): Array<[string, () => Promise<unknown>]> {
 
 const millions = (n: number) => (n / 1e6).toFixed(2);
 
-async function bench(): Promise<void> {
+export async function moderatedReadInstructionsBench(): Promise<void> {
   await withCallgrindRanking(
     1_700_000_000_000,
     async ({ server, graph, clock }) => {
@@ -62,5 +61,3 @@ async function bench(): Promise<void> {
     ['--instr-atstart=no'],
   );
 }
-
-runWhenMain(module, bench);

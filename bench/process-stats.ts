@@ -120,15 +120,3 @@ export async function startBareServer(
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }
-
-/**
- * Runs a bench part when its file is started alone (`npx ts-node --transpile-only bench/<part>.ts`),
- * not when bench/run.ts imports it; a failure prints and sets the exit code.
- */
-export function runWhenMain(benchModule: NodeModule, bench: () => Promise<void>): void {
-  if (require.main !== benchModule) return;
-  bench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}

@@ -3,7 +3,7 @@
  * route at a time under autocannon (50 connections: an increment, a top-10 read, a batch of 100 increments), then the
  * top self-time entries of the measured run's samples (the boot and warm-up left out) grouped
  * by package (node_modules/<package>, our src/<folder>, node: internals, GC, idle) and by function.
- * `npx ts-node --transpile-only bench/profile.ts` after `npm run build`; PROFILE_SEC (default 8),
+ * `npm run bench -- --part profile`; PROFILE_SEC (default 8),
  * PROFILE_ROUTES (increment,top,batch: all), PROFILE_INTERVAL_US (1000), PROFILE_LOG_LEVEL (warn; `info`, the service's default, keeps
  * the access line of every request in the profile). PROFILE_SERVER=hand-rolled profiles bench/bare-server.ts's
  * `/minimal` increment and top-10 instead, for shares side by side with the service's.
@@ -186,7 +186,7 @@ async function profileRoute(name: string, redisUrl: string): Promise<void> {
   summarize(join(dir, file), measured.fromMs, measured.toMs);
 }
 
-async function main(): Promise<void> {
+export async function profileBench(): Promise<void> {
   const redis = await startRedisServer();
   try {
     const only = process.env.PROFILE_ROUTES?.split(',');
@@ -196,8 +196,3 @@ async function main(): Promise<void> {
     await stopChild(redis.child);
   }
 }
-
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});

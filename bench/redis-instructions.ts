@@ -1,6 +1,6 @@
 /**
  * Redis's instructions per request (issue #24's "Redis CPU per acknowledged increment", counted instead
- * of timed; `npx ts-node --transpile-only bench/redis-instructions.ts`, under a minute). This VM has
+ * of timed; `npm run bench -- --part redis-instructions`, under a minute). This VM has
  * no hardware counters and its CPU times move with the host, so redis-server runs under valgrind's
  * callgrind, which counts the instructions Redis executes in user space, the same for the same work
  * whatever else the machine does. Kernel work (the socket's read and write, epoll) is not counted: it
@@ -28,7 +28,6 @@ import { freePort, stopChild, waitForPing } from '../harness/processes';
 import { Cut, cutLibrary, seedMinimal } from './coalesced-increment';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
-import { runWhenMain } from './process-stats';
 
 const S = RANKING.functions;
 const CALLS = Number(process.env.INSTR_CALLS ?? 600);
@@ -320,5 +319,3 @@ function report(counted: Counted[]): void {
     );
   }
 }
-
-runWhenMain(module, redisInstructionsBench);

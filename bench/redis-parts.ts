@@ -25,7 +25,7 @@ const EXPIRE_UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
 
 const S = RANKING.functions;
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
-/** The benches' key prefix: the service's KEY_PREFIX in bench/run.ts, and these parts' keys. */
+/** The benches' key prefix: the service's KEY_PREFIX in bench/http.ts, and these parts' keys. */
 export const PREFIX = 'bench:';
 
 export async function redisBench(redis: Redis): Promise<void> {

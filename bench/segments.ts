@@ -1,6 +1,6 @@
 /**
  * What each extra segment an event names costs (issue #26), on one private redis-server
- * (`npx ts-node --transpile-only bench/segments.ts`, about a minute): a board of two windows (1 h in
+ * (`npm run bench -- --part segments`, about a minute): a board of two windows (1 h in
  * 5 m slots, 24 h in 1 h slots) with segments.max 10 000, fed BENCH_SEG_EVENTS increments of distinct
  * items (the costliest case: every event a new row in each window of each segment it names) naming
  * 0, 1, 2, 4 or 8 segments out of a pool of 50. Reported per count: Redis memory per event (INFO
@@ -84,7 +84,7 @@ async function memoryPerEvent(redis: Redis, count: number, nowMs: number): Promi
   return ((await usedMemory(redis)) - before) / EVENTS;
 }
 
-async function main(): Promise<void> {
+export async function segmentsBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
   try {
@@ -129,8 +129,3 @@ function report(memory: Map<number, number>, variants: Variant[], load: string[]
     `per extra segment: ${perSegmentBytes.toFixed(0)} bytes per event, ${perSegmentUs.toFixed(1)} µs per increment`,
   );
 }
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});

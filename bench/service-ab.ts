@@ -1,7 +1,7 @@
 /**
- * Two builds of the service, one route, alternating (`npm run build`, then
- * `AB_BEFORE_DIST=<other build>/dist npx ts-node --transpile-only bench/service-ab.ts`, about 2
- * minutes): a small change to the request path moves the service's CPU per request by a few per cent,
+ * Two builds of the service, one route, alternating
+ * (`AB_BEFORE_DIST=<other build>/dist npm run bench -- --part service-ab`, about 2 minutes):
+ * a small change to the request path moves the service's CPU per request by a few per cent,
  * less than bench/hot-path.ts's rounds tell apart, where each server always runs at the same place of
  * the round. Here two instances of each build run on one private redis-server and board (10 000 items,
  * seeded by an instance of its own, so the measured ones' clients have their quotas' whole budget),
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { stopChild } from '../harness/processes';
 import { loadAverage } from './call-rounds';
 import { cannon, fmt, median } from './load';
-import { cpuSeconds, runWhenMain, startRedisServer, startService, waitForHttp } from './process-stats';
+import { cpuSeconds, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const ITEMS = 10_000;
@@ -127,5 +127,3 @@ function report(path: string, instances: Instance[], loads: string[]): void {
     );
   }
 }
-
-runWhenMain(module, serviceAbBench);

@@ -1,5 +1,5 @@
 /**
- * Signals on sharded boards of a Redis Cluster (`npx ts-node --transpile-only bench/signals-sharded.ts`;
+ * Signals on sharded boards of a Redis Cluster (`npm run bench -- --part signals`;
  * BENCH_SKIP=signals leaves it out of `npm run bench`): a private Cluster of 3 masters, boards of
  * SIGNAL_SHARDS shards (a 1 h / 5 m window) written through the ranking service, 64 increments in
  * flight over 10 000 items, interleaved run by run:
@@ -127,13 +127,4 @@ function report(runs: Map<string, Figures[]>, durationSec: number): void {
     );
   }
   console.log('');
-}
-
-if (require.main === module) {
-  signalsShardedBench(Number(process.env.BENCH_REPEATS ?? 3), Number(process.env.BENCH_DURATION_SEC ?? 4)).catch(
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
 }

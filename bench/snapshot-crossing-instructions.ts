@@ -1,6 +1,6 @@
 /**
  * The call that crosses a snapshot boundary of a one-shard board, counted in Redis instructions (issue
- * #45): `npx ts-node --transpile-only bench/snapshot-crossing-instructions.ts`, a few minutes. redis-server
+ * #45): `npm run bench -- --part snapshot-crossing-instructions`, a few minutes. redis-server
  * runs under callgrind (startCallgrindRedis), which counts the user-space instructions it executes
  * whatever else the machine does. Each board of 2 400 items keeps snapshots of 1 000 rows; each round
  * moves the clock a minute and reads `top` 1 000: the read's first FCALL stores the listing and leaves
@@ -8,7 +8,6 @@
  * call's instructions and the commands it ran, costliest first. INSTR_KEEP=1 prints each crossing's
  * callgrind dump (stderr), for `callgrind_annotate --inclusive=yes`.
  */
-import { runWhenMain } from './process-stats';
 import { scriptCommandsOf } from './redis-instructions';
 import { perFcall, withCallgrindRanking } from './callgrind-ranking';
 
@@ -35,7 +34,7 @@ const tiebreakOf = (board: string, k: number) =>
 /** Millions of instructions, two decimals. */
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
-async function bench(): Promise<void> {
+export async function snapshotCrossingInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, graph: { ranking }, clock }) => {
     console.log('| board | crossing call (M instructions) | its costliest commands (M instructions) |');
     console.log('| --- | ---: | --- |');
@@ -68,5 +67,3 @@ async function bench(): Promise<void> {
     }
   });
 }
-
-runWhenMain(module, bench);

@@ -1,13 +1,12 @@
 /**
  * The first read of a window after a snapshot boundary, counted in Redis instructions (issue #45):
- * `npx ts-node --transpile-only bench/snapshot-read-instructions.ts`, about a minute. redis-server runs
+ * `npm run bench -- --part snapshot-read-instructions`, about a minute. redis-server runs
  * under callgrind (startCallgrindRedis), which counts the user-space instructions it executes whatever
  * else the machine does. On a one-shard board of 2 400 items keeping snapshots of 1 000 rows, each
  * round moves the clock a minute and reads `top` 1 000 twice: the first read stores the listing and
  * reads its page (two calls: the snapshot, then the page), the second reads the page alone (one call);
  * so the snapshot's call costs about the first read less the second.
  */
-import { runWhenMain } from './process-stats';
 import { dumpCounts } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
@@ -20,7 +19,7 @@ const WINDOWS = [{ name: 'w', period: '1h', interval: '1m', snapshots: { keep: 3
 /** Millions of instructions, two decimals. */
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
-async function bench(): Promise<void> {
+export async function snapshotReadInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph: { ranking }, clock }) => {
     const fcalls = async () => Number(/cmdstat_fcall:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
     console.log('| ties | first read after a boundary (M instructions, calls) | the same page again |');
@@ -52,5 +51,3 @@ async function bench(): Promise<void> {
     }
   });
 }
-
-runWhenMain(module, bench);

@@ -4,7 +4,7 @@
  * 6, 24 and 168 slots: Redis time per call (INFO commandstats, every ranking script or function
  * call) and the read's wall time, next to a top-10 of the whole window in the same run.
  *
- *   npx ts-node --transpile-only bench/spans.ts
+ *   npm run bench -- --part spans
  *
  * A private redis-server (harness/redis); nothing else is touched. Not part of `npm test`.
  */
@@ -22,7 +22,7 @@ const T0_MS = 1_700_002_800_000; // an hour boundary
 const HOUR_MS = 3_600_000;
 const CALLS = 30;
 
-async function main(): Promise<void> {
+export async function spansBench(): Promise<void> {
   const redis = await startTestRedis();
   const clock = new FakeClock(T0_MS);
   const { ranking, redisService } = await startRankingService(redis, clock, { QUOTA_NEW_ITEMS: String(ITEMS) });
@@ -71,5 +71,3 @@ async function main(): Promise<void> {
     await redis.stop();
   }
 }
-
-void main();

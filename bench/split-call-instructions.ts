@@ -1,7 +1,7 @@
 /**
  * Two reads and writes the worst-case harness found over 5 ms a call (issue #45), counted in Redis
  * instructions call by call (fanout-call-instructions.ts's way: each function call sent alone, the
- * counters dumped after each): `npx ts-node --transpile-only bench/split-call-instructions.ts`, a few
+ * counters dumped after each): `npm run bench -- --part split-call-instructions`, a few
  * minutes. A `top` of 1 000 rows of one shard, each with 1 KB of data; a batch of 1 000 items new to
  * the harness's 64-shard leagues board (wc-leagues64) filled with two full cohorts of its lowest tier.
  * SPLIT_BENCH_ONLY=<regular expression> measures the rows whose label holds it.
@@ -10,7 +10,6 @@ import { type RankingGraph } from '../harness/compose-ranking';
 import { BOARDS } from '../harness/worst-case/boards';
 import { ItemDataService } from '../src/ranking/items/items.service';
 import { BATCH_ENTRIES } from '../src/ranking/core/ranking.limits';
-import { runWhenMain } from './process-stats';
 import { type CallLog, measure, serializeCalls } from './fanout-call-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
@@ -45,7 +44,7 @@ const newcomers = () => {
   return Array.from({ length: BATCH_ENTRIES.max }, (_, k) => ({ item: `n${batches}-${k}`, amount: k + 1 }));
 };
 
-async function bench(): Promise<void> {
+export async function splitCallInstructionsBench(): Promise<void> {
   const only = new RegExp(process.env.SPLIT_BENCH_ONLY ?? '');
   await withCallgrindRanking(1_699_999_980_000, async ({ server, graph, clock }) => {
     const data = graph.module.get(ItemDataService);
@@ -91,5 +90,3 @@ async function bench(): Promise<void> {
     }
   });
 }
-
-runWhenMain(module, bench);

@@ -1,6 +1,6 @@
 /**
- * Reads that issue #45 split into calls, counted in Redis instructions: `npx ts-node --transpile-only
- * bench/split-calls-instructions.ts`, about a minute. redis-server runs under callgrind
+ * Reads that issue #45 split into calls, counted in Redis instructions: `npm run bench --
+ * --part split-calls-instructions`, about a minute. redis-server runs under callgrind
  * (startCallgrindRedis), which counts the instructions it executes whatever else the machine does. A
  * lookup of 25 and of 100 ids on a one-shard `ties: first` board of 2 000 items keeping snapshots of
  * 1 000 rows, 200 of them hidden (LOOKUP_IDS_PER_CALL ids a call), and a wilson view's top of 250 and of
@@ -10,7 +10,6 @@ import Redis from 'ioredis';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
-import { runWhenMain } from './process-stats';
 import { dumpCounts, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
@@ -67,7 +66,7 @@ async function seedRated(graph: RankingGraph): Promise<void> {
     }
 }
 
-async function bench(): Promise<void> {
+export async function splitCallsInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph, clock }) => {
     await seedModerated(graph, clock);
     await seedRated(graph);
@@ -82,5 +81,3 @@ async function bench(): Promise<void> {
       await measure(server, redis, `wilson top ${limit}`, () => graph.ranking.top('rated', 'best', 0, limit));
   });
 }
-
-runWhenMain(module, bench);

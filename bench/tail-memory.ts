@@ -11,7 +11,7 @@
  * answer bound 0 and equal the stream's exact top (score and rank), and what that read costs. The tail
  * board's closed slots are pruned, then packed (tail_pack_lib.lua): "packed slots" is their lists.
  *
- *   npx ts-node --transpile-only bench/tail-memory.ts
+ *   npm run bench -- --part tail-memory
  *
  * The tail board's rows are checked against the stream's own exact top (summed here, listed in Redis'
  * order: score, then id bytes descending). TAIL_BENCH_EXACT=0 skips the exact board's run (its memory
@@ -209,7 +209,7 @@ function streamTop(): Map<string, { score: number; rank: number }> {
   return top;
 }
 
-async function main(): Promise<void> {
+export async function tailMemoryBench(): Promise<void> {
   const load = loadavg()[0].toFixed(1);
   const exact = RUN_EXACT ? await run(false) : undefined;
   const tail = await run(true);
@@ -251,8 +251,3 @@ async function main(): Promise<void> {
     `Hour boundaries: at most ${PRUNING.mostReads} reads of one row to prune and pack the closed slot; used_memory peak ${mb(PRUNING.peakBytes)} MB (the server's whole).`,
   );
 }
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});

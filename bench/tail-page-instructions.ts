@@ -1,6 +1,6 @@
 /**
  * A tail page's calls in Redis instructions (issue #45: the one-shard deepest tail page):
- * `npx ts-node --transpile-only bench/tail-page-instructions.ts`, under a minute. redis-server runs under
+ * `npm run bench -- --part tail-page-instructions`, under a minute. redis-server runs under
  * callgrind (startCallgrindRedis), which counts the instructions it executes whatever else the machine
  * does. A one-shard board of `tail: { exact: 10, below: 1000 }` whose closed minute holds 2 000 items
  * seen once (every field but the best 10 leaves it): the first page of 2 064 rows read after the minute
@@ -10,7 +10,6 @@
  */
 import { StandingStore } from '../src/ranking/standing/standing.store';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
-import { runWhenMain } from './process-stats';
 import { perCall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
@@ -32,7 +31,7 @@ function commandsPerCall(entries: Array<[number, number, number, string[], strin
   return calls;
 }
 
-async function bench(): Promise<void> {
+export async function tailPageInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_700_000_000_000, async ({ server, redis, graph, clock }) => {
     const commands = new WriteCommands(clock);
     const windows = [{ name: 'h', period: '1h', interval: '1m' }];
@@ -68,5 +67,3 @@ async function bench(): Promise<void> {
     console.log(`calls (M): ${counted.map((n) => (n / 1e6).toFixed(2)).join(', ')}; commands: ${scripts.join(', ')}`);
   });
 }
-
-runWhenMain(module, bench);

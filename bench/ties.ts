@@ -9,7 +9,7 @@
  * and in the two rounds shards on several nodes take), wall time and Redis main-thread CPU.
  * reads: a top page of 100 and an item's rank over 8 shards, `ties: first` against shared.
  *
- * Run: npx ts-node --transpile-only bench/ties.ts (BENCH_TIES_ITEMS: items per board, default 100 000).
+ * Run: npm run bench -- --part ties (BENCH_TIES_ITEMS: items per board, default 100 000).
  */
 import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
@@ -66,7 +66,7 @@ async function readBench(ranking: RankingService): Promise<void> {
   console.log(`\n(${sample}: rank ${ranks[0].rank} with shared ties, ${ranks[1].rank} with ties: first)\n`);
 }
 
-async function main(): Promise<void> {
+export async function tiesBench(): Promise<void> {
   const server = await startRedisServer();
   const config = validateConfig({ REDIS_URL: server.url, KEY_PREFIX: 'bench:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
   const clock = new SystemClock();
@@ -192,5 +192,3 @@ async function lookupBench(
   raw.disconnect();
   await perNode.onApplicationShutdown();
 }
-
-if (require.main === module) void main();

@@ -2,7 +2,7 @@
  * What tracing costs: the built service with tracing off, and on (OTLP over HTTP to a local sink that
  * accepts and drops every export), interleaved rounds of top-10 reads and item increments on one
  * private redis-server. Prints req/s and the service's CPU µs per request, and the on/off ratios.
- * `npx ts-node --transpile-only bench/tracing.ts` (after `npm run build`); BENCH_DURATION_SEC, BENCH_REPEATS.
+ * `npm run bench -- --part tracing`; BENCH_DURATION_SEC, BENCH_REPEATS.
  */
 import { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -42,7 +42,7 @@ async function offPathCost(): Promise<void> {
   );
 }
 
-async function main(): Promise<void> {
+export async function tracingBench(): Promise<void> {
   await offPathCost();
   const sink = createServer((request, response) => request.resume().on('end', () => response.end('{}')));
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
@@ -91,8 +91,3 @@ async function main(): Promise<void> {
     sink.close();
   }
 }
-
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});

@@ -1,6 +1,6 @@
 /**
  * Redis time of one write call at several sizes (issue #45 rows 1 and 3), on one private redis-server
- * (`npx ts-node --transpile-only bench/write-cost.ts`, a few minutes; BENCH_REDIS_REALTIME=1 runs the
+ * (`npm run bench -- --part write-cost`, a few minutes; BENCH_REDIS_REALTIME=1 runs the
  * server under SCHED_FIFO). Each case runs a few times through the service (RankingService, a fake
  * clock) and prints the Redis µs of its costliest FCALL (SLOWLOG, every call logged) and its write cost
  * (write-cost.ts callCost, the units WRITE_COST_PER_CALL bounds), so the µs per unit can be read off:
@@ -25,7 +25,7 @@ import { startRedisServer } from './process-stats';
 const ROUNDS = Number(process.env.BENCH_WRITE_COST_ROUNDS ?? 3);
 const START_MS = 1_800_000_000_000;
 
-async function main(): Promise<void> {
+export async function writeCostBench(): Promise<void> {
   const server = await startRedisServer();
   const admin = new Redis(server.url);
   const clock = new FakeClock(START_MS);
@@ -145,8 +145,3 @@ async function main(): Promise<void> {
   await admin.quit();
   await stopChild(server.child);
 }
-
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});

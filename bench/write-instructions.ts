@@ -1,6 +1,6 @@
 /**
  * The writes of the board of every option in Redis instructions (issue #45: the worst-case rows of
- * 12–18 ms a call): `npx ts-node --transpile-only bench/write-instructions.ts`, about ten minutes.
+ * 12–18 ms a call): `npm run bench -- --part write-instructions`, about ten minutes.
  * redis-server runs under callgrind (startCallgrindRedis), which counts the instructions it executes
  * whatever else the machine does, here only while a measured write runs. The harness's boards (harness/worst-case/boards.ts) at its `ci` sizes,
  * seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
@@ -22,7 +22,6 @@ import { capOf } from '../src/ranking/options/actor-caps/actor-caps.option';
 import { actorsKept } from '../src/ranking/options/actors/actors.option';
 import { optionsOf } from '../src/ranking/options/registry';
 import { segmentsOf as segmentsOption } from '../src/ranking/options/segments/segments.option';
-import { runWhenMain } from './process-stats';
 import { counting, dumpCounts, scriptCommandsOf, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 
@@ -268,7 +267,7 @@ async function measureRows(bench: Bench): Promise<void> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) await measure(bench, `${label} (${attempt + 1})`, write);
 }
 
-async function run(): Promise<void> {
+export async function writeInstructionsBench(): Promise<void> {
   await withCallgrindRanking(
     1_700_000_000_000,
     async ({ server, redis, graph, clock }) => {
@@ -293,5 +292,3 @@ async function run(): Promise<void> {
     ],
   );
 }
-
-runWhenMain(module, run);

@@ -2,11 +2,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { readLuaModule } from './redis/lua-modules';
 import { KEPT_LOADED_WITHIN_MS, KEPT_OTHER_VERSIONS, RESTAMP_AFTER_MS } from './redis/library-versions';
+import { PARTS } from '../bench/parts';
 
 /**
  * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
  * lives in harness/), so a benchmark never depends on a test's internals; they, the scripts and the
- * packages keep src/'s size limit; docs/benchmarks.md stays a reference, not a notebook; the reading paths of docs/architecture.md
+ * packages keep src/'s size limit; every benchmark is a part of `npm run bench` (bench/parts/), none runs on its own; docs/benchmarks.md stays a reference, not a notebook; the reading paths of docs/architecture.md
  * name files that exist; and a link to a heading of another page finds that heading.
  */
 const ROOT = join(__dirname, '..');
@@ -90,6 +91,32 @@ function requiredTables(handler: string): Set<string> {
   return found;
 }
 
+/** The one file under bench/ that runs on its own: `npm run bench`, which runs the registered parts. */
+const BENCH_RUNNER = 'bench/run.ts';
+/** Processes a part starts (by file name), not benchmarks: the floor server, a heap sampler, seeding workers. */
+const BENCH_CHILD_SCRIPTS = new Set(['bench/bare-server.ts', 'bench/heap-sampler.ts', 'bench/idle-seed.ts']);
+/** A file that runs when started: `require.main`, or a top-level call of a main, a part or runWhenMain. */
+const RUNS_ON_ITS_OWN = /require\.main|^(?:void\s+)?(?:main|run|bench|runWhenMain|\w+Bench|\w+Abuse)\s*\(/m;
+
+/** The bench/ files bench/run.ts reaches: by its imports (the registry's too) and the scripts they start by name. */
+function reachedFromBenchRunner(): Set<string> {
+  const files = new Set(filesUnder('bench', '.ts'));
+  const reached = new Set<string>();
+  const visit = (file: string): void => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const started = [...readFileSync(join(ROOT, file), 'utf8').matchAll(/'([\w-]+\.ts)'/g)].map((match) =>
+      join(dirname(file), match[1]),
+    );
+    const imported = importsOf(file).map((target) =>
+      files.has(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`,
+    );
+    for (const next of [...imported, ...started].filter((path) => files.has(path))) visit(next);
+  };
+  visit(BENCH_RUNNER);
+  return reached;
+}
+
 describe('house rules outside src/ (issue #46)', () => {
   it('no file under bench/ or harness/ imports from test/', () => {
     const upward = [...filesUnder('bench', '.ts'), ...filesUnder('harness', '.ts')].flatMap((file) =>
@@ -98,6 +125,38 @@ describe('house rules outside src/ (issue #46)', () => {
         .map((target) => `${file} imports ${target}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it('no file under bench/ but bench/run.ts runs on its own: a benchmark is a part of `npm run bench`', () => {
+    const standalone = filesUnder('bench', '.ts').filter(
+      (file) =>
+        file !== BENCH_RUNNER &&
+        !BENCH_CHILD_SCRIPTS.has(file) &&
+        RUNS_ON_ITS_OWN.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    expect(standalone).toEqual([]);
+  });
+
+  it('every file under bench/ is reached from bench/run.ts, so each benchmark is registered in bench/parts/', () => {
+    const reached = reachedFromBenchRunner();
+    expect(filesUnder('bench', '.ts').filter((file) => !reached.has(file))).toEqual([]);
+  });
+
+  it('every part has a name of its own, a capability, what it measures, and the default set is not empty', () => {
+    const names = PARTS.map((part) => part.name);
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+    expect(PARTS.filter((part) => !/^[a-z][a-z-]*$/.test(part.name) || part.measures.trim() === '')).toEqual([]);
+    expect(PARTS.some((part) => part.byDefault)).toBe(true);
+  });
+
+  it('docs/benchmarks.md\'s "How to reproduce" names every part, the default set in bold', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'benchmarks.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## How to reproduce\n'), doc.indexOf('\n## Current figures\n'));
+    const unnamed = PARTS.filter(
+      (part) => !section.includes(part.byDefault ? `**\`${part.name}\`**` : `\`${part.name}\``),
+    ).map((part) => part.name);
+    const boldNotDefault = PARTS.filter((part) => !part.byDefault && section.includes(`**\`${part.name}\`**`));
+    expect([...unnamed, ...boldNotDefault.map((part) => part.name)]).toEqual([]);
   });
 
   it(`no file under test/, bench/, harness/, scripts/, packages/ or clients/ is over ${MAX_FILE_LINES} lines`, () => {
