@@ -178,13 +178,12 @@ export class FiltersService {
   }
 }
 
-/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors, strict ties. */
+/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors, span with minActors. */
 function checkFilters(board: PreparedBoard, ask: FilteredRead): void {
   if (ask.perGroup !== undefined && board.config.groups !== true)
     throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
   if (ask.minActors !== undefined && board.config.actors !== true)
     throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
-  if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
   if (ask.span !== undefined && ask.minActors !== undefined) throw new InvalidInputError(M.spanWithMinActors());
 }
 
