@@ -297,9 +297,16 @@ export const BOARDS = {
   },
   /**
    * The same on a sum board of strict ranks, every item of one score: filtered scans read the strict
-   * order, each row with its tie mark, merged and ranked by (score, mark).
+   * order, each row with its tie mark, merged and ranked by (score, mark); and its decay view's
+   * listing, each row's group looked up (strict-filter-rows.ts).
    */
-  'wc-tf-groups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], ties: 'first', groups: true, shards: 64 },
+  'wc-tf-groups': {
+    windows: [{ name: 'm', period: '1h', interval: '1m' }],
+    views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' }],
+    ties: 'first',
+    groups: true,
+    shards: 64,
+  },
   /**
    * Actors on one shard, every scanned row on one call: each item has one actor but the few deepest,
    * which have MIN_ACTORS.max each, so `minActors` at its maximum scans its deepest (seed.ts).
