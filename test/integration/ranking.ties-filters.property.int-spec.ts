@@ -7,11 +7,12 @@ import { useFiltersGraph } from '../support/ranking-graph';
 import { TiesModel } from '../support/ties-model';
 
 /**
- * Filtered reads of `ties: first` boards (GET top?perGroup=, POST …/query) against a brute-force model
+ * Filtered reads of `ties: first` boards (GET top?perGroup=, POST …/query, minActors) against a brute-force model
  * (property, 1 and 3 shards, one Redis and a Cluster): the board's strict listing is checked against
  * the model (scores, and every pair in an order the model allows: a higher score, or the same reached
  * no later), and each filtered page is that listing without the excluded items and groups, at most
- * perGroup rows of a group, each row with its strict board rank (its place in the listing).
+ * perGroup rows of a group (with minActors, only the items of that many distinct actors in the window),
+ * each row with its strict board rank (its place in the listing).
  */
 const WINDOWS = [
   { name: 'w1', periodSec: 60, intervalSec: 20 },
@@ -20,7 +21,7 @@ const WINDOWS = [
 const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
 const GROUPS = ['x', 'y', 'z'];
 
-type Entry = { item: string; amount: number; group?: string };
+type Entry = { item: string; amount: number; group?: string; actor?: string };
 type Step = { kind: 'add'; entry: Entry } | { kind: 'batch'; entries: Entry[] } | { kind: 'advance'; ms: number };
 
 // Positive amounts only: a score then moves on every change, so "when it reached its score" is one moment.
@@ -28,6 +29,7 @@ const entry: fc.Arbitrary<Entry> = fc.record({
   item: fc.constantFrom(...ITEMS),
   amount: fc.constantFrom(1, 1, 2),
   group: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
+  actor: fc.option(fc.constantFrom('ann', 'bob', 'cy'), { nil: undefined }),
 });
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: entry.map((e) => ({ kind: 'add' as const, entry: e })) },
@@ -57,6 +59,24 @@ const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology,
 
 type Row = { rank: number; item: string; score: number; group?: string };
 
+/** Each window's distinct actors of an item: the actors of its events in live slots (positive amounts only). */
+class ActorsModel {
+  private readonly events: Array<{ item: string; actor: string; atSec: number }> = [];
+
+  add(nowMs: number, item: string, actor: string | undefined): void {
+    if (actor !== undefined) this.events.push({ item, actor, atSec: Math.floor(nowMs / 1000) });
+  }
+
+  count(window: string, nowMs: number, item: string): number {
+    const w = WINDOWS.find((candidate) => candidate.name === window)!;
+    const slot = (sec: number) => Math.floor(sec / w.intervalSec) * w.intervalSec;
+    const live = (sec: number) => slot(sec) > slot(Math.floor(nowMs / 1000)) - w.periodSec;
+    return new Set(this.events.filter((e) => e.item === item && live(e.atSec)).map((e) => e.actor)).size;
+  }
+}
+
+type Models = { order: TiesModel; groups: GroupedModel; actors: ActorsModel };
+
 describe.each(CASES)(
   'ties: first filtered reads against a brute-force model (property, %s, %i shard(s))',
   (topology, shards) => {
@@ -64,8 +84,9 @@ describe.each(CASES)(
     const world = useFiltersGraph(topology, clock);
     let board = 0;
     let strictTies = 0;
+    let thinned = 0;
 
-    it('perGroup and exclusions list the strict listing without the filtered rows, ranks strict', async () => {
+    it('perGroup, exclusions and minActors list the strict listing without the filtered rows, ranks strict', async () => {
       await fc.assert(
         fc.asyncProperty(
           fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
@@ -74,12 +95,13 @@ describe.each(CASES)(
             const name = `tf${board++}`;
             clock.setMs(startMs);
             const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
-            await world.graph.ranking.putBoard({ name, windows, shards, groups: true, ties: 'first' });
+            await world.graph.ranking.putBoard({ name, windows, shards, groups: true, actors: true, ties: 'first' });
             const order = new TiesModel(WINDOWS, shards > 1 ? (id) => shardOf(id, shards) : undefined);
             const groups = new GroupedModel(WINDOWS);
+            const actors = new ActorsModel();
             for (const s of steps) {
-              await apply(name, order, groups, s);
-              for (const w of WINDOWS) await compare(name, order, groups, w.name);
+              await apply(name, { order, groups, actors }, s);
+              for (const w of WINDOWS) await compare(name, { order, groups, actors }, w.name);
               groups.settle(clock.nowMs());
             }
             await world.graph.ranking.deleteBoard(name);
@@ -87,11 +109,13 @@ describe.each(CASES)(
         ),
         { numRuns: 15, examples: [ONE_SCORE_IN_TURN] },
       );
-      // Not vacuous: filtered pages held rows of one score at distinct ranks (the example alone: many).
+      // Not vacuous: filtered pages held rows of one score at distinct ranks (the example alone: many),
+      // and minActors left some rows out while listing others.
       expect(strictTies).toBeGreaterThan(10);
+      expect(thinned).toBeGreaterThan(0);
     });
 
-    async function apply(name: string, order: TiesModel, groups: GroupedModel, s: Step): Promise<void> {
+    async function apply(name: string, { order, groups, actors }: Models, s: Step): Promise<void> {
       const nowMs = clock.nowMs();
       if (s.kind === 'advance') {
         clock.advanceMs(s.ms);
@@ -105,6 +129,7 @@ describe.each(CASES)(
       for (const e of entries) order.increment(nowMs, e.item, e.amount);
       for (const e of entries) groups.increment(nowMs, e.item, e.amount);
       for (const e of entries) groups.name(nowMs, e.item, e.group);
+      for (const e of entries) actors.add(nowMs, e.item, e.actor);
     }
 
     /** The board's listing, checked against the model: its scores, and an order the model allows. */
@@ -120,7 +145,7 @@ describe.each(CASES)(
       return rows;
     }
 
-    async function compare(name: string, order: TiesModel, groups: GroupedModel, window: string): Promise<void> {
+    async function compare(name: string, { order, groups, actors }: Models, window: string): Promise<void> {
       const listing = await strictListing(name, order, groups, window);
       const want = (ask: GroupFilterAsk) => filteredListing(listing, (item) => groups.groups.get(item), ask);
       for (const perGroup of [1, 2]) {
@@ -146,6 +171,10 @@ describe.each(CASES)(
       const rows = read.items.map(pick);
       expect({ truncated: read.truncated, rows }).toEqual({ truncated: false, rows: want(ask) });
       strictTies += rows.filter((row, i) => i > 0 && row.score === rows[i - 1].score).length;
+      const acted = await world.filters.read({ board: name, window, offset: 0, limit: 20, minActors: 2 });
+      const many = listing.filter((row) => actors.count(window, clock.nowMs(), row.item) >= 2);
+      expect(acted.items.map(pick)).toEqual(filteredListing(many, (item) => groups.groups.get(item), {}));
+      if (many.length > 0 && many.length < listing.length) thinned++;
     }
   },
 );
