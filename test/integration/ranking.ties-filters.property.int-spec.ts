@@ -115,6 +115,39 @@ describe.each(CASES)(
       expect(thinned).toBeGreaterThan(0);
     });
 
+    // Beside a tiebreak the strict order is the pair order's (its marks end with the tie mark and id).
+    it('with a tiebreak: equal pairs rank in the order they were reached, a better pair first', async () => {
+      const name = `tft${board++}`;
+      clock.setMs(1_700_000_000_000);
+      const windows = [{ name: 'w', period: 60, interval: 20 }];
+      const config = { name, windows, shards, aggregate: 'max' as const, tiebreak: { order: 'desc' as const } };
+      await world.graph.ranking.putBoard({ ...config, groups: true, ties: 'first' });
+      const entries = [...ITEMS.map((item) => ({ item, tiebreak: 0 })), { item: 'late', tiebreak: 1 }];
+      for (const [i, e] of entries.entries()) {
+        const entry = { ...e, score: 7, group: GROUPS[i % 3] };
+        await world.graph.ranking.incrementBatch(world.commands.batch({ board: name, entries: [entry] }));
+        clock.advanceMs(1);
+      }
+      const listing = ['late', ...ITEMS].map((item, i) => ({ rank: i + 1, item, score: 7 }));
+      const groupOf = (item: string) => GROUPS[entries.findIndex((e) => e.item === item) % 3];
+      expect((await world.graph.ranking.top(name, 'w', 0, 20)).items.map(pick)).toEqual(
+        filteredListing(listing, groupOf, {}),
+      );
+      const read = await world.graph.ranking.topFiltered(name, { window: 'w', limit: 20, perGroup: 1 }, () => {});
+      expect(read.items.map(pick)).toEqual(filteredListing(listing, groupOf, { perGroup: 1 }));
+      const ask = { items: ['late'], groups: ['y'] };
+      const page = await world.filters.read({
+        board: name,
+        window: 'w',
+        offset: 1,
+        limit: 3,
+        excludeItems: ask.items,
+        excludeGroups: ask.groups,
+      });
+      expect(page.items.map(pick)).toEqual(filteredListing(listing, groupOf, ask).slice(1, 4));
+      await world.graph.ranking.deleteBoard(name);
+    });
+
     async function apply(name: string, { order, groups, actors }: Models, s: Step): Promise<void> {
       const nowMs = clock.nowMs();
       if (s.kind === 'advance') {
