@@ -296,6 +296,18 @@ export const BOARDS = {
     shards: 64,
   },
   /**
+   * The same on a sum board of strict ranks, every item of one score: filtered scans read the strict
+   * order, each row with its tie mark, merged and ranked by (score, mark); and its decay view's
+   * listing, each row's group looked up (strict-filter-rows.ts).
+   */
+  'wc-tf-groups': {
+    windows: [{ name: 'm', period: '1h', interval: '1m' }],
+    views: [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' }],
+    ties: 'first',
+    groups: true,
+    shards: 64,
+  },
+  /**
    * Actors on one shard, every scanned row on one call: each item has one actor but the few deepest,
    * which have MIN_ACTORS.max each, so `minActors` at its maximum scans its deepest (seed.ts).
    */

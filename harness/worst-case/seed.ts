@@ -166,6 +166,16 @@ async function seedTiebreakGroups(context: HarnessContext): Promise<void> {
   }));
 }
 
+/** The groups board's items on the strict board, all of one score: the order they reached it ranks them. */
+async function seedStrictGroups(context: HarnessContext): Promise<void> {
+  const { items } = context.sizes;
+  await batches(context, 'wc-tf-groups', items, (n) => ({
+    item: `i${n}`,
+    amount: 7,
+    group: n < items - 100 ? 'g0' : `g${items - n}`,
+  }));
+}
+
 /**
  * Items in descending order on the actors board, each with one actor; then the lowest QUALIFYING items
  * each get MIN_ACTORS.max actors more (amount 1 each: they stay deep in the listing).
@@ -291,6 +301,7 @@ export async function seedBoards(context: HarnessContext): Promise<void> {
   await seedGroups(context);
   await seedSpanGroups(context);
   await seedTiebreakGroups(context);
+  await seedStrictGroups(context);
   await seedActors(context);
   await seedModeratedGroups(context);
   await seedMetrics(context, SNAPSHOT_METRIC_BOARDS);

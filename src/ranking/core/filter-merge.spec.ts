@@ -53,4 +53,20 @@ describe('filtered merge of a board keeping (score, tiebreak) pairs', () => {
     });
     expect(ranked(rows, [scan], ascending).map((row) => row.rank)).toEqual(ranks);
   });
+
+  // A sharded `ties: first` board's marks (ties_lib): one drain's mark then the id, compared as the
+  // order zset compares members: bytes, where U+1F600 (F0 …) follows U+E000 (EE …), unlike UTF-16.
+  it('strict marks rank in byte order, one rank a row', () => {
+    const drain = '9'.repeat(30);
+    const rows: ScanRow[] = [
+      { item: '\u{1F600}', score: 5, group: '', tie: `${drain}\u{1F600}` },
+      { item: '\uE000', score: 5, group: '', tie: `${drain}\uE000` },
+    ];
+    const scan = newScan<ScanRow>();
+    absorb(scan, { draining: false, rows, skipped: [], next: 2, ended: true });
+    expect(ranked(rows, [scan], false).map((row) => [row.item, row.rank])).toEqual([
+      ['\u{1F600}', 1],
+      ['\uE000', 2],
+    ]);
+  });
 });

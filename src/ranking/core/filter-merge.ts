@@ -1,4 +1,4 @@
-import { boardOrder } from './shard-math';
+import { boardOrder, compareUtf8 } from './shard-math';
 
 /** A row a filtered scan answers: its group "" when it has none; on a board keeping pairs its mark (`tie`). */
 export interface ScanRow {
@@ -100,19 +100,20 @@ export function place<Row extends ScanRow>(
 
 /**
  * Each row's board rank: 1 + the scanned records ahead of it on every shard (competition rank): a
- * better score, or on a board keeping pairs the same score and a better mark (marks follow the board's
- * order as scores do: tiebreak_lib), so equal pairs share a rank.
+ * better score, or on a board with marks the same score and a better mark (marks follow the board's
+ * order as scores do, in the byte order of the shards' zsets: tiebreak_lib, ties_lib), so equal pairs
+ * share a rank and a strict board's marks, one per row, rank strictly.
  */
 export function ranked<Row extends ScanRow>(
   rows: Row[],
   scans: Array<ShardScan<Row>>,
   ascending: boolean,
 ): Array<FilteredRow<Row>> {
-  const better = (a: string | number, b: string | number) => (ascending ? a < b : a > b);
+  const sign = ascending ? -1 : 1;
   const before = (s: ScannedRecord, row: Row) =>
     s.score !== row.score
-      ? better(s.score, row.score)
-      : s.tie !== undefined && row.tie !== undefined && better(s.tie, row.tie);
+      ? sign * (s.score - row.score) > 0
+      : s.tie !== undefined && row.tie !== undefined && sign * compareUtf8(s.tie, row.tie) > 0;
   const ahead = (row: Row) => scans.reduce((sum, scan) => sum + scan.scanned.filter((s) => before(s, row)).length, 0);
   return rows.map((row) => ({ ...row, rank: ahead(row) + 1 }));
 }

@@ -47,8 +47,6 @@ export const RANKING_MESSAGES = {
     `cursor + limit reaches ${depth} rows into the review queue; it is read at most ${most} deep: allow or hide the items ahead first`,
   moderationReadsWindows: (board: string, view: string) =>
     `window: "${view}" is a view of board "${board}"; the review queue lists a window (name one of its windows)`,
-  viewFilters: (view: string) =>
-    `window "${view}" is a view: of the filters only minActors reads a view (perGroup and exclude read a window)`,
   actorCountsPending:
     "minActors: this window's distinct-actor counts began after some of its live actor data (it was kept before the service counted them); read it without minActors, or reset the window (PUT the board with ?reset=true)",
   likeTakeBackPending:

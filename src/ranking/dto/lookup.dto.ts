@@ -41,7 +41,7 @@ export const PerGroupProperty = () =>
   OptionalIntProperty(
     PER_GROUP_ITEMS,
     {
-      description: `At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
+      description: `At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank (a view: its view rank); offset + limit at most ${FILTERED_DEPTH_ITEMS}; see truncated`,
     },
     { fromQuery: true },
   );

@@ -165,26 +165,27 @@ export class FiltersService {
     return { ...figures(board.config.name, window, nowMs, draining), items, truncated: page.truncated };
   }
 
-  /** A filtered page of a view: minActors only (perGroup, exclusions: 400), counted in the view's window. */
+  /** A filtered page of a view (a span: 400): rows keep their view rank; minActors counted in the view's window. */
   private viewPage(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: FilteredRead): Promise<FilteredPage> {
-    const filtersWindow =
-      ask.perGroup !== undefined || (ask.excludeItems ?? []).length + (ask.excludeGroups ?? []).length > 0;
     if (ask.span !== undefined) throw new InvalidInputError(RANKING_MESSAGES.spanOnView(board.config.name, view.name));
-    if (ask.minActors === undefined || filtersWindow)
-      throw new InvalidInputError(RANKING_MESSAGES.viewFilters(view.name));
     checkFilters(board, ask);
-    const { offset, limit, minActors, admit } = ask;
-    return this.views.filtered(board, view, nowMs, { offset, limit, minActors, admit }) as Promise<FilteredPage>;
+    const { offset, limit, admit } = ask;
+    const filters = {
+      minActors: ask.minActors ?? 0,
+      perGroup: ask.perGroup ?? 0,
+      excludeItems: ask.excludeItems ?? [],
+      excludeGroups: ask.excludeGroups ?? [],
+    };
+    return this.views.filtered(board, view, nowMs, { offset, limit, ...filters, admit }) as Promise<FilteredPage>;
   }
 }
 
-/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors, strict ties. */
+/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors, span with minActors. */
 function checkFilters(board: PreparedBoard, ask: FilteredRead): void {
   if (ask.perGroup !== undefined && board.config.groups !== true)
     throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
   if (ask.minActors !== undefined && board.config.actors !== true)
     throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
-  if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
   if (ask.span !== undefined && ask.minActors !== undefined) throw new InvalidInputError(M.spanWithMinActors());
 }
 

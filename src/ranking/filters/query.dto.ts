@@ -38,7 +38,7 @@ export class QueryExcludeDto {
 
 export class QueryDto {
   @OptionalNameProperty(
-    "Window name (default: the board's first window); a view with minActors only (perGroup, exclude: 400)",
+    "Window name (default: the board's first window), or a view's: its rows and view ranks, filtered alike (span on a view: 400)",
     '24h',
   )
   window?: string;

@@ -20,6 +20,10 @@ const VIEW_ARGS = [
   'rank_score',
   'want',
   'min_actors',
+  'per_group',
+  'seen',
+  'exclude_items',
+  'exclude_groups',
 ] as const;
 
 /** What a view read asks for (read_view.lua): a page, one item, an item's neighbours, or a count above a rank score. */
@@ -28,7 +32,16 @@ export type ViewRead =
   | { op: 'item'; item: string }
   | { op: 'around'; item: string; radius: number }
   | { op: 'count'; rankScore: number }
-  | { op: 'filter'; start: number; scan: number; want: number; minActors: number };
+  | ({ op: 'filter'; start: number; scan: number; want: number } & ViewFilters);
+
+/** A view filter scan's filters, as group_page takes them (0: no floor, no cap; `seen`: rows of each group listed ahead). */
+export interface ViewFilters {
+  minActors: number;
+  perGroup: number;
+  seen: Record<string, number>;
+  excludeItems: readonly string[];
+  excludeGroups: readonly string[];
+}
 
 /**
  * A read of one view of one shard: the windows it reads (its window first, then a rising view's baseline);
@@ -62,6 +75,8 @@ export interface ViewReply {
   ended: boolean;
   skipped: number[];
   last?: { item: string; score: number };
+  /** filter: the group of each row ("": none). */
+  groups: string[];
 }
 
 /** The reply's two figures under the names of the read that asked. */
@@ -79,7 +94,17 @@ function readArgsOf(read: ViewRead): Partial<NamedArgs<typeof VIEW_ARGS>> {
   if (read.op === 'item') return { op: read.op, item: read.item };
   if (read.op === 'around') return { op: read.op, item: read.item, radius: read.radius };
   if (read.op === 'filter')
-    return { op: read.op, offset: read.start, limit: read.scan, want: read.want, min_actors: read.minActors };
+    return {
+      op: read.op,
+      offset: read.start,
+      limit: read.scan,
+      want: read.want,
+      min_actors: read.minActors,
+      per_group: read.perGroup,
+      seen: JSON.stringify(read.seen),
+      exclude_items: JSON.stringify(read.excludeItems),
+      exclude_groups: JSON.stringify(read.excludeGroups),
+    };
   return { op: read.op, rank_score: read.rankScore };
 }
 
@@ -124,7 +149,7 @@ export const VIEWS_FUNCTIONS = functionSet('tbRank', {
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     args: VIEW_ARGS,
-    reply: ['draining', 'landmark', 'first', 'second', 'rows', 'skipped', 'last', 'last_score'],
+    reply: ['draining', 'landmark', 'first', 'second', 'rows', 'skipped', 'last', 'last_score', 'groups'],
     build: (call: ViewCall) => {
       const { keys } = call.shard;
       const sources = call.sourceKeys ?? call.windows.map(() => keys);
@@ -142,6 +167,10 @@ export const VIEWS_FUNCTIONS = functionSet('tbRank', {
           rank_score: undefined,
           want: undefined,
           min_actors: undefined,
+          per_group: undefined,
+          seen: undefined,
+          exclude_items: undefined,
+          exclude_groups: undefined,
           ...readArgsOf(call.read),
         },
       };
@@ -154,6 +183,7 @@ export const VIEWS_FUNCTIONS = functionSet('tbRank', {
         rows: viewRowsOf(reply.nested('rows'), call.view.mode),
         ...figuresOf(call.read, reply.int('first'), reply.int('second')),
         skipped: reply.nested('skipped').numbers(),
+        groups: reply.nested('groups').strings(),
         ...(lastItem === '' ? {} : { last: { item: lastItem, score: reply.number('last_score') } }),
       };
     },

@@ -15,19 +15,21 @@ import { groupScan } from '../options/groups/groups.limits';
 export class ViewsService implements ViewFilterReader {
   constructor(private readonly store: ViewsStore) {}
 
-  /** A page of the view's items with at least `minActors` actors in its window, bounded as perGroup's scan. */
+  /** A page of the view's items that pass the filters (minActors in its window, perGroup, exclusions), bounded as a window's scan. */
   async filtered(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: ViewFilterAsk): Promise<ViewFilterPage> {
-    const { offset, limit, minActors, admit } = ask;
-    const plan = { shards: board.shards.length, offset, limit, perGroup: 0, ascending: false, admit };
+    const { offset, limit, minActors, perGroup, excludeItems, excludeGroups, admit } = ask;
+    const plan = { shards: board.shards.length, offset, limit, perGroup, ascending: false, admit };
     const { scan, calls } = groupScan(minActors);
-    const sent = { scan, want: offset + limit, minActors };
+    const sent = { scan, want: offset + limit, minActors, perGroup, excludeItems, excludeGroups };
     let landmarkSec = 0;
-    const page = await scanFiltered({ ...plan, calls }, async (shard, start) => {
-      const reply = await this.store.viewFilterScan({ board, view, nowMs }, board.shards[shard], { start, ...sent });
+    const page = await scanFiltered({ ...plan, calls }, async (shard, start, seen) => {
+      const on = board.shards[shard];
+      const reply = await this.store.viewFilterScan({ board, view, nowMs }, on, { start, seen, ...sent });
       landmarkSec = reply.landmarkSec;
       return reply;
     });
-    const items = viewRows(board, view, { landmarkSec, rows: page.rows }, nowMs);
+    const rows = viewRows(board, view, { landmarkSec, rows: page.rows }, nowMs);
+    const items = rows.map((row, i) => (page.rows[i].group === '' ? row : { ...row, group: page.rows[i].group }));
     return { ...viewFigures(board, view, nowMs, page.draining), items, truncated: page.truncated };
   }
 

@@ -6,7 +6,7 @@ import { boardCall } from '../core/script-call';
 import type { ScanReply, ScanRow } from '../core/filter-merge';
 import { RankedReader, RankedSource } from '../core/ranked-reader';
 import type { ViewConfig } from '../options/views/trending-math';
-import { ViewRead, ViewReply, ViewsFunctions } from './views.functions';
+import { ViewFilters, ViewRead, ViewReply, ViewsFunctions } from './views.functions';
 import { COUNTED_VIEW_ROWS_PER_CALL } from '../core/ranking.limits';
 import { sliceStore } from '../core/slice-store';
 
@@ -58,15 +58,15 @@ export class ViewsStore extends sliceStore(ViewsFunctions) {
     return { draining: page.draining, landmarkSec: ranked.landmarkSec, rows: page.rows };
   }
 
-  /** One filter scan of a view on `shard` (read_view's filter op): rows with at least `minActors` actors. */
+  /** One filter scan of a view on `shard` (read_view's filter op): the rows that pass, each with its group ("": none). */
   async viewFilterScan(
     source: ViewSource,
     shard: ShardKeys,
-    ask: { start: number; scan: number; want: number; minActors: number },
+    ask: { start: number; scan: number; want: number } & ViewFilters,
   ): Promise<ScanReply<ViewRow & ScanRow> & { landmarkSec: number }> {
     const reply = await this.readView(source, shard, { op: 'filter', ...ask });
     const { draining, landmarkSec, next, ended, skipped, last } = reply;
-    const rows = reply.rows.map((row) => ({ ...row, group: '' }));
+    const rows = reply.rows.map((row, i) => ({ ...row, group: reply.groups[i] ?? '' }));
     return { draining, landmarkSec, rows, next, ended, skipped, last };
   }
 

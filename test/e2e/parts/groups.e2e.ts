@@ -99,7 +99,7 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
     expect(answer.body.message).toMatch(message);
   });
 
-  it('refuses perGroup out of 1-100 and on a board without groups; a view is a 400', async () => {
+  it('refuses perGroup out of 1-100 and on a board without groups; a span of a view is a 400', async () => {
     await createBoard(app(), 'plain', { windows: WINDOWS });
     for (const q of ['perGroup=0', 'perGroup=101', 'perGroup=1'])
       expect((await http().get(`/boards/plain/top?${q}`).expect(400)).body.code).toBe('INVALID_INPUT');
@@ -108,7 +108,17 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
       .set(ADMIN)
       .send({ windows: WINDOWS, groups: true, views: [{ name: 'hot', mode: 'hot', window: 'h' }] })
       .expect(201);
-    expect((await http().get('/boards/v/top?perGroup=1&window=hot').expect(400)).body.code).toBe('INVALID_INPUT');
+    const items = [
+      { item: 'p1', amount: 3, group: 'ann' },
+      { item: 'p2', amount: 2, group: 'ann' },
+      { item: 'p3', amount: 1, group: 'bob' },
+    ];
+    await http().post('/boards/v/increments').send({ items }).expect(200);
+    const hot = (await http().get('/boards/v/top?perGroup=1&window=hot').expect(200)).body;
+    expect(hot.items.map((row: { item: string; group: string }) => [row.item, row.group])).toEqual([
+      ['p1', 'ann'],
+      ['p3', 'bob'],
+    ]);
     const onView = await http().post('/boards/v/query').send({ window: 'hot', span: '10m', minActors: 1 }).expect(400);
     expect(onView.body.message).toMatch(/span applies to rolling windows; "hot" is a view/);
   });

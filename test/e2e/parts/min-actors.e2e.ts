@@ -59,7 +59,7 @@ describe('minActors over HTTP: top, POST .../query, views', () => {
     expect(hot.items.map((row: Row) => row.item)).toEqual(['three']);
   });
 
-  it('refuses minActors out of 1-1000, on a board without actors, and with perGroup or exclude on a view', async () => {
+  it('refuses minActors out of 1-1000 and on a board without actors; a view takes exclude beside it', async () => {
     await http().put('/admin/boards/plain').set(ADMIN).send({ windows: WINDOWS }).expect(201);
     await http()
       .put('/admin/boards/acts')
@@ -73,11 +73,14 @@ describe('minActors over HTTP: top, POST .../query, views', () => {
     await refused('/boards/acts/top?minActors=0', /minActors/);
     await refused('/boards/acts/top?minActors=1001', /minActors/);
     await refused('/boards/plain/top?minActors=1', /minActors: board "plain" keeps no actors/);
-    await refused('/boards/acts/query', /"people" is a view/, {
-      window: 'people',
-      minActors: 1,
-      exclude: { items: ['x'] },
-    });
-    await refused('/boards/acts/query', /"people" is a view/, { window: 'people' });
+    const items = [
+      { item: 'x', amount: 1, actor: 'ann' },
+      { item: 'y', amount: 1, actor: 'bob' },
+      { item: 'y', amount: 1, actor: 'cy' },
+    ];
+    await http().post('/boards/acts/increments').send({ items }).expect(200);
+    const body = { window: 'people', minActors: 1, exclude: { items: ['y'] } };
+    const page = (await http().post('/boards/acts/query').send(body).expect(200)).body;
+    expect([page.window, rowsOf(page.items)]).toEqual(['people', [['x', 2, 1]]]);
   });
 });

@@ -601,7 +601,7 @@ export interface paths {
         put?: never;
         /**
          * A viewer's filtered page of a window
-         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (with minActors 1000 rows a call, 8 calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); span with minActors is a 400. A view (window) takes minActors alone (perGroup or exclude on a view: 400).
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (with minActors 1000 rows a call, 8 calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); span with minActors is a 400. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.
          */
         post: operations["FiltersController_query"];
         delete?: never;
@@ -2043,7 +2043,7 @@ export interface components {
         };
         QueryDto: {
             /**
-             * @description Window name (default: the board's first window); a view with minActors only (perGroup, exclude: 400): 1-64 characters of A-Z a-z 0-9 _ . : -
+             * @description Window name (default: the board's first window), or a view's: its rows and view ranks, filtered alike (span on a view: 400): 1-64 characters of A-Z a-z 0-9 _ . : -
              * @example 24h
              */
             window?: string;
@@ -4398,7 +4398,7 @@ export interface operations {
                 offset?: number;
                 /** @description true: each row carries its item's data as `data` (null when it has none). The rows' data are read in calls of at most 256 rows on each shard; on `top` each call past one per shard is a read of the client's read budget */
                 data?: boolean;
-                /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank (a view: its view rank); offset + limit at most 1000; see truncated */
                 perGroup?: number;
                 /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 minActors?: number;
@@ -7180,7 +7180,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopResultDto"];
                 };
             };
-            /** @description INVALID_INPUT: a bad body, span on a view or not fitting the window, span with minActors, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
+            /** @description INVALID_INPUT: a bad body, span on a view or not fitting the window, span with minActors, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8771,7 +8771,7 @@ export interface operations {
                 segment?: string;
                 /** @description Rows watched */
                 limit?: number;
-                /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
+                /** @description At most this many rows of one group (a board with "groups": true, else 400); rows keep their board rank (a view: its view rank); offset + limit at most 1000; see truncated */
                 perGroup?: number;
                 /** @description Only items with at least this many distinct actors in the window (a view: in its window; a board with "actors", else 400); rows keep their board rank; offset + limit at most 1000; see truncated */
                 minActors?: number;

@@ -23,13 +23,15 @@
 --   last, last_score  the last row scanned ("" and 0: none)
 --   summed    0: the span holds more than most_fields slot fields (nothing scanned), else 1
 --   fields    the slot fields the span summed or holds (0: no span)
---   row_marks, skipped_marks, last_mark  on a board keeping (score, tiebreak) pairs (tiebreak_lib), the
---             mark of each row of `rows`, of each of `skipped` and of `last` (the shards' merge and the
---             board ranks compare it after the score); { }, { } and "" elsewhere
+--   row_marks, skipped_marks, last_mark  on a board keeping (score, tiebreak) pairs (tiebreak_lib) or
+--             strict ranks (ties_lib: its member <mark><item> on a sharded board, the row's place on one
+--             shard) outside a span, the mark of each row of `rows`, of each of `skipped` and of `last` (the
+--             shards' merge and the board ranks compare it after the score); { }, { } and "" elsewhere
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window whose counts miss pairs
 --   made before they were kept: actor_lib's counts_kept)
 
-local GROUP_PAGE = { chunk = 250 }
+-- last_place: above any place of a listing, so an inverted place is never negative (15 digits).
+local GROUP_PAGE = { chunk = 250, last_place = 999999999999999 }
 
 -- A JSON array as a set.
 local function set_of(json)
@@ -73,14 +75,26 @@ local function scan_chunk(filter, out, at, count)
   return scanned, #items < count
 end
 
+-- A strict board of one shard marks none of its rows (ties_lib marks them for a merge across shards),
+-- yet its ranks are places: `count` rows from `first` are marked by their places, inverted and
+-- fixed-width as ties_lib's marks, so the merge's rank counts the rows of equal score listed ahead.
+local function place_marks(marks, first, count)
+  for i = 1, count do marks[i] = string.format('%015.0f', GROUP_PAGE.last_place - (first + i - 1)) end
+end
+
 -- How the scan reads its listing: the window's results (order_lib), or with a span the rows of its
 -- sums in board order (span_lib: every one listed, above 0), sorted once as far as the scan may go.
 -- nil and the fields held when the span holds more than most_fields.
 local function listing_of(slots_key, top_key, header, arg)
   local span_sec = tonumber(arg.span_sec)
   if span_sec == 0 then
-    return { page = function(first, last, marks) return order.page(top_key, first, last, marks) end,
-      listed = function(score) return order.listed(top_key, score) end }, 0
+    local strict = order.strict(top_key)
+    local function page(first, last, marks)
+      local rows = order.page(top_key, first, last, marks)
+      if strict and #marks == 0 then place_marks(marks, first, #rows / 2) end
+      return rows
+    end
+    return { page = page, listed = function(score) return order.listed(top_key, score) end }, 0
   end
   local sums, fields = span.span_sums(slots_key, header.now_sec, header.windows[1].interval_sec, span_sec,
     tonumber(arg.most_fields))

@@ -44,8 +44,6 @@ export const GROUPS_MESSAGES = {
     `perGroup: board "${board}" keeps no groups (PUT the board with "groups": true)`,
   tooDeep: (depth: number) =>
     `offset + limit is ${depth}: a filtered read (perGroup, minActors, exclude) lists at most ${FILTERED_DEPTH_ITEMS} deep`,
-  strictTies: (board: string) =>
-    `board "${board}" ranks ties first: filtered reads (perGroup, minActors, exclude) need ties shared`,
   spanWithMinActors: () =>
     'span with minActors: actor counts are kept for whole windows only (filter a window, or drop minActors)',
 };

@@ -1,4 +1,4 @@
--- requires: actor_log, board_views, board_write, call_state, keyspace, reader, seg_views, snapshot, view_except, window
+-- requires: actor_log, board_views, board_write, call_state, groups, keyspace, reader, seg_views, snapshot, view_except, window
 -- read_view: reads a trending view (see views_lib) after taking the snapshots of the boundaries crossed
 -- (before anything expires, as every script does), expiring what fell out of the windows it reads
 -- (which updates the view) and rebasing a decay view's landmark to now.
@@ -10,10 +10,12 @@
 --   view        the view's name
 --   op          what to read: top (offset, limit) | item (item) | around (item, radius) | count
 --               (rank_score: items scoring above it, for a sharded board's rank) | filter (offset: the
---               place to scan from, limit: most rows scanned, want: most rows answered, min_actors:
---               the rows whose item has at least that many distinct actors in the view's window,
---               actor_lib); the other args ""
---   offset, limit, item, radius, rank_score, want, min_actors
+--               place to scan from, limit: most rows scanned, want: most rows answered, and the rows
+--               that pass, as group_page's: min_actors (0: no floor) distinct actors at least in the
+--               view's window (actor_lib), not an item of exclude_items nor of a group of
+--               exclude_groups (JSON arrays), at most per_group (0: no cap) rows of a group counting
+--               `seen` (JSON object: group -> rows of it listed ahead of offset)); the other args ""
+--   offset, limit, item, radius, rank_score, want, min_actors, per_group, seen, exclude_items, exclude_groups
 -- Reply (reader.answer, CALLS.read_view):
 --   draining    1: expired data remains, or a page deeper than a decay view's rebase lets it merge
 --   landmark    decay: unix s; else 0
@@ -35,6 +37,7 @@
 --   skipped, last, last_score
 --               filter: the rank scores of the scanned rows that did not pass, and the last row scanned
 --               ("" and 0: none); the other reads: {}, "" and 0
+--   groups      filter: the group of each row of `rows` ("": none); the other reads: {}
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (filter: see group_page)
 -- Deepest merged page a read answers while a decay view's rebase runs (views_lib): a deeper one
 -- answers draining, and the service's next calls move more of the rebase first.
@@ -55,7 +58,8 @@ local function view_read(view, listing, header, slots_key)
   return {
     view = view,
     listing = listing,
-    out = { draining = 0, landmark = 0, first = 0, second = 0, rows = {}, skipped = {}, last = '', last_score = 0 },
+    out = { draining = 0, landmark = 0, first = 0, second = 0, rows = {}, skipped = {}, last = '', last_score = 0,
+      groups = {} },
     every_member = every_member,
     listed_from = every_member and '-inf' or '(0',
     slots_key = slots_key,
@@ -127,6 +131,23 @@ local function view_around(read, item, radius)
   view_add_page(read, out.first, position + radius + 1 - out.first)
 end
 
+-- A JSON array as a set.
+local function set_of(json)
+  local set = {}
+  for _, id in ipairs(cjson.decode(json)) do set[id] = true end
+  return set
+end
+
+-- Whether a scanned row of `item` (its group "" when none, `actors` distinct actors) passes the scan's
+-- filters; a passing row of a group counts against its cap.
+local function filter_pass(scan, item, group, actors)
+  local taken = scan.counts[group] or 0
+  local pass = actors >= scan.min_actors and not scan.items[item] and not (group ~= '' and scan.groups[group])
+    and (scan.per_group == 0 or group == '' or taken < scan.per_group)
+  if pass and group ~= '' then scan.counts[group] = taken + 1 end
+  return pass
+end
+
 -- Scans one chunk of a filter read from `at` (at most `count` rows) into read.out; answers the rows
 -- scanned, whether the listing ended inside the chunk, or nil when a rebase holds the page (draining).
 local function filter_chunk(read, scan, at, count)
@@ -134,14 +155,17 @@ local function filter_chunk(read, scan, at, count)
   if not page then return nil end
   local items = {}
   for i = 1, #page, 2 do items[#items + 1] = page[i] end
-  local actors = actor_log.ACTORS.actor_counts(scan.pairs_key, items)
+  local actors = scan.min_actors > 0 and actor_log.ACTORS.actor_counts(scan.pairs_key, items) or {}
+  -- A board without groups names none: no lookup of its rows' groups.
+  local named = scan.grouped and groups.groups_of(scan.cfg_key, items) or {}
   local out = read.out
   for i = 1, #items do
     local score = page[2 * i]
     if not view_listed(read, tonumber(score)) then return i - 1, true end
     out.last, out.last_score = items[i], score
-    if actors[i] >= scan.min_actors and scan.kept < scan.want then
+    if scan.kept < scan.want and filter_pass(scan, items[i], named[i] or '', actors[i] or 0) then
       view_add_row(read, items[i], score)
+      out.groups[#out.groups + 1] = named[i] or ''
       scan.kept = scan.kept + 1
       if scan.kept == scan.want then return i, false end
     else
@@ -152,8 +176,12 @@ local function filter_chunk(read, scan, at, count)
 end
 
 -- A filter read: from `offset`, at most `limit` rows scanned in chunks, up to `want` rows answered.
-local function view_filter(read, arg, pairs_key)
-  local scan = { pairs_key = pairs_key, want = tonumber(arg.want), min_actors = tonumber(arg.min_actors), kept = 0 }
+local function view_filter(read, arg, cfg_key, pairs_key)
+  local scan = {
+    pairs_key = pairs_key, want = tonumber(arg.want), min_actors = tonumber(arg.min_actors), kept = 0,
+    cfg_key = cfg_key, grouped = groups.grouped(cfg_key), per_group = tonumber(arg.per_group),
+    counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
+  }
   local at, left, ended = tonumber(arg.offset), tonumber(arg.limit), false
   while left > 0 and not ended and scan.kept < scan.want do
     local scanned
@@ -187,9 +215,9 @@ local function view_answer(read, arg)
   elseif op == 'filter' then
     local pairs_key = actor_log.ACTORS.pairs_key(read.slots_key)
     -- While expired data drains the answer is read again: its pairs may be the last ones of before.
-    local kept = read.out.draining == 1 or actor_log.ACTORS.counts_kept(pairs_key)
+    local kept = tonumber(arg.min_actors) == 0 or read.out.draining == 1 or actor_log.ACTORS.counts_kept(pairs_key)
     if not kept then return 'TB_ACTOR_COUNTS_PENDING counts began after live pairs' end
-    view_filter(read, arg, pairs_key)
+    view_filter(read, arg, read.cfg_key, pairs_key)
   elseif op == 'count' then
     local score = tonumber(arg.rank_score)
     out.first = view_listed(read, score) and listing.count(window.above(score)) or 0
@@ -236,6 +264,7 @@ local function read_view(keys, args)
   listing = views and view_except.except_listing(listing, view) or EMPTY_LISTING
   local read = view_read(view, listing, header, slots_key)
   read.out.draining, read.out.landmark = draining, landmark
+  read.cfg_key = cfg_key
   local refusal = view_answer(read, arg)
   if refusal then return redis.error_reply(refusal) end
   view_counts(read)
