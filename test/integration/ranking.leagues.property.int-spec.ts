@@ -159,7 +159,10 @@ describe.each(CASES)(
             await checkMoves(name, model, 2);
           },
         ),
-        { numRuns: 40, examples: [RELEGATED_FROM_SILVER] },
+        // 16 runs: of the mistakes planted in leagues_lib.lua that 40 runs caught, the bounds of a cohort
+        // smaller than `promote` failed at run 8, a tie at either bound and a strict relegation or
+        // promotion one place off at run 1 (the example); runs 17-40 caught none that these did not.
+        { numRuns: 16, examples: [RELEGATED_FROM_SILVER] },
       );
     });
   },
