@@ -19,13 +19,13 @@ export class FiltersController {
     'boards/:board/query',
     {
       summary: "A viewer's filtered page of a window",
-      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); span with minActors is a 400. A view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
+      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). ${FILTERED_READ_NOTE} With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); with minActors too each call also reads every actor contribution of the span's slots on its shard (exact distinct actors over the span), counted against that bound beside the slot fields. A view (window) takes minActors alone (perGroup or exclude on a view: 400).`,
     },
     TopResultDto,
   )
   @ErrorResponse(
     400,
-    'INVALID_INPUT: a bad body, span on a view or not fitting the window, span with minActors, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
+    'INVALID_INPUT: a bad body, span on a view or not fitting the window, a view without minActors or with perGroup or exclude, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
   @MinActorsRead()
   async query(

@@ -25,7 +25,7 @@ export interface FilteredRead {
   offset: number;
   limit: number;
   perGroup?: number;
-  /** Only items with at least this many distinct actors in the window (a board with actors). */
+  /** Only items with at least this many distinct actors in the window, or span (a board with actors). */
   minActors?: number;
   excludeItems?: string[];
   excludeGroups?: string[];
@@ -87,7 +87,7 @@ export class FiltersService {
   }
 
   /**
-   * GET top with ?perGroup or ?minActors (span: 400): its rows carry previousRank null. The route's
+   * GET top with ?perGroup or ?minActors (a span's too): its rows carry previousRank null. The route's
    * guard counted one read; `admit` is told the calls past it.
    */
   async topFiltered(
@@ -185,7 +185,6 @@ function checkFilters(board: PreparedBoard, ask: FilteredRead): void {
   if (ask.minActors !== undefined && board.config.actors !== true)
     throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
   if (board.config.ties === 'first') throw new InvalidInputError(M.strictTies(board.config.name));
-  if (ask.span !== undefined && ask.minActors !== undefined) throw new InvalidInputError(M.spanWithMinActors());
 }
 
 function rowAnswer(row: FilteredRow): { rank: number; item: string; score: number; group?: string } {

@@ -46,6 +46,4 @@ export const GROUPS_MESSAGES = {
     `offset + limit is ${depth}: a filtered read (perGroup, minActors, exclude) lists at most ${FILTERED_DEPTH_ITEMS} deep`,
   strictTies: (board: string) =>
     `board "${board}" ranks ties first: filtered reads (perGroup, minActors, exclude) need ties shared`,
-  spanWithMinActors: () =>
-    'span with minActors: actor counts are kept for whole windows only (filter a window, or drop minActors)',
 };
