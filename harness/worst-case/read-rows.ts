@@ -68,7 +68,7 @@ function lookup(context: HarnessContext, ids: number) {
 }
 
 /** The head's 1 000 items and EXCLUDE_GROUPS_MAX groups of the groups boards (seed.ts), excluded. */
-const HEAD_EXCLUDED = {
+export const HEAD_EXCLUDED = {
   items: Array.from({ length: 1000 }, (_, n) => `i${n}`),
   groups: Array.from({ length: EXCLUDE_GROUPS_MAX }, (_, n) => `g${n + 1}`),
 };
