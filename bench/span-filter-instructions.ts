@@ -2,10 +2,11 @@
  * A filtered read over a span with minActors, in Redis instructions (issue #49):
  * `npx ts-node --transpile-only bench/span-filter-instructions.ts`, a few minutes. redis-server runs
  * under callgrind (startCallgrindRedis), which counts what it executes whatever else the machine does.
- * The harness's wc-spanactors board (span-filter-rows.ts): 3 001 items over the 60 minute slots of a
- * one-hour window, the first 999 each with an actor, so a span of the whole window holds the 4 000 slot
+ * The harness's wc-spanactors board (span-filter-rows.ts): 2 001 items over the 60 minute slots of a
+ * one-hour window, the first 1 999 each with an actor, so a span of the whole window holds the 4 000 slot
  * fields and contributions one read takes. Prints, per read (the same filters with and without
- * minActors, over the span and over the window), its group_page calls and their instructions.
+ * minActors, over the span and over the window), its group_page calls and their instructions; and
+ * wc-spangroups' read for comparison (the bound's span of one slot without actors).
  */
 import { FiltersService } from '../src/ranking/filters/filters.service';
 import { FiltersStore } from '../src/ranking/filters/filters.store';
@@ -14,17 +15,30 @@ import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { runWhenMain } from './process-stats';
 import { perCall, withCallgrindRanking } from './callgrind-ranking';
 
-const ITEMS = 3001;
+const ITEMS = 2001;
 const BATCH = 200;
 const EXCLUDED = {
   excludeItems: Array.from({ length: 1000 }, (_, n) => `i${n}`),
   excludeGroups: Array.from({ length: 100 }, (_, n) => `g${n + 1}`),
 };
 const READS = [
-  { label: 'span 60m, perGroup 1, exclusions', span: '60m' },
-  { label: `the same with minActors ${MIN_ACTORS.max}`, span: '60m', minActors: MIN_ACTORS.max },
-  { label: `the window, minActors ${MIN_ACTORS.max}`, minActors: MIN_ACTORS.max },
+  { label: 'span 60m, perGroup 1, exclusions', board: 'sa', span: '60m' },
+  { label: `the same with minActors ${MIN_ACTORS.max}`, board: 'sa', span: '60m', minActors: MIN_ACTORS.max },
+  { label: `the window, minActors ${MIN_ACTORS.max}`, board: 'sa', minActors: MIN_ACTORS.max },
+  { label: `wc-spangroups' span read: ${SPAN_MAX_FIELDS} items in one slot, no actors`, board: 'sg', span: '60m' },
 ];
+
+/** wc-spangroups' items (seed.ts): SPAN_MAX_FIELDS in the current slot, the head in one group. */
+function spanGroupsEntries(first: number, count: number) {
+  return Array.from({ length: count }, (_, k) => {
+    const n = first + k;
+    return {
+      item: `i${n}`,
+      amount: SPAN_MAX_FIELDS - n,
+      group: n < SPAN_MAX_FIELDS - 100 ? 'g0' : `g${SPAN_MAX_FIELDS - n}`,
+    };
+  });
+}
 
 async function bench(): Promise<void> {
   await withCallgrindRanking(1_700_000_040_000, async ({ server, graph, clock }) => {
@@ -41,6 +55,9 @@ async function bench(): Promise<void> {
       });
       await graph.ranking.incrementBatch(commands.batch({ board: 'sa', entries }));
     }
+    await graph.ranking.putBoard({ name: 'sg', windows, groups: true });
+    for (let first = 0; first < SPAN_MAX_FIELDS; first += 1000)
+      await graph.ranking.incrementBatch(commands.batch({ board: 'sg', entries: spanGroupsEntries(first, 1000) }));
     const filters = graph.module.get(FiltersService);
     const store = graph.module.get(FiltersStore);
     console.log('| read | calls | M instructions | costliest call (M) | rows |');
@@ -48,7 +65,6 @@ async function bench(): Promise<void> {
       let rows = 0;
       const counted = await perCall(server, store.functions, async () => {
         const page = await filters.read({
-          board: 'sa',
           window: 'm',
           offset: 0,
           limit: 1000,

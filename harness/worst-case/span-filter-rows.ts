@@ -7,9 +7,10 @@ import { HEAD_EXCLUDED } from './read-rows';
 import { batches } from './seed';
 
 const MINUTE_SEC = 60;
-const { scan, calls } = groupScan(MIN_ACTORS.max);
-/** One item more than three scan calls take: the most calls a span's listing within the bound needs. */
-const ITEMS = 3 * scan + 1;
+/** Rows a call scans over a span, minActors or not (its actor counts are read with the span's sums). */
+const { scan, calls } = groupScan(0);
+/** One item more than one scan call takes: the most calls a span's listing within the bound needs, and the most contributions beside. */
+const ITEMS = scan + 1;
 
 /**
  * wc-spanactors' ITEMS items, each one field of one of the window's 60 minute slots, their head in one

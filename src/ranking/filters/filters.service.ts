@@ -136,7 +136,9 @@ export class FiltersService {
     const spanSec = ask.span === undefined ? 0 : spanRead(board, window, nowMs, ask.span).spanSec;
     const minActors = ask.minActors ?? 0;
     const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
-    const { scan, calls } = groupScan(minActors);
+    // Over a span a row's actor count is a lookup in the counts its call read with the span's sums
+    // (bounded with them by the span's field bound), not a field read per row: rows weigh as without.
+    const { scan, calls } = groupScan(spanSec === 0 ? minActors : 0);
     const spanned = { spanSec, mostFields: spanSec === 0 ? 0 : spanFieldsPerShard(board) };
     const sent = {
       scan,
