@@ -114,9 +114,9 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
   });
 
   it('span with minActors counts the distinct actors of the span only (POST query and GET top)', async () => {
-    await createBoard(app(), 'acted', { windows: WINDOWS, actors: true, groups: true });
+    await createBoard(app(), 'acted', { windows: WINDOWS, actors: true, groups: true, segments: { max: 2 } });
     const send = (items: object[]) => http().post('/boards/acted/increments').send({ items }).expect(200);
-    // Two actors on `old` 20 minutes ago, then one of them again and one on `new` now.
+    // Two actors on `old` 20 minutes ago; now one of them again and a third, and two on `new`.
     await send([
       { item: 'old', amount: 5, actor: 'ann' },
       { item: 'old', amount: 5, actor: 'bob' },
@@ -124,19 +124,26 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
     clock.advanceMs(20 * 60_000);
     await send([
       { item: 'old', amount: 1, actor: 'ann' },
-      { item: 'new', amount: 2, actor: 'cy', group: 'g' },
+      { item: 'new', amount: 2, actor: 'cy', group: 'g', segments: ['en'] },
       { item: 'new', amount: 1, actor: 'dan' },
+      { item: 'old', amount: 1, actor: 'eve', segments: ['en'] },
     ]);
     const page = await query('acted', { span: '10m', minActors: 2 });
     expect(page).toMatchObject({ window: 'h', truncated: false });
-    expect(rowsOf(page.items)).toEqual([['new', 1, 3, 'g']]);
-    expect(await top('acted', 'span=10m&minActors=1&perGroup=1')).toEqual([
+    expect(rowsOf(page.items)).toEqual([
       ['new', 1, 3, 'g'],
+      ['old', 2, 2, null],
+    ]);
+    expect(await top('acted', 'span=10m&minActors=2&perGroup=1')).toEqual(rowsOf(page.items));
+    // bob's event is in the window, not in the span.
+    expect((await query('acted', { span: '10m', minActors: 3 })).items).toEqual([]);
+    expect(rowsOf((await query('acted', { minActors: 3 })).items)).toEqual([['old', 1, 12, null]]);
+    // A segment's span counts the actors of the segment's events only.
+    const segment = await query('acted', { segment: 'en', span: '10m', minActors: 1 });
+    expect(rowsOf(segment.items)).toEqual([
+      ['new', 1, 2, 'g'],
       ['old', 2, 1, null],
     ]);
-    expect(rowsOf((await query('acted', { minActors: 2 })).items)).toEqual([
-      ['old', 1, 11, null],
-      ['new', 2, 3, 'g'],
-    ]);
+    expect((await query('acted', { segment: 'en', span: '10m', minActors: 2 })).items).toEqual([]);
   });
 });
