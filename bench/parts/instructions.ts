@@ -102,6 +102,13 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../snapshot-read-instructions')).snapshotReadInstructionsBench(),
   },
   {
+    name: 'span-filter-instructions',
+    capability: 'instructions',
+    measures: 'a filtered read over a span with minActors, against the same read without it',
+    knobs: [],
+    run: async () => (await import('../span-filter-instructions')).spanFilterInstructionsBench(),
+  },
+  {
     name: 'split-call-instructions',
     capability: 'instructions',
     measures: 'two reads and writes the worst-case harness found over 5 ms a call, call by call',

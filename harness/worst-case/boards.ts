@@ -285,6 +285,12 @@ export const BOARDS = {
   /** The same on one shard holding exactly the fields one span read sums: a filtered span read's deepest (seed.ts). */
   'wc-spangroups': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true },
   /**
+   * The same with actors, its span's bound filled by slot fields and actor contributions spread over
+   * every minute of the window: `minActors` over the span reads them all on each of its most calls
+   * (seeded by its row, span-filter-rows.ts: its oldest slots live then).
+   */
+  'wc-spanactors': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true, actors: true },
+  /**
    * The same on a competition board, every item of one score: filtered scans read the pair order, each
    * row with its mark, merged and ranked by (score, mark).
    */

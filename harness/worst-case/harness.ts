@@ -9,6 +9,7 @@ import { ERROR_CODES } from '../../src/common/errors';
 import { WRITE_ROWS } from './board-rows';
 import { READ_ROWS } from './read-rows';
 import { STRICT_FILTER_ROWS } from './strict-filter-rows';
+import { SPAN_FILTER_ROWS } from './span-filter-rows';
 import type { HarnessContext, HeldFigure, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import { AppConfig } from '../../src/common/config';
 import { NO_COST, scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
@@ -28,6 +29,7 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...WRITE_ROWS,
   ...READ_ROWS,
   ...STRICT_FILTER_ROWS,
+  ...SPAN_FILTER_ROWS,
   ...GROUP_ROWS,
   ...GROUP_MODERATION_ROWS,
   ...HISTORY_GROUP_ROWS,

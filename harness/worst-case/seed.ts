@@ -31,7 +31,7 @@ async function must(what: string, answer: Promise<{ status: number; body: unknow
   if (status >= 300) throw new Error(`seeding ${what}: ${status} ${JSON.stringify(body)}`);
 }
 
-async function batches(context: HarnessContext, board: BoardName, count: number, entry: (n: number) => object) {
+export async function batches(context: HarnessContext, board: BoardName, count: number, entry: (n: number) => object) {
   for (let first = 0; first < count; first += SEED_BATCH) {
     const items = Array.from({ length: Math.min(SEED_BATCH, count - first) }, (_, k) => entry(first + k));
     await must(board, context.send({ method: 'POST', path: `/boards/${board}/increments`, body: { items } }, 'seeder'));

@@ -23,7 +23,7 @@ const OLD = 2_100;
 const CURRENT = GROUP_SCAN_ROWS;
 const OWN_GROUPS = 100;
 
-type Entry = { item: string; amount: number; group: string };
+type Entry = { item: string; amount: number; group?: string; actor?: string };
 
 /** The current slot's items, best first: one group's head, then 100 items of a group each. */
 const current: Entry[] = Array.from({ length: CURRENT }, (_, n) => ({
@@ -38,10 +38,11 @@ describe('a filtered page of a span (single, own server)', () => {
   const clock = new FakeClock(T0);
   const world = useFiltersGraph('single', clock, { own: true });
 
-  async function write(board: string, entries: Entry[]): Promise<void> {
-    for (let first = 0; first < entries.length; first += 1000)
+  /** In batches of `size` entries (300: within one write call's cost with an actor each). */
+  async function write(board: string, entries: Entry[], size = 1000): Promise<void> {
+    for (let first = 0; first < entries.length; first += size)
       await world.graph.ranking.incrementBatch(
-        world.commands.batch({ board, entries: entries.slice(first, first + 1000) }),
+        world.commands.batch({ board, entries: entries.slice(first, first + size) }),
       );
   }
 
@@ -100,6 +101,36 @@ describe('a filtered page of a span (single, own server)', () => {
         calls: shards,
       });
       expect(Number(page.to) - Number(page.from)).toBe(60);
+      await world.graph.ranking.deleteBoard(board);
+    },
+    120_000,
+  );
+
+  it.each([1, 3])(
+    '%i shard(s): minActors over a span counts the actors of its slots alone, its rows scanned as without it',
+    async (shards) => {
+      const board = `act${shards}`;
+      clock.setMs(T0);
+      const windows = [{ name: 'w', period: 3600, interval: 60 }];
+      await world.graph.ranking.putBoard({ name: board, windows, shards, groups: true, actors: true });
+      // The ten best current items each have an actor in the slot before: in the window, not in the span.
+      const early = current.slice(0, 10).map(({ item }) => ({ item, amount: 1, actor: 'early' }));
+      await write(board, early);
+      clock.advanceMs(60_000);
+      // Now: the first 1 000 each an actor of their own, the best five a second one.
+      const acted = current.map((entry, n) => (n < 1000 ? { ...entry, actor: `a${n}` } : entry));
+      const late = current.slice(0, 5).map(({ item }) => ({ item, amount: 1, actor: 'late' }));
+      await write(board, [...acted, ...late], 300);
+      await world.graph.ranking.top(board, 'w', 0, 1);
+      const ask = { board, window: 'w', span: '60s', offset: 0, limit: 20, minActors: 2, excludeItems: ['c2'] };
+      const { page, calls } = await counted(ask);
+      const want = [0, 1, 3, 4].map((n) => [n + 1, `c${n}`, CURRENT - n + 1, 'big']);
+      // A shard's span rows fit one call's scan with minActors too: each row's count is read with the span.
+      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+        truncated: false,
+        rows: want,
+        calls: shards,
+      });
       await world.graph.ranking.deleteBoard(board);
     },
     120_000,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
 import { TOPOLOGIES } from '../../harness/redis';
-import { GroupedModel } from '../support/grouped-model';
+import { GroupedModel, ModelFilters } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
 
 /** One window of six 20 s slots; its spans are checked against model windows of the span's period. */
@@ -13,8 +13,10 @@ const MODEL_WINDOWS = [
 ];
 const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c'];
 const GROUPS = ['x', 'y', 'z'];
+const ACTORS = ['ann', 'bob', 'd:e'];
 
-type Step = { kind: 'add'; item: string; amount: number; group?: string } | { kind: 'advance'; ms: number };
+type Step =
+  { kind: 'add'; item: string; amount: number; group?: string; actor?: string } | { kind: 'advance'; ms: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -24,6 +26,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       item: fc.constantFrom(...ITEMS),
       amount: fc.constantFrom(-1, 1, 1, 2),
       group: fc.option(fc.constantFrom(...GROUPS), { nil: undefined }),
+      actor: fc.option(fc.constantFrom(...ACTORS), { nil: undefined }),
     }),
   },
   {
@@ -32,10 +35,40 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-const ASKS = [
+const ASKS: ModelFilters[] = [
   { items: ['a', 'é'], groups: [] },
   { items: [], groups: ['y'] },
   { perGroup: 1, items: ['b'], groups: ['z'] },
+  { minActors: 2, items: [], groups: [] },
+  { minActors: 1, perGroup: 1, items: ['a b/c'], groups: ['x'] },
+  { minActors: 3, items: [], groups: [] },
+];
+
+const add = (item: string, amount: number, actor?: string, group?: string): Step => ({
+  kind: 'add',
+  item,
+  amount,
+  actor,
+  group,
+});
+const ADVANCE: Step = { kind: 'advance', ms: 20_000 };
+/**
+ * Always among the runs: every item over three slots, some tied, every group; `a` with two actors in
+ * its first slot and one later, `c` with two in the second slot, so the spans' floors list other rows
+ * than the window's.
+ */
+const EXAMPLE: [number, Step[]] = [
+  1_600_000_000_000,
+  [
+    ...ITEMS.map((item, i) => add(item, 1 + (i % 2), ACTORS[i % 3], GROUPS[i % 3])),
+    add('a', 1, 'bob'),
+    ADVANCE,
+    add('c', 2, 'bob'),
+    add('c', 1, 'ann'),
+    add('a', 1, 'ann'),
+    ADVANCE,
+    add('d', 1, undefined, 'x'),
+  ],
 ];
 
 const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
@@ -47,8 +80,10 @@ describe.each(CASES)(
     const world = useFiltersGraph(topology, clock);
     let board = 0;
     let listedRows = 0;
+    /** Pages whose minActors floor lists other rows over the span than over the whole window. */
+    let spanFloors = 0;
 
-    it("a span's filtered page lists what the model's window of the span's period lists, with its ranks", async () => {
+    it("a span's filtered page lists what the model's window of the span's period lists, with its ranks and its actors", async () => {
       await fc.assert(
         fc.asyncProperty(
           fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
@@ -57,8 +92,8 @@ describe.each(CASES)(
             const name = `fs${board++}`;
             clock.setMs(startMs);
             const windows = [{ name: WINDOW.name, period: WINDOW.periodSec, interval: WINDOW.intervalSec }];
-            await world.graph.ranking.putBoard({ name, windows, shards, groups: true });
-            const model = new GroupedModel(MODEL_WINDOWS);
+            await world.graph.ranking.putBoard({ name, windows, shards, groups: true, actors: true });
+            const model = new GroupedModel(MODEL_WINDOWS, [WINDOW.name]);
             for (const s of steps) {
               await apply(name, model, s);
               for (const spanSec of SPANS_SEC) await compare(name, model, spanSec);
@@ -69,22 +104,12 @@ describe.each(CASES)(
         ),
         {
           numRuns: 12,
-          // Always among the runs: every item over three slots, some tied, every group.
-          examples: [
-            [
-              1_600_000_000_000,
-              [
-                ...ITEMS.map((item, i) => ({ kind: 'add' as const, item, amount: 1 + (i % 2), group: GROUPS[i % 3] })),
-                { kind: 'advance' as const, ms: 20_000 },
-                { kind: 'add' as const, item: 'c', amount: 2 },
-                { kind: 'advance' as const, ms: 20_000 },
-                { kind: 'add' as const, item: 'd', amount: 1, group: 'x' },
-              ],
-            ],
-          ],
+          // And an item back to 0 in the window while its span holds it: it keeps no group.
+          examples: [EXAMPLE, [1_600_000_000_000, [add('a', -1), ADVANCE, add('a', 1, undefined, 'x')]]],
         },
       );
       expect(listedRows).toBeGreaterThan(50); // not vacuous
+      expect(spanFloors).toBeGreaterThan(0);
     });
 
     async function apply(name: string, model: GroupedModel, s: Step): Promise<void> {
@@ -92,9 +117,10 @@ describe.each(CASES)(
       if (s.kind === 'advance') return clock.advanceMs(s.ms);
       model.settle(nowMs);
       await world.graph.ranking.increment(
-        world.commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group }),
+        world.commands.increment({ board: name, item: s.item, amount: s.amount, group: s.group, actor: s.actor }),
       );
       model.increment(nowMs, s.item, s.amount);
+      model.acted(nowMs, s.item, s.actor);
       model.name(nowMs, s.item, s.group);
     }
 
@@ -107,9 +133,13 @@ describe.each(CASES)(
       for (const ask of ASKS) {
         const want = model.page(`s${spanSec}`, nowMs, ask);
         listedRows += want.length;
+        // The same floor counted over the whole window: what a read missing the span's slots would list.
+        const floored = model.page(`s${spanSec}`, nowMs, ask, WINDOW.name);
+        if (JSON.stringify(floored) !== JSON.stringify(want)) spanFloors++;
         const read = await world.filters.read({
           ...base,
           perGroup: ask.perGroup,
+          minActors: ask.minActors,
           excludeItems: ask.items,
           excludeGroups: ask.groups,
         });
@@ -120,6 +150,7 @@ describe.each(CASES)(
           offset: 1,
           limit: 2,
           perGroup: ask.perGroup,
+          minActors: ask.minActors,
           excludeItems: ask.items,
         });
         expect(rows(page)).toEqual(model.page(`s${spanSec}`, nowMs, { ...ask, groups: [] }).slice(1, 3));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
 import { TOPOLOGIES } from '../../harness/redis';
 import { shardOf } from '../../src/ranking/core/shard-math';
-import { filteredListing, GroupedModel, GroupFilterAsk } from '../support/grouped-model';
+import { filteredListing, GroupedModel, ModelFilters } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
 import { TiesModel } from '../support/ties-model';
 
@@ -180,7 +180,7 @@ describe.each(CASES)(
 
     async function compare(name: string, { order, groups, actors }: Models, window: string): Promise<void> {
       const listing = await strictListing(name, order, groups, window);
-      const want = (ask: GroupFilterAsk) => filteredListing(listing, (item) => groups.groups.get(item), ask);
+      const want = (ask: ModelFilters) => filteredListing(listing, (item) => groups.groups.get(item), ask);
       for (const perGroup of [1, 2]) {
         const read = await world.graph.ranking.topFiltered(name, { window, limit: 20, perGroup }, () => undefined);
         expect(read.items.map(pick)).toEqual(want({ perGroup }));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
 import { TOPOLOGIES } from '../../harness/redis';
-import { filteredListing, GroupedModel, GroupFilterAsk } from '../support/grouped-model';
+import { filteredListing, GroupedModel, ModelFilters } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
 import { TrendingModel, TrendView } from '../support/trending-model';
 
@@ -112,7 +112,7 @@ describe.each(CASES)(
 
     async function compare(name: string, trends: TrendingModel, groups: GroupedModel, view: string): Promise<void> {
       const listing = await viewListing(name, trends, view);
-      const want = (ask: GroupFilterAsk) => filteredListing(listing, (item) => groups.groups.get(item), ask);
+      const want = (ask: ModelFilters) => filteredListing(listing, (item) => groups.groups.get(item), ask);
       for (const perGroup of [1, 2]) {
         const read = await world.graph.ranking.topFiltered(
           name,

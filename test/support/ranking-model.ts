@@ -100,6 +100,6 @@ export class RankingModel {
   }
 }
 
-function slotStart(timeSec: number, intervalSec: number): number {
+export function slotStart(timeSec: number, intervalSec: number): number {
   return Math.floor(timeSec / intervalSec) * intervalSec;
 }

@@ -115,8 +115,13 @@ export const RANKING_MESSAGES = {
     `this write would weigh ${Math.ceil(cost)} cost units in one call on board "${board}", more than the ${bound} one write call may (WRITE_COST_PER_CALL; the board was declared past it, so its costliest writes are refused): ${segmentsWithin >= 0 ? `name at most ${segmentsWithin} segment(s) per write` : 'declare the board with fewer windows, views or options'}`,
   boardWriteTooCostly: (board: string, cost: number, bound: number) =>
     `one write of board "${board}" would weigh up to ${Math.ceil(cost)} cost units in one call (every window and view, and in each of the ${SEGMENTS_PER_EVENT.max} segments an event may name, with an actor when the board takes them), more than the ${bound} one write call may (WRITE_COST_PER_CALL): declare fewer windows, views, segments or options`,
-  spanTooCostly: (board: string, window: string, spanSec: number, figures: { fields: number; shards: number }) =>
-    `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
+  spanTooCostly: (
+    board: string,
+    window: string,
+    spanSec: number,
+    figures: { fields: number; shards: number; actors?: boolean },
+  ) =>
+    `span ${spanSec}s of window "${window}" on board "${board}" holds ${figures.fields} slot fields${figures.actors ? ' and actor contributions (minActors reads them all)' : ''}${figures.shards > 1 ? ` on one of its ${figures.shards} shards, more than the ${Math.floor(SPAN_MAX_FIELDS / figures.shards)} a shard may sum so that one read sums at most ${SPAN_MAX_FIELDS} over all shards` : `, more than the ${SPAN_MAX_FIELDS} one read sums`}: declare a window { "period": "${spanSec}s", "interval": ... } for it instead`,
   standingReadsWindows: (board: string, view: string) =>
     `"${view}" is a view of board "${board}": rank and distribution read windows (name one of the board's windows)`,
   tailPageTooDeep: (board: string, rows: number) =>

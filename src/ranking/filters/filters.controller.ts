@@ -9,7 +9,7 @@ import { FilteredPage, FiltersService } from './filters.service';
 import { QueryDto } from './query.dto';
 
 /** How a filtered read goes, for the routes' descriptions. */
-export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (with minActors ${groupScan(1).scan} rows a call, ${groupScan(1).calls} calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
+export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (with minActors on a window ${groupScan(1).scan} rows a call, ${groupScan(1).calls} calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
 
 @RedisBackedController('ranking')
 export class FiltersController {
@@ -19,13 +19,13 @@ export class FiltersController {
     'boards/:board/query',
     {
       summary: "A viewer's filtered page of a window",
-      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. ${FILTERED_READ_NOTE} With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); span with minActors is a 400. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.`,
+      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). ${FILTERED_READ_NOTE} With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); with minActors too each call also reads every actor contribution of the span's slots on its shard (exact distinct actors over the span), counted against that bound beside the slot fields, and scans as many rows as without minActors. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.`,
     },
     TopResultDto,
   )
   @ErrorResponse(
     400,
-    'INVALID_INPUT: a bad body, span on a view or not fitting the window, span with minActors, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
+    'INVALID_INPUT: a bad body, span on a view or not fitting the window, perGroup or exclude.groups on a board without groups, minActors on a board without actors',
   )
   @MinActorsRead()
   async query(

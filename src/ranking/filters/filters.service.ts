@@ -25,7 +25,7 @@ export interface FilteredRead {
   offset: number;
   limit: number;
   perGroup?: number;
-  /** Only items with at least this many distinct actors in the window (a board with actors). */
+  /** Only items with at least this many distinct actors in the window, or span (a board with actors). */
   minActors?: number;
   excludeItems?: string[];
   excludeGroups?: string[];
@@ -87,7 +87,7 @@ export class FiltersService {
   }
 
   /**
-   * GET top with ?perGroup or ?minActors (span: 400): its rows carry previousRank null. The route's
+   * GET top with ?perGroup or ?minActors (a span's too): its rows carry previousRank null. The route's
    * guard counted one read; `admit` is told the calls past it.
    */
   async topFiltered(
@@ -136,7 +136,9 @@ export class FiltersService {
     const spanSec = ask.span === undefined ? 0 : spanRead(board, window, nowMs, ask.span).spanSec;
     const minActors = ask.minActors ?? 0;
     const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
-    const { scan, calls } = groupScan(minActors);
+    // Over a span a row's actor count is a lookup in the counts its call read with the span's sums
+    // (bounded with them by the span's field bound), not a field read per row: rows weigh as without.
+    const { scan, calls } = groupScan(spanSec === 0 ? minActors : 0);
     const spanned = { spanSec, mostFields: spanSec === 0 ? 0 : spanFieldsPerShard(board) };
     const sent = {
       scan,
@@ -180,13 +182,12 @@ export class FiltersService {
   }
 }
 
-/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors, span with minActors. */
+/** Refuses (400) filters the board cannot answer: perGroup without groups, minActors without actors. */
 function checkFilters(board: PreparedBoard, ask: FilteredRead): void {
   if (ask.perGroup !== undefined && board.config.groups !== true)
     throw new InvalidInputError(M.perGroupNeedsGroups(board.config.name));
   if (ask.minActors !== undefined && board.config.actors !== true)
     throw new InvalidInputError(RANKING_MESSAGES.minActorsNeedsActors(board.config.name));
-  if (ask.span !== undefined && ask.minActors !== undefined) throw new InvalidInputError(M.spanWithMinActors());
 }
 
 function rowAnswer(row: FilteredRow): { rank: number; item: string; score: number; group?: string } {

@@ -14,7 +14,10 @@ export type ScanAsk = Omit<GroupPageCall, keyof ReturnType<typeof boardCall> | '
 /** The groups option's reads: a shard's filtered page, and the groups of listed items. */
 @Injectable()
 export class FiltersStore extends sliceStore(FiltersFunctions) {
-  /** One group_page call on `shard`; a span holding more fields than the shard may sum is a 422 (as top?span). */
+  /**
+   * One group_page call on `shard`; a span holding more fields than the shard may sum (with minActors its
+   * actor contributions counted among them) is a 422 (as top?span).
+   */
   async scan(
     read: { board: PreparedBoard; window: WindowConfig; nowMs: number },
     shard: ShardKeys,
@@ -24,7 +27,7 @@ export class FiltersStore extends sliceStore(FiltersFunctions) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window, ...ask };
     const reply = await guard(this.functions.call(this.fns.groupPage, call));
     if (!reply.summed) {
-      const figures = { fields: reply.fields, shards: read.board.shards.length };
+      const figures = { fields: reply.fields, shards: read.board.shards.length, actors: ask.minActors > 0 };
       throw new SpanTooCostlyError(M.spanTooCostly(read.board.config.name, read.window.name, ask.spanSec, figures));
     }
     return reply;

@@ -6,7 +6,7 @@ const WINDOWS = [{ name: 'h', period: '1h', interval: '1m' }];
 type Row = { item: string; rank: number; score: number; group?: string };
 
 describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
-  const { app, http } = useSingleNodeApp({ startMs: T0, fresh: true });
+  const { app, http, clock } = useSingleNodeApp({ startMs: T0, fresh: true });
   const add = (board: string, item: string, amount: number, group?: string) =>
     http()
       .post(`/boards/${board}/items/${encodeURIComponent(item)}/increment`)
@@ -123,9 +123,37 @@ describe('item groups over HTTP: groups, perGroup, POST .../query', () => {
     expect(onView.body.message).toMatch(/span applies to rolling windows; "hot" is a view/);
   });
 
-  it('refuses span with minActors: actor counts are of whole windows', async () => {
-    await createBoard(app(), 'acted', { windows: WINDOWS, actors: true, groups: true });
-    const answer = await http().post('/boards/acted/query').send({ span: '10m', minActors: 2 }).expect(400);
-    expect(answer.body).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/span with minActors/) });
+  it('span with minActors counts the distinct actors of the span only (POST query and GET top)', async () => {
+    await createBoard(app(), 'acted', { windows: WINDOWS, actors: true, groups: true, segments: { max: 2 } });
+    const send = (items: object[]) => http().post('/boards/acted/increments').send({ items }).expect(200);
+    // Two actors on `old` 20 minutes ago; now one of them again and a third, and two on `new`.
+    await send([
+      { item: 'old', amount: 5, actor: 'ann' },
+      { item: 'old', amount: 5, actor: 'bob' },
+    ]);
+    clock.advanceMs(20 * 60_000);
+    await send([
+      { item: 'old', amount: 1, actor: 'ann' },
+      { item: 'new', amount: 2, actor: 'cy', group: 'g', segments: ['en'] },
+      { item: 'new', amount: 1, actor: 'dan' },
+      { item: 'old', amount: 1, actor: 'eve', segments: ['en'] },
+    ]);
+    const page = await query('acted', { span: '10m', minActors: 2 });
+    expect(page).toMatchObject({ window: 'h', truncated: false });
+    expect(rowsOf(page.items)).toEqual([
+      ['new', 1, 3, 'g'],
+      ['old', 2, 2, null],
+    ]);
+    expect(await top('acted', 'span=10m&minActors=2&perGroup=1')).toEqual(rowsOf(page.items));
+    // bob's event is in the window, not in the span.
+    expect((await query('acted', { span: '10m', minActors: 3 })).items).toEqual([]);
+    expect(rowsOf((await query('acted', { minActors: 3 })).items)).toEqual([['old', 1, 12, null]]);
+    // A segment's span counts the actors of the segment's events only.
+    const segment = await query('acted', { segment: 'en', span: '10m', minActors: 1 });
+    expect(rowsOf(segment.items)).toEqual([
+      ['new', 1, 2, 'g'],
+      ['old', 2, 1, null],
+    ]);
+    expect((await query('acted', { segment: 'en', span: '10m', minActors: 2 })).items).toEqual([]);
   });
 });

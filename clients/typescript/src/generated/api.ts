@@ -601,7 +601,7 @@ export interface paths {
         put?: never;
         /**
          * A viewer's filtered page of a window
-         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window. Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (with minActors 1000 rows a call, 8 calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); span with minActors is a 400. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (with minActors on a window 1000 rows a call, 8 calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); with minActors too each call also reads every actor contribution of the span's slots on its shard (exact distinct actors over the span), counted against that bound beside the slot fields, and scans as many rows as without minActors. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.
          */
         post: operations["FiltersController_query"];
         delete?: never;
@@ -7180,7 +7180,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopResultDto"];
                 };
             };
-            /** @description INVALID_INPUT: a bad body, span on a view or not fitting the window, span with minActors, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
+            /** @description INVALID_INPUT: a bad body, span on a view or not fitting the window, perGroup or exclude.groups on a board without groups, minActors on a board without actors */
             400: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

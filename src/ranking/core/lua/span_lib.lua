@@ -32,11 +32,16 @@ local function packed_of(slots_key, start, read)
   return read and {} or 0
 end
 
--- Per item, the sum of the slots starting in (now's slot - span, now's slot], and the fields read;
--- nil (and the fields the span holds) when they are more than `most_fields`.
-local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields)
+-- The starts of the window's live slots starting in (now's slot - span, now's slot].
+local function span_starts(slots_key, now_sec, interval_sec, span_sec)
   local current = window.current_slot(now_sec, interval_sec)
-  local starts = redis.call('ZRANGE', slots_key, '(' .. (current - span_sec), current, 'BYSCORE')
+  return redis.call('ZRANGE', slots_key, '(' .. (current - span_sec), current, 'BYSCORE')
+end
+
+-- Per item, the sum of the span's slots (`starts`, else span_starts), and the fields read; nil (and
+-- the fields the span holds) when they are more than `most_fields`.
+local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields, starts)
+  starts = starts or span_starts(slots_key, now_sec, interval_sec, span_sec)
   local fields = 0
   for _, start in ipairs(starts) do
     fields = fields + redis.call('HLEN', window.slot_key_of(slots_key, start)) + packed_of(slots_key, start, false)
@@ -188,6 +193,7 @@ local function span_near(figures, sums, pivot, radius)
 end
 
 span.comes_before = comes_before
+span.span_starts = span_starts
 span.span_sums = span_sums
 span.span_shown = span_shown
 span.best_rows = best_rows

@@ -1,7 +1,7 @@
 -- requires: actor_log, groups, order, reader, snapshot, span
 -- group_page: a filtered page of one shard's window listing (groups_lib), after expiring what fell out:
 -- from a place of the shard's listing, in the board's order, the rows that pass the filters (not an
--- excluded item, not of an excluded group, at least min_actors distinct actors in the window (actor_lib),
+-- excluded item, not of an excluded group, at least min_actors distinct actors in the window or span (actor_lib),
 -- at most per_group rows of a group counting `seen`), up to `want` rows, scanning at most `scan` rows
 -- (in chunks of GROUP_PAGE.chunk). The cap here keeps a group holding most of the listing from filling
 -- `want`; the shards' merge (core/filter-merge.ts place) caps the rows of a group several shards answer.
@@ -11,9 +11,10 @@
 --       window, then start (0-based place to scan from), scan (most rows scanned), want (most rows
 --       answered), per_group (0: no cap), seen (JSON object: group -> rows of it already listed ahead of
 --       `start`, may be {}), exclude_items and exclude_groups (JSON arrays, may be []), min_actors (0: no
---       floor; else the window's pairs hash, beside its slots, holds each item's distinct actors),
---       span_sec (0: the window's listing; else the listing of its newest slots as read_span sums it,
---       without the board's exceptions) and most_fields (most slot fields the span may sum)
+--       floor; else the window's pairs hash, beside its slots, holds each item's distinct actors; a
+--       span's are counted from its slots' contributions), span_sec (0: the window's listing; else the
+--       listing of its newest slots as read_span sums it, without the board's exceptions) and
+--       most_fields (most slot fields the span may sum, its actor contributions among them with min_actors)
 -- Reply (reader.answer, CALLS.group_page):
 --   draining  1: expired data remains (the budget ran out), else 0
 --   rows      { item_1, score_1, group_1, ... } the rows that pass, in the shard's order (group "": none)
@@ -22,13 +23,13 @@
 --   ended     1: the shard lists nothing after the scanned rows, else 0
 --   last, last_score  the last row scanned ("" and 0: none)
 --   summed    0: the span holds more than most_fields slot fields (nothing scanned), else 1
---   fields    the slot fields the span summed or holds (0: no span)
+--   fields    the slot fields the span summed or holds, with min_actors its contributions too (0: no span)
 --   row_marks, skipped_marks, last_mark  on a board keeping (score, tiebreak) pairs (tiebreak_lib) or
 --             strict ranks (ties_lib: its member <mark><item> on a sharded board, the row's place on one
 --             shard) outside a span, the mark of each row of `rows`, of each of `skipped` and of `last` (the
 --             shards' merge and the board ranks compare it after the score); { }, { } and "" elsewhere
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window whose counts miss pairs
---   made before they were kept: actor_lib's counts_kept)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window, not a span, whose
+--   counts miss pairs made before they were kept: actor_lib's counts_kept)
 
 -- last_place: above any place of a listing, so an inverted place is never negative (15 digits).
 local GROUP_PAGE = { chunk = 250, last_place = 999999999999999 }
@@ -50,7 +51,7 @@ local function scan_chunk(filter, out, at, count)
   for i = 1, #page, 2 do items[#items + 1] = page[i] end
   -- A board without groups names none: no lookup of its rows' groups.
   local named = filter.grouped and groups.groups_of(filter.cfg_key, items) or {}
-  local actors = filter.min_actors > 0 and actor_log.ACTORS.actor_counts(filter.pairs_key, items) or {}
+  local actors = filter.min_actors > 0 and filter.actor_counts(items) or {}
   local scanned = 0
   for i = 1, #items do
     local score = tonumber(page[2 * i])
@@ -82,34 +83,61 @@ local function place_marks(marks, first, count)
   for i = 1, count do marks[i] = string.format('%015.0f', GROUP_PAGE.last_place - (first + i - 1)) end
 end
 
--- How the scan reads its listing: the window's results (order_lib), or with a span the rows of its
--- sums in board order (span_lib: every one listed, above 0), sorted once as far as the scan may go.
--- nil and the fields held when the span holds more than most_fields.
-local function listing_of(slots_key, top_key, header, arg)
-  local span_sec = tonumber(arg.span_sec)
-  if span_sec == 0 then
-    local strict = order.strict(top_key)
-    local function page(first, last, marks)
-      local rows = order.page(top_key, first, last, marks)
-      if strict and #marks == 0 then place_marks(marks, first, #rows / 2) end
-      return rows
-    end
-    return { page = page, listed = function(score) return order.listed(top_key, score) end }, 0
+-- The distinct actors of each of `items` as the scan weighs them: `counts` (item -> actors) read.
+local function counted_in(counts)
+  return function(items)
+    local out = {}
+    for i = 1, #items do out[i] = counts[items[i]] or 0 end
+    return out
   end
-  local sums, fields = span.span_sums(slots_key, header.now_sec, header.windows[1].interval_sec, span_sec,
-    tonumber(arg.most_fields))
-  if not sums then return nil, fields end
-  local most = tonumber(arg.start) + tonumber(arg.scan)
+end
+
+-- The span's listing (span_lib: the rows of its sums in board order, every one listed, above 0),
+-- sorted once as far as the scan may go; with min_actors each scanned row's distinct actors over the
+-- span's slots, read from their contributions (actor_lib), which count against most_fields with the
+-- slot fields. nil and the fields (and contributions) held when they are more than most_fields.
+local function span_listing(slots_key, top_key, header, arg, min_actors)
+  local interval_sec, span_sec = header.windows[1].interval_sec, tonumber(arg.span_sec)
+  local starts = span.span_starts(slots_key, header.now_sec, interval_sec, span_sec)
+  local held = min_actors > 0 and actor_log.ACTORS.span_held(slots_key, starts) or 0
+  local sums, fields = span.span_sums(slots_key, header.now_sec, interval_sec, span_sec,
+    tonumber(arg.most_fields) - held, starts)
+  if not sums then return nil, fields + held end
+  local first, most = tonumber(arg.start), tonumber(arg.start) + tonumber(arg.scan)
   -- One row past the scan's reach: without it the rows are the span's whole listing, so a scan reaching
   -- their end ends the shard without a call finding nothing.
   local rows = span.best_rows(span.span_shown(sums, order.exceptions_asked(top_key)), most + 1)
   local total = #rows / 2 <= most and #rows / 2 or nil
-  local function page(first, last)
+  local function page(from, to)
     local out = {}
-    for i = 2 * first + 1, math.min(2 * last + 2, #rows) do out[#out + 1] = rows[i] end
+    for i = 2 * from + 1, math.min(2 * to + 2, #rows) do out[#out + 1] = rows[i] end
     return out
   end
-  return { page = page, listed = function() return true end, total = total }, fields
+  local listing = { page = page, listed = function() return true end, total = total }
+  if min_actors > 0 then
+    local wanted = {}
+    for i = 2 * first + 1, math.min(2 * most, #rows), 2 do wanted[rows[i]] = true end
+    listing.actor_counts = counted_in(actor_log.ACTORS.span_actor_counts(slots_key, starts, wanted))
+  end
+  return listing, fields + held
+end
+
+-- How the scan reads its listing: the window's results (order_lib) and its items' distinct actors
+-- (actor_lib's counts), or a span's (span_listing). nil and the fields held when the span holds more
+-- than most_fields.
+local function listing_of(slots_key, top_key, header, arg)
+  local min_actors = tonumber(arg.min_actors)
+  if tonumber(arg.span_sec) ~= 0 then return span_listing(slots_key, top_key, header, arg, min_actors) end
+  local pairs_key = actor_log.ACTORS.pairs_key(slots_key)
+  local strict = order.strict(top_key)
+  local function page(first, last, marks)
+    local rows = order.page(top_key, first, last, marks)
+    if strict and #marks == 0 then place_marks(marks, first, #rows / 2) end
+    return rows
+  end
+  return { page = page,
+    listed = function(score) return order.listed(top_key, score) end,
+    actor_counts = function(items) return actor_log.ACTORS.actor_counts(pairs_key, items) end }, 0
 end
 
 local function group_page(keys, args)
@@ -125,11 +153,12 @@ local function group_page(keys, args)
     cfg_key = cfg_key, top_key = top_key, page = listing.page, listed = listing.listed,
     want = tonumber(arg.want), per_group = tonumber(arg.per_group),
     counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
-    min_actors = tonumber(arg.min_actors), pairs_key = actor_log.ACTORS.pairs_key(slots_key),
-    grouped = groups.grouped(cfg_key),
+    min_actors = tonumber(arg.min_actors), actor_counts = listing.actor_counts, grouped = groups.grouped(cfg_key),
   }
-  -- While expired data drains the answer is read again: its pairs may be the last ones of before.
-  if filter.min_actors > 0 and draining == 0 and not actor_log.ACTORS.counts_kept(filter.pairs_key) then
+  -- While expired data drains the answer is read again: its pairs may be the last ones of before. A
+  -- span counts its slots' contributions themselves, complete whatever version made them.
+  local counted = filter.min_actors > 0 and tonumber(arg.span_sec) == 0
+  if counted and draining == 0 and not actor_log.ACTORS.counts_kept(actor_log.ACTORS.pairs_key(slots_key)) then
     return redis.error_reply('TB_ACTOR_COUNTS_PENDING counts began after live pairs')
   end
   local out = { rows = {}, skipped = {}, last = '', last_score = 0, row_marks = {}, skipped_marks = {}, last_mark = '' }

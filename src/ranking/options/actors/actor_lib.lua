@@ -187,6 +187,30 @@ function ACTORS.actor_counts(pairs_key, items)
   return counts
 end
 
+-- The actor contributions the slots starting at `starts` of the window of `slots_key` hold: what
+-- span_actor_counts reads.
+function ACTORS.span_held(slots_key, starts)
+  local held = 0
+  for _, start in ipairs(starts) do held = held + redis.call('HLEN', ACTORS.slot_key(slots_key, start)) end
+  return held
+end
+
+-- The distinct actors of each item of the set `wanted` in the slots starting at `starts` (absent: none),
+-- from every contribution of those slots: an actor sending to the item in several of them counts once.
+function ACTORS.span_actor_counts(slots_key, starts, wanted)
+  local seen, counts = {}, {}
+  for _, start in ipairs(starts) do
+    for _, pair in ipairs(redis.call('HKEYS', ACTORS.slot_key(slots_key, start))) do
+      -- An actor id holds no US: the item follows the first one.
+      local item = string.sub(pair, string.find(pair, ACTORS.SEP, 1, true) + 1)
+      if wanted[item] and not seen[pair] then
+        seen[pair], counts[item] = true, (counts[item] or 0) + 1
+      end
+    end
+  end
+  return counts
+end
+
 -- The quota's actor entries a contribution of `pair` to `item` (slot `slot_start` of the window of
 -- `slots_key`) makes new, by `new_field` (segment_lib's GROWTH): its act:<start> field, and with it the
 -- item's distinct-actor count when the item has no actor there yet.

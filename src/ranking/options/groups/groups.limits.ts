@@ -24,8 +24,8 @@ export const GROUP_SCAN_ROWS = FILTERED_DEPTH_ITEMS + EXCLUDE_ITEMS_MAX;
 export const GROUP_PAGE_CALLS = 4;
 
 /**
- * Units a scanned row weighs with minActors (its actor count read beside it, about as much work as the
- * row itself): such a scan takes half the rows per call in twice the calls, so a call stays as heavy
+ * Units a scanned row of a window weighs with minActors (its actor count read beside it, about as much
+ * work as the row itself; over a span the counts come with the span's sums, bounded with them): such a scan takes half the rows per call in twice the calls, so a call stays as heavy
  * (2 000 rows held Redis 8-9 ms with minActors) and the scan reaches as deep.
  */
 export const MIN_ACTORS_ROW_UNITS = 2;
@@ -44,6 +44,4 @@ export const GROUPS_MESSAGES = {
     `perGroup: board "${board}" keeps no groups (PUT the board with "groups": true)`,
   tooDeep: (depth: number) =>
     `offset + limit is ${depth}: a filtered read (perGroup, minActors, exclude) lists at most ${FILTERED_DEPTH_ITEMS} deep`,
-  spanWithMinActors: () =>
-    'span with minActors: actor counts are kept for whole windows only (filter a window, or drop minActors)',
 };

@@ -1,0 +1,49 @@
+/** Worst-case rows of filtered reads over a span with minActors (the contributions of its slots read). */
+import { MIN_ACTORS, SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
+import { groupScan } from '../../src/ranking/options/groups/groups.limits';
+import { post } from './board-rows';
+import type { HarnessContext, WorstRow } from './harness-types';
+import { HEAD_EXCLUDED } from './read-rows';
+import { batches } from './seed';
+
+const MINUTE_SEC = 60;
+/** Rows a call scans over a span, minActors or not (its actor counts are read with the span's sums). */
+const { scan, calls } = groupScan(0);
+/** One item more than one scan call takes: the most calls a span's listing within the bound needs, and the most contributions beside. */
+const ITEMS = scan + 1;
+
+/**
+ * wc-spanactors' ITEMS items, each one field of one of the window's 60 minute slots, their head in one
+ * group and the last 100 in a group each; the first SPAN_MAX_FIELDS - ITEMS with an actor of their own:
+ * a span read of the whole window holds exactly the bound. Seeded by the row, once, so that no earlier
+ * row's clock step has expired its oldest slots.
+ */
+async function seedSpanActors(context: HarnessContext): Promise<void> {
+  if (context.state.has('spanactors')) return;
+  context.state.set('spanactors', 'wc-spanactors');
+  const nowSec = context.nowSec();
+  await batches(context, 'wc-spanactors', ITEMS, (n) => ({
+    item: `i${n}`,
+    amount: ITEMS - n,
+    at: nowSec - (n % 60) * MINUTE_SEC,
+    group: n < ITEMS - 100 ? 'g0' : `g${ITEMS - n}`,
+    ...(n < SPAN_MAX_FIELDS - ITEMS ? { actor: `a${n}` } : {}),
+  }));
+}
+
+export const SPAN_FILTER_ROWS: WorstRow[] = [
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `minActors ${MIN_ACTORS.max} over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields and actor contributions one read takes (${ITEMS} items), spread over its 60 slots, with the head and ${HEAD_EXCLUDED.groups.length} groups excluded, perGroup 1, limit 1 000: no row qualifies, ${Math.ceil(ITEMS / scan)} calls of ${scan} rows (of ${calls} at most), each reading the span whole`,
+    prepare: seedSpanActors,
+    request: () =>
+      post('/boards/wc-spanactors/query', {
+        window: 'm',
+        span: '60m',
+        limit: 1000,
+        perGroup: 1,
+        minActors: MIN_ACTORS.max,
+        exclude: HEAD_EXCLUDED,
+      }),
+  },
+];
