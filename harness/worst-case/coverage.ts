@@ -121,6 +121,8 @@ export const HELD_KEYS: Readonly<Record<string, string>> = {
   segheld: "archive_held_lib: the items of a shard's segment archive texts Redis keeps (keep x top per segment)",
   segtext: 'archive_held_lib: the segment archive text holding each segheld item',
   rtr: "group_parts_lib: the retractions noted on a group board's shard 0, one an item for an hour",
+  exheld: "moderation_count_lib: each window's index of the hidden items' scores, at most the shard's exceptions",
+  exidx: 'moderation_count_lib: the windows of a shard whose index is built',
 };
 
 /**

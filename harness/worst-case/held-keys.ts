@@ -4,6 +4,8 @@
  * Lua library states, in entries, and in bytes at the most an entry of the harness's ids measured.
  */
 import { ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
+import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
+import { BOARDS } from './boards';
 import type { HeldKeys } from './harness-types';
 
 /**
@@ -45,6 +47,31 @@ export const RETRACTIONS_NOTED: readonly HeldKeys[] = [
     match: '*%wc-teams-sharded:rtr',
     mostEntries: () => 1,
     why: 'one entry per item retracted within the last hour (RETRACTIONS_KEPT_MS): the row retracts one',
+    bytesPerEntry: HELD_ENTRY_BYTES,
+  },
+];
+
+/** wc-modgroups' windows, read when measured: boards.ts imports the rows that import these. */
+const moderatedWindows = () => BOARDS['wc-modgroups'].windows.length;
+
+/**
+ * moderation_count_lib's index of the hidden items' scores in each window of wc-modgroups (exheld) and the shard's
+ * list of the windows holding one (exidx), after a mid-table write built them: kept from call to call, dropped
+ * whenever the shard's exceptions change, with their window and with the board.
+ */
+export const MODERATION_INDEXES: readonly HeldKeys[] = [
+  {
+    name: 'exheld',
+    match: '*board:wc-modgroups*:exheld',
+    mostEntries: () => moderatedWindows() * (MODERATED_ITEMS_PER_SHARD + MODERATED_GROUP_ITEMS_PER_SHARD),
+    why: "one entry per hidden item a window holds, in each window: the shard's item states and its hidden groups' items",
+    bytesPerEntry: HELD_ENTRY_BYTES,
+  },
+  {
+    name: 'exidx',
+    match: '*board:wc-modgroups*:exidx',
+    mostEntries: moderatedWindows,
+    why: 'one entry per window (and segment) whose index is built',
     bytesPerEntry: HELD_ENTRY_BYTES,
   },
 ];

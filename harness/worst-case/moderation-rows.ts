@@ -20,6 +20,7 @@ import { MODERATED_GROUP_IDS } from './boards';
 import { archivedGroupItems, archivedGroupRows } from './seed';
 import { fillAll } from './fill';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
+import { MODERATION_INDEXES } from './held-keys';
 
 const hide = (item: string): HttpRequest => ({
   method: 'PUT',
@@ -275,6 +276,7 @@ const GROUP_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/items/{item}/increment',
     worst: `an existing item's rank in 8 windows and 8 views, ${MAXED}`,
     request: () => ({ method: 'POST', path: '/boards/wc-modgroups/items/i1500/increment', body: { amount: 1 } }),
+    holds: MODERATION_INDEXES,
   },
 ];
 

@@ -68,7 +68,8 @@ local function drop_window_keys(base, budget)
   if not empty then return budget, false end
   local removed = drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
     base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest', base .. 'held',
-    base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown', base .. 'archheld', base .. 'archpend' })
+    base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown', base .. 'archheld', base .. 'archpend',
+    base .. 'exheld' })
   return budget - removed, true
 end
 
@@ -129,6 +130,7 @@ local function board_drop_step(keys, args)
     keyspace.sibling_key(cfg_key, 'cfg', 'modeff'), keyspace.sibling_key(cfg_key, 'cfg', 'grouparch'),
     keyspace.sibling_key(cfg_key, 'cfg', 'bygrouparch'), keyspace.sibling_key(cfg_key, 'cfg', 'histheld'),
     keyspace.sibling_key(cfg_key, 'cfg', 'segheld'), keyspace.sibling_key(cfg_key, 'cfg', 'segtext'),
-    keyspace.sibling_key(cfg_key, 'cfg', 'grouplag'), keyspace.sibling_key(cfg_key, 'cfg', 'lagends'), drop_key })
+    keyspace.sibling_key(cfg_key, 'cfg', 'grouplag'), keyspace.sibling_key(cfg_key, 'cfg', 'lagends'),
+    keyspace.sibling_key(cfg_key, 'cfg', 'exidx'), drop_key })
   return reader.answer(CALLS.board_drop_step, { done = 1, unlinked = budget - left + 21 })
 end

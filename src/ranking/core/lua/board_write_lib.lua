@@ -196,7 +196,7 @@ local function add_unwatched(slots_key, slot_key, top_key, slot_start, item, amo
   if redis.call('HINCRBY', slot_key, item, amount) == 0 then redis.call('HDEL', slot_key, item) end
   local written = redis.call('ZINCRBY', top_key, amount, item)
   -- Most calls keep none: nothing written.
-  if EXCEPTIONS.by[top_key] or EXCEPTIONS.held.seq == CALL.seq then order.note_written(top_key, item) end
+  if EXCEPTIONS.by[top_key] then order.note_written(top_key) end
   -- Redis wrote a number: an arithmetic's coercion parses it once, tonumber twice (a check, then the parse).
   local score = written + 0
   if score == 0 then

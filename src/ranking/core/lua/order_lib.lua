@@ -18,18 +18,12 @@ local hooks_of_top = call_state.hooks_of_top
 -- many), placed (id -> base position, as asked), positions (ascending base positions of the listed ones, once a page
 -- asks), index (score_index) }, bounded by the option's limit. A write of the results drops their record (window_lib's
 -- results_changed, board_write's unwatched adds); a change of exceptions, every record.
--- `held`: the results keys whose exceptions' scores a write keeps in Redis for the call (moderation_lib's held_scores),
--- each with the items written there since it stored them (note_written).
-local exceptions_of = { seq = 0, by = {}, sets = { seq = 0, by = {} }, held = { seq = 0, by = {} } }
+local exceptions_of = { seq = 0, by = {}, sets = { seq = 0, by = {} } }
 
--- A change of `item` in the results `top_key` (window_lib's results_changed, board_write's unwatched adds): their
--- exceptions record goes, and a count of the exceptions' scores kept there for the call (`held`) is told of the item.
-local function note_written(top_key, item)
+-- A change in the results `top_key` (window_lib's results_changed, board_write's unwatched adds): their exceptions
+-- record goes.
+local function note_written(top_key)
   exceptions_of.by[top_key] = nil
-  local held = exceptions_of.held
-  if held.seq ~= call_state.CALL.seq then return end
-  local since = held.by[top_key]
-  if since then since[#since + 1] = item end
 end
 
 -- The exceptions record of `items` (only: the only ones listed; else: those left out), unscored; a set of a list per call.

@@ -26,7 +26,7 @@ end
 -- Every change of a window's results calls it (order_lib's EXCEPTIONS drop theirs; the options' results_changed
 -- hooks; item_left when it left: item_data_lib; a script changing a results zset another way must call it too).
 local function results_changed(top_key, item, score, tiebreak)
-  order.note_written(top_key, item)
+  order.note_written(top_key)
   local changed = call_state.hooks_of_top(top_key).results_changed
   for i = 1, #changed do changed[i](top_key, item, score, tiebreak) end
   if score == 0 then for _, left in ipairs(hooks.item_left) do left(top_key, item) end end

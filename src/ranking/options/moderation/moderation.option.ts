@@ -33,12 +33,17 @@ const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.revie
 /**
  * Moderation: moderation_lib.lua keeps each shard's item states and answers order_lib which items
  * its listings leave out (hidden ones, or on a review board all but the allowed ones);
+ * moderation_count_lib.lua counts them ahead of a write's record in each window's kept index of their scores;
  * moderation_history_lib.lua adds, for reads of kept listings, the archived items of moderated groups.
  */
 export const moderationOption: BoardOption<ModerationConfig> = {
   name: 'moderation',
   fields: ['moderation'],
-  luaModules: [join(__dirname, 'moderation_lib.lua'), join(__dirname, 'moderation_history_lib.lua')],
+  luaModules: [
+    join(__dirname, 'moderation_lib.lua'),
+    join(__dirname, 'moderation_count_lib.lua'),
+    join(__dirname, 'moderation_history_lib.lua'),
+  ],
   fromStored: (fields) => (fields.modreview === '1' ? { moderation: { review: true } } : {}),
   fromReply: (fields) => {
     const setting = fields.moderation as { review?: unknown } | undefined;

@@ -1,12 +1,12 @@
 -- module: moderation
--- requires: board_write, call_state, groups, hooks, keyspace, order, reader, snapshot
+-- requires: board_write, call_state, groups, hooks, keyspace, order, snapshot
 -- moderation_lib: moderation states of a board's items, a board option (src/ranking/options/moderation/).
 -- An item an admin hid is outside every listing of its board; on a board with `moderation: { review:
 -- true }` only the items an admin allowed are listed. Counts keep accruing either way: the states are
 -- read, never written, by the windows, so allowing an item again lists exactly what never hiding it
 -- would have. Its hook `exceptions` (hooks_lib) answers order_lib the hidden items of a shard (or, on
--- a review board, its allowed ones), which order_lib leaves out of pages, places, counts and ranks; its hook
--- `exceptions_ahead` counts those ahead of a write's record inside Redis (stored_ahead).
+-- a review board, its allowed ones), which order_lib leaves out of pages, places, counts and ranks;
+-- moderation_count_lib counts those ahead of a write's record inside Redis (hook `exceptions_ahead`).
 -- KEYS: 0
 -- Config hash fields: modreview ("1": a review board; absent: items are listed unless hidden), modheld
 -- (the states the shard holds; absent: none), so a call on a board nobody moderates reads no states:
@@ -184,116 +184,6 @@ local function exceptions_hook(top_key)
   return by[cfg_key] or nil
 end
 
--- A write counts the exceptions ahead of its record inside Redis (exceptions_ahead) from this many on: fewer are scored
--- in Lua by order_lib as a read scores them (one ZMSCORE), which costs less than the keys the count writes.
-local STORED_COUNT_FLOOR = 16
-
--- What a write's count of the exceptions ahead weighs (call_state.CALL.work, which a coalesced increment stops at:
--- increment.lua's WORK_BUDGET): a window counted in (PLACE, the request's own write there included), one intersected
--- with the exceptions (INTERSECTION). At the moderation maxima (8 windows, 8 views, 400 exceptions), a coalesced
--- mid-table request of 8 places ~2.1 M Redis instructions, an intersection ~0.8 M (bench/write-instructions.ts).
-local WORK = { PLACE = 1, INTERSECTION = 3 }
-
--- The exceptions each config hash's set (exasked) holds in this call (call_state.call_cache): ex.asked.
-local stored_sets = { seq = 0, by = {} }
-
--- The set of `ex`'s exceptions on the shard of `cfg_key`, stored once a call (every window's count intersects it)
--- and kept till the call answers (reader.keep_till_answer); again when the exceptions changed within the call.
-local function asked_set(cfg_key, ex)
-  local asked = keyspace.sibling_key(cfg_key, 'cfg', 'exasked')
-  local stored = call_state.call_cache(stored_sets)
-  if not reader.keep_till_answer(asked) and stored[cfg_key] == ex.asked then return asked end
-  -- A set a call that failed left (its members now stale) is freed off the main thread, as every kept key.
-  redis.call('UNLINK', asked)
-  for from = 1, #ex.asked, 1000 do redis.call('SADD', asked, unpack(ex.asked, from, math.min(from + 999, #ex.asked))) end
-  stored[cfg_key] = ex.asked
-  return asked
-end
-
--- How many of `ex`'s items the results `top_key` hold at scores within low..high (ZRANGE BYSCORE bounds, both
--- inclusive), read row by row; those of the record's very `score` only when placed before its `count` leading places
--- (`before`), else only when placed after.
-local function exceptions_within(top_key, ex, low, high, score, count, before)
-  local rows, found = redis.call('ZRANGE', top_key, low, high, 'BYSCORE', 'WITHSCORES'), 0
-  for i = 1, #rows, 2 do
-    local item = rows[i]
-    if ex.items[item] and (tonumber(rows[i + 1]) ~= score or (order.placed(top_key, ex, item) < count) == before) then
-      found = found + 1
-    end
-  end
-  return found
-end
-
--- stored_ahead's count of a listed record's score when an end of the results is near it: the exceptions ahead read
--- among the rows from the top down to its score (a like of a leading item), or all the exceptions held (ZINTERCARD)
--- less those among the rows from its score down to the bottom (a new item's small first score); nil when both ends
--- are farther than `#ex.asked` rows, where reading them would cost more than the intersection.
-local function near_end_ahead(top_key, ex, count, score, at)
-  local ahead, behind = { at, '+inf' }, { '-inf', at }
-  if order.ascending(top_key) then ahead, behind = behind, ahead end
-  local near = #ex.asked
-  -- The rows of a score at least the record's are at least the `count` places before it.
-  if count <= near and redis.call('ZCOUNT', top_key, ahead[1], ahead[2]) <= near then
-    return exceptions_within(top_key, ex, ahead[1], ahead[2], score, count, true)
-  end
-  if redis.call('ZCOUNT', top_key, behind[1], behind[2]) > near then return nil end
-  local held = redis.call('ZINTERCARD', 2, top_key, asked_set(call_state.cfg_key_of_top(top_key), ex))
-  return held - exceptions_within(top_key, ex, behind[1], behind[2], score, count, false)
-end
-
--- The exceptions' scores in the results `top_key` held in `held` (ZINTERSTORE of the results and `asked`, their set)
--- once a call per window and set: a later request of the call (coalesced increments) brings up to date only the
--- exceptions written there since (order_lib's note_written), a ZSCORE each, instead of intersecting them all again.
-local function held_scores(top_key, ex, asked, held)
-  local kept = call_state.call_cache(order.EXCEPTIONS.held)
-  local since = kept[top_key]
-  if since and since.asked == ex.asked then
-    for i = 1, #since do
-      local item = since[i]
-      since[i] = nil
-      local score = ex.items[item] and redis.call('ZSCORE', top_key, item)
-      if score then redis.call('ZADD', held, score, item) elseif ex.items[item] then redis.call('ZREM', held, item) end
-    end
-    return
-  end
-  reader.keep_till_answer(held)
-  call_state.CALL.work = call_state.CALL.work + WORK.INTERSECTION
-  redis.call('ZINTERSTORE', held, 2, top_key, asked, 'WEIGHTS', 1, 0)
-  kept[top_key] = { asked = ex.asked }
-end
-
--- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
--- exceptions: counted near an end of the results (near_end_ahead), else held with their scores (ZINTERSTORE of the
--- results and their set, asked_set, into a key of the window's kept till the call answers), then one ZCOUNT of
--- those listed and better, and those of that very score placed. A ZMSCORE of them read into Lua costs about 6 000
--- instructions an exception (each score written and parsed as text), this a few thousand: ~0.9 M a window of 400
--- exceptions with its counts (bench/write-instructions.ts). The set is the same for every window of the call: stored
--- once (an existing item's increment of 8 windows at the moderation maxima, 400 exceptions: 12.4-14.3 M instructions
--- inside the FCALL, 18.4 M with a SADD a window, 13.8-15.9 M with one key replaced window after window).
-local function stored_ahead(top_key, ex, count, score)
-  if #ex.asked < STORED_COUNT_FLOOR or not call_state.CALL.writes then return nil end
-  call_state.CALL.work = call_state.CALL.work + WORK.PLACE
-  local at, every_sign = string.format('%.17g', score), order.listed(top_key, 0)
-  -- A listed record where every score the near end reads is listed too (on a sum board the best first and above 0).
-  if every_sign or (score > 0 and not order.ascending(top_key)) then
-    local near = near_end_ahead(top_key, ex, count, score, at)
-    if near then return near end
-  end
-  local asked, held = asked_set(call_state.cfg_key_of_top(top_key), ex), keyspace.sibling_key(top_key, 'top', 'exheld')
-  -- A key of each window's results, all unlinked as the call answers (reader.answer): Redis frees them off its main
-  -- thread, where a ZINTERSTORE replacing the last window's would free its rows in the call.
-  held_scores(top_key, ex, asked, held)
-  local low, high = '(' .. at, '+inf'
-  if order.ascending(top_key) then low, high = '-inf', '(' .. at end
-  if not every_sign and (low == '-inf' or score < 0) then low = '(0' end
-  local below = redis.call('ZCOUNT', held, low, high)
-  local same = (every_sign or score > 0) and redis.call('ZRANGE', held, at, at, 'BYSCORE') or {}
-  for _, item in ipairs(same) do
-    if order.placed(top_key, ex, item) < count then below = below + 1 end
-  end
-  return below
-end
-
 -- Every item of the shard of `cfg_key` in a state (its own or its group's): what a review queue skips.
 local function moderated(cfg_key)
   return items_in(cfg_key, nil)
@@ -394,6 +284,6 @@ MODERATION.exceptions_of_cfg = exceptions_of_cfg
 moderation.MODERATION = MODERATION
 moderation.begin_state_write = begin_state_write
 
-hooks.register_all('moderation', { 'exceptions', exceptions_hook, 'exceptions_ahead', stored_ahead,
+hooks.register_all('moderation', { 'exceptions', exceptions_hook,
   'group_changed', group_changed, 'config_planned', moderation_planned,
   'config_stored', moderation_stored, 'config_kept', states_kept })
