@@ -6,6 +6,10 @@
  * MAX_GROUPS_PER_BOARD groups counting GROUP_TOP_MEMBERS.max members each: g0 of that many members, each
  * other group one member, every group listed. LISTINGS boundaries merged, then g0's best member retracted:
  * each FCALL of the retraction, its instructions and the commands its script ran (as group-history-instructions.ts).
+ * RETRACT_LEAVING=1 retracts instead the one member of a group listed first, which leaves every listing:
+ * the rows after it all move up a place (the most a rewrite writes again). RETRACT_SINKING=1 scores g0's
+ * other members 1 each, so its group goes from first to last: its record of 1 000 members read and every
+ * row written again.
  */
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
@@ -28,7 +32,23 @@ const membersOf = (group: number) =>
  * g0's best member: its last one on a shard past 0, so its shard's retract_item leaves shard 0's merged
  * listings to group_history_retract (on shard 0, retract_item's hook rewrites them in its own calls).
  */
-const RETRACTED = [...membersOf(0)].reverse().find((item) => shardOf(item, SHARDS) !== 0)!;
+const BEST_MEMBER = [...membersOf(0)].reverse().find((item) => shardOf(item, SHARDS) !== 0)!;
+/** A one-member group's item past shard 0, scoring above g0's sum, so its group is listed first. */
+const LEAVING = Array.from({ length: MAX_GROUPS_PER_BOARD - 1 }, (_, g) => membersOf(g + 1)[0]).find(
+  (item) => shardOf(item, SHARDS) !== 0,
+)!;
+const RETRACTED = process.env.RETRACT_LEAVING === '1' ? LEAVING : BEST_MEMBER;
+
+const SINKING = process.env.RETRACT_SINKING === '1';
+
+/**
+ * The `k`th member's amount: the retracted item's above any other member's (leaving: above g0's sum);
+ * sinking, g0's other members 1, so that g0 without its best member sums below every other group.
+ */
+function amountOf(item: string, k: number, joined: number): number {
+  if (item === RETRACTED) return RETRACTED === LEAVING ? joined * MEMBERS : 2 * joined;
+  return SINKING && k < MEMBERS ? 1 : 1 + k;
+}
 
 async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
   const snapshots = { keep: 1000, top: 1000 };
@@ -45,7 +65,7 @@ async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
     await Promise.all(
       joins.slice(first, first + 100).map((join) => graph.groupBoards.setMember({ name: 'rt', ...join })),
     );
-  const entries = joins.map(({ item }, k) => ({ item, amount: item === RETRACTED ? 2 * joins.length : 1 + k }));
+  const entries = joins.map(({ item }, k) => ({ item, amount: amountOf(item, k, joins.length) }));
   for (let listing = 0; listing < LISTINGS; listing++) {
     for (let first = 0; first < entries.length; first += 1000)
       await graph.ranking.incrementBatch('rm', entries.slice(first, first + 1000));

@@ -162,6 +162,16 @@ export function scriptCommandsOf(file: string): Array<{ name: string; calls: num
     .sort((a, b) => b.ir - a.ir);
 }
 
+/** The instructions a dump counts inside FCALL (fcallCommand and what it called), 0 when it ran none. */
+export function fcallInstructionsOf(file: string): number {
+  const listing = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const found = /^\s*([\d,]+) \([^)]*\)\s+\S*:fcallCommand \[/m.exec(listing);
+  return found ? Number(found[1].replace(/,/g, '')) : 0;
+}
+
 /** A callgrind dump's event totals by name. */
 function eventsOf(text: string): Record<string, number> {
   const names = /^events: (.+)$/m.exec(text)?.[1].split(' ') ?? [];

@@ -140,7 +140,7 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     name: 'group-retract-instructions',
     capability: 'instructions',
     measures: "an item retraction's rewrite of a group board's merged listings, at the documented maxima",
-    knobs: [],
+    knobs: ['RETRACT_LEAVING', 'RETRACT_SINKING'],
     run: async () => (await import('../group-retract-instructions')).groupRetractInstructionsBench(),
   },
 ];

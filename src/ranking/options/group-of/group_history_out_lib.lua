@@ -82,73 +82,96 @@ local ROW = archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)'
 
 -- The group's counted members at `at` without `item`, recorded again: the record's text without the
 -- item's row (rows "\30<item>\31<score>", record_rows'); answers its score now (nil: it counts no member).
+-- The sum is taken again in the members' order (the rows before the item's, then those after it), so it
+-- is the one a crossing takes over the same members; only the scores are read, not the items.
 local function group_without(key, group, item)
   local decay = tonumber(string.match(redis.call('HGET', key, RULE) or '1 1', ' (.+)$'))
   local text = redis.call('HGET', key, GROUP .. group) or ''
-  local kept, sum, weight = 0, 0, 1
-  for member, held in string.gmatch(text, ROW) do
-    if member ~= item then kept, sum, weight = kept + 1, sum + weight * tonumber(held), weight * decay end
-  end
   local at = string.find(text, archive.SNAP_ROW .. item .. archive.SNAP_FIELD, 1, true)
   if at then
     local after = string.find(text, archive.SNAP_ROW, at + 1, true)
     text = string.sub(text, 1, at - 1) .. (after and string.sub(text, after) or '')
   end
+  local kept, sum, weight = 0, 0, 1
+  for held in string.gmatch(text, '\31([^\30\31]*)') do kept, sum, weight = kept + 1, sum + weight * held, weight * decay end
   redis.call('HSET', key, GROUP .. group, text)
   redis.call('HDEL', key, ITEM .. item)
   if kept == 0 then return nil end
   return tonumber(string.format('%.17g', sum))
 end
 
--- Where `moved` goes among the listing's `items` (scores' texts `held`, in the board's order): the
--- first row it is ahead of (a binary search), or past the last.
-local function place_of(items, held, moved, ascending)
-  local low, high = 1, #items + 1
-  while low < high do
-    local mid = math.floor((low + high) / 2)
-    if snaprows.ahead_of(moved, { item = items[mid], score = tonumber(held[mid]) }, ascending) then high = mid else low = mid + 1 end
-  end
-  return low
+-- The row of a listing's text starting at byte `at`: its item, score text and stored position (nil in a
+-- listing taken before positions were stored), and the byte after it.
+local function listed_row(text, at)
+  local field = string.find(text, archive.SNAP_FIELD, at + 1, true)
+  local _, position, next_row = snaprows.row_at(text, at)
+  local second = string.find(text, archive.SNAP_FIELD, field + 1, true)
+  local score_end = (second and second < next_row) and second or next_row
+  return string.sub(text, at + 1, field - 1), string.sub(text, field + 1, score_end - 1), position, next_row
 end
 
--- The listing's text with the rows `placed` (scores' texts `texts`): those from..to written with their
--- positions, the others as the stored text `listing.text` holds them (the same rows at the same places).
-local function spliced(listing, placed, texts, from, to)
-  local parts = { string.sub(listing.text, 1, (listing.starts[from] or #listing.text + 1) - 1) }
-  for n = from, to do
-    parts[#parts + 1] = archive.SNAP_ROW .. placed[n] .. archive.SNAP_FIELD .. texts[n] .. archive.SNAP_FIELD .. n
+-- The rows of a listing's text before byte `at` (a row's start, or past the end: `count`, its rows): the
+-- stored position of the row there, else (no position stored) counted.
+local function rows_before(text, at, count)
+  if at > #text then return count end
+  local _, _, position = listed_row(text, at)
+  if position then return position - 1 end
+  return select(2, string.gsub(string.sub(text, 1, at - 1), archive.SNAP_ROW, ''))
+end
+
+-- The first byte of `text` (a listing's rows, best first) whose row `moved` is ahead of (snaprows'
+-- ahead_of), or past the end: a binary search over byte offsets (count_ahead's), no row parsed but
+-- the ~10 it visits.
+local function place_of(text, moved, ascending)
+  local lo, hi = 1, #text + 1
+  while lo < hi do
+    local row = string.find(text, archive.SNAP_ROW, math.floor((lo + hi) / 2), true)
+    if not row or row >= hi then row = lo end
+    local item, held, _, after = listed_row(text, row)
+    if snaprows.ahead_of(moved, { item = item, score = tonumber(held) }, ascending) then hi = row else lo = after end
   end
-  if to < #placed then parts[#parts + 1] = string.sub(listing.text, listing.starts[to + 1]) end
+  return lo
+end
+
+-- The rows of `segment` (a listing's text) written again into `parts` with positions from `first` on,
+-- items and scores' texts as stored; answers how many.
+local function renumbered(segment, first, parts)
+  local n = first
+  for item, held in string.gmatch(segment, ROW) do
+    parts[#parts + 1] = archive.SNAP_ROW .. item .. archive.SNAP_FIELD .. held .. archive.SNAP_FIELD .. n
+    n = n + 1
+  end
+  return n - first
+end
+
+-- The listing's text `text` of `count` rows (its `group` row, if listed, `old`: bytes old.at..old.after - 1
+-- at position old.position) with the group's row at `score` (nil: out), in the board's order. Rows
+-- before both its old place and its new one keep their text, and so do rows after both when it is
+-- listed before and after; the rows between are written again with their new positions. Only the rows
+-- a binary search visits and those between are read: a listing of 1 000 rows was parsed whole (issue #45).
+local function moved_text(text, count, group, score, ascending, old)
+  local rest = old and (string.sub(text, 1, old.at - 1) .. string.sub(text, old.after)) or text
+  local cut, left = old and old.at or #rest + 1, old and count - 1 or count
+  local at = score and place_of(rest, { item = group, score = score }, ascending) or #rest + 1
+  local first = math.min(cut, at)
+  local n = (old and first == cut) and old.position or rows_before(rest, first, left) + 1
+  local parts = { string.sub(rest, 1, first - 1) }
+  local row = score and archive.SNAP_ROW .. group .. archive.SNAP_FIELD .. string.format('%.17g', score) .. archive.SNAP_FIELD
+  if row and at <= cut then
+    parts[2], n = row .. n, n + 1
+  end
+  local last = (old and score) and math.max(cut, at) or #rest + 1
+  n = n + renumbered(string.sub(rest, first, last - 1), n, parts)
+  if row and at > cut then parts[#parts + 1] = row .. n end
+  parts[#parts + 1] = string.sub(rest, last)
   return table.concat(parts)
-end
-
--- The stored `listing` (its rows' `items`, scores' texts `held`, the group's row `old`) with `group`'s row at
--- `score` (nil: out), in the board's order; answers its text with positions, and the rows placed as (items, held).
-local function listing_text(listing, group, score, ascending)
-  local placed, texts = {}, {}
-  for i, item in ipairs(listing.items) do
-    if item ~= group then
-      local n = #placed + 1
-      placed[n], texts[n] = item, listing.held[i]
-    end
-  end
-  local at = #placed + 1
-  if score then
-    at = place_of(placed, texts, { item = group, score = score }, ascending)
-    table.insert(placed, at, group)
-    table.insert(texts, at, string.format('%.17g', score))
-  end
-  -- Rows before both the group's old place and its new one keep theirs, and so do rows after both when it
-  -- is listed before and after; the rows between move a place.
-  local old = listing.old or #placed + 1
-  local to = (listing.old and score) and math.max(old, at) or #placed
-  return spliced(listing, placed, texts, math.min(old, at), to), placed, texts
 end
 
 -- The newest listing's previous ranks (<base>prev, its rows: every writer of the newest listing writes
 -- them) after `group`'s row went from `was` (score text; nil: not listed) to `score` (nil: out) among
--- `count` rows: that row alone while prev holds them, else prev written again from the rows placed.
-local function previous_rewritten(base, group, was, score, count, placed, texts)
+-- `count` rows: that row alone while prev holds them, else prev written again from the listing's new
+-- text `text`.
+local function previous_rewritten(base, group, was, score, count, text)
   local prev = base .. 'prev'
   local held = redis.call('ZSCORE', prev, group)
   local held_score, was_score = held and tonumber(held) or nil, was and tonumber(was) or nil
@@ -158,14 +181,21 @@ local function previous_rewritten(base, group, was, score, count, placed, texts)
   end
   local ttl = redis.call('PTTL', prev)
   redis.call('DEL', prev)
-  for first = 1, #placed, PREV_PAIRS do
-    local pairs_of = {}
-    for n = first, math.min(#placed, first + PREV_PAIRS - 1) do
-      pairs_of[#pairs_of + 1], pairs_of[#pairs_of + 2] = texts[n], placed[n]
+  local pairs_of, rows = {}, 0
+  for item, row_score in string.gmatch(text, ROW) do
+    pairs_of[#pairs_of + 1], pairs_of[#pairs_of + 2], rows = row_score, item, rows + 1
+    if #pairs_of == 2 * PREV_PAIRS then
+      redis.call('ZADD', prev, unpack(pairs_of))
+      pairs_of = {}
     end
-    redis.call('ZADD', prev, unpack(pairs_of))
   end
-  if ttl > 0 and #placed > 0 then redis.call('PEXPIRE', prev, ttl) end
+  if #pairs_of > 0 then redis.call('ZADD', prev, unpack(pairs_of)) end
+  if ttl > 0 and rows > 0 then redis.call('PEXPIRE', prev, ttl) end
+end
+
+-- The rows of a listing's text: its last row's stored position, else counted.
+local function listing_count(text)
+  return snaprows.row_count(text) or select(2, string.gsub(text, archive.SNAP_ROW, ''))
 end
 
 -- The kept listing at `at` of the group board at `base` without `item`'s share (see above); the
@@ -178,17 +208,17 @@ local function listing_without(base, at, item, newest)
   local groups = base .. 'top'
   if score and not order.listed(groups, score) then score = nil end
   local snap = base .. 'snap:' .. at
-  local listing = { text = redis.call('GET', snap) or '', items = {}, held = {}, starts = {} }
-  for start, row, text in string.gmatch(listing.text, '()' .. ROW) do
-    local n = #listing.items + 1
-    listing.items[n], listing.held[n], listing.starts[n] = row, text, start
-    if row == group then listing.old = n end
+  local text = redis.call('GET', snap) or ''
+  local count, old, was = listing_count(text), nil, nil
+  local old_at = string.find(text, archive.SNAP_ROW .. group .. archive.SNAP_FIELD, 1, true)
+  if old_at then
+    local _, held, position, after = listed_row(text, old_at)
+    old, was = { at = old_at, after = after, position = position or rows_before(text, old_at, count) + 1 }, held
   end
-  local text, placed, texts = listing_text(listing, group, score, order.ascending(groups))
-  redis.call('SET', snap, text, 'KEEPTTL')
-  local was = listing.old and listing.held[listing.old]
-  if newest then previous_rewritten(base, group, was, score, #listing.items, placed, texts) end
-  return #placed
+  local moved = moved_text(text, count, group, score, order.ascending(groups), old)
+  redis.call('SET', snap, moved, 'KEEPTTL')
+  if newest then previous_rewritten(base, group, was, score, count, moved) end
+  return count - (old and 1 or 0) + (score and 1 or 0)
 end
 
 -- The item out of the kept listings of the group boards at `bases`: over a sharded member board, of

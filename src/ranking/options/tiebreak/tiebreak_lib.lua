@@ -328,26 +328,31 @@ end
 -- and `field` its separators): "<row><item><field><score><field><mark><field><position>", positions
 -- from first + 1; and the previous listing's ZADD arguments: each row's competition rank on the pair
 -- (strict: its position, its mark being unique), negated on a board whose higher scores come first.
--- `rank_before(item)`: the rank of the row before `first` (its item's), asked when the first row shares its pair. One
--- loop, no table a row, each score's text written once (page_hook): 1 000 rows cost 16 M instructions
--- as a page and then rows, 7 M so (issue #45).
+-- `rank_before(item)`: the rank of the row before `first` (its item's), asked when the first row shares
+-- its pair. One numeric loop (no ipairs call a row), string.sub and the widths held in locals, each
+-- score's text written once (page_hook): 1 000 rows cost 16 M instructions as a page and then rows (issue #45).
 local function listing_rows(top_key, key, first, last, row, field, rank_before)
   local kept = setting(top_key)
   local from = math.max(first - 1, 0)
   local members = redis.call(kept.ascending and 'ZRANGE' or 'ZREVRANGE', key or order_key(top_key), from, last)
-  local width, mark_end, ranks = kept.width, kept.strict and -1 or kept.width, kept.ascending and TEXTS or NEGATED
-  local rows, ranked, held_key, held_mark, score_key, score, rank = {}, {}, nil, nil, nil, nil, 0
-  for i, member in ipairs(members) do
-    local n, pair_key, mark = from + i, string.sub(member, 1, TB.WIDTH), string.sub(member, TB.WIDTH + 1, mark_end)
-    local tied = pair_key == held_key and mark == held_mark
-    held_key, held_mark = pair_key, mark
-    if n > first then
-      if not tied then rank = n elseif rank == 0 then rank = rank_before(string.sub(members[1], width + 1)) end
-      if pair_key ~= score_key then score_key, score = pair_key, score_text(pair_key) end
-      local item, at = string.sub(member, width + 1), n - first
-      rows[at] = row .. item .. field .. score .. field .. mark .. field .. (TEXTS[n] or n)
-      ranked[2 * at - 1], ranked[2 * at] = ranks[rank] or (kept.ascending and '' or '-') .. rank, item
+  local sub, score_width, width = string.sub, TB.WIDTH, kept.width
+  local mark_end, ranks, sign = kept.strict and -1 or width, kept.ascending and TEXTS or NEGATED, kept.ascending and '' or '-'
+  local rows, ranked, held_key, held_mark, score_key, score, rank, start = {}, {}, nil, nil, nil, nil, 0, 1
+  if first > 0 and members[1] then
+    held_key, held_mark, start = sub(members[1], 1, score_width), sub(members[1], score_width + 1, mark_end), 2
+  end
+  for i = start, #members do
+    local member, n, at = members[i], from + i, i - start + 1
+    local pair_key, mark = sub(member, 1, score_width), sub(member, score_width + 1, mark_end)
+    if pair_key ~= held_key or mark ~= held_mark then
+      held_key, held_mark, rank = pair_key, mark, n
+    elseif rank == 0 then
+      rank = rank_before(sub(members[1], width + 1))
     end
+    if pair_key ~= score_key then score_key, score = pair_key, score_text(pair_key) end
+    local item = sub(member, width + 1)
+    rows[at] = row .. item .. field .. score .. field .. mark .. field .. (TEXTS[n] or n)
+    ranked[2 * at - 1], ranked[2 * at] = ranks[rank] or sign .. rank, item
   end
   return rows, ranked
 end
