@@ -139,6 +139,9 @@ export function guardJsonBodies(fastify: FastifyInstance): void {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parse);
 }
 
+/** A JSON content type: any case, parameters (`; charset=utf-8`) allowed. */
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
 /** Methods whose requests may carry a body a browser form could send too. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -155,7 +158,8 @@ export function requireJsonWrites(fastify: FastifyInstance, appliesTo?: (request
     if (!BODY_METHODS.has(request.method) || request.is404) return done();
     if (appliesTo && !appliesTo(request)) return done();
     const type = request.headers['content-type'];
-    if (typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type)) return done();
+    // The type most writes send, compared before the pattern that also takes parameters and other cases.
+    if (type === 'application/json' || (typeof type === 'string' && JSON_TYPE.test(type))) return done();
     done(httpError(415, 'Writes must say what they send: send Content-Type: application/json (even with no body)'));
   });
 }

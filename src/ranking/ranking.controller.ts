@@ -181,20 +181,7 @@ export class RankingController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: IncrementDto = {},
   ): Promise<IncrementResultDto> {
-    const command = this.commands.increment(
-      {
-        board: params.board,
-        item: params.item,
-        amount: body.amount ?? DEFAULT_AMOUNT,
-        atSec: body.at,
-        createdAtSec: body.createdAt,
-        segments: body.segments,
-        actor: body.actor,
-        group: body.group,
-        metric: body.metric,
-      },
-      this.quotas.sentWith(reply.request),
-    );
+    const command = this.commands.incrementOf(params.board, params.item, body, this.quotas.sentWith(reply.request));
     // A `then`, not an async frame: every increment passes here.
     return this.writes.increment(command).then((written) => answer(reply, written));
   }

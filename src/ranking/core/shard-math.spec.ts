@@ -20,6 +20,27 @@ describe('shardOf', () => {
     expect(shardOf('é', 7)).toBe(shardOf('é', 7));
   });
 
+  it('hashes the UTF-8 bytes of any id, ASCII or not (a shard assignment never moves)', () => {
+    const byBytes = (id: string, shards: number) => {
+      let hash = 0x811c9dc5;
+      for (const byte of Buffer.from(id, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+      return hash % shards;
+    };
+    // FNV-1a 32 of "foobar" is 0xbf9cf968.
+    expect(shardOf('foobar', 1_000_003)).toBe(0xbf9cf968 % 1_000_003);
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' })),
+        fc.integer({ min: 2, max: 1024 }),
+        (id, shards) => {
+          expect(shardOf(id, shards)).toBe(byBytes(id, shards));
+        },
+      ),
+    );
+    for (const id of ['post-42', 'café', 'x\u{1F600}y', 'a\uD800b', '\u00e9t\u00e9'])
+      expect(shardOf(id, 97)).toBe(byBytes(id, 97));
+  });
+
   it('stays in range and spreads ids over every shard', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1 }), fc.integer({ min: 1, max: 64 }), (id, shards) => {

@@ -4,6 +4,7 @@ import type { WriteAnswer } from '../../common/retry-safe';
 import type { ClientBudget } from '../../governance/growth-quotas';
 import { IdemRequest, idemRequest } from '../../redis/idempotency';
 import type { PreparedBoard } from '../core/board';
+import { DEFAULT_AMOUNT } from '../core/ranking.limits';
 import type { WindowStanding } from '../core/ranking.types';
 import { createdOf, segmentsOf, timeOf } from './write-rules';
 
@@ -147,6 +148,17 @@ export interface WriteKind<C extends WriteCommand, T> {
   apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>>;
 }
 
+/** An increment request's body as the route takes it: times in unix seconds, an absent amount DEFAULT_AMOUNT. */
+export interface IncrementBody {
+  amount?: number;
+  at?: number;
+  createdAt?: number;
+  segments?: string[];
+  actor?: string;
+  group?: string;
+  metric?: string;
+}
+
 /** How a request was sent: its Idempotency-Key (already scoped to its client) and its client's budget. */
 export interface SentWith {
   idemKey?: string;
@@ -167,6 +179,29 @@ export class WriteCommands {
     const { board, item, amount, atSec, createdAtSec, segments, actor, group, metric } = fields;
     const context = this.context(sent, incrementFingerprint, fields);
     return { kind: 'increment', board, item, amount, atSec, createdAtSec, segments, actor, group, metric, context };
+  }
+
+  /**
+   * An increment from its route's item and body, built without a copy of its fields first (increment's
+   * argument): every increment request passes here. The fingerprint, of the command itself, only when keyed.
+   */
+  incrementOf(board: string, item: string, body: IncrementBody, sent: SentWith): IncrementCommand {
+    const context: WriteContext = { nowMs: this.clock.nowMs(), idem: undefined, budget: sent.budget };
+    const command: IncrementCommand = {
+      kind: 'increment',
+      board,
+      item,
+      amount: body.amount ?? DEFAULT_AMOUNT,
+      atSec: body.at,
+      createdAtSec: body.createdAt,
+      segments: body.segments,
+      actor: body.actor,
+      group: body.group,
+      metric: body.metric,
+      context,
+    };
+    if (sent.idemKey !== undefined) context.idem = idemRequest(sent.idemKey, incrementFingerprint(command));
+    return command;
   }
 
   batch(fields: Omit<BatchCommand, 'kind' | 'context'>, sent: SentWith = {}): BatchCommand {
