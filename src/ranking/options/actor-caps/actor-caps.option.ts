@@ -39,8 +39,15 @@ export function capOf(setting: boolean | { capPerItem?: number } | undefined): A
 
 const capped = (config: Readonly<ActorCapsConfig>) => (config.capPerItem ?? 0) > 0;
 
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class CapPerItemViewFields {
+  @CapPerItemViewProperty()
+  capPerItem?: number;
+}
+
 /** `actors: { capPerItem }` and actor weights: actor_caps_lib.lua's hooks weigh and cap each contribution. */
 export const actorCapsOption: BoardOption<ActorCapsConfig> = {
+  viewFields: CapPerItemViewFields,
   name: 'actor-caps',
   fields: ['capPerItem'],
   luaModules: [join(__dirname, 'actor_caps_lib.lua')],
