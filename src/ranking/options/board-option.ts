@@ -63,6 +63,11 @@ export interface BoardOption<
    * decorators, which PutBoardDto takes in (so the global ValidationPipe checks them); absent: none.
    */
   readonly putFields?: Type<Put>;
+  /**
+   * Its setting from a board PUT body (validated by PutBoardDto; absent fields stay absent: they keep
+   * the stored setting); absent: the body's fields of its `fields`, as they are.
+   */
+  fromPut?(body: Readonly<Record<string, unknown>>): Config;
   /** Its fields of the board's view: a class declaring them with their schema decorators, which BoardViewDto takes in; absent: none. */
   readonly viewFields?: Type<View>;
   /** The fields of `Config`: what a board PUT passes on to the store. */

@@ -81,6 +81,7 @@ describe('a board option is its folder and its registry line (issue #46)', () =>
   });
 
   it('carries it from the PUT to the store and the view', () => {
+    expect(registry.optionsOfPut({ probe: true } as object)).toMatchObject({ probe: true });
     expect(registry.optionsOf({ probe: true } as object)).toMatchObject({ probe: true });
     expect(registry.optionsFromStored({ probe: '1' })).toMatchObject({ probe: true });
     expect(registry.optionsFromReply('board_put', '{"ties":"shared","probe":true}')).toMatchObject({ probe: true });

@@ -73,6 +73,16 @@ export function optionsOf(input: Readonly<BoardOptionsConfig>): BoardOptionsConf
   return Object.fromEntries(fields.map((field) => [field, input[field]])) as BoardOptionsConfig;
 }
 
+/** The options' settings a board PUT body asks (absent ones stay absent: they keep the stored setting). */
+export function optionsOfPut(body: Readonly<BoardOptionsPut>): BoardOptionsConfig {
+  const input = body as Readonly<Record<string, unknown>>;
+  const settings = BOARD_OPTIONS.map(
+    (option): object =>
+      option.fromPut?.(input) ?? Object.fromEntries(option.fields.map((field) => [field, input[field]])),
+  );
+  return Object.assign({}, ...settings) as BoardOptionsConfig;
+}
+
 /** The options' settings from a board's stored config hash. */
 export function optionsFromStored(fields: Readonly<Record<string, string>>): BoardOptionsConfig {
   return Object.assign({}, ...BOARD_OPTIONS.map((option) => option.fromStored(fields))) as BoardOptionsConfig;

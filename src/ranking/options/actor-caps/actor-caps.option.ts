@@ -50,6 +50,8 @@ export const actorCapsOption: BoardOption<ActorCapsConfig> = {
   viewFields: CapPerItemViewFields,
   name: 'actor-caps',
   fields: ['capPerItem'],
+  // The PUT sets the cap with the actors option's field: `actors: { capPerItem }`.
+  fromPut: (body) => capOf(body.actors as Parameters<typeof capOf>[0]),
   luaModules: [join(__dirname, 'actor_caps_lib.lua')],
   fromStored: (fields) => (Number(fields.capPerItem ?? 0) > 0 ? { capPerItem: Number(fields.capPerItem) } : {}),
   fromReply: (fields) => {

@@ -86,6 +86,7 @@ class ActorsViewFields {
 export const actorsOption: BoardOption<ActorsConfig, Partial<ActorsConfig>, ActorsPutFields> = {
   putFields: ActorsPutFields,
   viewFields: ActorsViewFields,
+  fromPut: (body) => ({ actors: actorsKept(body.actors as ActorsSetting | undefined) }),
   ...flagSetting(
     'actors',
     ['actor_lib.lua', 'actor_blocks_lib.lua'].map((file) => join(__dirname, file)),

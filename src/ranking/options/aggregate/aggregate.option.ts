@@ -64,6 +64,8 @@ export const aggregateOption: BoardOption<AggregateConfig> = {
   putFields: AggregatePutFields,
   viewFields: AggregateViewFields,
   ...modulesOnly('aggregate', [join(__dirname, 'aggregate_lib.lua')]),
+  // Not among `fields`: the board PUT's store call passes the aggregate on its own.
+  fromPut: (body) => ({ aggregate: body.aggregate as Aggregate | undefined }),
   view: (config) => {
     const kept = keptOf(config);
     return kept === undefined ? {} : { aggregate: kept };

@@ -86,6 +86,7 @@ class SegmentsViewFields {
 export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView, SegmentsPutFields> = {
   putFields: SegmentsPutFields,
   viewFields: SegmentsViewFields,
+  fromPut: (body) => segmentsOf(body.segments as SegmentsDto | undefined),
   name: 'segments',
   fields: ['segmentsMax'],
   luaModules: ['segment_lib.lua', 'segment_growth_lib.lua', 'segment_list_lib.lua'].map((file) =>
