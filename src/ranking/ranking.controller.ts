@@ -55,10 +55,7 @@ import { WriteCommands } from './writes/write-commands';
 import { WritePipeline } from './writes/write-pipeline';
 import { NamePageQuery, namePage } from '../common/dto';
 import { DEFAULT_LIST_PAGE_ITEMS, PAGE_LIMIT_ITEMS } from '../common/limits';
-import { optionsOf } from './options/registry';
-import { capOf } from './options/actor-caps/actor-caps.option';
-import { actorsKept } from './options/actors/actors.option';
-import { segmentsOf } from './options/segments/segments.option';
+import { optionsOfPut } from './options/registry';
 
 const WINDOW_NOTE =
   "A window of period P and interval I counts the newest P/I slots, the current one included: between P - I and P seconds of history; `from`/`to` say exactly which. `window` may also name one of the board's trending views (decay, hot, rising): the answer then names its `mode`, its `from`/`to` are those of the window the view reads, and rising rows add `observed`, `expected`, `phase` and `since`.";
@@ -117,9 +114,7 @@ export class RankingController {
       reset: query.reset,
       maxItems: body.maxItems,
       views: body.views,
-      ...optionsOf({ ...body, actors: actorsKept(body.actors), ...segmentsOf(body.segments) }),
-      ...capOf(body.actors),
-      aggregate: body.aggregate,
+      ...optionsOfPut(body),
     });
     void reply.status(result.created ? 201 : 200);
     return result.board;

@@ -1,5 +1,5 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators, type Type as ClassOf } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, ValidateIf, ValidateNested } from 'class-validator';
 import { CompiledValidation, NAME_FIELD } from '../../common/compiled-checks';
@@ -19,22 +19,9 @@ import {
   TimeZoneProperty,
   WeekStartProperty,
 } from '../options/calendar/calendar.option';
+import { type BoardOptionsPut, optionPutFields } from '../options/registry';
 import { BOARD_MAX_ITEMS, MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
-import type { Aggregate } from '../options/aggregate/aggregate';
-import { AggregateProperty } from '../options/aggregate/aggregate.option';
-import { TiesMode, TiesProperty } from '../options/ties/ties.option';
-import { ActorsProperty, ActorsSetting } from '../options/actors/actors.option';
-import { SegmentsDto, SegmentsProperty } from '../options/segments/segments.option';
-import { GroupOfProperty, GroupOfSetting } from '../options/group-of/group-of.option';
-import { OrderProperty, ScoreOrder } from '../options/order/order.option';
-import { TiebreakProperty, TiebreakSetting } from '../options/tiebreak/tiebreak.option';
-import { LeaguesProperty, LeaguesSetting } from '../options/leagues/leagues.option';
-import { GroupsProperty } from '../options/groups/groups.option';
-import { ModerationProperty, ModerationSettingsDto } from '../options/moderation/moderation.option';
-import { MetricsProperty } from '../options/metrics/metrics.option';
 import { SnapshotsDto, SnapshotsProperty } from '../options/snapshots/snapshots.option';
-import { ViewDto, ViewsProperty } from '../options/views/views.option';
-import { TailProperty, TailSetting } from '../options/tail/tail.option';
 
 export class WindowDto {
   @OptionalNameProperty('Window name (defaults to the period as given, e.g. "24h")', '24h')
@@ -92,7 +79,8 @@ const Windows = () =>
     Type(() => WindowDto),
   );
 
-export class PutBoardDto {
+/** The board PUT's own fields; each option's come from its class of them (the registry's optionPutFields). */
+class BoardPutFields {
   // A group board (groupOf) declares none: its one window is its member board's.
   @ValidateIf((dto: PutBoardDto) => dto.groupOf === undefined || dto.windows !== undefined)
   @Windows()
@@ -109,46 +97,12 @@ export class PutBoardDto {
       'Most items the board holds: a write that would add a new item beyond it is refused (409 BOARD_FULL); existing items keep counting. On a sharded board each shard holds at most ceil(maxItems / shards). Omitted: the current cap (none for a new board)',
   })
   maxItems?: number;
-
-  @ViewsProperty()
-  views?: ViewDto[];
-
-  @TiesProperty()
-  ties?: TiesMode;
-
-  @OrderProperty()
-  order?: ScoreOrder;
-
-  @TiebreakProperty()
-  tiebreak?: TiebreakSetting;
-
-  @LeaguesProperty()
-  leagues?: LeaguesSetting;
-
-  @ModerationProperty()
-  moderation?: ModerationSettingsDto;
-
-  @MetricsProperty()
-  metrics?: string[];
-
-  @TailProperty()
-  tail?: TailSetting;
-
-  @AggregateProperty()
-  aggregate?: Aggregate;
-
-  @SegmentsProperty()
-  segments?: SegmentsDto;
-
-  @ActorsProperty()
-  actors?: ActorsSetting;
-
-  @GroupsProperty()
-  groups?: boolean;
-
-  @GroupOfProperty()
-  groupOf?: GroupOfSetting;
 }
+
+/** The board PUT body: its own fields and every option's, each with its schema and validation. */
+export class PutBoardDto extends (IntersectionType(BoardPutFields, ...optionPutFields()) as ClassOf<
+  BoardPutFields & BoardOptionsPut
+>) {}
 
 export class PutBoardQuery {
   @ApiPropertyOptional({

@@ -7,7 +7,10 @@
  * `Config` is the option's fragment of the board config (BoardConfig, the PUT command and the board's
  * view hold it): optional fields, absent meaning the option is off. `View` is what the board's view
  * shows of it: its config's fields, unless the PUT names the setting otherwise (`segments: { max }`).
+ * `Put` is its part of the board PUT body: its config's fields, unless the PUT takes them otherwise.
  */
+import type { Type } from '@nestjs/common';
+
 /** A board as a PUT leaves it (omitted settings: the stored ones), for the options to check. */
 export interface BoardSettings {
   readonly name: string;
@@ -48,9 +51,25 @@ export interface BoardWrite {
   readonly write: string;
 }
 
-export interface BoardOption<Config extends object, View extends object = Partial<Config>> {
+export interface BoardOption<
+  Config extends object,
+  View extends object = Partial<Config>,
+  Put extends object = Config,
+> {
   /** The option's name (its folder's). */
   readonly name: string;
+  /**
+   * Its fields of the board PUT body: a class declaring them with their schema and validation
+   * decorators, which PutBoardDto takes in (so the global ValidationPipe checks them); absent: none.
+   */
+  readonly putFields?: Type<Put>;
+  /**
+   * Its setting from a board PUT body (validated by PutBoardDto; absent fields stay absent: they keep
+   * the stored setting); absent: the body's fields of its `fields`, as they are.
+   */
+  fromPut?(body: Readonly<Record<string, unknown>>): Config;
+  /** Its fields of the board's view: a class declaring them with their schema decorators, which BoardViewDto takes in; absent: none. */
+  readonly viewFields?: Type<View>;
   /** The fields of `Config`: what a board PUT passes on to the store. */
   readonly fields: readonly (keyof Config & string)[];
   /**

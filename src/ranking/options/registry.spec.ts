@@ -6,7 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BoardOption } from './board-option';
-import { BOARD_OPTIONS } from './registry';
+import { BOARD_OPTIONS, optionsOfPut } from './registry';
 
 const OPTIONS = __dirname;
 
@@ -45,5 +45,15 @@ describe('the board options, each in a folder of its own (issue #46)', () => {
         .map((module) => `${option.name}: ${module}`),
     );
     expect(strays).toEqual([]);
+  });
+
+  it("reads each option's setting from a board PUT body, nested ones by the option itself", () => {
+    const body = { ties: 'first', aggregate: 'sum', actors: { capPerItem: 3 }, segments: { max: 5 } } as const;
+    expect(optionsOfPut(body)).toMatchObject({ ties: 'first', aggregate: 'sum', actors: true, capPerItem: 3 });
+    expect(optionsOfPut(body)).toMatchObject({ segmentsMax: 5 });
+    expect(optionsOfPut({ actors: false })).toMatchObject({ actors: false, capPerItem: 0 });
+    const omitted = optionsOfPut({});
+    expect(Object.values(omitted).filter((value) => value !== undefined)).toEqual([]);
+    expect(omitted).not.toHaveProperty('segments');
   });
 });

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import { actorsOption } from './actors/actors.option';
@@ -39,8 +40,9 @@ export const BOARD_OPTIONS = [
   actorsOption,
 ] as const;
 
-type ConfigOf<O> = O extends BoardOption<infer C, object> ? C : never;
-type ViewOf<O> = O extends BoardOption<object, infer V> ? V : never;
+type ConfigOf<O> = O extends BoardOption<infer C, object, object> ? C : never;
+type ViewOf<O> = O extends BoardOption<object, infer V, object> ? V : never;
+type PutOf<O> = O extends BoardOption<object, object, infer P> ? P : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** The options' fragments of a board config, together (BoardConfig, PutBoardCommand and the board view extend it). */
@@ -49,6 +51,19 @@ export type BoardOptionsConfig = Intersection<ConfigOf<(typeof BOARD_OPTIONS)[nu
 /** What the board's view shows of the options (the board view extends it). */
 export type BoardOptionsView = Intersection<ViewOf<(typeof BOARD_OPTIONS)[number]>>;
 
+/** The options' fields of the board PUT body, together (PutBoardDto extends it). */
+export type BoardOptionsPut = Intersection<PutOf<(typeof BOARD_OPTIONS)[number]>>;
+
+/** The options' classes of their board PUT fields, in registry order (PutBoardDto takes them in as it loads). */
+export function optionPutFields(): Array<Type<object>> {
+  return BOARD_OPTIONS.flatMap((option): Array<Type<object>> => (option.putFields ? [option.putFields] : []));
+}
+
+/** The options' classes of their board view fields, in registry order (BoardViewDto takes them in as it loads). */
+export function optionViewFields(): Array<Type<object>> {
+  return BOARD_OPTIONS.flatMap((option): Array<Type<object>> => (option.viewFields ? [option.viewFields] : []));
+}
+
 /** The options' Lua modules (RANKING_MODULES holds them). */
 export const OPTION_LUA_MODULES: readonly string[] = BOARD_OPTIONS.flatMap((option) => option.luaModules);
 
@@ -56,6 +71,16 @@ export const OPTION_LUA_MODULES: readonly string[] = BOARD_OPTIONS.flatMap((opti
 export function optionsOf(input: Readonly<BoardOptionsConfig>): BoardOptionsConfig {
   const fields = BOARD_OPTIONS.flatMap((option) => option.fields);
   return Object.fromEntries(fields.map((field) => [field, input[field]])) as BoardOptionsConfig;
+}
+
+/** The options' settings a board PUT body asks (absent ones stay absent: they keep the stored setting). */
+export function optionsOfPut(body: Readonly<BoardOptionsPut>): BoardOptionsConfig {
+  const input = body as Readonly<Record<string, unknown>>;
+  const settings = BOARD_OPTIONS.map(
+    (option): object =>
+      option.fromPut?.(input) ?? Object.fromEntries(option.fields.map((field) => [field, input[field]])),
+  );
+  return Object.assign({}, ...settings) as BoardOptionsConfig;
 }
 
 /** The options' settings from a board's stored config hash. */

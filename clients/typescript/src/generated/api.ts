@@ -1136,6 +1136,16 @@ export interface components {
             /** @description Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank) */
             snapshots?: components["schemas"]["SnapshotsDto"];
         };
+        ModerationSettingsDto: {
+            /** @description true: the board lists an item only once an admin allowed it (PUT /admin/boards/:board/moderation/items/:item); the others wait in the review queue, still counting. false: every item is listed unless hidden */
+            review: boolean;
+        };
+        TailDto: {
+            /** @description Rows of each window's best never pruned while among them (the head answered with bound 0) */
+            exact: number;
+            /** @description A closed slot drops the items counting less than this there (2: those seen once) */
+            below: number;
+        };
         ViewDto: {
             /**
              * @description View name (read with ?window=<name>); not a window name: 1-64 characters of A-Z a-z 0-9 _ . : -
@@ -1183,16 +1193,6 @@ export interface components {
              */
             negative?: string;
         };
-        ModerationSettingsDto: {
-            /** @description true: the board lists an item only once an admin allowed it (PUT /admin/boards/:board/moderation/items/:item); the others wait in the review queue, still counting. false: every item is listed unless hidden */
-            review: boolean;
-        };
-        TailDto: {
-            /** @description Rows of each window's best never pruned while among them (the head answered with bound 0) */
-            exact: number;
-            /** @description A closed slot drops the items counting less than this there (2: those seen once) */
-            below: number;
-        };
         SegmentsDto: {
             /** @description Most segments holding live data at once on each shard: an event naming a new segment beyond it is refused (409 SEGMENT_LIMIT) */
             max: number;
@@ -1204,8 +1204,6 @@ export interface components {
             shards?: number;
             /** @description Most items the board holds: a write that would add a new item beyond it is refused (409 BOARD_FULL); existing items keep counting. On a sharded board each shard holds at most ceil(maxItems / shards). Omitted: the current cap (none for a new board) */
             maxItems?: number;
-            /** @description Trending views beside the windows. Omitted: the stored views are kept; [] removes them */
-            views?: components["schemas"]["ViewDto"][];
             /**
              * @description Equal scores: "shared" (competition ranks 1, 2, 2, 4) or "first" (strict ranks: among equal scores the item that reached its score first ranks higher, also across the shards of a sharded board). Omitted: the current mode (shared for a new board). Changing it needs ?reset=true and drops the data
              * @enum {string}
@@ -1221,14 +1219,8 @@ export interface components {
                 /** @enum {string} */
                 order?: "desc" | "asc";
             };
-            /** @description Leagues over a calendar window's periods (sum boards, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier; on a sharded board, the first of its shard's cohorts: cohort c of shard k, 0-based, is numbered (c - 1) × shards + k + 1); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change, nor can the board's shards */
-            leagues?: {
-                window?: string;
-                size?: number;
-                tiers?: string[];
-                promote?: number;
-                relegate?: number;
-            };
+            /** @description Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item's group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group */
+            groups?: boolean;
             /** @description Moderation of the listing: { "review": true } lists an item only once allowed. Hidden items are left out of every listing of any board. Omitted: the current setting (no review for a new board). A change keeps every count and state */
             moderation?: components["schemas"]["ModerationSettingsDto"];
             /**
@@ -1241,19 +1233,6 @@ export interface components {
             metrics?: string[];
             /** @description The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data */
             tail?: components["schemas"]["TailDto"];
-            /**
-             * @description How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data
-             * @enum {string}
-             */
-            aggregate?: "sum" | "max" | "min" | "last";
-            /** @description Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board) */
-            segments?: components["schemas"]["SegmentsDto"];
-            /** @description Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor's events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board) */
-            actors?: boolean | {
-                capPerItem?: number;
-            };
-            /** @description Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item's group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group */
-            groups?: boolean;
             /**
              * @description A group board: ranks groups (teams, clans, countries) of the member board's items. A group's score is the sum of decay^i x s_i over its `top` best members' scores s_i in that window (i = 0 for the best); members join with PUT /boards/:board/members/:group/:item. The board then declares no windows, views, segments or actors, and answers reads without `window`, with from/to of the member window. groupOf must be an object like { "board": "players", "window": "week", "top": 5, "decay": 0.5 } (board and window names, top 1-1000, 0 < decay <= 1, default 1)
              * @example {
@@ -1268,6 +1247,27 @@ export interface components {
                 window?: string;
                 top?: number;
                 decay?: number;
+            };
+            /** @description Leagues over a calendar window's periods (sum boards, without segments or metrics): an item's first event of a period places it in the first cohort of its tier with room (new items: the lowest tier; on a sharded board, the first of its shard's cohorts: cohort c of shard k, 0-based, is numbered (c - 1) × shards + k + 1); when the period ends each cohort's best `promote` move a tier up, its worst `relegate` a tier down. Omitted: the current setting; once set it cannot change, nor can the board's shards */
+            leagues?: {
+                window?: string;
+                size?: number;
+                tiers?: string[];
+                promote?: number;
+                relegate?: number;
+            };
+            /**
+             * @description How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data
+             * @enum {string}
+             */
+            aggregate?: "sum" | "max" | "min" | "last";
+            /** @description Trending views beside the windows. Omitted: the stored views are kept; [] removes them */
+            views?: components["schemas"]["ViewDto"][];
+            /** @description Lets events name segments (language, region, feed) that every read can then be restricted to (?segment=). Omitted: the current setting (none for a new board) */
+            segments?: components["schemas"]["SegmentsDto"];
+            /** @description Lets increments and batch entries name an `actor` (and makes a like's userId its actor): the board keeps who contributed what (for `unique` views, retractions and actor weights). Sum boards only. `{ "capPerItem": c }`: one actor's events add at most c to one item in a window (weights applied first; putting a cap on or taking it off a board holding data needs ?reset=true). Omitted: the current setting (off for a new board) */
+            actors?: boolean | {
+                capPerItem?: number;
             };
         };
         WindowViewDto: {
@@ -1319,8 +1319,6 @@ export interface components {
             windows: components["schemas"]["WindowViewDto"][];
             /** @description Most items the board holds; absent: no cap */
             maxItems?: number;
-            /** @description Trending views; absent: none */
-            views?: components["schemas"]["ViewViewDto"][];
             /**
              * @description Strict ranks among equal scores; absent: shared ranks
              * @enum {string}
@@ -1336,32 +1334,6 @@ export interface components {
                 /** @enum {string} */
                 order?: "desc" | "asc";
             };
-            /** @description The board's leagues (see PUT); absent: none */
-            leagues?: {
-                window?: string;
-                size?: number;
-                tiers?: string[];
-                promote?: number;
-                relegate?: number;
-            };
-            /** @description Present on a review board */
-            moderation?: components["schemas"]["ModerationSettingsDto"];
-            /** @description The counters of each item per window; absent: one */
-            metrics?: string[];
-            /** @description The bounded tail; absent: every count is kept */
-            tail?: components["schemas"]["TailDto"];
-            /**
-             * @description Present when not sum
-             * @enum {string}
-             */
-            aggregate?: "sum" | "max" | "min" | "last";
-            /** @description Present when events may name segments */
-            segments?: components["schemas"]["SegmentsDto"];
-            /**
-             * @description Present when events may name an actor
-             * @enum {boolean}
-             */
-            actors?: true;
             /** @description Most one actor adds to one item in a window (`actors: { capPerItem }`); absent: no cap */
             capPerItem?: number;
             /**
@@ -1369,6 +1341,12 @@ export interface components {
              * @enum {boolean}
              */
             groups?: true;
+            /** @description Present on a review board */
+            moderation?: components["schemas"]["ModerationSettingsDto"];
+            /** @description The counters of each item per window; absent: one */
+            metrics?: string[];
+            /** @description The bounded tail; absent: every count is kept */
+            tail?: components["schemas"]["TailDto"];
             /**
              * @description A group board: what it ranks (see PUT); absent: not one
              * @example {
@@ -1384,6 +1362,28 @@ export interface components {
                 top?: number;
                 decay?: number;
             };
+            /** @description The board's leagues (see PUT); absent: none */
+            leagues?: {
+                window?: string;
+                size?: number;
+                tiers?: string[];
+                promote?: number;
+                relegate?: number;
+            };
+            /**
+             * @description Present when not sum
+             * @enum {string}
+             */
+            aggregate?: "sum" | "max" | "min" | "last";
+            /** @description Trending views; absent: none */
+            views?: components["schemas"]["ViewViewDto"][];
+            /** @description Present when events may name segments */
+            segments?: components["schemas"]["SegmentsDto"];
+            /**
+             * @description Present when events may name an actor
+             * @enum {boolean}
+             */
+            actors?: true;
         };
         BoardListDto: {
             boards: components["schemas"]["BoardViewDto"][];

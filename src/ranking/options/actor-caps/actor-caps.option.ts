@@ -39,10 +39,19 @@ export function capOf(setting: boolean | { capPerItem?: number } | undefined): A
 
 const capped = (config: Readonly<ActorCapsConfig>) => (config.capPerItem ?? 0) > 0;
 
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class CapPerItemViewFields {
+  @CapPerItemViewProperty()
+  capPerItem?: number;
+}
+
 /** `actors: { capPerItem }` and actor weights: actor_caps_lib.lua's hooks weigh and cap each contribution. */
 export const actorCapsOption: BoardOption<ActorCapsConfig> = {
+  viewFields: CapPerItemViewFields,
   name: 'actor-caps',
   fields: ['capPerItem'],
+  // The PUT sets the cap with the actors option's field: `actors: { capPerItem }`.
+  fromPut: (body) => capOf(body.actors as Parameters<typeof capOf>[0]),
   luaModules: [join(__dirname, 'actor_caps_lib.lua')],
   fromStored: (fields) => (Number(fields.capPerItem ?? 0) > 0 ? { capPerItem: Number(fields.capPerItem) } : {}),
   fromReply: (fields) => {

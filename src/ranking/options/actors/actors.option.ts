@@ -64,6 +64,18 @@ export function actorsKept(setting: ActorsSetting | undefined): boolean | undefi
 export const ActorsViewProperty = () =>
   ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' });
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class ActorsPutFields {
+  @ActorsProperty()
+  actors?: ActorsSetting;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class ActorsViewFields {
+  @ActorsViewProperty()
+  actors?: boolean;
+}
+
 /**
  * `actors: true`: events name who sent them and the board keeps who contributed what (actor_lib.lua).
  * What an entry's actor adds to a write's cost goes with the entry (write-cost.ts), not with each place.
@@ -71,7 +83,10 @@ export const ActorsViewProperty = () =>
  * actor's share out of a maximum), an all-time window (contributions would never leave), and a unique
  * view on a board without actors (it would count no one).
  */
-export const actorsOption: BoardOption<ActorsConfig> = {
+export const actorsOption: BoardOption<ActorsConfig, Partial<ActorsConfig>, ActorsPutFields> = {
+  putFields: ActorsPutFields,
+  viewFields: ActorsViewFields,
+  fromPut: (body) => ({ actors: actorsKept(body.actors as ActorsSetting | undefined) }),
   ...flagSetting(
     'actors',
     ['actor_lib.lua', 'actor_blocks_lib.lua'].map((file) => join(__dirname, file)),

@@ -40,6 +40,18 @@ export function checkAggregate(board: BoardSettings): void {
 const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | undefined =>
   config.aggregate === undefined || config.aggregate === 'sum' ? undefined : config.aggregate;
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class AggregatePutFields {
+  @AggregateProperty()
+  aggregate?: Aggregate;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class AggregateViewFields {
+  @AggregateViewProperty()
+  aggregate?: Aggregate;
+}
+
 /**
  * `aggregate: max | min | last`: windows keep the best (or latest) score recorded, aggregate_lib.lua's
  * slots and recomputation. Its field is one of the board's own, not passed on as an option's (`fields`
@@ -49,7 +61,11 @@ const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | 
  * The slices ask it what a board keeps (keptScore) and which writes it takes (writeMismatch).
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
+  putFields: AggregatePutFields,
+  viewFields: AggregateViewFields,
   ...modulesOnly('aggregate', [join(__dirname, 'aggregate_lib.lua')]),
+  // Not among `fields`: the board PUT's store call passes the aggregate on its own.
+  fromPut: (body) => ({ aggregate: body.aggregate as Aggregate | undefined }),
   view: (config) => {
     const kept = keptOf(config);
     return kept === undefined ? {} : { aggregate: kept };

@@ -89,8 +89,22 @@ export function groupBoardWindows(setting: { window: string }): { name: string; 
   return [{ name: setting.window, allTime: true }];
 }
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class GroupOfPutFields {
+  @GroupOfProperty()
+  groupOf?: GroupOfSetting;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class GroupOfViewFields {
+  @GroupOfViewProperty()
+  groupOf?: GroupOfSetting;
+}
+
 /** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag (group_members_lib.lua: which members count), group_history_lib.lua their history (group_parts_lib.lua: over a sharded member board, each shard's part of it), group_history_out_lib.lua what an item retraction rewrites of it. */
 export const groupOfOption: BoardOption<GroupOfConfig> = {
+  putFields: GroupOfPutFields,
+  viewFields: GroupOfViewFields,
   name: 'group_of',
   fields: ['groupOf'],
   luaModules: [

@@ -74,8 +74,22 @@ export function checkGroup(field: string, group: string | undefined, board: { na
 
 const on = (config: Readonly<GroupsConfig>) => config.groups === true;
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class GroupsPutFields {
+  @GroupsProperty()
+  groups?: boolean;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class GroupsViewFields {
+  @GroupsViewProperty()
+  groups?: boolean;
+}
+
 /** `groups: true`: groups_lib.lua keeps each shard's item -> group map. */
 export const groupsOption: BoardOption<GroupsConfig> = {
+  putFields: GroupsPutFields,
+  viewFields: GroupsViewFields,
   ...flagSetting('groups', [join(__dirname, 'groups_lib.lua')]),
   writeCostPerPlace: (config) => (on(config) ? GROUPS_WRITE_COST : 0),
 };

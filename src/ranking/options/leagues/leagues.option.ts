@@ -97,8 +97,22 @@ const settingOf = (value: unknown): LeaguesSetting => {
   return { window: s.window, size: s.size, tiers: [...s.tiers], promote: s.promote, relegate: s.relegate };
 };
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class LeaguesPutFields {
+  @LeaguesProperty()
+  leagues?: LeaguesSetting;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class LeaguesViewFields {
+  @LeaguesViewProperty()
+  leagues?: LeaguesSetting;
+}
+
 /** `leagues`: leagues_lib.lua places items in cohorts as they write and rolls each closed period once. */
 export const leaguesOption: BoardOption<LeaguesConfig> = {
+  putFields: LeaguesPutFields,
+  viewFields: LeaguesViewFields,
   name: 'leagues',
   fields: ['leagues'],
   luaModules: [join(__dirname, 'leagues_lib.lua')],

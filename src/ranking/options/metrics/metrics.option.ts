@@ -118,6 +118,18 @@ export const ArchiveMetricCountsProperty = () =>
 
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class MetricsPutFields {
+  @MetricsProperty()
+  metrics?: string[];
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class MetricsViewFields {
+  @MetricsViewProperty()
+  metrics?: string[];
+}
+
 /**
  * `metrics`: a metric other than the first keeps its windows as a parallel set of the board's window
  * keys, `<window>~@<metric>:...` in the same hash tag, so that each metric is exactly a board of its own
@@ -125,6 +137,8 @@ const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ??
  * their window.
  */
 export const metricsOption: BoardOption<MetricsConfig> = {
+  putFields: MetricsPutFields,
+  viewFields: MetricsViewFields,
   name: 'metrics',
   fields: ['metrics'],
   luaModules: [

@@ -30,6 +30,18 @@ export const { put: ModerationProperty, view: ModerationViewProperty } = setting
 
 const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.review === true;
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class ModerationPutFields {
+  @ModerationProperty()
+  moderation?: ModerationSettingsDto;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class ModerationViewFields {
+  @ModerationViewProperty()
+  moderation?: ModerationSettingsDto;
+}
+
 /**
  * Moderation: moderation_lib.lua keeps each shard's item states and answers order_lib which items
  * its listings leave out (hidden ones, or on a review board all but the allowed ones);
@@ -37,6 +49,8 @@ const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.revie
  * moderation_history_lib.lua adds, for reads of kept listings, the archived items of moderated groups.
  */
 export const moderationOption: BoardOption<ModerationConfig> = {
+  putFields: ModerationPutFields,
+  viewFields: ModerationViewFields,
   name: 'moderation',
   fields: ['moderation'],
   luaModules: [

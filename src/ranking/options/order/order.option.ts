@@ -34,8 +34,22 @@ export const { put: OrderProperty, view: OrderViewProperty } = modeProperties(
 
 const ascending = (config: Readonly<OrderConfig>) => config.order === 'asc';
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class OrderPutFields {
+  @OrderProperty()
+  order?: ScoreOrder;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class OrderViewFields {
+  @OrderViewProperty()
+  order?: ScoreOrder;
+}
+
 /** `order: asc`: score_order_lib.lua's hooks list and count the results lowest score first. */
 export const orderOption: BoardOption<OrderConfig> = {
+  putFields: OrderPutFields,
+  viewFields: OrderViewFields,
   name: 'order',
   fields: ['order'],
   luaModules: [join(__dirname, 'score_order_lib.lua')],

@@ -67,11 +67,26 @@ export function segmentsOf(setting: SegmentsDto | undefined): SegmentsConfig {
 
 const declared = (config: Readonly<SegmentsConfig>) => config.segmentsMax !== undefined;
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class SegmentsPutFields {
+  @SegmentsProperty()
+  segments?: SegmentsDto;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class SegmentsViewFields {
+  @SegmentsViewProperty()
+  segments?: SegmentsDto;
+}
+
 /**
  * `segments: { max }`: events name segments, sub-boards of a shard (segment_lib.lua). What an entry's
  * segments add to a write's cost goes with the entry (write-cost.ts), not with each place.
  */
-export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView> = {
+export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView, SegmentsPutFields> = {
+  putFields: SegmentsPutFields,
+  viewFields: SegmentsViewFields,
+  fromPut: (body) => segmentsOf(body.segments as SegmentsDto | undefined),
   name: 'segments',
   fields: ['segmentsMax'],
   luaModules: ['segment_lib.lua', 'segment_growth_lib.lua', 'segment_list_lib.lua'].map((file) =>

@@ -90,8 +90,22 @@ export const TailBoundProperty = () =>
 const intOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class TailPutFields {
+  @TailProperty()
+  tail?: TailSetting;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class TailViewFields {
+  @TailViewProperty()
+  tail?: TailSetting;
+}
+
 /** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter, tail_pack_lib.lua packs what they keep; reads certify the head. */
 export const tailOption: BoardOption<TailConfig> = {
+  putFields: TailPutFields,
+  viewFields: TailViewFields,
   name: 'tail',
   fields: ['tail'],
   luaModules: [join(__dirname, 'tail_lib.lua'), join(__dirname, 'tail_pack_lib.lua')],

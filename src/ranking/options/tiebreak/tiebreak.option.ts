@@ -137,8 +137,22 @@ function checkBoard(board: BoardSettings): void {
   if (board.aggregate === 'sum') throw new InvalidInputError(TIEBREAK_MESSAGES.needsBest(board.name));
 }
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class TiebreakPutFields {
+  @TiebreakProperty()
+  tiebreak?: TiebreakSetting;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class TiebreakViewFields {
+  @TiebreakViewProperty()
+  tiebreak?: TiebreakSetting;
+}
+
 /** `tiebreak`: tiebreak_lib.lua keeps each window's pairs in order beside its results. */
 export const tiebreakOption: BoardOption<TiebreakConfig> = {
+  putFields: TiebreakPutFields,
+  viewFields: TiebreakViewFields,
   name: 'tiebreak',
   fields: ['tiebreak'],
   luaModules: [join(__dirname, 'tiebreak_lib.lua')],

@@ -34,8 +34,22 @@ export const { put: TiesProperty, view: TiesViewProperty } = modeProperties(
 
 const strict = (config: Readonly<TiesConfig>) => config.ties === 'first';
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class TiesPutFields {
+  @TiesProperty()
+  ties?: TiesMode;
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class TiesViewFields {
+  @TiesViewProperty()
+  ties?: TiesMode;
+}
+
 /** `ties: first`: strict ranks, kept by ties_lib.lua's order beside each window's results. */
 export const tiesOption: BoardOption<TiesConfig> = {
+  putFields: TiesPutFields,
+  viewFields: TiesViewFields,
   name: 'ties',
   fields: ['ties'],
   luaModules: [join(__dirname, 'ties_lib.lua')],

@@ -95,6 +95,18 @@ export class ViewViewDto {
 export const ViewsViewProperty = () =>
   ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' });
 
+/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
+class ViewsPutFields {
+  @ViewsProperty()
+  views?: ViewDto[];
+}
+
+/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
+class ViewsViewFields {
+  @ViewsViewProperty()
+  views?: ViewViewDto[];
+}
+
 /**
  * Trending views (decay, hot, rising, unique; wilson and controversial with metrics): views_lib.lua
  * keeps each view's results beside the windows it reads, segment_views_lib.lua a segment's,
@@ -105,9 +117,13 @@ export const ViewsViewProperty = () =>
  * by views_lib on a change, so the board PUT and its view carry them as `views` (ViewsProperty), the
  * board config as ViewConfig[], and the fields here stay empty.
  */
-export const viewsOption: BoardOption<object> = modulesOnly(
-  'views',
-  ['views_lib.lua', 'view_decay_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) =>
-    join(__dirname, file),
+export const viewsOption: BoardOption<object, object, ViewsPutFields> = {
+  ...modulesOnly(
+    'views',
+    ['views_lib.lua', 'view_decay_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) =>
+      join(__dirname, file),
+    ),
   ),
-);
+  putFields: ViewsPutFields,
+  viewFields: ViewsViewFields,
+};
