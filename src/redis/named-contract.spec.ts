@@ -85,7 +85,16 @@ function sharedStartsCode(library: FunctionLibrary, handler: string, code: strin
     .join('\n');
 }
 
+/** What groups_lib's filters_of reads of a filtered read's `arg` (group_page, read_view). */
+const FILTER_FIELDS = ['per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors'];
+
 describe('the named function contract (issue #46)', () => {
+  it("groups_lib's filters_of reads a filtered read's filters by name", () => {
+    const source = readFileSync(join(RANKING_DIR, 'options', 'groups', 'groups_lib.lua'), 'utf8');
+    const filtersOf = /^local function filters_of\(cfg_key, arg\)[\s\S]*?\n^end$/m.exec(source)?.[0] ?? '';
+    for (const field of FILTER_FIELDS) expect(filtersOf).toMatch(new RegExp(`\\barg\\.${field}\\b`));
+  });
+
   it('counts the functions still positional, per slice: the allowlist only shrinks', () => {
     expect(Object.fromEntries(PARTS.map(([part, definitions]) => [part, positional(definitions)]))).toEqual(
       POSITIONAL_LEFT,
@@ -103,7 +112,9 @@ describe('the named function contract (issue #46)', () => {
     const contract = fn.contract ?? { args: [], reply: [] };
     // Handing its `arg` to idem_lib's idem_of reads IDEM_FIELDS there, by name (scripts.spec.ts checks idem_lib).
     const throughIdem = new Set<string>(/\bidempotency\.idem_of\(arg\b/.test(code) ? IDEM_FIELDS : []);
-    for (const arg of contract.args.filter((name) => !throughIdem.has(name)))
+    // Handing it to groups_lib's filters_of reads FILTER_FIELDS there, by name (the test above).
+    const throughFilters = /\bgroups\.filters_of\(\w+, arg\)/.test(code) ? FILTER_FIELDS : [];
+    for (const arg of contract.args.filter((name) => !throughIdem.has(name) && !throughFilters.includes(name)))
       expect(code).toMatch(new RegExp(`\\barg\\.${arg}\\b`));
     for (const field of contract.reply) expect(code).toMatch(new RegExp(`\\b${field} = `));
     expect(fn.library.source).toContain(`${fn.handler} = { name = '${fn.handler}'`);

@@ -34,13 +34,6 @@
 -- last_place: above any place of a listing, so an inverted place is never negative (15 digits).
 local GROUP_PAGE = { chunk = 250, last_place = 999999999999999 }
 
--- A JSON array as a set.
-local function set_of(json)
-  local set = {}
-  for _, id in ipairs(cjson.decode(json)) do set[id] = true end
-  return set
-end
-
 -- Scans one chunk from `at` into `out` (rows, skipped); answers the rows it scanned and whether the
 -- listing ended inside it.
 local function scan_chunk(filter, out, at, count)
@@ -59,14 +52,10 @@ local function scan_chunk(filter, out, at, count)
     scanned = scanned + 1
     local item, group = items[i], named[i] or ''
     out.last, out.last_score, out.last_mark = item, page[2 * i], marks[i] or ''
-    local taken = filter.counts[group] or 0
-    local pass = not filter.items[item] and not (group ~= '' and filter.groups[group])
-      and (filter.min_actors == 0 or actors[i] >= filter.min_actors)
-      and (filter.per_group == 0 or group == '' or taken < filter.per_group)
-    if pass and #out.rows < 3 * filter.want then
+    -- The scan returns once `want` rows passed, so a passing row always has its room.
+    if groups.filter_passes(filter, item, group, actors[i] or 0) then
       out.rows[#out.rows + 1], out.rows[#out.rows + 2], out.rows[#out.rows + 3] = item, page[2 * i], group
       out.row_marks[#out.row_marks + 1] = marks[i]
-      if group ~= '' then filter.counts[group] = taken + 1 end
       if #out.rows == 3 * filter.want then return scanned, false end
     else
       out.skipped[#out.skipped + 1] = page[2 * i]
@@ -149,12 +138,9 @@ local function group_page(keys, args)
     return reader.answer(CALLS.group_page, { draining = draining, rows = {}, skipped = {}, next = 0, ended = 1,
       last = '', last_score = 0, row_marks = {}, skipped_marks = {}, last_mark = '', summed = 0, fields = fields })
   end
-  local filter = {
-    cfg_key = cfg_key, top_key = top_key, page = listing.page, listed = listing.listed,
-    want = tonumber(arg.want), per_group = tonumber(arg.per_group),
-    counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
-    min_actors = tonumber(arg.min_actors), actor_counts = listing.actor_counts, grouped = groups.grouped(cfg_key),
-  }
+  local filter = groups.filters_of(cfg_key, arg)
+  filter.top_key, filter.want = top_key, tonumber(arg.want)
+  filter.page, filter.listed, filter.actor_counts = listing.page, listing.listed, listing.actor_counts
   -- While expired data drains the answer is read again: its pairs may be the last ones of before. A
   -- span counts its slots' contributions themselves, complete whatever version made them.
   local counted = filter.min_actors > 0 and tonumber(arg.span_sec) == 0

@@ -283,6 +283,32 @@ local function windows_pruned(cfg_key)
   if #gone > 0 then forget_all(cfg_key, gone, gone_groups) end
 end
 
+-- A JSON array as a set.
+local function set_of(json)
+  local set = {}
+  for _, id in ipairs(cjson.decode(json)) do set[id] = true end
+  return set
+end
+
+-- A filtered read's filters (FILTERS_FUNCTIONS' and VIEWS_FUNCTIONS' contract: per_group, seen,
+-- exclude_items, exclude_groups, min_actors), its cap's counts starting at `seen`, the rows of each
+-- group listed ahead of the scan.
+local function filters_of(cfg_key, arg)
+  return { cfg_key = cfg_key, grouped = grouped(cfg_key), per_group = tonumber(arg.per_group),
+    counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
+    min_actors = tonumber(arg.min_actors) }
+end
+
+-- Whether a scanned row of `item` (its group "" when none, `actors` distinct actors) passes `filter`;
+-- a passing row of a group counts against its cap.
+local function filter_passes(filter, item, group, actors)
+  local taken = filter.counts[group] or 0
+  local pass = actors >= filter.min_actors and not filter.items[item] and not (group ~= '' and filter.groups[group])
+    and (filter.per_group == 0 or group == '' or taken < filter.per_group)
+  if pass and group ~= '' then filter.counts[group] = taken + 1 end
+  return pass
+end
+
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
   'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored,
   'archives_left', archives_left, 'windows_dropped', windows_pruned, 'snapshot_taken', lag_joined,
@@ -292,6 +318,8 @@ groups.groups_key = groups_key
 groups.assign = assign
 groups.groups_of = groups_of
 groups.grouped = grouped
+groups.filters_of = filters_of
+groups.filter_passes = filter_passes
 groups.items_in = items_in
 groups.count_in = count_in
 groups.archived_in = archived_in

@@ -131,23 +131,6 @@ local function view_around(read, item, radius)
   view_add_page(read, out.first, position + radius + 1 - out.first)
 end
 
--- A JSON array as a set.
-local function set_of(json)
-  local set = {}
-  for _, id in ipairs(cjson.decode(json)) do set[id] = true end
-  return set
-end
-
--- Whether a scanned row of `item` (its group "" when none, `actors` distinct actors) passes the scan's
--- filters; a passing row of a group counts against its cap.
-local function filter_pass(scan, item, group, actors)
-  local taken = scan.counts[group] or 0
-  local pass = actors >= scan.min_actors and not scan.items[item] and not (group ~= '' and scan.groups[group])
-    and (scan.per_group == 0 or group == '' or taken < scan.per_group)
-  if pass and group ~= '' then scan.counts[group] = taken + 1 end
-  return pass
-end
-
 -- Scans one chunk of a filter read from `at` (at most `count` rows) into read.out; answers the rows
 -- scanned, whether the listing ended inside the chunk, or nil when a rebase holds the page (draining).
 local function filter_chunk(read, scan, at, count)
@@ -163,7 +146,7 @@ local function filter_chunk(read, scan, at, count)
     local score = page[2 * i]
     if not view_listed(read, tonumber(score)) then return i - 1, true end
     out.last, out.last_score = items[i], score
-    if scan.kept < scan.want and filter_pass(scan, items[i], named[i] or '', actors[i] or 0) then
+    if scan.kept < scan.want and groups.filter_passes(scan, items[i], named[i] or '', actors[i] or 0) then
       view_add_row(read, items[i], score)
       out.groups[#out.groups + 1] = named[i] or ''
       scan.kept = scan.kept + 1
@@ -177,11 +160,8 @@ end
 
 -- A filter read: from `offset`, at most `limit` rows scanned in chunks, up to `want` rows answered.
 local function view_filter(read, arg, cfg_key, pairs_key)
-  local scan = {
-    pairs_key = pairs_key, want = tonumber(arg.want), min_actors = tonumber(arg.min_actors), kept = 0,
-    cfg_key = cfg_key, grouped = groups.grouped(cfg_key), per_group = tonumber(arg.per_group),
-    counts = cjson.decode(arg.seen), items = set_of(arg.exclude_items), groups = set_of(arg.exclude_groups),
-  }
+  local scan = groups.filters_of(cfg_key, arg)
+  scan.pairs_key, scan.want, scan.kept = pairs_key, tonumber(arg.want), 0
   local at, left, ended = tonumber(arg.offset), tonumber(arg.limit), false
   while left > 0 and not ended and scan.kept < scan.want do
     local scanned
