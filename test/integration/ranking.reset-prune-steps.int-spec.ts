@@ -84,14 +84,25 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
       .expect(204);
   }
 
-  /** What a read shows of the board: each window's first 1 000 rows with their group and data. */
+  /**
+   * What reads show of the board: each window's first 1 000 rows with their group and data, and items
+   * the reset let go that no write names (their data still stored until a step reaches it).
+   */
   async function shown(board: string): Promise<unknown[]> {
-    const tops = [];
+    const answers: unknown[] = [];
     for (const window of ['m', 'd']) {
       const top = await http().get(`/boards/${board}/top?window=${window}&limit=1000&data=true`).expect(200);
-      tops.push((top.body as { items: unknown[] }).items);
+      answers.push((top.body as { items: unknown[] }).items);
     }
-    return tops;
+    const gone = Array.from({ length: 10 }, (_, i) => `s${STALE - 1 - i}`);
+    const item = await http().get(`/boards/${board}/items/${gone[0]}?window=d&data=true`).expect(200);
+    answers.push({ ...(item.body as object), board: undefined });
+    const lookup = await http()
+      .post(`/boards/${board}/lookup?data=true`)
+      .send({ items: gone, window: 'd' })
+      .expect(200);
+    answers.push((lookup.body as { items: unknown[] }).items);
+    return answers;
   }
 
   /** The shard's maps (groups, their reverse, the archived map, item data) as stored. */

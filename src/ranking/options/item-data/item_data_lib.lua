@@ -16,9 +16,33 @@ local function item_held(cfg_key, item)
   return false
 end
 
--- The data of each of `items` (false where none).
+-- Which of `items` some window of the shard of `cfg_key` holds (item_held of each): a ZMSCORE a window
+-- a chunks.CHUNK of them.
+local function items_held(cfg_key, items)
+  local held = {}
+  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
+    local scores = chunks.per_chunk('ZMSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), items)
+    for i = 1, #items do held[i] = held[i] or scores[i] ~= false end
+  end
+  return held
+end
+
+-- The data of each of `items` (false where none). While a reset's prune steps walk the data (pruneData),
+-- data of an item no window holds is one the reset let go: shown as none (one more command, asked
+-- only when some data was found, and the windows read only then).
 local function item_data_of(cfg_key, items)
-  return redis.call('HMGET', item_data_key(cfg_key), unpack(items))
+  local data, found = redis.call('HMGET', item_data_key(cfg_key), unpack(items)), {}
+  for i = 1, #items do
+    if data[i] then found[#found + 1] = i end
+  end
+  if #found == 0 or redis.call('HEXISTS', cfg_key, 'pruneData') == 0 then return data end
+  local asked = {}
+  for k, i in ipairs(found) do asked[k] = items[i] end
+  local held = items_held(cfg_key, asked)
+  for k, i in ipairs(found) do
+    if not held[k] then data[i] = false end
+  end
+  return data
 end
 
 -- Hook item_left: `item` just left the window of `top_key`. Its data goes when no other window holds it; the
@@ -30,16 +54,6 @@ local function item_data_left(top_key, item)
   if not item_held(cfg_key, item) then redis.call('HDEL', data_key, item) end
 end
 
--- Which of `items` some window of the shard of `cfg_key` holds (item_held of each): a ZMSCORE a window
--- a chunks.CHUNK of them.
-local function items_held(cfg_key, items)
-  local held = {}
-  for _, w in ipairs(stored_windows.decode_windows(redis.call('HGET', cfg_key, 'windows'))) do
-    local scores = chunks.per_chunk('ZMSCORE', keyspace.sibling_key(cfg_key, 'cfg', w.name .. ':top'), items)
-    for i = 1, #items do held[i] = held[i] or scores[i] ~= false end
-  end
-  return held
-end
 
 -- Data entries one HSCAN of a prune step asks for at most: each value is up to 1 024 bytes, all of
 -- them read into the call (Redis 7.0's HSCAN has no NOVALUES), so a step holds about 256 KB at most.
