@@ -117,6 +117,32 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
     ]);
   }
 
+  /** The reset as board_put alone makes it (no prune step after it: an instance stopped right after). */
+  async function resetAlone(board: string): Promise<void> {
+    const keys = new RankingKeys(world.app.get(RedisService).prefix).board(board);
+    const windows = [
+      { name: 'm', periodSec: 3600, intervalSec: 60 },
+      { name: 'd', periodSec: 172_800, intervalSec: 3600 },
+    ];
+    const reset = await world.app.get(RedisFunctions).call(RANKING.functions.boardPut, {
+      ...{ keys, windows, shards: 1, maxItems: undefined, views: [], groups: true },
+      ...{ version: `v-reset-${board}`, reset: true, nowMs: T0 },
+    });
+    expect(reset.status).toBe('updated');
+  }
+
+  it('a repeated PUT ends the prune a stopped one left', async () => {
+    await seed('resumed');
+    await resetAlone('resumed');
+    const tag = tags.get('resumed')!;
+    expect(await node().hlen(`${tag}groups`)).toBe(HELD + STALE);
+    await http().put('/admin/boards/resumed').set(ADMIN).send({ windows: RESET_WINDOWS, groups: true }).expect(200);
+    expect(await node().hlen(`${tag}groups`)).toBe(HELD);
+    expect(await node().hlen(`${tag}data`)).toBe(HELD);
+    expect(await node().hlen(`${tag}grouparch`)).toBe(0);
+    expect(await node().hexists(`${tag}cfg`, 'pruning')).toBe(0);
+  }, 300_000);
+
   it('reads and maps equal the twin reset at once, each step within a write call', async () => {
     await http()
       .put('/admin/boards/twin?reset=true')
@@ -125,15 +151,7 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
       .expect(200);
     const functions = world.app.get(RedisFunctions);
     const keys = new RankingKeys(world.app.get(RedisService).prefix).board('stepped');
-    const windows = [
-      { name: 'm', periodSec: 3600, intervalSec: 60 },
-      { name: 'd', periodSec: 172_800, intervalSec: 3600 },
-    ];
-    const reset = await functions.call(RANKING.functions.boardPut, {
-      ...{ keys, windows, shards: 1, maxItems: undefined, views: [], groups: true },
-      ...{ version: 'v-reset', reset: true, nowMs: T0 },
-    });
-    expect(reset.status).toBe('updated');
+    await resetAlone('stepped');
     expect(await node().hlen(`${tags.get('stepped')}groups`)).toBe(HELD + STALE);
     let steps = 0;
     let most = 0;

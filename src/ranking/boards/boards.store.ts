@@ -140,7 +140,8 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       const drop = await this.drops.note({ name, fromShard: reply.shards, mostShards: reply.mostShards }, nowMs);
       await this.drops.drive(drop, Number.POSITIVE_INFINITY, nowMs);
     }
-    if (reply.status === 'updated') await this.prune(name, reply.shards, nowMs);
+    // A repeated PUT also ends the prune of one that stopped half way (its steps are safe to repeat).
+    if (reply.status !== 'created') await this.prune(name, reply.shards, nowMs);
     return { status: reply.status, config };
   }
 

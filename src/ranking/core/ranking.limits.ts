@@ -171,10 +171,12 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
 /**
  * Entries of the groups maps and item data one prune step after a reset walks (prune_step.lua): the
  * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
- * window) and forgets those none holds, a few commands a 1 000 entries. Item data is walked 256
- * entries a step at most (each value up to 1 KB, read whole by HSCAN).
+ * window) and forgets those none holds (the map, its reverse, the archived map's check). An entry no
+ * window holds costs the step about 28 000 Redis instructions (bench/reset-prune-instructions.ts), so
+ * a step runs about 11 M. Item data is walked 256 entries a step at most (each value up to 1 KB,
+ * read whole by HSCAN).
  */
-export const PRUNE_ENTRIES_PER_CALL = 1000;
+export const PRUNE_ENTRIES_PER_CALL = 400;
 
 /** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
 export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
