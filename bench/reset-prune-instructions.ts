@@ -47,7 +47,8 @@ async function bench(): Promise<void> {
     console.log(
       `| ${ITEMS} | ${DATA_BYTES} | ${calls.length} | ${millions(first.ir)} (${first.name}) | ${millions(most.ir)} (${most.name}) | ${millions(total)} |`,
     );
-    if (process.env.RESET_BENCH_EACH) for (const call of calls) console.log(`${call.name} ${millions(call.ir)} ${call.file}`);
+    if (process.env.RESET_BENCH_EACH)
+      for (const [n, call] of calls.entries()) console.log(`${n} ${call.name} ${millions(call.ir)} ${call.file}`);
     console.log(`left after it: groups ${await redis.hlen(`${tag}groups`)}, data ${await redis.hlen(`${tag}data`)}`);
   });
 }

@@ -14,11 +14,12 @@ const RETRACTION_POLLS = 10_000;
 /** Most commands a config write dropping no window runs a shard: its options' settings, none of their maps read. */
 const CONFIG_WRITE_COMMANDS = 200;
 /**
- * Most commands a call of a reset of GROUPS_CONFIG_BOARD runs: the reset call marks the maps, each prune
- * step walks PRUNE_ENTRIES_PER_CALL entries (an HSCAN, a ZMSCORE a window, an HDEL and a ZREM of those
- * no window holds, the archived map's check of them), whatever the board's items.
+ * Most commands a call of a reset of GROUPS_CONFIG_BOARD runs, whatever the board's items: the reset
+ * call marks the maps (about 75 commands, most of them the options' config reads); each prune step
+ * walks PRUNE_ENTRIES_PER_CALL entries in a few commands (an HSCAN, a ZMSCORE a window, an HDEL and a
+ * ZREM of those no window holds, the kept listings' checks of them).
  */
-const PRUNE_STEP_COMMANDS = 60;
+const PRUNE_STEP_COMMANDS = 100;
 /** Entries of one write filling GROUPS_CONFIG_BOARD. */
 const GROUPS_FILL_BATCH = 500;
 
@@ -325,7 +326,7 @@ export const ADMIN_ROWS: WorstRow[] = [
     { windows: [{ name: 'm', period: '2h', interval: '1m' }] },
     {
       most: PRUNE_STEP_COMMANDS,
-      why: 'the item data is walked by prune steps too, 256 entries (at most 256 KB of data read) a call; the reset call itself reads no entry',
+      why: 'the item data is walked by prune steps too, 100 entries (about 100 KB of data read) a call; the reset call itself reads no entry',
     },
     fillGroupsBoardWithData,
   ),

@@ -173,7 +173,7 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
  * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
  * window) and forgets those none holds (the map, its reverse, the archived map's check). An entry no
  * window holds costs the step about 28 000 Redis instructions (bench/reset-prune-instructions.ts), so
- * a step runs about 11 M. Item data is walked 256 entries a step at most (each value up to 1 KB,
+ * a step runs about 11 M. Item data is walked 100 entries a step at most (each value up to 1 KB,
  * read whole by HSCAN).
  */
 export const PRUNE_ENTRIES_PER_CALL = 400;
