@@ -171,10 +171,9 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
 /**
  * Entries of the groups maps and item data one prune step after a reset walks (prune_step.lua): the
  * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
- * window) and forgets those none holds (the map, its reverse, the archived map's check). An entry no
- * window holds costs the step about 28 000 Redis instructions (bench/reset-prune-instructions.ts), so
- * a step runs about 11 M. Item data is walked 100 entries a step at most (each value up to 1 KB,
- * read whole by HSCAN).
+ * window) and forgets those none holds (the map, its reverse, the archived map's check): 3.1 M Redis
+ * instructions a step (median) at 100 000 items (bench/reset-prune-instructions.ts). Item data is
+ * walked 100 entries a step at most (each value up to 1 KB, read whole by HSCAN).
  */
 export const PRUNE_ENTRIES_PER_CALL = 400;
 
