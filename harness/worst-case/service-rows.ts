@@ -2,7 +2,6 @@
  * Worst-case rows of the counters, stats, access, ingest, operations and admin board routes. The
  * destructive board rows run last (ADMIN_ROWS), on a board of their own.
  */
-import { AppConfig } from '../../src/common/config';
 import { BOARD_MAX_ITEMS, WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
@@ -14,8 +13,13 @@ const post = (path: string, body: unknown = {}): HttpRequest => ({ method: 'POST
 const RETRACTION_POLLS = 10_000;
 /** Most commands a config write dropping no window runs a shard: its options' settings, none of their maps read. */
 const CONFIG_WRITE_COMMANDS = 200;
-/** What a write call may run (the harness's WRITE_CALL_COMMANDS): a reset's prune of the groups maps is held to it. */
-const RESET_PRUNE_COMMANDS = Math.ceil(new AppConfig().WRITE_COST_PER_CALL * 0.8);
+/**
+ * Most commands a call of a reset of GROUPS_CONFIG_BOARD runs, whatever the board's items: the reset
+ * call marks the maps (about 75 commands, most of them the options' config reads); each prune step
+ * walks PRUNE_ENTRIES_PER_CALL entries in a few commands (an HSCAN, a ZMSCORE a window, an HDEL and a
+ * ZREM of those no window holds, the kept listings' checks of them).
+ */
+const PRUNE_STEP_COMMANDS = 100;
 /** Entries of one write filling GROUPS_CONFIG_BOARD. */
 const GROUPS_FILL_BATCH = 500;
 
@@ -308,21 +312,21 @@ export const ADMIN_ROWS: WorstRow[] = [
     },
   ),
   groupsConfigRow(
-    "the same board's reset dropping its window: every item leaves the groups map",
+    "the same board's reset dropping its window: every item leaves the groups map, in prune steps after the reset call",
     '?reset=true',
     { windows: [{ name: 'm', period: '2h', interval: '1m' }] },
     {
-      most: RESET_PRUNE_COMMANDS,
-      why: 'a reset prunes the groups maps in batched commands, about 12 a 1 000 entries (each entry was about 10)',
+      most: PRUNE_STEP_COMMANDS,
+      why: 'a reset only marks the groups maps; prune steps walk them after it, PRUNE_ENTRIES_PER_CALL entries a call (a call of the whole map ran about 12 commands a 1 000 entries, ~1 000-2 800 at 100 000 items)',
     },
   ),
   groupsConfigRow(
-    'the same reset with 1 KB of data on every item: every item leaves the groups map and loses its data',
+    'the same reset with 1 KB of data on every item: every item leaves the groups map and loses its data, in prune steps',
     '?reset=true',
     { windows: [{ name: 'm', period: '2h', interval: '1m' }] },
     {
-      most: RESET_PRUNE_COMMANDS,
-      why: 'a reset prunes the item data in batched commands too, a ZMSCORE a window and an HDEL a 1 000 items (each item was about 3)',
+      most: PRUNE_STEP_COMMANDS,
+      why: 'the item data is walked by prune steps too, 100 entries (about 100 KB of data read) a call; the reset call itself reads no entry',
     },
     fillGroupsBoardWithData,
   ),

@@ -10,8 +10,8 @@ import { shardTag } from '../support/boards';
  * write that changed the config read the whole groups map and checked each item against the windows
  * (40 355 commands in one call at 20 000 items), and a reset dropping a window checked each entry of
  * both maps one by one (over 99 000 commands in one call here). Now a write dropping no window reads
- * neither map, and a reset prunes both in batched commands (a few a 1 000 entries and window: 303
- * here). The first items are written by the app, the rest stored as it stores them (past one client's
+ * neither map, and a reset only marks both maps: prune steps the PUT drives walk them, a few commands
+ * a step (ranking.reset-prune-steps.int-spec.ts). The first items are written by the app, the rest stored as it stores them (past one client's
  * new-items quota); the entries only the dropped window held, and the archived ones, likewise. Counted
  * without a clock, from the commands the FCALL's script ran (SLOWLOG at 0 µs).
  */
@@ -69,7 +69,7 @@ describe('a config write of a groups board of many items runs few commands (sing
     expect(await node().hlen(`${tag}groups`)).toBe(HELD);
   }, 120_000);
 
-  it('a reset dropping a window prunes both maps in batched commands, to the last stale entry', async () => {
+  it('a reset dropping a window prunes both maps in bounded calls, to the last stale entry', async () => {
     const keptSec = Math.floor(T0 / 1000) + 86_400;
     const batch = node().pipeline();
     for (let i = 0; i < STALE; i++) {

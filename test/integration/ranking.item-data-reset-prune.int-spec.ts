@@ -8,8 +8,8 @@ import { shardTag } from '../support/boards';
 /**
  * A reset dropping a window of a board whose items all have data prunes the data hash in batched
  * commands (issue #45): the windows_dropped hook checked each item with data against every window one
- * by one (about 3 commands an item, over 70 000 in one call here); now a ZMSCORE a window and an HDEL a
- * 1 000 items. Every item no window holds loses its data, every item some window holds keeps it. The
+ * by one (about 3 commands an item, over 70 000 in one call here); now the reset marks the data and
+ * prune steps walk it, an HSCAN, a ZMSCORE a window and an HDEL a step. Every item no window holds loses its data, every item some window holds keeps it. The
  * first items and their data are written by the app, the rest stored as it stores them (past one
  * client's new-items quota). Counted without a clock, from the commands the FCALL's script ran (SLOWLOG
  * at 0 µs).
@@ -25,7 +25,7 @@ const WINDOWS = [
   { name: 'd', period: '1d', interval: '1h' },
 ];
 
-describe('a reset of a board whose items have data prunes the data in batched commands (single)', () => {
+describe('a reset of a board whose items have data prunes the data in bounded calls (single)', () => {
   // A server of its own: the test reads every command it ran from its SLOWLOG.
   const world = useTestApp('single', T0, true);
   const http = () => world.http();

@@ -1,5 +1,5 @@
 -- module: ingest
--- requires: actor_blocks, actor_log, board_write, call_state, segmentation, slot_due, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, prune, segmentation, slot_due, snapshot, window
 -- ingest_lib: what the ingest functions share (ingest_apply, its general path, and ingest_groups, its
 -- fast path), a module of the tb_ingest function library after the ranking's shared modules. Handler
 -- modules are blocks of their own (src/redis/function-library.ts), so a helper both call lives here.
@@ -86,6 +86,7 @@ local function ingest_check(checks, event)
   if names and not checks.admit_segments(names, false) then return 'SEGMENT_LIMIT' end
   if not checks.admit(event.item, true) then return 'BOARD_FULL' end
   if names then checks.admit_segments(names, true) end
+  prune.settle(call_state.CALL.cfg_key, event.item)
   return nil
 end
 

@@ -127,6 +127,19 @@ export const BOARDS_FUNCTIONS = functionSet('tbRank', {
     }),
   }),
 
+  pruneStep: namedFunction({
+    numberOfKeys: 1,
+    args: ['entries'],
+    reply: ['done'],
+    build: (call: { keys: BoardKeys; entries: number; nowMs: number }) => ({
+      keys: [call.keys.cfg()],
+      header: bareHeader(call.nowMs),
+      args: { entries: call.entries },
+    }),
+    /** true once nothing is left to prune on the shard */
+    decode: (reply) => reply.flag('done'),
+  }),
+
   groupBoardDrop: namedFunction({
     flags: ['allow-oom'],
     numberOfKeys: 1,

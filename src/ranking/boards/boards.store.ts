@@ -12,7 +12,7 @@ import type { PutBoardCommand } from '../core/ranking.types';
 import type { ViewConfig } from '../options/views/trending-math';
 import type { WindowConfig } from '../core/window-math';
 import { RankingSettings } from '../core/ranking.settings';
-import { BOARD_DROP_KEYS_PER_REQUEST } from '../core/ranking.limits';
+import { BOARD_DROP_KEYS_PER_REQUEST, PRUNE_ENTRIES_PER_CALL } from '../core/ranking.limits';
 import { BoardDrops } from './board-drops';
 import { BoardsFunctions } from './boards.functions';
 import { windowsFromStored } from './stored-windows';
@@ -140,7 +140,24 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       const drop = await this.drops.note({ name, fromShard: reply.shards, mostShards: reply.mostShards }, nowMs);
       await this.drops.drive(drop, Number.POSITIVE_INFINITY, nowMs);
     }
+    // A repeated PUT also ends the prune of one that stopped half way (its steps are safe to repeat).
+    if (reply.status !== 'created') await this.prune(name, reply.shards, nowMs);
     return { status: reply.status, config };
+  }
+
+  /**
+   * What a reset left the options to prune on each shard (the groups maps, item data: prune_step.lua),
+   * in steps of about PRUNE_ENTRIES_PER_CALL entries, shards side by side, before the PUT answers. A
+   * step on a shard with nothing to prune answers done at once. Reads and writes stay exact meanwhile.
+   */
+  async prune(name: string, shards: number, nowMs: number): Promise<void> {
+    await Promise.all(
+      Array.from({ length: shards }, async (_, shard) => {
+        const keys = this.keys.board(name, shard);
+        for (let done = false; !done;)
+          done = await this.functions.call(this.fns.pruneStep, { keys, entries: PRUNE_ENTRIES_PER_CALL, nowMs });
+      }),
+    );
   }
 
   /**

@@ -168,6 +168,15 @@ export const SPAN_MAX_FIELDS = 4_000;
  */
 export const BOARD_DROP_KEYS_PER_CALL = 1000;
 
+/**
+ * Entries of the groups maps and item data one prune step after a reset walks (prune_step.lua): the
+ * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
+ * window) and forgets those none holds (the map, its reverse, the archived map's check): 3.1 M Redis
+ * instructions a step (median) at 100 000 items (bench/reset-prune-instructions.ts). Item data is
+ * walked 100 entries a step at most (each value up to 1 KB, read whole by HSCAN).
+ */
+export const PRUNE_ENTRIES_PER_CALL = 400;
+
 /** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
 export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
 

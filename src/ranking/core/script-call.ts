@@ -29,6 +29,7 @@ export const RANKING_MODULES = [
     'likes_lib',
     'order_base_lib',
     'order_lib',
+    'prune_lib',
     'slot_due_lib',
     'stored_windows_lib',
     'window_drop_lib',

@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, snapshot, window
+-- requires: actor_blocks, actor_caps, actor_log, board_write, call_state, keyspace, prune, reader, seg_views, segmentation, snapshot, window
 -- reweight_step: one bounded chunk of an actor's re-weighting on one shard (PUT .../actors/:actor): its
 -- live contributions (actor_lib) counted again at its new weight, within the board's cap
 -- (actor_caps_lib), in every window, view and segment. A re-weighting is a record under the board's
@@ -43,6 +43,7 @@ local function reweight_window(record, slots_key, top_key, actor, weight, most)
     local target = actor_caps.reweighted(slots_key, actor, item, counted, sent, weight)
     if target ~= counted and count > 0 then
       redis.call('HSET', act_key, prefix .. item, actor_log.ACTORS.value(target, count, sent))
+      prune.settle(call_state.CALL.cfg_key, item)
       local score = window.add_amount(window.slot_key_of(slots_key, start), top_key, item, target - counted)
       seg_views.view_window_changed(top_key, tonumber(start), item, target - counted, score, nil)
       actor_log.ACTORS.moved(slots_key, actor, item, counted, target)

@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_caps, actor_log, board_write, call_state, keyspace, reader, seg_views, segmentation, slot_due, snapshot, window
+-- requires: actor_blocks, actor_caps, actor_log, board_write, call_state, keyspace, prune, reader, seg_views, segmentation, slot_due, snapshot, window
 -- alias_step: one bounded step of an alias merge (PUT .../aliases/:alias): the alias's live counts
 -- moved into the canonical item's, slot by slot, in every window, view, segment and unique count, as
 -- if its events had named the canonical item. The alias and the canonical item may live on two
@@ -210,6 +210,7 @@ end
 -- over the board's windows; a sibling's new slot is not covered by their oldest slots: always told).
 local function give_chunk(keys, windows, now_sec, item, entries)
   local due_ms, sibling_ms, indexed = nil, math.huge, {}
+  prune.settle(keys[1], item)
   for _, e in ipairs(entries) do
     local due = give_entry(keys, windows, now_sec, item, e, indexed)
     if due and is_sibling(e.s) then

@@ -32,7 +32,8 @@ local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false, drain_l
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
 -- the latest block, the shard's slot due and indexed second: slot_due_lib, the options the board
--- enables: `options`; and the fields an option reads on every board, whatever `options` names: each
+-- enables: `options`, whether a config write left the options' maps to prune: `pruning`, prune_lib;
+-- and the fields an option reads on every board, whatever `options` names: each
 -- option's module adds its own with config_field_add, `every_board`), which was a third of a
 -- one-window increment's Redis commands. The fields of the options the board enables (config_field_add)
 -- come with a second HMGET, only on a board enabling one; an option it does not enable holds none of
@@ -45,7 +46,7 @@ local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false, drain_l
 -- none; nil: not asked); `draining_from`: the first live slot of each window whose expired slots this
 -- call left indexed (nil: none). (Fields of one table: a library's main chunk holds few names.)
 local CONFIG = {
-  fields = { 'version', 'maxItems', 'shards', 'slotDueSec', 'indexedSec', 'options' },
+  fields = { 'version', 'maxItems', 'shards', 'slotDueSec', 'indexedSec', 'options', 'pruning' },
   cfg_key = nil,
   hooks = hooks,
   enabled = nil,
@@ -185,10 +186,10 @@ local function read_config(cfg_key)
   -- every call runs this, and a loop over names costs about three times the Lua instructions; then
   -- the options' every-board fields, by their places (EVERY_BOARD).
   local config, every = CONFIG, EVERY_BOARD
-  config.version, config.maxItems, config.shards, config.slotDueSec, config.indexedSec, config.options =
-    stored[1], stored[2], stored[3], stored[4], stored[5], stored[6]
+  config.version, config.maxItems, config.shards, config.slotDueSec, config.indexedSec, config.options, config.pruning =
+    stored[1], stored[2], stored[3], stored[4], stored[5], stored[6], stored[7]
   config[every[1]], config[every[2]], config[every[3]], config[every[4]], config[every[5]] =
-    stored[7], stored[8], stored[9], stored[10], stored[11]
+    stored[8], stored[9], stored[10], stored[11], stored[12]
   config.cfg_key = cfg_key
   -- Most calls read the config the last one did: what it enables is known without a lookup.
   local on = ENABLED.last

@@ -76,6 +76,12 @@
 --   item_left(top_key, item)            the item left the window results `top_key` (its score there
 --                                       went to 0 or it was removed: results_changed, add_unwatched)
 --   windows_dropped(cfg_key)            a config write (board_put, shard_sync) dropped windows' data
+--   prune_step(cfg_key, entries)        one bounded step of what the option left to prune after
+--                                       windows_dropped (prune_lib): about `entries` entries; answers
+--                                       the entries left and whether its part is done
+--   prune_items(cfg_key, items)         every one is called: a write is about to add `items` while the
+--                                       shard prunes (prune_lib's settle): the option forgets their
+--                                       entries now if no window holds them
 --   rank(top_key, item)                 the item's rank when the option decides it (0: not ranked),
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
@@ -165,6 +171,8 @@ hooks.boundary_crossing = {}
 hooks.item_history_out = {}
 hooks.item_left = {}
 hooks.windows_dropped = {}
+hooks.prune_step = {}
+hooks.prune_items = {}
 hooks.rank = {}
 hooks.watches = {}
 hooks.reads_sums = {}

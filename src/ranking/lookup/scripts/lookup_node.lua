@@ -103,7 +103,7 @@ local function lookup_node(keys, args)
       ranks[i] = 1
       counted[#counted + 1] = i
     end
-    data[i] = with_data and (redis.call('HGET', item_data.item_data_key(shards[home]), item) or false) or false
+    data[i] = with_data and item_data.item_data_of(shards[home], { item })[1] or false
   end
   local settled, count_err = LOOKUP_NODE.count_ahead(header, arg, shards, tops, counted, scores, marks, ranks)
   if count_err then return redis.error_reply(count_err) end

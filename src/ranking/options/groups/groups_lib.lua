@@ -1,5 +1,5 @@
 -- module: groups
--- requires: archive_held, call_state, chunks, hooks, item_data, keyspace
+-- requires: archive_held, call_state, chunks, hooks, item_data, keyspace, prune
 -- groups_lib: `groups: true` boards, a board option (src/ranking/options/groups/): an item's group (its
 -- author, channel or domain), named by the latest write that carried one. The map lives on the item's
 -- shard, beside its windows (one hash tag), and holds only items some window of the shard holds: an
@@ -251,7 +251,7 @@ local function groups_stored(cfg_key, settings)
   call_state.call_cache(known)[cfg_key] = nil
   local key = groups_key(cfg_key)
   if settings.groups ~= true then
-    redis.call('HDEL', cfg_key, 'groups')
+    redis.call('HDEL', cfg_key, 'groups', 'pruneGroups', 'pruneArch')
     redis.call('UNLINK', key, by_group_key(cfg_key), archived_key(cfg_key), by_archived_key(cfg_key),
       archive_held.history_key(cfg_key), archive_held.segment_key(cfg_key),
       archive_held.segment_text_key(cfg_key), lag_key(cfg_key), lag_ends_key(cfg_key))
@@ -261,26 +261,73 @@ local function groups_stored(cfg_key, settings)
   return true
 end
 
--- The entries of the hash `key`: its fields and their values, as two lists.
-local function entries_of(key)
-  local map, fields, values = redis.call('HGETALL', key), {}, {}
-  for i = 1, #map, 2 do fields[#fields + 1], values[#values + 1] = map[i], map[i + 1] end
-  return fields, values
-end
-
 -- Hook windows_dropped: a config write (a reset) dropped windows and their archives; the archived map
--- keeps only the items some listing still holds, then the map only those some window still holds
--- (forget_all). Each in batched commands: a few a chunks.CHUNK of entries, not several an entry.
+-- keeps only the items some listing still holds, the map only those some window still holds
+-- (forget_all). The write only starts the walk of both maps (pruneGroups, pruneArch: their HSCAN
+-- cursors in the config); prune steps (prune_lib) take them a few commands a chunks.CHUNK of entries.
 local function windows_pruned(cfg_key)
   if redis.call('HGET', cfg_key, 'groups') ~= '1' then return end
-  local items, groups = entries_of(archived_key(cfg_key))
-  if #items > 0 then archived_left(cfg_key, items, groups) end
-  items, groups = entries_of(groups_key(cfg_key))
+  redis.call('HSET', cfg_key, 'pruneGroups', '0', 'pruneArch', '0')
+  prune.mark(cfg_key)
+end
+
+-- Of `items` (their groups in the map: `groups`), those no window holds leave it (forget_all).
+local function live_pruned(cfg_key, items, groups)
   local held, gone, gone_groups = item_data.items_held(cfg_key, items), {}, {}
   for i, item in ipairs(items) do
     if not held[i] then gone[#gone + 1], gone_groups[#gone_groups + 1] = item, groups[i] end
   end
   if #gone > 0 then forget_all(cfg_key, gone, gone_groups) end
+end
+
+-- The maps a prune step walks, in turn: the config field of its cursor, its key, what a scanned chunk
+-- of its entries (items, groups) is given to.
+local PRUNED = {
+  { field = 'pruneGroups', key = groups_key, pruned = live_pruned },
+  { field = 'pruneArch', key = archived_key, pruned = archived_left },
+}
+
+-- One HSCAN of about `entries` entries (at most chunks.CHUNK) of the map `part`, from `cursor`: the
+-- entries it answers pruned, the cursor kept (gone back at 0). Answers the entries left and the cursor
+-- (nil once the map is walked).
+local function scanned_once(cfg_key, part, cursor, entries)
+  local scan = redis.call('HSCAN', part.key(cfg_key), cursor, 'COUNT', math.max(1, math.min(entries, chunks.CHUNK)))
+  local items, groups, flat = {}, {}, scan[2]
+  for i = 1, #flat, 2 do items[#items + 1], groups[#groups + 1] = flat[i], flat[i + 1] end
+  if #items > 0 then part.pruned(cfg_key, items, groups) end
+  if scan[1] == '0' then
+    redis.call('HDEL', cfg_key, part.field)
+    return entries - math.max(#items, 1), nil
+  end
+  redis.call('HSET', cfg_key, part.field, scan[1])
+  return entries - math.max(#items, 1), scan[1]
+end
+
+-- Hook prune_step: the maps walked in turn within about `entries` entries (PRUNED).
+local function groups_prune_step(cfg_key, entries)
+  for _, part in ipairs(PRUNED) do
+    local cursor = redis.call('HGET', cfg_key, part.field)
+    while cursor and entries > 0 do
+      entries, cursor = scanned_once(cfg_key, part, cursor, entries)
+    end
+    if cursor then return entries, false end
+  end
+  return entries, true
+end
+
+-- Hook prune_items: a write adds `items` while the map is walked: those of them no window holds (the
+-- reset let them go) leave it first, as the walk would have taken them.
+local function groups_settled(cfg_key, items)
+  if not grouped(cfg_key) or redis.call('HEXISTS', cfg_key, 'pruneGroups') == 0 then return end
+  local named, groups, items_named = hmget(groups_key(cfg_key), items), {}, {}
+  local seen = {}
+  for i, item in ipairs(items) do
+    if named[i] and not seen[item] then
+      seen[item] = true
+      items_named[#items_named + 1], groups[#groups + 1] = item, named[i]
+    end
+  end
+  if #items_named > 0 then live_pruned(cfg_key, items_named, groups) end
 end
 
 -- A JSON array as a set.
@@ -311,7 +358,8 @@ end
 
 hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches,
   'config_planned', hooks.flag_planned('groups'), 'config_stored', groups_stored,
-  'archives_left', archives_left, 'windows_dropped', windows_pruned, 'snapshot_taken', lag_joined,
+  'archives_left', archives_left, 'windows_dropped', windows_pruned, 'prune_step', groups_prune_step,
+  'prune_items', groups_settled, 'snapshot_taken', lag_joined,
   'segment_archived', segment_archived })
 
 groups.groups_key = groups_key

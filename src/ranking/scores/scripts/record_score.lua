@@ -1,4 +1,4 @@
--- requires: aggregate, board_write, call_state, idempotency, order, previous, reader, slot_due, snapshot, window, window_event
+-- requires: aggregate, board_write, call_state, idempotency, order, previous, prune, reader, slot_due, snapshot, window, window_event
 -- record_score: records an item's score on a max / min / last board in every window whose live span holds
 -- the event's slot, expiring what fell out first (aggregate_lib says how slots and windows keep it).
 -- Keys: cfg (the board config hash: holds the config version and the aggregate), then per window
@@ -28,6 +28,7 @@ local function record_score(keys, args)
   local at_sec = math.floor(tonumber(at_arg) / 1000)
   local covering = window.window_holds(at_sec, now_sec, windows)
   if not covering then return redis.error_reply('TB_AT_OUT_OF_SPAN no window holds the slot') end
+  prune.settle(cfg_key, item)
   local created, refusal = board_write.admit_items(windows, { item }, tonumber(arg.new_items))
   if refusal then return redis.error_reply(refusal) end
   local flat = {}

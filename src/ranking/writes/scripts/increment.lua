@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, board_write, call_state, groups, idempotency, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_blocks, actor_log, board_write, call_state, groups, idempotency, order, previous, prune, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- increment: adds amounts to items in every window of a board, expiring what fell out first. One call
 -- carries one request or several that arrived together for this shard (WRITE_COALESCE_MS): they are
 -- applied one after another in the given order, each exactly as it would be alone: its own
@@ -118,6 +118,7 @@ local function increment_admission(item, amount, allowance, cap, covering, segme
   if #segments > 0 then refusal = refusal or segmentation.segment_refusal(call.cfg_key, segments, segments_max, call.now_sec) end
   refusal = refusal or growth()
   if refusal then return 0, refusal end
+  prune.settle(call.cfg_key, item)
   -- An actor's weight or cap may add another amount than sent: created_by_add would not tell.
   if counted_after(allowance, cap, amount) and not actor_log.ACTORS.weighs(actor) then return COUNTED_AFTER, nil end
   if cap > 0 or allowance >= 0 then return board_write.admit_items(call.windows, { item }, allowance, cap) end

@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, aggregate, board_write, call_state, groups, idempotency, reader, segment_growth, segmentation, slot_due, snapshot, window
+-- requires: actor_blocks, actor_log, aggregate, board_write, call_state, groups, idempotency, prune, reader, segment_growth, segmentation, slot_due, snapshot, window
 -- increment_batch: adds amounts to many items in every window of a board, in one atomic step; on a
 -- max / min / last board each entry's value is a score instead, recorded as record_score does
 -- (best_record; the caller checked the aggregate against the config version).
@@ -207,6 +207,7 @@ local function increment_batch(keys, args)
   refusal = segmentation.segment_refusal(cfg_key, segments, tonumber(arg.segments_max), now_sec)
     or batch_growth_refusal(batch, entries, tonumber(arg.new_actor_entries), tonumber(arg.new_segment_entries), windows)
   if refusal then return redis.error_reply(refusal) end
+  prune.settle(cfg_key, batch.items)
   segmentation.cross_named_segments(windows, segments)
   local allowance = tonumber(arg.new_items)
   local counting, created = counted_by_adds(cfg_key, batch, allowance), 0

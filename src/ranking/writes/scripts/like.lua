@@ -1,4 +1,4 @@
--- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, reader, segment_growth, segmentation, slot_due, snapshot, window, window_event
+-- requires: actor_blocks, actor_log, board_write, call_state, idempotency, keyspace, likes, order, previous, prune, reader, segment_growth, segmentation, slot_due, snapshot, window, window_event
 -- like: counts a user's like of an item once in every window, unless the same user's earlier like is
 -- still inside any window of the board (dedupe); with `undo`, takes the like back out of every window
 -- whose live slot still holds it, and out of at most take_back_segments of its segments: the rest over
@@ -87,6 +87,7 @@ local function like_admission(cfg_key, header, arg, windows, segments, actor, li
   local refusal = actor_blocks.refusal(cfg_key, actor_key, header.now_ms, arg.item)
     or segmentation.segment_refusal(cfg_key, segments, tonumber(arg.segments_max), header.now_sec)
   if refusal then return refusal end
+  prune.settle(cfg_key, arg.item)
   local created_items
   created_items, refusal = board_write.admit_items(windows, { arg.item }, tonumber(arg.new_items))
   if refusal then return refusal end

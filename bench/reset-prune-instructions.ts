@@ -1,0 +1,56 @@
+/**
+ * A reset of a one-shard `groups: true` board at the documented maxima (issue #45: 100 000 items, each
+ * in the groups map, with 1 KB of data, the reset remaking its one window): the Redis instructions of
+ * each call the board PUT sends, counted under callgrind (startCallgrindRedis), whatever else the
+ * machine does. `npx ts-node --transpile-only bench/reset-prune-instructions.ts`, several minutes;
+ * RESET_BENCH_ITEMS (100 000) and RESET_BENCH_DATA_BYTES (1 012: a 1 KB JSON object; 0: no data) size
+ * it. The items are stored as the app stores them (a results zset entry, the map and its reverse, the
+ * data), past any client's quota. Prints the reset call, the costliest other call and their totals.
+ */
+import { runWhenMain } from './process-stats';
+import { perFcall, withCallgrindRanking } from './callgrind-ranking';
+
+const ITEMS = Number(process.env.RESET_BENCH_ITEMS ?? 100_000);
+const DATA_BYTES = Number(process.env.RESET_BENCH_DATA_BYTES ?? 1012);
+const SEP = '\x1f';
+const PIPELINE_ITEMS = 2000;
+
+/** Millions of instructions, two decimals. */
+const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
+
+async function bench(): Promise<void> {
+  await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph }) => {
+    const windows = [{ name: 'm', period: 3600, interval: 60 }];
+    await graph.ranking.putBoard({ name: 'wide', windows, groups: true });
+    const [cfg] = await redis.keys('*board:wide}:cfg');
+    const tag = cfg.slice(0, -'cfg'.length);
+    const blob = JSON.stringify({ blob: 'x'.repeat(Math.max(0, DATA_BYTES - 11)) });
+    for (let first = 0; first < ITEMS; first += PIPELINE_ITEMS) {
+      const batch = redis.pipeline();
+      for (let i = first; i < Math.min(ITEMS, first + PIPELINE_ITEMS); i++) {
+        const group = `g${i % 100}`;
+        batch.zadd(`${tag}m:top`, 1, `i${i}`).hset(`${tag}groups`, `i${i}`, group);
+        batch.zadd(`${tag}bygroup`, 0, `${group}${SEP}i${i}`);
+        if (DATA_BYTES > 0) batch.hset(`${tag}data`, `i${i}`, blob);
+      }
+      await batch.exec();
+    }
+    const reset = [{ name: 'm', period: 7200, interval: 60 }];
+    const calls = await perFcall(server, () =>
+      graph.ranking.putBoard({ name: 'wide', windows: reset, groups: true, reset: true }),
+    );
+    const [first, ...rest] = calls;
+    const most = rest.reduce((top, call) => (call.ir > top.ir ? call : top), { name: '-', ir: 0, file: '' });
+    const total = calls.reduce((sum, call) => sum + call.ir, 0);
+    console.log(`| items | data bytes | calls | first call (M) | costliest other call (M) | all calls (M) |`);
+    console.log('| ---: | ---: | ---: | --- | --- | ---: |');
+    console.log(
+      `| ${ITEMS} | ${DATA_BYTES} | ${calls.length} | ${millions(first.ir)} (${first.name}) | ${millions(most.ir)} (${most.name}) | ${millions(total)} |`,
+    );
+    if (process.env.RESET_BENCH_EACH)
+      for (const [n, call] of calls.entries()) console.log(`${n} ${call.name} ${millions(call.ir)} ${call.file}`);
+    console.log(`left after it: groups ${await redis.hlen(`${tag}groups`)}, data ${await redis.hlen(`${tag}data`)}`);
+  });
+}
+
+runWhenMain(module, bench);
