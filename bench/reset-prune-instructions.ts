@@ -2,12 +2,11 @@
  * A reset of a one-shard `groups: true` board at the documented maxima (issue #45: 100 000 items, each
  * in the groups map, with 1 KB of data, the reset remaking its one window): the Redis instructions of
  * each call the board PUT sends, counted under callgrind (startCallgrindRedis), whatever else the
- * machine does. `npx ts-node --transpile-only bench/reset-prune-instructions.ts`, several minutes;
+ * machine does. `npm run bench -- --part reset-prune-instructions`, several minutes;
  * RESET_BENCH_ITEMS (100 000) and RESET_BENCH_DATA_BYTES (1 012: a 1 KB JSON object; 0: no data) size
  * it. The items are stored as the app stores them (a results zset entry, the map and its reverse, the
  * data), past any client's quota. Prints the reset call, the costliest other call and their totals.
  */
-import { runWhenMain } from './process-stats';
 import { perFcall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = Number(process.env.RESET_BENCH_ITEMS ?? 100_000);
@@ -18,7 +17,7 @@ const PIPELINE_ITEMS = 2000;
 /** Millions of instructions, two decimals. */
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
-async function bench(): Promise<void> {
+export async function resetPruneInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph }) => {
     const windows = [{ name: 'm', period: 3600, interval: 60 }];
     await graph.ranking.putBoard({ name: 'wide', windows, groups: true });
@@ -52,5 +51,3 @@ async function bench(): Promise<void> {
     console.log(`left after it: groups ${await redis.hlen(`${tag}groups`)}, data ${await redis.hlen(`${tag}data`)}`);
   });
 }
-
-runWhenMain(module, bench);

@@ -109,6 +109,13 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../span-filter-instructions')).spanFilterInstructionsBench(),
   },
   {
+    name: 'reset-prune-instructions',
+    capability: 'instructions',
+    measures: "a groups board's reset at the documented maxima: the reset call and each prune step",
+    knobs: ['RESET_BENCH_ITEMS', 'RESET_BENCH_DATA_BYTES', 'RESET_BENCH_EACH'],
+    run: async () => (await import('../reset-prune-instructions')).resetPruneInstructionsBench(),
+  },
+  {
     name: 'split-call-instructions',
     capability: 'instructions',
     measures: 'two reads and writes the worst-case harness found over 5 ms a call, call by call',
