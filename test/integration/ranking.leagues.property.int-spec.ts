@@ -102,6 +102,28 @@ const RELEGATED_FROM_GOLD: [{ size: number; promote: number; relegate: number },
   ]),
 ];
 
+/**
+ * Always among the runs: a cohort rolled in calls of one member (a promoted first), then that member
+ * placed in the new day, alone ahead of the parts, then the moves read: the rest of the cohort moves in
+ * later calls, and the first member is not rolled again by its placement.
+ */
+const SPLIT_ROLLOVER: [{ size: number; promote: number; relegate: number }, Step[]] = [
+  { size: 3, promote: 2, relegate: 0 },
+  [
+    ...daysOf([
+      [
+        ['a', 3],
+        ['b', 2],
+        ['d', 1],
+      ],
+      [],
+    ]),
+    { kind: 'roll', budget: 1 },
+    { kind: 'inc', item: 'a', amount: 1 },
+    { kind: 'moves', limit: 3 },
+  ],
+];
+
 const CASES = TOPOLOGIES.flatMap((topology) =>
   [1, 3].flatMap((shards) => (['shared', 'first'] as const).map((ties) => [topology, shards, ties] as const)),
 );
@@ -210,7 +232,7 @@ describe.each(CASES)(
         // 16 runs: of the mistakes planted in leagues_lib.lua that 40 runs caught, the bounds of a cohort
         // smaller than `promote` failed at run 8, a tie at either bound and a strict relegation or
         // promotion one place off at run 1 (the example); runs 17-40 caught none that these did not.
-        { numRuns: 16, examples: [RELEGATED_FROM_SILVER, LONE_IN_GOLD, RELEGATED_FROM_GOLD] },
+        { numRuns: 16, examples: [RELEGATED_FROM_SILVER, LONE_IN_GOLD, RELEGATED_FROM_GOLD, SPLIT_ROLLOVER] },
       );
     });
   },
