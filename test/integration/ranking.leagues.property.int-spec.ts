@@ -54,6 +54,76 @@ const RELEGATED_FROM_SILVER: [{ size: number; promote: number; relegate: number 
   ],
 ];
 
+/** `days[d]`: the amounts of day d's events, each day its own period. */
+const daysOf = (days: Array<Array<[string, number]>>): Step[] =>
+  days.flatMap((events, d) => [
+    ...(d > 0 ? [{ kind: 'move' as const, ms: DAY_MS }] : []),
+    ...events.map(([item, amount]): Step => ({ kind: 'inc', item, amount })),
+  ]);
+
+/**
+ * Always among the runs: a lone member of a gold cohort, fewer than `relegate`, is relegated (it is
+ * among the worst `relegate`). A cohort that small is only the last one of a tier, and reaching gold
+ * takes two promotions, so random runs (the first cohorts fill first) never had one.
+ */
+const LONE_IN_GOLD: [{ size: number; promote: number; relegate: number }, Step[]] = [
+  { size: 2, promote: 1, relegate: 2 },
+  daysOf([
+    [
+      ['a', 3],
+      ['b', 1],
+    ],
+    [['a', 1]],
+    [['a', 1]],
+  ]),
+];
+
+/**
+ * Always among the runs: a gold cohort of two (a, b: one shard's items on 3 shards too) relegates its
+ * worst alone. RELEGATED_FROM_SILVER relegates from silver on 1 shard only: on 3, its promoted members
+ * are each alone in their silver cohort, so a strict relegation one place off on a sharded board passed.
+ */
+const RELEGATED_FROM_GOLD: [{ size: number; promote: number; relegate: number }, Step[]] = [
+  { size: 3, promote: 2, relegate: 1 },
+  daysOf([
+    [
+      ['a', 3],
+      ['b', 2],
+      ['d', 1],
+    ],
+    [
+      ['a', 2],
+      ['b', 1],
+    ],
+    [
+      ['a', 2],
+      ['b', 1],
+    ],
+  ]),
+];
+
+/**
+ * Always among the runs: a cohort rolled in calls of one member (a promoted first), then that member
+ * placed in the new day, alone ahead of the parts, then the moves read: the rest of the cohort moves in
+ * later calls, and the first member is not rolled again by its placement.
+ */
+const SPLIT_ROLLOVER: [{ size: number; promote: number; relegate: number }, Step[]] = [
+  { size: 3, promote: 2, relegate: 0 },
+  [
+    ...daysOf([
+      [
+        ['a', 3],
+        ['b', 2],
+        ['d', 1],
+      ],
+      [],
+    ]),
+    { kind: 'roll', budget: 1 },
+    { kind: 'inc', item: 'a', amount: 1 },
+    { kind: 'moves', limit: 3 },
+  ],
+];
+
 const CASES = TOPOLOGIES.flatMap((topology) =>
   [1, 3].flatMap((shards) => (['shared', 'first'] as const).map((ties) => [topology, shards, ties] as const)),
 );
@@ -162,7 +232,7 @@ describe.each(CASES)(
         // 16 runs: of the mistakes planted in leagues_lib.lua that 40 runs caught, the bounds of a cohort
         // smaller than `promote` failed at run 8, a tie at either bound and a strict relegation or
         // promotion one place off at run 1 (the example); runs 17-40 caught none that these did not.
-        { numRuns: 16, examples: [RELEGATED_FROM_SILVER] },
+        { numRuns: 16, examples: [RELEGATED_FROM_SILVER, LONE_IN_GOLD, RELEGATED_FROM_GOLD, SPLIT_ROLLOVER] },
       );
     });
   },
