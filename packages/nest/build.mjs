@@ -34,12 +34,13 @@ for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true }))
   const code = readFileSync(file, 'utf8');
   const name = SWAGGER.exec(code)?.[1];
   if (!name) continue;
-  // Its no-op stand-in is a decorator factory for every name: anything else of @nestjs/swagger would break.
+  // Its stand-in is a no-op decorator factory for every name but the mapped types (@nestjs/mapped-types'):
+  // anything else of @nestjs/swagger would break.
   const used = [...code.matchAll(new RegExp(`\\b${name}\\.(\\w+)`, 'g'))].map((match) => match[1]);
-  const others = used.filter((export_) => !/^Api[A-Z]/.test(export_));
+  const others = used.filter((export_) => !/^Api[A-Z]|^(Intersection|Partial|Pick|Omit)Type$/.test(export_));
   if (others.length)
     throw new Error(
-      `${relative(dist, file)} uses @nestjs/swagger's ${others.join(', ')}: only its Api* decorators are optional`,
+      `${relative(dist, file)} uses @nestjs/swagger's ${others.join(', ')}: only its Api* decorators and mapped types are optional`,
     );
   const target = relative(dirname(file), OPTIONAL_SWAGGER).split(sep).join('/');
   writeFileSync(file, code.replace(SWAGGER, `${name} = require("${target.startsWith('.') ? target : `./${target}`}")`));
