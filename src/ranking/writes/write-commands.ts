@@ -148,16 +148,8 @@ export interface WriteKind<C extends WriteCommand, T> {
   apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>>;
 }
 
-/** An increment request's body as the route takes it: times in unix seconds, an absent amount DEFAULT_AMOUNT. */
-export interface IncrementBody {
-  amount?: number;
-  at?: number;
-  createdAt?: number;
-  segments?: string[];
-  actor?: string;
-  group?: string;
-  metric?: string;
-}
+/** An increment request's body as the route takes it: a batch entry's amount fields, an absent amount DEFAULT_AMOUNT. */
+export type IncrementBody = Omit<BatchInput, 'item' | 'score' | 'tiebreak'>;
 
 /** How a request was sent: its Idempotency-Key (already scoped to its client) and its client's budget. */
 export interface SentWith {
