@@ -1,4 +1,4 @@
-import { FilteredPage, FilteredRead } from '../../src/ranking/filters/filters.service';
+import { FilteredRead } from '../../src/ranking/filters/filters.service';
 import {
   EXCLUDE_GROUPS_MAX,
   EXCLUDE_ITEMS_MAX,
@@ -7,9 +7,7 @@ import {
   GROUP_SCAN_ROWS,
 } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
-import type { Redis } from 'ioredis';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
-import { useFiltersGraph } from '../support/ranking-graph';
+import { countedFilteredRead, filteredRows, useFiltersGraph } from '../support/ranking-graph';
 
 /**
  * Issue #49: a viewer's EXCLUDE_ITEMS_MAX excluded items and EXCLUDE_GROUPS_MAX excluded groups still
@@ -63,17 +61,7 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
     await world.graph.ranking.top(board, 'w', 0, 1);
   }
 
-  /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
-  async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
-    const node = world.redis.client as Redis;
-    await logEveryCommand(node);
-    const page = await world.filters.read(ask);
-    const calls = (await loggedCalls(node)).filter(({ call }) => /group_page$/.test(String(call[1]))).length;
-    await stopLoggingEveryCommand(node);
-    return { page, calls };
-  }
-
-  const rowsOf = (page: FilteredPage) => page.items.map((row) => [row.rank, row.item, row.score, row.group]);
+  const counted = (ask: FilteredRead) => countedFilteredRead(world, ask);
 
   it.each([1, 3])(
     '%i shard(s): 1 000 excluded items and 100 excluded groups, a full page of 1 000 rows in one group_page call per shard',
@@ -91,7 +79,7 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
 
       const want = entries.slice(HEAD, HEAD + PAGE).map((e, n) => [HEAD + n + 1, e.item, e.amount, e.group]);
       expect(excludeItems).toHaveLength(EXCLUDE_ITEMS_MAX);
-      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+      expect({ truncated: page.truncated, rows: filteredRows(page), calls }).toEqual({
         truncated: false,
         rows: want,
         calls: shards,
@@ -118,7 +106,7 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
       [1, 'b0', 50_000, 'big'],
       ...entries.slice(head, head + singles - 1).map((e, n) => [head + n + 1, e.item, e.amount, e.group]),
     ];
-    return { truncated: page.truncated, rows: rowsOf(page), calls, model };
+    return { truncated: page.truncated, rows: filteredRows(page), calls, model };
   }
 
   it.each([1, 3])(

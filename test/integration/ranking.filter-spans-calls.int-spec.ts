@@ -1,15 +1,13 @@
 import { SpanTooCostlyError } from '../../src/common/errors';
 import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
-import { FilteredPage, FilteredRead } from '../../src/ranking/filters/filters.service';
+import { FilteredRead } from '../../src/ranking/filters/filters.service';
 import {
   EXCLUDE_ITEMS_MAX,
   FILTERED_DEPTH_ITEMS,
   GROUP_SCAN_ROWS,
 } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
-import type { Redis } from 'ioredis';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
-import { useFiltersGraph } from '../support/ranking-graph';
+import { countedFilteredRead, filteredRows, useFiltersGraph } from '../support/ranking-graph';
 
 /**
  * Issue #49: POST query with span scans the span's listing (its slots summed, as GET top?span reads
@@ -61,17 +59,7 @@ describe('a filtered page of a span (single, own server)', () => {
     await world.graph.ranking.top(board, 'w', 0, 1);
   }
 
-  /** The filtered page `ask` answers, and the group_page calls Redis ran for it. */
-  async function counted(ask: FilteredRead): Promise<{ page: FilteredPage; calls: number }> {
-    const node = world.redis.client as Redis;
-    await logEveryCommand(node);
-    const page = await world.filters.read(ask);
-    const calls = (await loggedCalls(node)).filter(({ call }) => /group_page$/.test(String(call[1]))).length;
-    await stopLoggingEveryCommand(node);
-    return { page, calls };
-  }
-
-  const rowsOf = (page: FilteredPage) => page.items.map((row) => [row.rank, row.item, row.score, row.group]);
+  const counted = (ask: FilteredRead) => countedFilteredRead(world, ask);
 
   it.each([1, 3])(
     '%i shard(s): a one-slot span past 1 000 excluded items, perGroup 1: its ranks, every row of it scanned once',
@@ -95,7 +83,7 @@ describe('a filtered page of a span (single, own server)', () => {
         (n) => [n + 1, current[n].item, current[n].amount, current[n].group],
       );
       // Each shard's span rows fit one call's scan: one call a shard, none finding nothing after them.
-      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+      expect({ truncated: page.truncated, rows: filteredRows(page), calls }).toEqual({
         truncated: false,
         rows: want,
         calls: shards,
@@ -126,7 +114,7 @@ describe('a filtered page of a span (single, own server)', () => {
       const { page, calls } = await counted(ask);
       const want = [0, 1, 3, 4].map((n) => [n + 1, `c${n}`, CURRENT - n + 1, 'big']);
       // A shard's span rows fit one call's scan with minActors too: each row's count is read with the span.
-      expect({ truncated: page.truncated, rows: rowsOf(page), calls }).toEqual({
+      expect({ truncated: page.truncated, rows: filteredRows(page), calls }).toEqual({
         truncated: false,
         rows: want,
         calls: shards,

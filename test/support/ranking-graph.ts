@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis, type TestRedisOptions, Topology } from '../../harness/redis';
-import { FiltersService } from '../../src/ranking/filters/filters.service';
+import { FilteredPage, FilteredRead, FiltersService } from '../../src/ranking/filters/filters.service';
 import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { validateConfig } from '../../src/common/config';
 import { WindowDrainingError } from '../../src/common/errors';
@@ -13,7 +13,8 @@ import type { RankingService } from '../../src/ranking/ranking.service';
 import type { ModelWindow } from './actor-caps-model';
 import { startTimesMs } from './ranking-ops';
 import { ExpiryService } from '../../src/ranking/expiry/expiry.service';
-import { expirePassesLogged, type LoggedCall } from './slowlog';
+import type { Redis } from 'ioredis';
+import { expirePassesLogged, loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from './slowlog';
 
 type PutBoard = RankingService['putBoard'];
 
@@ -204,3 +205,19 @@ export function useFiltersGraph(
   });
   return world;
 }
+
+/** The filtered page `ask` answers on `world`, and the group_page calls Redis ran for it. */
+export async function countedFilteredRead(
+  world: FiltersWorld,
+  ask: FilteredRead,
+): Promise<{ page: FilteredPage; calls: number }> {
+  const node = world.redis.client as Redis;
+  await logEveryCommand(node);
+  const page = await world.filters.read(ask);
+  const calls = (await loggedCalls(node)).filter(({ call }) => /group_page$/.test(String(call[1]))).length;
+  await stopLoggingEveryCommand(node);
+  return { page, calls };
+}
+
+/** A filtered page's rows as [rank, item, score, group]. */
+export const filteredRows = (page: FilteredPage) => page.items.map((row) => [row.rank, row.item, row.score, row.group]);
