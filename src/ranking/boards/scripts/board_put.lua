@@ -122,6 +122,19 @@ local function window_span_of(w)
   return w.periodSec .. 's/' .. w.intervalSec .. 's'
 end
 
+-- Whether two windows' settings are the same (every field but createdAtMs, a table's field by field):
+-- a window option's setting changed alone changes the config.
+local function same_settings(a, b)
+  if type(a) ~= 'table' or type(b) ~= 'table' then return a == b end
+  for field, value in pairs(a) do
+    if field ~= 'createdAtMs' and not same_settings(value, b[field]) then return false end
+  end
+  for field, _ in pairs(b) do
+    if field ~= 'createdAtMs' and a[field] == nil then return false end
+  end
+  return true
+end
+
 -- Compares the wanted windows with the stored ones (`plan.by_name`: the stored windows by name) into
 -- `plan`: changed, problems (refusals without reset), to_drop (with reset) and resnapshot; sets each
 -- wanted window's createdAtMs (kept, or now for a new or remade one).
@@ -147,6 +160,7 @@ local function board_compare_windows(r, plan, current)
       plan.changed = true
       plan.resnapshot[#plan.resnapshot + 1] = w.name
     end
+    if old ~= nil and not same_settings(old, w) then plan.changed = true end
     plan.by_name[w.name] = nil
   end
   for name, _ in pairs(plan.by_name) do
