@@ -14,11 +14,13 @@ describe("board_put: a window option's setting changed alone (real Redis)", () =
 
   it('is stored and answered; the same PUT again leaves the board unchanged', async () => {
     const board = await fns.board([hour], nowMs);
-    const put = (windows: object[], version: string) =>
-      fns.functions.call(RANKING.functions.boardPut, {
-        ...{ keys: board.keys, windows: windows as WindowSpec[], shards: 1, views: [] },
+    const put = async (windows: object[], version: string) => {
+      const reply = await fns.functions.call(RANKING.functions.boardPut, {
+        ...{ keys: board.keys, windows: windows as WindowSpec[], shards: 1, maxItems: undefined, views: [] },
         ...{ version, reset: false, nowMs: nowMs + 1000 },
       });
+      return { status: reply.status, windowsJson: reply.status === 'conflict' ? '' : reply.windowsJson };
+    };
     const probed = await put([{ ...hour, probe: true }], 'v-probe');
     expect([probed.status, JSON.parse(probed.windowsJson)]).toEqual([
       'updated',
