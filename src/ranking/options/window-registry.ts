@@ -22,8 +22,8 @@ export type WindowOptionsView = Intersection<ViewOf<(typeof WINDOW_OPTIONS)[numb
 /** The window options' fields of a PUT window, together (WindowDto extends it). */
 export type WindowOptionsPut = Intersection<PutOf<(typeof WINDOW_OPTIONS)[number]>>;
 
-// The list as its hooks take any window: each option's functions are typed by its own fragment.
-const options = (): readonly AnyWindowOption[] => WINDOW_OPTIONS as readonly AnyWindowOption[];
+// The list as the registry's loops take it: any window option, whatever its fragment.
+const options = (): readonly AnyWindowOption[] => WINDOW_OPTIONS;
 
 /** The window options' classes of their PUT window fields, in registry order (WindowDto takes them in as it loads). */
 export function windowPutFields(): Array<Type<object>> {
