@@ -10,24 +10,21 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { WINDOWS_PER_BOARD } from '../core/ranking.limits';
 import { VIEWS_MESSAGES } from '../options/views/views.messages';
 import { resolveViews, ViewConfig, ViewInput, ViewView, viewViewOf } from '../options/views/trending-math';
-import { resolveWindows, SnapshotSpec, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
-import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
+import { resolveWindows, WindowConfig, WindowInput, WindowSpec } from '../core/window-math';
+import { windowOptionsView, type WindowOptionsView } from '../options/window-registry';
 import { RankingSettings } from '../core/ranking.settings';
 import { costliestWrite } from '../core/write-cost';
 import { BoardCache } from './board-cache';
 import { BoardsStore } from './boards.store';
 
-/** A window as GET /boards shows it: a calendar window's period and interval are its longest period; an all-time window has neither. */
-export interface WindowView {
+/**
+ * A window as GET /boards shows it, with what its options show (windowOptionsView): a calendar window's
+ * period and interval are its longest period; an all-time window has neither.
+ */
+export interface WindowView extends Partial<WindowOptionsView> {
   name: string;
   period?: number;
   interval?: number;
-  allTime?: true;
-  snapshots?: SnapshotSpec;
-  calendar?: Calendar;
-  timeZone?: string;
-  weekStart?: WeekStart;
-  archive?: SnapshotSpec;
 }
 
 export interface BoardView extends Partial<BoardOptionsView> {
@@ -229,17 +226,8 @@ function viewOf(config: BoardConfig): BoardView {
 }
 
 function windowViewOf(w: WindowConfig): WindowView {
-  if (w.allTime) return { name: w.name, allTime: true };
-  const view: WindowView = { name: w.name, period: w.periodSec, interval: w.intervalSec };
-  if (!w.calendar) return w.snapshots ? { ...view, snapshots: w.snapshots } : view;
-  const { calendar, timeZone, weekStart } = w.calendar;
-  return {
-    ...view,
-    calendar,
-    timeZone,
-    ...(calendar === 'week' ? { weekStart } : {}),
-    ...(w.snapshots ? { archive: w.snapshots } : {}),
-  };
+  const { showsSpan, view } = windowOptionsView(w);
+  return { name: w.name, ...(showsSpan ? { period: w.periodSec, interval: w.intervalSec } : {}), ...view };
 }
 
 /** The windows a PUT declares; a group board's (groupOf) declares none and holds its member window's name. */

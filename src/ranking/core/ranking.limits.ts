@@ -45,12 +45,6 @@ export const DEFAULT_TOP_ITEMS = 10;
 export const WINDOWS_PER_BOARD: Bounds = { min: 1, max: 8 };
 export const MAX_SLOTS_PER_WINDOW = 10_000;
 /**
- * An all-time window's one slot, in seconds (year 3554): the scripts see a rolling window of this period
- * and interval, whose one slot starts at 0 and is never due. Its due time in ms (5e13) stays below 1e14,
- * so Lua's tostring (%.14g) writes it as plain digits.
- */
-export const ALL_TIME_SEC = 50_000_000_000;
-/**
  * Ids x shards one call of a sharded lookup on one node counts above (lookup_node: one ZCOUNT each at
  * most, 3 weighted units on `ties: first`): the calls run in parallel, one round, each a few
  * milliseconds at most (about 15 ms for 1 000 weighted counts under a loaded CI, so 500).

@@ -89,9 +89,6 @@ export const RANKING_MESSAGES = {
     `board "${board}": an expired slot of the window is still being drained after ${calls} drain calls; a read lists nothing from outside its window, retry in a moment`,
   shardedPageTooDeep: (maxDepth: number) =>
     `offset + limit must be at most ${maxDepth} on a sharded board (page deeper with /around)`,
-  allTimeTakes: (field: string, key: string) =>
-    `${field}.${key}: an all-time window keeps every event for good in one slot (it takes a name only: no period, interval, calendar, snapshots or archive)`,
-  allTimeNeedsName: (field: string) => `${field}: an all-time window needs a name`,
   allTimeNeedsCap: (board: string, window: string) =>
     `board "${board}": the all-time window "${window}" keeps its items for good, so the board needs maxItems (the most items it holds)`,
   likeOnAllTime: (board: string, window: string) =>

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { stepStartSec } from '../../common/duration';
 import { atProblem, eventTimeMs, resolveWindows, slotRule, windowHolds, windowSpan } from './window-math';
-import { ALL_TIME_SEC } from './ranking.limits';
+import { ALL_TIME_SEC } from '../options/all-time/all-time.limits';
 
 describe('windowSpan', () => {
   it('covers the newest period/interval slots, the current one included', () => {

@@ -3,51 +3,29 @@ import { RANKING_MESSAGES as M } from './ranking.messages';
 import { parseDurationSec, stepStartSec } from '../../common/duration';
 import { isName, NAME_RULE } from '../../common/names';
 import { MAX_FUTURE_SKEW_SEC } from '../../common/limits';
-import { ALL_TIME_SEC, MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
+import { MAX_SLOTS_PER_WINDOW, WINDOWS_PER_BOARD } from './ranking.limits';
 import { CalendarSpec, Period, periodAt } from '../options/calendar/calendar-math';
-import { calendarWindow, checkNoCalendarFields } from '../options/calendar/calendar-window';
 import { CALENDAR_MESSAGES } from '../options/calendar/calendar.limits';
+import type { WindowPut, WindowSlots } from '../options/window-option';
+import { resolveWindow, type WindowOptionsPut, type WindowOptionsSpec } from '../options/window-registry';
 
-/** A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included. */
-export interface WindowSpec {
-  name: string;
-  periodSec: number;
-  intervalSec: number;
-  /** Absent: the window keeps no history. On a calendar window: its archive (one per closed period). */
-  snapshots?: SnapshotSpec;
-  /**
-   * Present on a calendar window: one slot per period of the calendar; periodSec and intervalSec then
-   * hold the longest such period (an upper bound for whatever sizes by them), never a slot length.
-   */
-  calendar?: CalendarSpec;
-  /**
-   * Present (true) on an all-time window: one slot from the epoch that never expires (periodSec and
-   * intervalSec hold ALL_TIME_SEC, so the scripts treat it as a rolling window of one slot).
-   */
-  allTime?: true;
-}
-
-/** At each slot boundary the window's top `top` rows are stored; the newest `keep` boundaries are kept. */
-export interface SnapshotSpec {
-  keep: number;
-  top: number;
-}
+/**
+ * A window counts the newest periodSec / intervalSec slots of intervalSec each, the current one included;
+ * each window option adds its part (WindowOptionsSpec: `snapshots`, a calendar window's `calendar`, an
+ * all-time window's `allTime`).
+ */
+export interface WindowSpec extends WindowSlots, WindowOptionsSpec {}
 
 /** A window as stored: `createdAtMs` tells likes made before a reset remade the window from later ones. */
 export interface WindowConfig extends WindowSpec {
   createdAtMs: number;
 }
 
-export interface WindowInput {
+/** A window of a board PUT: its name and span, and every window option's fields. */
+export interface WindowInput extends Partial<WindowOptionsPut> {
   name?: string;
   period?: string | number;
   interval?: string | number;
-  snapshots?: SnapshotSpec;
-  calendar?: string;
-  timeZone?: string;
-  weekStart?: string;
-  archive?: SnapshotSpec;
-  allTime?: boolean;
 }
 
 /** How a window's slots fall at one time, as the scripts take it (window_lib's window arguments). */
@@ -145,7 +123,10 @@ export function atProblem(
   return undefined;
 }
 
-/** Checks a requested window list and resolves durations and default names; throws naming the problem. */
+/**
+ * Checks a requested window list and resolves durations and default names (each window's options: the
+ * window registry's resolveWindow); throws naming the problem.
+ */
 export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
   if (inputs.length < WINDOWS_PER_BOARD.min || inputs.length > WINDOWS_PER_BOARD.max) {
     throw new InvalidInputError(M.windowCount(WINDOWS_PER_BOARD.min, WINDOWS_PER_BOARD.max));
@@ -153,11 +134,7 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
   const seen = new Set<string>();
   return inputs.map((input, index) => {
     const field = `windows.${index}`;
-    const window = input.allTime
-      ? allTimeWindow(input, field)
-      : input.calendar === undefined
-        ? rollingWindow(input, field)
-        : calendarWindow(input, field);
+    const window = resolveWindow(input as WindowPut, field, rollingSlots);
     if (!isName(window.name)) throw new InvalidInputError(M.badWindowName(field, NAME_RULE));
     if (seen.has(window.name)) throw new InvalidInputError(M.windowNameTwice(field, window.name));
     seen.add(window.name);
@@ -165,8 +142,8 @@ export function resolveWindows(inputs: WindowInput[]): WindowSpec[] {
   });
 }
 
-function rollingWindow(input: WindowInput, field: string): WindowSpec {
-  checkNoCalendarFields(input, field);
+/** A rolling window's name and slots. */
+function rollingSlots(input: WindowPut, field: string): WindowSlots {
   const periodSec = parseDurationSec(input.period ?? '');
   const intervalSec = parseDurationSec(input.interval ?? '');
   if (periodSec === undefined) throw new InvalidInputError(M.notADuration(`${field}.period`));
@@ -175,16 +152,5 @@ function rollingWindow(input: WindowInput, field: string): WindowSpec {
   if (periodSec / intervalSec > MAX_SLOTS_PER_WINDOW) {
     throw new InvalidInputError(M.tooManySlots(field, periodSec / intervalSec, MAX_SLOTS_PER_WINDOW));
   }
-  const name = input.name ?? String(input.period);
-  const snapshots = input.snapshots && { keep: input.snapshots.keep, top: input.snapshots.top };
-  return { name, periodSec, intervalSec, ...(snapshots ? { snapshots } : {}) };
-}
-
-/** An all-time window: a name and nothing that sizes, ends or archives a slot. */
-function allTimeWindow(input: WindowInput, field: string): WindowSpec {
-  for (const key of ['period', 'interval', 'calendar', 'timeZone', 'weekStart', 'archive', 'snapshots'] as const) {
-    if (input[key] !== undefined) throw new InvalidInputError(M.allTimeTakes(field, key));
-  }
-  if (input.name === undefined) throw new InvalidInputError(M.allTimeNeedsName(field));
-  return { name: input.name, periodSec: ALL_TIME_SEC, intervalSec: ALL_TIME_SEC, allTime: true };
+  return { name: input.name ?? String(input.period), periodSec, intervalSec };
 }

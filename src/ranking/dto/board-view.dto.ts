@@ -1,33 +1,23 @@
 import type { Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { NextCursorProperty } from '../../common/dto';
-import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
-import {
-  ArchiveDto,
-  ArchiveViewProperty,
-  CalendarViewProperty,
-  TimeZoneViewProperty,
-  WeekStartViewProperty,
-} from '../options/calendar/calendar.option';
 import { type BoardOptionsView, optionViewFields } from '../options/registry';
+import { type WindowOptionsView, windowViewFields } from '../options/window-registry';
 import { SHARDS_PER_BOARD } from '../core/ranking.limits';
-import { SnapshotsDto, SnapshotsViewProperty } from '../options/snapshots/snapshots.option';
 
-/** A board as GET /admin/boards answers it: every setting it holds (options only when on). */
-export class WindowViewDto {
+/** A window view's own fields; each window option's come from its class of them (the window registry's windowViewFields). */
+class WindowViewFields {
   @ApiProperty() name!: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
   period?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'seconds (absent on an all-time window)' })
   interval?: number;
-  @ApiPropertyOptional({ description: 'Present (true) on an all-time window' }) allTime?: boolean;
-  @SnapshotsViewProperty()
-  snapshots?: SnapshotsDto;
-  @CalendarViewProperty() calendar?: Calendar;
-  @TimeZoneViewProperty() timeZone?: string;
-  @WeekStartViewProperty() weekStart?: WeekStart;
-  @ArchiveViewProperty() archive?: ArchiveDto;
 }
+
+/** A window as GET /admin/boards answers it: its own fields and every window option's shown (only when on). */
+export class WindowViewDto extends (IntersectionType(WindowViewFields, ...windowViewFields()) as Type<
+  WindowViewFields & Partial<WindowOptionsView>
+>) {}
 
 /** The board view's own fields; each option's come from its class of them (the registry's optionViewFields). */
 class BoardViewFields {

@@ -11,19 +11,12 @@ import {
   OptionalNameProperty,
   ToBool,
 } from '../../common/dto';
-import type { Calendar, WeekStart } from '../options/calendar/calendar-math';
-import {
-  ArchiveDto,
-  ArchiveProperty,
-  CalendarProperty,
-  TimeZoneProperty,
-  WeekStartProperty,
-} from '../options/calendar/calendar.option';
 import { type BoardOptionsPut, optionPutFields } from '../options/registry';
+import { type WindowOptionsPut, windowPutFields } from '../options/window-registry';
 import { BOARD_MAX_ITEMS, MAX_SLOTS_PER_WINDOW, SHARDS_PER_BOARD, WINDOWS_PER_BOARD } from '../core/ranking.limits';
-import { SnapshotsDto, SnapshotsProperty } from '../options/snapshots/snapshots.option';
 
-export class WindowDto {
+/** A PUT window's own fields; each window option's come from its class of them (the window registry's windowPutFields). */
+class WindowPutFields {
   @OptionalNameProperty('Window name (defaults to the period as given, e.g. "24h")', '24h')
   name?: string;
 
@@ -38,30 +31,12 @@ export class WindowDto {
     '1h',
   )
   interval?: string | number;
-
-  @CalendarProperty()
-  calendar?: Calendar;
-
-  @TimeZoneProperty()
-  timeZone?: string;
-
-  @WeekStartProperty()
-  weekStart?: WeekStart;
-
-  @ApiPropertyOptional({
-    description:
-      'An all-time window: keeps every event for good (one slot, no expiry; reads answer from/to null). Takes a name only; the board needs maxItems',
-  })
-  @IsOptionalNotNull()
-  @IsBoolean({ message: '$property must be true or false' })
-  allTime?: boolean;
-
-  @ArchiveProperty()
-  archive?: ArchiveDto;
-
-  @SnapshotsProperty()
-  snapshots?: SnapshotsDto;
 }
+
+/** A window of the board PUT body: its own fields and every window option's, each with its schema and validation. */
+export class WindowDto extends (IntersectionType(WindowPutFields, ...windowPutFields()) as ClassOf<
+  WindowPutFields & Partial<WindowOptionsPut>
+>) {}
 
 /** A board's windows: the type first, then their count, then each window. */
 const Windows = () =>

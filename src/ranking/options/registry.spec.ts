@@ -1,12 +1,15 @@
 /**
  * Each board option in a folder of its own (issue #46): the registry's line for it is the one export of
  * `src/ranking/options/<folder>/<folder>.option.ts`, every Lua module it loads lives in that folder, and
- * every folder under src/ranking/options/ is one registered option, so no option lives half elsewhere.
+ * every folder under src/ranking/options/ is one registered option (a board option, a window option of
+ * the window registry, or one of each), so no option lives half elsewhere.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BoardOption } from './board-option';
 import { BOARD_OPTIONS, optionsOfPut } from './registry';
+import type { WindowOption } from './window-option';
+import { WINDOW_OPTIONS } from './window-registry';
 
 const OPTIONS = __dirname;
 
@@ -15,12 +18,19 @@ const folders = readdirSync(OPTIONS, { withFileTypes: true })
   .map((entry) => entry.name)
   .sort();
 
-/** The registered options `<folder>/<folder>.option.ts` exports. */
+/** The registered board options `<folder>/<folder>.option.ts` exports. */
 function optionsOfFolder(folder: string): Array<BoardOption<object>> {
+  return BOARD_OPTIONS.filter((option) => exportsOf(folder).includes(option));
+}
+
+/** The registered window options `<folder>/<folder>.option.ts` exports. */
+function windowOptionsOfFolder(folder: string): Array<WindowOption<object>> {
+  return WINDOW_OPTIONS.filter((option) => exportsOf(folder).includes(option));
+}
+
+function exportsOf(folder: string): unknown[] {
   const file = join(OPTIONS, folder, `${folder}.option.ts`);
-  if (!existsSync(file)) return [];
-  const exported = Object.values(jest.requireActual<Record<string, unknown>>(file));
-  return BOARD_OPTIONS.filter((option) => exported.includes(option));
+  return existsSync(file) ? Object.values(jest.requireActual<Record<string, unknown>>(file)) : [];
 }
 
 describe('the board options, each in a folder of its own (issue #46)', () => {
@@ -33,7 +43,13 @@ describe('the board options, each in a folder of its own (issue #46)', () => {
   });
 
   it.each(folders)('%s/ holds one registered option, exported by its <folder>.option.ts', (folder) => {
-    expect(optionsOfFolder(folder)).toHaveLength(1);
+    const held = { board: optionsOfFolder(folder).length, window: windowOptionsOfFolder(folder).length };
+    expect([held.board, held.window]).toContainEqual(1);
+    expect(Math.max(held.board, held.window)).toBe(1);
+  });
+
+  it('finds every registered window option in one folder', () => {
+    expect(folders.flatMap(windowOptionsOfFolder)).toHaveLength(WINDOW_OPTIONS.length);
   });
 
   it('finds every registered option in one folder, with every Lua module it loads there', () => {

@@ -1114,6 +1114,8 @@ export interface components {
              * @example 1h
              */
             interval?: number | string;
+            /** @description An all-time window: keeps every event for good (one slot, no expiry; reads answer from/to null). Takes a name only; the board needs maxItems */
+            allTime?: boolean;
             /**
              * @description A calendar window instead of a rolling one: counts the current period of its time zone
              * @enum {string}
@@ -1129,8 +1131,6 @@ export interface components {
              * @enum {string}
              */
             weekStart?: "monday" | "sunday";
-            /** @description An all-time window: keeps every event for good (one slot, no expiry; reads answer from/to null). Takes a name only; the board needs maxItems */
-            allTime?: boolean;
             /** @description Calendar windows: keep each closed period's final standings (GET /boards/:board/archive) */
             archive?: components["schemas"]["ArchiveDto"];
             /** @description Keep the window's top rows at each slot boundary (GET /boards/:board/history, previousRank) */
@@ -1278,8 +1278,6 @@ export interface components {
             interval?: number;
             /** @description Present (true) on an all-time window */
             allTime?: boolean;
-            /** @description Present when the window keeps snapshots */
-            snapshots?: components["schemas"]["SnapshotsDto"];
             /**
              * @description Present on a calendar window
              * @enum {string}
@@ -1294,6 +1292,8 @@ export interface components {
             weekStart?: "monday" | "sunday";
             /** @description Present when a calendar window keeps archives */
             archive?: components["schemas"]["ArchiveDto"];
+            /** @description Present when the window keeps snapshots */
+            snapshots?: components["schemas"]["SnapshotsDto"];
         };
         ViewViewDto: {
             name: string;

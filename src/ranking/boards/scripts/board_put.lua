@@ -5,7 +5,8 @@
 -- shards). An identical config leaves everything (and the version) as is. On a sharded board this runs
 -- on shard 0, which holds the authoritative config; shard_sync copies it to the other shards.
 -- Likes stay: a window remade by a reset is newer than any like before it, so unlike skips it.
--- A window's `snapshots` ({ keep, top }) may change freely: its history then starts afresh.
+-- A window's `snapshots` ({ keep, top }) may change freely: its history then starts afresh; any other
+-- window option's field (src/ranking/options/window-registry.ts) too, the window kept as it is.
 -- Every change bumps `revision` (so shard_sync never applies an older config over a newer one) and
 -- `maxShards` remembers the most shards the board ever had (so leftover shards can always be found).
 -- A change of maxItems (most items the board holds; kept when not given) is a change like any other
@@ -13,7 +14,7 @@
 -- Keys: cfg (board config hash: version, revision, windows (call_lib), shards, maxShards, createdAtMs,
 --       maxItems (absent: no cap))
 -- Args (reader.read_call, CALLS.board_put): the header (no config version, now, no windows), then
---   windows       requested windows, JSON array of { name, periodSec, intervalSec, snapshots?, calendar? }
+--   windows       requested windows, JSON array of { name, periodSec, intervalSec } and each window option's fields
 --   shards        requested shards, or "" to keep the stored count (1 for a new board)
 --   new_version   version to store if anything changes (unique per change)
 --   reset         1 to drop the data of changed or removed windows, else 0
@@ -122,6 +123,19 @@ local function window_span_of(w)
   return w.periodSec .. 's/' .. w.intervalSec .. 's'
 end
 
+-- Whether two windows' settings are the same (every field but createdAtMs, a table's field by field):
+-- a window option's setting changed alone changes the config.
+local function same_settings(a, b)
+  if type(a) ~= 'table' or type(b) ~= 'table' then return a == b end
+  for field, value in pairs(a) do
+    if field ~= 'createdAtMs' and not same_settings(value, b[field]) then return false end
+  end
+  for field, _ in pairs(b) do
+    if field ~= 'createdAtMs' and a[field] == nil then return false end
+  end
+  return true
+end
+
 -- Compares the wanted windows with the stored ones (`plan.by_name`: the stored windows by name) into
 -- `plan`: changed, problems (refusals without reset), to_drop (with reset) and resnapshot; sets each
 -- wanted window's createdAtMs (kept, or now for a new or remade one).
@@ -147,6 +161,7 @@ local function board_compare_windows(r, plan, current)
       plan.changed = true
       plan.resnapshot[#plan.resnapshot + 1] = w.name
     end
+    if old ~= nil and not same_settings(old, w) then plan.changed = true end
     plan.by_name[w.name] = nil
   end
   for name, _ in pairs(plan.by_name) do

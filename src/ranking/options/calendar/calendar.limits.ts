@@ -41,6 +41,7 @@ export const CALENDAR_MESSAGES = {
   weekStartOffWeek: (field: string) => `${field}.weekStart applies to calendar "week" windows only`,
   snapshotsOnCalendar: (field: string) =>
     `${field}: a calendar window keeps archives ("archive": { "keep", "top" }), not snapshots`,
+  notOnCalendar: (field: string, key: string) => `${field}.${key} does not apply to calendar windows`,
   notCalendar: (board: string, window: string) =>
     `window "${window}" of board "${board}" is not a calendar window (archives are kept by calendar windows)`,
   calendarKeepsArchives: (board: string, window: string) =>

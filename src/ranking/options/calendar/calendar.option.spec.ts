@@ -55,7 +55,7 @@ describe('the calendar option', () => {
       return 'not refused';
     };
     expect(refusal(() => calendarWindow({ calendar: 'day', period: '1d' }, 'w'))).toMatch(/no period or interval/);
-    expect(refusal(() => calendarWindow({ calendar: 'day', snapshots: {} }, 'w'))).toMatch(/keeps archives/);
+    expect(refusal(() => calendarWindow({ calendar: 'day' }, 'w', ['snapshots']))).toMatch(/keeps archives/);
     expect(refusal(() => calendarWindow({ calendar: 'day', timeZone: 'Mars/Olympus' }, 'w'))).toMatch(/IANA/);
     expect(refusal(() => calendarWindow({ calendar: 'day', weekStart: 'sunday' }, 'w'))).toMatch(/"week" windows only/);
     expect(refusal(() => checkNoCalendarFields({ archive: { keep: 1, top: 1 } }, 'w'))).toBe(

@@ -4,7 +4,9 @@ import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { join } from 'node:path';
 import { IsOptionalNotNull, OptionalEnumProperty, settingProperties } from '../../../common/dto';
 import { modulesOnly, type BoardOption } from '../board-option';
-import { CALENDARS, WEEK_STARTS } from './calendar-math';
+import type { WindowOption } from '../window-option';
+import { type Calendar, CALENDARS, type WeekStart, WEEK_STARTS } from './calendar-math';
+import { calendarWindow, type CalendarWindowSpec, checkNoCalendarFields } from './calendar-window';
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from './calendar.limits';
 
 /** A calendar window's archive: the closed periods kept and the rows of each. */
@@ -69,6 +71,60 @@ export const CalendarViewProperty = () =>
 export const TimeZoneViewProperty = () => ApiPropertyOptional({ description: 'Calendar windows: the IANA time zone' });
 export const WeekStartViewProperty = () =>
   ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' });
+
+/** A PUT window's calendar fields (typed as strings: callers in code give them so, the DTO checks them). */
+class CalendarPutFields {
+  @CalendarProperty()
+  calendar?: string;
+
+  @TimeZoneProperty()
+  timeZone?: string;
+
+  @WeekStartProperty()
+  weekStart?: string;
+
+  @ArchiveProperty()
+  archive?: ArchiveDto;
+}
+
+/** A window view's calendar fields (present on a calendar window). */
+class CalendarViewFields {
+  @CalendarViewProperty() calendar?: Calendar;
+  @TimeZoneViewProperty() timeZone?: string;
+  @WeekStartViewProperty() weekStart?: WeekStart;
+  @ArchiveViewProperty() archive?: ArchiveDto;
+}
+
+/**
+ * Calendar windows: a window whose PUT sets `calendar` is one slot per period of its calendar in its
+ * time zone (calendar-window.ts), its archive kept as a window's history is (`snapshots` of its config);
+ * a rolling window takes none of its fields. Its view shows the calendar's fields, the archive as such.
+ */
+export const calendarWindowOption: WindowOption<CalendarWindowSpec, CalendarViewFields, CalendarPutFields> = {
+  name: 'calendar',
+  putFields: CalendarPutFields,
+  viewFields: CalendarViewFields,
+  putKeys: ['calendar', 'timeZone', 'weekStart', 'archive'],
+  kind: {
+    asked: (input) => input.calendar !== undefined,
+    resolve: calendarWindow,
+    holds: (window) => window.calendar !== undefined,
+    showsSpan: true,
+  },
+  fromPut: (input, field) => {
+    checkNoCalendarFields(input, field);
+    return {};
+  },
+  view: ({ calendar, snapshots }) =>
+    calendar === undefined
+      ? {}
+      : {
+          calendar: calendar.calendar,
+          timeZone: calendar.timeZone,
+          ...(calendar.calendar === 'week' ? { weekStart: calendar.weekStart } : {}),
+          ...(snapshots ? { archive: snapshots } : {}),
+        },
+};
 
 /**
  * Calendar windows and their archives: its fields are a window's (the board config holds none of its

@@ -3,6 +3,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
 import { settingProperties } from '../../../common/dto';
 import { modulesOnly, type BoardOption } from '../board-option';
+import type { WindowOption } from '../window-option';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
 
 /** A window's `snapshots`: the history it keeps. */
@@ -41,6 +42,42 @@ export const { put: SnapshotsProperty, view: SnapshotsViewProperty } = settingPr
   'Present when the window keeps snapshots',
 );
 
+/** At each slot boundary the window's top `top` rows are stored; the newest `keep` boundaries are kept. */
+export interface SnapshotSpec {
+  keep: number;
+  top: number;
+}
+
+/** A window's part of the window config: its history, absent when it keeps none. */
+export interface SnapshotsWindowSpec {
+  snapshots?: SnapshotSpec;
+}
+
+/** A PUT window's `snapshots` field. */
+class SnapshotsPutFields {
+  @SnapshotsProperty()
+  snapshots?: SnapshotsDto;
+}
+
+/** A window view's `snapshots` field. */
+class SnapshotsViewFields {
+  @SnapshotsViewProperty()
+  snapshots?: SnapshotsDto;
+}
+
+/** A rolling window's snapshots: its setting as the PUT gives it, shown when kept (a calendar window's are its archive). */
+export const snapshotsWindowOption: WindowOption<SnapshotsWindowSpec, SnapshotsViewFields, SnapshotsPutFields> = {
+  name: 'snapshots',
+  putFields: SnapshotsPutFields,
+  viewFields: SnapshotsViewFields,
+  putKeys: ['snapshots'],
+  fromPut: ({ snapshots }) => {
+    const asked = snapshots as SnapshotSpec | undefined;
+    return asked ? { snapshots: { keep: asked.keep, top: asked.top } } : {};
+  },
+  view: ({ snapshots }) => (snapshots ? { snapshots } : {}),
+};
+
 /**
  * Window history: snapshot_lib.lua takes a window's listing at its slot boundaries (and keeps the
  * board's change version; snapshot_rows_lib.lua stores and reads a listing's text), previous_ranks_lib.lua
@@ -49,8 +86,8 @@ export const { put: SnapshotsProperty, view: SnapshotsViewProperty } = settingPr
  * drops history on a config change.
  *
  * Its setting is each window's (`windows[].snapshots`, a calendar window's `archive` is kept the same
- * way), not a field of the board: the window config carries it (WindowSpec.snapshots), so the fields
- * here stay empty.
+ * way), not a field of the board: the window config carries it (snapshotsWindowOption, WindowSpec.snapshots),
+ * so the fields here stay empty.
  */
 export const snapshotsOption: BoardOption<object> = modulesOnly(
   'snapshots',
