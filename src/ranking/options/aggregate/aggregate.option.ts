@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
 import { OptionalEnumProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
-import { modulesOnly, type BoardOption, type BoardSettings } from '../board-option';
+import { modulesOnly, settingFields, type BoardOption, type BoardSettings } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
 import { AGGREGATE_MESSAGES as M, AGGREGATE_SCORE_WRITE_COST, MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
@@ -40,18 +40,6 @@ export function checkAggregate(board: BoardSettings): void {
 const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | undefined =>
   config.aggregate === undefined || config.aggregate === 'sum' ? undefined : config.aggregate;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class AggregatePutFields {
-  @AggregateProperty()
-  aggregate?: Aggregate;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class AggregateViewFields {
-  @AggregateViewProperty()
-  aggregate?: Aggregate;
-}
-
 /**
  * `aggregate: max | min | last`: windows keep the best (or latest) score recorded, aggregate_lib.lua's
  * slots and recomputation. Its field is one of the board's own, not passed on as an option's (`fields`
@@ -61,8 +49,7 @@ class AggregateViewFields {
  * The slices ask it what a board keeps (keptScore) and which writes it takes (writeMismatch).
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
-  putFields: AggregatePutFields,
-  viewFields: AggregateViewFields,
+  ...settingFields<AggregateConfig>('aggregate', { put: AggregateProperty, view: AggregateViewProperty }),
   ...modulesOnly('aggregate', [join(__dirname, 'aggregate_lib.lua')]),
   // Not among `fields`: the board PUT's store call passes the aggregate on its own.
   fromPut: (body) => ({ aggregate: body.aggregate as Aggregate | undefined }),
