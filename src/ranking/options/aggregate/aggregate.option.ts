@@ -1,6 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
-import { OptionalEnumProperty } from '../../../common/dto';
+import { modeProperties } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { modulesOnly, settingFields, type BoardOption, type BoardSettings } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
@@ -12,16 +11,16 @@ export interface AggregateConfig {
   aggregate?: Aggregate;
 }
 
-/** The board PUT's `aggregate` field: its schema and validation (applied bottom-up, as stacked decorators are). */
-export const AggregateProperty = () =>
-  OptionalEnumProperty(
-    AGGREGATES,
-    "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
-  );
-
-/** The board view's `aggregate` field (present when not sum). */
-export const AggregateViewProperty = () =>
-  ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' });
+/**
+ * The board PUT's `aggregate` field: its schema and validation (applied bottom-up, as stacked decorators are),
+ * and the board view's (present when not sum).
+ */
+export const { put: AggregateProperty, view: AggregateViewProperty } = modeProperties(
+  AGGREGATES,
+  "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
+  AGGREGATES,
+  'Present when not sum',
+);
 
 /**
  * Decay, hot and rising weigh sums of events: a max / min / last board takes none (segments and actors
