@@ -152,6 +152,12 @@ export function flagSetting<Field extends string>(
   };
 }
 
+/** The two decorators of one setting: as the board PUT takes it, and as the board view shows it. */
+export interface SettingDecorators {
+  readonly put: () => PropertyDecorator;
+  readonly view: () => PropertyDecorator;
+}
+
 /**
  * The option's classes of its one board field, `field` (putFields and viewFields): the PUT's holding it
  * under `decorators.put` (schema and validation), the view's under `decorators.view` (schema), the pair
@@ -159,7 +165,7 @@ export function flagSetting<Field extends string>(
  */
 export function settingFields<Put extends object, View extends object = Put>(
   field: keyof Put & keyof View & string,
-  decorators: { readonly put: () => PropertyDecorator; readonly view: () => PropertyDecorator },
+  decorators: SettingDecorators,
 ): { putFields: Type<Put>; viewFields: Type<View> } {
   return {
     putFields: fieldClass<Put>(field, decorators.put()),
@@ -170,7 +176,7 @@ export function settingFields<Put extends object, View extends object = Put>(
 /** The part of an option that is one field of the board, named after it: its name, fields and their classes (settingFields). */
 export function fieldSetting<Config extends object, View extends object = Config>(
   field: keyof Config & keyof View & string,
-  decorators: { readonly put: () => PropertyDecorator; readonly view: () => PropertyDecorator },
+  decorators: SettingDecorators,
 ): Pick<BoardOption<Config, View>, 'name' | 'fields' | 'putFields' | 'viewFields'> {
   return { name: field, fields: [field], ...settingFields<Config, View>(field, decorators) };
 }
