@@ -152,6 +152,45 @@ export function flagSetting<Field extends string>(
   };
 }
 
+/** The two decorators of one setting: as the board PUT takes it, and as the board view shows it. */
+export interface SettingDecorators {
+  readonly put: () => PropertyDecorator;
+  readonly view: () => PropertyDecorator;
+}
+
+/**
+ * The option's classes of its one board field, `field` (putFields and viewFields): the PUT's holding it
+ * under `decorators.put` (schema and validation), the view's under `decorators.view` (schema), the pair
+ * modeProperties and settingProperties declare together.
+ */
+export function settingFields<Put extends object, View extends object = Put>(
+  field: keyof Put & keyof View & string,
+  decorators: SettingDecorators,
+): { putFields: Type<Put>; viewFields: Type<View> } {
+  return {
+    putFields: fieldClass<Put>(field, decorators.put()),
+    viewFields: fieldClass<View>(field, decorators.view()),
+  };
+}
+
+/** The part of an option that is one field of the board, named after it: its name, fields and their classes (settingFields). */
+export function fieldSetting<Config extends object, View extends object = Config>(
+  field: keyof Config & keyof View & string,
+  decorators: SettingDecorators,
+): Pick<BoardOption<Config, View>, 'name' | 'fields' | 'putFields' | 'viewFields'> {
+  return { name: field, fields: [field], ...settingFields<Config, View>(field, decorators) };
+}
+
+/**
+ * A class declaring `field` under `decorator`, as a class declaration's decorated property would, but
+ * with no reflected type (design:type): the decorator's schema names the field's type.
+ */
+function fieldClass<Fields extends object>(field: string, decorator: PropertyDecorator): Type<Fields> {
+  class OptionFields {}
+  decorator(OptionFields.prototype, field);
+  return OptionFields as Type<Fields>;
+}
+
 /** A mode field as a function's reply answers it: one of `modes`, anything else a corrupt reply (an Error naming it). */
 export function modeOf<Mode extends string>(field: string, modes: readonly Mode[], value: unknown): Mode {
   const mode = modes.find((known) => known === value);

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { OptionalCheckedProperty } from '../../../common/dto';
-import { flagSetting, type BoardOption } from '../board-option';
+import { flagSetting, settingFields, type BoardOption } from '../board-option';
 import { CAP_PER_ITEM } from '../actor-caps/actor-caps.option';
 
 /** The option's part of a board config. */
@@ -26,6 +26,11 @@ export const ACTORS_MESSAGES = {
 /** A board PUT's `actors`: `true`, `false`, or `{ "capPerItem"?: c }` (actors kept, with a cap). */
 export type ActorsSetting = boolean | { capPerItem?: number };
 
+/** The option's field of the board PUT body. */
+interface ActorsPut {
+  actors?: ActorsSetting;
+}
+
 const ACTORS_MESSAGE = `actors must be true, false or an object like { "capPerItem": 10 } (capPerItem an integer ${CAP_PER_ITEM.min}-${CAP_PER_ITEM.max})`;
 
 function validActors(value: unknown): boolean {
@@ -43,6 +48,8 @@ function validActors(value: unknown): boolean {
 /** The board PUT's `actors` field: its schema and validation. */
 export const ActorsProperty = () =>
   OptionalCheckedProperty('isActorsSetting', validActors, () => ACTORS_MESSAGE, {
+    // The type a declared field reflects (design:type): @nestjs/swagger needs one, and shows oneOf alone.
+    type: Object,
     oneOf: [
       { type: 'boolean' },
       {
@@ -64,18 +71,6 @@ export function actorsKept(setting: ActorsSetting | undefined): boolean | undefi
 export const ActorsViewProperty = () =>
   ApiPropertyOptional({ enum: [true], description: 'Present when events may name an actor' });
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class ActorsPutFields {
-  @ActorsProperty()
-  actors?: ActorsSetting;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class ActorsViewFields {
-  @ActorsViewProperty()
-  actors?: boolean;
-}
-
 /**
  * `actors: true`: events name who sent them and the board keeps who contributed what (actor_lib.lua).
  * What an entry's actor adds to a write's cost goes with the entry (write-cost.ts), not with each place.
@@ -83,9 +78,8 @@ class ActorsViewFields {
  * actor's share out of a maximum), an all-time window (contributions would never leave), and a unique
  * view on a board without actors (it would count no one).
  */
-export const actorsOption: BoardOption<ActorsConfig, Partial<ActorsConfig>, ActorsPutFields> = {
-  putFields: ActorsPutFields,
-  viewFields: ActorsViewFields,
+export const actorsOption: BoardOption<ActorsConfig, Partial<ActorsConfig>, ActorsPut> = {
+  ...settingFields<ActorsPut, Partial<ActorsConfig>>('actors', { put: ActorsProperty, view: ActorsViewProperty }),
   fromPut: (body) => ({ actors: actorsKept(body.actors as ActorsSetting | undefined) }),
   ...flagSetting(
     'actors',

@@ -1,8 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { join } from 'node:path';
-import { OptionalEnumProperty } from '../../../common/dto';
+import { modeProperties } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
-import { modulesOnly, type BoardOption, type BoardSettings } from '../board-option';
+import { modulesOnly, settingFields, type BoardOption, type BoardSettings } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
 import { AGGREGATE_MESSAGES as M, AGGREGATE_SCORE_WRITE_COST, MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
@@ -12,16 +11,16 @@ export interface AggregateConfig {
   aggregate?: Aggregate;
 }
 
-/** The board PUT's `aggregate` field: its schema and validation (applied bottom-up, as stacked decorators are). */
-export const AggregateProperty = () =>
-  OptionalEnumProperty(
-    AGGREGATES,
-    "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
-  );
-
-/** The board view's `aggregate` field (present when not sum). */
-export const AggregateViewProperty = () =>
-  ApiPropertyOptional({ enum: AGGREGATES, description: 'Present when not sum' });
+/**
+ * The board PUT's `aggregate` field: its schema and validation (applied bottom-up, as stacked decorators are),
+ * and the board view's (present when not sum).
+ */
+export const { put: AggregateProperty, view: AggregateViewProperty } = modeProperties(
+  AGGREGATES,
+  "How a window combines an item's events: sum of increments and likes (default), or the max / min / latest score recorded by POST .../score inside the window. Views need sum. Omitted: the current one (sum for a new board). Changing it needs ?reset=true and drops the data",
+  AGGREGATES,
+  'Present when not sum',
+);
 
 /**
  * Decay, hot and rising weigh sums of events: a max / min / last board takes none (segments and actors
@@ -40,18 +39,6 @@ export function checkAggregate(board: BoardSettings): void {
 const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | undefined =>
   config.aggregate === undefined || config.aggregate === 'sum' ? undefined : config.aggregate;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class AggregatePutFields {
-  @AggregateProperty()
-  aggregate?: Aggregate;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class AggregateViewFields {
-  @AggregateViewProperty()
-  aggregate?: Aggregate;
-}
-
 /**
  * `aggregate: max | min | last`: windows keep the best (or latest) score recorded, aggregate_lib.lua's
  * slots and recomputation. Its field is one of the board's own, not passed on as an option's (`fields`
@@ -61,8 +48,7 @@ class AggregateViewFields {
  * The slices ask it what a board keeps (keptScore) and which writes it takes (writeMismatch).
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
-  putFields: AggregatePutFields,
-  viewFields: AggregateViewFields,
+  ...settingFields<AggregateConfig>('aggregate', { put: AggregateProperty, view: AggregateViewProperty }),
   ...modulesOnly('aggregate', [join(__dirname, 'aggregate_lib.lua')]),
   // Not among `fields`: the board PUT's store call passes the aggregate on its own.
   fromPut: (body) => ({ aggregate: body.aggregate as Aggregate | undefined }),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { OptionalCheckedProperty } from '../../../common/dto';
 import { isName } from '../../../common/names';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { settingFields, type BoardOption, type BoardSettings } from '../board-option';
 import { GROUP_TOP_MEMBERS } from './group-of.limits';
 
 /** A group board's setting: it ranks groups of the member board's items in one of its windows. */
@@ -89,22 +89,9 @@ export function groupBoardWindows(setting: { window: string }): { name: string; 
   return [{ name: setting.window, allTime: true }];
 }
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class GroupOfPutFields {
-  @GroupOfProperty()
-  groupOf?: GroupOfSetting;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class GroupOfViewFields {
-  @GroupOfViewProperty()
-  groupOf?: GroupOfSetting;
-}
-
 /** `groupOf`: group_of_lib.lua keeps the groups' scores under the member board's hash tag (group_members_lib.lua: which members count), group_history_lib.lua their history (group_parts_lib.lua: over a sharded member board, each shard's part of it), group_history_out_lib.lua what an item retraction rewrites of it. */
 export const groupOfOption: BoardOption<GroupOfConfig> = {
-  putFields: GroupOfPutFields,
-  viewFields: GroupOfViewFields,
+  ...settingFields<GroupOfConfig>('groupOf', { put: GroupOfProperty, view: GroupOfViewProperty }),
   name: 'group_of',
   fields: ['groupOf'],
   luaModules: [

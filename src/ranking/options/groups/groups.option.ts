@@ -7,7 +7,7 @@ import { IsId, IsOptionalNotNull } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { ID_LENGTH_CHARS } from '../../../common/limits';
 import { ID_RULE } from '../../../common/names';
-import { flagSetting, type BoardOption } from '../board-option';
+import { flagSetting, settingFields, type BoardOption } from '../board-option';
 import { GROUPS_MESSAGES } from './groups.limits';
 
 /** The option's part of a board config. */
@@ -30,6 +30,7 @@ export const GroupsProperty = () =>
     IsBoolean({ message: 'groups must be true or false' }),
     IsOptionalNotNull(),
     ApiPropertyOptional({
+      type: 'boolean',
       description:
         "Lets increments and batch entries name a `group` (an author, channel or domain): the latest one names the item's group, rows carry it, and `?perGroup=` / POST .../query filter by it. Omitted: the current setting (off for a new board). Turning it off forgets every group",
     }),
@@ -74,22 +75,9 @@ export function checkGroup(field: string, group: string | undefined, board: { na
 
 const on = (config: Readonly<GroupsConfig>) => config.groups === true;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class GroupsPutFields {
-  @GroupsProperty()
-  groups?: boolean;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class GroupsViewFields {
-  @GroupsViewProperty()
-  groups?: boolean;
-}
-
 /** `groups: true`: groups_lib.lua keeps each shard's item -> group map. */
 export const groupsOption: BoardOption<GroupsConfig> = {
-  putFields: GroupsPutFields,
-  viewFields: GroupsViewFields,
+  ...settingFields<GroupsConfig>('groups', { put: GroupsProperty, view: GroupsViewProperty }),
   ...flagSetting('groups', [join(__dirname, 'groups_lib.lua')]),
   writeCostPerPlace: (config) => (on(config) ? GROUPS_WRITE_COST : 0),
 };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { OptionalCheckedProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { isName, NAME_RULE } from '../../../common/names';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
 import { LEAGUE_PLACEMENT_WRITE_COST, LEAGUE_SIZE, LEAGUE_TIERS, LEAGUES_MESSAGES as M } from './leagues.limits';
 
 /** A board's `leagues` setting. */
@@ -97,24 +97,9 @@ const settingOf = (value: unknown): LeaguesSetting => {
   return { window: s.window, size: s.size, tiers: [...s.tiers], promote: s.promote, relegate: s.relegate };
 };
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class LeaguesPutFields {
-  @LeaguesProperty()
-  leagues?: LeaguesSetting;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class LeaguesViewFields {
-  @LeaguesViewProperty()
-  leagues?: LeaguesSetting;
-}
-
 /** `leagues`: leagues_lib.lua places items in cohorts as they write and rolls each closed period once. */
 export const leaguesOption: BoardOption<LeaguesConfig> = {
-  putFields: LeaguesPutFields,
-  viewFields: LeaguesViewFields,
-  name: 'leagues',
-  fields: ['leagues'],
+  ...fieldSetting<LeaguesConfig>('leagues', { put: LeaguesProperty, view: LeaguesViewProperty }),
   luaModules: [join(__dirname, 'leagues_lib.lua')],
   fromStored: (fields) => (fields.leagues ? { leagues: settingOf(JSON.parse(fields.leagues)) } : {}),
   fromReply: (fields) =>

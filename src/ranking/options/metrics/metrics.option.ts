@@ -6,7 +6,7 @@ import { DomainError, InvalidInputError } from '../../../common/errors';
 import { IsOptionalNotNull } from '../../../common/dto';
 import type { FieldRule } from '../../../common/compiled-checks';
 import { optional } from '../../../common/compiled-checks';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../calendar/calendar.limits';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../snapshots/snapshots.limits';
 
@@ -118,18 +118,6 @@ export const ArchiveMetricCountsProperty = () =>
 
 const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ?? 0) > 0;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class MetricsPutFields {
-  @MetricsProperty()
-  metrics?: string[];
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class MetricsViewFields {
-  @MetricsViewProperty()
-  metrics?: string[];
-}
-
 /**
  * `metrics`: a metric other than the first keeps its windows as a parallel set of the board's window
  * keys, `<window>~@<metric>:...` in the same hash tag, so that each metric is exactly a board of its own
@@ -137,10 +125,7 @@ class MetricsViewFields {
  * their window.
  */
 export const metricsOption: BoardOption<MetricsConfig> = {
-  putFields: MetricsPutFields,
-  viewFields: MetricsViewFields,
-  name: 'metrics',
-  fields: ['metrics'],
+  ...fieldSetting<MetricsConfig>('metrics', { put: MetricsProperty, view: MetricsViewProperty }),
   luaModules: [
     join(__dirname, 'metric_formulas.lua'),
     join(__dirname, 'metrics_lib.lua'),

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
 import { join } from 'node:path';
 import { settingProperties } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { fieldSetting, type BoardOption } from '../board-option';
 
 /** The board's `moderation` object. */
 export class ModerationSettingsDto {
@@ -30,18 +30,6 @@ export const { put: ModerationProperty, view: ModerationViewProperty } = setting
 
 const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.review === true;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class ModerationPutFields {
-  @ModerationProperty()
-  moderation?: ModerationSettingsDto;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class ModerationViewFields {
-  @ModerationViewProperty()
-  moderation?: ModerationSettingsDto;
-}
-
 /**
  * Moderation: moderation_lib.lua keeps each shard's item states and answers order_lib which items
  * its listings leave out (hidden ones, or on a review board all but the allowed ones);
@@ -49,10 +37,7 @@ class ModerationViewFields {
  * moderation_history_lib.lua adds, for reads of kept listings, the archived items of moderated groups.
  */
 export const moderationOption: BoardOption<ModerationConfig> = {
-  putFields: ModerationPutFields,
-  viewFields: ModerationViewFields,
-  name: 'moderation',
-  fields: ['moderation'],
+  ...fieldSetting<ModerationConfig>('moderation', { put: ModerationProperty, view: ModerationViewProperty }),
   luaModules: [
     join(__dirname, 'moderation_lib.lua'),
     join(__dirname, 'moderation_count_lib.lua'),

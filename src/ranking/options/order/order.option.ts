@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { modeProperties } from '../../../common/dto';
-import { modeOf, type BoardOption, type BoardSettings } from '../board-option';
+import { fieldSetting, modeOf, type BoardOption, type BoardSettings } from '../board-option';
 
 /** Which scores rank higher: the higher (desc, the default) or the lower (asc: race times, golf). */
 export const SCORE_ORDERS = ['desc', 'asc'] as const;
@@ -34,24 +34,9 @@ export const { put: OrderProperty, view: OrderViewProperty } = modeProperties(
 
 const ascending = (config: Readonly<OrderConfig>) => config.order === 'asc';
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class OrderPutFields {
-  @OrderProperty()
-  order?: ScoreOrder;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class OrderViewFields {
-  @OrderViewProperty()
-  order?: ScoreOrder;
-}
-
 /** `order: asc`: score_order_lib.lua's hooks list and count the results lowest score first. */
 export const orderOption: BoardOption<OrderConfig> = {
-  putFields: OrderPutFields,
-  viewFields: OrderViewFields,
-  name: 'order',
-  fields: ['order'],
+  ...fieldSetting<OrderConfig>('order', { put: OrderProperty, view: OrderViewProperty }),
   luaModules: [join(__dirname, 'score_order_lib.lua')],
   fromStored: (fields) => (fields.order === 'asc' ? { order: 'asc' } : {}),
   fromReply: (fields) =>

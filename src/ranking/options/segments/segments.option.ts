@@ -3,7 +3,7 @@ import { IsInt, Max, Min } from 'class-validator';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { settingProperties } from '../../../common/dto';
-import type { BoardOption } from '../board-option';
+import { settingFields, type BoardOption } from '../board-option';
 import { SEGMENTS_MAX } from './segments.limits';
 
 /** The option's part of a board config. */
@@ -16,6 +16,11 @@ export interface SegmentsConfig {
 export interface SegmentsView {
   /** Present when the board takes segments. */
   segments?: { max: number };
+}
+
+/** The option's field of the board PUT body. */
+interface SegmentsPut {
+  segments?: SegmentsDto;
 }
 
 /** Its messages: the board PUTs, writes and reads it refuses. */
@@ -67,25 +72,12 @@ export function segmentsOf(setting: SegmentsDto | undefined): SegmentsConfig {
 
 const declared = (config: Readonly<SegmentsConfig>) => config.segmentsMax !== undefined;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class SegmentsPutFields {
-  @SegmentsProperty()
-  segments?: SegmentsDto;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class SegmentsViewFields {
-  @SegmentsViewProperty()
-  segments?: SegmentsDto;
-}
-
 /**
  * `segments: { max }`: events name segments, sub-boards of a shard (segment_lib.lua). What an entry's
  * segments add to a write's cost goes with the entry (write-cost.ts), not with each place.
  */
-export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView, SegmentsPutFields> = {
-  putFields: SegmentsPutFields,
-  viewFields: SegmentsViewFields,
+export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView, SegmentsPut> = {
+  ...settingFields<SegmentsPut, SegmentsView>('segments', { put: SegmentsProperty, view: SegmentsViewProperty }),
   fromPut: (body) => segmentsOf(body.segments as SegmentsDto | undefined),
   name: 'segments',
   fields: ['segmentsMax'],

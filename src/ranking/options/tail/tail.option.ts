@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { settingProperties } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import type { Bounds } from '../../../common/limits';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
 
 /** Rows of each window guaranteed exact (K): never pruned while among the best K. */
 export const TAIL_EXACT_ROWS: Bounds = { min: 1, max: 1000 };
@@ -90,24 +90,9 @@ export const TailBoundProperty = () =>
 const intOf = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class TailPutFields {
-  @TailProperty()
-  tail?: TailSetting;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class TailViewFields {
-  @TailViewProperty()
-  tail?: TailSetting;
-}
-
 /** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter, tail_pack_lib.lua packs what they keep; reads certify the head. */
 export const tailOption: BoardOption<TailConfig> = {
-  putFields: TailPutFields,
-  viewFields: TailViewFields,
-  name: 'tail',
-  fields: ['tail'],
+  ...fieldSetting<TailConfig>('tail', { put: TailProperty, view: TailViewProperty }),
   luaModules: [join(__dirname, 'tail_lib.lua'), join(__dirname, 'tail_pack_lib.lua')],
   fromStored: (fields) =>
     fields.tailExact === undefined

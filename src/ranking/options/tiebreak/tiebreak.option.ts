@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { TIEBREAK_BOUND, TIEBREAK_BOUNDS } from './tiebreak.limits';
 import { OptionalCheckedProperty, OptionalIntProperty } from '../../../common/dto';
-import type { BoardOption, BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
 
 /** Which tiebreak wins between equal scores: the higher (desc) or the lower (asc). */
 export const TIEBREAK_ORDERS = ['desc', 'asc'] as const;
@@ -137,24 +137,9 @@ function checkBoard(board: BoardSettings): void {
   if (board.aggregate === 'sum') throw new InvalidInputError(TIEBREAK_MESSAGES.needsBest(board.name));
 }
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class TiebreakPutFields {
-  @TiebreakProperty()
-  tiebreak?: TiebreakSetting;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class TiebreakViewFields {
-  @TiebreakViewProperty()
-  tiebreak?: TiebreakSetting;
-}
-
 /** `tiebreak`: tiebreak_lib.lua keeps each window's pairs in order beside its results. */
 export const tiebreakOption: BoardOption<TiebreakConfig> = {
-  putFields: TiebreakPutFields,
-  viewFields: TiebreakViewFields,
-  name: 'tiebreak',
-  fields: ['tiebreak'],
+  ...fieldSetting<TiebreakConfig>('tiebreak', { put: TiebreakProperty, view: TiebreakViewProperty }),
   luaModules: [join(__dirname, 'tiebreak_lib.lua')],
   fromStored: (fields) =>
     fields.tiebreak === 'asc' || fields.tiebreak === 'desc' ? { tiebreak: { order: fields.tiebreak } } : {},

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { modeProperties } from '../../../common/dto';
-import { modeOf, type BoardOption } from '../board-option';
+import { fieldSetting, modeOf, type BoardOption } from '../board-option';
 
 /** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
 export const TIES_MODES = ['shared', 'first'] as const;
@@ -34,24 +34,9 @@ export const { put: TiesProperty, view: TiesViewProperty } = modeProperties(
 
 const strict = (config: Readonly<TiesConfig>) => config.ties === 'first';
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class TiesPutFields {
-  @TiesProperty()
-  ties?: TiesMode;
-}
-
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class TiesViewFields {
-  @TiesViewProperty()
-  ties?: TiesMode;
-}
-
 /** `ties: first`: strict ranks, kept by ties_lib.lua's order beside each window's results. */
 export const tiesOption: BoardOption<TiesConfig> = {
-  putFields: TiesPutFields,
-  viewFields: TiesViewFields,
-  name: 'ties',
-  fields: ['ties'],
+  ...fieldSetting<TiesConfig>('ties', { put: TiesProperty, view: TiesViewProperty }),
   luaModules: [join(__dirname, 'ties_lib.lua')],
   fromStored: (fields) => ({ ties: fields.ties === 'first' ? 'first' : 'shared' }),
   fromReply: (fields) => ({ ties: modeOf('ties', TIES_MODES, fields.ties) }),

@@ -10,7 +10,7 @@ import {
   OptionalIntProperty,
   OptionalNameProperty,
 } from '../../../common/dto';
-import { modulesOnly, type BoardOption } from '../board-option';
+import { modulesOnly, settingFields, type BoardOption } from '../board-option';
 import { ViewMetricProperty } from '../metrics/metrics.option';
 import { VIEW_MODES, type ViewMode } from './trending-math';
 import {
@@ -95,15 +95,13 @@ export class ViewViewDto {
 export const ViewsViewProperty = () =>
   ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' });
 
-/** The option's fields of the board PUT body (PutBoardDto takes them): schema and validation. */
-class ViewsPutFields {
-  @ViewsProperty()
+/** The option's field of the board PUT body. */
+interface ViewsPut {
   views?: ViewDto[];
 }
 
-/** The option's fields of the board's view (BoardViewDto takes them): their schema. */
-class ViewsViewFields {
-  @ViewsViewProperty()
+/** The option's field of the board's view. */
+interface ViewsView {
   views?: ViewViewDto[];
 }
 
@@ -117,13 +115,12 @@ class ViewsViewFields {
  * by views_lib on a change, so the board PUT and its view carry them as `views` (ViewsProperty), the
  * board config as ViewConfig[], and the fields here stay empty.
  */
-export const viewsOption: BoardOption<object, object, ViewsPutFields> = {
+export const viewsOption: BoardOption<object, object, ViewsPut> = {
   ...modulesOnly(
     'views',
     ['views_lib.lua', 'view_decay_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) =>
       join(__dirname, file),
     ),
   ),
-  putFields: ViewsPutFields,
-  viewFields: ViewsViewFields,
+  ...settingFields<ViewsPut, ViewsView>('views', { put: ViewsProperty, view: ViewsViewProperty }),
 };
