@@ -51,11 +51,11 @@ describe.each(TOPOLOGIES)('a group listing rewritten by an item retraction, spli
     return (await Promise.all(nodes.map((node) => node.keys(pattern)))).flat();
   }
 
-  /** g0 first in `hg`'s newest kept listing over `hm` (2 shards). */
-  async function listed(hm: string, hg: string): Promise<void> {
+  /** g0 first in `hg`'s newest kept listing over `hm` (2 shards unless told). */
+  async function listed(hm: string, hg: string, shards = 2): Promise<void> {
     const { ranking, groupBoards } = world.graph;
     const snapshots = { keep: 1000, top: 1000 };
-    await ranking.putBoard({ name: hm, windows: [{ name: 'w', period: 3600, interval: 60, snapshots }], shards: 2 });
+    await ranking.putBoard({ name: hm, windows: [{ name: 'w', period: 3600, interval: 60, snapshots }], shards });
     await ranking.putBoard({ name: hg, groupOf: { board: hm, window: 'w', top: MEMBERS, decay: 1 } });
     const joins = [
       ...Array.from({ length: MEMBERS }, (_, k) => ({ group: 'g0', item: `p${k}` })),
@@ -135,5 +135,13 @@ describe.each(TOPOLOGIES)('a group listing rewritten by an item retraction, spli
     expect(await groupsOf('cg')).toEqual(listingWith(MEMBERS - 2));
     for (let call = 0; call < 10 && !(await stepped('cm', 'first', 'p0')); call++);
     expect(await groupsOf('cg')).toEqual(listingWith(MEMBERS - 2));
+  });
+
+  it("an unsharded member board's retraction (retract_item's steps) ends with the same listing", async () => {
+    const { retractions } = world.graph;
+    await listed('um', 'ug', 1);
+    const started = (await retractions.start('um', { kind: 'item', id: 'p0' })).body;
+    await retractions.settled('um', started.id);
+    expect(await groupsOf('ug')).toEqual(listingWith(MEMBERS - 1));
   });
 });
