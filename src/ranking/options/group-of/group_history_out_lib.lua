@@ -8,7 +8,8 @@
 --                         ("\30<item>\31<score>" rows), for each group the listing holds;
 --                         "i\31<item>" -> its group; "\29r" -> the rule ("<top> <decay>");
 --                         "\29n" -> how many of the listing's groups are recorded (-1: done);
---                         "\29c" -> the counted members recorded
+--                         "\29c" -> the counted members recorded; "m\31<item>", "s\31<group>" -> a
+--                         retraction's rewrite split over two calls (MOVE, SCORE below)
 -- at most the listing's share of MAX_RECORDED_MEMBERS_PER_BOARD (listing_room: groups best first until
 -- the next would pass it; a retraction leaves the rows of the groups not recorded as they were),
 -- recorded a few groups at a time within the call's crossing rows (snapshot_lib's crossing_work: a
@@ -22,6 +23,15 @@
 -- KEYS: 0
 
 local NEXT, RULE, COUNT, GROUP, ITEM = '\29n', '\29r', '\29c', 'g\31', 'i\31'
+-- A rewrite split over two calls (listing_without): "m\31<item>" -> its group, whose record no longer
+-- counts the item but whose listed row has not moved yet; "s\31<group>" -> the score the row moves to
+-- ('': out), the group's record's now (a rewrite moving the row to it drops it).
+local MOVE, SCORE = 'm\31', 's\31'
+-- The work of one call's rewrite of a listing: MEMBER_WORK a member row of the group's record summed
+-- again (~2.7 k instructions), ROW_WORK a listing row written again (~4 k), beside the call's ~2.2 M of
+-- reads; past WORK_PER_CALL the record is rewritten in one call and the row moved in the next (a group of
+-- 1 000 members sinking past 999 rows: 11.4-11.7 M in one call; issue #45). A call of either alone fits.
+local MEMBER_WORK, ROW_WORK, WORK_PER_CALL = 2, 3, 3000
 -- A merged record's while it is written (counted_page): the merge's token, and 1 once a group did not fit.
 local TOKEN, FULL = '\29t', '\29f'
 -- Rows a ZADD of previous ranks written again takes at once (its arguments within Lua's C stack).
@@ -80,8 +90,8 @@ end
 -- score's text as stored, so a rewrite copies it rather than formatting it again (the same double).
 local ROW = archive.SNAP_ROW .. '([^\30\31]*)\31([^\30\31]*)'
 
--- The group's counted members at `at` without `item`, recorded again: the record's text without the
--- item's row (rows "\30<item>\31<score>", record_rows'); answers its score now (nil: it counts no member).
+-- The group's counted members at `at` without `item`: the record's text without the item's row (rows
+-- "\30<item>\31<score>", record_rows'), its score now (nil: it counts no member) and the member rows summed.
 -- The sum is taken again in the members' order (the rows before the item's, then those after it), so it
 -- is the one a crossing takes over the same members; only the scores are read, not the items.
 local function group_without(key, group, item)
@@ -94,10 +104,21 @@ local function group_without(key, group, item)
   end
   local kept, sum, weight = 0, 0, 1
   for held in string.gmatch(text, '\31([^\30\31]*)') do kept, sum, weight = kept + 1, sum + weight * held, weight * decay end
+  if kept == 0 then return text, nil, 0 end
+  return text, tonumber(string.format('%.17g', sum)), kept
+end
+
+-- The group's record at `key` without `item` (`text`, group_without's). `score` (nil: out) is the one its
+-- row moves to: `pending` keeps it for the call that moves the row (its MOVE and SCORE fields), else the
+-- row moves in this call and a score another rewrite left pending is dropped (the row takes this one).
+local function group_written(key, group, item, text, score, pending)
   redis.call('HSET', key, GROUP .. group, text)
   redis.call('HDEL', key, ITEM .. item)
-  if kept == 0 then return nil end
-  return tonumber(string.format('%.17g', sum))
+  if not pending then
+    redis.call('HDEL', key, SCORE .. group)
+    return
+  end
+  redis.call('HSET', key, MOVE .. item, group, SCORE .. group, score and string.format('%.17g', score) or '')
 end
 
 -- The row of a listing's text starting at byte `at`: its item, score text and stored position (nil in a
@@ -133,34 +154,46 @@ local function place_of(text, moved, ascending)
   return lo
 end
 
+-- A listing row's item and score ("\30<item>\31<score>"), without what follows (its position).
+local ROW_HEAD = archive.SNAP_ROW .. '[^\30\31]*\31[^\30\31]*'
+
 -- The rows of `segment` (a listing's text) written again into `parts` with positions from `first` on,
--- items and scores' texts as stored; answers how many.
+-- items and scores' texts as stored, positions' texts the library's (no sprintf a row); answers how many.
 local function renumbered(segment, first, parts)
-  local n = first
-  for item, held in string.gmatch(segment, ROW) do
-    parts[#parts + 1] = archive.SNAP_ROW .. item .. archive.SNAP_FIELD .. held .. archive.SNAP_FIELD .. n
+  local n, k, positions, field = first, #parts, archive.POSITION_TEXTS, archive.SNAP_FIELD
+  for head in string.gmatch(segment, ROW_HEAD) do
+    k = k + 1
+    parts[k] = head .. field .. (positions[n] or n)
     n = n + 1
   end
   return n - first
 end
 
--- The listing's text `text` of `count` rows (its `group` row, if listed, `old`: bytes old.at..old.after - 1
--- at position old.position) with the group's row at `score` (nil: out), in the board's order. Rows
--- before both its old place and its new one keep their text, and so do rows after both when it is
--- listed before and after; the rows between are written again with their new positions. Only the rows
--- a binary search visits and those between are read: a listing of 1 000 rows was parsed whole (issue #45).
-local function moved_text(text, count, group, score, ascending, old)
+-- The move of `group`'s row in the listing's text `text` of `count` rows (its row, if listed, `old`: bytes
+-- old.at..old.after - 1 at position old.position) to `score` (nil: out), in the board's order: the text
+-- without the row (`rest`, `left` rows), the row's old place there (`cut`) and new one (`at`), and the
+-- bytes of the rows written again (`first`..`last` - 1, `rows` of them). Rows before both places keep
+-- their text, and so do rows after both when it is listed before and after. Only the rows a binary search
+-- visits are read: a listing of 1 000 rows was parsed whole (issue #45).
+local function move_of(text, count, group, score, ascending, old)
   local rest = old and (string.sub(text, 1, old.at - 1) .. string.sub(text, old.after)) or text
   local cut, left = old and old.at or #rest + 1, old and count - 1 or count
   local at = score and place_of(rest, { item = group, score = score }, ascending) or #rest + 1
-  local first = math.min(cut, at)
-  local n = (old and first == cut) and old.position or rows_before(rest, first, left) + 1
+  local first, last = math.min(cut, at), (old and score) and math.max(cut, at) or #rest + 1
+  local rows = rows_before(rest, last, left) - rows_before(rest, first, left)
+  return { rest = rest, cut = cut, left = left, at = at, first = first, last = last, rows = math.max(rows, 0) }
+end
+
+-- The listing's text after `move` (move_of's) of `group`'s row (`old`) to `score` (nil: out): the rows
+-- between its old place and its new one written again with their new positions.
+local function moved_text(move, group, score, old)
+  local rest, cut, at, first, last = move.rest, move.cut, move.at, move.first, move.last
+  local n = (old and first == cut) and old.position or rows_before(rest, first, move.left) + 1
   local parts = { string.sub(rest, 1, first - 1) }
   local row = score and archive.SNAP_ROW .. group .. archive.SNAP_FIELD .. string.format('%.17g', score) .. archive.SNAP_FIELD
   if row and at <= cut then
     parts[2], n = row .. n, n + 1
   end
-  local last = (old and score) and math.max(cut, at) or #rest + 1
   n = n + renumbered(string.sub(rest, first, last - 1), n, parts)
   if row and at > cut then parts[#parts + 1] = row .. n end
   parts[#parts + 1] = string.sub(rest, last)
@@ -198,27 +231,54 @@ local function listing_count(text)
   return snaprows.row_count(text) or select(2, string.gsub(text, archive.SNAP_ROW, ''))
 end
 
+-- The listing's text `text`'s rows, `group`'s row in it ({ at, after, position }: nil when not listed)
+-- and that row's score text.
+local function listed_old(text, group)
+  local count = listing_count(text)
+  local old_at = string.find(text, archive.SNAP_ROW .. group .. archive.SNAP_FIELD, 1, true)
+  if not old_at then return count, nil, nil end
+  local _, held, position, after = listed_row(text, old_at)
+  return count, { at = old_at, after = after, position = position or rows_before(text, old_at, count) + 1 }, held
+end
+
+-- The score the row of `group` moves to, which a rewrite of `item` left pending (MOVE): false when
+-- another rewrite moved the row since (it took the SCORE field), else the record's score (nil: out).
+local function pending_score(key, group, item)
+  local held = redis.call('HGET', key, SCORE .. group)
+  redis.call('HDEL', key, MOVE .. item, SCORE .. group)
+  if not held then return false end
+  return tonumber(held)
+end
+
 -- The kept listing at `at` of the group board at `base` without `item`'s share (see above); the
--- newest one's previous ranks follow. Answers the listing's rows (0: the item counted for no group there).
-local function listing_without(base, at, item, newest)
+-- newest one's previous ranks follow. Answers the listing's rows (0: the item counted for no group
+-- there), and true when only the group's record was rewritten, its row left for the next call: its
+-- record's members and the rows its move writes again weigh more than WORK_PER_CALL (never when
+-- `whole`: a merge's own listing). Until then the listing reads as before the retraction.
+local function listing_without(base, at, item, newest, whole)
   local key = counted_key(base, at)
-  local group = redis.call('HGET', key, ITEM .. item)
+  local held = redis.call('HMGET', key, ITEM .. item, MOVE .. item)
+  local group, record, score, members = held[1] or held[2], nil, nil, 0
   if not group then return 0 end
-  local score = group_without(key, group, item)
+  if held[1] then
+    record, score, members = group_without(key, group, item)
+  else
+    score = pending_score(key, group, item)
+    if score == false then return 0 end
+  end
   local groups = base .. 'top'
-  if score and not order.listed(groups, score) then score = nil end
+  local listed = (score and order.listed(groups, score)) and score or nil
   local snap = base .. 'snap:' .. at
   local text = redis.call('GET', snap) or ''
-  local count, old, was = listing_count(text), nil, nil
-  local old_at = string.find(text, archive.SNAP_ROW .. group .. archive.SNAP_FIELD, 1, true)
-  if old_at then
-    local _, held, position, after = listed_row(text, old_at)
-    old, was = { at = old_at, after = after, position = position or rows_before(text, old_at, count) + 1 }, held
-  end
-  local moved = moved_text(text, count, group, score, order.ascending(groups), old)
+  local count, old, was = listed_old(text, group)
+  local move = move_of(text, count, group, listed, order.ascending(groups), old)
+  local pending = not whole and members * MEMBER_WORK + move.rows * ROW_WORK > WORK_PER_CALL
+  if record then group_written(key, group, item, record, score, pending) end
+  if pending then return 0, true end
+  local moved = moved_text(move, group, listed, old)
   redis.call('SET', snap, moved, 'KEEPTTL')
-  if newest then previous_rewritten(base, group, was, score, count, moved) end
-  return count - (old and 1 or 0) + (score and 1 or 0)
+  if newest then previous_rewritten(base, group, was, listed, count, moved) end
+  return count - (old and 1 or 0) + (listed and 1 or 0)
 end
 
 -- The item out of the kept listings of the group boards at `bases`: over a sharded member board, of
@@ -233,7 +293,9 @@ local function listings_out(bases, record, item, budget, costs)
     local index = base .. 'snaps'
     local newest = redis.call('ZRANGE', index, -1, -1)[1]
     for _, at in ipairs(redis.call('ZRANGE', index, after and '(' .. after or '-inf', '+inf', 'BYSCORE', 'LIMIT', 0, budget)) do
-      budget = budget - costs.listing - math.floor(listing_without(base, at, item, at == newest) / costs.rows)
+      local rows, pending = listing_without(base, at, item, at == newest)
+      budget = budget - costs.listing - math.floor(rows / costs.rows)
+      if pending then return 0 end
       redis.call('HSET', record, cursor, at)
       if budget <= 0 then return 0 end
     end

@@ -320,7 +320,7 @@ end
 -- group_history_out_lib's rewrite: one HGET for an item its record does not name). Answers the items.
 local function retractions_applied(base, at, newest, since)
   local noted = redis.call('ZRANGE', base .. 'rtr', '(' .. since, '+inf', 'BYSCORE')
-  for _, item in ipairs(noted) do group_of.GROUP_OF.listing_without(base, at, item, newest) end
+  for _, item in ipairs(noted) do group_of.GROUP_OF.listing_without(base, at, item, newest, true) end
   return #noted
 end
 
