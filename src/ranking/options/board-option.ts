@@ -153,6 +153,9 @@ export function flagSetting<Field extends string>(
 }
 
 /** The two decorators of one setting: as the board PUT takes it, and as the board view shows it. */
+/** The intersection of a union's members (the registries join their options' fragments with it). */
+export type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
 export interface SettingDecorators {
   readonly put: () => PropertyDecorator;
   readonly view: () => PropertyDecorator;

@@ -3,7 +3,7 @@ import { ScriptReplyError } from '../../redis/replies';
 import { actorCapsOption } from './actor-caps/actor-caps.option';
 import { actorsOption } from './actors/actors.option';
 import { aggregateOption } from './aggregate/aggregate.option';
-import type { BoardOption, BoardSettings, BoardWrite } from './board-option';
+import type { BoardOption, BoardSettings, BoardWrite, Intersection } from './board-option';
 import { calendarOption } from './calendar/calendar.option';
 import { groupOfOption } from './group-of/group-of.option';
 import { groupsOption } from './groups/groups.option';
@@ -40,19 +40,17 @@ export const BOARD_OPTIONS = [
   actorsOption,
 ] as const;
 
-type ConfigOf<O> = O extends BoardOption<infer C, object, object> ? C : never;
-type ViewOf<O> = O extends BoardOption<object, infer V, object> ? V : never;
-type PutOf<O> = O extends BoardOption<object, object, infer P> ? P : never;
-type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+type FragmentsOf<O> = O extends BoardOption<infer C, infer V, infer P> ? { config: C; view: V; put: P } : never;
+type Fragments = FragmentsOf<(typeof BOARD_OPTIONS)[number]>;
 
 /** The options' fragments of a board config, together (BoardConfig, PutBoardCommand and the board view extend it). */
-export type BoardOptionsConfig = Intersection<ConfigOf<(typeof BOARD_OPTIONS)[number]>>;
+export type BoardOptionsConfig = Intersection<Fragments['config']>;
 
 /** What the board's view shows of the options (the board view extends it). */
-export type BoardOptionsView = Intersection<ViewOf<(typeof BOARD_OPTIONS)[number]>>;
+export type BoardOptionsView = Intersection<Fragments['view']>;
 
 /** The options' fields of the board PUT body, together (PutBoardDto extends it). */
-export type BoardOptionsPut = Intersection<PutOf<(typeof BOARD_OPTIONS)[number]>>;
+export type BoardOptionsPut = Intersection<Fragments['put']>;
 
 /** The options' classes of their board PUT fields, in registry order (PutBoardDto takes them in as it loads). */
 export function optionPutFields(): Array<Type<object>> {

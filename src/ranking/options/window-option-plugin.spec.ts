@@ -5,29 +5,28 @@
  * body, refused by the windows of a kind of their own, documented by the window view, and carried by the
  * registry from the PUT to the stored window and back to its view.
  */
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ValidationError } from 'class-validator';
 import { IsBoolean } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/dto';
+import { settingFields } from './board-option';
 import type { WindowOption } from './window-option';
 
-class ProbePutFields {
-  @IsBoolean({ message: 'probe must be true or false' })
-  @IsOptionalNotNull()
-  @ApiPropertyOptional({ description: 'A test-only window option' })
-  probe?: boolean;
-}
-
-class ProbeViewFields {
-  @ApiPropertyOptional({ description: 'Present when set' })
-  probe?: boolean;
-}
+const probeFields = settingFields<{ probe?: boolean }>('probe', {
+  put: () =>
+    applyDecorators(
+      IsBoolean({ message: 'probe must be true or false' }),
+      IsOptionalNotNull(),
+      ApiPropertyOptional({ type: 'boolean', description: 'A test-only window option' }),
+    ),
+  view: () => ApiPropertyOptional({ type: 'boolean', description: 'Present when set' }),
+});
 
 /** A trivial window option: one field, taken as the PUT gives it (no fromPut), shown when set. */
 const probeOption: WindowOption<{ probe?: boolean }> = {
   name: 'probe',
-  putFields: ProbePutFields,
-  viewFields: ProbeViewFields,
+  ...probeFields,
   putKeys: ['probe'],
   view: (window) => (window.probe === undefined ? {} : { probe: window.probe }),
 };

@@ -3,24 +3,23 @@ import { allTimeOption } from './all-time/all-time.option';
 import { calendarWindowOption } from './calendar/calendar.option';
 import { snapshotsWindowOption } from './snapshots/snapshots.option';
 import type { WindowOption, WindowPut, WindowSlots } from './window-option';
+import type { Intersection } from './board-option';
 
 /** Every window option, one line each (src/ranking/options/<option>/); kinds first: the first asked makes the window. */
 export const WINDOW_OPTIONS = [allTimeOption, calendarWindowOption, snapshotsWindowOption] as const;
 
 type AnyWindowOption = WindowOption<object, object, object>;
-type SpecOf<O> = O extends WindowOption<infer S, object, object> ? S : never;
-type ViewOf<O> = O extends WindowOption<object, infer V, object> ? V : never;
-type PutOf<O> = O extends WindowOption<object, object, infer P> ? P : never;
-type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+type FragmentsOf<O> = O extends WindowOption<infer S, infer V, infer P> ? { spec: S; view: V; put: P } : never;
+type Fragments = FragmentsOf<(typeof WINDOW_OPTIONS)[number]>;
 
 /** The window options' fragments of a window config, together (WindowSpec extends it). */
-export type WindowOptionsSpec = Intersection<SpecOf<(typeof WINDOW_OPTIONS)[number]>>;
+export type WindowOptionsSpec = Intersection<Fragments['spec']>;
 
 /** What a window's view shows of the window options. */
-export type WindowOptionsView = Intersection<ViewOf<(typeof WINDOW_OPTIONS)[number]>>;
+export type WindowOptionsView = Intersection<Fragments['view']>;
 
 /** The window options' fields of a PUT window, together (WindowDto extends it). */
-export type WindowOptionsPut = Intersection<PutOf<(typeof WINDOW_OPTIONS)[number]>>;
+export type WindowOptionsPut = Intersection<Fragments['put']>;
 
 // The list as the registry's loops take it: any window option, whatever its fragment.
 const options = (): readonly AnyWindowOption[] => WINDOW_OPTIONS;

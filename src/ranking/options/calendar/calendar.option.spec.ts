@@ -3,24 +3,9 @@ import { InvalidInputError } from '../../../common/errors';
 import { OPTION_LUA_MODULES } from '../registry';
 import { LONGEST_PERIOD_SEC } from './calendar-math';
 import { calendarWindow, checkNoCalendarFields } from './calendar-window';
-import { ArchiveDto, ArchiveProperty, CalendarProperty, TimeZoneProperty, WeekStartProperty } from './calendar.option';
+import { CalendarPutFields } from './calendar.option';
 
-/** A DTO holding only the option's window fields, as the board DTO's window declares them. */
-class WindowDto {
-  @CalendarProperty()
-  calendar?: string;
-
-  @TimeZoneProperty()
-  timeZone?: string;
-
-  @WeekStartProperty()
-  weekStart?: string;
-
-  @ArchiveProperty()
-  archive?: ArchiveDto;
-}
-
-const errorsOf = (body: object) => dtoErrorsOf(WindowDto, body);
+const errorsOf = (body: object) => dtoErrorsOf(CalendarPutFields, body);
 
 describe('the calendar option', () => {
   it("checks a window's calendar fields and archive", () => {

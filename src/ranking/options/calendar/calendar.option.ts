@@ -73,7 +73,7 @@ export const WeekStartViewProperty = () =>
   ApiPropertyOptional({ enum: WEEK_STARTS, description: 'Calendar week windows' });
 
 /** A PUT window's calendar fields (typed as strings: callers in code give them so, the DTO checks them). */
-class CalendarPutFields {
+export class CalendarPutFields {
   @CalendarProperty()
   calendar?: string;
 
