@@ -4,9 +4,11 @@
  * nothing for a file's own servers). On a machine whose load moves timings by half, CPU seconds still
  * compare two versions of a file, and they show where a run's time goes (test/support/quiet-environment.ts).
  * Also the worker CPU until the file's tests start (loading and compiling its modules, collecting its
- * tests) and the apps it booted with the CPU their boots took (harness/app.ts counts them).
+ * tests), the apps it booted with the CPU their boots took (harness/app.ts counts them), and the CPU of
+ * the child processes it ran to their end (a spawned service, npm, tsc, a file's own redis-server):
+ * on Linux, from /proc (cutime + cstime), none elsewhere.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import Redis from 'ioredis';
 import { workerServers } from '../../harness/worker-servers';
@@ -15,6 +17,7 @@ export interface FileCostStart {
   wallMs: number;
   cpu: NodeJS.CpuUsage;
   redisCpuSec: number;
+  childCpuSec: number;
   /** Worker CPU seconds from the start until the file's first test ran (set by the environment). */
   loadCpuSec?: number;
 }
@@ -27,6 +30,21 @@ export interface AppBoots {
 }
 
 const cpuSec = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
+/** Linux's clock ticks a second (USER_HZ), the unit of /proc/<pid>/stat's times. */
+const TICKS_PER_SEC = 100;
+
+/** CPU seconds of this process's ended and waited-for children (their children's too); 0 off Linux. */
+function childCpuSec(): number {
+  let stat: string;
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8');
+  } catch {
+    return 0;
+  }
+  // After the command's closing parenthesis: field 3 (state) first; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SEC;
+}
 
 export function markLoaded(start: FileCostStart): void {
   start.loadCpuSec ??= cpuSec(process.cpuUsage(start.cpu));
@@ -53,7 +71,12 @@ async function redisCpuSec(): Promise<number> {
 }
 
 export async function startFileCost(): Promise<FileCostStart> {
-  return { wallMs: performance.now(), cpu: process.cpuUsage(), redisCpuSec: await redisCpuSec() };
+  return {
+    wallMs: performance.now(),
+    cpu: process.cpuUsage(),
+    redisCpuSec: await redisCpuSec(),
+    childCpuSec: childCpuSec(),
+  };
 }
 
 export async function recordFileCost(
@@ -67,6 +90,7 @@ export async function recordFileCost(
     wallSec: (performance.now() - start.wallMs) / 1000,
     workerCpuSec: cpuSec(process.cpuUsage(start.cpu)),
     redisCpuSec: (await redisCpuSec()) - start.redisCpuSec,
+    childCpuSec: childCpuSec() - start.childCpuSec,
     loadCpuSec: start.loadCpuSec,
     appBoots: boots.count,
     appBootCpuSec: boots.cpuSec,
