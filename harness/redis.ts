@@ -9,6 +9,19 @@ import { workerServers } from './worker-servers';
 export type Topology = 'single' | 'cluster';
 /** The topologies every integration and e2e suite runs on. */
 export const TOPOLOGIES: Topology[] = ['single', 'cluster'];
+/**
+ * The (topology, shards) cells a property spec checks its model in: one shard and three on one node
+ * (where groupByNode puts every shard's keys in one call), and three on a Cluster (a call per node, each
+ * shard's keys routed by its hash tag). One shard on a Cluster is no cell of its own: from the fixed
+ * property seed (test/support/property-seed.ts) it would run the first of the one-node cell's inputs
+ * again, as the same calls, on the keys of a three-shard board's shard 0 (the same hash tag); no Lua
+ * branches on the board's shard count.
+ */
+export const SHARD_CELLS: ReadonlyArray<readonly [Topology, 1 | 3]> = [
+  ['single', 1],
+  ['single', 3],
+  ['cluster', 3],
+];
 
 /**
  * A Redis for this test file.

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -23,7 +23,7 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ resend: fc.nat() }) },
 );
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)('retried writes count once (property, %s, %i shard(s))', (topology, shards) => {
   const setup = useRankingService(topology, { EXPIRE_CHUNK: '3' });

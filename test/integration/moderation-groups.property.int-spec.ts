@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import { ADMIN, startTestApp } from '../../harness/app';
-import { TOPOLOGIES } from '../../harness/redis';
+import { TOPOLOGIES, SHARD_CELLS } from '../../harness/redis';
 import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_GROUPS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
 import { useSharedTestApps, useTestApp } from '../support/app-world';
 
@@ -59,7 +59,7 @@ type Event = Entry & { minute: number };
 const path = (id: string) => encodeURIComponent(id);
 const key = (rows: Row[]) => rows.map(({ rank, item, score }) => `${rank} ${item} ${score}`);
 
-const CASES = TOPOLOGIES.flatMap((topology) =>
+const CASES = SHARD_CELLS.flatMap(([topology, cellShards]) =>
   (
     [
       [1, 'shared', false, false],
@@ -69,7 +69,9 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
       [3, 'shared', false, true],
       [1, 'shared', true, true],
     ] as const
-  ).map(([shards, ties, review, asc]) => [topology, shards, ties, review, asc] as const),
+  )
+    .filter(([shards]) => shards === cellShards)
+    .map(([shards, ties, review, asc]) => [topology, shards, ties, review, asc] as const),
 );
 
 /** The first grouped listing: every item in a group, g1 holding three of them (one allowed alone). */

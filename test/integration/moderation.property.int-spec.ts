@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ADMIN } from '../../harness/app';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { useSharedTestApps } from '../support/app-world';
 
 /**
@@ -45,7 +45,7 @@ type Row = { rank: number; item: string; score: number };
 
 const path = (item: string) => encodeURIComponent(item);
 
-const CASES = TOPOLOGIES.flatMap((topology) =>
+const CASES = SHARD_CELLS.flatMap(([topology, cellShards]) =>
   (
     [
       [1, 'shared', false],
@@ -55,7 +55,9 @@ const CASES = TOPOLOGIES.flatMap((topology) =>
       [3, 'first', false],
       [1, 'first', true],
     ] as const
-  ).map(([shards, ties, review]) => [topology, shards, ties, review] as const),
+  )
+    .filter(([shards]) => shards === cellShards)
+    .map(([shards, ties, review]) => [topology, shards, ties, review] as const),
 );
 
 /** One app per topology for every case: each case names its boards apart and reads time relative to the clock. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { BestAggregate, BestModel } from '../support/best-model';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
 const WINDOWS = [
@@ -68,7 +68,7 @@ const EVERY_ITEM_LISTED: [number, Step[]] = [
   ],
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)(
   'max / min / last boards against an in-memory model (property, %s, %i shard(s))',

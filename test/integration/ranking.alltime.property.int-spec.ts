@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { expectAroundAndLookup, expectRankOfScores, modelPercentile } from '../support/ranking-reads';
 
 /** A rolling and a calendar window beside the all-time one: they expire while the all-time window keeps everything. */
@@ -84,7 +84,7 @@ function live(window: 'w1' | 'day', atMs: number, nowMs: number): boolean {
   return slotOf(atMs) > slotOf(nowMs) - ROLLING.periodSec;
 }
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)('all-time windows against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
   const setup = useRankingService(topology);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { GroupedModel, ModelFilters } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
 
@@ -71,7 +71,7 @@ const EXAMPLE: [number, Step[]] = [
   ],
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)(
   'POST query with span against a brute-force model (property, %s, %i shard(s))',

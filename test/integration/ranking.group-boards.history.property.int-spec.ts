@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { GroupModel } from '../support/group-model';
 import { GroupHistoryModel } from '../support/group-history-model';
 import { RankingModel } from '../support/ranking-model';
@@ -158,7 +158,7 @@ const QUIET_SHARDS: [number, Step[]] = [
  * Member boards of one shard (each crossing keeps the listing) and of three (each shard's crossing
  * records its part, the group board's next read merges them: group_parts_lib).
  */
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)(
   'group boards keep history and archives against a brute-force model (property, %s, %i shards)',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { ModerationService } from '../../src/ranking/moderation/moderation.service';
 import { BestAggregate, BestModel } from '../support/best-model';
 import { GroupModel, GroupRow } from '../support/group-model';
@@ -102,7 +102,7 @@ const REVIEWED: [number, Member, { top: number; decay: number }, Step[]] = [
   ],
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)(
   'group boards over asc, ties-first and moderated member boards (property, %s, %i shards)',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { GroupedModel } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
 
@@ -35,7 +35,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)('groups against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
   const clock = new FakeClock(0);

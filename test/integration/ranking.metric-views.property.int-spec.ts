@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { controversy, wilsonLowerBound } from '../../src/ranking/options/metrics/metric-formulas';
@@ -122,7 +122,7 @@ function expectSameListing(rows: Row[], wanted: ReturnType<typeof modelRows>, la
   });
 }
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 /**
  * wilson and controversial views of a board with metrics, against a model that keeps every event:

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import type { BatchInput } from '../../src/ranking/writes/write-commands';
 
 const DAY_MS = 86_400_000;
@@ -47,7 +47,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 /**
  * A multi-metric board's history, item histories and archives by metric m equal those of a board of

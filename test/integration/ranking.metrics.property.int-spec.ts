@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import type { BatchInput } from '../../src/ranking/writes/write-commands';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
@@ -51,7 +51,7 @@ const everyItem = (metric: string): Step => ({
   entries: ITEMS.map((item, i) => ({ item, amount: i + 1 })),
 });
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 /**
  * A multi-metric board equals one board per metric: every write names a metric of one board (M) and

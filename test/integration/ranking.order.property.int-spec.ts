@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { BestAggregate, BestModel } from '../support/best-model';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { expectAroundAndLookup } from '../support/ranking-reads';
 
 /** Two windows of unlike intervals, so their slots expire at different times. */
@@ -36,7 +36,7 @@ const EVERY_ITEM_SCORED: [number, Step[]] = [
   ITEMS.map((item, i): Step => ({ kind: 'score', item, score: i - 2, backMs: 0 })),
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)('order: asc against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
   const setup = useRankingService(topology);

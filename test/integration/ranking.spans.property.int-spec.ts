@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 
 /** One window of six 20 s slots; spans of 1, 2, 3 and 6 slots are read from it and checked against windows of that period. */
 const WINDOW = { name: 'w', periodSec: 120, intervalSec: 20 };
@@ -16,7 +16,7 @@ const ITEMS = ['a', 'b', 'c', 'd', 'é', 'a b/c', 'z'];
 const op = rankingOps({ items: ITEMS, users: ['u'], maxAdvanceMs: 90_000, boundaries: [20] }).filter(
   (step): step is Exclude<RankingOp, { kind: 'like' | 'unlike' }> => step.kind !== 'like' && step.kind !== 'unlike',
 );
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 describe.each(CASES)(
   'spans chosen at read time against an in-memory model (property, %s, %i shard(s))',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import type { BestAggregate } from '../support/best-model';
 import { TiebreakModel } from '../support/tiebreak-model';
 import { useFiltersGraph } from '../support/ranking-graph';
@@ -53,7 +53,7 @@ const ONE_SCORE_MANY_TIEBREAKS: [number, Step[]] = [
   [{ kind: 'score', entries: ITEMS.map((item, i) => ({ item, score: 1, tiebreak: ((i * 3) % 5) - 2 })) }],
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 const SHAPES: Array<[BestAggregate, 'asc' | 'desc', 'asc' | 'desc']> = [
   ['max', 'desc', 'desc'],
   ['min', 'asc', 'asc'],

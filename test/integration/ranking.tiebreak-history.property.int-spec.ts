@@ -4,7 +4,7 @@ import { StrictPairs, TiebreakModel, type PairRow } from '../support/tiebreak-mo
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { NotFoundError } from '../../src/common/errors';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 
 /**
  * History of `tiebreak` boards against a brute-force model (property, 1 and 3 shards, one Redis and a
@@ -52,7 +52,7 @@ const PAIRS_TIE_AND_SPLIT: [number, Step[]] = [
   ],
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 const SHAPES: Array<[BestAggregate, 'asc' | 'desc', 'asc' | 'desc', 'shared' | 'first']> = [
   ['max', 'desc', 'desc', 'shared'],
   ['min', 'asc', 'asc', 'shared'],

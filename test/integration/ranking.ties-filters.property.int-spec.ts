@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { filteredListing, GroupedModel, ModelFilters } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
@@ -55,7 +55,7 @@ const ONE_SCORE_IN_TURN: [number, Step[]] = [
   ]),
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 type Row = { rank: number; item: string; score: number; group?: string };
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
+import { SHARD_CELLS } from '../../harness/redis';
 import { filteredListing, GroupedModel, ModelFilters } from '../support/grouped-model';
 import { useFiltersGraph } from '../support/ranking-graph';
 import { TrendingModel, TrendView } from '../support/trending-model';
@@ -53,7 +53,7 @@ const ONE_SCORE: [number, Step[]] = [
   [{ kind: 'batch', entries: ITEMS.map((item, i) => ({ item, amount: 1, group: GROUPS[i % 3] })) }],
 ];
 
-const CASES = TOPOLOGIES.flatMap((topology) => [1, 3].map((shards) => [topology, shards] as const));
+const CASES = SHARD_CELLS;
 
 type Row = { rank: number; item: string; score: number; group?: string };
 
