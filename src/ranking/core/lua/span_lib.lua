@@ -49,13 +49,12 @@ end
 
 -- The keys of a span staged by span_stage under `token` (one filtered read's), beside the window's slots
 -- in its hash tag: its state hash, the summed listing, its items' distinct actors, the pairs counted,
--- copies of the span's slots and contributions (unit k) and the sums of each call (part k, cpart k);
+-- and copies of the span's slots and contributions (unit k);
 -- and the window's registry of staged reads (token -> when it lapses, ms).
 local function staged_keys(slots_key, token)
   local base = keyspace.sibling_key(slots_key, 'slots', 'staged:' .. token .. ':')
   return { state = base .. 'state', sums = base .. 'sums', counts = base .. 'counts', pairs = base .. 'pairs',
-    unit = function(k) return base .. 'u:' .. k end, part = function(k) return base .. 'p:' .. k end,
-    cpart = function(k) return base .. 'c:' .. k end,
+    unit = function(k) return base .. 'u:' .. k end,
     registry = keyspace.sibling_key(slots_key, 'slots', 'staged') }
 end
 

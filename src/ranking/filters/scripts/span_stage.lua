@@ -2,10 +2,10 @@
 -- span_stage: a span's sums (with min_actors its items' distinct actors too) made once for one filtered
 -- read and kept under its token until the read drops them (group_page's span_token reads them), so no
 -- call sums and sorts the whole span: the first call counts the span's fields and copies its slots (and
--- contributions) under the token, each next one sums at most `step` fields of the copies into a part
--- zset, the last one unions the parts into the listing (without the board's exceptions, as span_lib's
--- span_shown leaves them out, and without sums at or below 0). A span of at most `step` fields is
--- summed in the first call. The copies fix what the read sums: writes and expiry between its calls change
+-- contributions) under the token, each next one adds at most `step` fields of the copies to the listing
+-- zset (ZINCRBY: the zset grows a share a call; a union of per-call parts would build it whole in one), the
+-- last one takes out the board's exceptions (as span_lib's span_shown leaves them out) and sums at or
+-- below 0. A span of at most `step` fields is summed in the first call. The copies fix what the read sums: writes and expiry between its calls change
 -- none of it. Every key lapses after ttl_ms (a read that never drops them), and at most most_reads
 -- staged reads live on the window of a shard at once (the registry, lapsed entries taken out first).
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
@@ -19,8 +19,9 @@
 --   listing is made, or dropped)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
--- Most arguments one command of the stage takes (Lua's unpack bound is 8 000).
-local STAGE = { args = 2000 }
+-- args: most arguments one command of the stage takes (Lua's unpack bound is 8 000); pair_weight: the
+-- fields of `step` an actor contribution weighs (about twice a slot field's work: callgrind).
+local STAGE = { args = 2000, pair_weight = 2 }
 
 -- Runs `command` on `key` with `list` in parts of at most STAGE.args arguments.
 local function in_parts(command, key, list)
@@ -29,18 +30,36 @@ local function in_parts(command, key, list)
   end
 end
 
--- Stores the table `sums` (member -> number) as the zset `key` lapsing after `ttl_ms`; false when empty.
-local function store_part(key, sums, ttl_ms)
-  local flat = {}
-  for member, sum in pairs(sums) do flat[#flat + 1], flat[#flat + 2] = sum, member end
-  if #flat == 0 then return false end
-  in_parts('ZADD', key, flat)
-  redis.call('PEXPIRE', key, ttl_ms)
-  return true
+-- Adds the table `sums` (member -> amount) to the zset `key` lapsing after `ttl_ms`: a command a member.
+local function add_to(key, sums, ttl_ms)
+  local any = false
+  for member, sum in pairs(sums) do
+    redis.call('ZINCRBY', key, sum, member)
+    any = true
+  end
+  if any then redis.call('PEXPIRE', key, ttl_ms) end
 end
 
 local function add_entries(sums, entries)
-  for i = 1, #entries, 2 do sums[entries[i]] = (sums[entries[i]] or 0) + tonumber(entries[i + 1]) end
+  for i = 1, #entries, 2 do
+    local member, held = entries[i], sums[entries[i]]
+    if held == nil then
+      sums[member] = entries[i + 1]
+    else
+      sums[member] = tonumber(held) + tonumber(entries[i + 1])
+    end
+  end
+end
+
+-- Counts as text (as add_entries keeps amounts), made once each: a call's counts are mostly 1.
+local COUNT_TEXTS = {}
+local function count_text(n)
+  local text = COUNT_TEXTS[n]
+  if text == nil then
+    text = string.format('%d', n)
+    COUNT_TEXTS[n] = text
+  end
+  return text
 end
 
 -- Copies `key` (when it exists) as unit `units + 1`; the units then held.
@@ -51,11 +70,11 @@ local function copy_unit(staged, units, key, ttl_ms)
 end
 
 -- The distinct actors each item gains from the contributions `pairs_seen` (pair -> true) that no call
--- counted before (the staged pairs set), kept as count part `k`; whether it holds any.
-local function count_pairs(staged, pairs_seen, k, ttl_ms)
+-- counted before (the staged pairs set), added to the staged counts.
+local function count_pairs(staged, pairs_seen, ttl_ms)
   local list = {}
   for pair in pairs(pairs_seen) do list[#list + 1] = pair end
-  if #list == 0 then return false end
+  if #list == 0 then return end
   local known = redis.call('SMISMEMBER', staged.pairs, unpack(list))
   local counts, fresh = {}, {}
   for i, pair in ipairs(list) do
@@ -65,21 +84,11 @@ local function count_pairs(staged, pairs_seen, k, ttl_ms)
       fresh[#fresh + 1], counts[item] = pair, (counts[item] or 0) + 1
     end
   end
-  if #fresh == 0 then return false end
+  if #fresh == 0 then return end
+  for item, count in pairs(counts) do counts[item] = count_text(count) end
   in_parts('SADD', staged.pairs, fresh)
   redis.call('PEXPIRE', staged.pairs, ttl_ms)
-  return store_part(staged.cpart(k), counts, ttl_ms)
-end
-
--- `dest` as the union of the parts 1..count named by `name_of`, which go.
-local function union_parts(dest, name_of, count, ttl_ms)
-  redis.call('DEL', dest)
-  if count == 0 then return end
-  local names = {}
-  for k = 1, count do names[k] = name_of(k) end
-  redis.call('ZUNIONSTORE', dest, count, unpack(names))
-  redis.call('DEL', unpack(names))
-  redis.call('PEXPIRE', dest, ttl_ms)
+  add_to(staged.counts, counts, ttl_ms)
 end
 
 -- The listing without the board's exceptions (order_lib's exceptions_asked: hidden items, or on a review
@@ -101,11 +110,9 @@ local function shown_only(sums_key, top_key, ttl_ms)
   redis.call('ZREMRANGEBYSCORE', sums_key, '-inf', 0)
 end
 
--- The last step: the parts unioned into the listing and the actor counts.
-local function finish(staged, state, top_key, ttl_ms)
-  union_parts(staged.sums, staged.part, tonumber(state.parts), ttl_ms)
+-- The last step: the listing as shown, the pairs no longer needed.
+local function finish(staged, top_key, ttl_ms)
   shown_only(staged.sums, top_key, ttl_ms)
-  union_parts(staged.counts, staged.cpart, tonumber(state.cparts), ttl_ms)
   redis.call('DEL', staged.pairs)
   redis.call('HSET', staged.state, 'done', 1)
 end
@@ -115,37 +122,37 @@ end
 local function sum_step(staged, state, top_key, arg)
   local budget, ttl_ms = tonumber(arg.step), tonumber(arg.ttl_ms)
   local at, cursor, units = tonumber(state.at), state.cursor, tonumber(state.units)
-  if at > units then return finish(staged, state, top_key, ttl_ms) end
+  if at > units then return finish(staged, top_key, ttl_ms) end
   local sums, pairs_seen = {}, {}
   while budget > 0 and at <= units do
-    local scanned = redis.call('HSCAN', staged.unit(at), cursor, 'COUNT', budget)
+    -- A contribution weighs STAGE.pair_weight fields: it is checked against the pairs counted, added, counted.
+    local weight = at <= tonumber(state.slot_units) and 1 or STAGE.pair_weight
+    local scanned = redis.call('HSCAN', staged.unit(at), cursor, 'COUNT', math.ceil(budget / weight))
     cursor = scanned[1]
-    if at <= tonumber(state.slot_units) then
+    if weight == 1 then
       add_entries(sums, scanned[2])
     else
       for i = 1, #scanned[2], 2 do pairs_seen[scanned[2][i]] = true end
     end
-    budget = budget - #scanned[2] / 2
+    budget = budget - weight * #scanned[2] / 2
     if cursor == '0' then redis.call('DEL', staged.unit(at)); at = at + 1 end
   end
-  local parts, cparts = tonumber(state.parts), tonumber(state.cparts)
-  if store_part(staged.part(parts + 1), sums, ttl_ms) then parts = parts + 1 end
-  if count_pairs(staged, pairs_seen, cparts + 1, ttl_ms) then cparts = cparts + 1 end
-  redis.call('HSET', staged.state, 'at', at, 'cursor', cursor, 'parts', parts, 'cparts', cparts)
+  add_to(staged.sums, sums, ttl_ms)
+  count_pairs(staged, pairs_seen, ttl_ms)
+  redis.call('HSET', staged.state, 'at', at, 'cursor', cursor)
 end
 
--- A span of at most `step` fields summed at once from its slots (no copies), kept as the first parts.
+-- A span of at most `step` fields summed at once from its slots (no copies), its actor counts with it.
 local function sum_at_once(staged, slots_key, starts, actors, ttl_ms)
   local sums = {}
   for _, start in ipairs(starts) do
     add_entries(sums, redis.call('HGETALL', window.slot_key_of(slots_key, start)))
     add_entries(sums, span.packed_of(slots_key, start, true))
   end
-  local parts = store_part(staged.part(1), sums, ttl_ms) and 1 or 0
-  if not actors then return parts, 0 end
+  add_to(staged.sums, sums, ttl_ms)
+  if not actors then return end
   local every = setmetatable({}, { __index = function() return true end })
-  local counts = actor_log.ACTORS.span_actor_counts(slots_key, starts, every)
-  return parts, store_part(staged.cpart(1), counts, ttl_ms) and 1 or 0
+  add_to(staged.counts, actor_log.ACTORS.span_actor_counts(slots_key, starts, every), ttl_ms)
 end
 
 -- The first call: the span's fields counted (refused past most_fields, or past most_reads staged reads),
@@ -161,9 +168,9 @@ local function open_stage(staged, keys, header, arg)
   if fields > tonumber(arg.most_fields) then return { summed = 0, fields = fields } end
   redis.call('ZADD', staged.registry, now_ms + ttl_ms, arg.token)
   redis.call('PEXPIRE', staged.registry, ttl_ms)
-  local state = { units = 0, slot_units = 0, at = 1, cursor = '0', parts = 0, cparts = 0, fields = fields, done = 0 }
+  local state = { units = 0, slot_units = 0, at = 1, cursor = '0', fields = fields, done = 0 }
   if fields <= tonumber(arg.step) then
-    state.parts, state.cparts = sum_at_once(staged, slots_key, starts, actors, ttl_ms)
+    sum_at_once(staged, slots_key, starts, actors, ttl_ms)
   else
     local packed = {}
     for _, start in ipairs(starts) do
@@ -174,23 +181,21 @@ local function open_stage(staged, keys, header, arg)
     for _, start in ipairs(actors and starts or {}) do
       state.units = copy_unit(staged, state.units, actor_log.ACTORS.slot_key(slots_key, start), ttl_ms)
     end
-    state.parts = store_part(staged.part(1), packed, ttl_ms) and 1 or 0
+    add_to(staged.sums, packed, ttl_ms)
   end
   local flat = {}
   for field, value in pairs(state) do flat[#flat + 1], flat[#flat + 2] = field, value end
   redis.call('HSET', staged.state, unpack(flat))
   redis.call('PEXPIRE', staged.state, ttl_ms)
-  if fields <= tonumber(arg.step) then finish(staged, state, keys[3], ttl_ms) end
+  if fields <= tonumber(arg.step) then finish(staged, keys[3], ttl_ms) end
   return { fields = fields, done = fields <= tonumber(arg.step) and 1 or 0 }
 end
 
 -- What the token holds goes, and its registry entry.
 local function drop(staged, token)
-  local held = redis.call('HMGET', staged.state, 'at', 'units', 'parts', 'cparts')
+  local held = redis.call('HMGET', staged.state, 'at', 'units')
   local names = { staged.state, staged.sums, staged.counts, staged.pairs }
   for k = tonumber(held[1]) or 1, tonumber(held[2]) or 0 do names[#names + 1] = staged.unit(k) end
-  for k = 1, tonumber(held[3]) or 0 do names[#names + 1] = staged.part(k) end
-  for k = 1, tonumber(held[4]) or 0 do names[#names + 1] = staged.cpart(k) end
   redis.call('DEL', unpack(names))
   redis.call('ZREM', staged.registry, token)
 end
