@@ -167,7 +167,7 @@ export const SPAN_MAX_FIELDS = 4_000;
  * calls (span_stage.lua): each staging call sums at most this many slot fields (or actor contributions)
  * of a shard, so no call sums the whole span (bench/span-filter-instructions.ts).
  */
-export const SPAN_STAGE_FIELDS_PER_CALL = 600;
+export const SPAN_STAGE_FIELDS_PER_CALL = 450;
 
 /**
  * Most staged span reads one window of one board shard holds at once (their keys: at most

@@ -39,9 +39,9 @@ export function groupScan(minActors: number | undefined): { scan: number; calls:
 /**
  * A filtered scan over a staged span (its sums and actor counts read as a window's) takes the rows of
  * one scan call without minActors in this many calls, as many times more of them: a call stays within
- * the bound (~12 M Redis instructions) and the scan reaches exactly as deep (GROUP_SCAN_ROWS is 5 x 400).
+ * the bound (~12 M Redis instructions) and the scan reaches exactly as deep (GROUP_SCAN_ROWS is 8 x 250).
  */
-export const SPAN_SCAN_SPLIT = 5;
+export const SPAN_SCAN_SPLIT = 8;
 
 /** Rows one group_page call scans over a staged span, and the calls per shard (minActors or not). */
 export function spanScan(): { scan: number; calls: number } {
