@@ -72,17 +72,7 @@ export interface SpanStageReply {
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
 export const FILTERS_FUNCTIONS = functionSet('tbRank', {
   groupPage: windowReadFunction({
-    args: [
-      'start',
-      'scan',
-      'want',
-      'per_group',
-      'seen',
-      'exclude_items',
-      'exclude_groups',
-      'min_actors',
-      'span_token',
-    ],
+    args: ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors', 'span_token'],
     reply: PAGE_REPLY,
     values: (call: GroupPageCall) => ({
       start: call.start,

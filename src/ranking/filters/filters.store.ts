@@ -62,7 +62,11 @@ export class FiltersStore extends sliceStore(FiltersFunctions) {
   }
 
   /** One staging call of `shard`: whether its span is staged (refusals thrown). */
-  private async stageStep(read: WindowAt, shard: ShardKeys, staged: SpanStageAsk & { token: string }): Promise<boolean> {
+  private async stageStep(
+    read: WindowAt,
+    shard: ShardKeys,
+    staged: SpanStageAsk & { token: string },
+  ): Promise<boolean> {
     const reply = await this.stageCall(read, shard, staged, false);
     if (reply.busy) throw new SpanReadsBusyError(M.spanReadsBusy(read.board.config.name, read.window.name));
     if (!reply.summed) {
