@@ -110,7 +110,7 @@ end
 
 local function group_page(keys, args)
   local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
-  local refused, _, arg, draining = snapshot.begin_read(keys, args, CALLS.group_page)
+  local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.group_page)
   if refused then return refused end
   local listing, lost = listing_of(slots_key, top_key, arg)
   if not listing then return lost end
