@@ -1,5 +1,11 @@
 import type Redis from 'ioredis';
-import { MIN_ACTORS, SPAN_MAX_FIELDS, SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
+import { SpanReadsBusyError } from '../../src/common/errors';
+import {
+  MIN_ACTORS,
+  SPAN_MAX_FIELDS,
+  SPAN_STAGE_FIELDS_PER_CALL,
+  SPAN_STAGED_READS_PER_SHARD,
+} from '../../src/ranking/core/ranking.limits';
 import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
 import { useFiltersGraph } from '../support/ranking-graph';
@@ -108,4 +114,23 @@ describe('a filtered read over a span, call by call (single, own server)', () =>
     // Yet the span is read whole over the read's calls.
     expect(read.reduce((sum, call) => sum + call.fields, 0)).toBeGreaterThanOrEqual(SPAN_MAX_FIELDS);
   }, 120_000);
+
+  it(`leaves no staged key behind, and holds at most ${SPAN_STAGED_READS_PER_SHARD} staged reads on a shard's window at once`, async () => {
+    const node = world.redis.client as Redis;
+    expect(await node.keys('*:staged*')).toEqual([]);
+    const [slots] = await node.keys('*bound*:m:slots');
+    const registry = slots.replace(/slots$/, 'staged');
+    const others = (lapse: number) =>
+      Array.from({ length: SPAN_STAGED_READS_PER_SHARD }, (_, n) => [lapse, `other${n}`]).flat();
+    const ask = { board: 'bound', window: 'm', span: '60m', offset: 0, limit: 10, minActors: 1 };
+    // As many reads of other instances in progress as a shard's window holds: one more is refused.
+    await node.zadd(registry, ...others(T0 + 1));
+    await expect(world.filters.read(ask)).rejects.toBeInstanceOf(SpanReadsBusyError);
+    expect(await node.zcard(registry)).toBe(SPAN_STAGED_READS_PER_SHARD);
+    // Once they lapse (their instance stopped before dropping them) their places are free again.
+    await node.zadd(registry, ...others(T0));
+    const page = await world.filters.read(ask);
+    expect(page.items.length).toBe(10);
+    expect(await node.keys('*:staged*')).toEqual([]);
+  });
 });
