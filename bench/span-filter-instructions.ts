@@ -5,7 +5,8 @@
  * The harness's wc-spanactors board (span-filter-rows.ts): 2 001 items over the 60 minute slots of a
  * one-hour window, the first 1 999 each with an actor, so a span of the whole window holds the 4 000 slot
  * fields and contributions one read takes. Prints, per read (the same filters with and without
- * minActors, over the span and over the window), its group_page calls and their instructions; and
+ * minActors, over the span and over the window), its calls (a span's staging calls, group_page scans, the
+ * drop) and their instructions (SPAN_BENCH_KEEP=1: the costliest call's callgrind dump too); and
  * wc-spangroups' read for comparison (the bound's span of one slot without actors).
  */
 import { FiltersService } from '../src/ranking/filters/filters.service';

@@ -57,7 +57,9 @@ export class FiltersStore extends sliceStore(FiltersFunctions) {
       }
       return await use(token);
     } finally {
-      await Promise.all(shards.map((shard) => this.stageCall(read, shard, staged, true)));
+      // A drop refused (Redis away, the board changed or gone) leaves the keys to lapse after
+      // SPAN_STAGE_TTL_MS: the read's own answer or error stands.
+      await Promise.all(shards.map((shard) => this.stageCall(read, shard, staged, true))).catch(() => undefined);
     }
   }
 
