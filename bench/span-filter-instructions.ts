@@ -5,14 +5,14 @@
  * The harness's wc-spanactors board (span-filter-rows.ts): 2 001 items over the 60 minute slots of a
  * one-hour window, the first 1 999 each with an actor, so a span of the whole window holds the 4 000 slot
  * fields and contributions one read takes. Prints, per read (the same filters with and without
- * minActors, over the span and over the window), its group_page calls and their instructions; and
+ * minActors, over the span and over the window), its calls (a span's staging calls, group_page scans, the
+ * drop) and their instructions (SPAN_BENCH_KEEP=1: the costliest call's callgrind dump too); and
  * wc-spangroups' read for comparison (the bound's span of one slot without actors).
  */
 import { FiltersService } from '../src/ranking/filters/filters.service';
-import { FiltersStore } from '../src/ranking/filters/filters.store';
 import { MIN_ACTORS, SPAN_MAX_FIELDS } from '../src/ranking/core/ranking.limits';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
-import { perCall, withCallgrindRanking } from './callgrind-ranking';
+import { CountedFcall, perFcall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2001;
 const BATCH = 200;
@@ -39,6 +39,19 @@ function spanGroupsEntries(first: number, count: number) {
   });
 }
 
+const millions = (ir: number) => (ir / 1e6).toFixed(2);
+
+/** A read's calls by kind (a span's staging calls, its scans, its drop), total and costliest instructions. */
+function callFigures(counted: CountedFcall[]): string {
+  const stage = counted.filter((call) => call.name.endsWith('span_stage'));
+  const scan = counted.filter((call) => call.name.endsWith('group_page'));
+  const most = (calls: CountedFcall[]) => Math.max(0, ...calls.map((call) => call.ir));
+  const total = counted.reduce((sum, call) => sum + call.ir, 0);
+  // The last staging call of each shard drops the staged keys (the bench's boards have one shard).
+  const kinds = stage.length === 0 ? `${scan.length}` : `${counted.length} (${stage.length - 1}, ${scan.length}, 1)`;
+  return `${kinds} | ${millions(total)} | ${millions(most(counted))} | ${millions(most(stage))} / ${millions(most(scan))}`;
+}
+
 export async function spanFilterInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_700_000_040_000, async ({ server, graph, clock }) => {
     const commands = new WriteCommands(clock);
@@ -58,11 +71,12 @@ export async function spanFilterInstructionsBench(): Promise<void> {
     for (let first = 0; first < SPAN_MAX_FIELDS; first += 1000)
       await graph.ranking.incrementBatch(commands.batch({ board: 'sg', entries: spanGroupsEntries(first, 1000) }));
     const filters = graph.module.get(FiltersService);
-    const store = graph.module.get(FiltersStore);
-    console.log('| read | calls | M instructions | costliest call (M) | rows |');
+    console.log(
+      '| read | calls (stage, scan, drop) | M instructions | costliest call (M) | costliest stage / scan call (M) | rows |',
+    );
     for (const read of READS) {
       let rows = 0;
-      const counted = await perCall(server, store.functions, async () => {
+      const counted = await perFcall(server, async () => {
         const page = await filters.read({
           window: 'm',
           offset: 0,
@@ -73,10 +87,8 @@ export async function spanFilterInstructionsBench(): Promise<void> {
         });
         rows = page.items.length;
       });
-      const total = counted.reduce((sum, n) => sum + n, 0);
-      console.log(
-        `| ${read.label} | ${counted.length} | ${(total / 1e6).toFixed(2)} | ${(Math.max(...counted) / 1e6).toFixed(2)} | ${rows} |`,
-      );
+      console.log(`| ${read.label} | ${callFigures(counted)} | ${rows} |`);
+      if (process.env.SPAN_BENCH_KEEP) console.log(`costliest: ${[...counted].sort((x, y) => y.ir - x.ir)[0]?.file}`);
     }
   });
 }

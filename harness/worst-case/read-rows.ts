@@ -11,12 +11,14 @@ import {
   MIN_ACTORS,
   MODERATED_ITEMS_PER_SHARD,
   SPAN_MAX_FIELDS,
+  SPAN_STAGE_FIELDS_PER_CALL,
 } from '../../src/ranking/core/ranking.limits';
 import {
   EXCLUDE_GROUPS_MAX,
   GROUP_PAGE_CALLS,
   GROUP_SCAN_ROWS,
   groupScan,
+  spanScan,
 } from '../../src/ranking/options/groups/groups.limits';
 import { SEGMENT_PAGE_UNITS_PER_REQUEST } from '../../src/ranking/options/segments/segments.limits';
 import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
@@ -114,7 +116,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'POST /boards/{board}/query',
-    worst: `the same over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields one read sums (the whole window): ${Math.ceil(SPAN_MAX_FIELDS / GROUP_SCAN_ROWS)} calls, each summing them all`,
+    worst: `the same over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields one read sums (the whole window, one slot): staged once (span_stage: ${Math.ceil(SPAN_MAX_FIELDS / SPAN_STAGE_FIELDS_PER_CALL)} calls of ${SPAN_STAGE_FIELDS_PER_CALL} fields, a copy, a last and a drop call), then ${spanScan().calls} scans of ${spanScan().scan} rows at most`,
     request: () =>
       post('/boards/wc-spangroups/query', {
         window: 'm',

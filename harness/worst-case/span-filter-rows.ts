@@ -1,16 +1,16 @@
 /** Worst-case rows of filtered reads over a span with minActors (the contributions of its slots read). */
-import { MIN_ACTORS, SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
-import { groupScan } from '../../src/ranking/options/groups/groups.limits';
+import { MIN_ACTORS, SPAN_MAX_FIELDS, SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
+import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
 import { HEAD_EXCLUDED } from './read-rows';
 import { batches } from './seed';
 
 const MINUTE_SEC = 60;
-/** Rows a call scans over a span, minActors or not (its actor counts are read with the span's sums). */
-const { scan, calls } = groupScan(0);
-/** One item more than one scan call takes: the most calls a span's listing within the bound needs, and the most contributions beside. */
-const ITEMS = scan + 1;
+/** Rows a call scans over a staged span, minActors or not (its actor counts are staged with its sums). */
+const { scan, calls } = spanScan();
+/** One item more than a window scan call takes (GROUP_SCAN_ROWS): the span holds the most contributions beside. */
+const ITEMS = GROUP_SCAN_ROWS + 1;
 
 /**
  * wc-spanactors' ITEMS items, each one field of one of the window's 60 minute slots, their head in one
@@ -34,7 +34,7 @@ async function seedSpanActors(context: HarnessContext): Promise<void> {
 export const SPAN_FILTER_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/query',
-    worst: `minActors ${MIN_ACTORS.max} over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields and actor contributions one read takes (${ITEMS} items), spread over its 60 slots, with the head and ${HEAD_EXCLUDED.groups.length} groups excluded, perGroup 1, limit 1 000: no row qualifies, ${Math.ceil(ITEMS / scan)} calls of ${scan} rows (of ${calls} at most), each reading the span whole`,
+    worst: `minActors ${MIN_ACTORS.max} over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields and actor contributions one read takes (${ITEMS} items), spread over its 60 slots, with the head and ${HEAD_EXCLUDED.groups.length} groups excluded, perGroup 1, limit 1 000: no row qualifies; the span staged once (span_stage: its slots and contributions copied, then summed ${SPAN_STAGE_FIELDS_PER_CALL} fields a call, a contribution weighing 2), then ${Math.ceil(ITEMS / scan)} scans of ${scan} rows (of ${calls} at most), then the staged keys dropped`,
     prepare: seedSpanActors,
     request: () =>
       post('/boards/wc-spanactors/query', {

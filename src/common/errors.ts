@@ -169,6 +169,7 @@ export const ERROR_CODES = {
     503,
     'yes, after Retry-After: an expired slot of the window is still being drained, and a read answers only exact listings',
   ),
+  SPAN_READS_BUSY: refused(503, 'yes, after Retry-After: the window holds its most filtered span reads in progress'),
   STREAM_CAPACITY: refused(503, 'yes, later or on another instance: this instance serves its most live streams'),
 } as const satisfies Record<string, { status: number; applied: Applied; retry: string }>;
 
@@ -294,6 +295,13 @@ export class RedisUnavailableError extends DomainError {
 export class SpanTooCostlyError extends DomainError {
   constructor(message: string) {
     super('SPAN_TOO_COSTLY', message);
+  }
+}
+
+/** A filtered read over a span while its window holds its most staged span reads (SPAN_STAGED_READS_PER_SHARD). */
+export class SpanReadsBusyError extends DomainError {
+  constructor(message: string) {
+    super('SPAN_READS_BUSY', message);
   }
 }
 

@@ -38,7 +38,7 @@ export const RedisBackedController = (tag: string, path?: string) =>
     ErrorResponse(400, 'INVALID_INPUT: the message names the field'),
     ErrorResponse(
       503,
-      'REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained',
+      'REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard)',
     ),
     ApiTags(tag),
   );

@@ -157,6 +157,25 @@ export const LOOKUP_ITEMS: Bounds = { min: 1, max: 1000 };
 export const SPAN_MAX_FIELDS = 4_000;
 
 /**
+ * A filtered read over a span (POST query, GET top?span with filters) keeps the span's sums between its
+ * calls (span_stage.lua): each staging call sums at most this many slot fields (or actor contributions)
+ * of a shard, so no call sums the whole span (bench/span-filter-instructions.ts).
+ */
+export const SPAN_STAGE_FIELDS_PER_CALL = 450;
+
+/**
+ * Most staged span reads one window of one board shard holds at once (their keys: at most
+ * SPAN_MAX_FIELDS entries each, a few hundred KB): one more is a 503 SPAN_READS_BUSY until one ends.
+ */
+export const SPAN_STAGED_READS_PER_SHARD = 8;
+
+/**
+ * How long a staged span lapses after (ms): a read drops it when it ends; this only clears what a
+ * stopped instance left, and frees its place among SPAN_STAGED_READS_PER_SHARD.
+ */
+export const SPAN_STAGE_TTL_MS = 60_000;
+
+/**
  * Most keys one drop step of a deleted board unlinks (board_drop_step.lua): slot hashes, contributions
  * and snapshots go by UNLINK (a big value is freed off the main thread), so a step stays near 1 ms.
  */

@@ -15,9 +15,10 @@ const PAGE_REPLY = [
   'row_marks',
   'skipped_marks',
   'last_mark',
-  'summed',
-  'fields',
 ] as const;
+
+/** What a span_stage call answers (span_stage.lua). */
+const STAGE_REPLY = ['summed', 'fields', 'busy', 'done'] as const;
 
 /** A filtered page's rows (group_page.lua): item, score, group. */
 const GROUP_ROW = ['item', 'score', 'group'] as const;
@@ -25,8 +26,8 @@ const GROUP_ROW = ['item', 'score', 'group'] as const;
 /** A row of a filtered page: its group "" when it has none. */
 export type GroupRow = ScanRow;
 
-/** What one group_page call of a shard answers; with a span, `summed` false when it holds more than `mostFields` fields. */
-export type GroupPageReply = ScanReply<GroupRow> & { summed: boolean; fields: number };
+/** What one group_page call of a shard answers. */
+export type GroupPageReply = ScanReply<GroupRow>;
 
 /** One shard's filtered scan (the filters as the script takes them). */
 export interface GroupPageCall extends WindowCall {
@@ -39,27 +40,39 @@ export interface GroupPageCall extends WindowCall {
   excludeGroups: readonly string[];
   /** At least this many distinct actors in the window (0: no floor; a board with actors). */
   minActors: number;
-  /** Scan the listing of the window's newest slots covering this span (0: the window's own listing). */
+  /** Scan the span that span_stage made under this token ("": the window's own listing). */
+  spanToken: string;
+}
+
+/** One call staging a span on a shard for the read named by `token` (span_stage.lua). */
+export interface SpanStageCall extends WindowCall {
   spanSec: number;
-  /** Most slot fields a span may sum on this shard (spanFieldsPerShard). */
+  /** Most slot fields (and with minActors contributions) the span may hold on this shard (spanFieldsPerShard). */
   mostFields: number;
+  token: string;
+  /** Above 0: the actor counts are staged too. */
+  minActors: number;
+  /** Most fields one call sums (SPAN_STAGE_FIELDS_PER_CALL). */
+  stepFields: number;
+  ttlMs: number;
+  /** Most staged reads the shard's window holds at once (SPAN_STAGED_READS_PER_SHARD). */
+  mostReads: number;
+  /** Remove what the token holds instead. */
+  drop: boolean;
+}
+
+/** What a span_stage call answers: `summed` false when the span holds more than mostFields (`fields`). */
+export interface SpanStageReply {
+  summed: boolean;
+  fields: number;
+  busy: boolean;
+  done: boolean;
 }
 
 /** The filters slice's functions (the groups option, src/ranking/options/groups/): a shard's filtered page, and the groups of listed items. */
 export const FILTERS_FUNCTIONS = functionSet('tbRank', {
   groupPage: windowReadFunction({
-    args: [
-      'start',
-      'scan',
-      'want',
-      'per_group',
-      'seen',
-      'exclude_items',
-      'exclude_groups',
-      'min_actors',
-      'span_sec',
-      'most_fields',
-    ],
+    args: ['start', 'scan', 'want', 'per_group', 'seen', 'exclude_items', 'exclude_groups', 'min_actors', 'span_token'],
     reply: PAGE_REPLY,
     values: (call: GroupPageCall) => ({
       start: call.start,
@@ -70,8 +83,7 @@ export const FILTERS_FUNCTIONS = functionSet('tbRank', {
       exclude_items: JSON.stringify(call.excludeItems),
       exclude_groups: JSON.stringify(call.excludeGroups),
       min_actors: call.minActors,
-      span_sec: call.spanSec,
-      most_fields: call.mostFields,
+      span_token: call.spanToken,
     }),
     decode: (reply): GroupPageReply => {
       const rows = reply
@@ -96,10 +108,29 @@ export const FILTERS_FUNCTIONS = functionSet('tbRank', {
         next: reply.int('next'),
         ended: reply.flag('ended'),
         last,
-        summed: reply.flag('summed'),
-        fields: reply.int('fields'),
       };
     },
+  }),
+
+  spanStage: windowReadFunction({
+    args: ['span_sec', 'most_fields', 'token', 'min_actors', 'step', 'ttl_ms', 'most_reads', 'drop'],
+    reply: STAGE_REPLY,
+    values: (call: SpanStageCall) => ({
+      span_sec: call.spanSec,
+      most_fields: call.mostFields,
+      token: call.token,
+      min_actors: call.minActors,
+      step: call.stepFields,
+      ttl_ms: call.ttlMs,
+      most_reads: call.mostReads,
+      drop: call.drop ? 1 : 0,
+    }),
+    decode: (reply): SpanStageReply => ({
+      summed: reply.flag('summed'),
+      fields: reply.int('fields'),
+      busy: reply.flag('busy'),
+      done: reply.flag('done'),
+    }),
   }),
 
   groupsRead: perItemRead('groups', (groups, count) => {

@@ -7,12 +7,12 @@ import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
-import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
+import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M, spanScan } from '../options/groups/groups.limits';
 import { FilteredRow, scanFiltered } from '../core/filter-merge';
 import type { ViewConfig } from '../options/views/trending-math';
 import { ViewFilterReader } from '../core/view-filter';
-import { FiltersStore } from './filters.store';
-import { spanFieldsPerShard, spanFigures, spanRead } from '../core/span-read';
+import { FiltersStore, WindowAt } from './filters.store';
+import { spanFigures, spanRead } from '../core/span-read';
 import { RowMetrics } from '../core/row-metrics';
 
 /** A filtered read: a page of a window's listing without excluded items and groups, at most perGroup rows of a group. */
@@ -133,38 +133,56 @@ export class FiltersService {
     ask: FilteredRead,
   ): Promise<FilteredPage> {
     checkFilters(board, ask);
-    const spanSec = ask.span === undefined ? 0 : spanRead(board, window, nowMs, ask.span).spanSec;
-    const minActors = ask.minActors ?? 0;
-    const excluded = { excludeItems: ask.excludeItems ?? [], excludeGroups: ask.excludeGroups ?? [] };
-    // Over a span a row's actor count is a lookup in the counts its call read with the span's sums
-    // (bounded with them by the span's field bound), not a field read per row: rows weigh as without.
-    const { scan, calls } = groupScan(spanSec === 0 ? minActors : 0);
-    const spanned = { spanSec, mostFields: spanSec === 0 ? 0 : spanFieldsPerShard(board) };
+    const read = { board, window, nowMs };
+    if (ask.span === undefined) return this.windowPage(read, ask);
+    const { spanSec } = spanRead(board, window, nowMs, ask.span);
+    // The span is summed once for the read (its actor counts with it), in bounded calls, then scanned
+    // as a window's listing is: rows weigh as without minActors, in SPAN_SCAN_SPLIT times as many calls.
+    const staged = { spanSec, minActors: ask.minActors ?? 0, admit: ask.admit };
+    const page = await this.store.withStagedSpan(read, staged, (spanToken) =>
+      this.scan(read, ask, { ...spanScan(), spanToken }),
+    );
+    // A span's rows are its sums alone, as GET top?span answers them: no metric counts of the window.
+    return { ...spanFigures({ ...read, spanSec }), items: page.items, truncated: page.truncated };
+  }
+
+  /** A filtered page of the window's own listing, with the rows' metric counts. */
+  private async windowPage(read: WindowAt, ask: FilteredRead): Promise<FilteredPage> {
+    const page = await this.scan(read, ask, { ...groupScan(ask.minActors ?? 0), spanToken: '' });
+    // Rows carry their pair's tiebreak (a board keeping pairs) and every metric's count (a board with
+    // metrics), as GET top's do.
+    const rows = await this.reads.withMetrics(read, { draining: page.draining, items: page.items });
+    const { draining, items } = rows;
+    const { board, window, nowMs } = read;
+    return { ...figures(board.config.name, window, nowMs, draining), items, truncated: page.truncated };
+  }
+
+  /** The shards scanned in rounds (scanFiltered): the page's rows with their ranks (and tiebreaks). */
+  private async scan(
+    read: WindowAt,
+    ask: FilteredRead,
+    how: { scan: number; calls: number; spanToken: string },
+  ): Promise<{ items: FilteredPage['items']; truncated: boolean; draining: boolean }> {
+    const { board } = read;
     const sent = {
-      scan,
+      scan: how.scan,
       want: ask.offset + ask.limit,
       perGroup: ask.perGroup ?? 0,
-      ...excluded,
-      minActors,
-      ...spanned,
+      excludeItems: ask.excludeItems ?? [],
+      excludeGroups: ask.excludeGroups ?? [],
+      minActors: ask.minActors ?? 0,
+      spanToken: how.spanToken,
     };
-    const plan = { ...ask, shards: board.shards.length, perGroup: sent.perGroup, calls };
+    const plan = { ...ask, shards: board.shards.length, perGroup: sent.perGroup, calls: how.calls };
     const page = await scanFiltered({ ...plan, ascending: ascendingScores(board.config) }, (shard, start, seen) =>
-      this.store.scan({ board, window, nowMs }, board.shards[shard], { start, seen, ...sent }),
+      this.store.scan(read, board.shards[shard], { start, seen, ...sent }),
     );
-    const answered = withRowTiebreaks(
+    const items = withRowTiebreaks(
       board.config,
       page.rows.map(rowAnswer),
       page.rows.map((row) => row.tie),
     );
-    // A span's rows are its sums alone, as GET top?span answers them: no metric counts of the window.
-    if (spanSec > 0)
-      return { ...spanFigures({ board, window, nowMs, spanSec }), items: answered, truncated: page.truncated };
-    // Rows carry their pair's tiebreak (a board keeping pairs) and every metric's count (a board with
-    // metrics), as GET top's do.
-    const rows = await this.reads.withMetrics({ board, window, nowMs }, { draining: page.draining, items: answered });
-    const { draining, items } = rows;
-    return { ...figures(board.config.name, window, nowMs, draining), items, truncated: page.truncated };
+    return { items, truncated: page.truncated, draining: page.draining };
   }
 
   /** A filtered page of a view (a span: 400): rows keep their view rank; minActors counted in the view's window. */

@@ -601,7 +601,7 @@ export interface paths {
         put?: never;
         /**
          * A viewer's filtered page of a window
-         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (with minActors on a window 1000 rows a call, 8 calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. With span the scan reads the span's sums as GET top?span does (the same per-shard field bound, 422 SPAN_TOO_COSTLY; rows carry no metrics); with minActors too each call also reads every actor contribution of the span's slots on its shard (exact distinct actors over the span), counted against that bound beside the slot fields, and scans as many rows as without minActors. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.
+         * @description A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most 2000 rows, at most 4 calls per shard (with minActors on a window 1000 rows a call, 8 calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget. With span the span's sums (as GET top?span reads them; rows carry no metrics) are summed once for the read and kept until it ends, in calls of at most 450 slot fields a shard (the same per-shard field bound, 422 SPAN_TOO_COSTLY; at most 8 such reads at once on a window of a board shard, 503 SPAN_READS_BUSY), then scanned in calls of 250 rows, at most 32 calls per shard; with minActors too each item's distinct actors over the span are counted from every actor contribution of its slots (exact), those counted against that bound beside the slot fields, and the rows scanned as without minActors. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.
          */
         post: operations["FiltersController_query"];
         delete?: never;
@@ -999,7 +999,7 @@ export interface components {
              * @description Stable machine code: act on it, not on the message
              * @enum {string}
              */
-            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "GROUP_MEMBER_UNSUPPORTED" | "BOARD_WRITE_TOO_COSTLY" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "LEAGUE_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "GROUP_BOARD_READ_ONLY" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ALIASES_FULL" | "ALIAS_CONFLICT" | "ACTOR_COUNTS_PENDING" | "LIKE_TAKE_BACK_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "STREAM_CAPACITY";
+            code: "INVALID_INPUT" | "UNKNOWN_METRIC" | "GROUP_MEMBER_UNSUPPORTED" | "BOARD_WRITE_TOO_COSTLY" | "ADMIN_TOKEN_MISSING" | "API_KEY_MISSING" | "API_KEY_INVALID" | "METRICS_TOKEN_MISSING" | "ADMIN_TOKEN_INVALID" | "METRICS_TOKEN_INVALID" | "API_KEY_SCOPE" | "RETRACTED" | "BOARD_NOT_FOUND" | "RETRACTION_NOT_FOUND" | "WINDOW_NOT_FOUND" | "COUNTER_NOT_FOUND" | "API_KEY_NOT_FOUND" | "STATS_NOT_FOUND" | "SNAPSHOT_NOT_FOUND" | "ARCHIVE_NOT_FOUND" | "INGEST_SOURCE_NOT_FOUND" | "ITEM_NOT_FOUND" | "LEAGUE_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "BOARD_CONFIG_CONFLICT" | "BOARD_BEING_DELETED" | "API_KEY_EXISTS" | "API_KEYS_FULL" | "CONFIG_CHANGED" | "BOARD_INCOMPLETE" | "WRITE_APPLIED_RANK_UNKNOWN" | "BOARD_FULL" | "AGGREGATE_MISMATCH" | "GROUP_BOARD_READ_ONLY" | "SEGMENT_LIMIT" | "ACTOR_WEIGHTS_FULL" | "ALIASES_FULL" | "ALIAS_CONFLICT" | "ACTOR_COUNTS_PENDING" | "LIKE_TAKE_BACK_PENDING" | "MODERATED_GROUPS_FULL" | "INGEST_SOURCE_CONFLICT" | "INGEST_SOURCES_FULL" | "CAPACITY_REACHED" | "BATCH_PARTIAL" | "BODY_TOO_LARGE" | "DATA_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "SPAN_TOO_COSTLY" | "REQUEST_TOO_COSTLY" | "RATE_LIMITED" | "STREAM_LIMIT" | "STREAM_SEGMENT_LIMIT" | "QUOTA_EXCEEDED" | "HEADERS_TOO_LARGE" | "REDIS_FULL" | "INTERNAL" | "ADMIN_DISABLED" | "REDIS_UNAVAILABLE" | "REDIS_BUSY" | "NOT_READY" | "WINDOW_DRAINING" | "SPAN_READS_BUSY" | "STREAM_CAPACITY";
             /** @description Per-dependency health, on a NOT_READY answer only */
             details?: {
                 [key: string]: unknown;
@@ -2443,7 +2443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -2582,7 +2582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -2708,7 +2708,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3158,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3284,7 +3284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3402,7 +3402,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3518,7 +3518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3650,7 +3650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -3825,7 +3825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4009,7 +4009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4199,7 +4199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4357,7 +4357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4512,7 +4512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4641,7 +4641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4772,7 +4772,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -4901,7 +4901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5034,7 +5034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5176,7 +5176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5309,7 +5309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5469,7 +5469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5605,7 +5605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5728,7 +5728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -5900,7 +5900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6055,7 +6055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6237,7 +6237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6406,7 +6406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6535,7 +6535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6653,7 +6653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6824,7 +6824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -6953,7 +6953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -7128,7 +7128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -7292,7 +7292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -7462,7 +7462,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -7606,7 +7606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -7791,7 +7791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -7935,7 +7935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8080,7 +8080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8215,7 +8215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8361,7 +8361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8494,7 +8494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8620,7 +8620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -8747,7 +8747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9088,7 +9088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9224,7 +9224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9331,7 +9331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9446,7 +9446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9578,7 +9578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9738,7 +9738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9853,7 +9853,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -9958,7 +9958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -10112,7 +10112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -10238,7 +10238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */
@@ -10351,7 +10351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained */
+            /** @description REDIS_UNAVAILABLE, REDIS_BUSY (this instance sheds load: nothing was sent); ADMIN_DISABLED on /admin routes (neither ADMIN_TOKEN nor an admin key is configured); WINDOW_DRAINING on reads of a window whose expired slot is still being drained; SPAN_READS_BUSY on a filtered read over a span while the window holds its most such reads in progress (SPAN_STAGED_READS_PER_SHARD a shard) */
             503: {
                 headers: {
                     /** @description The request id: the X-Request-Id sent (when valid) or one made here; log lines carry it */

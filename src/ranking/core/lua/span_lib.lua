@@ -1,5 +1,5 @@
 -- module: span
--- requires: hooks, window
+-- requires: hooks, keyspace, window
 -- span_lib: reads of a window's newest slots, summed per item in the script (read_span). Board
 -- order as everywhere: higher score first, equal scores in descending byte order of the item id.
 -- KEYS: 0
@@ -38,14 +38,31 @@ local function span_starts(slots_key, now_sec, interval_sec, span_sec)
   return redis.call('ZRANGE', slots_key, '(' .. (current - span_sec), current, 'BYSCORE')
 end
 
--- Per item, the sum of the span's slots (`starts`, else span_starts), and the fields read; nil (and
--- the fields the span holds) when they are more than `most_fields`.
-local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields, starts)
-  starts = starts or span_starts(slots_key, now_sec, interval_sec, span_sec)
+-- The fields the slots starting at `starts` hold: their hashes' and what options pack beside them.
+local function span_fields(slots_key, starts)
   local fields = 0
   for _, start in ipairs(starts) do
     fields = fields + redis.call('HLEN', window.slot_key_of(slots_key, start)) + packed_of(slots_key, start, false)
   end
+  return fields
+end
+
+-- The keys of a span staged by span_stage under `token` (one filtered read's), beside the window's slots
+-- in its hash tag: its state hash, the summed listing, its items' distinct actors, the pairs counted,
+-- and copies of the span's slots and contributions (unit k);
+-- and the window's registry of staged reads (token -> when it lapses, ms).
+local function staged_keys(slots_key, token)
+  local base = keyspace.sibling_key(slots_key, 'slots', 'staged:' .. token .. ':')
+  return { state = base .. 'state', sums = base .. 'sums', counts = base .. 'counts', pairs = base .. 'pairs',
+    unit = function(k) return base .. 'u:' .. k end,
+    registry = keyspace.sibling_key(slots_key, 'slots', 'staged') }
+end
+
+-- Per item, the sum of the span's slots (`starts`, else span_starts), and the fields read; nil (and
+-- the fields the span holds) when they are more than `most_fields`.
+local function span_sums(slots_key, now_sec, interval_sec, span_sec, most_fields, starts)
+  starts = starts or span_starts(slots_key, now_sec, interval_sec, span_sec)
+  local fields = span_fields(slots_key, starts)
   if fields > most_fields then return nil, fields end
   local sums = {}
   for _, start in ipairs(starts) do
@@ -195,6 +212,9 @@ end
 span.comes_before = comes_before
 span.span_starts = span_starts
 span.span_sums = span_sums
+span.span_fields = span_fields
+span.staged_keys = staged_keys
+span.packed_of = packed_of
 span.span_shown = span_shown
 span.best_rows = best_rows
 span.span_head = span_head

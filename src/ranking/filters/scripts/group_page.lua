@@ -12,9 +12,8 @@
 --       answered), per_group (0: no cap), seen (JSON object: group -> rows of it already listed ahead of
 --       `start`, may be {}), exclude_items and exclude_groups (JSON arrays, may be []), min_actors (0: no
 --       floor; else the window's pairs hash, beside its slots, holds each item's distinct actors; a
---       span's are counted from its slots' contributions), span_sec (0: the window's listing; else the
---       listing of its newest slots as read_span sums it, without the board's exceptions) and
---       most_fields (most slot fields the span may sum, its actor contributions among them with min_actors)
+--       span's come with its sums) and span_token ("": the window's listing; else the listing of its
+--       newest slots that span_stage made for the read under this token)
 -- Reply (reader.answer, CALLS.group_page):
 --   draining  1: expired data remains (the budget ran out), else 0
 --   rows      { item_1, score_1, group_1, ... } the rows that pass, in the shard's order (group "": none)
@@ -22,14 +21,13 @@
 --   next      the place after the last row scanned
 --   ended     1: the shard lists nothing after the scanned rows, else 0
 --   last, last_score  the last row scanned ("" and 0: none)
---   summed    0: the span holds more than most_fields slot fields (nothing scanned), else 1
---   fields    the slot fields the span summed or holds, with min_actors its contributions too (0: no span)
 --   row_marks, skipped_marks, last_mark  on a board keeping (score, tiebreak) pairs (tiebreak_lib) or
 --             strict ranks (ties_lib: its member <mark><item> on a sharded board, the row's place on one
 --             shard) outside a span, the mark of each row of `rows`, of each of `skipped` and of `last` (the
 --             shards' merge and the board ranks compare it after the score); { }, { } and "" elsewhere
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_ACTOR_COUNTS_PENDING (min_actors on a window, not a span, whose
---   counts miss pairs made before they were kept: actor_lib's counts_kept)
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_SPAN_NOT_STAGED (span_token names no staged span: it lapsed),
+--   TB_ACTOR_COUNTS_PENDING (min_actors on a window, not a span, whose counts miss pairs made before they
+--   were kept: actor_lib's counts_kept)
 
 -- last_place: above any place of a listing, so an inverted place is never negative (15 digits).
 local GROUP_PAGE = { chunk = 250, last_place = 999999999999999 }
@@ -72,51 +70,32 @@ local function place_marks(marks, first, count)
   for i = 1, count do marks[i] = string.format('%015.0f', GROUP_PAGE.last_place - (first + i - 1)) end
 end
 
--- The distinct actors of each of `items` as the scan weighs them: `counts` (item -> actors) read.
-local function counted_in(counts)
-  return function(items)
-    local out = {}
-    for i = 1, #items do out[i] = counts[items[i]] or 0 end
-    return out
+-- A span's listing as span_stage made it for the read (its token): its sums in board order (a zset's
+-- reverse order: higher score first, equal scores in descending byte order of the item id, as span_lib
+-- orders them), every row listed, and with min_actors each row's distinct actors over the span.
+local function staged_listing(slots_key, token)
+  local staged = span.staged_keys(slots_key, token)
+  if redis.call('HGET', staged.state, 'done') ~= '1' then
+    return nil, redis.error_reply('TB_SPAN_NOT_STAGED the span of read ' .. token .. ' is not staged (or lapsed)')
   end
-end
-
--- The span's listing (span_lib: the rows of its sums in board order, every one listed, above 0),
--- sorted once as far as the scan may go; with min_actors each scanned row's distinct actors over the
--- span's slots, read from their contributions (actor_lib), which count against most_fields with the
--- slot fields. nil and the fields (and contributions) held when they are more than most_fields.
-local function span_listing(slots_key, top_key, header, arg, min_actors)
-  local interval_sec, span_sec = header.windows[1].interval_sec, tonumber(arg.span_sec)
-  local starts = span.span_starts(slots_key, header.now_sec, interval_sec, span_sec)
-  local held = min_actors > 0 and actor_log.ACTORS.span_held(slots_key, starts) or 0
-  local sums, fields = span.span_sums(slots_key, header.now_sec, interval_sec, span_sec,
-    tonumber(arg.most_fields) - held, starts)
-  if not sums then return nil, fields + held end
-  local first, most = tonumber(arg.start), tonumber(arg.start) + tonumber(arg.scan)
-  -- One row past the scan's reach: without it the rows are the span's whole listing, so a scan reaching
-  -- their end ends the shard without a call finding nothing.
-  local rows = span.best_rows(span.span_shown(sums, order.exceptions_asked(top_key)), most + 1)
-  local total = #rows / 2 <= most and #rows / 2 or nil
+  local sums_key, counts_key = staged.sums, staged.counts
   local function page(from, to)
-    local out = {}
-    for i = 2 * from + 1, math.min(2 * to + 2, #rows) do out[#out + 1] = rows[i] end
-    return out
+    return redis.call('ZRANGE', sums_key, from, to, 'REV', 'WITHSCORES')
   end
-  local listing = { page = page, listed = function() return true end, total = total }
-  if min_actors > 0 then
-    local wanted = {}
-    for i = 2 * first + 1, math.min(2 * most, #rows), 2 do wanted[rows[i]] = true end
-    listing.actor_counts = counted_in(actor_log.ACTORS.span_actor_counts(slots_key, starts, wanted))
+  local function actor_counts(items)
+    if #items == 0 then return {} end
+    local counts = redis.call('ZMSCORE', counts_key, unpack(items))
+    for i = 1, #items do counts[i] = tonumber(counts[i]) or 0 end
+    return counts
   end
-  return listing, fields + held
+  return { page = page, listed = function() return true end, total = redis.call('ZCARD', sums_key),
+    actor_counts = actor_counts }
 end
 
 -- How the scan reads its listing: the window's results (order_lib) and its items' distinct actors
--- (actor_lib's counts), or a span's (span_listing). nil and the fields held when the span holds more
--- than most_fields.
-local function listing_of(slots_key, top_key, header, arg)
-  local min_actors = tonumber(arg.min_actors)
-  if tonumber(arg.span_sec) ~= 0 then return span_listing(slots_key, top_key, header, arg, min_actors) end
+-- (actor_lib's counts), or a staged span's (staged_listing: nil and the error when it is not staged).
+local function listing_of(slots_key, top_key, arg)
+  if arg.span_token ~= '' then return staged_listing(slots_key, arg.span_token) end
   local pairs_key = actor_log.ACTORS.pairs_key(slots_key)
   local strict = order.strict(top_key)
   local function page(first, last, marks)
@@ -126,24 +105,21 @@ local function listing_of(slots_key, top_key, header, arg)
   end
   return { page = page,
     listed = function(score) return order.listed(top_key, score) end,
-    actor_counts = function(items) return actor_log.ACTORS.actor_counts(pairs_key, items) end }, 0
+    actor_counts = function(items) return actor_log.ACTORS.actor_counts(pairs_key, items) end }
 end
 
 local function group_page(keys, args)
   local cfg_key, slots_key, top_key = keys[1], keys[2], keys[3]
   local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.group_page)
   if refused then return refused end
-  local listing, fields = listing_of(slots_key, top_key, header, arg)
-  if not listing then
-    return reader.answer(CALLS.group_page, { draining = draining, rows = {}, skipped = {}, next = 0, ended = 1,
-      last = '', last_score = 0, row_marks = {}, skipped_marks = {}, last_mark = '', summed = 0, fields = fields })
-  end
+  local listing, lost = listing_of(slots_key, top_key, arg)
+  if not listing then return lost end
   local filter = groups.filters_of(cfg_key, arg)
   filter.top_key, filter.want = top_key, tonumber(arg.want)
   filter.page, filter.listed, filter.actor_counts = listing.page, listing.listed, listing.actor_counts
   -- While expired data drains the answer is read again: its pairs may be the last ones of before. A
   -- span counts its slots' contributions themselves, complete whatever version made them.
-  local counted = filter.min_actors > 0 and tonumber(arg.span_sec) == 0
+  local counted = filter.min_actors > 0 and arg.span_token == ''
   if counted and draining == 0 and not actor_log.ACTORS.counts_kept(actor_log.ACTORS.pairs_key(slots_key)) then
     return redis.error_reply('TB_ACTOR_COUNTS_PENDING counts began after live pairs')
   end
@@ -158,6 +134,6 @@ local function group_page(keys, args)
   return reader.answer(CALLS.group_page, {
     draining = draining, rows = out.rows, skipped = out.skipped, next = at, ended = ended and 1 or 0,
     last = out.last, last_score = out.last_score, row_marks = out.row_marks, skipped_marks = out.skipped_marks,
-    last_mark = out.last_mark, summed = 1, fields = fields,
+    last_mark = out.last_mark,
   })
 end
