@@ -169,7 +169,10 @@ export const ERROR_CODES = {
     503,
     'yes, after Retry-After: an expired slot of the window is still being drained, and a read answers only exact listings',
   ),
-  SPAN_READS_BUSY: refused(503, 'yes, after Retry-After: the window holds its most filtered span reads in progress'),
+  SPAN_READS_BUSY: refused(
+    503,
+    'yes, after Retry-After: the window holds its most filtered span reads in progress, or a read outlived its staged sums',
+  ),
   STREAM_CAPACITY: refused(503, 'yes, later or on another instance: this instance serves its most live streams'),
 } as const satisfies Record<string, { status: number; applied: Applied; retry: string }>;
 

@@ -8,6 +8,7 @@ import {
 } from '../../src/ranking/core/ranking.limits';
 import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
+import { FiltersStore } from '../../src/ranking/filters/filters.store';
 import { useFiltersGraph } from '../support/ranking-graph';
 
 /**
@@ -131,6 +132,25 @@ describe('a filtered read over a span, call by call (single, own server)', () =>
     await node.zadd(registry, ...others(T0));
     const page = await world.filters.read(ask);
     expect(page.items.length).toBe(10);
+    expect(await node.keys('*:staged*')).toEqual([]);
+  });
+
+  it('answers a read that outlived its staged sums a 503 SPAN_READS_BUSY, not a 500', async () => {
+    const node = world.redis.client as Redis;
+    const store = world.graph.module.get(FiltersStore);
+    const scan = store.scan.bind(store);
+    // The staged keys lapse between the staging and the scan, as SPAN_STAGE_TTL_MS would end them.
+    store.scan = async (...args: Parameters<FiltersStore['scan']>) => {
+      const staged = await node.keys('*:staged:*');
+      if (staged.length > 0) await node.del(...staged);
+      return scan(...args);
+    };
+    const ask = { board: 'bound', window: 'm', span: '60m', offset: 0, limit: 10, perGroup: 1 };
+    try {
+      await expect(world.filters.read(ask)).rejects.toBeInstanceOf(SpanReadsBusyError);
+    } finally {
+      store.scan = scan;
+    }
     expect(await node.keys('*:staged*')).toEqual([]);
   });
 });

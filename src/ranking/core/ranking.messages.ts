@@ -1,5 +1,5 @@
 import { DURATION_RULE } from '../../common/duration';
-import { SPAN_MAX_FIELDS, SPAN_STAGED_READS_PER_SHARD } from './ranking.limits';
+import { SPAN_MAX_FIELDS, SPAN_STAGE_TTL_MS, SPAN_STAGED_READS_PER_SHARD } from './ranking.limits';
 import { SEGMENTS_PER_EVENT } from '../options/segments/segments.limits';
 
 /** Every message the ranking feature answers with, written once. */
@@ -114,6 +114,8 @@ export const RANKING_MESSAGES = {
     `one write of board "${board}" would weigh up to ${Math.ceil(cost)} cost units in one call (every window and view, and in each of the ${SEGMENTS_PER_EVENT.max} segments an event may name, with an actor when the board takes them), more than the ${bound} one write call may (WRITE_COST_PER_CALL): declare fewer windows, views, segments or options`,
   spanReadsBusy: (board: string, window: string) =>
     `window "${window}" of board "${board}" holds its most filtered span reads in progress (${SPAN_STAGED_READS_PER_SHARD} a shard): retry after Retry-After`,
+  spanStagingLapsed: (board: string, window: string) =>
+    `a filtered span read of window "${window}" of board "${board}" outlived its staged sums (${SPAN_STAGE_TTL_MS} ms): retry after Retry-After`,
   spanTooCostly: (
     board: string,
     window: string,

@@ -28,6 +28,15 @@ export interface SpanStageAsk {
   admit?: (calls: number) => void;
 }
 
+/**
+ * A scan that found its staged span gone, the read having outlived SPAN_STAGE_TTL_MS (an instance or
+ * Redis stalled that long): a 503 the client retries, as when the window holds its most such reads.
+ */
+function lapsedOf(error: unknown, read: WindowAt): SpanReadsBusyError | undefined {
+  const lapsed = error instanceof Error && error.message.startsWith('TB_SPAN_NOT_STAGED');
+  return lapsed ? new SpanReadsBusyError(M.spanStagingLapsed(read.board.config.name, read.window.name)) : undefined;
+}
+
 /** The groups option's reads: a shard's filtered page, the staged span it may scan, and the groups of listed items. */
 @Injectable()
 export class FiltersStore extends sliceStore(FiltersFunctions) {
@@ -55,7 +64,9 @@ export class FiltersStore extends sliceStore(FiltersFunctions) {
         const done = await Promise.all(open.map((shard) => this.stageStep(read, shard, staged)));
         open = open.filter((_, i) => !done[i]);
       }
-      return await use(token);
+      return await use(token).catch((error: unknown) => {
+        throw lapsedOf(error, read) ?? error;
+      });
     } finally {
       // A drop refused (Redis away, the board changed or gone) leaves the keys to lapse after
       // SPAN_STAGE_TTL_MS: the read's own answer or error stands.
