@@ -19,7 +19,7 @@ import { actorDigest } from '../src/ranking/actor-weights/actor-weights.store';
 import { loadLibraries } from '../src/redis/functions';
 import { callFunction, fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
-import { loadAverage, measure, median, Pipeline, usecPerCall, variant } from './call-rounds';
+import { loadAverage, measure, median, Pipeline, printVariants, usecPerCall, variant } from './call-rounds';
 import { cpuSeconds, startRedisServer } from './process-stats';
 
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
@@ -78,6 +78,16 @@ async function reweigh(redis: Redis, b: PreparedBoard, nowMs: number, redisPid: 
   };
 }
 
+/** A capped board whose actor a0 weighs 2 (one re-weighting step, on a board with no events yet). */
+async function weighedBoard(redis: Redis, nowMs: number): Promise<PreparedBoard> {
+  const weighed = await board(redis, 'weighed', nowMs, 1_000_000);
+  await callFunction(redis, RANKING.functions.reweightStep, {
+    ...{ board: weighed, shard: weighed.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, actor: 'a0', weight: 2 },
+    ...{ record: weighed.shards[0].keys.reweight(actorDigest('a0')), most: 1, ledgerWindow: 1, fresh: true, places: 0 },
+  });
+  return weighed;
+}
+
 export async function actorCapsBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
@@ -85,11 +95,7 @@ export async function actorCapsBench(): Promise<void> {
   const nowMs = Date.now();
   const plain = await board(redis, 'plain', nowMs, 0);
   const capped = await board(redis, 'capped', nowMs, 1_000_000);
-  const weighed = await board(redis, 'weighed', nowMs, 1_000_000);
-  await callFunction(redis, RANKING.functions.reweightStep, {
-    ...{ board: weighed, shard: weighed.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, actor: 'a0', weight: 2 },
-    ...{ record: weighed.shards[0].keys.reweight(actorDigest('a0')), most: 1, ledgerWindow: 1, fresh: true, places: 0 },
-  });
+  const weighed = await weighedBoard(redis, nowMs);
   const send = (b: PreparedBoard, actorOf: (n: number) => string) => (p: Pipeline, n: number) =>
     p.fcall(RANKING.functions.increment.redisName, ...incrementArgs(b, nowMs, `i${n % 5000}`, actorOf(n)));
   const variants = [
@@ -113,8 +119,7 @@ export async function actorCapsBench(): Promise<void> {
   for (let turn = 0; turn < 3; turn++) await measure(redis, variants, { rounds: 3, calls: 4000, pipelined: 100 });
   const run = await reweigh(redis, capped, nowMs, server.child.pid);
   console.log(`load ${before} / ${loadAverage()}`);
-  for (const v of variants)
-    console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
+  printVariants(variants);
   console.log(
     `re-weighting ${REWEIGHED_EVENTS} events: ${run.steps} steps of ${(run.medianUsec / 1000).toFixed(2)} ms of Redis (median; slowest ${(run.slowestUsec / 1000).toFixed(2)} ms), ${run.wallMs.toFixed(0)} ms in all, ${run.cpuMs.toFixed(0)} ms of CPU (Redis and this process)`,
   );

@@ -15,7 +15,7 @@ import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
 import { callFunction, fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
-import { loadAverage, measure, median, Pipeline, variant } from './call-rounds';
+import { loadAverage, measure, Pipeline, printVariants, variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;
 if (!BASELINE_DIR)
@@ -40,6 +40,16 @@ async function board(redis: Redis, lib: Library, name: string, nowMs: number, ac
   const config = { name, version: reply.version, shards: 1, maxItems: null, views: [], actors };
   return new PreparedBoard({ ...config, windows: JSON.parse(reply.windowsJson) }, () => keys.board(name));
 }
+/** The `n`th increment's FCALL arguments: item i(n mod 5 000), with an actor if given. */
+function incrementArgs(call: { lib: Library; board: PreparedBoard; nowMs: number; n: number; actor?: string }) {
+  const { lib, board: b, nowMs, n, actor } = call;
+  const base = { board: b, shard: b.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
+  return fcallArgs(
+    lib.functions.increment,
+    lib.functions.increment.build({ ...base, item: `i${n % 5000}`, amount: 1, ...(actor ? { actor } : {}) }),
+  );
+}
+
 export async function actorsWriteBench(): Promise<void> {
   const [sa, sb] = [await startRedisServer(), await startRedisServer()];
   const [ra, rb] = [new Redis(sa.url), new Redis(sb.url)];
@@ -49,13 +59,8 @@ export async function actorsWriteBench(): Promise<void> {
   const b0 = await board(ra, MAIN, 'main', nowMs, false);
   const b1 = await board(rb, RANKING, 'mine', nowMs, false);
   const b2 = await board(rb, RANKING, 'acted', nowMs, true);
-  const args = (lib: Library, b: PreparedBoard, n: number, actor?: string) => {
-    const call = { board: b, shard: b.shards[0], nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
-    return fcallArgs(
-      lib.functions.increment,
-      lib.functions.increment.build({ ...call, item: `i${n % 5000}`, amount: 1, ...(actor ? { actor } : {}) }),
-    );
-  };
+  const args = (lib: Library, b: PreparedBoard, n: number, actor?: string) =>
+    incrementArgs({ lib, board: b, nowMs, n, actor });
   const va = [
     variant('baseline, no actor', 'fcall', (p: Pipeline, n) =>
       p.fcall(MAIN.functions.increment.redisName, ...args(MAIN, b0, n)),
@@ -75,8 +80,7 @@ export async function actorsWriteBench(): Promise<void> {
     await measure(rb, vb, { rounds: 3, calls: 4000, pipelined: 100 });
   }
   console.log(`load ${before} / ${loadAverage()}`);
-  for (const v of [...va, ...vb])
-    console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
+  printVariants([...va, ...vb]);
   ra.disconnect();
   rb.disconnect();
   await stopChild(sa.child);

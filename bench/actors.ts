@@ -68,7 +68,11 @@ async function slowlog(redis: Redis): Promise<Array<[number, string]>> {
   return entries.map((entry) => [entry[2], `${entry[3][0]} ${entry[3][1] ?? ''}`]);
 }
 
-async function retraction(graph: RankingGraph, redis: Redis, clock: FakeClock, pid?: number): Promise<string[]> {
+/**
+ * An hour of events on boards r and twin: the others' events and the spam actor's, minute by minute.
+ * Returns the others' sum per item (what r lists once the spam is retracted) and the spam events.
+ */
+async function seedRetraction(graph: RankingGraph, clock: FakeClock) {
   const expected = new Map<string, number>();
   for (const board of ['r', 'twin']) {
     await graph.ranking.putBoard({ name: board, windows: WINDOWS, shards: 1, views: VIEWS, actors: true });
@@ -90,6 +94,11 @@ async function retraction(graph: RankingGraph, redis: Redis, clock: FakeClock, p
     for (const board of ['r', 'twin']) await send(graph, board, [...others, ...mine]);
     for (const e of others) expected.set(e.item, (expected.get(e.item) ?? 0) + e.amount);
   }
+  return { expected, spam };
+}
+
+async function retraction(graph: RankingGraph, redis: Redis, clock: FakeClock, pid?: number): Promise<string[]> {
+  const { expected, spam } = await seedRetraction(graph, clock);
   await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
   await redis.call('SLOWLOG', 'RESET');
   let started = process.hrtime.bigint();

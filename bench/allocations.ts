@@ -163,6 +163,19 @@ async function start(redis: Redis, redisUrl: string, dir: string): Promise<Serve
   ];
 }
 
+/** One route's row: after a warm-up, the bytes per request of each server, round by round. */
+async function compareRoute(run: { route: Route; servers: Server[]; idle: Map<Server, number> }): Promise<void> {
+  const { route, servers, idle } = run;
+  for (const server of servers)
+    await drive(server.url, server.name === 'service' ? route.service : route.handRolled, route, 500);
+  const per: Record<Server['name'], number[]> = { service: [], 'hand-rolled': [] };
+  for (let round = 0; round < ROUNDS; round++)
+    for (const server of servers) per[server.name].push(await bytesPerRequest(server, route, idle.get(server)!));
+  const [s, h] = [median(per.service), median(per['hand-rolled'])];
+  const rounds = per.service.map((v, i) => `${Math.round(v)} / ${Math.round(per['hand-rolled'][i])}`).join(', ');
+  console.log(`| ${route.name} | ${Math.round(s)} | ${Math.round(h)} | ${(s / h).toFixed(2)} | ${rounds} |`);
+}
+
 export async function allocationsBench(): Promise<void> {
   const redisServer = await startRedisServer();
   const redis = new Redis(redisServer.url);
@@ -179,16 +192,7 @@ export async function allocationsBench(): Promise<void> {
       '| route | service bytes per request | hand-rolled | service / hand-rolled | per round (service / hand-rolled) |',
     );
     console.log('| --- | ---: | ---: | ---: | --- |');
-    for (const route of ROUTES) {
-      for (const server of servers)
-        await drive(server.url, server.name === 'service' ? route.service : route.handRolled, route, 500);
-      const per: Record<Server['name'], number[]> = { service: [], 'hand-rolled': [] };
-      for (let round = 0; round < ROUNDS; round++)
-        for (const server of servers) per[server.name].push(await bytesPerRequest(server, route, idle.get(server)!));
-      const [s, h] = [median(per.service), median(per['hand-rolled'])];
-      const rounds = per.service.map((v, i) => `${Math.round(v)} / ${Math.round(per['hand-rolled'][i])}`).join(', ');
-      console.log(`| ${route.name} | ${Math.round(s)} | ${Math.round(h)} | ${(s / h).toFixed(2)} | ${rounds} |`);
-    }
+    for (const route of ROUTES) await compareRoute({ route, servers, idle });
     if (FRAMES > 0)
       for (const route of ROUTES) {
         console.log(`\n#### The service's ${route.name}: where its bytes are allocated`);

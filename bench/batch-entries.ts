@@ -77,6 +77,14 @@ function floorVariant(board: PreparedBoard, nowMs: number, label: string): Varia
   );
 }
 
+/** A variant's row: its Redis and CPU time per entry of a batch. */
+function printPerEntry(v: Variant): void {
+  const per = (x: number) => (x / ENTRIES).toFixed(2);
+  console.log(
+    `| ${v.name} | ${per(median(v.rounds))} (${per(Math.min(...v.rounds))} / ${per(Math.max(...v.rounds))}) | ${per(median(v.cpu))} |`,
+  );
+}
+
 export async function batchEntriesBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
@@ -109,12 +117,7 @@ export async function batchEntriesBench(): Promise<void> {
     console.log(`${CALLS} batches x ${ROUNDS} rounds; load average ${loadBefore} → ${loadAverage()}.\n`);
     console.log('| call | µs per entry inside Redis, median (lowest / highest) | CPU µs per entry, median |');
     console.log('| ---- | ---: | ---: |');
-    for (const v of variants) {
-      const per = (x: number) => (x / ENTRIES).toFixed(2);
-      console.log(
-        `| ${v.name} | ${per(median(v.rounds))} (${per(Math.min(...v.rounds))} / ${per(Math.max(...v.rounds))}) | ${per(median(v.cpu))} |`,
-      );
-    }
+    for (const v of variants) printPerEntry(v);
   } finally {
     redis.disconnect();
     await stopChild(server.child);

@@ -41,6 +41,41 @@ interface ResetFigures {
   bytesPerRow: number | null;
 }
 
+type Ranking = Awaited<ReturnType<typeof composeRanking>>['ranking'];
+
+/** A board of one calendar day window (archived or not) holding ITEMS items, 1 000 per batch. */
+async function fillDay(day: { ranking: Ranking; name: string; archive: boolean }): Promise<void> {
+  const { ranking, name, archive } = day;
+  await ranking.putBoard({
+    name,
+    windows: [
+      {
+        name: 'day',
+        calendar: 'day',
+        timeZone: 'Europe/Berlin',
+        ...(archive ? { archive: { keep: 3, top: 10_000 } } : {}),
+      },
+    ],
+  });
+  for (let i = 0; i < ITEMS; i += 1000) {
+    const entries = Array.from({ length: Math.min(1000, ITEMS - i) }, (_, k) => ({
+      item: `item-${i + k}`,
+      amount: i + k + 1,
+    }));
+    await ranking.incrementBatch(name, entries);
+  }
+}
+
+/** The bytes per row of the day's archived snapshot (its 10 000 rows), once one was taken. */
+async function archiveBytesPerRow(day: { ranking: Ranking; redis: Redis; name: string }): Promise<number> {
+  const { ranking, redis, name } = day;
+  const page = await ranking.archive(name, 'day', undefined, { offset: 0, limit: 1 });
+  const [snap] = await redis.keys(`*${name}}:day:snap:*`);
+  const bytesPerRow = Number(await redis.call('MEMORY', 'USAGE', snap)) / 10_000;
+  if (page.items.length === 0) throw new Error('no archive was taken');
+  return bytesPerRow;
+}
+
 /** Fills a day window of ITEMS items, crosses local midnight and lets due passes reset it. */
 async function resetOnce(server: { url: string }, archive: boolean): Promise<ResetFigures> {
   const redis = new Redis(server.url);
@@ -56,24 +91,7 @@ async function resetOnce(server: { url: string }, archive: boolean): Promise<Res
       clock,
     );
     const name = archive ? 'cal' : 'plain';
-    await ranking.putBoard({
-      name,
-      windows: [
-        {
-          name: 'day',
-          calendar: 'day',
-          timeZone: 'Europe/Berlin',
-          ...(archive ? { archive: { keep: 3, top: 10_000 } } : {}),
-        },
-      ],
-    });
-    for (let i = 0; i < ITEMS; i += 1000) {
-      const entries = Array.from({ length: Math.min(1000, ITEMS - i) }, (_, k) => ({
-        item: `item-${i + k}`,
-        amount: i + k + 1,
-      }));
-      await ranking.incrementBatch(name, entries);
-    }
+    await fillDay({ ranking, name, archive });
     clock.setMs(MIDNIGHT_MS + 1000);
     await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '2000000');
     await redis.call('SLOWLOG', 'RESET');
@@ -90,13 +108,7 @@ async function resetOnce(server: { url: string }, archive: boolean): Promise<Res
     const calls = (await slowlog(redis)).filter(([, command]) => command.includes('_expire'));
     await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
     const longest = calls.reduce((most, call) => (call[0] > most[0] ? call : most), [0, ''] as [number, string]);
-    let bytesPerRow: number | null = null;
-    if (archive) {
-      const page = await ranking.archive(name, 'day', undefined, { offset: 0, limit: 1 });
-      const [snap] = await redis.keys(`*${name}}:day:snap:*`);
-      bytesPerRow = Number(await redis.call('MEMORY', 'USAGE', snap)) / 10_000;
-      if (page.items.length === 0) throw new Error('no archive was taken');
-    }
+    const bytesPerRow = archive ? await archiveBytesPerRow({ ranking, redis, name }) : null;
     const totalUsec = calls.reduce((sum, [usec]) => sum + usec, 0);
     return { calls: calls.length, longest, totalUsec, wallMs, cpuUsec, bytesPerRow };
   } finally {

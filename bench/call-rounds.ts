@@ -90,3 +90,9 @@ export async function measure(
 export function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
+
+/** One line per variant: its median Redis time per call (commandstats) and main-thread CPU per call. */
+export function printVariants(variants: readonly Variant[]): void {
+  for (const v of variants)
+    console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
+}

@@ -78,18 +78,14 @@ function rawCalls(
   };
 }
 
-export async function clientBench(): Promise<void> {
-  const lines = [
-    `Client overhead per call (Node ${process.version}; ${ROUNDS} alternating rounds of ${CALLS} sequential calls, medians)\n`,
-    '| call | raw fetch µs | client µs | client overhead µs | overhead |',
-    '|---|---|---|---|---|',
-  ];
+/** Raw fetch and the client against an in-process fetch that answers at once: the client's own cost. */
+async function memoryRows(): Promise<string[]> {
   const fromMemory: typeof fetch = () =>
     Promise.resolve(new Response(STUB_ANSWER, { headers: { 'content-type': 'application/json' } }));
   const memoryClient = new TrendboardClient({ baseUrl: 'http://memory.invalid', fetch: fromMemory });
   const memoryRaw = rawCalls('http://memory.invalid', fromMemory);
   const memoryCalls = CALLS * 10;
-  lines.push(
+  return [
     row(
       'no network: increment',
       await measure(
@@ -97,14 +93,15 @@ export async function clientBench(): Promise<void> {
         memoryCalls,
       ),
     ),
-  );
-  lines.push(
     row(
       'no network: top',
       await measure({ raw: memoryRaw.top, client: () => memoryClient.boards.top('bench', { limit: 10 }) }, memoryCalls),
     ),
-  );
+  ];
+}
 
+/** The same against a local HTTP server that answers the same body to any request. */
+async function stubRows(): Promise<string[]> {
   const stub = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -116,7 +113,7 @@ export async function clientBench(): Promise<void> {
   const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
   const stubClient = new TrendboardClient({ baseUrl: stubUrl });
   const stubRaw = rawCalls(stubUrl);
-  lines.push(
+  const rows = [
     row(
       'stub server: increment',
       await measure({
@@ -124,15 +121,17 @@ export async function clientBench(): Promise<void> {
         client: () => stubClient.boards.increment('bench', 'item-1', { amount: 1 }),
       }),
     ),
-  );
-  lines.push(
     row(
       'stub server: top',
       await measure({ raw: stubRaw.top, client: () => stubClient.boards.top('bench', { limit: 10 }) }),
     ),
-  );
+  ];
   stub.close();
+  return rows;
+}
 
+/** The same against the service on a private redis-server. */
+async function serviceRows(): Promise<string[]> {
   const redis = await startRedisServer();
   const app = await createApp({
     env: { REDIS_URL: redis.url, ADMIN_TOKEN, LOG_LEVEL: 'error', KEY_PREFIX: 'benchclient:' },
@@ -143,21 +142,28 @@ export async function clientBench(): Promise<void> {
     const client = new TrendboardClient({ baseUrl: base, adminToken: ADMIN_TOKEN });
     await client.boards.put('bench', { windows: [{ period: '1h', interval: '1m' }] });
     const raw = rawCalls(base);
-    lines.push(
+    return [
       row(
         'service: increment',
         await measure({ raw: raw.increment, client: () => client.boards.increment('bench', 'item-1', { amount: 1 }) }),
       ),
-    );
-    lines.push(
       row(
         'service: top (10 rows)',
         await measure({ raw: raw.top, client: () => client.boards.top('bench', { limit: 10 }) }),
       ),
-    );
+    ];
   } finally {
     await app.close();
     await stopChild(redis.child);
   }
+}
+
+export async function clientBench(): Promise<void> {
+  const lines = [
+    `Client overhead per call (Node ${process.version}; ${ROUNDS} alternating rounds of ${CALLS} sequential calls, medians)\n`,
+    '| call | raw fetch µs | client µs | client overhead µs | overhead |',
+    '|---|---|---|---|---|',
+  ];
+  lines.push(...(await memoryRows()), ...(await stubRows()), ...(await serviceRows()));
   console.log(lines.join('\n'));
 }

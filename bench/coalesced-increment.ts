@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
@@ -70,6 +71,25 @@ export function cutLibrary(name: string, cut: Cut): string {
   return source.split(cut.from).join(cut.to);
 }
 
+/** The `n`th call's item, spread over the board's items. */
+const itemOf = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
+
+/** The `n`th coalesced call's FCALL arguments: PER_CALL requests of one point each. */
+function coalescedArgs(call: { board: PreparedBoard; nowMs: number; expireChunk: number; n: number }) {
+  const { board, nowMs, expireChunk, n } = call;
+  return fcallArgs(
+    S.increments,
+    S.increments.build({
+      ...onPlainShard(board, nowMs, expireChunk),
+      requests: Array.from({ length: PER_CALL }, (_, k) => ({
+        item: itemOf(n * PER_CALL + k),
+        amount: 1,
+        newItems: 1,
+      })),
+    }),
+  );
+}
+
 export async function coalescedIncrementBench(): Promise<void> {
   const server = await startRedisServer();
   const redis = new Redis(server.url);
@@ -78,27 +98,15 @@ export async function coalescedIncrementBench(): Promise<void> {
     const nowMs = Date.now();
     const common = { functions, prefix, windowCount: 1, nowMs, expireChunk: ranking.expireChunk };
     const board = await makePlainBoard({ ...common, name: 'coalesced', amountOf: (i) => 1 + (i % 97) });
-    const item = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
     const minimal = await seedMinimal(redis, `{${prefix}minimal}`);
-    const args = (n: number) =>
-      fcallArgs(
-        S.increments,
-        S.increments.build({
-          ...onPlainShard(board, nowMs, ranking.expireChunk),
-          requests: Array.from({ length: PER_CALL }, (_, k) => ({
-            item: item(n * PER_CALL + k),
-            amount: 1,
-            newItems: 1,
-          })),
-        }),
-      );
+    const args = (n: number) => coalescedArgs({ board, nowMs, expireChunk: ranking.expireChunk, n });
     const names = CUTS.map((_, i) => `tb_cut${i}`);
     for (const [i, cut] of CUTS.entries()) await redis.function('LOAD', 'REPLACE', cutLibrary(names[i], cut));
     const coalesced = (redisName: string) => (p: Pipeline, n: number) => p.fcall(redisName, ...args(n));
     const variants: Variant[] = [
       variant(`the service's call, ${PER_CALL} requests`, 'fcall', coalesced(S.increments.redisName)),
       variant('hand-rolled script, 1 request', 'evalsha', (p, n) =>
-        p.evalsha(minimal.sha, 2, ...minimal.keys, item(n), 1),
+        p.evalsha(minimal.sha, 2, ...minimal.keys, itemOf(n), 1),
       ),
       ...CUTS.map((cut, i) =>
         variant(`  ${cut.label}`, 'fcall', coalesced(S.increments.redisName.replace(RANKING.library.name, names[i]))),

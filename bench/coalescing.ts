@@ -9,7 +9,6 @@
 import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import { PreparedBoard } from '../src/ranking/core/board';
-import { windowsFromStored } from '../src/ranking/boards/stored-windows';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { UNLIMITED } from '../src/governance/growth-quota';
@@ -17,6 +16,7 @@ import { loadLibraries } from '../src/redis/functions';
 import { callFunction } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { cannon, DURATION_SEC, fmt, median, RunFigures } from './load';
+import { storedBoard } from './plain-boards';
 import { cpuSeconds, startBareServer, startRedisServer, startService, waitForHttp } from './process-stats';
 
 const S = RANKING.functions;
@@ -42,6 +42,107 @@ interface Figures {
   serverMicrosPerRequest: number;
 }
 
+/** A service instance on the shared redis-server with the given coalescing delay, ready to answer. */
+async function startInstance(run: { redisUrl: string; children: ChildProcess[]; coalesceMs: number }) {
+  const { child, url } = await startService({
+    REDIS_URL: run.redisUrl,
+    KEY_PREFIX: PREFIX,
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SEC: '0',
+    QUOTA_NEW_ITEMS: '0',
+    WRITE_COALESCE_MS: String(run.coalesceMs),
+  });
+  run.children.push(child);
+  await waitForHttp(`${url}/health/ready`);
+  return { url, pid: child.pid };
+}
+
+/** The board of one day window, seeded with ITEMS items through the service, 1 000 per batch. */
+async function seedBoard(url: string): Promise<void> {
+  const put = await fetch(`${url}/admin/boards/${BOARD}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }] }),
+  });
+  if (put.status !== 201) throw new Error(`creating the coalescing board failed: ${put.status}`);
+  for (let first = 0; first < ITEMS; first += 1000) {
+    const items = Array.from({ length: 1000 }, (_, i) => ({ item: `seed-${first + i}`, amount: 1 }));
+    const seeded = await fetch(`${url}/boards/${BOARD}/increments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    });
+    if (seeded.status !== 200) throw new Error(`seeding the coalescing board failed: ${seeded.status}`);
+  }
+}
+
+type Instance = { url: string; pid: number | undefined };
+
+/** Coalescing off, on with one instance, on with two, and the bare floor's minimal script. */
+function targetsOf(servers: { off: Instance; on: Instance[]; bare: Instance }): Target[] {
+  const { off, on, bare } = servers;
+  const itemPath = `/boards/${BOARD}/items/[<item>]/increment`;
+  return [
+    { name: 'service, coalescing off (1 instance)', urls: [off.url], pids: [off.pid], path: itemPath },
+    { name: 'service, coalescing 1 ms (1 instance)', urls: [on[0].url], pids: [on[0].pid], path: itemPath },
+    {
+      name: 'service, coalescing 1 ms (2 instances)',
+      urls: on.map((o) => o.url),
+      pids: on.map((o) => o.pid),
+      path: itemPath,
+    },
+    {
+      name: 'bare floor: minimal one-window script',
+      urls: [bare.url],
+      pids: [bare.pid],
+      path: '/minimal/[<item>]/increment',
+    },
+  ];
+}
+
+/** The table: each target at 50 and 200 connections, a warm-up then the median of `repeats` runs. */
+async function loadTable(run: { targets: Target[]; repeats: number; redis: Redis; redisPid: number | undefined }) {
+  const { targets, repeats, redis, redisPid } = run;
+  console.log(
+    `## Write coalescing: item increments over HTTP (autocannon, one of ${ITEMS.toLocaleString('en')} items at random per request)\n`,
+  );
+  console.log(
+    '| connections | server | req/s median | p50 / p99 ms | Redis CPU µs per increment | script calls per increment | server CPU µs per request |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  const medians = new Map<string, Figures>();
+  for (const connections of [50, 200]) {
+    for (const target of targets) {
+      await load(target, connections, 1, redis, redisPid);
+      const runs: Figures[] = [];
+      for (let r = 0; r < repeats; r++) runs.push(await load(target, connections, DURATION_SEC, redis, redisPid));
+      const m = medianFigures(runs);
+      medians.set(`${connections} ${target.name}`, m);
+      console.log(
+        `| ${connections} | ${target.name} | ${fmt(m.run.reqPerSec)} | ${m.run.p50} / ${m.run.p99} | ${m.redisMicrosPerIncrement.toFixed(1)} | ${m.callsPerIncrement.toFixed(3)} | ${m.serverMicrosPerRequest.toFixed(0)} |`,
+      );
+      if (runs.some((x) => x.run.non2xx > 0)) console.log(`\n(non-2xx answers: ${runs.map((x) => x.run.non2xx)})\n`);
+    }
+  }
+  console.log('');
+  return medians;
+}
+
+/** Per connection count: coalescing on against off, and the service against the bare floor. */
+function printRatios(medians: Map<string, Figures>, targets: Target[]): void {
+  for (const connections of [50, 200]) {
+    const get = (name: string) => medians.get(`${connections} ${name}`)!;
+    const offFig = get(targets[0].name);
+    const onFig = get(targets[1].name);
+    const bareFig = get(targets[3].name);
+    console.log(
+      `- ${connections} connections: Redis CPU per increment, coalescing on / off: ${(onFig.redisMicrosPerIncrement / offFig.redisMicrosPerIncrement).toFixed(2)}; p99 on - off: ${onFig.run.p99 - offFig.run.p99} ms; service req/s / bare floor req/s: off ${(offFig.run.reqPerSec / bareFig.run.reqPerSec).toFixed(2)}, on ${(onFig.run.reqPerSec / bareFig.run.reqPerSec).toFixed(2)}`,
+    );
+  }
+  console.log('');
+}
+
 export async function coalescingBench(repeats: number): Promise<void> {
   const children: ChildProcess[] = [];
   let redis: Redis | undefined;
@@ -49,90 +150,15 @@ export async function coalescingBench(repeats: number): Promise<void> {
     const redisServer = await startRedisServer();
     children.push(redisServer.child);
     redis = new Redis(redisServer.url);
-    const start = async (coalesceMs: number) => {
-      const { child, url } = await startService({
-        REDIS_URL: redisServer.url,
-        KEY_PREFIX: PREFIX,
-        ADMIN_TOKEN,
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_SEC: '0',
-        QUOTA_NEW_ITEMS: '0',
-        WRITE_COALESCE_MS: String(coalesceMs),
-      });
-      children.push(child);
-      await waitForHttp(`${url}/health/ready`);
-      return { url, pid: child.pid };
-    };
+    const start = (coalesceMs: number) => startInstance({ redisUrl: redisServer.url, children, coalesceMs });
     const off = await start(0);
     const on = [await start(1), await start(1)];
-    const put = await fetch(`${off.url}/admin/boards/${BOARD}`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ windows: [{ period: '24h', interval: '1h' }] }),
-    });
-    if (put.status !== 201) throw new Error(`creating the coalescing board failed: ${put.status}`);
-    for (let first = 0; first < ITEMS; first += 1000) {
-      const items = Array.from({ length: 1000 }, (_, i) => ({ item: `seed-${first + i}`, amount: 1 }));
-      const seeded = await fetch(`${off.url}/boards/${BOARD}/increments`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ items }),
-      });
-      if (seeded.status !== 200) throw new Error(`seeding the coalescing board failed: ${seeded.status}`);
-    }
+    await seedBoard(off.url);
     const bare = await startBareServer({ REDIS_URL: redisServer.url, KEY_PREFIX: PREFIX, BOARD });
     children.push(bare.child);
-    const itemPath = `/boards/${BOARD}/items/[<item>]/increment`;
-    const targets: Target[] = [
-      { name: 'service, coalescing off (1 instance)', urls: [off.url], pids: [off.pid], path: itemPath },
-      { name: 'service, coalescing 1 ms (1 instance)', urls: [on[0].url], pids: [on[0].pid], path: itemPath },
-      {
-        name: 'service, coalescing 1 ms (2 instances)',
-        urls: on.map((o) => o.url),
-        pids: on.map((o) => o.pid),
-        path: itemPath,
-      },
-      {
-        name: 'bare floor: minimal one-window script',
-        urls: [bare.url],
-        pids: [bare.child.pid],
-        path: '/minimal/[<item>]/increment',
-      },
-    ];
-
-    console.log(
-      `## Write coalescing: item increments over HTTP (autocannon, one of ${ITEMS.toLocaleString('en')} items at random per request)\n`,
-    );
-    console.log(
-      '| connections | server | req/s median | p50 / p99 ms | Redis CPU µs per increment | script calls per increment | server CPU µs per request |',
-    );
-    console.log('|---|---|---|---|---|---|---|');
-    const medians = new Map<string, Figures>();
-    for (const connections of [50, 200]) {
-      for (const target of targets) {
-        await load(target, connections, 1, redis, redisServer.child.pid);
-        const runs: Figures[] = [];
-        for (let r = 0; r < repeats; r++)
-          runs.push(await load(target, connections, DURATION_SEC, redis, redisServer.child.pid));
-        const m = medianFigures(runs);
-        medians.set(`${connections} ${target.name}`, m);
-        console.log(
-          `| ${connections} | ${target.name} | ${fmt(m.run.reqPerSec)} | ${m.run.p50} / ${m.run.p99} | ${m.redisMicrosPerIncrement.toFixed(1)} | ${m.callsPerIncrement.toFixed(3)} | ${m.serverMicrosPerRequest.toFixed(0)} |`,
-        );
-        if (runs.some((x) => x.run.non2xx > 0)) console.log(`\n(non-2xx answers: ${runs.map((x) => x.run.non2xx)})\n`);
-      }
-    }
-    console.log('');
-    for (const connections of [50, 200]) {
-      const get = (name: string) => medians.get(`${connections} ${name}`)!;
-      const offFig = get(targets[0].name);
-      const onFig = get(targets[1].name);
-      const bareFig = get(targets[3].name);
-      console.log(
-        `- ${connections} connections: Redis CPU per increment, coalescing on / off: ${(onFig.redisMicrosPerIncrement / offFig.redisMicrosPerIncrement).toFixed(2)}; p99 on - off: ${onFig.run.p99 - offFig.run.p99} ms; service req/s / bare floor req/s: off ${(offFig.run.reqPerSec / bareFig.run.reqPerSec).toFixed(2)}, on ${(onFig.run.reqPerSec / bareFig.run.reqPerSec).toFixed(2)}`,
-      );
-    }
-    console.log('');
+    const targets = targetsOf({ off, on, bare: { url: bare.url, pid: bare.child.pid } });
+    const medians = await loadTable({ targets, repeats, redis, redisPid: redisServer.child.pid });
+    printRatios(medians, targets);
     await redisLevel(redis, redisServer.child.pid);
   } finally {
     redis?.disconnect();
@@ -192,21 +218,51 @@ async function scriptCalls(redis: Redis): Promise<number> {
 }
 
 /** Increments per second one Redis node applies with N per script call, 64 calls in flight, no HTTP. */
+/** One row of the Redis-level table: `perCall` increments per call from 64 callers for DURATION_SEC. */
+async function perCallRow(run: {
+  redis: Redis;
+  board: PreparedBoard;
+  perCall: number;
+  redisPid: number | undefined;
+  sent: { items: number };
+}) {
+  const { redis, board, perCall, redisPid, sent } = run;
+  const call = () => {
+    const base = { board, shard: board.shards[0], nowMs: Date.now(), budgetFields: 100 };
+    if (perCall === 1)
+      return callFunction(redis, S.increment, {
+        ...base,
+        item: `seed-${sent.items++ % ITEMS}`,
+        amount: 1,
+        newItems: UNLIMITED,
+      });
+    const requests = Array.from({ length: perCall }, () => ({
+      item: `seed-${sent.items++ % ITEMS}`,
+      amount: 1,
+      newItems: UNLIMITED,
+    }));
+    return callFunction(redis, S.increments, { ...base, requests });
+  };
+  const cpuBefore = cpuSeconds(redisPid);
+  const startedMs = performance.now();
+  const endMs = startedMs + DURATION_SEC * 1000;
+  let calls = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (performance.now() < endMs) {
+        await call();
+        calls++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - startedMs) / 1000;
+  const increments = calls * perCall;
+  return { calls, seconds, increments, micros: ((cpuSeconds(redisPid) - cpuBefore) * 1e6) / increments };
+}
+
 async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<void> {
   await loadLibraries(redis, [RANKING.library]);
-  const keys = new RankingKeys(PREFIX);
-  const stored = await redis.hgetall(keys.board(BOARD).cfg());
-  const board = new PreparedBoard(
-    {
-      name: BOARD,
-      version: stored.version,
-      shards: 1,
-      maxItems: null,
-      windows: windowsFromStored(stored.windows),
-      views: [],
-    },
-    (shard) => keys.board(BOARD, shard),
-  );
+  const board = await storedBoard(redis, new RankingKeys(PREFIX), BOARD);
   console.log(
     `### One Redis node, no HTTP (ioredis, 64 calls in flight, one of the board's ${ITEMS.toLocaleString('en')} items per increment)\n`,
   );
@@ -214,40 +270,10 @@ async function redisLevel(redis: Redis, redisPid: number | undefined): Promise<v
     '| increments per call | calls/s | increments/s | Redis CPU µs per increment | ceiling of one Redis core, increments/s |',
   );
   console.log('|---|---|---|---|---|');
-  let n = 0;
+  const sent = { items: 0 };
   let single = 0;
   for (const perCall of [1, 10, 50, 100]) {
-    const call = () => {
-      const base = { board, shard: board.shards[0], nowMs: Date.now(), budgetFields: 100 };
-      if (perCall === 1)
-        return callFunction(redis, S.increment, {
-          ...base,
-          item: `seed-${n++ % ITEMS}`,
-          amount: 1,
-          newItems: UNLIMITED,
-        });
-      const requests = Array.from({ length: perCall }, () => ({
-        item: `seed-${n++ % ITEMS}`,
-        amount: 1,
-        newItems: UNLIMITED,
-      }));
-      return callFunction(redis, S.increments, { ...base, requests });
-    };
-    const cpuBefore = cpuSeconds(redisPid);
-    const startedMs = performance.now();
-    const endMs = startedMs + DURATION_SEC * 1000;
-    let calls = 0;
-    await Promise.all(
-      Array.from({ length: 64 }, async () => {
-        while (performance.now() < endMs) {
-          await call();
-          calls++;
-        }
-      }),
-    );
-    const seconds = (performance.now() - startedMs) / 1000;
-    const increments = calls * perCall;
-    const micros = ((cpuSeconds(redisPid) - cpuBefore) * 1e6) / increments;
+    const { calls, seconds, increments, micros } = await perCallRow({ redis, board, perCall, redisPid, sent });
     if (perCall === 1) single = micros;
     console.log(
       `| ${perCall} | ${fmt(calls / seconds)} | ${fmt(increments / seconds)} | ${micros.toFixed(2)} | ${fmt(1e6 / micros)} (${(single / micros).toFixed(1)}x) |`,

@@ -129,19 +129,38 @@ function boardCases(graph: RankingGraph): Case[] {
   ];
 }
 
+/** A write, then a read, as one case. */
+function pair(write: Case['run'], read: Case['run']): Case['run'] {
+  return async (n: number) => {
+    await write(n);
+    return read(n);
+  };
+}
+
+/** Leagues on a calendar day: the increment, an item's league and a cohort's page, beside the calendar board. */
+function leagueCases(graph: RankingGraph): Case[] {
+  const { increment } = callsOf(graph);
+  const leagues = graph.module.get(LeaguesService);
+  const cohorts = Math.floor(ITEMS / 30);
+  const cohort = (n: number) => leagues.cohort('league', 't1', 1 + (n % cohorts), { offset: 0, limit: 30 });
+  return [
+    { option: 'leagues (calendar day)', call: 'increment', base: 'calendar increment', run: increment('league') },
+    {
+      option: 'leagues (calendar day)',
+      call: "item's league",
+      base: 'calendar lookup',
+      run: (n) => leagues.item('league', itemOf(n)),
+    },
+    { option: 'leagues (calendar day)', call: 'cohort page of 30', base: 'top-10', run: cohort },
+  ];
+}
+
 /** GET …/rank and …/distribution on the plain board; leagues and a group board beside their plain boards. */
 function readCases(graph: RankingGraph): Case[] {
   const { increment, top, lookup } = callsOf(graph);
   const { standing } = graph;
-  const leagues = graph.module.get(LeaguesService);
-  const cohorts = Math.floor(ITEMS / 30);
-  const cohort = (n: number) => leagues.cohort('league', 't1', 1 + (n % cohorts), { offset: 0, limit: 30 });
   const rank = () => standing.rank({ name: 'plain', window: 'day', score: 500 });
   const distribution = () => standing.distribution({ name: 'plain', window: 'day', buckets: 10 });
-  const pair = (write: Case['run'], read: Case['run']) => async (n: number) => {
-    await write(n);
-    return read(n);
-  };
   const group = 'groupOf (the group board)';
   return [
     { option: 'GET …/rank (plain sum board)', call: 'rank of score 500', base: 'lookup', run: rank },
@@ -153,14 +172,7 @@ function readCases(graph: RankingGraph): Case[] {
     },
     { option: 'calendar-day sum board', call: 'increment', id: 'calendar increment', run: increment('calendar') },
     { option: 'calendar-day sum board', call: 'item lookup', id: 'calendar lookup', run: lookup('calendar') },
-    { option: 'leagues (calendar day)', call: 'increment', base: 'calendar increment', run: increment('league') },
-    {
-      option: 'leagues (calendar day)',
-      call: "item's league",
-      base: 'calendar lookup',
-      run: (n) => leagues.item('league', itemOf(n)),
-    },
-    { option: 'leagues (calendar day)', call: 'cohort page of 30', base: 'top-10', run: cohort },
+    ...leagueCases(graph),
     {
       option: 'plain sum board',
       call: 'increment, then top-10',

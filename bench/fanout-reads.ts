@@ -33,19 +33,21 @@ async function drained(admin: Redis): Promise<{ maxMs: number; totalMs: number; 
   };
 }
 
-export async function fanoutReadsBench(): Promise<void> {
-  const server = await startPrivateRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '100000']);
-  // Under SCHED_FIFO (root only) the host's other work cannot stall Redis inside a call: the figures are its own.
-  const pid = /process_id:(\d+)/.exec(await server.client.info('server'))?.[1];
-  if (process.env.FANOUT_FIFO === '1' && pid) execFileSync('chrt', ['-f', '-p', '50', pid]);
-  const clock = new FakeClock(T0);
-  const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '60000', ...readEnv() });
-  const redisService = new RedisService(RedisSettings.from(config), clock);
-  await redisService.waitUntilReady(10_000);
-  const functions = new RedisFunctions(redisService);
-  const { ranking, lookup } = await composeRanking(redisService, functions, config, clock);
-  const admin = server.client;
-  const measure = async (label: string, run: () => Promise<unknown>, times = 3) => {
+type Composed = Awaited<ReturnType<typeof composeRanking>>;
+
+/** What each case uses: the service parts, the fake clock, and its `measure` and `fill`. */
+interface Session {
+  ranking: Composed['ranking'];
+  lookup: Composed['lookup'];
+  clock: FakeClock;
+  /** Runs the request `times` times and prints its calls' figures (or its refusal) each time. */
+  measure: (label: string, run: () => Promise<unknown>, times?: number) => Promise<void>;
+  /** `total` items <prefix>0.. (amounts shifted by `offset`), 16 batches of 1 000 in flight. */
+  fill: (board: string, total: number, offset?: number, prefix?: string) => Promise<void>;
+}
+
+function measurer(admin: Redis): Session['measure'] {
+  return async (label, run, times = 3) => {
     await admin.slowlog('RESET');
     for (let i = 0; i < times; i++) {
       try {
@@ -60,8 +62,10 @@ export async function fanoutReadsBench(): Promise<void> {
       }
     }
   };
-  /** `total` items <prefix>0.. (amounts shifted by `offset`), 16 batches of 1 000 in flight. */
-  const fill = async (board: string, total: number, offset = 0, prefix = 's') => {
+}
+
+function filler(ranking: Composed['ranking']): Session['fill'] {
+  return async (board, total, offset = 0, prefix = 's') => {
     const entries = Array.from({ length: total }, (_, n) => ({
       item: `${prefix}${n}`,
       amount: 1 + ((n + offset) % 50_000),
@@ -73,59 +77,82 @@ export async function fanoutReadsBench(): Promise<void> {
       );
     }
   };
-  if (!process.env.FANOUT_SKIP?.includes('lookup')) {
-    for (const ties of ['shared', 'first'] as const) {
-      await ranking.putBoard({
-        name: `l${ties}`,
-        windows: [{ name: 'w', period: '7d', interval: '1h' }],
-        shards: SHARDS,
-        ties,
-      });
-      await fill(`l${ties}`, SHARDS * PER_SHARD);
-      for (const ids of [1000, ties === 'first' ? 31 : 93]) {
-        const items = Array.from({ length: ids }, (_, i) => `s${i * 97}`);
-        await measure(`lookup ${ids} ids, ${SHARDS} shards, ties ${ties}`, () =>
-          lookup.lookup({ name: `l${ties}`, items, relative: false, withData: false }),
-        );
-      }
-    }
-  }
-  if (!process.env.FANOUT_SKIP?.includes('span')) {
-    await ranking.putBoard({ name: 'sp', windows: [{ name: 'w', period: '7d', interval: '1h' }], shards: SHARDS });
-    // FANOUT_SPAN_ITEMS_PER_HOUR items in each hour: 1 480 is ~3 900 slot fields a shard (just under
-    // the old per-shard bound of 4 000), 23 ~3 900 over all 64 shards (just under the bound now).
-    const perHour = Number(process.env.FANOUT_SPAN_ITEMS_PER_HOUR ?? 23);
-    for (let h = 0; h < 168; h++) {
-      await fill('sp', perHour, h, `h${h}-`); // new items each hour: spread over the shards
-      clock.advanceMs(3_600_000);
-    }
-    await measure(`top span=168h, ${SHARDS} shards, ${perHour} items an hour`, () =>
-      ranking.top('sp', 'w', 0, 100, { span: '168h' }),
-    );
-  }
-  if (!process.env.FANOUT_SKIP?.includes('archive')) {
+}
+
+/** Lookups of 1 000 ids and of the most one call takes, on a sharded board, ties shared and first. */
+async function lookupCases({ ranking, lookup, measure, fill }: Session): Promise<void> {
+  for (const ties of ['shared', 'first'] as const) {
     await ranking.putBoard({
-      name: 'ar',
-      windows: [{ name: 'd', calendar: 'day', archive: { keep: 30, top: 10_000 } }],
+      name: `l${ties}`,
+      windows: [{ name: 'w', period: '7d', interval: '1h' }],
+      shards: SHARDS,
+      ties,
     });
-    for (let d = 0; d < 12; d++) {
-      await fill('ar', 10_000, d);
-      clock.advanceMs(DAY_MS);
-      for (let i = 0; i < 200; i++) {
-        try {
-          await ranking.archive('ar', 'd', undefined, { offset: 0, limit: 1 });
-          break;
-        } catch {
-          /* still being taken */
-        }
+    await fill(`l${ties}`, SHARDS * PER_SHARD);
+    for (const ids of [1000, ties === 'first' ? 31 : 93]) {
+      const items = Array.from({ length: ids }, (_, i) => `s${i * 97}`);
+      await measure(`lookup ${ids} ids, ${SHARDS} shards, ties ${ties}`, () =>
+        lookup.lookup({ name: `l${ties}`, items, relative: false, withData: false }),
+      );
+    }
+  }
+}
+
+/** A top over a span of the whole week, new items every hour. */
+async function spanCase({ ranking, clock, measure, fill }: Session): Promise<void> {
+  await ranking.putBoard({ name: 'sp', windows: [{ name: 'w', period: '7d', interval: '1h' }], shards: SHARDS });
+  // FANOUT_SPAN_ITEMS_PER_HOUR items in each hour: 1 480 is ~3 900 slot fields a shard (just under
+  // the old per-shard bound of 4 000), 23 ~3 900 over all 64 shards (just under the bound now).
+  const perHour = Number(process.env.FANOUT_SPAN_ITEMS_PER_HOUR ?? 23);
+  for (let h = 0; h < 168; h++) {
+    await fill('sp', perHour, h, `h${h}-`); // new items each hour: spread over the shards
+    clock.advanceMs(3_600_000);
+  }
+  await measure(`top span=168h, ${SHARDS} shards, ${perHour} items an hour`, () =>
+    ranking.top('sp', 'w', 0, 100, { span: '168h' }),
+  );
+}
+
+/** Archive listings and a deep page of one archived period, after 12 archived days of 10 000 rows. */
+async function archiveCases({ ranking, clock, measure, fill }: Session): Promise<void> {
+  await ranking.putBoard({
+    name: 'ar',
+    windows: [{ name: 'd', calendar: 'day', archive: { keep: 30, top: 10_000 } }],
+  });
+  for (let d = 0; d < 12; d++) {
+    await fill('ar', 10_000, d);
+    clock.advanceMs(DAY_MS);
+    for (let i = 0; i < 200; i++) {
+      try {
+        await ranking.archive('ar', 'd', undefined, { offset: 0, limit: 1 });
+        break;
+      } catch {
+        /* still being taken */
       }
     }
-    await measure('archives limit=10 of 10 000-row periods', () => ranking.archives('ar', 'd', 10, undefined));
-    await measure('archives limit=30 of 10 000-row periods', () => ranking.archives('ar', 'd', 30, undefined));
-    await measure('archive offset=9900 limit=100 of a 10 000-row period', () =>
-      ranking.archive('ar', 'd', undefined, { offset: 9900, limit: 100 }),
-    );
   }
+  await measure('archives limit=10 of 10 000-row periods', () => ranking.archives('ar', 'd', 10, undefined));
+  await measure('archives limit=30 of 10 000-row periods', () => ranking.archives('ar', 'd', 30, undefined));
+  await measure('archive offset=9900 limit=100 of a 10 000-row period', () =>
+    ranking.archive('ar', 'd', undefined, { offset: 9900, limit: 100 }),
+  );
+}
+
+export async function fanoutReadsBench(): Promise<void> {
+  const server = await startPrivateRedis(['--slowlog-log-slower-than', '0', '--slowlog-max-len', '100000']);
+  // Under SCHED_FIFO (root only) the host's other work cannot stall Redis inside a call: the figures are its own.
+  const pid = /process_id:(\d+)/.exec(await server.client.info('server'))?.[1];
+  if (process.env.FANOUT_FIFO === '1' && pid) execFileSync('chrt', ['-f', '-p', '50', pid]);
+  const clock = new FakeClock(T0);
+  const config = validateConfig({ ...server.env, REDIS_COMMAND_TIMEOUT_MS: '60000', ...readEnv() });
+  const redisService = new RedisService(RedisSettings.from(config), clock);
+  await redisService.waitUntilReady(10_000);
+  const functions = new RedisFunctions(redisService);
+  const { ranking, lookup } = await composeRanking(redisService, functions, config, clock);
+  const session: Session = { ranking, lookup, clock, measure: measurer(server.client), fill: filler(ranking) };
+  if (!process.env.FANOUT_SKIP?.includes('lookup')) await lookupCases(session);
+  if (!process.env.FANOUT_SKIP?.includes('span')) await spanCase(session);
+  if (!process.env.FANOUT_SKIP?.includes('archive')) await archiveCases(session);
   await redisService.onApplicationShutdown();
   await server.stop();
 }

@@ -88,6 +88,87 @@ export async function perCall(
   return dumpCounts(server).counts.Ir / calls;
 }
 
+/** The collecting library, each ref's ranking library (and the control's), and this tree's. */
+async function librariesToCompare(redis: Redis): Promise<Library[]> {
+  const libraries: Library[] = [];
+  await redis.function('LOAD', 'REPLACE', COLLECT_LIBRARY);
+  for (const ref of REFS) libraries.push(await loadAt(redis, ref));
+  if (CONTROL) libraries.push(await loadAt(redis, REFS[0], true));
+  libraries.push({
+    label: 'this tree',
+    fn: (handler) => `${RANKING.library.name}_${handler}`,
+    named: true,
+    namedIncrement: true,
+  });
+  return libraries;
+}
+
+interface Calls {
+  increment: (n: number) => Promise<unknown>;
+  readTop: () => Promise<unknown>;
+}
+
+/** Each library's increment and top-10 read, in its own argument layout; each read checked against this tree's. */
+async function callsOf(bench: {
+  redis: Redis;
+  libraries: Library[];
+  increment: (n: number) => ReturnType<typeof fcallArgs>;
+  top: ReturnType<typeof fcallArgs>;
+  topCall: Parameters<typeof S.readTop.decode>[1];
+}): Promise<Calls[]> {
+  const { redis, libraries, increment, top, topCall } = bench;
+  const expected = S.readTop.decode(await redis.fcall(S.readTop.redisName, ...top), topCall);
+  const calls = libraries.map((lib) => {
+    const topArgs = lib.named ? top : positionalTopArgs(top);
+    return {
+      increment: (n: number) =>
+        redis.fcall(
+          lib.fn(S.increment.handler),
+          ...(lib.namedIncrement ? increment(n) : positionalIncrementArgs(increment(n))),
+        ),
+      readTop: () => redis.fcall(lib.fn(S.readTop.handler), ...topArgs),
+    };
+  });
+  for (const [i, lib] of libraries.entries()) {
+    const answer = S.readTop.decode(namedTopReply(await calls[i].readTop(), lib.named), topCall);
+    if (!isDeepStrictEqual(answer, expected)) throw new Error(`${lib.label}: read_top answers otherwise`);
+  }
+  return calls;
+}
+
+/**
+ * Interleaved rounds, in turn forwards and backwards, so that every library meets the board and
+ * Lua's collector as the others do: each library's instructions per call, round by round.
+ */
+async function countRounds(redis: Redis, server: Callgrind, calls: Calls[]) {
+  const counts = calls.map(() => ({ increment: [] as number[], read: [] as number[] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = [...calls.keys()];
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      counts[i].increment.push(await perCall(redis, server, (n) => calls[i].increment(round * CALLS + n)));
+      counts[i].read.push(await perCall(redis, server, calls[i].readTop));
+    }
+  }
+  return counts;
+}
+
+function printCounts(libraries: Library[], counts: Awaited<ReturnType<typeof countRounds>>): void {
+  const first = counts[0];
+  const cell = (values: number[], of: number[]) =>
+    `${median(values).toFixed(0)} (${median(values.map((v, r) => v / of[r])).toFixed(3)})`;
+  const rows = libraries.map(
+    (lib, i) =>
+      `| ${lib.label} | ${cell(counts[i].increment, first.increment)} | ${cell(counts[i].read, first.read)} |`,
+  );
+  console.log(
+    `callgrind, ${ROUNDS} interleaved rounds of ${CALLS} calls each, one at a time: instructions Redis executed per call.\n`,
+  );
+  console.log(`Medians over the rounds (per round, to ${libraries[0].label}'s).\n`);
+  console.log('| library | one-window increment | top-10 read |\n| ------- | ---: | ---: |');
+  for (const row of rows) console.log(row);
+}
+
 export async function functionsInstructionsBench(): Promise<void> {
   // hz 1: serverCron's work goes with wall time, which valgrind and a loaded machine stretch.
   const server = await startCallgrindRedis(['--hz', '1']);
@@ -104,56 +185,9 @@ export async function functionsInstructionsBench(): Promise<void> {
       fcallArgs(S.increment, S.increment.build({ ...on, item: `i${(n * 7919) % PLAIN_BOARD_ITEMS}`, amount: 1 }));
     const topCall = { ...on, window: board.config.windows[0], offset: 0, limit: 10 };
     const top = fcallArgs(S.readTop, S.readTop.build(topCall));
-    const libraries: Library[] = [];
-    await redis.function('LOAD', 'REPLACE', COLLECT_LIBRARY);
-    for (const ref of REFS) libraries.push(await loadAt(redis, ref));
-    if (CONTROL) libraries.push(await loadAt(redis, REFS[0], true));
-    libraries.push({
-      label: 'this tree',
-      fn: (handler) => `${RANKING.library.name}_${handler}`,
-      named: true,
-      namedIncrement: true,
-    });
-    const expected = S.readTop.decode(await redis.fcall(S.readTop.redisName, ...top), topCall);
-    const calls = libraries.map((lib) => {
-      const topArgs = lib.named ? top : positionalTopArgs(top);
-      return {
-        increment: (n: number) =>
-          redis.fcall(
-            lib.fn(S.increment.handler),
-            ...(lib.namedIncrement ? increment(n) : positionalIncrementArgs(increment(n))),
-          ),
-        readTop: () => redis.fcall(lib.fn(S.readTop.handler), ...topArgs),
-      };
-    });
-    for (const [i, lib] of libraries.entries()) {
-      const answer = S.readTop.decode(namedTopReply(await calls[i].readTop(), lib.named), topCall);
-      if (!isDeepStrictEqual(answer, expected)) throw new Error(`${lib.label}: read_top answers otherwise`);
-    }
-    // Interleaved rounds, in turn forwards and backwards, so that every library meets the board and
-    // Lua's collector as the others do.
-    const counts = libraries.map(() => ({ increment: [] as number[], read: [] as number[] }));
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = [...calls.keys()];
-      if (round % 2 === 1) order.reverse();
-      for (const i of order) {
-        counts[i].increment.push(await perCall(redis, server, (n) => calls[i].increment(round * CALLS + n)));
-        counts[i].read.push(await perCall(redis, server, calls[i].readTop));
-      }
-    }
-    const first = counts[0];
-    const cell = (values: number[], of: number[]) =>
-      `${median(values).toFixed(0)} (${median(values.map((v, r) => v / of[r])).toFixed(3)})`;
-    const rows = libraries.map(
-      (lib, i) =>
-        `| ${lib.label} | ${cell(counts[i].increment, first.increment)} | ${cell(counts[i].read, first.read)} |`,
-    );
-    console.log(
-      `callgrind, ${ROUNDS} interleaved rounds of ${CALLS} calls each, one at a time: instructions Redis executed per call.\n`,
-    );
-    console.log(`Medians over the rounds (per round, to ${libraries[0].label}'s).\n`);
-    console.log('| library | one-window increment | top-10 read |\n| ------- | ---: | ---: |');
-    for (const row of rows) console.log(row);
+    const libraries = await librariesToCompare(redis);
+    const calls = await callsOf({ redis, libraries, increment, top, topCall });
+    printCounts(libraries, await countRounds(redis, server, calls));
   } finally {
     redis.disconnect();
     await stopChild(server.child);

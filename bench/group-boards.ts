@@ -27,7 +27,7 @@ import { RANKING } from '../src/ranking/ranking.functions';
 import { loadLibraries } from '../src/redis/functions';
 import { callFunction, fcallArgs } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
-import { loadAverage, measure, median, Pipeline, scriptCallTime, usecPerCall, variant } from './call-rounds';
+import { loadAverage, measure, Pipeline, printVariants, scriptCallTime, usecPerCall, variant } from './call-rounds';
 import { startRedisServer } from './process-stats';
 
 const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
@@ -165,8 +165,7 @@ export async function groupBoardsBench(): Promise<void> {
   const read = await settleAndRead(redis, grouped, nowMs);
   const history = await shardedHistory(server.url, redis);
   console.log(`load ${before} / ${loadAverage()}`);
-  for (const v of variants)
-    console.log(`${v.name}: ${median(v.rounds).toFixed(1)} µs commandstats, ${median(v.cpu).toFixed(1)} CPU µs`);
+  printVariants(variants);
   console.log(
     `group board read, ${GROUPS} groups of ${MEMBERS} members all dirty: ${read.calls} settling calls (slowest ${(read.slowestUsec / 1000).toFixed(2)} ms of Redis), then top 1 000 in ${(read.readUsec / 1000).toFixed(2)} ms`,
   );

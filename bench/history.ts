@@ -48,15 +48,10 @@ export async function historyMemoryBench(redis: Redis, budgetFields: number): Pr
   console.log();
 }
 
-async function measureSnapshots(
-  redis: Redis,
-  budgetFields: number,
-  keep: number,
-  top: number,
-): Promise<{ rows: number; keyBytes: number; usedBytes: number }> {
-  await redis.flushall();
+/** A window of `keep` minutes in 1-minute slots, keeping `keep` snapshots of `top` rows. */
+async function historyBoard(board: { redis: Redis; keep: number; top: number; nowMs: number }): Promise<PreparedBoard> {
+  const { redis, keep, top, nowMs } = board;
   const keys = new RankingKeys('bench:');
-  const nowMs = Math.floor(Date.now() / 60_000) * 60_000;
   // A window of `keep` minutes in 1-minute slots: every snapshot it keeps is live at the end.
   const windows = [{ name: 'w', periodSec: keep * 60, intervalSec: 60, snapshots: { keep, top } }];
   const put = await callFunction(redis, S.boardPut, {
@@ -70,7 +65,7 @@ async function measureSnapshots(
     nowMs,
   });
   if (put.status === 'conflict') throw new Error(put.message);
-  const board = new PreparedBoard(
+  return new PreparedBoard(
     {
       name: 'hist',
       version: put.version,
@@ -81,6 +76,29 @@ async function measureSnapshots(
     },
     (shard) => keys.board('hist', shard),
   );
+}
+
+/** The bytes of the snapshot keys (each snapshot, their index and the previous crossing's), and how many snapshots. */
+async function snapshotKeyBytes(redis: Redis): Promise<{ keyBytes: number; snapshots: number }> {
+  let keyBytes = 0;
+  const snapshotKeys = [
+    ...(await redis.keys('{bench:board:hist}:w:snap:*')),
+    '{bench:board:hist}:w:snaps',
+    '{bench:board:hist}:w:prev',
+  ];
+  for (const key of snapshotKeys) keyBytes += Number(await redis.memory('USAGE', key, 'SAMPLES', 0));
+  return { keyBytes, snapshots: snapshotKeys.length - 2 };
+}
+
+async function measureSnapshots(
+  redis: Redis,
+  budgetFields: number,
+  keep: number,
+  top: number,
+): Promise<{ rows: number; keyBytes: number; usedBytes: number }> {
+  await redis.flushall();
+  const nowMs = Math.floor(Date.now() / 60_000) * 60_000;
+  const board = await historyBoard({ redis, keep, top, nowMs });
   const call = (atMs: number) => ({
     board,
     shard: board.shards[0],
@@ -108,15 +126,8 @@ async function measureSnapshots(
   // Garbage of the scripts' Lua heap (counted in used_memory) is not the snapshots' memory.
   await redis.eval("collectgarbage('collect') return 0", 0);
   const after = usedMemory(await redis.info('memory'));
-  let keyBytes = 0;
-  const snapshotKeys = [
-    ...(await redis.keys('{bench:board:hist}:w:snap:*')),
-    '{bench:board:hist}:w:snaps',
-    '{bench:board:hist}:w:prev',
-  ];
-  for (const key of snapshotKeys) keyBytes += Number(await redis.memory('USAGE', key, 'SAMPLES', 0));
-  const rows = (snapshotKeys.length - 2) * top;
-  return { rows, keyBytes, usedBytes: after - before };
+  const { keyBytes, snapshots } = await snapshotKeyBytes(redis);
+  return { rows: snapshots * top, keyBytes, usedBytes: after - before };
 }
 
 function usedMemory(info: string): number {
@@ -171,133 +182,151 @@ export async function streamBench(): Promise<void> {
   );
 }
 
+type Send = (path: string, body: object, headers?: Record<string, string>) => Promise<Response>;
+
+/** The service on a private redis-server, with the live board (one hour of minutes) and the probe item. */
+async function startLive(children: ChildProcess[]) {
+  const redis = await startRedisServer();
+  children.push(redis.child);
+  const { child: service, url: base } = await startService(
+    {
+      REDIS_URL: redis.url,
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'error',
+      HTTP_MAX_CONNECTIONS: String(CLIENTS + 1000),
+    },
+    true,
+  );
+  children.push(service);
+  await waitForHttp(`${base}/health/live`);
+  const send: Send = (path, body, headers = {}) =>
+    fetch(`${base}${path}`, {
+      method: path.startsWith('/admin') ? 'PUT' : 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  await send(
+    '/admin/boards/live',
+    { windows: [{ period: '1h', interval: '1m' }] },
+    { authorization: `Bearer ${ADMIN_TOKEN}` },
+  );
+  await send('/boards/live/items/probe/increment', { amount: PROBE_BASE });
+  return { redisPid: redis.child.pid, servicePid: service.pid, base, send };
+}
+
+/** One stream client: it notes when it first sees each probe value, and counts the events. */
+function openStream(client: {
+  base: string;
+  agent: Agent;
+  streams: IncomingMessage[];
+  seen: Map<number, number>;
+  events: { count: number };
+}): Promise<void> {
+  const { base, agent, streams, seen, events } = client;
+  return new Promise<void>((resolve, reject) => {
+    get(`${base}/boards/live/stream?limit=10`, { agent }, (response) => {
+      streams.push(response);
+      response.setEncoding('utf8');
+      let buffer = '';
+      response.on('data', (chunk: string) => {
+        const at = performance.now();
+        buffer += chunk;
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (!data) continue;
+          events.count++;
+          const probe = (JSON.parse(data) as { items: Array<{ item: string; score: number }> }).items.find(
+            (row) => row.item === 'probe',
+          );
+          if (probe && !seen.has(probe.score)) seen.set(probe.score, at);
+        }
+      });
+      resolve();
+    }).on('error', reject);
+  });
+}
+
+/** The write load: autocannon at a fixed offered rate over 5 000 items. */
+function offeredLoad(base: string): Promise<autocannon.Result> {
+  let item = 0;
+  return new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon(
+      {
+        url: `${base}/boards/live/items/i0/increment`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        connections: WRITERS,
+        overallRate: RATE,
+        duration: DURATION_SEC,
+        requests: [
+          {
+            setupRequest: (request) => ({ ...request, path: `/boards/live/items/i${item++ % 5000}/increment` }),
+          },
+        ],
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    ),
+  );
+}
+
+/** The probe: +1 every PROBE_MS, timed from when it was sent (its answer says which score it made). */
+async function probeUntil(probe: { send: Send; endMs: number; sentAt: Map<number, number> }): Promise<void> {
+  const { send, endMs, sentAt } = probe;
+  while (performance.now() < endMs) {
+    const sendMs = performance.now();
+    const res = await send('/boards/live/items/probe/increment', {});
+    const body = (await res.json()) as { windows: Record<string, { score: number }> };
+    sentAt.set(Object.values(body.windows)[0].score, sendMs);
+    await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
+  }
+}
+
+/** Write-to-screen latencies: a probe value a client never saw (coalesced into a later one) counts as shown with the next one it saw. */
+function latenciesOf(sentAt: Map<number, number>, seenAt: Array<Map<number, number>>): number[] {
+  const probes = [...sentAt].sort((a, b) => a[0] - b[0]);
+  const latencies: number[] = [];
+  for (const seen of seenAt) {
+    const shown = [...seen].sort((a, b) => a[0] - b[0]);
+    let next = 0;
+    for (const [score, sendMs] of probes) {
+      while (next < shown.length && shown[next][0] < score) next++;
+      if (next < shown.length) latencies.push(Math.max(0, shown[next][1] - sendMs));
+    }
+  }
+  return latencies;
+}
+
 async function underLoad(clients: number): Promise<LoadFigures> {
   const children: ChildProcess[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const streams: IncomingMessage[] = [];
   try {
-    const redis = await startRedisServer();
-    const redisServer = redis.child;
-    children.push(redisServer);
-    const { child: service, url: base } = await startService(
-      {
-        REDIS_URL: redis.url,
-        ADMIN_TOKEN,
-        LOG_LEVEL: 'error',
-        HTTP_MAX_CONNECTIONS: String(CLIENTS + 1000),
-      },
-      true,
-    );
-    children.push(service);
-    await waitForHttp(`${base}/health/live`);
-    const send = (path: string, body: object, headers: Record<string, string> = {}) =>
-      fetch(`${base}${path}`, {
-        method: path.startsWith('/admin') ? 'PUT' : 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
-    await send(
-      '/admin/boards/live',
-      { windows: [{ period: '1h', interval: '1m' }] },
-      { authorization: `Bearer ${ADMIN_TOKEN}` },
-    );
-    await send('/boards/live/items/probe/increment', { amount: PROBE_BASE });
-
-    // The clients: each notes when it first sees each probe value.
-    const seenAt: Array<Map<number, number>> = [];
-    let events = 0;
-    await Promise.all(
-      Array.from({ length: clients }, (_, c) => {
-        const seen = new Map<number, number>();
-        seenAt.push(seen);
-        return new Promise<void>((resolve, reject) => {
-          get(`${base}/boards/live/stream?limit=10`, { agent }, (response) => {
-            streams.push(response);
-            response.setEncoding('utf8');
-            let buffer = '';
-            response.on('data', (chunk: string) => {
-              const at = performance.now();
-              buffer += chunk;
-              let cut: number;
-              while ((cut = buffer.indexOf('\n\n')) >= 0) {
-                const block = buffer.slice(0, cut);
-                buffer = buffer.slice(cut + 2);
-                const data = /^data: (.*)$/m.exec(block)?.[1];
-                if (!data) continue;
-                events++;
-                const probe = (JSON.parse(data) as { items: Array<{ item: string; score: number }> }).items.find(
-                  (row) => row.item === 'probe',
-                );
-                if (probe && !seen.has(probe.score)) seen.set(probe.score, at);
-              }
-            });
-            resolve();
-          }).on('error', reject);
-        }).then(() => void c);
-      }),
-    );
-
-    const redisCpu0 = cpuSeconds(redisServer.pid);
-    const serviceCpu0 = cpuSeconds(service.pid);
+    const { redisPid, servicePid, base, send } = await startLive(children);
+    const seenAt = Array.from({ length: clients }, () => new Map<number, number>());
+    const events = { count: 0 };
+    await Promise.all(seenAt.map((seen) => openStream({ base, agent, streams, seen, events })));
+    const redisCpu0 = cpuSeconds(redisPid);
+    const serviceCpu0 = cpuSeconds(servicePid);
     const startMs = performance.now();
-    const endMs = startMs + DURATION_SEC * 1000;
-    // The write load: autocannon at a fixed offered rate over 5 000 items.
-    let item = 0;
-    const load = new Promise<autocannon.Result>((resolve, reject) =>
-      autocannon(
-        {
-          url: `${base}/boards/live/items/i0/increment`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: '{}',
-          connections: WRITERS,
-          overallRate: RATE,
-          duration: DURATION_SEC,
-          requests: [
-            {
-              setupRequest: (request) => ({ ...request, path: `/boards/live/items/i${item++ % 5000}/increment` }),
-            },
-          ],
-        },
-        (error, result) => (error ? reject(error) : resolve(result)),
-      ),
-    );
-    // The probe: +1 every PROBE_MS, timed from when it was sent (its answer says which score it made).
     const sentAt = new Map<number, number>();
-    const probe = async () => {
-      while (performance.now() < endMs) {
-        const sendMs = performance.now();
-        const res = await send('/boards/live/items/probe/increment', {});
-        const body = (await res.json()) as { windows: Record<string, { score: number }> };
-        sentAt.set(Object.values(body.windows)[0].score, sendMs);
-        await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
-      }
-    };
-    const [result] = await Promise.all([load, probe()]);
+    const [result] = await Promise.all([
+      offeredLoad(base),
+      probeUntil({ send, endMs: startMs + DURATION_SEC * 1000, sentAt }),
+    ]);
     const sent = result.requests.total;
     const elapsedSec = (performance.now() - startMs) / 1000;
-    const serviceCpuPct = ((cpuSeconds(service.pid) - serviceCpu0) / elapsedSec) * 100;
-    const redisCpuPct = ((cpuSeconds(redisServer.pid) - redisCpu0) / elapsedSec) * 100;
+    const serviceCpuPct = ((cpuSeconds(servicePid) - serviceCpu0) / elapsedSec) * 100;
+    const redisCpuPct = ((cpuSeconds(redisPid) - redisCpu0) / elapsedSec) * 100;
     // Let the last events arrive.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    // A probe value a client never saw (coalesced into a later one) counts as shown with the next one it saw.
-    const probes = [...sentAt].sort((a, b) => a[0] - b[0]);
-    const latencies: number[] = [];
-    for (const seen of seenAt) {
-      const shown = [...seen].sort((a, b) => a[0] - b[0]);
-      let next = 0;
-      for (const [score, sendMs] of probes) {
-        while (next < shown.length && shown[next][0] < score) next++;
-        if (next < shown.length) latencies.push(Math.max(0, shown[next][1] - sendMs));
-      }
-    }
     return {
       sentPerSec: sent / elapsedSec,
       cpuMicrosPerWrite: ((serviceCpuPct / 100) * elapsedSec * 1e6) / Math.max(1, sent),
-      serviceCpuPct,
-      redisCpuPct,
-      latencies,
-      events,
+      ...{ serviceCpuPct, redisCpuPct, latencies: latenciesOf(sentAt, seenAt), events: events.count },
     };
   } finally {
     for (const stream of streams) stream.destroy();

@@ -194,6 +194,38 @@ async function slowCalls(redis: Redis, phase: string): Promise<void> {
   await redis.slowlog('RESET');
 }
 
+/** The service built from BEFORE_DIST (its own key prefix) beside this tree's, in the same rounds. */
+async function addServiceBefore(servers: {
+  env: Record<string, string>;
+  redis: Redis;
+  children: ChildProcess[];
+  urls: Partial<Record<Server, string>>;
+  pids: Partial<Record<Server, number | undefined>>;
+}): Promise<void> {
+  const { env, redis, children, urls, pids } = servers;
+  const before = await seededService({ ...env, KEY_PREFIX: 'hot-before:' }, redis, 'hot-before:', {
+    dist: BEFORE_DIST,
+  });
+  children.push(before.child);
+  urls['service before'] = before.url;
+  pids['service before'] = before.child.pid;
+}
+
+/** Redis's calls by size while each server takes the first route's load (HOT_CALL_SIZES). */
+async function callSizesTable(servers: {
+  redis: Redis;
+  urls: Partial<Record<Server, string>>;
+  pids: Partial<Record<Server, number | undefined>>;
+}): Promise<void> {
+  const { redis, urls, pids } = servers;
+  callSizesHeader();
+  const route = ROUTES[0];
+  for (const server of SERVERS) {
+    const load = () => cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], 3);
+    await callSizes(redis, server, load);
+  }
+}
+
 export async function hotPathBench(): Promise<void> {
   const children: ChildProcess[] = [];
   const redisServer = await startRedisServer();
@@ -212,14 +244,7 @@ export async function hotPathBench(): Promise<void> {
       'hand-rolled': bare.child.pid,
       floor: bare.child.pid,
     };
-    if (BEFORE_DIST) {
-      const before = await seededService({ ...env, KEY_PREFIX: 'hot-before:' }, redis, 'hot-before:', {
-        dist: BEFORE_DIST,
-      });
-      children.push(before.child);
-      urls['service before'] = before.url;
-      pids['service before'] = before.child.pid;
-    }
+    if (BEFORE_DIST) await addServiceBefore({ env, redis, children, urls, pids });
     await redis.config('SET', 'slowlog-log-slower-than', String(LOGGED_MICROS), 'slowlog-max-len', '100000');
     await redis.slowlog('RESET');
     await round(redis, urls, pids, new Map(), 1); // warm-up, not kept
@@ -231,14 +256,7 @@ export async function hotPathBench(): Promise<void> {
     }
     report(runs, loads);
     await slowCalls(redis, 'single increments and top-10 reads');
-    if (CALL_SIZES) {
-      callSizesHeader();
-      const route = ROUTES[0];
-      for (const server of SERVERS) {
-        const load = () => cannon(urls[server] ?? '', { ...route, path: route.paths[server] }, pids[server], 3);
-        await callSizes(redis, server, load);
-      }
-    }
+    if (CALL_SIZES) await callSizesTable({ redis, urls, pids });
     await batches(service.url, service.child.pid);
     await slowCalls(redis, 'batches');
   } finally {

@@ -162,43 +162,58 @@ function boardNames(boards: number): string[] {
   return Array.from({ length: boards }, (_, i) => `idle-${String(i).padStart(6, '0')}`);
 }
 
+/** The boards made and written once: Redis's bytes per board once the writes' effects settle, and the making's seconds. */
+async function filledBytes(fleet: Fleet, names: string[]): Promise<{ bytesPerBoard: number; createSec: number }> {
+  const emptyBytes = await usedMemory(fleet.redis);
+  const createSec = await boardsWithData(fleet, names, WINDOWS);
+  await new Promise((resolve) => setTimeout(resolve, 2000)); // let the last writes' effects settle
+  return { bytesPerBoard: ((await usedMemory(fleet.redis)) - emptyBytes) / names.length, createSec };
+}
+
+/** REST_SEC of rest: samples before and after, and the expire calls MONITOR saw meanwhile. */
+async function restSpell(fleet: Fleet) {
+  const monitor = await fleet.redis.monitor();
+  let expireCalls = 0;
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args[0]?.toLowerCase() === 'fcall' && args[1] === S.expire.redisName) expireCalls++;
+  });
+  const before = await restSample(fleet);
+  const startedMs = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, REST_SEC * 1000));
+  const seconds = (performance.now() - startedMs) / 1000;
+  const after = await restSample(fleet);
+  monitor.disconnect();
+  return { seconds, before, after, expireCalls };
+}
+
+/** The board listing's median time over 20 requests, for a first page, a big one, a late offset and a cursor. */
+async function listingPages(url: string, names: string[]): Promise<RestFigures['pages']> {
+  const boards = names.length;
+  const pages: RestFigures['pages'] = [];
+  for (const query of [
+    '?limit=100',
+    '?limit=1000',
+    `?limit=100&offset=${Math.max(0, boards - 100)}`,
+    `?limit=100&cursor=${names[Math.floor(boards / 2)]}`,
+  ]) {
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      await expectStatus(() => fetch(`${url}/boards${query}`), [200]);
+      times.push(performance.now() - started);
+    }
+    pages.push({ query: `GET /boards${query}`, medianMs: times.sort((a, b) => a - b)[10] });
+  }
+  return pages;
+}
+
 async function atRest(boards: number): Promise<RestFigures> {
   return withFleet(async (fleet) => {
-    const { redis, urls } = fleet;
     const names = boardNames(boards);
-    const emptyBytes = await usedMemory(redis);
-    const createSec = await boardsWithData(fleet, names, WINDOWS);
-    await new Promise((resolve) => setTimeout(resolve, 2000)); // let the last writes' effects settle
-    const bytesPerBoard = ((await usedMemory(redis)) - emptyBytes) / boards;
-
-    const monitor = await redis.monitor();
-    let expireCalls = 0;
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'fcall' && args[1] === S.expire.redisName) expireCalls++;
-    });
-    const before = await restSample(fleet);
-    const startedMs = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, REST_SEC * 1000));
-    const seconds = (performance.now() - startedMs) / 1000;
-    const after = await restSample(fleet);
-    monitor.disconnect();
+    const { bytesPerBoard, createSec } = await filledBytes(fleet, names);
+    const { seconds, before, after, expireCalls } = await restSpell(fleet);
     if (boards > 1) await checkSameKeys(fleet);
-
-    const pages: RestFigures['pages'] = [];
-    for (const query of [
-      '?limit=100',
-      '?limit=1000',
-      `?limit=100&offset=${Math.max(0, boards - 100)}`,
-      `?limit=100&cursor=${names[Math.floor(boards / 2)]}`,
-    ]) {
-      const times: number[] = [];
-      for (let i = 0; i < 20; i++) {
-        const started = performance.now();
-        await expectStatus(() => fetch(`${urls[0]}/boards${query}`), [200]);
-        times.push(performance.now() - started);
-      }
-      pages.push({ query: `GET /boards${query}`, medianMs: times.sort((a, b) => a - b)[10] });
-    }
+    const pages = await listingPages(fleet.urls[0], names);
     // MONITOR's own commands are not the service's: the counts below leave the monitoring client out.
     return {
       boards,

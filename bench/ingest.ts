@@ -187,17 +187,12 @@ function applyTimer(app: NestFastifyApplication): { reset: () => void; outstandi
   return { reset: () => (covered = 0), outstandingMs: () => covered };
 }
 
-export async function ingestBench(): Promise<void> {
-  const redis = await startRedisServer();
-  const client = new Redis(redis.url);
-  if (HASH_LISTPACK !== undefined) await client.config('SET', 'hash-max-listpack-entries', HASH_LISTPACK);
-  console.log(
-    `items ${ITEMS}, hash-max-listpack-entries ${String(((await client.config('GET', 'hash-max-listpack-entries')) as string[])[1])}`,
-  );
+/** The service in this process on the private redis-server, its ingest settings from the BENCH_INGEST_ knobs. */
+async function ingestApp(redisUrl: string): Promise<NestFastifyApplication> {
   const app = await createApp({
     logDestination: { write: () => undefined },
     env: {
-      REDIS_URL: redis.url,
+      REDIS_URL: redisUrl,
       KEY_PREFIX: PREFIX,
       ADMIN_TOKEN: 'b'.repeat(32),
       LOG_LEVEL: 'error',
@@ -207,6 +202,115 @@ export async function ingestBench(): Promise<void> {
     },
   });
   await app.init();
+  return app;
+}
+
+/** BACKLOG events on the stream before the source starts, and Redis's statistics and slow log from zero. */
+async function queueBacklog(client: Redis): Promise<void> {
+  for (let added = 0; added < BACKLOG; added += 5000) await add(client, Math.min(5000, BACKLOG - added));
+  await client.config('RESETSTAT');
+  await client.config('SET', 'slowlog-log-slower-than', '1000', 'slowlog-max-len', '100000');
+  await client.slowlog('RESET');
+}
+
+/** The drain's rate, CPU per 1 000 events, and the shares of its time Redis, this process and apply calls took. */
+function printDrain(drain: { backlogSec: number; cpu: NodeJS.CpuUsage; redisMs: number; applyMs: number }): void {
+  const { backlogSec, cpu, redisMs, applyMs } = drain;
+  const drainMs = backlogSec * 1000;
+  console.log(
+    `backlog: ${BACKLOG} events in ${backlogSec.toFixed(2)} s = ${Math.round(BACKLOG / backlogSec)} events/s; CPU per 1000 events: service ${((cpu.user + cpu.system) / BACKLOG).toFixed(2)} ms, redis-server ${((redisMs * 1000) / BACKLOG).toFixed(2)} ms`,
+  );
+  console.log(
+    `drain: redis-server busy ${((100 * redisMs) / drainMs).toFixed(1)}%, this process ${((cpu.user + cpu.system) / 10 / drainMs).toFixed(1)}%, an apply call at Redis ${((100 * applyMs) / drainMs).toFixed(1)}% of the time`,
+  );
+}
+
+/** The backlog drained from the source's start: events per second, CPU per event, Redis's share, slow calls. */
+async function drainBacklog(run: {
+  app: NestFastifyApplication;
+  client: Redis;
+  applies: ReturnType<typeof applyTimer>;
+}) {
+  const { app, client, applies } = run;
+  await queueBacklog(client);
+  const stopProfile = await profiler();
+  // CPU time, not only the wall clock: on a shared, loaded machine it says what each event costs.
+  const cpuBefore = process.cpuUsage();
+  const redisBefore = await redisCpuMs(client);
+  const started = performance.now();
+  applies.reset();
+  await app
+    .getHttpAdapter()
+    .getInstance()
+    .inject({
+      method: 'PUT',
+      url: '/admin/ingest/events',
+      headers: ADMIN,
+      payload: { kind: 'redis-stream', stream: 'events' },
+    });
+  const drainHttp = DRAIN_HTTP ? httpUntil(app, () => drained) : undefined;
+  while ((await groupLag(client)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  drained = true;
+  const backlogSec = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const redisMs = (await redisCpuMs(client)) - redisBefore;
+  await stopProfile();
+  printDrain({ backlogSec, cpu, redisMs, applyMs: applies.outstandingMs() });
+  console.log(await commandStats(client, BACKLOG));
+  console.log(await slowCalls(client));
+  if (drainHttp) {
+    const { p50, p99, count } = await drainHttp;
+    console.log(`HTTP GET top during the drain: ${count} requests, p50 ${p50.toFixed(2)} ms p99 ${p99.toFixed(2)} ms`);
+  }
+}
+
+/** RATE events a second for SECONDS: the newest applied event's age, and HTTP reads beside the ingest. */
+async function steadyIngest(run: {
+  app: NestFastifyApplication;
+  client: Redis;
+  idle: Awaited<ReturnType<typeof httpLatency>>;
+}) {
+  const { app, client, idle } = run;
+  const lags: number[] = [];
+  const tickMs = 10;
+  const perTick = RATE / (1000 / tickMs);
+  const steadyStart = performance.now();
+  let sent = 0;
+  const producer = (async () => {
+    while (performance.now() - steadyStart < SECONDS * 1000) {
+      const due = Math.floor(((performance.now() - steadyStart) / 1000) * RATE) - sent;
+      if (due > 0) {
+        await add(client, due);
+        sent += due;
+      }
+      await new Promise((resolve) => setTimeout(resolve, tickMs));
+    }
+  })();
+  const sampler = (async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    while (performance.now() - steadyStart < SECONDS * 1000) {
+      lags.push(Date.now() - (await lastAppliedMs(client)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  const busy = await httpLatency(app, Math.floor(((SECONDS - 2) * 1000) / 10));
+  await Promise.all([producer, sampler]);
+  console.log(
+    `steady ${RATE} events/s (${sent} sent in ${SECONDS} s, ${perTick} per ${tickMs} ms): age of the newest applied event p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms`,
+  );
+  console.log(
+    `HTTP GET top: idle p50 ${idle.p50.toFixed(2)} ms p99 ${idle.p99.toFixed(2)} ms; under ingest p50 ${busy.p50.toFixed(2)} ms p99 ${busy.p99.toFixed(2)} ms`,
+  );
+}
+
+export async function ingestBench(): Promise<void> {
+  const redis = await startRedisServer();
+  const client = new Redis(redis.url);
+  if (HASH_LISTPACK !== undefined) await client.config('SET', 'hash-max-listpack-entries', HASH_LISTPACK);
+  console.log(
+    `items ${ITEMS}, hash-max-listpack-entries ${String(((await client.config('GET', 'hash-max-listpack-entries')) as string[])[1])}`,
+  );
+  const app = await ingestApp(redis.url);
   const applies = applyTimer(app);
   const fastify = app.getHttpAdapter().getInstance();
   try {
@@ -221,77 +325,8 @@ export async function ingestBench(): Promise<void> {
         payload: { windows: WINDOWS, shards },
       });
     const idle = await httpLatency(app, 300);
-
-    for (let added = 0; added < BACKLOG; added += 5000) await add(client, Math.min(5000, BACKLOG - added));
-    // CPU time, not only the wall clock: on a shared, loaded machine it says what each event costs.
-    await client.config('RESETSTAT');
-    await client.config('SET', 'slowlog-log-slower-than', '1000', 'slowlog-max-len', '100000');
-    await client.slowlog('RESET');
-    const stopProfile = await profiler();
-    const cpuBefore = process.cpuUsage();
-    const redisBefore = await redisCpuMs(client);
-    const started = performance.now();
-    applies.reset();
-    await fastify.inject({
-      method: 'PUT',
-      url: '/admin/ingest/events',
-      headers: ADMIN,
-      payload: { kind: 'redis-stream', stream: 'events' },
-    });
-    const drainHttp = DRAIN_HTTP ? httpUntil(app, () => drained) : undefined;
-    while ((await groupLag(client)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    drained = true;
-    const backlogSec = (performance.now() - started) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
-    const redisMs = (await redisCpuMs(client)) - redisBefore;
-    await stopProfile();
-    const drainMs = backlogSec * 1000;
-    console.log(
-      `backlog: ${BACKLOG} events in ${backlogSec.toFixed(2)} s = ${Math.round(BACKLOG / backlogSec)} events/s; CPU per 1000 events: service ${((cpu.user + cpu.system) / BACKLOG).toFixed(2)} ms, redis-server ${((redisMs * 1000) / BACKLOG).toFixed(2)} ms`,
-    );
-    console.log(
-      `drain: redis-server busy ${((100 * redisMs) / drainMs).toFixed(1)}%, this process ${((cpu.user + cpu.system) / 10 / drainMs).toFixed(1)}%, an apply call at Redis ${((100 * applies.outstandingMs()) / drainMs).toFixed(1)}% of the time`,
-    );
-
-    console.log(await commandStats(client, BACKLOG));
-    console.log(await slowCalls(client));
-    if (drainHttp) {
-      const { p50, p99, count } = await drainHttp;
-      console.log(
-        `HTTP GET top during the drain: ${count} requests, p50 ${p50.toFixed(2)} ms p99 ${p99.toFixed(2)} ms`,
-      );
-    }
-
-    const lags: number[] = [];
-    const tickMs = 10;
-    const perTick = RATE / (1000 / tickMs);
-    const steadyStart = performance.now();
-    let sent = 0;
-    const producer = (async () => {
-      while (performance.now() - steadyStart < SECONDS * 1000) {
-        const due = Math.floor(((performance.now() - steadyStart) / 1000) * RATE) - sent;
-        if (due > 0) {
-          await add(client, due);
-          sent += due;
-        }
-        await new Promise((resolve) => setTimeout(resolve, tickMs));
-      }
-    })();
-    const sampler = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      while (performance.now() - steadyStart < SECONDS * 1000) {
-        lags.push(Date.now() - (await lastAppliedMs(client)));
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })();
-    const busy = await httpLatency(app, Math.floor(((SECONDS - 2) * 1000) / 10));
-    await Promise.all([producer, sampler]);
-    console.log(
-      `steady ${RATE} events/s (${sent} sent in ${SECONDS} s, ${perTick} per ${tickMs} ms): age of the newest applied event p50 ${percentile(lags, 50)} ms, p99 ${percentile(lags, 99)} ms, max ${Math.max(...lags)} ms`,
-    );
-    console.log(
-      `HTTP GET top: idle p50 ${idle.p50.toFixed(2)} ms p99 ${idle.p99.toFixed(2)} ms; under ingest p50 ${busy.p50.toFixed(2)} ms p99 ${busy.p99.toFixed(2)} ms`,
-    );
+    await drainBacklog({ app, client, applies });
+    await steadyIngest({ app, client, idle });
   } finally {
     await app.close();
     client.disconnect();

@@ -49,6 +49,39 @@ function stepCommands(entries: Array<[number, number, number, string[], string?]
   return counts;
 }
 
+type Ranking = Awaited<ReturnType<typeof composeRanking>>['ranking'];
+
+/** The league board (five tiers, a calendar day) with PLAYERS players placed, BATCH at a time. */
+async function placePlayers(ranking: Ranking): Promise<void> {
+  const tiers = ['t1', 't2', 't3', 't4', 't5'];
+  const leagues = { window: 'day', size: SIZE, tiers, promote: 3, relegate: 3 };
+  const windows = [{ name: 'day', calendar: 'day' } as const];
+  await ranking.putBoard({ name: 'league', windows, shards: SHARDS, ties: TIES, leagues });
+  for (let i = 0; i < PLAYERS; i += BATCH) {
+    const entries = Array.from({ length: Math.min(BATCH, PLAYERS - i) }, (_, k) => ({
+      item: `p${i + k}`,
+      amount: (((i + k) * 7919) % 1000) + 1,
+    }));
+    await ranking.incrementBatch('league', entries);
+  }
+}
+
+/** Every shard rolled step by step: each step's Redis main-thread CPU (less an idle call's), and the wall time. */
+async function rollAll(roll: { redis: Redis; store: LeaguesStore; at: Parameters<LeaguesStore['rollShard']>[0] }) {
+  const { redis, store, at } = roll;
+  const idleCpu = -((await mainThreadCpu(redis)) - (await mainThreadCpu(redis)));
+  const cpuUsec: number[] = [];
+  const started = process.hrtime.bigint();
+  for (let shard = 0; shard < SHARDS; shard++) {
+    for (let done = false; !done;) {
+      const before = await mainThreadCpu(redis);
+      done = await store.rollShard(at, shard);
+      cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
+    }
+  }
+  return { cpuUsec, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
 async function rollover(server: { url: string }) {
   const redis = new Redis(server.url);
   const clock = new FakeClock(NOON_MS);
@@ -62,34 +95,13 @@ async function rollover(server: { url: string }) {
   try {
     await redisService.waitUntilReady(10_000);
     const graph = await composeRanking(redisService, new RedisFunctions(redisService), config, clock);
-    const tiers = ['t1', 't2', 't3', 't4', 't5'];
-    const leagues = { window: 'day', size: SIZE, tiers, promote: 3, relegate: 3 };
-    const windows = [{ name: 'day', calendar: 'day' } as const];
-    await graph.ranking.putBoard({ name: 'league', windows, shards: SHARDS, ties: TIES, leagues });
-    for (let i = 0; i < PLAYERS; i += BATCH) {
-      const entries = Array.from({ length: Math.min(BATCH, PLAYERS - i) }, (_, k) => ({
-        item: `p${i + k}`,
-        amount: (((i + k) * 7919) % 1000) + 1,
-      }));
-      await graph.ranking.incrementBatch('league', entries);
-    }
+    await placePlayers(graph.ranking);
     clock.setMs(NEXT_DAY_MS);
     const board = await graph.cache.get('league');
     const at = { board, nowMs: clock.nowMs(), currentSec: DAY_START_SEC };
-    const store = graph.module.get(LeaguesStore);
     await redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '2000000');
     await redis.call('SLOWLOG', 'RESET');
-    const idleCpu = -((await mainThreadCpu(redis)) - (await mainThreadCpu(redis)));
-    const cpuUsec: number[] = [];
-    const started = process.hrtime.bigint();
-    for (let shard = 0; shard < SHARDS; shard++) {
-      for (let done = false; !done;) {
-        const before = await mainThreadCpu(redis);
-        done = await store.rollShard(at, shard);
-        cpuUsec.push(((await mainThreadCpu(redis)) - before - idleCpu) * 1e6);
-      }
-    }
-    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const { cpuUsec, wallMs } = await rollAll({ redis, store: graph.module.get(LeaguesStore), at });
     const entries = (await redis.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
     const steps = entries.filter((entry) => String(entry[3][1] ?? '').includes('league_roll')).map((entry) => entry[2]);
     const commands = stepCommands(entries);

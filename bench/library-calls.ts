@@ -70,6 +70,13 @@ function counterCases(root: string, prefix: string, nowMs: number): LibraryCase[
   ];
 }
 
+/** What the access-time flush merges into a pair: three values (1, 2, 3) and their histogram. */
+const MERGED_MOMENTS = { count: 3, sum: 6, sumsq: 14, min: 1, max: 3, mean: 2, m2: 2 };
+const MERGED_HISTOGRAM = new Map([
+  ['p1', 1],
+  ['p3', 2],
+]);
+
 /** Stats: a pair's admission to the index, a recorded value and a merged batch, as POST .../stats and the access-time flush send them. */
 function statsCases(root: string, prefix: string, nowMs: number): LibraryCase[] {
   /* eslint-disable @typescript-eslint/no-require-imports -- the modules of another tree, by path */
@@ -80,22 +87,13 @@ function statsCases(root: string, prefix: string, nowMs: number): LibraryCase[] 
   const hourStart = Math.floor(nowMs / 3_600_000) * 3600;
   const pair = (n: number) => ({ keys, context: `route${n}`, type: 'ms' });
   const names = Array.from({ length: NAMES }, (_, n) => n);
-  const moments = { count: 3, sum: 6, sumsq: 14, min: 1, max: 3, mean: 2, m2: 2 };
   const fn = STATS.functions;
+  const admit = { keys, hourStart, oldestLiveHour: hourStart - 3600, cap: 0, newPairs: -1 };
   return [
     {
       label: 'stats index admit',
       handler: fn.indexAdmit.handler,
-      calls: names.map((n) =>
-        fcall(fn.indexAdmit, {
-          keys,
-          member: `route${n}\tms`,
-          hourStart,
-          oldestLiveHour: hourStart - 3600,
-          cap: 0,
-          newPairs: -1,
-        }),
-      ),
+      calls: names.map((n) => fcall(fn.indexAdmit, { ...admit, member: `route${n}\tms` })),
     },
     {
       label: 'stats record',
@@ -108,16 +106,7 @@ function statsCases(root: string, prefix: string, nowMs: number): LibraryCase[] 
       label: 'stats merge',
       handler: fn.merge.handler,
       calls: names.map((n) =>
-        fcall(fn.merge, {
-          ...pair(n),
-          nowMs,
-          hourStart,
-          moments,
-          histogram: new Map([
-            ['p1', 1],
-            ['p3', 2],
-          ]),
-        }),
+        fcall(fn.merge, { ...pair(n), nowMs, hourStart, moments: MERGED_MOMENTS, histogram: MERGED_HISTOGRAM }),
       ),
     },
   ];

@@ -19,7 +19,7 @@ import { stopChild } from '../harness/processes';
 import { median } from './call-rounds';
 import { COLLECT_LIBRARY, perCall } from './functions-instructions';
 import { LibraryCalls, libraryCalls } from './library-calls';
-import { startCallgrindRedis } from './redis-instructions';
+import { Callgrind, startCallgrindRedis } from './redis-instructions';
 
 const CALLS = Number(process.env.INSTR_CALLS ?? 256);
 const ROUNDS = Number(process.env.INSTR_ROUNDS ?? 3);
@@ -64,6 +64,65 @@ function copyOf(calls: LibraryCalls): LibraryCalls {
   };
 }
 
+type Send = (variant: Variant, index: number, n: number) => Promise<unknown>;
+
+/** Every variant's libraries loaded, its cases the same as this tree's, and each call made once. */
+async function loadAndWarm(bench: { redis: Redis; variants: Variant[]; labels: string[]; send: Send }): Promise<void> {
+  const { redis, variants, labels, send } = bench;
+  await redis.function('LOAD', 'REPLACE', COLLECT_LIBRARY);
+  for (const { calls } of variants) {
+    for (const source of Object.values(calls.sources)) await redis.function('LOAD', 'REPLACE', source);
+  }
+  for (const variant of variants) {
+    if (variant.calls.cases.map((c) => c.label).join() !== labels.join())
+      throw new Error(`${variant.label}: other cases`);
+    for (const [index, c] of variant.calls.cases.entries()) {
+      for (let n = 0; n < c.calls.length; n++) await send(variant, index, n);
+    }
+  }
+}
+
+/** Interleaved rounds, in turn forwards and backwards: per variant and case, instructions per call by round. */
+async function countRounds(bench: {
+  redis: Redis;
+  server: Callgrind;
+  variants: Variant[];
+  counted: number[];
+  labels: string[];
+  send: Send;
+}) {
+  const { redis, server, variants, counted, labels, send } = bench;
+  const counts = variants.map(() => labels.map(() => [] as number[]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = [...variants.keys()];
+    if (round % 2 === 1) order.reverse();
+    for (const v of order) {
+      for (const index of counted) {
+        counts[v][index].push(await perCall(redis, server, (n) => send(variants[v], index, n), CALLS));
+      }
+    }
+  }
+  return counts;
+}
+
+function printCounts(table: { variants: Variant[]; counted: number[]; labels: string[]; counts: number[][][] }): void {
+  const { variants, counted, labels, counts } = table;
+  console.log(
+    `callgrind, ${ROUNDS} interleaved rounds of ${CALLS} calls each, one at a time: instructions per call.\n`,
+  );
+  console.log(`Medians over the rounds (per round, to ${variants[0].label}'s).\n`);
+  console.log(`| case | ${variants.map((v) => v.label).join(' | ')} |\n| ---- |${' ---: |'.repeat(variants.length)}`);
+  for (const index of counted) {
+    const label = labels[index];
+    const first = counts[0][index];
+    const cells = counts.map((byCase) => {
+      const values = byCase[index];
+      return `${median(values).toFixed(0)} (${median(values.map((v, r) => v / first[r])).toFixed(3)})`;
+    });
+    console.log(`| ${label} | ${cells.join(' | ')} |`);
+  }
+}
+
 export async function libraryInstructionsBench(): Promise<void> {
   const nowMs = Date.now();
   const variants: Variant[] = REFS.map((ref) => ({ label: ref, calls: callsAt(ref, nowMs) }));
@@ -73,48 +132,16 @@ export async function libraryInstructionsBench(): Promise<void> {
   const server = await startCallgrindRedis(['--hz', '1']);
   const redis = new Redis(server.url, { enableAutoPipelining: false });
   try {
-    await redis.function('LOAD', 'REPLACE', COLLECT_LIBRARY);
-    for (const { calls } of variants) {
-      for (const source of Object.values(calls.sources)) await redis.function('LOAD', 'REPLACE', source);
-    }
-    const send = (variant: Variant, index: number, n: number) => {
+    const send: Send = (variant, index, n) => {
       const c = variant.calls.cases[index];
       const call = c.calls[n % c.calls.length];
       return redis.fcall(`${variant.calls.names[c.feature]}_${c.handler}`, ...call);
     };
     const labels = today.cases.map((c) => c.label);
     const counted = [...labels.keys()].filter((i) => CASES.length === 0 || CASES.some((w) => labels[i].includes(w)));
-    for (const variant of variants) {
-      if (variant.calls.cases.map((c) => c.label).join() !== labels.join())
-        throw new Error(`${variant.label}: other cases`);
-      for (const [index, c] of variant.calls.cases.entries()) {
-        for (let n = 0; n < c.calls.length; n++) await send(variant, index, n);
-      }
-    }
-    const counts = variants.map(() => labels.map(() => [] as number[]));
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = [...variants.keys()];
-      if (round % 2 === 1) order.reverse();
-      for (const v of order) {
-        for (const index of counted) {
-          counts[v][index].push(await perCall(redis, server, (n) => send(variants[v], index, n), CALLS));
-        }
-      }
-    }
-    console.log(
-      `callgrind, ${ROUNDS} interleaved rounds of ${CALLS} calls each, one at a time: instructions per call.\n`,
-    );
-    console.log(`Medians over the rounds (per round, to ${variants[0].label}'s).\n`);
-    console.log(`| case | ${variants.map((v) => v.label).join(' | ')} |\n| ---- |${' ---: |'.repeat(variants.length)}`);
-    for (const index of counted) {
-      const label = labels[index];
-      const first = counts[0][index];
-      const cells = counts.map((byCase) => {
-        const values = byCase[index];
-        return `${median(values).toFixed(0)} (${median(values.map((v, r) => v / first[r])).toFixed(3)})`;
-      });
-      console.log(`| ${label} | ${cells.join(' | ')} |`);
-    }
+    await loadAndWarm({ redis, variants, labels, send });
+    const counts = await countRounds({ redis, server, variants, counted, labels, send });
+    printCounts({ variants, counted, labels, counts });
   } finally {
     redis.disconnect();
     await stopChild(server.child);

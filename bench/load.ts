@@ -16,17 +16,34 @@ export interface RunFigures {
   cpuMicrosPerRequest: number;
 }
 
+export interface CannonRoute {
+  method: 'GET' | 'POST';
+  /** `[<item>]` in it becomes seed-<random below randomItems> per request when randomItems is set. */
+  path: string;
+  body?: string;
+  idempotencyKeys?: boolean;
+  randomItems?: number;
+}
+
+/** Per request, a fresh idempotency key and a random item where the route asks for them. */
+function setupRequests(route: CannonRoute): autocannon.Request[] | undefined {
+  if (!route.idempotencyKeys && !route.randomItems) return undefined;
+  return [
+    {
+      setupRequest: (request) => ({
+        ...request,
+        // A fresh key per request: every write is stored, none replayed.
+        headers: route.idempotencyKeys ? { ...request.headers, 'idempotency-key': randomUUID() } : request.headers,
+        path: route.randomItems ? route.path.replace('[<item>]', `seed-${randomInt(route.randomItems)}`) : request.path,
+      }),
+    },
+  ];
+}
+
 /** One autocannon run; `serverPid` is the process whose CPU time is read before and after. */
 export function cannon(
   baseUrl: string,
-  route: {
-    method: 'GET' | 'POST';
-    /** `[<item>]` in it becomes seed-<random below randomItems> per request when randomItems is set. */
-    path: string;
-    body?: string;
-    idempotencyKeys?: boolean;
-    randomItems?: number;
-  },
+  route: CannonRoute,
   serverPid: number | undefined,
   durationSec = DURATION_SEC,
   connections = 50,
@@ -39,23 +56,7 @@ export function cannon(
         method: route.method,
         body: route.body,
         headers: route.body ? { 'content-type': 'application/json' } : {},
-        requests:
-          route.idempotencyKeys || route.randomItems
-            ? [
-                {
-                  setupRequest: (request) => ({
-                    ...request,
-                    // A fresh key per request: every write is stored, none replayed.
-                    headers: route.idempotencyKeys
-                      ? { ...request.headers, 'idempotency-key': randomUUID() }
-                      : request.headers,
-                    path: route.randomItems
-                      ? route.path.replace('[<item>]', `seed-${randomInt(route.randomItems)}`)
-                      : request.path,
-                  }),
-                },
-              ]
-            : undefined,
+        requests: setupRequests(route),
         connections,
         duration: durationSec,
         idReplacement: true,

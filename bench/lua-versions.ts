@@ -49,6 +49,21 @@ const on = (board: PreparedBoard, nowMs: number) => onPlainShard(board, nowMs, e
 /** Requests of one coalesced increment call: as WRITE_COALESCE_MS gathers them under load. */
 const COALESCED = 16;
 
+type PairArgs = (fns: typeof S, n: number) => ReturnType<typeof fcallArgs>;
+
+/** One call kind as two variants: the base library's, then this tree's, each built by its own definitions. */
+function bothLibraries(pair: { label: string; name: keyof typeof S; args: PairArgs; base: typeof RANKING }): Variant[] {
+  const { label, name, args, base } = pair;
+  return [
+    variant(`${label}, ${base.library.name}`, 'fcall', (p: Pipeline, n) =>
+      p.fcall(base.functions[name].redisName, ...args(base.functions, n)),
+    ),
+    variant(`${label}, ${RANKING.library.name}`, 'fcall', (p: Pipeline, n) =>
+      p.fcall(S[name].redisName, ...args(S, n)),
+    ),
+  ];
+}
+
 /**
  * The same calls under each library's function names, each built by its own checkout's definitions
  * (an argument layout may differ between versions): [base, this] per call kind, increments first.
@@ -73,18 +88,7 @@ function pairs(
     const entries = Array.from({ length: ENTRIES }, (_, i) => ({ item: item(n * ENTRIES + i), amount: 1 }));
     return fcallArgs(fns.incrementBatch, fns.incrementBatch.build({ ...on(board, nowMs), newItems, entries }));
   };
-  const both = (
-    label: string,
-    name: keyof typeof S,
-    args: (fns: typeof S, n: number) => ReturnType<typeof fcallArgs>,
-  ) => [
-    variant(`${label}, ${base.library.name}`, 'fcall', (p: Pipeline, n) =>
-      p.fcall(base.functions[name].redisName, ...args(base.functions, n)),
-    ),
-    variant(`${label}, ${RANKING.library.name}`, 'fcall', (p: Pipeline, n) =>
-      p.fcall(S[name].redisName, ...args(S, n)),
-    ),
-  ];
+  const both = (label: string, name: keyof typeof S, args: PairArgs) => bothLibraries({ label, name, args, base });
   return {
     increments: [
       ...both('one-window increment', 'increment', (fns, n) => increment(fns, n)),

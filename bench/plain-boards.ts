@@ -4,6 +4,8 @@
  * cap, holding PLAIN_BOARD_ITEMS items `i0` … so that no write creates one.
  */
 import { UNLIMITED } from '../src/governance/growth-quota';
+import type Redis from 'ioredis';
+import { windowsFromStored } from '../src/ranking/boards/stored-windows';
 import { PreparedBoard } from '../src/ranking/core/board';
 import { RankingKeys } from '../src/ranking/core/ranking.keys';
 import { RANKING } from '../src/ranking/ranking.functions';
@@ -26,6 +28,15 @@ export interface PlainBoardRequest {
   expireChunk: number;
   /** The seeded amount of item i. */
   amountOf: (i: number) => number;
+}
+
+/** A one-shard board without views as the service stored it (bench/bare-server.ts, bench/coalescing.ts). */
+export async function storedBoard(redis: Redis, keys: RankingKeys, name: string): Promise<PreparedBoard> {
+  const stored = await redis.hgetall(keys.board(name).cfg());
+  return new PreparedBoard(
+    { name, version: stored.version, shards: 1, maxItems: null, windows: windowsFromStored(stored.windows), views: [] },
+    (shard) => keys.board(name, shard),
+  );
 }
 
 /** Puts the board and seeds its items in batches of 1 000. */

@@ -22,6 +22,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/redis-functions';
 import { freePort, stopChild, waitForPing } from '../harness/processes';
@@ -209,6 +210,76 @@ async function count(redis: Redis, server: Callgrind, v: Variant): Promise<Count
   };
 }
 
+/** What the variants call: the seeded board, the hand-rolled script's keys, and the write header's settings. */
+interface Setup {
+  board: PreparedBoard;
+  nowMs: number;
+  expireChunk: number;
+  minimal: { sha: string; keys: [string, string] };
+}
+
+const itemOf = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
+
+/** The service's coalesced increment, `size` requests a call (under another library's name for the parts). */
+function coalescedVariant(
+  setup: Setup,
+  size: number,
+  name = `the service's increment, calls of ${size}`,
+  fn = S.increments.redisName,
+): Variant {
+  const { board, nowMs, expireChunk } = setup;
+  return {
+    name,
+    requestsPerCall: size,
+    callsAtOnce: 1,
+    send: (client: Redis, n: number) =>
+      client.fcall(
+        fn,
+        ...fcallArgs(
+          S.increments,
+          S.increments.build({
+            ...onPlainShard(board, nowMs, expireChunk),
+            requests: Array.from({ length: size }, (_, k) => ({ item: itemOf(n * size + k), amount: 1, newItems: 1 })),
+          }),
+        ),
+      ),
+  };
+}
+
+function handRolledVariant(setup: Setup, callsAtOnce: number): Variant {
+  const { minimal } = setup;
+  return {
+    name: `hand-rolled script, ${callsAtOnce === 1 ? 'one call at a time' : `${callsAtOnce} calls at a time`}`,
+    requestsPerCall: 1,
+    callsAtOnce,
+    send: (client, n) => client.evalsha(minimal.sha, 2, ...minimal.keys, itemOf(n), 1),
+  };
+}
+
+/** The floor (PING, an empty FCALL), the hand-rolled script, the service's increments, and both top-10 reads. */
+function variantsOf(setup: Setup): Variant[] {
+  const { board, nowMs, expireChunk, minimal } = setup;
+  const window = board.config.windows[0];
+  const topArgs = fcallArgs(
+    S.readTop,
+    S.readTop.build({ ...onPlainShard(board, nowMs, expireChunk), window, offset: 0, limit: 10 }),
+  );
+  const one = { requestsPerCall: 1, callsAtOnce: 1 };
+  return [
+    { name: 'PING (a round trip, no work)', ...one, send: (client) => client.ping() },
+    { name: 'FCALL of a function returning 1', ...one, send: (client) => client.fcall('tb_bench_noop', 0) },
+    handRolledVariant(setup, 1),
+    handRolledVariant(setup, PIPELINED),
+    ...CALL_SIZES.map((size) => coalescedVariant(setup, size)),
+    {
+      name: 'hand-rolled top-10: ZREVRANGE … WITHSCORES',
+      ...one,
+      send: (client) => client.zrevrange(minimal.keys[1], 0, 9, 'WITHSCORES'),
+    },
+    { name: "the service's top-10 read", ...one, send: (client) => client.fcall(S.readTop.redisName, ...topArgs) },
+  ];
+}
+
 export async function redisInstructionsBench(): Promise<void> {
   const server = await startCallgrindRedis();
   // Auto-pipelining off: a variant decides how many calls Redis finds at once.
@@ -221,68 +292,13 @@ export async function redisInstructionsBench(): Promise<void> {
     const nowMs = Date.now();
     const common = { functions, prefix, windowCount: 1, nowMs, expireChunk: ranking.expireChunk };
     const board = await makePlainBoard({ ...common, name: 'instructions', amountOf: (i) => 1 + (i % 97) });
-    const item = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
     const minimal = await seedMinimal(redis, `{${prefix}minimal}`);
-    const coalesced = (
-      size: number,
-      name = `the service's increment, calls of ${size}`,
-      fn = S.increments.redisName,
-    ) => ({
-      name,
-      requestsPerCall: size,
-      callsAtOnce: 1,
-      send: (client: Redis, n: number) =>
-        client.fcall(
-          fn,
-          ...fcallArgs(
-            S.increments,
-            S.increments.build({
-              ...onPlainShard(board, nowMs, ranking.expireChunk),
-              requests: Array.from({ length: size }, (_, k) => ({ item: item(n * size + k), amount: 1, newItems: 1 })),
-            }),
-          ),
-        ),
-    });
-    const handRolled = (callsAtOnce: number): Variant => ({
-      name: `hand-rolled script, ${callsAtOnce === 1 ? 'one call at a time' : `${callsAtOnce} calls at a time`}`,
-      requestsPerCall: 1,
-      callsAtOnce,
-      send: (client, n) => client.evalsha(minimal.sha, 2, ...minimal.keys, item(n), 1),
-    });
-    const window = board.config.windows[0];
-    const topArgs = fcallArgs(
-      S.readTop,
-      S.readTop.build({ ...onPlainShard(board, nowMs, ranking.expireChunk), window, offset: 0, limit: 10 }),
-    );
+    const setup: Setup = { board, nowMs, expireChunk: ranking.expireChunk, minimal };
     await redis.function('LOAD', 'REPLACE', NOOP_LIBRARY);
-    const variants: Variant[] = [
-      { name: 'PING (a round trip, no work)', requestsPerCall: 1, callsAtOnce: 1, send: (client) => client.ping() },
-      {
-        name: 'FCALL of a function returning 1',
-        requestsPerCall: 1,
-        callsAtOnce: 1,
-        send: (client) => client.fcall('tb_bench_noop', 0),
-      },
-      handRolled(1),
-      handRolled(PIPELINED),
-      ...CALL_SIZES.map((size) => coalesced(size)),
-      {
-        name: 'hand-rolled top-10: ZREVRANGE … WITHSCORES',
-        requestsPerCall: 1,
-        callsAtOnce: 1,
-        send: (client) => client.zrevrange(minimal.keys[1], 0, 9, 'WITHSCORES'),
-      },
-      {
-        name: "the service's top-10 read",
-        requestsPerCall: 1,
-        callsAtOnce: 1,
-        send: (client) => client.fcall(S.readTop.redisName, ...topArgs),
-      },
-    ];
     const counted: Counted[] = [];
-    for (const v of variants) counted.push(await count(redis, server, v));
+    for (const v of variantsOf(setup)) counted.push(await count(redis, server, v));
     report(counted);
-    if (PARTS) await reportParts(redis, server, coalesced);
+    if (PARTS) await reportParts(redis, server, (size, name, fn) => coalescedVariant(setup, size, name, fn));
   } finally {
     redis.disconnect();
     await stopChild(server.child);

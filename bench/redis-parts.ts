@@ -28,11 +28,8 @@ const EXPIRE_CHUNK = new AppConfig().EXPIRE_CHUNK;
 /** The benches' key prefix: the service's KEY_PREFIX in bench/http.ts, and these parts' keys. */
 export const PREFIX = 'bench:';
 
-export async function redisBench(redis: Redis): Promise<void> {
-  console.log('## Redis level (ioredis, 64 calls in flight, no HTTP)\n');
-  console.log('| what | calls/s | item increments/s | µs per call inside Redis |');
-  console.log('|---|---|---|---|');
-  const keys = new RankingKeys(PREFIX);
+/** The increment script's throughput and Redis time per call, by windows and batch size. */
+async function writeRows(redis: Redis, keys: RankingKeys): Promise<void> {
   for (const windows of [1, 3]) {
     const board = await makeBoard(redis, keys, `lvl${windows}`, windows);
     for (const batchSize of [1, 100, 1000]) {
@@ -53,6 +50,10 @@ export async function redisBench(redis: Redis): Promise<void> {
       );
     }
   }
+}
+
+/** Top-10 and rank reads on boards of 10 000 and 1 000 000 items. */
+async function readRows(redis: Redis, keys: RankingKeys): Promise<void> {
   for (const size of [10_000, 1_000_000]) {
     const board = await makeBoard(redis, keys, `read${size}`, 1);
     await seed(redis, board, size, Date.now());
@@ -71,10 +72,68 @@ export async function redisBench(redis: Redis): Promise<void> {
       `| rank read, ${size.toLocaleString('en')} items | ${fmt(rank)} | | ${(await scriptMicrosPerCall(redis)).toFixed(1)} |`,
     );
   }
+}
+
+export async function redisBench(redis: Redis): Promise<void> {
+  console.log('## Redis level (ioredis, 64 calls in flight, no HTTP)\n');
+  console.log('| what | calls/s | item increments/s | µs per call inside Redis |');
+  console.log('|---|---|---|---|');
+  const keys = new RankingKeys(PREFIX);
+  await writeRows(redis, keys);
+  await readRows(redis, keys);
   console.log('');
 }
 
 // ---------------------------------------------------------------- memory
+
+type GrowthRow = [string, (limited: boolean) => Promise<unknown>];
+
+/** Item increments and batches of 100, on existing items and on new ones; `ids` numbers the items. */
+function boardGrowthRows(rows: {
+  redis: Redis;
+  plain: PreparedBoard;
+  capped: PreparedBoard;
+  ids: { n: number };
+}): GrowthRow[] {
+  const { redis, plain, capped, ids } = rows;
+  const existing = () => `s${ids.n++ % 10_000}`;
+  const fresh = () => `g${ids.n++}`;
+  const batchOf = (id: () => string) => Array.from({ length: 100 }, () => ({ item: id(), amount: 1 }));
+  const increment = (limited: boolean, item: string) =>
+    callFunction(redis, S.increment, { ...growthOn(limited ? capped : plain, limited, 1), item, amount: 1 });
+  const batch = (limited: boolean, id: () => string) =>
+    callFunction(redis, S.incrementBatch, {
+      ...growthOn(limited ? capped : plain, limited, 100),
+      entries: batchOf(id),
+    });
+  return [
+    ['item increment, existing item, 3 windows', (limited) => increment(limited, existing())],
+    ['item increment, new item, 3 windows', (limited) => increment(limited, fresh())],
+    ['batch of 100, existing items, 3 windows', (limited) => batch(limited, existing)],
+    ['batch of 100, new items, 3 windows', (limited) => batch(limited, fresh)],
+  ];
+}
+
+/** A counter increment over 1 000 counters, with the default precisions; `ids` numbers the counters. */
+function counterGrowthRow(redis: Redis, ids: { n: number }): GrowthRow {
+  return [
+    'counter increment, existing counter, 7 precisions',
+    (limited) => {
+      const config = new AppConfig();
+      return callFunction(redis, COUNTERS.functions.increment, {
+        keys: new CounterKeys(PREFIX, config.COUNTER_INDEX_BUCKETS),
+        name: `c${ids.n++ % 1000}`,
+        precisionsSec: config.COUNTER_PRECISIONS.split(',').map(Number),
+        samples: config.COUNTER_SAMPLES,
+        nowMs: Date.now(),
+        atSec: Math.floor(Date.now() / 1000),
+        count: 1,
+        newCounters: limited ? 1 : UNLIMITED,
+        bucketCap: limited ? Math.ceil(config.MAX_COUNTERS / config.COUNTER_INDEX_BUCKETS) : 0,
+      });
+    },
+  ];
+}
 
 /**
  * What the quotas on growth add inside Redis: each write once as it runs with no limit (no quota for
@@ -96,64 +155,8 @@ export async function growthBench(redis: Redis): Promise<void> {
     await throughputOf(call);
     return scriptMicrosPerCall(redis);
   };
-  let n = 0;
-  const existing = () => `s${n++ % 10_000}`;
-  const fresh = () => `g${n++}`;
-  const batchOf = (id: () => string) => Array.from({ length: 100 }, () => ({ item: id(), amount: 1 }));
-  const rows: Array<[string, (limited: boolean) => Promise<unknown>]> = [
-    [
-      'item increment, existing item, 3 windows',
-      (limited) =>
-        callFunction(redis, S.increment, {
-          ...growthOn(limited ? capped : plain, limited, 1),
-          item: existing(),
-          amount: 1,
-        }),
-    ],
-    [
-      'item increment, new item, 3 windows',
-      (limited) =>
-        callFunction(redis, S.increment, {
-          ...growthOn(limited ? capped : plain, limited, 1),
-          item: fresh(),
-          amount: 1,
-        }),
-    ],
-    [
-      'batch of 100, existing items, 3 windows',
-      (limited) =>
-        callFunction(redis, S.incrementBatch, {
-          ...growthOn(limited ? capped : plain, limited, 100),
-          entries: batchOf(existing),
-        }),
-    ],
-    [
-      'batch of 100, new items, 3 windows',
-      (limited) =>
-        callFunction(redis, S.incrementBatch, {
-          ...growthOn(limited ? capped : plain, limited, 100),
-          entries: batchOf(fresh),
-        }),
-    ],
-    [
-      'counter increment, existing counter, 7 precisions',
-      (limited) => {
-        const config = new AppConfig();
-        return callFunction(redis, COUNTERS.functions.increment, {
-          keys: new CounterKeys(PREFIX, config.COUNTER_INDEX_BUCKETS),
-          name: `c${n++ % 1000}`,
-          precisionsSec: config.COUNTER_PRECISIONS.split(',').map(Number),
-          samples: config.COUNTER_SAMPLES,
-          nowMs: Date.now(),
-          atSec: Math.floor(Date.now() / 1000),
-          count: 1,
-          newCounters: limited ? 1 : UNLIMITED,
-          bucketCap: limited ? Math.ceil(config.MAX_COUNTERS / config.COUNTER_INDEX_BUCKETS) : 0,
-        });
-      },
-    ],
-  ];
-  for (const [what, call] of rows) {
+  const ids = { n: 0 };
+  for (const [what, call] of [...boardGrowthRows({ redis, plain, capped, ids }), counterGrowthRow(redis, ids)]) {
     // ABBA order, each figure the mean of two runs: drift during the run weighs on both alike.
     const without1 = await micros(() => call(false));
     const with1 = await micros(() => call(true));
@@ -226,6 +229,21 @@ export async function idempotencyMemoryBench(redis: Redis): Promise<void> {
 
 // ---------------------------------------------------------------- expiry of a 1 000 000-field slot
 
+/** Expire calls until the slot is drained: how many, the longest round trip and the whole time. */
+async function drainSlot(redis: Redis, board: PreparedBoard, laterMs: number) {
+  const startedMs = performance.now();
+  let calls = 0;
+  let longestRoundTripMs = 0;
+  for (;;) {
+    const callStart = performance.now();
+    const { draining } = await callFunction(redis, S.expire, { ...on(board, laterMs), units: EXPIRE_UNITS });
+    longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
+    calls++;
+    if (!draining) break;
+  }
+  return { calls, longestRoundTripMs, totalMs: performance.now() - startedMs };
+}
+
 export async function expiryBench(redis: Redis): Promise<void> {
   const keys = new RankingKeys(PREFIX);
   await redis.flushall();
@@ -235,18 +253,7 @@ export async function expiryBench(redis: Redis): Promise<void> {
   await redis.config('SET', 'slowlog-log-slower-than', '200'); // only whole script calls: inner commands take µs
   await redis.config('SET', 'slowlog-max-len', '100000');
   await redis.slowlog('RESET');
-  const later = t0 + 3_600_000;
-  const startedMs = performance.now();
-  let calls = 0;
-  let longestRoundTripMs = 0;
-  for (;;) {
-    const callStart = performance.now();
-    const { draining } = await callFunction(redis, S.expire, { ...on(board, later), units: EXPIRE_UNITS });
-    longestRoundTripMs = Math.max(longestRoundTripMs, performance.now() - callStart);
-    calls++;
-    if (!draining) break;
-  }
-  const totalMs = performance.now() - startedMs;
+  const { calls, longestRoundTripMs, totalMs } = await drainSlot(redis, board, t0 + 3_600_000);
   const log = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
   const scriptMicros = log
     .filter((entry) => String(entry[3][0]).toLowerCase().startsWith('eval'))
@@ -317,6 +324,17 @@ function on(board: PreparedBoard, nowMs: number, item?: string): BoardCall & { n
   return { board, shard, nowMs, budgetFields: EXPIRE_CHUNK, newItems: UNLIMITED };
 }
 
+/** `count` windows w0.. of `interval` slots, the nth `n + 1` times `period` long (durations as 1h, 24h). */
+function windowsOf(count: number, period: string, interval: string) {
+  const parse = (d: string) =>
+    Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
+  return Array.from({ length: count }, (_, i) => ({
+    name: `w${i}`,
+    periodSec: parse(period) * (i + 1),
+    intervalSec: parse(interval),
+  }));
+}
+
 async function makeBoard(
   redis: Redis | Cluster,
   keys: RankingKeys,
@@ -327,13 +345,7 @@ async function makeBoard(
   shards = 1,
   maxItems?: number,
 ): Promise<PreparedBoard> {
-  const parse = (d: string) =>
-    Number(d.slice(0, -1)) * ({ h: 3600, d: 86400, m: 60 } as Record<string, number>)[d.slice(-1)];
-  const windows = Array.from({ length: windowCount }, (_, i) => ({
-    name: `w${i}`,
-    periodSec: parse(period) * (i + 1),
-    intervalSec: parse(interval),
-  }));
+  const windows = windowsOf(windowCount, period, interval);
   const nowMs = Date.now();
   const reply = await callFunction(redis, S.boardPut, {
     keys: keys.board(name),

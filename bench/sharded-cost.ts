@@ -24,14 +24,13 @@ const SHARDS = 64;
 const ITEMS_PER_SHARD = Number(process.env.SHARDED_BENCH_ITEMS_PER_SHARD ?? 100_000);
 const WINDOWS = [{ period: '24h', interval: '1h' }];
 
-export async function shardedCostBench(redisUrl: string, repeats: number): Promise<void> {
-  const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: 'bshard:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
-  const redisService = new RedisService(RedisSettings.from(config), new SystemClock());
-  const functions = new RedisFunctions(redisService);
-  await redisService.waitUntilReady(10_000);
-  const { ranking, cache } = await composeRanking(redisService, functions, config, new SystemClock());
-  const admin = new Redis(redisUrl);
-  const redisMicros = async (run: () => Promise<unknown>, times: number) => {
+type Composed = Awaited<ReturnType<typeof composeRanking>>;
+type Request = () => Promise<unknown>;
+/** Redis's time per request inside scripts (INFO commandstats), over `times` requests one after another. */
+type RedisMicros = (run: Request, times: number) => Promise<number>;
+
+function redisMicrosOn(admin: Redis): RedisMicros {
+  return async (run, times) => {
     await admin.config('RESETSTAT');
     for (let i = 0; i < times; i++) await run();
     const stats = await admin.info('commandstats');
@@ -41,10 +40,12 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
     );
     return micros / times;
   };
-  const ms = (micros: number) => (micros / 1000).toFixed(2);
+}
 
-  const total = SHARDS * ITEMS_PER_SHARD;
-  console.log(`## A board of ${SHARDS} shards, ${total.toLocaleString('en')} items (Redis time per request)\n`);
+const ms = (micros: number) => (micros / 1000).toFixed(2);
+
+/** The hashed board: `total` items s0.., 64 batches of 1 000 in flight. */
+async function fillHashed(ranking: Composed['ranking'], total: number): Promise<void> {
   await ranking.putBoard({ name: 'hashed', windows: WINDOWS, shards: SHARDS });
   for (let first = 0; first < total; first += 64_000) {
     const batches = Array.from({ length: 64 }, (_, b) =>
@@ -55,10 +56,19 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
     );
     await Promise.all(batches.map((entries) => ranking.incrementBatch('hashed', entries)));
   }
+}
+
+/** The requests now, and as they were made before (an increment then a count above on every other shard; a top from every shard). */
+async function hashedRequests(bench: {
+  ranking: Composed['ranking'];
+  cache: Composed['cache'];
+  functions: RedisFunctions;
+  total: number;
+}) {
+  const { ranking, cache, functions, total } = bench;
   const board = await cache.get('hashed');
   const window = board.config.windows[0];
   const call = (shard: number) => ({ board, shard: board.shards[shard], nowMs: Date.now(), budgetFields: 100 });
-
   let n = 0;
   const write = () => ranking.increment('hashed', `s${(n++ * 7919) % total}`, 1);
   const writeBefore = async () => {
@@ -79,15 +89,16 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
       board.shards.map((_, shard) => functions.call(S.readTop, { ...call(shard), window, offset: 0, limit: depth })),
     );
   const around = () => ranking.around('hashed', undefined, `s${(n++ * 7919) % total}`, 100);
+  return { write, writeBefore, rank, top, topBefore, around };
+}
 
+async function requestRows(
+  rows: Awaited<ReturnType<typeof hashedRequests>> & { redisMicros: RedisMicros; repeats: number },
+): Promise<void> {
+  const { write, writeBefore, rank, top, topBefore, around, redisMicros, repeats } = rows;
   console.log('| request | before: Redis ms | now: Redis ms |');
   console.log('|---|---|---|');
-  const row = async (
-    what: string,
-    now: () => Promise<unknown>,
-    before: (() => Promise<unknown>) | undefined,
-    times: number,
-  ) => {
+  const row = async (what: string, now: Request, before: Request | undefined, times: number) => {
     const b = before ? ms(await redisMicros(before, times)) : '—';
     console.log(`| ${what} | ${b} | ${ms(await redisMicros(now, times))} |`);
   };
@@ -97,12 +108,14 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   await row('top, offset 0, limit 1000', top(0, 1000), topBefore(1000), 10 * repeats);
   await row('top, offset 9000, limit 1000 (deepest)', top(9000, 1000), topBefore(10_000), 5 * repeats);
   await row('around, radius 100 (largest)', around, undefined, 20 * repeats);
-
   console.log(
     `\nWrites/s with 64 in flight (one client process): before ${Math.round(await throughput(writeBefore, 3))}, now ${Math.round(await throughput(write, 3))}\n`,
   );
+}
 
-  // The costliest layout found for the progressive merge: the top 200 000 items in blocks of 1 700 per shard.
+/** The costliest layout found for the progressive merge: the top 200 000 items in blocks of 1 700 per shard. */
+async function blocksRow(bench: { ranking: Composed['ranking']; redisMicros: RedisMicros; repeats: number }) {
+  const { ranking, redisMicros, repeats } = bench;
   const pools: string[][] = Array.from({ length: SHARDS }, () => []);
   for (let c = 0; pools.some((pool) => pool.length < 4000); c++) {
     const id = `b${c}`;
@@ -120,6 +133,21 @@ export async function shardedCostBench(redisUrl: string, repeats: number): Promi
   console.log(
     `Top, offset 9000, limit 1000 on a board whose top 200 000 items lie in blocks of 1 700 per shard: ${ms(deepest)} Redis ms per read\n`,
   );
+}
+
+export async function shardedCostBench(redisUrl: string, repeats: number): Promise<void> {
+  const config = validateConfig({ REDIS_URL: redisUrl, KEY_PREFIX: 'bshard:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  const redisService = new RedisService(RedisSettings.from(config), new SystemClock());
+  const functions = new RedisFunctions(redisService);
+  await redisService.waitUntilReady(10_000);
+  const { ranking, cache } = await composeRanking(redisService, functions, config, new SystemClock());
+  const admin = new Redis(redisUrl);
+  const redisMicros = redisMicrosOn(admin);
+  const total = SHARDS * ITEMS_PER_SHARD;
+  console.log(`## A board of ${SHARDS} shards, ${total.toLocaleString('en')} items (Redis time per request)\n`);
+  await fillHashed(ranking, total);
+  await requestRows({ ...(await hashedRequests({ ranking, cache, functions, total })), redisMicros, repeats });
+  await blocksRow({ ranking, redisMicros, repeats });
   await ranking.deleteBoard('hashed');
   await ranking.deleteBoard('blocks');
   admin.disconnect();

@@ -52,6 +52,16 @@ function callFigures(counted: CountedFcall[]): string {
   return `${kinds} | ${millions(total)} | ${millions(most(counted))} | ${millions(most(stage))} / ${millions(most(scan))}`;
 }
 
+/** sa's items: spread over the hour's minutes, the head in one group, the first ones with an actor each. */
+function spanActorsEntries(first: number, count: number, nowSec: number) {
+  return Array.from({ length: count }, (_, k) => {
+    const n = first + k;
+    const group = n < ITEMS - 100 ? 'g0' : `g${ITEMS - n}`;
+    const actor = n < SPAN_MAX_FIELDS - ITEMS ? { actor: `a${n}` } : {};
+    return { item: `i${n}`, amount: ITEMS - n, at: nowSec - (n % 60) * 60, group, ...actor };
+  });
+}
+
 export async function spanFilterInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_700_000_040_000, async ({ server, graph, clock }) => {
     const commands = new WriteCommands(clock);
@@ -59,12 +69,7 @@ export async function spanFilterInstructionsBench(): Promise<void> {
     await graph.ranking.putBoard({ name: 'sa', windows, groups: true, actors: true });
     const nowSec = Math.floor(clock.nowMs() / 1000);
     for (let first = 0; first < ITEMS; first += BATCH) {
-      const entries = Array.from({ length: Math.min(BATCH, ITEMS - first) }, (_, k) => {
-        const n = first + k;
-        const group = n < ITEMS - 100 ? 'g0' : `g${ITEMS - n}`;
-        const actor = n < SPAN_MAX_FIELDS - ITEMS ? { actor: `a${n}` } : {};
-        return { item: `i${n}`, amount: ITEMS - n, at: nowSec - (n % 60) * 60, group, ...actor };
-      });
+      const entries = spanActorsEntries(first, Math.min(BATCH, ITEMS - first), nowSec);
       await graph.ranking.incrementBatch(commands.batch({ board: 'sa', entries }));
     }
     await graph.ranking.putBoard({ name: 'sg', windows, groups: true });

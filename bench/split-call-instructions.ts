@@ -11,7 +11,7 @@ import { BOARDS } from '../harness/worst-case/boards';
 import { ItemDataService } from '../src/ranking/items/items.service';
 import { BATCH_ENTRIES } from '../src/ranking/core/ranking.limits';
 import { type CallLog, measure, serializeCalls } from './fanout-call-instructions';
-import { withCallgrindRanking } from './callgrind-ranking';
+import { type CallgrindRanking, withCallgrindRanking } from './callgrind-ranking';
 
 const ROWS = 1000;
 /** Within the cost bound on one shard of a `ties: first` board (1 800 / 5 units). */
@@ -44,6 +44,41 @@ const newcomers = () => {
   return Array.from({ length: BATCH_ENTRIES.max }, (_, k) => ({ item: `n${batches}-${k}`, amount: k + 1 }));
 };
 
+/** A case's tools: the graph over the callgrind server, the calls' log and the fake clock. */
+type Split = Pick<CallgrindRanking, 'graph' | 'clock'> & { log: CallLog };
+
+/** Batches of new items on a 64-shard board with leagues: the largest, and one of 64. */
+async function leaguesBatches({ graph, log, clock }: Split): Promise<void> {
+  await graph.ranking.putBoard({ name: 'wc-leagues64', ...BOARDS['wc-leagues64'] } as BoardBody);
+  await fill(graph, 'wc-leagues64', LEAGUE_MEMBERS, (n) => `l${n}`);
+  const batch = () => graph.ranking.incrementBatch('wc-leagues64', newcomers());
+  await measure(log, `leagues batch of ${BATCH_ENTRIES.max} new items (64 shards)`, batch, clock);
+  const few = () => graph.ranking.incrementBatch('wc-leagues64', newcomers().slice(0, 64));
+  await measure(log, 'leagues batch of 64 new items (64 shards)', few, clock);
+}
+
+/** A batch of new items on one shard, with leagues and without. */
+async function oneShardBatches({ graph, log, clock }: Split): Promise<void> {
+  for (const [name, board] of [
+    ['lg1', BOARDS['wc-leagues']],
+    ['plain1', { ...BOARDS['wc-leagues'], leagues: undefined }],
+  ] as const) {
+    await graph.ranking.putBoard({ name, ...board } as BoardBody);
+    await fill(graph, name, LEAGUE_MEMBERS, (n) => `l${n}`);
+    const batch = () => graph.ranking.incrementBatch(name, newcomers().slice(0, ONE_SHARD_BATCH));
+    await measure(log, `one-shard batch of ${ONE_SHARD_BATCH} new items on ${name}`, batch, clock);
+  }
+}
+
+/** The largest batch of new items on the 64-shard board without leagues. */
+async function plainBatch({ graph, log, clock }: Split): Promise<void> {
+  const { leagues: _, ...plain } = BOARDS['wc-leagues64'];
+  await graph.ranking.putBoard({ name: 'plain64', ...plain } as BoardBody);
+  await fill(graph, 'plain64', LEAGUE_MEMBERS, (n) => `l${n}`);
+  const batch = () => graph.ranking.incrementBatch('plain64', newcomers());
+  await measure(log, `plain batch of ${BATCH_ENTRIES.max} new items (the same board without leagues)`, batch, clock);
+}
+
 export async function splitCallInstructionsBench(): Promise<void> {
   const only = new RegExp(process.env.SPLIT_BENCH_ONLY ?? '');
   await withCallgrindRanking(1_699_999_980_000, async ({ server, graph, clock }) => {
@@ -57,36 +92,8 @@ export async function splitCallInstructionsBench(): Promise<void> {
       const top = async () => data.attach('data', (await graph.ranking.top('data', 'm', 0, ROWS)).items, true);
       await measure(log, `top ${ROWS} rows, 1 KB of data each (one shard)`, top, clock);
     }
-    if (only.test('leagues batch')) {
-      await graph.ranking.putBoard({ name: 'wc-leagues64', ...BOARDS['wc-leagues64'] } as BoardBody);
-      await fill(graph, 'wc-leagues64', LEAGUE_MEMBERS, (n) => `l${n}`);
-      const batch = () => graph.ranking.incrementBatch('wc-leagues64', newcomers());
-      await measure(log, `leagues batch of ${BATCH_ENTRIES.max} new items (64 shards)`, batch, clock);
-      const few = () => graph.ranking.incrementBatch('wc-leagues64', newcomers().slice(0, 64));
-      await measure(log, 'leagues batch of 64 new items (64 shards)', few, clock);
-    }
-    if (only.test('one-shard batch')) {
-      for (const [name, board] of [
-        ['lg1', BOARDS['wc-leagues']],
-        ['plain1', { ...BOARDS['wc-leagues'], leagues: undefined }],
-      ] as const) {
-        await graph.ranking.putBoard({ name, ...board } as BoardBody);
-        await fill(graph, name, LEAGUE_MEMBERS, (n) => `l${n}`);
-        const batch = () => graph.ranking.incrementBatch(name, newcomers().slice(0, ONE_SHARD_BATCH));
-        await measure(log, `one-shard batch of ${ONE_SHARD_BATCH} new items on ${name}`, batch, clock);
-      }
-    }
-    if (only.test('plain batch')) {
-      const { leagues: _, ...plain } = BOARDS['wc-leagues64'];
-      await graph.ranking.putBoard({ name: 'plain64', ...plain } as BoardBody);
-      await fill(graph, 'plain64', LEAGUE_MEMBERS, (n) => `l${n}`);
-      const batch = () => graph.ranking.incrementBatch('plain64', newcomers());
-      await measure(
-        log,
-        `plain batch of ${BATCH_ENTRIES.max} new items (the same board without leagues)`,
-        batch,
-        clock,
-      );
-    }
+    if (only.test('leagues batch')) await leaguesBatches({ graph, log, clock });
+    if (only.test('one-shard batch')) await oneShardBatches({ graph, log, clock });
+    if (only.test('plain batch')) await plainBatch({ graph, log, clock });
   });
 }

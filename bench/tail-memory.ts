@@ -21,7 +21,7 @@
  */
 import { loadavg } from 'node:os';
 import { FakeClock } from '../harness/clock';
-import { composeRanking } from '../harness/compose-ranking';
+import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
 import { startTestRedis, TestRedis } from '../harness/redis';
 import { validateConfig } from '../src/common/config';
 import { StandingService } from '../src/ranking/standing/standing.service';
@@ -148,6 +148,26 @@ async function usedMemory(redis: TestRedis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.client.info('memory'))![1]);
 }
 
+/** The stream's HOURS hours, each in batches spread over its hour; a tail board pruned as a stream's readers would. */
+async function streamDay(day: {
+  redis: TestRedis;
+  graph: RankingGraph;
+  clock: FakeClock;
+  name: string;
+  tail: boolean;
+}) {
+  const { redis, graph, clock, name, tail } = day;
+  const next = random(51);
+  for (let hour = 0; hour < HOURS; hour++) {
+    const entries = [...hourOf(hour, next)].map(([item, amount]) => ({ item, amount }));
+    for (let first = 0; first < entries.length; first += BATCH) {
+      clock.setMs(T0_MS + hour * HOUR_MS + Math.floor((first / entries.length) * (HOUR_MS - 60_000)));
+      await graph.ranking.incrementBatch(name, entries.slice(first, first + BATCH));
+    }
+    if (tail) await pruneLikeAStream(redis, graph.module.get(StandingService), hour);
+  }
+}
+
 async function run(tail: boolean): Promise<RunFigures> {
   const redis = await startTestRedis();
   const clock = new FakeClock(T0_MS);
@@ -165,15 +185,7 @@ async function run(tail: boolean): Promise<RunFigures> {
       ...(tail ? { tail: { exact: EXACT, below: BELOW } } : {}),
     });
     const before = await usedMemory(redis);
-    const next = random(51);
-    for (let hour = 0; hour < HOURS; hour++) {
-      const entries = [...hourOf(hour, next)].map(([item, amount]) => ({ item, amount }));
-      for (let first = 0; first < entries.length; first += BATCH) {
-        clock.setMs(T0_MS + hour * HOUR_MS + Math.floor((first / entries.length) * (HOUR_MS - 60_000)));
-        await graph.ranking.incrementBatch(name, entries.slice(first, first + BATCH));
-      }
-      if (tail) await pruneLikeAStream(redis, graph.module.get(StandingService), hour);
-    }
+    await streamDay({ redis, graph, clock, name, tail });
     clock.setMs(T0_MS + (HOURS - 1) * HOUR_MS + HOUR_MS - 1000);
     if (!tail) {
       const page = await graph.ranking.top(name, 'day', 0, EXACT);
@@ -209,18 +221,21 @@ function streamTop(): Map<string, { score: number; rank: number }> {
   return top;
 }
 
+/** The exact board's top must be the stream's, score and rank. */
+function checkExact(exact: RunFigures, truth: ReturnType<typeof streamTop>): void {
+  const disagreeing = exact.top.filter(
+    (row) => truth.get(row.item)?.score !== row.score || truth.get(row.item)?.rank !== row.rank,
+  );
+  if (disagreeing.length > 0)
+    throw new Error(`the exact board disagrees with the stream on ${disagreeing.length} rows`);
+}
+
 export async function tailMemoryBench(): Promise<void> {
   const load = loadavg()[0].toFixed(1);
   const exact = RUN_EXACT ? await run(false) : undefined;
   const tail = await run(true);
   const truth = streamTop();
-  if (exact) {
-    const disagreeing = exact.top.filter(
-      (row) => truth.get(row.item)?.score !== row.score || truth.get(row.item)?.rank !== row.rank,
-    );
-    if (disagreeing.length > 0)
-      throw new Error(`the exact board disagrees with the stream on ${disagreeing.length} rows`);
-  }
+  if (exact) checkExact(exact, truth);
   const certified = tail.top.filter((row) => row.bound === 0);
   const agreeing = certified.filter((row) => {
     const held = truth.get(row.item);

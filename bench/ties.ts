@@ -14,6 +14,7 @@
 import Redis from 'ioredis';
 import { SystemClock } from '../src/common/clock';
 import { validateConfig } from '../src/common/config';
+import { PreparedBoard } from '../src/ranking/core/board';
 import { LookupStore } from '../src/ranking/lookup/lookup.store';
 import { RankingService } from '../src/ranking/ranking.service';
 import { composeRanking } from '../harness/compose-ranking';
@@ -66,6 +67,55 @@ async function readBench(ranking: RankingService): Promise<void> {
   console.log(`\n(${sample}: rank ${ranks[0].rank} with shared ties, ${ranks[1].rank} with ties: first)\n`);
 }
 
+/** The four boards filled alike: each one's wall time in its batch increments, ms. */
+async function writeBoards(ranking: RankingService): Promise<Record<string, number>> {
+  const windows = [{ name: 'w', period: 3600, interval: 60 }];
+  const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0, shardedFirst: 0 };
+  for (const [name, ties, shards] of [
+    ['shared', 'shared', 1],
+    ['first', 'first', 1],
+    ['sharded', 'shared', 8],
+    ['shardedFirst', 'first', 8],
+  ] as const)
+    await ranking.putBoard({ name, windows, shards, ties });
+  // Interleaved, batch by batch, so the boards share whatever else the machine is doing.
+  for (let from = 0; from < ITEMS; from += BATCH) {
+    const entries = Array.from({ length: Math.min(BATCH, ITEMS - from) }, (_, k) => ({
+      item: idOf(from + k),
+      amount: 1 + ((from + k) % 1000),
+    }));
+    for (const name of BOARDS) {
+      const started = process.hrtime.bigint();
+      await ranking.incrementBatch(name, entries);
+      writeMs[name] += Number(process.hrtime.bigint() - started) / 1e6;
+    }
+  }
+  return writeMs;
+}
+
+/** MEMORY USAGE per item of the results zset and of ties: first's order zset and marks hash, on one shard and on 8. */
+async function memoryRows(raw: Redis): Promise<void> {
+  const usage = async (key: string) => Number((await raw.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
+  const top = await usage('{bench:board:first}:w:top');
+  const order = await usage('{bench:board:first}:w:order');
+  const marks = await usage('{bench:board:first}:w:marks');
+  console.log(`## ties: first, ${ITEMS.toLocaleString('en')} items (16-character ids), one window\n`);
+  console.log('| key | MEMORY USAGE per item |\n|---|---|');
+  console.log(`| results zset (every board) | ${(top / ITEMS).toFixed(1)} B |`);
+  console.log(`| order zset (ties: first) | ${(order / ITEMS).toFixed(1)} B |`);
+  console.log(`| marks hash (ties: first) | ${(marks / ITEMS).toFixed(1)} B |`);
+  const shardTags = Array.from({ length: 8 }, (_, k) => `{bench:board:shardedFirst${k === 0 ? '' : `/${k}`}}`);
+  let orderSharded = 0;
+  let marksSharded = 0;
+  for (const tag of shardTags) {
+    orderSharded += await usage(`${tag}:w:order`);
+    marksSharded += await usage(`${tag}:w:marks`);
+  }
+  console.log(`| order zset (ties: first, 8 shards) | ${(orderSharded / ITEMS).toFixed(1)} B |`);
+  console.log(`| marks hash (ties: first, 8 shards) | ${(marksSharded / ITEMS).toFixed(1)} B |`);
+  console.log();
+}
+
 export async function tiesBench(): Promise<void> {
   const server = await startRedisServer();
   const config = validateConfig({ REDIS_URL: server.url, KEY_PREFIX: 'bench:', REDIS_COMMAND_TIMEOUT_MS: '60000' });
@@ -76,46 +126,8 @@ export async function tiesBench(): Promise<void> {
   try {
     const functions = new RedisFunctions(redisService);
     const graph = await composeRanking(redisService, functions, config, clock);
-    const windows = [{ name: 'w', period: 3600, interval: 60 }];
-    const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0, shardedFirst: 0 };
-    for (const [name, ties, shards] of [
-      ['shared', 'shared', 1],
-      ['first', 'first', 1],
-      ['sharded', 'shared', 8],
-      ['shardedFirst', 'first', 8],
-    ] as const)
-      await graph.ranking.putBoard({ name, windows, shards, ties });
-    // Interleaved, batch by batch, so the boards share whatever else the machine is doing.
-    for (let from = 0; from < ITEMS; from += BATCH) {
-      const entries = Array.from({ length: Math.min(BATCH, ITEMS - from) }, (_, k) => ({
-        item: idOf(from + k),
-        amount: 1 + ((from + k) % 1000),
-      }));
-      for (const name of BOARDS) {
-        const started = process.hrtime.bigint();
-        await graph.ranking.incrementBatch(name, entries);
-        writeMs[name] += Number(process.hrtime.bigint() - started) / 1e6;
-      }
-    }
-    const usage = async (key: string) => Number((await raw.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
-    const top = await usage('{bench:board:first}:w:top');
-    const order = await usage('{bench:board:first}:w:order');
-    const marks = await usage('{bench:board:first}:w:marks');
-    console.log(`## ties: first, ${ITEMS.toLocaleString('en')} items (16-character ids), one window\n`);
-    console.log('| key | MEMORY USAGE per item |\n|---|---|');
-    console.log(`| results zset (every board) | ${(top / ITEMS).toFixed(1)} B |`);
-    console.log(`| order zset (ties: first) | ${(order / ITEMS).toFixed(1)} B |`);
-    console.log(`| marks hash (ties: first) | ${(marks / ITEMS).toFixed(1)} B |`);
-    const shardTags = Array.from({ length: 8 }, (_, k) => `{bench:board:shardedFirst${k === 0 ? '' : `/${k}`}}`);
-    let orderSharded = 0;
-    let marksSharded = 0;
-    for (const tag of shardTags) {
-      orderSharded += await usage(`${tag}:w:order`);
-      marksSharded += await usage(`${tag}:w:marks`);
-    }
-    console.log(`| order zset (ties: first, 8 shards) | ${(orderSharded / ITEMS).toFixed(1)} B |`);
-    console.log(`| marks hash (ties: first, 8 shards) | ${(marksSharded / ITEMS).toFixed(1)} B |`);
-    console.log();
+    const writeMs = await writeBoards(graph.ranking);
+    await memoryRows(raw);
     console.log('| board | batch increments, wall time per entry (batches of 1 000) |\n|---|---|');
     for (const name of BOARDS) console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
     console.log();
@@ -136,6 +148,33 @@ class ShardPerNode extends RedisService {
   override groupByNode(keys: string[]): number[][] {
     return keys.map((_, i) => [i]);
   }
+}
+
+/** 200 lookups of 1 000 ids with board ranks: median and p99 wall time, Redis CPU per lookup, its longest call. */
+async function lookupRow(row: { raw: Redis; name: string; board: PreparedBoard; store: LookupStore; how: string }) {
+  const { raw, name, board, store, how } = row;
+  const window = board.window()!;
+  const times: number[] = [];
+  await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
+  await raw.call('SLOWLOG', 'RESET');
+  const cpuBefore = await mainThreadCpu(raw);
+  for (let run = 0; run < 200; run++) {
+    const items = Array.from({ length: 1000 }, (_, k) => idOf((run * 7919 + k * 97) % ITEMS));
+    const started = process.hrtime.bigint();
+    await store.lookup({ board, window, nowMs: Date.now() }, { items, boardRanks: true, withData: false });
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  const cpuMs = (((await mainThreadCpu(raw)) - cpuBefore) * 1000) / 200;
+  // The longest single Redis call of the 200 lookups (SLOWLOG: wall time inside Redis).
+  const calls = (await raw.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
+  const longestMs = Math.max(...calls.filter((c) => /^fcall/i.test(c[3][0])).map((c) => c[2])) / 1000;
+  await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
+  const shards = `${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}`;
+  console.log(
+    `| ${name} (${shards}${how}) | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMs.toFixed(2)} ms | ${longestMs.toFixed(2)} ms |`,
+  );
 }
 
 async function lookupBench(
@@ -163,31 +202,7 @@ async function lookupBench(
     ['shardedFirst', oneCall, ', one round (one Redis node)'],
     ['shardedFirst', twoRounds, ', two rounds (as on shards of several nodes)'],
   ] as const;
-  for (const [name, store, how] of variants) {
-    const board = await cache.get(name);
-    const window = board.window()!;
-    const times: number[] = [];
-    await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '100000');
-    await raw.call('SLOWLOG', 'RESET');
-    const cpuBefore = await mainThreadCpu(raw);
-    for (let run = 0; run < 200; run++) {
-      const items = Array.from({ length: 1000 }, (_, k) => idOf((run * 7919 + k * 97) % ITEMS));
-      const started = process.hrtime.bigint();
-      await store.lookup({ board, window, nowMs: Date.now() }, { items, boardRanks: true, withData: false });
-      times.push(Number(process.hrtime.bigint() - started) / 1e6);
-    }
-    const cpuMs = (((await mainThreadCpu(raw)) - cpuBefore) * 1000) / 200;
-    // The longest single Redis call of the 200 lookups (SLOWLOG: wall time inside Redis).
-    const calls = (await raw.call('SLOWLOG', 'GET', '-1')) as Array<[number, number, number, string[]]>;
-    const longestMs = Math.max(...calls.filter((c) => /^fcall/i.test(c[3][0])).map((c) => c[2])) / 1000;
-    await raw.call('CONFIG', 'SET', 'slowlog-log-slower-than', '10000');
-    times.sort((a, b) => a - b);
-    const at = (q: number) => times[Math.floor(q * (times.length - 1))].toFixed(2);
-    const shards = `${board.shards.length} shard${board.shards.length > 1 ? 's' : ''}`;
-    console.log(
-      `| ${name} (${shards}${how}) | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMs.toFixed(2)} ms | ${longestMs.toFixed(2)} ms |`,
-    );
-  }
+  for (const [name, store, how] of variants) await lookupRow({ raw, name, board: await cache.get(name), store, how });
   console.log(`\nload average ${loadAverage()}`);
   raw.disconnect();
   await perNode.onApplicationShutdown();

@@ -42,6 +42,25 @@ async function offPathCost(): Promise<void> {
   );
 }
 
+type Services = Record<'off' | 'on', { child: ChildProcess; url: string }>;
+
+/** Each route on both services, their rounds interleaved: the median figures, and tracing's cost in req/s. */
+async function routeRows(services: Services): Promise<void> {
+  console.log('| route | tracing | req/s (median) | p99 ms | CPU µs/request | on/off req/s |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const [name, route] of Object.entries(ROUTES)) {
+    const runs: Record<'off' | 'on', RunFigures[]> = { off: [], on: [] };
+    for (let round = 0; round < REPEATS; round++)
+      for (const mode of ['off', 'on'] as const)
+        runs[mode].push(await cannon(services[mode].url, route, services[mode].child.pid, DURATION_SEC));
+    const rate = (mode: 'off' | 'on') => median(runs[mode].map((run) => run.reqPerSec));
+    for (const mode of ['off', 'on'] as const)
+      console.log(
+        `| ${name} | ${mode} | ${fmt(rate(mode))} | ${median(runs[mode].map((r) => r.p99))} | ${fmt(median(runs[mode].map((r) => r.cpuMicrosPerRequest)))} | ${mode === 'on' ? (rate('on') / rate('off')).toFixed(2) : ''} |`,
+      );
+  }
+}
+
 export async function tracingBench(): Promise<void> {
   await offPathCost();
   const sink = createServer((request, response) => request.resume().on('end', () => response.end('{}')));
@@ -50,7 +69,7 @@ export async function tracingBench(): Promise<void> {
   const redis = await startRedisServer();
   const children: ChildProcess[] = [redis.child];
   try {
-    const services: Record<'off' | 'on', { child: ChildProcess; url: string }> = {
+    const services: Services = {
       off: await startService({ REDIS_URL: redis.url, ADMIN_TOKEN, KEY_PREFIX: 'off:', LOG_LEVEL: 'warn' }, true),
       on: await startService(
         {
@@ -73,19 +92,7 @@ export async function tracingBench(): Promise<void> {
         body: JSON.stringify({ windows: [{ period: '1h', interval: '1m' }] }),
       });
     }
-    console.log('| route | tracing | req/s (median) | p99 ms | CPU µs/request | on/off req/s |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
-    for (const [name, route] of Object.entries(ROUTES)) {
-      const runs: Record<'off' | 'on', RunFigures[]> = { off: [], on: [] };
-      for (let round = 0; round < REPEATS; round++)
-        for (const mode of ['off', 'on'] as const)
-          runs[mode].push(await cannon(services[mode].url, route, services[mode].child.pid, DURATION_SEC));
-      const rate = (mode: 'off' | 'on') => median(runs[mode].map((run) => run.reqPerSec));
-      for (const mode of ['off', 'on'] as const)
-        console.log(
-          `| ${name} | ${mode} | ${fmt(rate(mode))} | ${median(runs[mode].map((r) => r.p99))} | ${fmt(median(runs[mode].map((r) => r.cpuMicrosPerRequest)))} | ${mode === 'on' ? (rate('on') / rate('off')).toFixed(2) : ''} |`,
-        );
-    }
+    await routeRows(services);
   } finally {
     for (const child of children.reverse()) await stopChild(child);
     sink.close();

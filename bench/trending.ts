@@ -59,6 +59,46 @@ async function serviceOn(redisUrl: string, prefix: string, clock: SystemClock | 
   return { redis, ranking: (await composeRanking(redis, new RedisFunctions(redis), config, clock)).ranking };
 }
 
+type Service = Awaited<ReturnType<typeof serviceOn>>;
+type Runs = Map<string, Array<{ perSec: number; micros: number }>>;
+
+/** `repeats` rounds over the boards, each a throughput run: increments a second and Redis µs per call. */
+async function incrementRuns(run: Service & { names: string[]; repeats: number; durationSec: number }): Promise<Runs> {
+  const { redis, ranking, names, repeats, durationSec } = run;
+  const runs: Runs = new Map(names.map((name) => [name, []]));
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    for (const name of names) {
+      let n = 0;
+      await redis.client.config('RESETSTAT');
+      const perSec = await throughput(
+        () => ranking.increment(name.replaceAll(' ', '-'), `i${(n++ * 7919) % 10_000}`, 1),
+        durationSec,
+      );
+      const stats = await redis.client.info('commandstats');
+      const micros = Number(/cmdstat_fcall:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
+      runs.get(name)!.push({ perSec, micros });
+    }
+  }
+  return runs;
+}
+
+function printWriteCost(names: string[], runs: Runs): void {
+  console.log('## Trending views: item increments through the service (64 in flight, 10 000 items)\n');
+  console.log(
+    '| board (windows 1 h / 5 m, 24 h / 1 h) | increments/s (median) | vs plain (median of paired runs) | µs per call inside Redis |',
+  );
+  console.log('|---|---|---|---|');
+  const plain = runs.get('plain')!;
+  for (const name of names) {
+    const own = runs.get(name)!;
+    const ratio = median(own.map((run, i) => run.perSec / plain[i].perSec));
+    console.log(
+      `| ${name === 'plain' ? 'plain' : `with ${VIEWS_SAID[name] ?? `a ${name} view`}`} | ${fmt(median(own.map((r) => r.perSec)))} | ${ratio.toFixed(2)} | ${median(own.map((r) => r.micros)).toFixed(1)} |`,
+    );
+  }
+  console.log('');
+}
+
 async function writeCost(redisUrl: string, repeats: number, durationSec: number): Promise<void> {
   const { redis, ranking } = await serviceOn(redisUrl, 'btrend:', new SystemClock());
   const boards: Array<[string, object[]]> = [
@@ -77,35 +117,9 @@ async function writeCost(redisUrl: string, repeats: number, durationSec: number)
       views: views as never,
       ...(name === PAIR_BOARD ? { metrics: ['up', 'down'] } : {}),
     });
-  const runs = new Map<string, Array<{ perSec: number; micros: number }>>(boards.map(([name]) => [name, []]));
-  for (let repeat = 0; repeat < repeats; repeat++) {
-    for (const [name] of boards) {
-      let n = 0;
-      await redis.client.config('RESETSTAT');
-      const perSec = await throughput(
-        () => ranking.increment(name.replaceAll(' ', '-'), `i${(n++ * 7919) % 10_000}`, 1),
-        durationSec,
-      );
-      const stats = await redis.client.info('commandstats');
-      const micros = Number(/cmdstat_fcall:calls=\d+,usec=\d+,usec_per_call=([\d.]+)/.exec(stats)?.[1] ?? NaN);
-      runs.get(name)!.push({ perSec, micros });
-    }
-  }
-  console.log('## Trending views: item increments through the service (64 in flight, 10 000 items)\n');
-  console.log(
-    '| board (windows 1 h / 5 m, 24 h / 1 h) | increments/s (median) | vs plain (median of paired runs) | µs per call inside Redis |',
-  );
-  console.log('|---|---|---|---|');
-  const plain = runs.get('plain')!;
-  for (const [name] of boards) {
-    const own = runs.get(name)!;
-    const ratio = median(own.map((run, i) => run.perSec / plain[i].perSec));
-    console.log(
-      `| ${name === 'plain' ? 'plain' : `with ${VIEWS_SAID[name] ?? `a ${name} view`}`} | ${fmt(median(own.map((r) => r.perSec)))} | ${ratio.toFixed(2)} | ${median(own.map((r) => r.micros)).toFixed(1)} |`,
-    );
-  }
-  console.log('');
-  for (const [name] of boards) await ranking.deleteBoard(name.replaceAll(' ', '-'));
+  const names = boards.map(([name]) => name);
+  printWriteCost(names, await incrementRuns({ redis, ranking, names, repeats, durationSec }));
+  for (const name of names) await ranking.deleteBoard(name.replaceAll(' ', '-'));
   await redis.onApplicationShutdown();
 }
 
@@ -115,40 +129,39 @@ const VIEWS_SAID: Record<string, string> = {
   [PAIR_BOARD]: 'metrics up and down, a wilson and a controversial view',
 };
 
-async function bursts(redisUrl: string): Promise<void> {
-  const startSec = Math.floor(Date.now() / 1000 / 3600) * 3600;
-  const clock = new FakeClock(startSec * 1000);
-  const { redis, ranking } = await serviceOn(redisUrl, 'bburst:', clock);
-  await ranking.putBoard({ name: 'bursts', windows: WINDOWS, shards: 1, reset: true, views: [RISING] as never });
-  const random = mulberry32(13);
+const burstItem = (k: number) => `item-${k + 1}`;
+type Step = (endSec: number, extra: Map<number, number>) => Promise<void>;
+type Planted = Array<{ k: number; onset: number }>;
+
+/** One step of background (and bursts) ending at `endSec`, each event at a random time within the step. */
+function stepper(ranking: Service['ranking'], random: () => number): Step {
   const harmonic = Array.from({ length: ITEMS }, (_, k) => 1 / (k + 1)).reduce((a, b) => a + b, 0);
   const perStep = Array.from(
     { length: ITEMS },
     (_, k) => (BACKGROUND_PER_HOUR / harmonic / (k + 1)) * (STEP_SEC / 3600),
   );
-  const item = (k: number) => `item-${k + 1}`;
-  /** One step of background (and bursts) ending at `endSec`, each event at a random time within the step. */
-  const step = async (endSec: number, extra: Map<number, number>) => {
+  return async (endSec, extra) => {
     const entries: Array<{ item: string; amount: number; at: number }> = [];
     perStep.forEach((rate, k) => {
       const count = poisson(rate, random) + (extra.get(k) ?? 0);
       const at = endSec + 1 - STEP_SEC + random() * (STEP_SEC - 1);
-      if (count > 0) entries.push({ item: item(k), amount: count, at });
+      if (count > 0) entries.push({ item: burstItem(k), amount: count, at });
     });
     for (let first = 0; first < entries.length; first += 1000)
       await ranking.incrementBatch('bursts', entries.slice(first, first + 1000));
   };
-  // The baseline: the day window's 23 h of live span planted with `at`, all sent at the start.
-  clock.setMs(startSec * 1000);
-  for (let endSec = startSec - 23 * 3600 + STEP_SEC; endSec <= startSec; endSec += STEP_SEC)
-    await step(endSec, new Map());
+}
 
-  // Bursts: items of rank 100 to 2 000, onsets at random step starts after the first hour.
-  const steps = (SIMULATED_HOURS * 3600) / STEP_SEC;
-  const planted = Array.from({ length: BURSTS }, (_, b) => ({
-    k: 99 + Math.floor(random() * (ITEMS - 99)),
-    onset: 12 + Math.floor(((steps - 24) * (b + random())) / BURSTS),
-  }));
+/** Step by step with the bursts planted: which bursts each read shows early, and which other items it shows. */
+async function watchBursts(run: {
+  ranking: Service['ranking'];
+  clock: FakeClock;
+  step: Step;
+  planted: Planted;
+  startSec: number;
+  steps: number;
+}) {
+  const { ranking, clock, step, planted, startSec, steps } = run;
   const foundBy = { rising: new Set<number>(), sum: new Set<number>() };
   const falsePositives = new Set<string>();
   const sumOthers = new Set<string>();
@@ -158,7 +171,7 @@ async function bursts(redisUrl: string): Promise<void> {
     planted.forEach((burst) => {
       if (s >= burst.onset && s < burst.onset + BURST_STEPS) extra.set(burst.k, BURST_PER_STEP);
       // A burst stays a burst while it is in the hour window.
-      if (s >= burst.onset && s < burst.onset + 12 + BURST_STEPS) bursting.add(item(burst.k));
+      if (s >= burst.onset && s < burst.onset + 12 + BURST_STEPS) bursting.add(burstItem(burst.k));
     });
     const endSec = startSec + (s + 1) * STEP_SEC - 1;
     clock.setMs(endSec * 1000);
@@ -169,14 +182,18 @@ async function bursts(redisUrl: string): Promise<void> {
     const sum = (await ranking.top('bursts', 'hour', 0, 10)).items;
     planted.forEach((burst, b) => {
       if (s < burst.onset || s > burst.onset + 1) return;
-      if (rising.some((row) => row.item === item(burst.k))) foundBy.rising.add(b);
-      if (sum.some((row) => row.item === item(burst.k))) foundBy.sum.add(b);
+      if (rising.some((row) => row.item === burstItem(burst.k))) foundBy.rising.add(b);
+      if (sum.some((row) => row.item === burstItem(burst.k))) foundBy.sum.add(b);
     });
     const hour = Math.floor(s / 12);
     for (const row of rising)
       if (!bursting.has(row.item) && row.score >= ALERT_SCORE) falsePositives.add(`${hour}:${row.item}`);
     for (const row of sum) if (!bursting.has(row.item)) sumOthers.add(`${hour}:${row.item}`);
   }
+  return { foundBy, falsePositives, sumOthers };
+}
+
+function printBursts({ foundBy, falsePositives, sumOthers }: Awaited<ReturnType<typeof watchBursts>>): void {
   console.log(
     `## Bursts: ${ITEMS.toLocaleString('en')} items (Zipf, ${BACKGROUND_PER_HOUR.toLocaleString('en')} events/h) over a 24 h baseline planted with \`at\`, ${BURSTS} bursts of +${BURST_PER_STEP} per 5 min for ${BURST_STEPS * 5} min, ${SIMULATED_HOURS} simulated hours\n`,
   );
@@ -191,6 +208,26 @@ async function bursts(redisUrl: string): Promise<void> {
     `| sum over the same 1 h window | ${foundBy.sum.size} of ${BURSTS} | ${(sumOthers.size / SIMULATED_HOURS).toFixed(2)} |`,
   );
   console.log('');
+}
+
+async function bursts(redisUrl: string): Promise<void> {
+  const startSec = Math.floor(Date.now() / 1000 / 3600) * 3600;
+  const clock = new FakeClock(startSec * 1000);
+  const { redis, ranking } = await serviceOn(redisUrl, 'bburst:', clock);
+  await ranking.putBoard({ name: 'bursts', windows: WINDOWS, shards: 1, reset: true, views: [RISING] as never });
+  const random = mulberry32(13);
+  const step = stepper(ranking, random);
+  // The baseline: the day window's 23 h of live span planted with `at`, all sent at the start.
+  clock.setMs(startSec * 1000);
+  for (let endSec = startSec - 23 * 3600 + STEP_SEC; endSec <= startSec; endSec += STEP_SEC)
+    await step(endSec, new Map());
+  // Bursts: items of rank 100 to 2 000, onsets at random step starts after the first hour.
+  const steps = (SIMULATED_HOURS * 3600) / STEP_SEC;
+  const planted: Planted = Array.from({ length: BURSTS }, (_, b) => ({
+    k: 99 + Math.floor(random() * (ITEMS - 99)),
+    onset: 12 + Math.floor(((steps - 24) * (b + random())) / BURSTS),
+  }));
+  printBursts(await watchBursts({ ranking, clock, step, planted, startSec, steps }));
   await ranking.deleteBoard('bursts');
   await redis.onApplicationShutdown();
 }

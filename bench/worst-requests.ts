@@ -28,7 +28,8 @@ const WINDOWS = [
   { period: '7d', interval: '1d' },
 ];
 
-export async function worstRequestsBench(redisUrl: string): Promise<void> {
+/** The services as the controllers call them, on a config with no cap on counters or stats pairs. */
+async function worstServices(redisUrl: string) {
   const env = {
     REDIS_URL: redisUrl,
     KEY_PREFIX: 'bworst:',
@@ -44,9 +45,17 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   const { ranking } = await composeRanking(redisService, functions, config, clock);
   const counters = new CountersService(new CounterStore(redisService, functions, CountersSettings.from(config)), clock);
   const stats = new StatsService(new StatsStore(redisService, functions, StatsSettings.from(config)), clock);
-  const admin = new Redis(redisUrl);
-  /** Redis µs per call of `run`, all commands counted. */
-  const redisMicros = async (run: (i: number) => Promise<unknown>, times: number) => {
+  return { redisService, ranking, counters, stats };
+}
+
+type Services = Awaited<ReturnType<typeof worstServices>>;
+type Run = (i: number) => Promise<unknown>;
+/** Measures `run` `times` times and keeps the route's row. */
+type Row = (route: string, worst: string, run: Run, times?: number) => Promise<unknown>;
+
+/** Redis µs per call of `run`, all commands counted. */
+function redisMicrosOn(admin: Redis): (run: Run, times: number) => Promise<number> {
+  return async (run, times) => {
     await admin.config('RESETSTAT');
     for (let i = 0; i < times; i++) await run(i);
     const info = await admin.info('commandstats');
@@ -55,7 +64,10 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
       .reduce((sum, m) => sum + Number(m[2]), 0);
     return micros / times;
   };
+}
 
+/** The reference data: the board of ITEMS items, an item liked by 1 000 users, 2 000 stats pairs and 2 000 counters. */
+async function seedReference({ ranking, counters, stats }: Services): Promise<void> {
   await ranking.putBoard({ name: 'ref', windows: WINDOWS });
   for (let first = 0; first < ITEMS; first += 32_000) {
     await Promise.all(
@@ -74,10 +86,9 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   for (let p = 0; p < 2000; p++) await stats.record(`GET /page/${p}`, 'Load', 0.1);
   for (let s = 0; s < 120; s++) await counters.increment('hits', 1, Math.floor(Date.now() / 1000) - s);
   for (let c = 0; c < 2000; c++) await counters.increment(`c${c}`, 1);
+}
 
-  const rows: Array<[string, string, number]> = [];
-  const row = async (route: string, worst: string, run: (i: number) => Promise<unknown>, times = 20) =>
-    rows.push([route, worst, await redisMicros(run, times)]);
+async function boardRows({ ranking }: Services, row: Row): Promise<void> {
   await row('POST /boards/:board/items/:item/increment', 'a new item, 3 windows', (i) =>
     ranking.increment('ref', `new${i}`, 1),
   );
@@ -111,6 +122,10 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
     (i) => ranking.around('ref', '24h', `i${i * 7919}`, 100),
     10,
   );
+}
+
+/** Counters and stats, then the board listing. */
+async function otherRows({ ranking, counters, stats }: Services, row: Row): Promise<void> {
   await row('POST /counters/:name/increment', 'a new counter, 7 precisions', (i) => counters.increment(`nc${i}`, 1));
   await row('GET /counters/:name', 'precision 1 s, 120 samples, fill', () =>
     counters.read('hits', '1', { fill: true }),
@@ -125,6 +140,18 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
   await row('GET /stats/:context/:type', 'an hour with a histogram', () => stats.read('GET /page/1', 'Load'));
   await row('GET /admin/stats', 'a page of 100 of 2 000 pairs', () => stats.list(0, 100), 5);
   await row('GET /boards', 'a page of 100 (1 board here)', () => ranking.listBoards({ limit: 100, offset: 0 }), 5);
+}
+
+export async function worstRequestsBench(redisUrl: string): Promise<void> {
+  const services = await worstServices(redisUrl);
+  const { redisService, ranking } = services;
+  const admin = new Redis(redisUrl);
+  const redisMicros = redisMicrosOn(admin);
+  await seedReference(services);
+  const rows: Array<[string, string, number]> = [];
+  const row: Row = async (route, worst, run, times = 20) => rows.push([route, worst, await redisMicros(run, times)]);
+  await boardRows(services, row);
+  await otherRows(services, row);
   // A window keeping the most snapshots of the most rows: its lowest item is scanned to the end of each.
   const { lowestItem } = await seedHistory(admin, 'bworst:', 'hist', SNAPSHOT_KEEP.max, SNAPSHOT_TOP_ITEMS.max);
   await row(
@@ -133,7 +160,6 @@ export async function worstRequestsBench(redisUrl: string): Promise<void> {
     () => ranking.itemHistory('hist', 'w', lowestItem, undefined, undefined),
     10,
   );
-
   console.log(`## Worst request of each route (one board of ${ITEMS.toLocaleString('en')} items, 3 windows)\n`);
   console.log('| route | worst request | Redis µs |');
   console.log('|---|---|---|');

@@ -110,14 +110,24 @@ async function seed(bench: Bench): Promise<void> {
 let written = 0;
 const fresh = (n: number) => `fresh-${written}-${n}`;
 
+type Increment = (fields: Parameters<WriteCommands['increment']>[0]) => Promise<unknown>;
+type Rows = Array<[string, () => Promise<unknown>]>;
+
 /** The worst-case rows' writes (board-rows.ts, moderation-rows.ts), and plain increments beside them. */
-function rows(bench: Bench): Array<[string, () => Promise<unknown>]> {
+function rows(bench: Bench): Rows {
   const { graph, commands } = bench;
-  const increment = (fields: Parameters<WriteCommands['increment']>[0]) =>
-    graph.ranking.increment(commands.increment(fields));
+  const increment: Increment = (fields) => graph.ranking.increment(commands.increment(fields));
   return [
     ['plain increment, 1-window board', () => increment({ board: 'plain', item: 'i5', amount: 1 })],
     ['plain increment of an existing item, wc-sum', () => increment({ board: 'wc-sum', item: 'i1501', amount: 1 })],
+    ...moderatedRows(bench, increment),
+    ...freshRows(bench, increment),
+  ];
+}
+
+/** Writes of existing items on wc-modgroups: one, one that builds the windows' indexes, and coalesced ones. */
+function moderatedRows(bench: Bench, increment: Increment): Rows {
+  return [
     [
       'existing item, 8 windows 8 views, moderation maxima (wc-modgroups)',
       () => increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 }),
@@ -146,6 +156,13 @@ function rows(bench: Bench): Array<[string, () => Promise<unknown>]> {
           Array.from({ length: 4 }, (_, k) => increment({ board: 'wc-modgroups', item: `i${1300 + k}`, amount: 1 })),
         ),
     ],
+  ];
+}
+
+/** Writes that bring new items, actors or users with segments (wc-sum, wc-seg). */
+function freshRows(bench: Bench, increment: Increment): Rows {
+  const { graph, commands } = bench;
+  return [
     [
       'new item, new actor, 1 segment (wc-sum)',
       () =>

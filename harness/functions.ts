@@ -24,6 +24,113 @@ export interface EchoedHeader {
 /** A module of one comment: added to testLibrary, it makes a second version of the same functions. */
 export const SECOND_VERSION_MODULE = join(dir, 'second_version.lua');
 
+/** The functions that take nothing or the call's header: none, the header alone, a loop over it, its echo. */
+const HEADER_FUNCTIONS = {
+  nothing: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 0,
+    build: () => ({ keys: [], args: [] }),
+    decode: (raw) => intReply('nothing', raw),
+  }),
+  headerOnly: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 0,
+    build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
+    decode: (raw) => intReply('header_only', raw),
+  }),
+  headerLoop: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 0,
+    build: (call: { times: number; header: CallHeader }) => ({
+      keys: [],
+      args: [call.times, ...headerArgs(call.header)],
+    }),
+    decode: (raw) => intReply('header_loop', raw),
+  }),
+  headerEcho: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 0,
+    build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
+    decode: (raw): EchoedHeader => {
+      const reply = new Reply('header_echo', raw).expectLength(5, true);
+      const windows: number[][] = [];
+      for (let w = 0; w < reply.int(4); w++) windows.push([0, 1, 2, 3].map((i) => reply.int(5 + 4 * w + i)));
+      return {
+        version: reply.string(0),
+        nowMs: reply.int(1),
+        nowSec: reply.int(2),
+        budget: reply.int(3),
+        windows,
+      };
+    },
+  }),
+};
+
+/** Records, a key's value (added to and read), a write flagged no-writes, and a failure. */
+const KEY_FUNCTIONS = {
+  recordsEcho: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 0,
+    build: (call: { header: CallHeader; requests: TestRequest[] }) => ({
+      keys: [],
+      args: [...headerArgs(call.header), ...recordArgs(REQUEST_FIELDS, call.requests)],
+    }),
+    decode: (raw) => {
+      const reply = new Reply('records_echo', raw);
+      const rows: string[][] = [];
+      for (let r = 0; r < reply.int(0); r++) rows.push([0, 1, 2].map((i) => reply.string(1 + 3 * r + i)));
+      return rows;
+    },
+  }),
+  add: typedFunction({
+    numberOfKeys: 1,
+    build: (call: { key: string; amount: number; header: CallHeader }) => ({
+      keys: [call.key],
+      args: [...headerArgs(call.header), call.amount],
+    }),
+    decode: (raw) => intReply('add', raw),
+  }),
+  get: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 1,
+    build: (key: string) => ({ keys: [key], args: [] }),
+    decode: (raw) => intReply('get', raw),
+  }),
+  sneakyWrite: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 1,
+    build: (key: string) => ({ keys: [key], args: [] }),
+    decode: (raw) => raw,
+  }),
+  fail: typedFunction({
+    numberOfKeys: 0,
+    build: () => ({ keys: [], args: [] }),
+    decode: (raw) => raw,
+  }),
+};
+
+/** The named contract's echo and a call counter. */
+const NAMED_FUNCTIONS = {
+  namedEcho: typedFunction({
+    flags: ['no-writes'],
+    numberOfKeys: 0,
+    contract: NAMED_ECHO,
+    build: (call: { header: CallHeader; item: string; amount: number; leaveOut?: string }) => ({
+      keys: [],
+      args: callArgs(call.header, NAMED_ECHO.args, { ...call, leave_out: call.leaveOut }),
+    }),
+    decode: (raw) => {
+      const reply = new NamedReply('named_echo', NAMED_ECHO.reply, raw);
+      return { item: reply.string('item'), doubled: reply.int('doubled'), windows: reply.int('windows') };
+    },
+  }),
+  countCalls: typedFunction({
+    numberOfKeys: 0,
+    build: () => ({ keys: [], args: [] }),
+    decode: (raw) => intReply('count_calls', raw),
+  }),
+};
+
 /**
  * A small library of the tests' own (and the benchmark's): shared code in one module, registered
  * functions in another, reads flagged no-writes. `extraModules` (SECOND_VERSION_MODULE) change its
@@ -34,103 +141,7 @@ export function testLibrary(extraModules: readonly string[] = []) {
     name: 'tb_fntest',
     modules: [join(dir, 'shared.lua'), ...extraModules, join(dir, 'calls.lua')],
     records: { request: REQUEST_FIELDS },
-    functions: functionSet('fnTest', {
-      nothing: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 0,
-        build: () => ({ keys: [], args: [] }),
-        decode: (raw) => intReply('nothing', raw),
-      }),
-      headerOnly: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 0,
-        build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
-        decode: (raw) => intReply('header_only', raw),
-      }),
-      headerLoop: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 0,
-        build: (call: { times: number; header: CallHeader }) => ({
-          keys: [],
-          args: [call.times, ...headerArgs(call.header)],
-        }),
-        decode: (raw) => intReply('header_loop', raw),
-      }),
-      headerEcho: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 0,
-        build: (header: CallHeader) => ({ keys: [], args: headerArgs(header) }),
-        decode: (raw): EchoedHeader => {
-          const reply = new Reply('header_echo', raw).expectLength(5, true);
-          const windows: number[][] = [];
-          for (let w = 0; w < reply.int(4); w++) windows.push([0, 1, 2, 3].map((i) => reply.int(5 + 4 * w + i)));
-          return {
-            version: reply.string(0),
-            nowMs: reply.int(1),
-            nowSec: reply.int(2),
-            budget: reply.int(3),
-            windows,
-          };
-        },
-      }),
-      recordsEcho: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 0,
-        build: (call: { header: CallHeader; requests: TestRequest[] }) => ({
-          keys: [],
-          args: [...headerArgs(call.header), ...recordArgs(REQUEST_FIELDS, call.requests)],
-        }),
-        decode: (raw) => {
-          const reply = new Reply('records_echo', raw);
-          const rows: string[][] = [];
-          for (let r = 0; r < reply.int(0); r++) rows.push([0, 1, 2].map((i) => reply.string(1 + 3 * r + i)));
-          return rows;
-        },
-      }),
-      add: typedFunction({
-        numberOfKeys: 1,
-        build: (call: { key: string; amount: number; header: CallHeader }) => ({
-          keys: [call.key],
-          args: [...headerArgs(call.header), call.amount],
-        }),
-        decode: (raw) => intReply('add', raw),
-      }),
-      get: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 1,
-        build: (key: string) => ({ keys: [key], args: [] }),
-        decode: (raw) => intReply('get', raw),
-      }),
-      sneakyWrite: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 1,
-        build: (key: string) => ({ keys: [key], args: [] }),
-        decode: (raw) => raw,
-      }),
-      fail: typedFunction({
-        numberOfKeys: 0,
-        build: () => ({ keys: [], args: [] }),
-        decode: (raw) => raw,
-      }),
-      namedEcho: typedFunction({
-        flags: ['no-writes'],
-        numberOfKeys: 0,
-        contract: NAMED_ECHO,
-        build: (call: { header: CallHeader; item: string; amount: number; leaveOut?: string }) => ({
-          keys: [],
-          args: callArgs(call.header, NAMED_ECHO.args, { ...call, leave_out: call.leaveOut }),
-        }),
-        decode: (raw) => {
-          const reply = new NamedReply('named_echo', NAMED_ECHO.reply, raw);
-          return { item: reply.string('item'), doubled: reply.int('doubled'), windows: reply.int('windows') };
-        },
-      }),
-      countCalls: typedFunction({
-        numberOfKeys: 0,
-        build: () => ({ keys: [], args: [] }),
-        decode: (raw) => intReply('count_calls', raw),
-      }),
-    }),
+    functions: functionSet('fnTest', { ...HEADER_FUNCTIONS, ...KEY_FUNCTIONS, ...NAMED_FUNCTIONS }),
   });
 }
 

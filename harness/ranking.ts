@@ -43,21 +43,21 @@ export async function rankingServiceOn(
   return (await composeRanking(redisService, functions, config, clock)).ranking;
 }
 
-/**
- * Registers, in the calling describe block, a Redis of its own (`topology`) and a RankingService on it
- * driven by a FakeClock; `ranking` can be read once beforeAll has run. Stops both afterAll.
- */
-export function useRankingService(
-  topology: Topology,
-  env: Record<string, string> = {},
-): {
+/** What useRankingService registers: the clock at once, the rest once beforeAll has run. */
+export interface RankingUnderTest {
   clock: FakeClock;
   readonly ranking: RankingService;
   readonly lookup: LookupService;
   readonly standing: StandingService;
   readonly groupBoards: GroupBoardsService;
   readonly redis: TestRedis;
-} {
+}
+
+/**
+ * Registers, in the calling describe block, a Redis of its own (`topology`) and a RankingService on it
+ * driven by a FakeClock; `ranking` can be read once beforeAll has run. Stops both afterAll.
+ */
+export function useRankingService(topology: Topology, env: Record<string, string> = {}): RankingUnderTest {
   const clock = new FakeClock(0);
   let redis: TestRedis | undefined;
   let started: Awaited<ReturnType<typeof startRankingService>> | undefined;
@@ -69,23 +69,23 @@ export function useRankingService(
     await started?.redisService.onApplicationShutdown();
     await redis?.stop();
   });
+  const service = () => {
+    if (!started) throw new Error('the RankingService starts in beforeAll');
+    return started;
+  };
   return {
     clock,
     get ranking() {
-      if (!started) throw new Error('the RankingService starts in beforeAll');
-      return started.ranking;
+      return service().ranking;
     },
     get lookup() {
-      if (!started) throw new Error('the RankingService starts in beforeAll');
-      return started.lookup;
+      return service().lookup;
     },
     get standing() {
-      if (!started) throw new Error('the RankingService starts in beforeAll');
-      return started.standing;
+      return service().standing;
     },
     get groupBoards() {
-      if (!started) throw new Error('the RankingService starts in beforeAll');
-      return started.groupBoards;
+      return service().groupBoards;
     },
     get redis() {
       if (!redis) throw new Error('the Redis starts in beforeAll');

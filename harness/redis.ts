@@ -109,13 +109,15 @@ export async function startTestRedis(
     const server = ownServer ? await ownCluster(serverArgs) : await clusterServer();
     const client = clusterClient(server.nodes);
     await client.connect();
-    return assemble('cluster', '', { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix }, prefix, client, server);
+    const env = { REDIS_CLUSTER_NODES: server.nodes, KEY_PREFIX: prefix };
+    return assemble({ topology: 'cluster', url: '', env, prefix, client, server });
   }
   const url = ownServer ? (requireRedisServer(), await startRedisServer(serverArgs)) : await singleServer();
   // A stream closed by a paused server would otherwise hold the process for ioredis' 2 s disconnect timer.
   const client = new Redis(url.url, { maxRetriesPerRequest: 1, lazyConnect: true, disconnectTimeout: 100 });
   await client.connect();
-  return assemble('single', url.url, { REDIS_URL: url.url, KEY_PREFIX: prefix }, prefix, client, url);
+  const env = { REDIS_URL: url.url, KEY_PREFIX: prefix };
+  return assemble({ topology: 'single', url: url.url, env, prefix, client, server: url });
 }
 
 async function ownCluster(serverArgs: readonly string[] = []): Promise<Server & { nodes: string }> {
@@ -133,24 +135,30 @@ async function clusterServer(): Promise<Server & { nodes: string }> {
 
 const noStop = async (): Promise<void> => undefined;
 
-function assemble(
-  topology: Topology,
-  url: string,
-  env: Record<string, string>,
-  prefix: string,
-  client: Redis | Cluster,
-  server: Server,
-): TestRedis {
+/** Unlinks every key of `prefix` on each of the nodes. */
+async function clearPrefixed(nodes: Redis[], prefix: string): Promise<void> {
+  await Promise.all(
+    nodes.map(async (node) => {
+      const keys = await prefixedKeys(node, prefix, '*');
+      // One key per command: on a Cluster node a multi-key UNLINK must not span slots.
+      if (keys.length > 0) await keys.reduce((pipeline, key) => pipeline.unlink(key), node.pipeline()).exec();
+    }),
+  );
+}
+
+/** A started server and its client, as the tests use them. */
+interface Assembly {
+  topology: Topology;
+  url: string;
+  env: Record<string, string>;
+  prefix: string;
+  client: Redis | Cluster;
+  server: Server;
+}
+
+function assemble({ topology, url, env, prefix, client, server }: Assembly): TestRedis {
   const nodes = () => (client instanceof Cluster ? client.nodes('master') : [client]);
-  const clear = async () => {
-    await Promise.all(
-      nodes().map(async (node) => {
-        const keys = await prefixedKeys(node, prefix, '*');
-        // One key per command: on a Cluster node a multi-key UNLINK must not span slots.
-        if (keys.length > 0) await keys.reduce((pipeline, key) => pipeline.unlink(key), node.pipeline()).exec();
-      }),
-    );
-  };
+  const clear = () => clearPrefixed(nodes(), prefix);
   const keys = async (pattern: string) =>
     (await Promise.all(nodes().map((node) => prefixedKeys(node, prefix, pattern)))).flat();
   return {

@@ -3,12 +3,15 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { readLuaModule } from './redis/lua-modules';
 import { KEPT_LOADED_WITHIN_MS, KEPT_OTHER_VERSIONS, RESTAMP_AFTER_MS } from './redis/library-versions';
 import { PARTS } from '../bench/parts';
+import { MAX_TS_FUNCTION_LINES, oversizedIn } from '../harness/code-size';
 
 /**
  * The house rules outside src/ (issue #46): the benchmarks import nothing from test/ (what both use
  * lives in harness/), so a benchmark never depends on a test's internals; they, the scripts and the
- * packages keep src/'s size limit; every benchmark is a part of `npm run bench` (bench/parts/), none runs on its own; docs/benchmarks.md stays a reference, not a notebook; the reading paths of docs/architecture.md
- * name files that exist; and a link to a heading of another page finds that heading.
+ * packages keep src/'s size limits (of files, and past the tests of functions); every benchmark is a
+ * part of `npm run bench` (bench/parts/), none runs on its own; docs/benchmarks.md stays a reference,
+ * not a notebook; the reading paths of docs/architecture.md name files that exist; and a link to a
+ * heading of another page finds that heading.
  */
 const ROOT = join(__dirname, '..');
 /** A relative import: `import … from`, `export … from`, `import()` and `require()`, or one for its effects (`import '…'`). */
@@ -166,6 +169,14 @@ describe('house rules outside src/ (issue #46)', () => {
       .filter((file) => CODE.test(file) && !/(^|\/)(generated|node_modules|dist)\//.test(file))
       .map((file) => [file, readFileSync(join(ROOT, file), 'utf8').split('\n').length] as const)
       .filter(([, lines]) => lines > MAX_FILE_LINES);
+    expect(long).toEqual([]);
+  });
+
+  it(`no function under bench/, harness/, scripts/ or packages/ is over ${MAX_TS_FUNCTION_LINES} lines, as in src/`, () => {
+    const long = ['bench', 'harness', 'scripts', 'packages']
+      .flatMap((folder) => filesUnder(folder, ''))
+      .filter((file) => /\.(ts|js|mjs|cjs)$/.test(file) && !/(^|\/)(node_modules|dist)\//.test(file))
+      .flatMap((file) => oversizedIn(join(ROOT, file), ROOT));
     expect(long).toEqual([]);
   });
 

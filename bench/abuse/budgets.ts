@@ -139,6 +139,19 @@ async function squat(send: Send): Promise<AbuseRow> {
   };
 }
 
+/** One client paging through the item's history until `endMs`, counting the pages all readers read. */
+async function historyReader(reading: { send: Send; lowestItem: string; endMs: number; pages: number }): Promise<void> {
+  let from = 0;
+  while (Date.now() < reading.endMs) {
+    const response = await reading.send(`/boards/hist/items/${reading.lowestItem}/history?from=${from}`, {
+      secret: ATTACKER,
+    });
+    const body = (await response.json()) as { nextFrom?: number | null };
+    reading.pages++;
+    from = body.nextFrom ?? 0;
+  }
+}
+
 /** Row 7: two clients page through the history of the lowest item of 1 000 snapshots of 1 000 rows. */
 async function costlyHistory(send: Send, redis: Redis): Promise<AbuseRow> {
   const { lowestItem } = await seedHistory(redis, 'tb:', 'hist', HISTORY_KEEP, HISTORY_TOP);
@@ -150,21 +163,10 @@ async function costlyHistory(send: Send, redis: Redis): Promise<AbuseRow> {
   await redis.config('SET', 'slowlog-max-len', '100000');
   await redis.slowlog('RESET');
   const endMs = Date.now() + HISTORY_READ_MS;
-  const historyMs: number[] = [];
   const unrelatedMs: number[] = [];
-  let pages = 0;
-  const reader = async () => {
-    let from = 0;
-    while (Date.now() < endMs) {
-      const startedMs = performance.now();
-      const response = await send(`/boards/hist/items/${lowestItem}/history?from=${from}`, { secret: ATTACKER });
-      const body = (await response.json()) as { nextFrom?: number | null };
-      historyMs.push(performance.now() - startedMs);
-      pages++;
-      from = body.nextFrom ?? 0;
-    }
-  };
-  await Promise.all([reader(), reader(), unrelatedReads(send, endMs, unrelatedMs)]);
+  const reading = { send, lowestItem, endMs, pages: 0 };
+  await Promise.all([historyReader(reading), historyReader(reading), unrelatedReads(send, endMs, unrelatedMs)]);
+  const { pages } = reading;
   const logged = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
   await redis.config('SET', 'slowlog-log-slower-than', '10000');
   const scriptMs = logged

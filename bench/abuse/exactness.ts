@@ -39,57 +39,73 @@ async function fill(ranking: RankingService, board: string): Promise<void> {
     );
 }
 
+/** What a row uses: the private Redis, the fake clock and the service. */
+interface Exactness {
+  redis: TestRedis;
+  clock: FakeClock;
+  ranking: RankingService;
+}
+
+/** A decay view crossing its rebase epoch: reads until the rebase is done, each call short. */
+async function rebaseRow({ redis, clock, ranking }: Exactness): Promise<AbuseRow> {
+  await ranking.putBoard({
+    name: 'decay',
+    windows: [{ name: 'hour', period: '1h', interval: '1m' }],
+    shards: 1,
+    views: [{ name: 'fading', mode: 'decay', window: 'hour', halfLife: HALF_LIFE_SEC }] as never,
+  });
+  await fill(ranking, 'decay');
+  await ranking.top('decay', 'fading', 0, 10); // the scripts are loaded (compiled) before measuring
+  clock.setMs((T0_SEC + 600) * 1000); // the next epoch: the landmark moves
+  let calls = 0;
+  const rebaseMs = await longestCallMs(redis, async () => {
+    while (calls < 100) {
+      calls++;
+      await ranking.top('decay', 'fading', 0, 10);
+      if ((await redis.client.exists(`{${redis.prefix}board:decay}:fading:next`)) === 0) break;
+    }
+  });
+  return {
+    attack: `decay view of ${ITEMS} items crossing its rebase epoch`,
+    measured: `longest script call ${rebaseMs.toFixed(2)} ms over ${calls} reads (one call of ${BEFORE_MS} ms before); every read exact`,
+    held: rebaseMs < 5,
+  };
+}
+
+/** Reads of a window whose expired slot drains with no scheduler: refused until drained, never listing it. */
+async function drainRow({ redis, clock, ranking }: Exactness): Promise<AbuseRow> {
+  await ranking.putBoard({ name: 'drain', windows: [{ name: 'm', period: '3m', interval: '1m' }] });
+  await fill(ranking, 'drain');
+  await ranking.top('drain', 'm', 0, 10);
+  clock.advanceSec(180);
+  let refused = 0;
+  let listedExpired = 0;
+  const drainMs = await longestCallMs(redis, async () => {
+    for (let read = 0; read < 200; read++) {
+      try {
+        listedExpired += (await ranking.top('drain', 'm', 0, 10)).items.length;
+        break;
+      } catch (error) {
+        if (!(error instanceof WindowDrainingError)) throw error;
+        refused++;
+      }
+    }
+  });
+  return {
+    attack: `reads of a window whose expired slot of ${ITEMS} items drains (no scheduler)`,
+    measured: `${refused} reads answered 503 WINDOW_DRAINING, then exact; rows listed from the expired slot: ${listedExpired}; longest call ${drainMs.toFixed(2)} ms`,
+    held: listedExpired === 0 && drainMs < 5,
+  };
+}
+
 export const exactnessAbuse: AbusePart = async () => {
   const redis = await startTestRedis('single');
   const clock = new FakeClock(T0_SEC * 1000);
   const { ranking, redisService } = await startRankingService(redis, clock, { REDIS_COMMAND_TIMEOUT_MS: '5000' });
   const rows: AbuseRow[] = [];
   try {
-    await ranking.putBoard({
-      name: 'decay',
-      windows: [{ name: 'hour', period: '1h', interval: '1m' }],
-      shards: 1,
-      views: [{ name: 'fading', mode: 'decay', window: 'hour', halfLife: HALF_LIFE_SEC }] as never,
-    });
-    await fill(ranking, 'decay');
-    await ranking.top('decay', 'fading', 0, 10); // the scripts are loaded (compiled) before measuring
-    clock.setMs((T0_SEC + 600) * 1000); // the next epoch: the landmark moves
-    let calls = 0;
-    const rebaseMs = await longestCallMs(redis, async () => {
-      while (calls < 100) {
-        calls++;
-        await ranking.top('decay', 'fading', 0, 10);
-        if ((await redis.client.exists(`{${redis.prefix}board:decay}:fading:next`)) === 0) break;
-      }
-    });
-    rows.push({
-      attack: `decay view of ${ITEMS} items crossing its rebase epoch`,
-      measured: `longest script call ${rebaseMs.toFixed(2)} ms over ${calls} reads (one call of ${BEFORE_MS} ms before); every read exact`,
-      held: rebaseMs < 5,
-    });
-
-    await ranking.putBoard({ name: 'drain', windows: [{ name: 'm', period: '3m', interval: '1m' }] });
-    await fill(ranking, 'drain');
-    await ranking.top('drain', 'm', 0, 10);
-    clock.advanceSec(180);
-    let refused = 0;
-    let listedExpired = 0;
-    const drainMs = await longestCallMs(redis, async () => {
-      for (let read = 0; read < 200; read++) {
-        try {
-          listedExpired += (await ranking.top('drain', 'm', 0, 10)).items.length;
-          break;
-        } catch (error) {
-          if (!(error instanceof WindowDrainingError)) throw error;
-          refused++;
-        }
-      }
-    });
-    rows.push({
-      attack: `reads of a window whose expired slot of ${ITEMS} items drains (no scheduler)`,
-      measured: `${refused} reads answered 503 WINDOW_DRAINING, then exact; rows listed from the expired slot: ${listedExpired}; longest call ${drainMs.toFixed(2)} ms`,
-      held: listedExpired === 0 && drainMs < 5,
-    });
+    rows.push(await rebaseRow({ redis, clock, ranking }));
+    rows.push(await drainRow({ redis, clock, ranking }));
   } finally {
     await redisService.onApplicationShutdown();
     await redis.stop();

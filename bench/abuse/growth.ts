@@ -138,6 +138,34 @@ function measured(before: FloodResult, after: FloodResult, quota: string): strin
   return `quotas off: ${line(before)}. ${quota}: ${line(after)}`;
 }
 
+function startFloodService(redisUrl: string, env: Record<string, string>) {
+  return startService(
+    {
+      REDIS_URL: redisUrl,
+      ADMIN_TOKEN,
+      API_KEYS: `${ATTACKER}:read+write,${SEEDER}:read+write`,
+      LOG_LEVEL: 'error',
+      QUOTA_NEW_ITEMS: '100000',
+      // The figures are about memory: a 1 000-entry batch's call may queue past the default 500 ms here.
+      REDIS_COMMAND_TIMEOUT_MS: '5000',
+      ...env,
+    },
+    true,
+  );
+}
+
+/** A loaded machine may take longer than one wait (10 s) to start the service. */
+async function readyWithin3Waits(url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const ready = await waitForHttp(`${url}/health/ready`).then(
+      () => true,
+      () => false,
+    );
+    if (ready) return;
+    if (attempt === 3) throw new Error('the service did not start');
+  }
+}
+
 /**
  * A fresh redis-server and service (`env` over the defaults), the board "g" seeded with `seedRounds`
  * batches of ITEMS (round r: ids suffixed -r, by another client), then `flood` sent by one client
@@ -151,29 +179,9 @@ async function floodOnce(
 ): Promise<FloodResult> {
   const redisServer = await startRedisServer();
   const redis = new Redis(redisServer.url);
-  const service = await startService(
-    {
-      REDIS_URL: redisServer.url,
-      ADMIN_TOKEN,
-      API_KEYS: `${ATTACKER}:read+write,${SEEDER}:read+write`,
-      LOG_LEVEL: 'error',
-      QUOTA_NEW_ITEMS: '100000',
-      // The figures are about memory: a 1 000-entry batch's call may queue past the default 500 ms here.
-      REDIS_COMMAND_TIMEOUT_MS: '5000',
-      ...env,
-    },
-    true,
-  );
+  const service = await startFloodService(redisServer.url, env);
   try {
-    // A loaded machine may take longer than one wait (10 s) to start the service.
-    for (let attempt = 1; ; attempt++) {
-      const ready = await waitForHttp(`${service.url}/health/ready`).then(
-        () => true,
-        () => false,
-      );
-      if (ready) break;
-      if (attempt === 3) throw new Error('the service did not start');
-    }
+    await readyWithin3Waits(service.url);
     const send: Send = (path, init) =>
       fetch(`${service.url}${path}`, {
         method: init.method,

@@ -17,16 +17,16 @@ const S = RANKING.functions;
 
 const item = (i: number) => `item-${String(i).padStart(11, '0')}`;
 
-export async function seedHistory(
-  redis: Redis,
-  prefix: string,
-  board: string,
-  keep: number,
-  top: number,
-): Promise<{ window: string; lowestItem: string }> {
-  await loadLibraries(redis, [RANKING.library]);
-  const keys = new RankingKeys(prefix);
-  const startMs = (Math.floor(Date.now() / 60_000) - keep) * 60_000;
+/** The board as it was `keep` minutes ago: one window of 1-minute slots keeping `keep` snapshots of `top` rows. */
+async function putHistoryBoard(history: {
+  redis: Redis;
+  keys: RankingKeys;
+  board: string;
+  keep: number;
+  top: number;
+  startMs: number;
+}): Promise<PreparedBoard> {
+  const { redis, keys, board, keep, top, startMs } = history;
   const windows = [{ name: 'w', periodSec: (keep + 1) * 60, intervalSec: 60, snapshots: { keep, top } }];
   const put = await callFunction(redis, S.boardPut, {
     keys: keys.board(board),
@@ -40,10 +40,23 @@ export async function seedHistory(
   });
   if (put.status === 'conflict') throw new Error(put.message);
   await redis.zadd(keys.boardRegistry(), 0, board);
-  const prepared = new PreparedBoard(
+  return new PreparedBoard(
     { name: board, version: put.version, shards: 1, views: [], windows: JSON.parse(put.windowsJson), maxItems: null },
     (shard) => keys.board(board, shard),
   );
+}
+
+export async function seedHistory(
+  redis: Redis,
+  prefix: string,
+  board: string,
+  keep: number,
+  top: number,
+): Promise<{ window: string; lowestItem: string }> {
+  await loadLibraries(redis, [RANKING.library]);
+  const keys = new RankingKeys(prefix);
+  const startMs = (Math.floor(Date.now() / 60_000) - keep) * 60_000;
+  const prepared = await putHistoryBoard({ redis, keys, board, keep, top, startMs });
   const call = (atMs: number) => ({ board: prepared, shard: prepared.shards[0], nowMs: atMs, budgetFields: 1000 });
   for (let first = 0; first < top; first += 1000) {
     const entries = Array.from({ length: Math.min(1000, top - first) }, (_, i) => ({
