@@ -22,7 +22,7 @@ const MID = [41, 43, 45, 47];
  */
 const MOST_COMMANDS_A_CALL = 210;
 /** The most windows' indexes a write's call builds (moderation_count_lib's INDEXES_PER_CALL; all 8 in one call before). */
-const MOST_INTERSECTIONS_A_CALL = 3;
+const MOST_INTERSECTIONS_A_CALL = 2;
 
 /**
  * A coalesced call of mid-table increments on a moderated board counts the hidden items ahead of each in every

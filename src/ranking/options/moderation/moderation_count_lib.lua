@@ -153,9 +153,9 @@ local function held_scores(top_key, held, asked)
 end
 
 -- The most window indexes a write's call builds before it applies its requests (indexes_opened): each ~0.8 M Redis
--- instructions at the moderation maxima, a mid-table write of 8 windows in built indexes ~4.8 M, so the call that
--- applies stays near 7 M (bench/write-instructions.ts) where building all 8 made it 11.7-13.6 M.
-local INDEXES_PER_CALL = 3
+-- instructions at the moderation maxima, and the call that applies a mid-table write of 8 windows after building 3 of
+-- them was 8.0-8.3 M (bench/write-instructions.ts; 11.7-13.6 M building all 8), so 2 keep it near 7 M.
+local INDEXES_PER_CALL = 2
 
 -- The error a write's call answers once it built INDEXES_PER_CALL indexes with more missing, having applied nothing
 -- (snapshot_lib's TB_CROSSING: the service sends the same call again, which finds those built).
