@@ -26,6 +26,8 @@ import { counting, dumpCounts, scriptCommandsOf, type Callgrind } from './redis-
 import { withCallgrindRanking } from './callgrind-ranking';
 
 const SIZE = SIZES.ci;
+/** moderation_count_lib's INDEXES_PER_CALL: the most windows' indexes of the hidden items' scores a write's call builds. */
+const INDEXES_PER_CALL = Number(/local INDEXES_PER_CALL = (\d+)/.exec(RANKING.library.source)?.[1]);
 const SEED_BATCH = 100;
 const ATTEMPTS = Number(process.env.WRITE_BENCH_ATTEMPTS ?? 3);
 const ROWS = new RegExp(process.env.WRITE_BENCH_ROWS ?? '.');
@@ -133,11 +135,25 @@ function moderatedRows(bench: Bench, increment: Increment): Rows {
       () => increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 }),
     ],
     [
-      // The write after a moderation change (which drops them): it builds each window's index of the hidden items' scores.
+      // The write after a moderation change (which drops them): each window's index of the hidden items' scores built
+      // first, a few a call (INDEXES_PER_CALL), the calls summed.
       "existing item, 8 windows 8 views, moderation maxima, building its windows' indexes (wc-modgroups)",
       async () => {
         const indexes = await bench.redis.keys('*board:wc-modgroups}:*ex*');
         if (indexes.length > 0) await bench.redis.unlink(...indexes);
+        return increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 });
+      },
+    ],
+    [
+      // The call that applies after the others built the rest: the most indexes a call builds (INDEXES_PER_CALL).
+      `existing item, 8 windows 8 views, moderation maxima, building ${INDEXES_PER_CALL} of its windows' indexes (wc-modgroups)`,
+      async () => {
+        const indexes = await bench.redis.keys('*board:wc-modgroups}:*exheld');
+        for (const index of indexes.slice(0, INDEXES_PER_CALL)) {
+          const registry = `${index.slice(0, index.indexOf('}:') + 2)}exidx`;
+          await bench.redis.srem(registry, index.replace(/exheld$/, 'top'));
+          await bench.redis.unlink(index);
+        }
         return increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 });
       },
     ],

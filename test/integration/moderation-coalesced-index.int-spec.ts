@@ -21,6 +21,8 @@ const MID = [41, 43, 45, 47];
  * every call intersected the 8 windows' results with the hidden items again, their set stored and unlinked).
  */
 const MOST_COMMANDS_A_CALL = 210;
+/** The most windows' indexes a write's call builds (moderation_count_lib's INDEXES_PER_CALL; all 8 in one call before). */
+const MOST_INTERSECTIONS_A_CALL = 2;
 
 /**
  * A coalesced call of mid-table increments on a moderated board counts the hidden items ahead of each in every
@@ -92,6 +94,24 @@ describe('moderation: coalesced increments count in kept indexes (single)', () =
     expect(answers.filter((one) => one instanceof NotApplied)).toEqual([]);
     expect(call.commands.filter(([command]) => command.toLowerCase() === 'zinterstore')).toEqual([]);
     expect(call.commands.length).toBeLessThanOrEqual(MOST_COMMANDS_A_CALL);
+  });
+
+  it('builds the missing indexes a few a call before the write applies, ranking among the items shown', async () => {
+    const board = await seeded();
+    const nowMs = T0 + 1_000;
+    await logEveryCommand(node());
+    const got = await send(board, nowMs, [request('i39', 1, nowMs)]);
+    const calls = (await loggedCalls(node())).filter(({ call: sent }) => /_increment$/.test(String(sent[1])));
+    await stopLoggingEveryCommand(node());
+    const intersections = calls.map(
+      ({ commands }) => commands.filter(([command]) => command.toLowerCase() === 'zinterstore').length,
+    );
+    // Each window's index built once, at most INDEXES_PER_CALL in a call, the write applied in the last.
+    expect(intersections.reduce((sum, one) => sum + one, 0)).toBe(WINDOWS.length);
+    expect(Math.max(...intersections)).toBeLessThanOrEqual(MOST_INTERSECTIONS_A_CALL);
+    expect(calls.length).toBe(Math.ceil(WINDOWS.length / MOST_INTERSECTIONS_A_CALL));
+    // i39 at 2 * 81 + 1, behind i0..i38, 10 of them hidden (i0, i4, ..., i36): 30th in every window.
+    expect(standings(got)).toEqual([WINDOWS.map(() => [163, 30])]);
   });
 
   it('answers as calls intersecting afresh do, through hidden items written, expired and hidden anew', async () => {

@@ -86,6 +86,10 @@
 --                                       else nil; the first answer wins, none: competition rank
 --   watches(top_key)                    whether changes of these results must call results_changed
 --                                       (false for every hook: a write may take the unwatched path)
+--   write_opened(windows)               every one is called: a write's call (snapshot_lib's open_write,
+--                                       its windows expired and before it applies anything) may
+--                                       prepare what its ranks read; it may raise a TB_CROSSING error
+--                                       to leave the rest of that work to the call sent again
 -- A window's sums (every call runs these: a board's views are its own config field, not in `options`;
 -- a write asks reads_sums only on a board holding views):
 --   reads_sums(top_key)                 true when the option reads the sums of the window (views):
@@ -175,6 +179,7 @@ hooks.prune_step = {}
 hooks.prune_items = {}
 hooks.rank = {}
 hooks.watches = {}
+hooks.write_opened = {}
 hooks.reads_sums = {}
 hooks.sum_changed = {}
 hooks.config_planned = {}
@@ -201,9 +206,9 @@ hooks.exceptions_changed = {}
 hooks.history_exceptions = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
-local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'ascending', 'strict', 'page',
-  'position', 'positions', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions',
-  'exceptions_ahead', 'group_changed' }
+local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'write_opened', 'ascending',
+  'strict', 'page', 'position', 'positions', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved',
+  'exceptions', 'exceptions_ahead', 'group_changed' }
 
 -- The option of each registered function, hook by hook (the same places as the lists).
 local OWNER = {}

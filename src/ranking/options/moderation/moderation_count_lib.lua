@@ -4,8 +4,9 @@
 -- allowed ones) ahead of its record in each window, inside Redis (hooks_lib `exceptions_ahead`), and the index it
 -- counts in: per window "<base>exheld", a sorted set of the exceptions the window's results hold, at their scores
 -- there, kept from call to call so a mid-table write does not intersect the exceptions with every window's results
--- again (~0.8 M Redis instructions a window at the moderation maxima). Built by the first write that counts in it
--- (ZINTERSTORE), then kept by every change of the results (hook results_changed: an exception's score, or its leaving
+-- again (~0.8 M Redis instructions a window at the moderation maxima). Built by the first write's call on the board
+-- after a change of them, a few a call before it applies (indexes_opened; a segment's by the first write counting in
+-- it), by ZINTERSTORE, then kept by every change of the results (hook results_changed: an exception's score, or its leaving
 -- them), dropped whole when the exceptions change (hook exceptions_changed) and with its window (window_dropped).
 -- Per shard "<tag>:exidx", the set of the results keys whose index is built (one empty holds no key): at most one a
 -- window and segment of the board. Each index holds at most the exceptions' limit (the item and group states'); a
@@ -151,6 +152,39 @@ local function held_scores(top_key, held, asked)
   call_state.call_cache(built_in_call)[top_key] = true
 end
 
+-- The most window indexes a write's call builds before it applies its requests (indexes_opened): each ~0.8 M Redis
+-- instructions at the moderation maxima, and the call that applies a mid-table write of 8 windows after building 3 of
+-- them was 8.0-8.3 M (bench/write-instructions.ts; 11.7-13.6 M building all 8), so 2 keep it near 7 M.
+local INDEXES_PER_CALL = 2
+
+-- The error a write's call answers once it built INDEXES_PER_CALL indexes with more missing, having applied nothing
+-- (snapshot_lib's TB_CROSSING: the service sends the same call again, which finds those built).
+local INDEXES_LEFT_ERROR = 'TB_CROSSING moderation indexes built, the rest left for the next call'
+
+-- hooks_lib `write_opened`: the missing indexes of the call's board windows (one SMISMEMBER, which index_built then
+-- answers from the call's cache) built before anything is applied, INDEXES_PER_CALL at most, the rest left to the call
+-- sent again: no write's call intersects all its windows at once after a moderation change. A segment's windows,
+-- named by each request, still build theirs as the request counts in them (stored_ahead).
+local function indexes_opened(windows)
+  local first = windows.tops[0]
+  if not call_state.CALL.writes or not first or not watches(first) then return end
+  local answer = order.exceptions_asked(first)
+  if not answer or #answer.items < STORED_COUNT_FLOOR then return end
+  local tops = {}
+  for w = 0, windows.count - 1 do tops[w + 1] = windows.tops[w] end
+  local cfg_key = call_state.cfg_key_of_top(first)
+  local built = redis.call('SMISMEMBER', registry_key(cfg_key), unpack(tops))
+  local by, missing = call_state.call_cache(built_in_call), {}
+  for i, top_key in ipairs(tops) do
+    by[top_key] = built[i] == 1
+    if not by[top_key] then missing[#missing + 1] = top_key end
+  end
+  if #missing == 0 then return end
+  local asked = asked_set(cfg_key, { asked = answer.items })
+  for i = 1, math.min(#missing, INDEXES_PER_CALL) do held_scores(missing[i], index_key(missing[i]), asked) end
+  if #missing > INDEXES_PER_CALL then error({ err = INDEXES_LEFT_ERROR }) end
+end
+
 -- hooks_lib `exceptions_ahead` in a write (call_state.CALL.writes; a read is no-writes) of at least STORED_COUNT_FLOOR
 -- exceptions: counted near an end of the results (near_end_ahead), else in the window's index (built first if it is
 -- not: held_scores), one ZCOUNT of those listed and better, and those of that very score placed. A ZMSCORE of them
@@ -180,4 +214,4 @@ local function stored_ahead(top_key, ex, count, score)
 end
 
 hooks.register_all('moderation', { 'exceptions_ahead', stored_ahead, 'watches', watches, 'results_changed', index_changed,
-  'exceptions_changed', drop_indexes, 'windows_dropped', drop_indexes, 'window_dropped', index_dropped })
+  'write_opened', indexes_opened, 'exceptions_changed', drop_indexes, 'windows_dropped', drop_indexes, 'window_dropped', index_dropped })

@@ -227,11 +227,13 @@ local function begin_read(keys, args, contract)
   return err and redis.error_reply(err), header, arg, draining, keeps
 end
 
--- open_read's counterpart for a write: cross_all, expiry within the header's budget, the due slots settled.
+-- open_read's counterpart for a write: cross_all, expiry within the header's budget, the due slots settled, then
+-- the options' preparation of the ranks the write reads (hooks_lib write_opened).
 local function open_write(windows, header)
   local confs = cross_all(windows, header.now_sec)
   local draining = window.expire_all(windows, header.now_sec, header.budget)
   slot_due.settle_slot_due()
+  for _, opened in ipairs(call_state.hooks_of(CALL.cfg_key).write_opened) do opened(windows) end
   return confs, draining
 end
 

@@ -49,7 +49,7 @@
 -- The work a call does before it leaves the requests after it to the next call (call_state.CALL.work, weighed by
 -- what counts inside Redis: moderation_lib's WORK, the exceptions ahead of each window's rank, which the service's
 -- units, WRITE_COST_PER_CALL, do not see). 32: 4 mid-table requests of an 8-window board at the moderation maxima
--- (8 each, counted in the windows' kept indexes), or the first alone when it builds them (8 intersections).
+-- (8 each, counted in the windows' kept indexes; the few indexes a call builds before it applies weigh 3 each).
 local WORK_BUDGET = 32
 
 -- What every request of the running call shares (set by increment): a library-level table, so a call
