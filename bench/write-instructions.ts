@@ -127,6 +127,24 @@ function rows(bench: Bench): Rows {
   ];
 }
 
+/**
+ * Drops wc-modgroups' moderation indexes, as a moderation change does ('all': every index and its
+ * registry), or the first `count` of them (each taken out of its shard's registry too).
+ */
+async function dropIndexes(bench: Bench, count: number | 'all'): Promise<void> {
+  if (count === 'all') {
+    const keys = await bench.redis.keys('*board:wc-modgroups}:*ex*');
+    if (keys.length > 0) await bench.redis.unlink(...keys);
+    return;
+  }
+  const indexes = await bench.redis.keys('*board:wc-modgroups}:*exheld');
+  for (const index of indexes.slice(0, count)) {
+    const registry = `${index.slice(0, index.indexOf('}:') + 2)}exidx`;
+    await bench.redis.srem(registry, index.replace(/exheld$/, 'top'));
+    await bench.redis.unlink(index);
+  }
+}
+
 /** Writes of existing items on wc-modgroups: one, one that builds the windows' indexes, and coalesced ones. */
 function moderatedRows(bench: Bench, increment: Increment): Rows {
   return [
@@ -139,8 +157,7 @@ function moderatedRows(bench: Bench, increment: Increment): Rows {
       // first, a few a call (INDEXES_PER_CALL), the calls summed.
       "existing item, 8 windows 8 views, moderation maxima, building its windows' indexes (wc-modgroups)",
       async () => {
-        const indexes = await bench.redis.keys('*board:wc-modgroups}:*ex*');
-        if (indexes.length > 0) await bench.redis.unlink(...indexes);
+        await dropIndexes(bench, 'all');
         return increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 });
       },
     ],
@@ -148,12 +165,7 @@ function moderatedRows(bench: Bench, increment: Increment): Rows {
       // The call that applies after the others built the rest: the most indexes a call builds (INDEXES_PER_CALL).
       `existing item, 8 windows 8 views, moderation maxima, building ${INDEXES_PER_CALL} of its windows' indexes (wc-modgroups)`,
       async () => {
-        const indexes = await bench.redis.keys('*board:wc-modgroups}:*exheld');
-        for (const index of indexes.slice(0, INDEXES_PER_CALL)) {
-          const registry = `${index.slice(0, index.indexOf('}:') + 2)}exidx`;
-          await bench.redis.srem(registry, index.replace(/exheld$/, 'top'));
-          await bench.redis.unlink(index);
-        }
+        await dropIndexes(bench, INDEXES_PER_CALL);
         return increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 });
       },
     ],
