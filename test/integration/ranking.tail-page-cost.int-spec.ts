@@ -120,6 +120,8 @@ const TAIL_CALL_COMMANDS = 400;
  * commands (12-13.5 M instructions).
  */
 const TAIL_PART_COMMANDS = 220;
+/** A page one call answers whole (tail_lib's ROWS_PER_CALL is 256): the harness's `limit 100` read with the lookahead. */
+const SMALL_PAGE_ROWS = 164;
 
 describe('a tail page that prunes a closed slot (single)', () => {
   const clock = new FakeClock(1_700_000_000_000);
@@ -179,15 +181,27 @@ describe('a tail page that prunes a closed slot (single)', () => {
       answered.push((reply as { rows: unknown[] }).rows.length);
       return reply;
     });
-    const [shard] = await store.tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, PAGE_ROWS);
-    counting.mockRestore();
+    const read = { board, window: board.config.windows[0], nowMs: clock.nowMs() };
+    const [shard] = await store.tailTop(read, PAGE_ROWS);
     const calls = await tailCalls();
+    // A page of one part while the slot is still being pruned: its first call prunes and keeps the page,
+    // answering no row, and a part call answers it (no call pays for both).
+    await redis.client.slowlog('RESET');
+    const pageAnswered = answered.splice(0);
+    const [small] = await store.tailTop(read, SMALL_PAGE_ROWS);
+    counting.mockRestore();
+    const smallCalls = await tailCalls();
     await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    expect(small.rows).toHaveLength(SMALL_PAGE_ROWS);
+    expect(answered[0]).toBe(0);
+    expect(smallCalls[0]).toBeLessThanOrEqual(TAIL_CALL_COMMANDS);
+    expect(Math.max(...smallCalls.slice(1))).toBeLessThanOrEqual(TAIL_PART_COMMANDS);
     expect(calls.length).toBeGreaterThan(1);
     expect(calls[0]).toBeLessThanOrEqual(TAIL_CALL_COMMANDS);
     expect(Math.max(...calls.slice(1))).toBeLessThanOrEqual(TAIL_PART_COMMANDS);
-    expect(answered).toHaveLength(calls.length);
-    expect(answered.reduce((sum, rows) => sum + rows, 0)).toBe(shard.rows.length);
+    expect(pageAnswered).toHaveLength(calls.length);
+    expect(pageAnswered.reduce((sum, rows) => sum + rows, 0)).toBe(shard.rows.length);
+    expect(answered).toHaveLength(smallCalls.length);
     expect(new Set(shard.rows.map((row) => row.item)).size).toBe(shard.rows.length);
     // The read's bits reach most rows: a bound below the shard's hidden mass (0 here: one pruned slot).
     expect(shard.rows.filter((row) => row.dropped < shard.hidden).length).toBeGreaterThan(shard.rows.length / 2);
