@@ -4,8 +4,9 @@
  * callgrind (startCallgrindRedis), which counts the instructions it executes whatever else the machine
  * does. A one-shard board of `tail: { exact: 10, below: 1000 }` whose closed minute holds 2 000 items
  * seen once (every field but the best 10 leaves it): the first page of 2 064 rows read after the minute
- * closed prunes it (EXPIRE_CHUNK budget units a call) and bounds its rows, in at most TAIL_CALLS_PER_READ
- * calls. Prints the read's calls, their instructions (the whole read's and the costliest call's, the
+ * closed is kept and pruned by its first call (EXPIRE_CHUNK budget units), its rows bounded by the calls
+ * after it (TAIL_PART_EXPIRE_FIELDS of pruning each), in at most TAIL_CALLS_PER_READ calls; a page of one part (TAIL_PAGE_ROWS=164) is kept by the first call too while that call prunes.
+ * Prints the read's calls, their instructions (the whole read's and the costliest call's, the
  * counters dumped around each call) and the commands its scripts ran (in all and in the costliest call).
  */
 import { StandingStore } from '../src/ranking/standing/standing.store';
@@ -13,7 +14,8 @@ import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { perCall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
-const PAGE_ROWS = 2064;
+/** TAIL_PAGE_ROWS: the page read (2 064, the deepest; 164, a `limit 100` page of one part). */
+const PAGE_ROWS = Number(process.env.TAIL_PAGE_ROWS ?? 2064);
 /** The client address SLOWLOG gives the commands a script ran. */
 const SCRIPT_CLIENT = '?:0';
 

@@ -133,7 +133,7 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     name: 'tail-page-instructions',
     capability: 'instructions',
     measures: "a one-shard board's deepest tail page, call by call",
-    knobs: [],
+    knobs: ['TAIL_PAGE_ROWS'],
     run: async () => (await import('../tail-page-instructions')).tailPageInstructionsBench(),
   },
   {

@@ -6,7 +6,7 @@ import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../core/ranking.lim
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { SpreadReply, StandingFunctions, TailTopAt, TailTopReply } from './standing.functions';
-import { TAIL_CALLS_PER_READ, TAIL_LOOKS_PER_EXPIRE_FIELD } from '../options/tail/tail.option';
+import { TAIL_CALLS_PER_READ, TAIL_LOOKS_PER_EXPIRE_FIELD, TAIL_PART_EXPIRE_FIELDS } from '../options/tail/tail.option';
 import { sliceStore } from '../core/slice-store';
 
 /** A read of one window of a board at one time. */
@@ -95,8 +95,10 @@ export class StandingStore extends sliceStore(StandingFunctions) {
   /**
    * Every shard's best `limit` rows of a `tail` board's window with their dropped bounds. A shard's
    * calls each answer the next part of its page while the Lua says there is more: a part stops before a
-   * row its filter bits did not reach (what it learnt is cached). After TAIL_CALLS_PER_READ calls the
-   * rest comes without filter bits (the bounds cached, else the shard's hidden mass, looser but true).
+   * row its filter bits did not reach (what it learnt is cached). The first call expires and prunes
+   * within the store's budget; the calls after it within TAIL_PART_EXPIRE_FIELDS, their work the looks.
+   * After TAIL_CALLS_PER_READ calls the rest comes without filter bits (the bounds cached, else the
+   * shard's hidden mass, looser but true).
    */
   tailTop(read: WindowRead, limit: number): Promise<TailTopReply[]> {
     if (read.board.sharded) this.admit();
@@ -104,13 +106,14 @@ export class StandingStore extends sliceStore(StandingFunctions) {
   }
 
   private async tailShard(read: WindowRead, shard: ShardKeys, limit: number): Promise<TailTopReply> {
-    const looks = this.budgetFields * TAIL_LOOKS_PER_EXPIRE_FIELD;
+    const looks = Math.floor(this.budgetFields * TAIL_LOOKS_PER_EXPIRE_FIELD);
     const answer: TailTopReply = { draining: false, hidden: 0, rows: [] };
     let at: TailTopAt = { page: '', from: 0 };
     for (let calls = 0; ; calls++) {
       const part = await guard(
         this.functions.call(this.fns.tailTop, {
-          ...this.on(read, shard),
+          ...boardCall(read.board, shard, read.nowMs, calls === 0 ? this.budgetFields : TAIL_PART_EXPIRE_FIELDS),
+          window: read.window,
           limit,
           looks: calls < TAIL_CALLS_PER_READ ? looks : 0,
           at,

@@ -12,19 +12,25 @@ export const TAIL_EXACT_ROWS: Bounds = { min: 1, max: 1000 };
 export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
 
 /**
- * Filter bits (GETBIT) one tail read call may look at, per expired-slot field the call may drain
- * (EXPIRE_CHUNK): 2 × 100 by default. A look costs a Redis command and the row's SHA-1 (about 20 000
- * instructions); with its share of pruning and its part of the page (256 rows at most, tail_lib's
- * ROWS_PER_CALL) a call stays near 15 M instructions, 5 ms (bench/tail-page-instructions.ts). A row's
- * bound costs a look at each pruned slot's filter until cached (docs/scaling.md).
+ * Filter bits (GETBIT) one tail read call may look at, per expired-slot field of the read's budget
+ * (EXPIRE_CHUNK): 1.5 × 100 by default. A look costs a Redis command and the row's SHA-1 (with the row's
+ * share of the part, about 50 000 instructions), so a call answering a part of the page (256 rows at
+ * most, tail_lib's ROWS_PER_CALL) stays near 8 M instructions, 3 ms (bench/tail-page-instructions.ts).
+ * A row's bound costs a look at each pruned slot's filter until cached (docs/scaling.md).
  */
-export const TAIL_LOOKS_PER_EXPIRE_FIELD = 2;
+export const TAIL_LOOKS_PER_EXPIRE_FIELD = 1.5;
 /**
- * Calls of one shard's tail read that look at filter bits: the deepest page (2 064 rows) is 9 calls (its
- * first keeps the page, then parts of 256 rows), and about as many more stop where their bits ran out.
- * The calls after answer the rest of the page without looks (the cached bound, else H).
+ * The expiry budget (fields) of a tail read's calls after its first: the first call expires and prunes
+ * within EXPIRE_CHUNK and keeps the page; the calls answering its parts spend their work on the rows'
+ * looks, so a call pays for its pruning share or for its looks, not both (about 7.5 M instructions each).
  */
-export const TAIL_CALLS_PER_READ = 16;
+export const TAIL_PART_EXPIRE_FIELDS = 1;
+/**
+ * Calls of one shard's tail read that look at filter bits: the deepest page (2 064 rows) is 15 calls (its
+ * first keeps the page, then parts of about 140 rows), and about half as many more stop where their bits
+ * ran out. The calls after answer the rest of the page without looks (the cached bound, else H).
+ */
+export const TAIL_CALLS_PER_READ = 24;
 
 /** The option's setting: the exact head K and the admission count T of a closed slot. */
 export interface TailSetting {

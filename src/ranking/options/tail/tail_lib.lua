@@ -12,6 +12,7 @@
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
 -- and its HSCAN cursor; upto: the newest slot pruned to its end (tail_pack_lib then packs it); pages:
 -- the pages kept so far, "<base>tailpage:<n>" the rest of a page a read answers part by part (best_rows).
+-- tail.pruned_seq: the call_state.CALL.seq of the last call that pruned (best_rows asks whether it is its own).
 
 call_state.config_field_add('tailExact', 'tail')
 call_state.config_field_add('tailBelow', 'tail')
@@ -137,6 +138,7 @@ local function settle_window(slots_key, top_key, now_sec, interval_sec, budget)
     end
     local ctx = context(base, top_key, start, exact, below)
     local done = false
+    tail.pruned_seq = call_state.CALL.seq
     while budget > 0 and not done do
       local looked
       looked, done = prune_step(ctx, cursor, budget)
@@ -336,10 +338,12 @@ end
 -- from. A page of more than ROWS_PER_CALL rows is kept whole by the first call, which answers none; a
 -- part ends at ROWS_PER_CALL rows or before the first row whose bound the call's `read.looks` filter bits
 -- did not reach (a first call then keeps the rest). Answers the rows, H, and the page and row the next
--- call goes on from (page nil: the read is done).
+-- call goes on from (page nil: the read is done). A first call that pruned (settle_window: `tail.pruned_seq`
+-- is the call's) keeps the page too when its rows would need looks, so no call pays for pruning and looks.
 local function best_rows(slots_key, top_key, read)
   local win = window_of(slots_key, read.limit)
-  if read.page == '' and math.min(read.limit, redis.call('ZCARD', top_key)) > ROWS_PER_CALL then
+  local pruned = tail.pruned_seq == call_state.CALL.seq and read.looks > 0 and #win.slots > 0
+  if read.page == '' and (pruned or math.min(read.limit, redis.call('ZCARD', top_key)) > ROWS_PER_CALL) then
     return {}, win.hidden, keep_page(win, top_key, 0, read.limit), 0
   end
   local page_key = read.page ~= '' and win.base .. 'tailpage:' .. read.page or nil
