@@ -177,6 +177,19 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
  */
 export const PRUNE_ENTRIES_PER_CALL = 400;
 
+/**
+ * Prune steps (PRUNE_ENTRIES_PER_CALL entries each) one scheduler visit of a board drives on each of its
+ * shards a reset left pruning (its PUT's instance stopped before the PUT's own steps ended them): the
+ * rest is the next pass's, the board due again at once.
+ */
+export const PRUNE_STEPS_PER_VISIT = 100;
+
+/**
+ * Times a group's moderation change is sent while a reset's prune refuses it (TB_PRUNING), the prune run
+ * to its end between them: a refusal again means another reset landed meanwhile each time.
+ */
+export const PRUNED_ATTEMPTS = 3;
+
 /** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
 export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
 
