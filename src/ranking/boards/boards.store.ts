@@ -174,7 +174,8 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       shards.map(async (shard) => {
         const keys = this.keys.board(name, shard);
         for (let steps = 0; steps < mostSteps; steps++)
-          if (await this.functions.call(this.fns.pruneStep, { keys, entries: PRUNE_ENTRIES_PER_CALL, nowMs })) return true;
+          if (await this.functions.call(this.fns.pruneStep, { keys, entries: PRUNE_ENTRIES_PER_CALL, nowMs }))
+            return true;
         return false;
       }),
     );
