@@ -175,7 +175,7 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
  * instructions a step (median) at 100 000 items (bench/reset-prune-instructions.ts). Item data is
  * walked 100 entries a step at most (each value up to 1 KB, read whole by HSCAN).
  */
-export const PRUNE_ENTRIES_PER_CALL = 400;
+export const PRUNE_ENTRIES_PER_CALL = 250;
 
 /**
  * Prune steps (PRUNE_ENTRIES_PER_CALL entries each) one scheduler visit of a board drives on each of its
