@@ -3,6 +3,7 @@
  * and the ranking graph composed over it, at a fixed fake time (`settings`: the config's, as the
  * environment names them; `valgrindArgs`: startCallgrindRedis's); stopped after `run`.
  */
+import { readFileSync } from 'node:fs';
 import Redis, { type Command } from 'ioredis';
 import { composeRanking, type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
@@ -71,8 +72,38 @@ export async function perCall(
 /** One FCALL sent while perFcall's `run` ran: its function's name, instructions and callgrind dump. */
 export interface CountedFcall {
   name: string;
+  /** Everything the dump counted: the call, and whatever ran meanwhile (serverCron, another thread). */
   ir: number;
+  /** The FCALL's own instructions (fcallInstructions): what it held Redis's main thread for. */
+  own: number;
   file: string;
+}
+
+/** Ids callgrind gave `fcallCommand` in the dumps read so far (a name is written out with its id once). */
+const FCALL_IDS = new Set<string>();
+
+/**
+ * The instructions of the FCALLs a callgrind dump counted, each call into fcallCommand inclusive (the
+ * cost line after its `calls=` line): without serverCron (its jemalloc statistics run up to 3 M
+ * instructions), a background thread's frees or purges, or the client's reading, which land in the dump
+ * as they land between its two ends.
+ */
+export function fcallInstructions(file: string): number {
+  let total = 0;
+  let intoFcall = false;
+  let costLine = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (costLine) {
+      if (intoFcall) total += Number(line.split(' ')[1]);
+      costLine = false;
+    } else if (line.startsWith('calls=')) costLine = true;
+    else if (line.startsWith('fn=') || line.startsWith('cfn=')) {
+      const [, called, id, name] = /^(c?)fn=\((\d+)\)(?: (.*))?$/.exec(line) ?? [];
+      if (name === 'fcallCommand') FCALL_IDS.add(id);
+      intoFcall = called === 'c' && FCALL_IDS.has(id);
+    }
+  }
+  return total;
 }
 
 /**
@@ -90,7 +121,7 @@ export async function perFcall(server: Callgrind, run: () => Promise<unknown>): 
     if (!/^fcall/i.test(command.name)) return send.call(this, command, stream);
     const done = () => {
       const { counts, file } = dumpCounts(server);
-      counted.push({ name: String(command.args[0]), ir: counts.Ir, file });
+      counted.push({ name: String(command.args[0]), ir: counts.Ir, own: fcallInstructions(file), file });
     };
     previous = previous.then(() => {
       dumpCounts(server);

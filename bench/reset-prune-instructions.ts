@@ -5,9 +5,10 @@
  * machine does. `npm run bench -- --part reset-prune-instructions`, several minutes;
  * RESET_BENCH_ITEMS (100 000) and RESET_BENCH_DATA_BYTES (1 012: a 1 KB JSON object; 0: no data) size
  * it. The items are stored as the app stores them (a results zset entry, the map and its reverse, the
- * data), past any client's quota. Prints the reset call, the costliest other call and their totals.
+ * data), past any client's quota. Prints the reset call, the prune steps' median, 99th percentile and
+ * costliest, and the totals: each call's own instructions (fcallInstructions), then all the dumps counted.
  */
-import { perFcall, withCallgrindRanking } from './callgrind-ranking';
+import { type CountedFcall, perFcall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = Number(process.env.RESET_BENCH_ITEMS ?? 100_000);
 const DATA_BYTES = Number(process.env.RESET_BENCH_DATA_BYTES ?? 1012);
@@ -38,16 +39,23 @@ export async function resetPruneInstructionsBench(): Promise<void> {
     const calls = await perFcall(server, () =>
       graph.ranking.putBoard({ name: 'wide', windows: reset, groups: true, reset: true }),
     );
-    const [first, ...rest] = calls;
-    const most = rest.reduce((top, call) => (call.ir > top.ir ? call : top), { name: '-', ir: 0, file: '' });
-    const total = calls.reduce((sum, call) => sum + call.ir, 0);
-    console.log(`| items | data bytes | calls | first call (M) | costliest other call (M) | all calls (M) |`);
+    const [first, ...steps] = calls;
+    console.log('| items | data bytes | calls | reset call (M) | steps: median / p99 / most (M) | all calls (M) |');
     console.log('| ---: | ---: | ---: | --- | --- | ---: |');
-    console.log(
-      `| ${ITEMS} | ${DATA_BYTES} | ${calls.length} | ${millions(first.ir)} (${first.name}) | ${millions(most.ir)} (${most.name}) | ${millions(total)} |`,
-    );
+    const spread = (of: (call: CountedFcall) => number) => {
+      const sorted = steps.map(of).sort((a, b) => a - b);
+      const at = (share: number) => millions(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]);
+      return `${at(0.5)} / ${at(0.99)} / ${at(1)}`;
+    };
+    const row = (what: string, of: (call: CountedFcall) => number) =>
+      `| ${ITEMS} | ${DATA_BYTES} | ${calls.length} | ${millions(of(first))} (${first.name}) | ${spread(of)} | ${millions(
+        calls.reduce((sum, call) => sum + of(call), 0),
+      )} (${what}) |`;
+    console.log(row('the calls own', (call) => call.own));
+    console.log(row('the dumps', (call) => call.ir));
     if (process.env.RESET_BENCH_EACH)
-      for (const [n, call] of calls.entries()) console.log(`${n} ${call.name} ${millions(call.ir)} ${call.file}`);
+      for (const [n, call] of calls.entries())
+        console.log(`${n} ${call.name} ${millions(call.own)} ${millions(call.ir)} ${call.file}`);
     console.log(`left after it: groups ${await redis.hlen(`${tag}groups`)}, data ${await redis.hlen(`${tag}data`)}`);
   });
 }

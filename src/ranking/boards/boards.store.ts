@@ -17,6 +17,16 @@ import { BoardDrops } from './board-drops';
 import { BoardsFunctions } from './boards.functions';
 import { windowsFromStored } from './stored-windows';
 
+/** A run of prune steps (BoardsStore.prune). */
+export interface PruneCommand {
+  name: string;
+  /** The shards to prune, by index. */
+  shards: number[];
+  /** Most steps a shard (Number.POSITIVE_INFINITY: till done). */
+  mostSteps: number;
+  nowMs: number;
+}
+
 /** Board configs and the registry of board names: load, PUT, DELETE, paging, the legacy registry's migration. */
 @Injectable()
 export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -112,6 +122,8 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
   async putBoard(command: PutBoardCommand): Promise<PutBoardResult> {
     const { name, nowMs } = command;
     await this.register(name);
+    // A reset's prune steps (prune below) left by a stopped instance are the scheduler's visit's to end.
+    if (command.reset) await this.redis.timed(this.redis.client.zadd(this.keys.dueIndex(), 'LT', nowMs, name));
     const reply = await this.functions.call(this.fns.boardPut, { ...command, keys: this.keys.board(name) });
     if (reply.status === 'conflict') {
       // A refused PUT over a board still being dropped must not leave the name listed.
@@ -141,23 +153,33 @@ export class BoardsStore implements OnApplicationBootstrap, OnApplicationShutdow
       await this.drops.drive(drop, Number.POSITIVE_INFINITY, nowMs);
     }
     // A repeated PUT also ends the prune of one that stopped half way (its steps are safe to repeat).
-    if (reply.status !== 'created') await this.prune(name, reply.shards, nowMs);
+    if (reply.status !== 'created') {
+      const shards = Array.from({ length: reply.shards }, (_, shard) => shard);
+      await this.prune({ name, shards, mostSteps: Number.POSITIVE_INFINITY, nowMs });
+    }
     return { status: reply.status, config };
   }
 
   /**
-   * What a reset left the options to prune on each shard (the groups maps, item data: prune_step.lua),
-   * in steps of about PRUNE_ENTRIES_PER_CALL entries, shards side by side, before the PUT answers. A
-   * step on a shard with nothing to prune answers done at once. Reads and writes stay exact meanwhile.
+   * What a reset left the options to prune on `shards` (the groups maps, item data: prune_step.lua), in
+   * steps of about PRUNE_ENTRIES_PER_CALL entries, shards side by side, at most `mostSteps` a shard: the
+   * PUT all of them before it answers, the scheduler's visit (a PUT's instance stopped) a bounded share,
+   * a moderation change all of them before it counts a group's items. A step on a shard with nothing to
+   * prune answers done at once; steps are safe to repeat and to run on two instances at once (the cursors
+   * are in the config hash). Answers whether every shard is done.
    */
-  async prune(name: string, shards: number, nowMs: number): Promise<void> {
-    await Promise.all(
-      Array.from({ length: shards }, async (_, shard) => {
+  async prune(command: PruneCommand): Promise<boolean> {
+    const { name, shards, mostSteps, nowMs } = command;
+    const done = await Promise.all(
+      shards.map(async (shard) => {
         const keys = this.keys.board(name, shard);
-        for (let done = false; !done;)
-          done = await this.functions.call(this.fns.pruneStep, { keys, entries: PRUNE_ENTRIES_PER_CALL, nowMs });
+        for (let steps = 0; steps < mostSteps; steps++)
+          if (await this.functions.call(this.fns.pruneStep, { keys, entries: PRUNE_ENTRIES_PER_CALL, nowMs }))
+            return true;
+        return false;
       }),
     );
+    return done.every(Boolean);
   }
 
   /**

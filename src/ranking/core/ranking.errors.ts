@@ -8,6 +8,11 @@ export class BoardGoneError extends Error {}
 export class StaleConfigError extends Error {}
 /** A write's event time (`at`) lies before every window's live span (see TB_AT_OUT_OF_SPAN in the scripts). */
 export class AtOutOfSpanError extends Error {}
+/**
+ * A call that counts a group's items met a shard whose reset still prunes its groups maps (TB_PRUNING,
+ * moderation_group_set.lua): nothing was read or written; the caller ends the prune and calls again.
+ */
+export class PruningError extends Error {}
 
 /**
  * Turns the scripts' refusals (a cached config, an event time, growth) into errors the services act on.
@@ -26,6 +31,7 @@ export function refusalOf(error: unknown): unknown {
   if (message.startsWith('TB_NO_BOARD')) return new BoardGoneError(message);
   if (message.startsWith('TB_STALE_CONFIG')) return new StaleConfigError(message);
   if (message.startsWith('TB_AT_OUT_OF_SPAN')) return new AtOutOfSpanError(message);
+  if (message.startsWith('TB_PRUNING')) return new PruningError(message);
   if (message.startsWith('TB_ACTOR_COUNTS_PENDING'))
     return new ConflictError('ACTOR_COUNTS_PENDING', M.actorCountsPending);
   if (message.startsWith('TB_LIKE_TAKE_BACK_PENDING'))

@@ -184,11 +184,25 @@ export const BOARD_DROP_KEYS_PER_CALL = 1000;
 /**
  * Entries of the groups maps and item data one prune step after a reset walks (prune_step.lua): the
  * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
- * window) and forgets those none holds (the map, its reverse, the archived map's check): 3.1 M Redis
- * instructions a step (median) at 100 000 items (bench/reset-prune-instructions.ts). Item data is
- * walked 100 entries a step at most (each value up to 1 KB, read whole by HSCAN).
+ * window) and forgets those none holds (the map, its reverse, the archived map's check, the options
+ * following a group): at 100 000 items a step runs 5.9 M Redis instructions of its own (median), 9.1 M
+ * at most (bench/reset-prune-instructions.ts; 400 entries ran up to 14.5 M). Item data is walked 100
+ * entries a step at most (each value up to 1 KB, read whole by HSCAN): 2.4 M (median), 3.2 M at most.
  */
-export const PRUNE_ENTRIES_PER_CALL = 400;
+export const PRUNE_ENTRIES_PER_CALL = 200;
+
+/**
+ * Prune steps (PRUNE_ENTRIES_PER_CALL entries each) one scheduler visit of a board drives on each of its
+ * shards a reset left pruning (its PUT's instance stopped before the PUT's own steps ended them): the
+ * rest is the next pass's, the board due again at once.
+ */
+export const PRUNE_STEPS_PER_VISIT = 100;
+
+/**
+ * Times a group's moderation change is sent while a reset's prune refuses it (TB_PRUNING), the prune run
+ * to its end between them: a refusal again means another reset landed meanwhile each time.
+ */
+export const PRUNED_ATTEMPTS = 3;
 
 /** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
 export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;

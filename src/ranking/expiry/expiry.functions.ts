@@ -11,6 +11,8 @@ export interface ExpireReply {
   draining: boolean;
   /** Unix ms; null when the shard holds no slot and no like. */
   nextDueMs: number | null;
+  /** A reset's prune of the options' maps has steps left on the shard (prune_step.lua). */
+  pruning: boolean;
 }
 
 /** An expire call: the work its drains may do, about a Redis command each (write-cost.ts adminStepUnits). */
@@ -30,7 +32,7 @@ export const EXPIRY_FUNCTIONS = functionSet('tbRank', {
     flags: ['allow-oom'],
     numberOfKeys: 'dynamic',
     args: ['segments_per_call', 'units'],
-    reply: ['draining', 'next_due_ms'],
+    reply: ['draining', 'next_due_ms', 'pruning'],
     build: (call: ExpireCall) => ({
       keys: call.shard.allKeys,
       header: boardHeader(call),
@@ -38,7 +40,11 @@ export const EXPIRY_FUNCTIONS = functionSet('tbRank', {
     }),
     decode: (reply): ExpireReply => {
       const nextDueMs = reply.int('next_due_ms');
-      return { draining: reply.flag('draining'), nextDueMs: nextDueMs === 0 ? null : nextDueMs };
+      return {
+        draining: reply.flag('draining'),
+        nextDueMs: nextDueMs === 0 ? null : nextDueMs,
+        pruning: reply.flag('pruning'),
+      };
     },
   }),
 

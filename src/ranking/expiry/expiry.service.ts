@@ -6,6 +6,7 @@ import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { GroupBoardsService } from '../group-boards/group-boards.service';
 import { LeaguesService } from '../leagues/leagues.service';
+import { PRUNE_STEPS_PER_VISIT } from '../core/ranking.limits';
 import { WritesStore } from '../writes/writes.store';
 import { ExpireReply } from './expiry.functions';
 import { ExpiryStore } from './expiry.store';
@@ -120,6 +121,7 @@ export class ExpiryService {
         for (let call = 0; call < MAX_EXPIRE_CALLS_PER_PASS; call++) {
           const expired = await this.store.expire(board, this.clock.nowMs(), answered);
           if (expired.draining) continue;
+          if (!(await this.pruned(name, expired.pruningShards))) break;
           // A period that ended is the leagues' rollover's (exactly once, in bounded steps); a take-back
           // a stopped instance left, the sweep's (TAKE_BACK_CALLS_PER_VISIT unlike calls a visit).
           const rolled = await this.leagues.rollDue(board, this.clock.nowMs());
@@ -133,6 +135,16 @@ export class ExpiryService {
     } catch (error) {
       return this.visitFailed(name, error, againMs, result);
     }
+  }
+
+  /**
+   * The prune a reset left on `shards` (its PUT's instance stopped half way, BoardsStore.prune), driven
+   * up to PRUNE_STEPS_PER_VISIT steps a shard: whether it ended (else the board is due again at once).
+   * Visits are claimed, and a step is safe to run twice, so two schedulers never prune apart.
+   */
+  private pruned(name: string, shards: number[]): Promise<boolean> {
+    if (shards.length === 0) return Promise.resolve(true);
+    return this.boards.prune({ name, shards, mostSteps: PRUNE_STEPS_PER_VISIT, nowMs: this.clock.nowMs() });
   }
 
   /** What a visit that threw answers (visit's): null for a board deleted meanwhile, else `againMs`. */

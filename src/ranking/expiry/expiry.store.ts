@@ -25,11 +25,16 @@ export class ExpiryStore extends sliceStore(ExpiryFunctions) {
    * shards and metrics). `answered` (a visit's own, kept over its calls) holds each metric and shard's
    * last answer: one that no longer drains is not called again in the visit (its next due time stands),
    * so a board whose metrics drain unevenly costs the calls of each, not of the slowest times all.
+   * `pruningShards`: the shards whose last answer says a reset's prune has steps left (prune_step.lua).
    */
-  async expire(board: PreparedBoard, nowMs: number, answered = new Map<string, ExpireReply>()): Promise<ExpireReply> {
+  async expire(
+    board: PreparedBoard,
+    nowMs: number,
+    answered = new Map<string, ExpireReply>(),
+  ): Promise<Omit<ExpireReply, 'pruning'> & { pruningShards: number[] }> {
     const targets = (board.config.metrics ?? [undefined]).flatMap((metric) => {
       const each = board.metric(metric);
-      return each.shards.map((shard, at) => ({ each, shard, target: `${at}:${metric ?? ''}` }));
+      return each.shards.map((shard, at) => ({ each, shard, at, target: `${at}:${metric ?? ''}` }));
     });
     await Promise.all(
       targets
@@ -41,9 +46,11 @@ export class ExpiryStore extends sliceStore(ExpiryFunctions) {
     );
     const replies = [...answered.values()];
     const dues = replies.flatMap((reply) => (reply.nextDueMs === null ? [] : [reply.nextDueMs]));
+    const pruning = targets.filter(({ target }) => answered.get(target)?.pruning).map(({ at }) => at);
     return {
       draining: replies.some((reply) => reply.draining),
       nextDueMs: dues.length === 0 ? null : Math.min(...dues),
+      pruningShards: [...new Set(pruning)],
     };
   }
 

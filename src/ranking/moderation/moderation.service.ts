@@ -4,16 +4,18 @@ import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget } from '../../governance/growth-quotas';
-import { idemRequest } from '../../redis/idempotency';
+import { Idempotent, idemRequest } from '../../redis/idempotency';
 import { BoardCache, RankedSources } from '../boards/board-cache';
+import { BoardsStore } from '../boards/boards.store';
+import { PruningError } from '../core/ranking.errors';
 import { HistoryStore } from '../history/history.store';
-import { QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
+import { PRUNED_ATTEMPTS, QUEUE_DEPTH_ITEMS } from '../core/ranking.limits';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import type { ScoredItem } from '../core/ranking.types';
 import { mergeHeads } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import type { ModerationState } from './moderation.functions';
-import { ModerationStore } from './moderation.store';
+import { GroupStateChange, ModerationStore } from './moderation.store';
 
 /** A page of the review queue. */
 export interface QueueAnswer {
@@ -62,6 +64,7 @@ export class ModerationService {
     private readonly store: ModerationStore,
     private readonly clock: Clock,
     private readonly history: HistoryStore,
+    private readonly boards: BoardsStore,
   ) {}
 
   /** Sets (or with null clears) an item's state for every read from now on; retry-safe with an Idempotency-Key. */
@@ -84,11 +87,30 @@ export class ModerationService {
     return this.cache.withBoard(name, (board) =>
       withAnswerBudget(budget, keyed, ONE_ANSWER, async (idem) => {
         if (board.config.groups !== true) throw new InvalidInputError(M.groupModerationNeedsGroups(name));
-        const written = await this.store.setGroup({ board, group, state, nowMs: this.clock.nowMs(), idem });
+        const written = await this.setGroupPruned({ board, group, state, nowMs: this.clock.nowMs(), idem });
         this.history.forgetPreviousRanks(name);
         return { replayed: written.replayed, body: null };
       }),
     );
+  }
+
+  /**
+   * setGroup, after the prune a reset left on the board's shards (its PUT's instance stopped before its
+   * steps ended it): a shard still pruning refuses to count the group's items (TB_PRUNING), since its
+   * maps hold entries of items no window holds; the steps run to the end and the change is sent again,
+   * so the counts and states are an immediate reset's. Another reset landing each time: the last refusal.
+   */
+  private async setGroupPruned(change: GroupStateChange): Promise<Idempotent<{ previous: ModerationState | null }>> {
+    const { board, nowMs } = change;
+    const shards = board.shards.map((_, shard) => shard);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.store.setGroup(change);
+      } catch (error) {
+        if (!(error instanceof PruningError) || attempt === PRUNED_ATTEMPTS) throw error;
+        await this.boards.prune({ name: board.config.name, shards, mostSteps: Number.POSITIVE_INFINITY, nowMs });
+      }
+    }
   }
 
   /** Items waiting for review in a window, best first: each shard reads cursor + limit rows, merged. */

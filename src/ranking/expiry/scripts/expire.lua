@@ -11,12 +11,15 @@
 --   of many rows stored at a boundary is a call of its own (snapshot_lib's leave_apart: sent again).
 -- Reply (reader.answer, CALLS.expire): draining (0|1: 1 when expired data (slots or likes) remains: call
 --   again), next_due_ms (now while draining; else when the oldest slot left, or the oldest like, falls out,
---   or the next snapshot boundary of a window keeping snapshots and holding data; 0 when there is none)
+--   or the next snapshot boundary of a window keeping snapshots and holding data; 0 when there is none),
+--   pruning (0|1: 1 while a reset's prune of the options' maps has steps left on the shard, prune_lib:
+--   the scheduler's visit drives them, prune_step)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 local function expire(keys, args)
   local likes_key = keys[2]
   local refused, header, arg = board_write.begin_board_call(keys, args, CALLS.expire)
   if refused then return refused end
+  local pruning = call_state.config_field(keys[1], 'pruning') and 1 or 0
   local now_sec, budget, units = header.now_sec, header.budget, tonumber(arg.units)
   local windows = call_state.bind_windows(3, #header.windows)
   actor_log.ACTORS.bound_rebase(units)
@@ -30,9 +33,9 @@ local function expire(keys, args)
     tonumber(arg.segments_per_call))
   if more_likes or segments_draining == 1 then draining = 1 end
   -- Expired data remains: due now (the service calls again), the oldest slots' due read once none does.
-  if draining == 1 then return reader.answer(CALLS.expire, { draining = 1, next_due_ms = header.now_ms }) end
+  if draining == 1 then return reader.answer(CALLS.expire, { draining = 1, next_due_ms = header.now_ms, pruning = pruning }) end
   local next_ms = math.min(slot_due.earliest_slot_due_ms(windows) or math.huge, likes.likes_due_ms(likes_key, windows) or math.huge,
     snapshot.snapshot_due_ms(windows, now_sec) or math.huge, segments_due_ms or math.huge)
   if next_ms == math.huge then next_ms = 0 end
-  return reader.answer(CALLS.expire, { draining = draining, next_due_ms = next_ms })
+  return reader.answer(CALLS.expire, { draining = draining, next_due_ms = next_ms, pruning = pruning })
 end

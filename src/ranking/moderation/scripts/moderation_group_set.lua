@@ -1,4 +1,4 @@
--- requires: groups, idempotency, moderation, moderation_history, reader, shown
+-- requires: call_state, groups, idempotency, moderation, moderation_history, reader, shown
 -- moderation_group_set: sets (or clears) one group's moderation state on one shard of its board (the
 -- store calls every shard: each holds every group state), retry-safe; or, asked only to check, answers
 -- what the shard would hold with it, changing nothing. Nothing of any count changes: reads leave the
@@ -18,7 +18,10 @@
 --   of the shard those groups hold: what each read of the shard skips or places, besides item states),
 --   archived (items of groups_lib's archived map those groups hold: what each read of the shard's kept
 --   listings leaves out besides, moderation_history_lib)
--- Errors: TB_NO_BOARD, TB_STALE_CONFIG
+-- Errors: TB_NO_BOARD, TB_STALE_CONFIG, TB_PRUNING (a reset's prune has steps left on the shard,
+--   prune_lib: the groups maps still hold entries of items no window holds, which the counts and the
+--   effective states would take in; nothing was read or written, the service ends the prune and sends
+--   the call again)
 
 -- The group states the shard would hold with `group` in `state`, and how many items those groups hold
 -- in the live map and in the archived map.
@@ -42,6 +45,9 @@ local function moderation_group_set(keys, args)
   -- A check sends no idem_key: it stores nothing.
   local answer, header, arg, idem, key, previous = moderation.begin_state_write(keys, args, CALLS.moderation_group_set)
   if answer then return answer end
+  if call_state.config_field(cfg_key, 'pruning') then
+    return redis.error_reply('TB_PRUNING a reset of the board is still pruning its groups maps')
+  end
   local held = held_with(cfg_key, arg.group, arg.state)
   local reply = reader.answer(CALLS.moderation_group_set,
     { previous = previous, groups = held.count, items = held.items, archived = held.archived })
