@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ADMIN } from '../../harness/app';
+import { BoardsStore } from '../../src/ranking/boards/boards.store';
+import { PRUNED_ATTEMPTS } from '../../src/ranking/core/ranking.limits';
 import { RANKING } from '../../src/ranking/ranking.functions';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -14,7 +16,7 @@ import { shardTag } from '../support/boards';
  * MODERATED_GROUP_ITEMS_PER_SHARD) end as a twin's reset pruned at once.
  */
 const T0 = Date.UTC(2026, 2, 2, 12);
-/** Items both windows hold; STALE only the window the reset remakes (more than one step's 400 entries). */
+/** Items both windows hold; STALE only the window the reset remakes (more than one step's PRUNE_ENTRIES_PER_CALL). */
 const HELD = 120;
 const STALE = 1200;
 const ARCHIVED = 100;
@@ -95,7 +97,7 @@ describe.each(['single', 'cluster'] as const)(
     }
 
     beforeAll(async () => {
-      for (const board of ['twin', 'passed', 'moderated']) await seed(board);
+      for (const board of ['twin', 'passed', 'moderated', 'refused']) await seed(board);
       await reset('twin').expect(200);
     }, 120_000);
 
@@ -115,6 +117,22 @@ describe.each(['single', 'cluster'] as const)(
       await hideGroup('moderated').expect(204);
       await hideGroup('twin').expect(204);
       expect(await maps('moderated')).toEqual(await maps('twin'));
+    }, 120_000);
+
+    it('a moderation change whose prune never ends (a reset landing each time) is a 409 CONFIG_CHANGED, nothing changed', async () => {
+      await resetStopped('refused');
+      const before = await maps('refused');
+      // Each attempt's prune left undone, as another reset's would be.
+      const boards = world.app.get(BoardsStore);
+      const undone = jest.spyOn(boards, 'prune').mockResolvedValue(false);
+      try {
+        const refused = await hideGroup('refused').expect(409);
+        expect(refused.body.code).toBe('CONFIG_CHANGED');
+        expect(undone).toHaveBeenCalledTimes(PRUNED_ATTEMPTS - 1);
+      } finally {
+        undone.mockRestore();
+      }
+      expect(await maps('refused')).toEqual(before);
     }, 120_000);
   },
 );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { InvalidInputError, RequestTooCostlyError } from '../../common/errors';
+import { ConflictError, InvalidInputError, RequestTooCostlyError } from '../../common/errors';
 import { WriteAnswer } from '../../common/retry-safe';
 import { ONE_ANSWER, withAnswerBudget } from '../../governance/answer-budget';
 import { ClientBudget } from '../../governance/growth-quotas';
@@ -98,7 +98,8 @@ export class ModerationService {
    * setGroup, after the prune a reset left on the board's shards (its PUT's instance stopped before its
    * steps ended it): a shard still pruning refuses to count the group's items (TB_PRUNING), since its
    * maps hold entries of items no window holds; the steps run to the end and the change is sent again,
-   * so the counts and states are an immediate reset's. Another reset landing each time: the last refusal.
+   * so the counts and states are an immediate reset's. Another reset landing each time: a 409
+   * CONFIG_CHANGED (the board changed during the request), nothing changed.
    */
   private async setGroupPruned(change: GroupStateChange): Promise<Idempotent<{ previous: ModerationState | null }>> {
     const { board, nowMs } = change;
@@ -107,7 +108,8 @@ export class ModerationService {
       try {
         return await this.store.setGroup(change);
       } catch (error) {
-        if (!(error instanceof PruningError) || attempt === PRUNED_ATTEMPTS) throw error;
+        if (!(error instanceof PruningError)) throw error;
+        if (attempt === PRUNED_ATTEMPTS) throw new ConflictError('CONFIG_CHANGED', M.configChanged(board.config.name));
         await this.boards.prune({ name: board.config.name, shards, mostSteps: Number.POSITIVE_INFINITY, nowMs });
       }
     }
