@@ -1,10 +1,10 @@
-import { ADMIN, createBoard } from '../../harness/app';
-import { Topology } from '../../harness/redis';
-import { ActorWeightsService } from '../../src/ranking/actor-weights/actor-weights.service';
-import { actorDigest } from '../../src/ranking/actor-weights/actor-weights.store';
-import { BoardCache } from '../../src/ranking/boards/board-cache';
-import { WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
-import { useApp } from '../support/e2e';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { Topology } from '../../../harness/redis';
+import { ActorWeightsService } from '../../../src/ranking/actor-weights/actor-weights.service';
+import { actorDigest } from '../../../src/ranking/actor-weights/actor-weights.store';
+import { BoardCache } from '../../../src/ranking/boards/board-cache';
+import { WEIGHED_ACTORS_PER_BOARD } from '../../../src/ranking/core/ranking.limits';
+import { useApp } from '../../support/e2e';
 
 const WINDOWS = [{ name: 'hour', period: '1h', interval: '5m' }];
 /** Weights set at once while the board is filled. */
