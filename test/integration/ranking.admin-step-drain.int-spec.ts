@@ -47,7 +47,9 @@ function segmentsOf(n: number): string[] {
 describe('the drain of an admin step on the board of every option, after a long clock move (single)', () => {
   const clock = new FakeClock(T0);
   const commands = new WriteCommands(clock);
-  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000' });
+  // The seed sends each minute's batches of six boards at once on one connection: on a loaded machine
+  // (load 25) one of them waited past the 500 ms default and every test failed in beforeAll.
+  const world = useRankingGraph('single', clock, { WRITE_COST_PER_CALL: '1000000', REDIS_COMMAND_TIMEOUT_MS: '10000' });
 
   async function seed(board: string): Promise<void> {
     await world.graph.ranking.putBoard(everyOptionBoard(board));

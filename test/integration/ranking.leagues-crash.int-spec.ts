@@ -23,6 +23,8 @@ import { LeaguesModel } from '../support/leagues-model';
 const DAY_MS = 86_400_000;
 const TIERS = ['bronze', 'silver', 'gold'];
 const RULE = { size: 40, promote: 5, relegate: 5 };
+/** Entries of each batch the days' events are sent in. */
+const BATCH_ENTRIES_SENT = 100;
 const CASES: Array<[Topology, number, 'shared' | 'first']> = [
   ['single', 1, 'shared'],
   ['single', 3, 'shared'],
@@ -72,12 +74,13 @@ describe.each(CASES)(
       // Two days: the first rolled here, so the second has on shard 0 a silver cohort (about 15: 5 up, 5
       // down) beside the bronze ones (40, 40 and the rest).
       const days = [clock.nowMs() / 1000, clock.nowMs() / 1000 + 86_400];
+      // Each day's events in batches, in the model's order: a shard applies a batch's entries in turn.
       for (const [round, start] of days.entries()) {
-        for (const [i, item] of ITEMS.entries()) {
-          const amount = ((i * 37 + round * 11) % 29) + 1;
-          await graph.ranking.increment('crash', item, amount);
-          model.add(start, item, amount);
+        const entries = ITEMS.map((item, i) => ({ item, amount: ((i * 37 + round * 11) % 29) + 1 }));
+        for (let first = 0; first < entries.length; first += BATCH_ENTRIES_SENT) {
+          await graph.ranking.incrementBatch('crash', entries.slice(first, first + BATCH_ENTRIES_SENT));
         }
+        for (const { item, amount } of entries) model.add(start, item, amount);
         clock.advanceMs(DAY_MS);
       }
       const start = days[1];

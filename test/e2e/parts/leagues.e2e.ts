@@ -1,4 +1,4 @@
-import { boardPut, useSingleNodeApp } from '../support/e2e';
+import { boardPut, useSingleNodeApp } from '../../support/e2e';
 
 /** The league routes over HTTP: a placement, the standing and cohort reads, the moves of a closed week, the refusals. */
 describe('leagues over HTTP', () => {

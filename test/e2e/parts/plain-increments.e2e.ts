@@ -1,9 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { ADMIN } from '../../harness/app';
-import { IncrementWrite } from '../../src/ranking/writes/item-writes';
-import { WritePipeline } from '../../src/ranking/writes/write-pipeline';
-import { useSingleNodeApp } from '../support/e2e';
+import { ADMIN } from '../../../harness/app';
+import { IncrementWrite } from '../../../src/ranking/writes/item-writes';
+import { WritePipeline } from '../../../src/ranking/writes/write-pipeline';
+import { useSingleNodeApp } from '../../support/e2e';
 
 /** What a client sees of an answer: the request id and the date differ by nature. */
 const SEEN_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed', 'x-content-type-options', 'allow'];

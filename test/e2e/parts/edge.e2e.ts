@@ -1,8 +1,8 @@
 import { connect, Socket } from 'node:net';
 import request from 'supertest';
-import { JSON_LIMITS } from '../../src/edge/json-body';
-import { ADMIN } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { JSON_LIMITS } from '../../../src/edge/json-body';
+import { ADMIN } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 /** Bodies built to stall the process or walk the validators: refused before anything walks them. */
 describe('the HTTP edge bounds every body', () => {

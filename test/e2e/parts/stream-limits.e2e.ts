@@ -2,11 +2,11 @@ import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Socket } from 'node:net';
 import request from 'supertest';
-import { LiveHub } from '../../src/live/live-hub';
-import { STREAM_MAX_BUFFERED_BYTES } from '../../src/live/live.limits';
-import { ADMIN, createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
-import { listen, SseReader, StalledReader, waitUntil } from '../support/sse';
+import { LiveHub } from '../../../src/live/live-hub';
+import { STREAM_MAX_BUFFERED_BYTES } from '../../../src/live/live.limits';
+import { ADMIN, createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
+import { listen, SseReader, StalledReader, waitUntil } from '../../support/sse';
 
 const T0 = 1_700_002_800_000;
 const READ_KEY_A = 'stream-key-a-0123456789';
