@@ -205,9 +205,3 @@ export async function processInstructionsBench(): Promise<void> {
     await stopChild(redisServer.child);
   }
 }
-
-if (require.main === module)
-  processInstructionsBench().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
