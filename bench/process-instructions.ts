@@ -11,7 +11,7 @@
 import autocannon from 'autocannon';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
@@ -27,7 +27,6 @@ const CONNECTIONS = Number(process.env.PROC_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.PROC_ROUNDS ?? 2);
 /** PROC_DISTS=name=dir,...: other service builds (their dist/) counted in the same rounds. */
 const OTHER_DISTS = (process.env.PROC_DISTS ?? '').split(',').filter(Boolean);
-const KEEP = process.env.PROC_KEEP;
 
 interface Counted {
   name: string;
@@ -42,7 +41,14 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
   const port = await freePort();
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath, ...args],
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${join(dir, 'cg.%p')}`,
+      `--vgdb-prefix=${join(dir, 'vgdb')}`,
+      process.execPath,
+      ...args,
+    ],
     {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -62,9 +68,16 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
   return { name, child, url, path, dir };
 }
 
-function control(server: Counted, ...flags: string[]): void {
-  const done = spawnSync('callgrind_control', [...flags, String(server.child.pid)], { encoding: 'utf8' });
-  if (done.status !== 0) throw new Error(`callgrind_control ${flags.join(' ')}: ${done.stderr}`);
+/**
+ * callgrind_control on the server (through its own vgdb pipe: valgrind names the default one after
+ * the process's HOST, which the service's environment sets); answers what it printed.
+ */
+function control(server: Counted, ...flags: string[]): string {
+  const prefix = `--vgdb-prefix=${join(server.dir, 'vgdb')}`;
+  const done = spawnSync('callgrind_control', [prefix, ...flags, String(server.child.pid)], { encoding: 'utf8' });
+  if (done.status !== 0 || /error/i.test(done.stderr))
+    throw new Error(`callgrind_control ${flags.join(' ')}: ${done.stderr}`);
+  return done.stdout;
 }
 
 /** Answers other than 2xx (a Redis call timed out under valgrind's slowness): a count is void past 1 %. */
@@ -97,19 +110,12 @@ function increments(server: Counted, amount: number): Promise<number> {
   });
 }
 
-/** The instructions of the process's latest dump (every thread's, `totals:` of each file summed). */
-function dumped(server: Counted): number {
-  const files = readdirSync(server.dir).filter((f) => f.startsWith('cg.'));
-  let total = 0;
-  for (const file of files) {
-    const line = /^totals:\s+(\d+)/m.exec(readFileSync(join(server.dir, file), 'utf8'));
-    total += Number(line?.[1] ?? 0);
-  }
-  // PROC_KEEP=<dir>: each dump kept there (callgrind_annotate names the functions behind a count).
-  for (const file of files)
-    if (KEEP) renameSync(join(server.dir, file), join(KEEP, `${server.name}.${Date.now()}.${file}`));
-    else rmSync(join(server.dir, file));
-  return total;
+/** The instructions counted since the counters were last zeroed, every thread's (`-e` shows one line a thread). */
+function countedSinceZero(server: Counted): number {
+  const shown = control(server, '-e');
+  const threads = [...shown.matchAll(/^\s*Th\s+\d+\s+([\d,]+)/gm)].map((line) => Number(line[1].replaceAll(',', '')));
+  if (threads.length === 0) throw new Error(`callgrind_control -e showed no totals: ${shown}`);
+  return threads.reduce((sum, count) => sum + count, 0);
 }
 
 /**
@@ -131,10 +137,9 @@ function bareServerScript(main: string): string {
 async function counted(server: Counted): Promise<number> {
   control(server, '-z');
   const ok = await increments(server, REQUESTS);
-  control(server, '-d');
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const count = countedSinceZero(server);
   if (ok < REQUESTS * 0.99) throw new Error(`${server.name}: ${ok} of ${REQUESTS} answered 2xx`);
-  return dumped(server);
+  return count;
 }
 
 /** The servers counted: this checkout's build, PROC_DISTS' builds, and the hand-rolled server, booted together. */
@@ -156,7 +161,7 @@ async function bootAll(redisUrl: string, env: Record<string, string>): Promise<C
 /** Each server's instructions per increment, ROUNDS times, the servers taking turns. */
 async function countRounds(servers: Counted[]): Promise<Map<string, number[]>> {
   for (const server of servers) {
-    control(server, '-i', 'on');
+    control(server, '--instr=on');
     await increments(server, WARMUP);
   }
   const counts = new Map<string, number[]>();

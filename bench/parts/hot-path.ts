@@ -59,7 +59,7 @@ export const HOT_PATH_PARTS: BenchPart[] = [
     capability: 'hot-path',
     measures:
       "the server process's instructions per increment under callgrind, the service against the hand-rolled server",
-    knobs: ['PROC_REQUESTS', 'PROC_WARMUP', 'PROC_CONNECTIONS', 'PROC_ROUNDS', 'PROC_DISTS', 'PROC_KEEP'],
+    knobs: ['PROC_REQUESTS', 'PROC_WARMUP', 'PROC_CONNECTIONS', 'PROC_ROUNDS', 'PROC_DISTS'],
     run: async () => (await import('../process-instructions')).processInstructionsBench(),
   },
   {
