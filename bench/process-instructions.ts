@@ -21,6 +21,7 @@ import { loadAverage } from './call-rounds';
 import { BENCH_ADMIN_TOKEN, BOARD, ITEMS, PREFIX, seededService } from './hot-seed';
 import { startRedisServer, waitForHttp } from './process-stats';
 
+const SERVER_HOST = '127.0.0.1';
 const WARMUP = Number(process.env.PROC_WARMUP ?? 3000);
 const REQUESTS = Number(process.env.PROC_REQUESTS ?? 10_000);
 const CONNECTIONS = Number(process.env.PROC_CONNECTIONS ?? 16);
@@ -50,7 +51,7 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
       ...args,
     ],
     {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+      env: { ...process.env, PORT: String(port), HOST: SERVER_HOST, ...env },
       stdio: ['ignore', 'ignore', 'inherit'],
       cwd: join(__dirname, '..'),
     },
@@ -69,12 +70,13 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
 }
 
 /**
- * callgrind_control on the server (through its own vgdb pipe: valgrind names the default one after
- * the process's HOST, which the service's environment sets); answers what it printed.
+ * callgrind_control on the server, through its own vgdb pipe; answers what it printed.
  */
 function control(server: Counted, ...flags: string[]): string {
   const prefix = `--vgdb-prefix=${join(server.dir, 'vgdb')}`;
-  const done = spawnSync('callgrind_control', [prefix, ...flags, String(server.child.pid)], { encoding: 'utf8' });
+  // vgdb names its pipe after HOST too: the servers run with the service's HOST.
+  const env = { ...process.env, HOST: SERVER_HOST };
+  const done = spawnSync('callgrind_control', [prefix, ...flags, String(server.child.pid)], { encoding: 'utf8', env });
   if (done.status !== 0 || /error/i.test(done.stderr))
     throw new Error(`callgrind_control ${flags.join(' ')}: ${done.stderr}`);
   return done.stdout;
