@@ -55,6 +55,14 @@ export const HOT_PATH_PARTS: BenchPart[] = [
     run: async () => (await import('../allocations')).allocationsBench(),
   },
   {
+    name: 'process-instructions',
+    capability: 'hot-path',
+    measures:
+      "the server process's instructions per increment under callgrind, the service against the hand-rolled server",
+    knobs: ['PROC_REQUESTS', 'PROC_WARMUP', 'PROC_CONNECTIONS', 'PROC_ROUNDS', 'PROC_DISTS'],
+    run: async () => (await import('../process-instructions')).processInstructionsBench(),
+  },
+  {
     name: 'tracing',
     capability: 'hot-path',
     measures: 'tracing off against on (OTLP to a local sink)',

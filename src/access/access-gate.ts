@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BearerToken } from '../common/bearer-token';
 import { Clock } from '../common/clock';
-import { routeConfigOf } from '../common/route-config';
+import { declareRequestFields, routeConfigOf } from '../common/route-config';
 import { COMMON_MESSAGES } from '../common/common.messages';
 import { AccessSettings } from './access.settings';
 import { AccessError, RateLimitedError } from '../common/errors';
@@ -80,6 +80,7 @@ export class AccessGate {
 
   /** Checks every request whose route declares its rule, before its body is read. */
   register(fastify: FastifyInstance): void {
+    declareRequestFields(fastify, ['routeConfigRead', 'accessChecked', 'caller']);
     addRequestHook(fastify, (request, reply, done) => {
       const rule = routeConfigOf(request)?.access;
       if (!rule || rule.scope === 'public') return done();

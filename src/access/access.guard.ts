@@ -28,7 +28,7 @@ export class AccessGuard implements CanActivate {
   /** Synchronous once the stored keys were read: a guard that awaits costs every request a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const rule = this.ruleOf(context);
+    const rule = this.ruleOf(context.getHandler(), context.getClass());
     if (!rule) throw new Error(`${context.getClass().name}.${context.getHandler().name} declares no access rule`);
     if (rule.scope === 'public') return true;
     // An http context's arguments are the request and the reply (switchToHttp would wrap them in a new object).
@@ -38,12 +38,23 @@ export class AccessGuard implements CanActivate {
     return checked === true ? true : checked.then(() => true);
   }
 
-  private ruleOf(context: ExecutionContext): RouteAccess | undefined {
-    const handler = context.getHandler();
-    const owner = context.getClass();
+  /**
+   * True when canActivate would admit the request at once without asking anything more: a public
+   * route, or one whose rule the access gate checked before the body was read. FastRoutes then builds
+   * no execution context for this guard.
+   */
+  admitsChecked(request: FastifyRequest, handler: object, owner: object): boolean {
+    const rule = this.ruleOf(handler, owner);
+    return rule !== undefined && (rule.scope === 'public' || request.accessChecked === true);
+  }
+
+  private ruleOf(handler: object, owner: object): RouteAccess | undefined {
     const known = this.rules.get(handler);
     if (known?.owner === owner) return known.rule;
-    const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [handler, owner]);
+    const rule = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_RULE, [
+      handler as () => unknown,
+      owner as () => unknown,
+    ]);
     this.rules.set(handler, { owner, rule });
     return rule;
   }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** What the route of a request declares: Fastify's route `config`, which holds its url pattern and method too. */
 export type RouteConfig = FastifyRequest['routeOptions']['config'];
@@ -18,4 +18,14 @@ declare module 'fastify' {
  */
 export function routeConfigOf(request: FastifyRequest): RouteConfig | undefined {
   return (request.routeConfigRead ??= request.routeOptions.config);
+}
+
+/**
+ * Fields the app sets on requests as they pass (routeConfigRead, the access check's), declared so
+ * every request is built with them: a field added in the middle of a request's hooks changes its
+ * hidden class there, and the code after it sees requests of several shapes. A field another plugin
+ * declared already is left as it is.
+ */
+export function declareRequestFields(fastify: FastifyInstance, names: readonly string[]): void {
+  for (const name of names) if (!fastify.hasRequestDecorator(name)) fastify.decorateRequest(name, undefined);
 }

@@ -34,6 +34,18 @@ class Admit implements CanActivate {
   }
 }
 
+/** Admits a request that says `x-checked` from the request alone; asked otherwise, counts its contexts. */
+class CheckedGuard implements CanActivate {
+  contexts = 0;
+  admitsChecked(request: FastifyRequest, handler: object, owner: object): boolean {
+    return request.headers['x-checked'] !== undefined && typeof handler === 'function' && owner === PlainController;
+  }
+  canActivate(context: ExecutionContext): boolean {
+    this.contexts++;
+    return context.getArgByIndex<FastifyRequest>(0).headers['x-refuse'] === undefined;
+  }
+}
+
 /** Decides later: in a promise, or an observable for `x-observable`; refuses a request that says `x-refuse`. */
 class LaterGuard implements CanActivate {
   canActivate(context: ExecutionContext): Promise<boolean> | Observable<boolean> {
@@ -135,6 +147,22 @@ describe('FastRoutes', () => {
       expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 403, 403]);
       expect([answers[0].json(), answers[1].json()]).toEqual([{ board: 'b1' }, { board: 'b1' }]);
       expect(app.get(FastRoutes).answered).toBe(4);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('builds no execution context for a guard that admits the request from what it checked; the guards after it still run', async () => {
+    const checked = new CheckedGuard();
+    const later = new LaterGuard();
+    const app = await boot(PlainController, [checked, later]);
+    try {
+      const fastify = app.getHttpAdapter().getInstance();
+      const sent = [{ 'x-checked': '1' }, { 'x-checked': '1', 'x-refuse': '1' }, {}, { 'x-refuse': '1' }];
+      const answers = await Promise.all(sent.map((headers) => fastify.inject({ url: '/plain/b1', headers })));
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 403, 200, 403]);
+      // Asked for a context only without `x-checked`: the later guard refused the second request on its own.
+      expect(checked.contexts).toBe(2);
     } finally {
       await app.close();
     }

@@ -70,7 +70,7 @@ const UNSUPPORTED = [
  * Answers a marked route's valid requests the way Nest's router would, without its per-request
  * promises, execution contexts and pipe chains: each parameter is built by its DTO's compiled check
  * (what AppValidationPipe accepts without class-validator), the global guards run with the same
- * execution context, the status is the route's, the result is sent as Nest's adapter sends it, and an
+ * execution context (none built for a guard that admits the request from what it already checked), the status is the route's, the result is sent as Nest's adapter sends it, and an
  * error goes to the same AppErrorFilter. A request a compiled check does not accept (bad input, an
  * empty path parameter) is handed to Nest's own handler before anything ran, so every refusal keeps its
  * exact words. Routes opt in with @FastRoute(); one with its own guards, interceptors, pipes, filters,
@@ -146,10 +146,14 @@ export class FastRoutes {
     reply: FastifyReply,
   ): void {
     try {
-      const context = new ExecutionContextHost([request, reply], plan.target.controller, plan.handler);
-      for (let i = 0; i < guards.length; i++) {
-        const admitted = guards[i].canActivate(context);
-        if (admitted !== true) return void this.answerAfterGuards(plan, args, guards.slice(i + 1), admitted, context);
+      let i = 0;
+      while (i < guards.length && admitsChecked(guards[i], request, plan)) i++;
+      if (i < guards.length) {
+        const context = new ExecutionContextHost([request, reply], plan.target.controller, plan.handler);
+        for (; i < guards.length; i++) {
+          const admitted = guards[i].canActivate(context);
+          if (admitted !== true) return void this.answerAfterGuards(plan, args, guards.slice(i + 1), admitted, context);
+        }
       }
       this.handle(plan, args, request, reply);
     } catch (error) {
@@ -200,6 +204,19 @@ export class FastRoutes {
   private failed(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     this.errors.catch(error, new ExecutionContextHost([request, reply]));
   }
+}
+
+/**
+ * A guard that can tell from the request alone that it admits it at once (AccessGuard, once the access
+ * gate checked the request before its body was read): no execution context is built for it then.
+ */
+interface AdmitsChecked {
+  admitsChecked(request: FastifyRequest, handler: object, owner: object): boolean;
+}
+
+function admitsChecked(guard: CanActivate, request: FastifyRequest, plan: FastPlan): boolean {
+  const early = (guard as Partial<AdmitsChecked>).admitsChecked;
+  return early !== undefined && early.call(guard, request, plan.handler, plan.target.controller);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
