@@ -1,3 +1,4 @@
+import type Redis from 'ioredis';
 /**
  * A reset of a one-shard `groups: true` board at the documented maxima (issue #45: 100 000 items, each
  * in the groups map, with 1 KB of data, the reset remaking its one window): the Redis instructions of
@@ -18,23 +19,28 @@ const PIPELINE_ITEMS = 2000;
 /** Millions of instructions, two decimals. */
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
+/** `ITEMS` items in wide's window, each in one of 100 groups (and with DATA_BYTES of item data), pipelined. */
+async function seedWide(redis: Redis, tag: string): Promise<void> {
+  const blob = JSON.stringify({ blob: 'x'.repeat(Math.max(0, DATA_BYTES - 11)) });
+  for (let first = 0; first < ITEMS; first += PIPELINE_ITEMS) {
+    const batch = redis.pipeline();
+    for (let i = first; i < Math.min(ITEMS, first + PIPELINE_ITEMS); i++) {
+      const group = `g${i % 100}`;
+      batch.zadd(`${tag}m:top`, 1, `i${i}`).hset(`${tag}groups`, `i${i}`, group);
+      batch.zadd(`${tag}bygroup`, 0, `${group}${SEP}i${i}`);
+      if (DATA_BYTES > 0) batch.hset(`${tag}data`, `i${i}`, blob);
+    }
+    await batch.exec();
+  }
+}
+
 export async function resetPruneInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph }) => {
     const windows = [{ name: 'm', period: 3600, interval: 60 }];
     await graph.ranking.putBoard({ name: 'wide', windows, groups: true });
     const [cfg] = await redis.keys('*board:wide}:cfg');
     const tag = cfg.slice(0, -'cfg'.length);
-    const blob = JSON.stringify({ blob: 'x'.repeat(Math.max(0, DATA_BYTES - 11)) });
-    for (let first = 0; first < ITEMS; first += PIPELINE_ITEMS) {
-      const batch = redis.pipeline();
-      for (let i = first; i < Math.min(ITEMS, first + PIPELINE_ITEMS); i++) {
-        const group = `g${i % 100}`;
-        batch.zadd(`${tag}m:top`, 1, `i${i}`).hset(`${tag}groups`, `i${i}`, group);
-        batch.zadd(`${tag}bygroup`, 0, `${group}${SEP}i${i}`);
-        if (DATA_BYTES > 0) batch.hset(`${tag}data`, `i${i}`, blob);
-      }
-      await batch.exec();
-    }
+    await seedWide(redis, tag);
     const reset = [{ name: 'm', period: 7200, interval: 60 }];
     const calls = await perFcall(server, () =>
       graph.ranking.putBoard({ name: 'wide', windows: reset, groups: true, reset: true }),
