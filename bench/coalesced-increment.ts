@@ -46,7 +46,7 @@ const PLAIN_SHARD = 'local plain_shard = not full and';
 
 // The first two cuts answer every request as applied without looking and skip the general path after
 // it (this bench's board is plain and its slot indexed, so every request takes the plain path).
-const CUTS: Cut[] = [
+export const CUTS: Cut[] = [
   {
     label: 'each request answered by a constant record',
     from: EACH_REQUEST,
