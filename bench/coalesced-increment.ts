@@ -39,8 +39,7 @@ export interface Cut {
 
 const EACH_REQUEST =
   '    if not (plain_keys and increment_plain(answers, item, amount, call.allowance_arg or own_allowance, plain_keys)) then';
-const ADD_COMMANDS =
-  '    local score, written = add_unwatched(nil, slot_keys[w], top_key, nil, item, amount_arg, nil)';
+const ADD_COMMANDS = '    local score, written = add_unwatched(nil, slot_keys[w], top_key, nil, item, amount_arg, nil)';
 const RANK = "redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0";
 const PLAIN_SHARD = 'local plain_shard = not full and';
 

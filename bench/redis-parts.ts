@@ -256,9 +256,7 @@ export async function expiryBench(redis: Redis): Promise<void> {
   await redis.slowlog('RESET');
   const { calls, longestRoundTripMs, totalMs } = await drainSlot(redis, board, t0 + 3_600_000);
   const log = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
-  const scriptMicros = log
-    .filter((entry) => isScriptCall(String(entry[3][0])))
-    .map((entry) => entry[2]);
+  const scriptMicros = log.filter((entry) => isScriptCall(String(entry[3][0]))).map((entry) => entry[2]);
   await redis.config('SET', 'slowlog-log-slower-than', '10000');
   console.log(`## Expiry of one 1 000 000-field slot (EXPIRE_CHUNK ${EXPIRE_CHUNK}, the default)\n`);
   console.log('| what | figure |');
