@@ -37,24 +37,24 @@ export interface Cut {
   to: string;
 }
 
-const EACH_REQUEST = '    if plain_keys and increment_plain(answers, first, plain_keys) then';
-const ADD_COMMANDS =
-  '    local score, written = add_unwatched(KEYS[2 + 2 * w], slot_keys[w], top_key, nil, item, amount_arg, nil)';
+const EACH_REQUEST =
+  '    if not (plain_keys and increment_plain(answers, item, amount, call.allowance_arg or own_allowance, plain_keys)) then';
+const ADD_COMMANDS = '    local score, written = add_unwatched(nil, slot_keys[w], top_key, nil, item, amount_arg, nil)';
 const RANK = "redis.call('ZCOUNT', top_key, '(' .. written, '+inf') + 1 or 0";
 const PLAIN_SHARD = 'local plain_shard = not full and';
 
-// The first two cuts answer every request as applied without looking (this bench's board is plain and
-// its slot indexed, so every request takes the plain path).
-const CUTS: Cut[] = [
+// The first two cuts answer every request as applied without looking and skip the general path after
+// it (this bench's board is plain and its slot indexed, so every request takes the plain path).
+export const CUTS: Cut[] = [
   {
     label: 'each request answered by a constant record',
     from: EACH_REQUEST,
-    to: '    local at = #answers\n    answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = -1, 0, 5, 1\n    if true then',
+    to: '    local at = #answers\n    answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = -1, 0, 5, 1\n    if false then',
   },
   {
     label: 'each request answered by a number',
     from: EACH_REQUEST,
-    to: '    answers[#answers + 1] = 0\n    if true then',
+    to: '    answers[#answers + 1] = 0\n    if false then',
   },
   { label: 'no rank (ZCOUNT)', from: RANK, to: '1 or 0' },
   { label: 'no add commands (HINCRBY, ZINCRBY)', from: ADD_COMMANDS, to: "    local score, written = 5, '5'" },

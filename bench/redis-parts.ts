@@ -19,6 +19,7 @@ import { DURATION_SEC, fmt, median, throughput } from './load';
 import { UNLIMITED } from '../src/governance/growth-quota';
 import { CounterKeys } from '../src/counters/counter-keys';
 import { COUNTERS } from '../src/counters/counters.functions';
+import { isScriptCall } from './script-calls';
 
 /** An expire call's units, as the app's ExpiryStore gives them at the default WRITE_COST_PER_CALL. */
 const EXPIRE_UNITS = adminStepUnits(new AppConfig().WRITE_COST_PER_CALL);
@@ -255,9 +256,7 @@ export async function expiryBench(redis: Redis): Promise<void> {
   await redis.slowlog('RESET');
   const { calls, longestRoundTripMs, totalMs } = await drainSlot(redis, board, t0 + 3_600_000);
   const log = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
-  const scriptMicros = log
-    .filter((entry) => String(entry[3][0]).toLowerCase().startsWith('eval'))
-    .map((entry) => entry[2]);
+  const scriptMicros = log.filter((entry) => isScriptCall(String(entry[3][0]))).map((entry) => entry[2]);
   await redis.config('SET', 'slowlog-log-slower-than', '10000');
   console.log(`## Expiry of one 1 000 000-field slot (EXPIRE_CHUNK ${EXPIRE_CHUNK}, the default)\n`);
   console.log('| what | figure |');

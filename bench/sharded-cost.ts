@@ -17,6 +17,7 @@ import { RedisService } from '../src/redis/redis.service';
 import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { throughput } from './load';
+import { scriptCommandStats } from './script-calls';
 
 const S = RANKING.functions;
 
@@ -34,11 +35,7 @@ function redisMicrosOn(admin: Redis): RedisMicros {
     await admin.config('RESETSTAT');
     for (let i = 0; i < times; i++) await run();
     const stats = await admin.info('commandstats');
-    const micros = [...stats.matchAll(/cmdstat_eval(?:sha)?:calls=(\d+),usec=(\d+)/g)].reduce(
-      (sum, m) => sum + Number(m[2]),
-      0,
-    );
-    return micros / times;
+    return scriptCommandStats(stats).micros / times;
   };
 }
 

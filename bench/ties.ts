@@ -3,7 +3,8 @@
  *
  * memory: bytes Redis holds per item and window for the strict order of a `ties: first` board (the
  * order zset and the marks hash), beside the results zset every board has (16-character ids).
- * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches of 1 000),
+ * writes: Redis time per batch entry on a `ties: first` board against a shared one (batches as large as
+ * a `ties: first` board's write call admits, the same on every board),
  * unsharded and over 8 shards.
  * lookup: one lookup of 1 000 ids on a board of 100 000 items, unsharded and over 8 shards (in one call,
  * and in the two rounds shards on several nodes take), wall time and Redis main-thread CPU.
@@ -24,9 +25,12 @@ import { RedisFunctions } from '../src/redis/redis-functions';
 import { stopChild } from '../harness/processes';
 import { loadAverage, mainThreadCpu } from './call-rounds';
 import { startRedisServer } from './process-stats';
+import { entriesPerCall } from './write-batches';
 
 const ITEMS = Number(process.env.BENCH_TIES_ITEMS ?? 100_000);
-const BATCH = 1000;
+const WINDOWS = [{ name: 'w', period: 3600, interval: 60 }];
+/** The costliest of the four boards sets the batch, so that every board is written alike. */
+const BATCH = entriesPerCall({ windows: WINDOWS, ties: 'first' });
 const idOf = (i: number) => `item-${String(i).padStart(11, '0')}`;
 const BOARDS = ['shared', 'first', 'sharded', 'shardedFirst'] as const;
 
@@ -69,7 +73,6 @@ async function readBench(ranking: RankingService): Promise<void> {
 
 /** The four boards filled alike: each one's wall time in its batch increments, ms. */
 async function writeBoards(ranking: RankingService): Promise<Record<string, number>> {
-  const windows = [{ name: 'w', period: 3600, interval: 60 }];
   const writeMs: Record<string, number> = { shared: 0, first: 0, sharded: 0, shardedFirst: 0 };
   for (const [name, ties, shards] of [
     ['shared', 'shared', 1],
@@ -77,7 +80,7 @@ async function writeBoards(ranking: RankingService): Promise<Record<string, numb
     ['sharded', 'shared', 8],
     ['shardedFirst', 'first', 8],
   ] as const)
-    await ranking.putBoard({ name, windows, shards, ties });
+    await ranking.putBoard({ name, windows: WINDOWS, shards, ties });
   // Interleaved, batch by batch, so the boards share whatever else the machine is doing.
   for (let from = 0; from < ITEMS; from += BATCH) {
     const entries = Array.from({ length: Math.min(BATCH, ITEMS - from) }, (_, k) => ({
@@ -128,7 +131,7 @@ export async function tiesBench(): Promise<void> {
     const graph = await composeRanking(redisService, functions, config, clock);
     const writeMs = await writeBoards(graph.ranking);
     await memoryRows(raw);
-    console.log('| board | batch increments, wall time per entry (batches of 1 000) |\n|---|---|');
+    console.log(`| board | batch increments, wall time per entry (batches of ${BATCH}) |\n|---|---|`);
     for (const name of BOARDS) console.log(`| ${name} | ${((writeMs[name] * 1000) / ITEMS).toFixed(2)} µs |`);
     console.log();
     await readBench(graph.ranking);

@@ -20,6 +20,7 @@ import { RedisSettings } from '../src/redis/redis.settings';
 import { RedisFunctions } from '../src/redis/redis-functions';
 import { FakeClock } from '../harness/clock';
 import { throughput } from './load';
+import { batchesOf, entriesPerCall } from './write-batches';
 
 const WINDOWS = [
   { name: 'hour', period: '1h', interval: '5m' },
@@ -130,6 +131,8 @@ const VIEWS_SAID: Record<string, string> = {
 };
 
 const burstItem = (k: number) => `item-${k + 1}`;
+/** A step's entries go in batches as large as the bursts board's write call admits. */
+const BURSTS_BATCH = entriesPerCall({ windows: WINDOWS, views: [RISING] as never });
 type Step = (endSec: number, extra: Map<number, number>) => Promise<void>;
 type Planted = Array<{ k: number; onset: number }>;
 
@@ -147,8 +150,7 @@ function stepper(ranking: Service['ranking'], random: () => number): Step {
       const at = endSec + 1 - STEP_SEC + random() * (STEP_SEC - 1);
       if (count > 0) entries.push({ item: burstItem(k), amount: count, at });
     });
-    for (let first = 0; first < entries.length; first += 1000)
-      await ranking.incrementBatch('bursts', entries.slice(first, first + 1000));
+    for (const batch of batchesOf(entries, BURSTS_BATCH)) await ranking.incrementBatch('bursts', batch);
   };
 }
 

@@ -20,6 +20,7 @@ import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../src/ranking/options/snapsh
 import { seedHistory } from './abuse/history-seed';
 import { CountersSettings } from '../src/counters/counters.settings';
 import { StatsSettings } from '../src/stats/stats.settings';
+import { entriesPerCall } from './write-batches';
 
 const ITEMS = Number(process.env.WORST_BENCH_ITEMS ?? 1_000_000);
 const WINDOWS = [
@@ -27,6 +28,8 @@ const WINDOWS = [
   { period: '24h', interval: '1h' },
   { period: '7d', interval: '1d' },
 ];
+/** The largest batch of plain entries one write call on the board admits (the seed's, and the row's). */
+const REF_BATCH = entriesPerCall({ windows: WINDOWS });
 
 /** The services as the controllers call them, on a config with no cap on counters or stats pairs. */
 async function worstServices(redisUrl: string) {
@@ -66,22 +69,22 @@ function redisMicrosOn(admin: Redis): (run: Run, times: number) => Promise<numbe
   };
 }
 
+/** The board "ref" of ITEMS items, in the largest batches its write call admits, 32 in flight. */
+async function seedBoard(ranking: Services['ranking']): Promise<void> {
+  await ranking.putBoard({ name: 'ref', windows: WINDOWS });
+  const batchFrom = (first: number) =>
+    Array.from({ length: Math.min(REF_BATCH, ITEMS - first) }, (_, k) => ({
+      item: `i${first + k}`,
+      amount: 1 + ((first + k) % 9973),
+    }));
+  const firsts = Array.from({ length: Math.ceil(ITEMS / REF_BATCH) }, (_, b) => b * REF_BATCH);
+  for (let b = 0; b < firsts.length; b += 32)
+    await Promise.all(firsts.slice(b, b + 32).map((first) => ranking.incrementBatch('ref', batchFrom(first))));
+}
+
 /** The reference data: the board of ITEMS items, an item liked by 1 000 users, 2 000 stats pairs and 2 000 counters. */
 async function seedReference({ ranking, counters, stats }: Services): Promise<void> {
-  await ranking.putBoard({ name: 'ref', windows: WINDOWS });
-  for (let first = 0; first < ITEMS; first += 32_000) {
-    await Promise.all(
-      Array.from({ length: 32 }, (_, b) =>
-        ranking.incrementBatch(
-          'ref',
-          Array.from({ length: 1000 }, (_, i) => ({
-            item: `i${first + b * 1000 + i}`,
-            amount: 1 + ((first + b * 1000 + i) % 9973),
-          })),
-        ),
-      ),
-    );
-  }
+  await seedBoard(ranking);
   for (let u = 0; u < 1000; u++) await ranking.like('ref', 'i1', `u${u}`, false);
   for (let p = 0; p < 2000; p++) await stats.record(`GET /page/${p}`, 'Load', 0.1);
   for (let s = 0; s < 120; s++) await counters.increment('hits', 1, Math.floor(Date.now() / 1000) - s);
@@ -94,11 +97,11 @@ async function boardRows({ ranking }: Services, row: Row): Promise<void> {
   );
   await row(
     'POST /boards/:board/increments',
-    '1 000 new items, 3 windows',
+    `${REF_BATCH} new items (the most one call admits), 3 windows`,
     (i) =>
       ranking.incrementBatch(
         'ref',
-        Array.from({ length: 1000 }, (_, j) => ({ item: `nb${i}-${j}`, amount: 1 })),
+        Array.from({ length: REF_BATCH }, (_, j) => ({ item: `nb${i}-${j}`, amount: 1 })),
       ),
     5,
   );

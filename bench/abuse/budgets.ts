@@ -9,6 +9,7 @@ import { stopChild } from '../../harness/processes';
 import { startRedisServer, startService, waitForHttp } from '../process-stats';
 import type { AbusePart, AbuseRow } from './abuse-part';
 import { seedHistory } from './history-seed';
+import { isScriptCall } from '../script-calls';
 
 const ADMIN_TOKEN = 'abuse-admin-token-0123456789';
 const ATTACKER = 'abuse-attacker-secret-0123456789';
@@ -170,7 +171,7 @@ async function costlyHistory(send: Send, redis: Redis): Promise<AbuseRow> {
   const logged = (await redis.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
   await redis.config('SET', 'slowlog-log-slower-than', '10000');
   const scriptMs = logged
-    .filter((entry) => /^eval/i.test(entry[3][0]) && entry[3].some((arg) => arg.startsWith('{tb:board:hist}')))
+    .filter((entry) => isScriptCall(entry[3][0]) && entry[3].some((arg) => arg.startsWith('{tb:board:hist}')))
     .map((entry) => entry[2] / 1000);
   const p99 = percentile(unrelatedMs, 0.99);
   return {

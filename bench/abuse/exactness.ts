@@ -11,6 +11,8 @@ import { WindowDrainingError } from '../../src/common/errors';
 import { DECAY_REBASE_HALF_LIVES } from '../../src/ranking/options/views/views.limits';
 import type { RankingService } from '../../src/ranking/ranking.service';
 import type { AbusePart, AbuseRow } from './abuse-part';
+import { isScriptCall } from '../script-calls';
+import { batchesOf, type DeclaredBoard, entriesPerCall } from '../write-batches';
 
 const ITEMS = 10_000;
 const HALF_LIFE_SEC = 60;
@@ -26,17 +28,15 @@ async function longestCallMs(redis: TestRedis, run: () => Promise<void>): Promis
   await run();
   const entries = (await redis.client.slowlog('GET', 100_000)) as Array<[number, number, number, string[]]>;
   await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
-  const calls = entries.filter((e) => /^(EVALSHA|EVAL)$/i.test(e[3][0])).map((e) => e[2]);
+  const calls = entries.filter((e) => isScriptCall(e[3][0])).map((e) => e[2]);
   if (process.env.ABUSE_DEBUG) console.error(calls.sort((a, b) => b - a).slice(0, 8), calls.length);
   return Math.max(0, ...calls) / 1000;
 }
 
-async function fill(ranking: RankingService, board: string): Promise<void> {
-  for (let from = 0; from < ITEMS; from += 1000)
-    await ranking.incrementBatch(
-      board,
-      Array.from({ length: 1000 }, (_, i) => ({ item: `i${from + i}`, amount: ((from + i) % 97) + 1 })),
-    );
+/** ITEMS items on `board`, in the largest batches one of its write calls admits. */
+async function fill(ranking: RankingService, board: DeclaredBoard & { name: string }): Promise<void> {
+  const entries = Array.from({ length: ITEMS }, (_, i) => ({ item: `i${i}`, amount: (i % 97) + 1 }));
+  for (const batch of batchesOf(entries, entriesPerCall(board))) await ranking.incrementBatch(board.name, batch);
 }
 
 /** What a row uses: the private Redis, the fake clock and the service. */
@@ -48,13 +48,14 @@ interface Exactness {
 
 /** A decay view crossing its rebase epoch: reads until the rebase is done, each call short. */
 async function rebaseRow({ redis, clock, ranking }: Exactness): Promise<AbuseRow> {
-  await ranking.putBoard({
+  const board = {
     name: 'decay',
     windows: [{ name: 'hour', period: '1h', interval: '1m' }],
     shards: 1,
     views: [{ name: 'fading', mode: 'decay', window: 'hour', halfLife: HALF_LIFE_SEC }] as never,
-  });
-  await fill(ranking, 'decay');
+  };
+  await ranking.putBoard(board);
+  await fill(ranking, board);
   await ranking.top('decay', 'fading', 0, 10); // the scripts are loaded (compiled) before measuring
   clock.setMs((T0_SEC + 600) * 1000); // the next epoch: the landmark moves
   let calls = 0;
@@ -74,8 +75,9 @@ async function rebaseRow({ redis, clock, ranking }: Exactness): Promise<AbuseRow
 
 /** Reads of a window whose expired slot drains with no scheduler: refused until drained, never listing it. */
 async function drainRow({ redis, clock, ranking }: Exactness): Promise<AbuseRow> {
-  await ranking.putBoard({ name: 'drain', windows: [{ name: 'm', period: '3m', interval: '1m' }] });
-  await fill(ranking, 'drain');
+  const board = { name: 'drain', windows: [{ name: 'm', period: '3m', interval: '1m' }] };
+  await ranking.putBoard(board);
+  await fill(ranking, board);
   await ranking.top('drain', 'm', 0, 10);
   clock.advanceSec(180);
   let refused = 0;

@@ -9,6 +9,7 @@
 import Redis from 'ioredis';
 import { stopChild } from '../../harness/processes';
 import { startRedisServer, startService, waitForHttp } from '../process-stats';
+import { batchesOf, type DeclaredBoard, entriesPerCall } from '../write-batches';
 import type { AbusePart, AbuseRow } from './abuse-part';
 
 const ADMIN_TOKEN = 'abuse-admin-token-0123456789';
@@ -58,47 +59,55 @@ export const growthAbuse: AbusePart = async () => {
   return rows;
 };
 
-/** Row 2: batches of 1 000 existing items, each entry with a new actor (3 windows and a unique view). */
+/**
+ * Row 2: batches of existing items, as many as one call admits when each entry names a new actor (3
+ * windows and a unique view), each adding one actor entry a window; the quota is set to 33 such batches.
+ */
 async function actorRow(): Promise<AbuseRow> {
   const board = { windows: WINDOWS, actors: true, views: [{ name: 'people', mode: 'unique', window: 'hour' }] };
+  const batch = entriesPerCall(board, { actor: 'a' });
+  const quota = 33 * batch * WINDOWS.length;
   const flood: Flood = {
     most: 80,
     workers: 1,
     request: (i) => ({
       method: 'POST',
       path: '/boards/g/increments',
-      body: { items: ITEMS.map((item) => ({ item, actor: `actor-${i}` })) },
+      body: { items: ITEMS.slice(0, batch).map((item) => ({ item, actor: `actor-${i}` })) },
     }),
   };
-  const [before, after] = [await floodOnce(board, flood, QUOTAS_OFF), await floodOnce(board, flood, {})];
+  const on = { QUOTA_NEW_ACTOR_ENTRIES: String(quota) };
+  const [before, after] = [await floodOnce(board, flood, QUOTAS_OFF), await floodOnce(board, flood, on)];
   return {
-    attack: '2: batches of 1 000 existing items, each entry with a new actor (3 windows, a `unique` view)',
-    measured: measured(before, after, 'QUOTA_NEW_ACTOR_ENTRIES (100 000: 33 such batches)'),
+    attack: `2: batches of ${batch} existing items (one call's most), each entry with a new actor (3 windows, a \`unique\` view)`,
+    measured: measured(before, after, `QUOTA_NEW_ACTOR_ENTRIES=${quota} (33 such batches; default 100 000)`),
     held: after.refused > 0 && after.accepted <= 34,
   };
 }
 
-/** Row 3: batches of 900 existing items, each naming 8 segments (3 windows). */
+/**
+ * Row 3: batches of existing items, as many as one call admits when each names 8 new segments (3
+ * windows), each adding 24 segment entries an item or more; the quota is set to 4.5 such batches.
+ */
 async function segmentRow(): Promise<AbuseRow> {
   const board = { windows: WINDOWS, segments: { max: 1000 } };
+  const eight = (i: number) => Array.from({ length: 8 }, (_, s) => `seg-${i * 8 + s}`);
+  const batch = entriesPerCall(board, { segments: eight(0) });
+  const quota = Math.floor(4.5 * batch * 8 * WINDOWS.length);
   const flood: Flood = {
-    most: 40,
+    most: 50,
     workers: 1,
     request: (i) => ({
       method: 'POST',
       path: '/boards/g/increments',
-      body: {
-        items: ITEMS.slice(0, 900).map((item) => ({
-          item,
-          segments: Array.from({ length: 8 }, (_, s) => `seg-${i * 8 + s}`),
-        })),
-      },
+      body: { items: ITEMS.slice(0, batch).map((item) => ({ item, segments: eight(i) })) },
     }),
   };
-  const [before, after] = [await floodOnce(board, flood, QUOTAS_OFF), await floodOnce(board, flood, {})];
+  const on = { QUOTA_NEW_SEGMENT_ENTRIES: String(quota) };
+  const [before, after] = [await floodOnce(board, flood, QUOTAS_OFF), await floodOnce(board, flood, on)];
   return {
-    attack: '3: batches of 900 existing items × 8 segments (3 windows)',
-    measured: measured(before, after, 'QUOTA_NEW_SEGMENT_ENTRIES (100 000: 4 such batches)'),
+    attack: `3: batches of ${batch} existing items (one call's most) × 8 segments (3 windows)`,
+    measured: measured(before, after, `QUOTA_NEW_SEGMENT_ENTRIES=${quota} (4 such batches; default 100 000)`),
     held: after.refused > 0 && after.accepted <= 5,
   };
 }
@@ -146,7 +155,7 @@ function startFloodService(redisUrl: string, env: Record<string, string>) {
       API_KEYS: `${ATTACKER}:read+write,${SEEDER}:read+write`,
       LOG_LEVEL: 'error',
       QUOTA_NEW_ITEMS: '100000',
-      // The figures are about memory: a 1 000-entry batch's call may queue past the default 500 ms here.
+      // The figures are about memory: a call may queue past the default 500 ms on a loaded machine.
       REDIS_COMMAND_TIMEOUT_MS: '5000',
       ...env,
     },
@@ -172,7 +181,7 @@ async function readyWithin3Waits(url: string): Promise<void> {
  * (`workers` requests at a time) until done, refused 40 times in a row, or FLOOD_MS.
  */
 async function floodOnce(
-  board: object,
+  board: DeclaredBoard,
   flood: Flood,
   env: Record<string, string>,
   seedRounds = 1,
@@ -189,15 +198,24 @@ async function floodOnce(
         body: JSON.stringify(init.body),
       });
     await send('/admin/boards/g', { method: 'PUT', secret: ADMIN_TOKEN, body: board });
-    for (let round = 0; round < seedRounds; round++) {
-      const items = ITEMS.map((item) => ({ item: seedRounds > 1 ? `${item}-${round}` : item }));
-      await (await send('/boards/g/increments', { method: 'POST', secret: SEEDER, body: { items } })).arrayBuffer();
-    }
+    await seed(send, board, seedRounds);
     return await run(send, redis, flood);
   } finally {
     redis.disconnect();
     await stopChild(service.child);
     await stopChild(redisServer.child);
+  }
+}
+
+/** `rounds` rounds of ITEMS on the board (round r: ids suffixed -r), in batches its write call admits. */
+async function seed(send: Send, board: DeclaredBoard, rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    const entries = ITEMS.map((item) => ({ item: rounds > 1 ? `${item}-${round}` : item }));
+    for (const items of batchesOf(entries, entriesPerCall(board))) {
+      const response = await send('/boards/g/increments', { method: 'POST', secret: SEEDER, body: { items } });
+      if (!response.ok) throw new Error(`seeding: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    }
   }
 }
 
