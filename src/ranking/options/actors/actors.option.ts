@@ -27,7 +27,7 @@ export const ACTORS_MESSAGES = {
 export type ActorsSetting = boolean | { capPerItem?: number };
 
 /** The option's field of the board PUT body. */
-interface ActorsPut {
+export interface ActorsPut {
   actors?: ActorsSetting;
 }
 

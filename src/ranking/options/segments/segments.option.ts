@@ -19,7 +19,7 @@ export interface SegmentsView {
 }
 
 /** The option's field of the board PUT body. */
-interface SegmentsPut {
+export interface SegmentsPut {
   segments?: SegmentsDto;
 }
 

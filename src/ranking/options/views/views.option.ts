@@ -96,7 +96,7 @@ export const ViewsViewProperty = () =>
   ApiPropertyOptional({ type: [ViewViewDto], description: 'Trending views; absent: none' });
 
 /** The option's field of the board PUT body. */
-interface ViewsPut {
+export interface ViewsPut {
   views?: ViewDto[];
 }
 
