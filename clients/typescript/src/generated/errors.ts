@@ -71,7 +71,7 @@ export const ERROR_TABLE = {
   REDIS_BUSY: { status: 503, applied: 'no', retryable: true, advice: "yes, after Retry-After: this instance had too much Redis work in flight and sent nothing" },
   NOT_READY: { status: 503, applied: 'no', retryable: true, advice: "yes: a dependency is down (the message names it)" },
   WINDOW_DRAINING: { status: 503, applied: 'no', retryable: true, advice: "yes, after Retry-After: an expired slot of the window is still being drained, and a read answers only exact listings" },
-  SPAN_READS_BUSY: { status: 503, applied: 'no', retryable: true, advice: "yes, after Retry-After: the window holds its most filtered span reads in progress" },
+  SPAN_READS_BUSY: { status: 503, applied: 'no', retryable: true, advice: "yes, after Retry-After: the window holds its most filtered span reads in progress, or a read outlived its staged sums" },
   STREAM_CAPACITY: { status: 503, applied: 'no', retryable: true, advice: "yes, later or on another instance: this instance serves its most live streams" },
 } as const satisfies Record<string, { status: number; applied: Applied; retryable: boolean; advice: string }>;
 
