@@ -121,14 +121,24 @@ function countedSinceZero(server: Counted): number {
 }
 
 /**
- * bench/bare-server.ts as JavaScript beside the build (its imports of src/ taken from dist/): ts-node
+ * bench/bare-server.ts as JavaScript beside the build, with the bench module it imports: ts-node
  * compiling it and its imports under valgrind took over ten minutes on a loaded machine.
  */
 function bareServerScript(main: string): string {
-  const source = readFileSync(join(__dirname, 'bare-server.ts'), 'utf8')
-    .replaceAll("'../src/", "'./")
-    .replace("join(__dirname, 'minimal-increment.lua')", JSON.stringify(join(__dirname, 'minimal-increment.lua')));
-  const script = join(dirname(main), 'bench-bare-server.js');
+  besideBuild(main, 'plain-boards', (source) => source);
+  const lua = JSON.stringify(join(__dirname, 'minimal-increment.lua'));
+  return besideBuild(main, 'bare-server', (source) => source.replace("join(__dirname, 'minimal-increment.lua')", lua));
+}
+
+/**
+ * bench/<name>.ts as dist/bench-<name>.js: its imports of bench/ taken from their own such copies, of
+ * src/ from the build.
+ */
+function besideBuild(main: string, name: string, adapt: (source: string) => string): string {
+  const source = adapt(readFileSync(join(__dirname, `${name}.ts`), 'utf8'))
+    .replaceAll("from './", "from './bench-")
+    .replaceAll("'../src/", "'./");
+  const script = join(dirname(main), `bench-${name}.js`);
   const { outputText } = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
   });
