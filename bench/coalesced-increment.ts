@@ -71,6 +71,44 @@ export function cutLibrary(name: string, cut: Cut): string {
   return source.split(cut.from).join(cut.to);
 }
 
+/** Where a part of the increment ends: before the one line of the library's `increment` holding `before`. */
+export interface IncrementPart {
+  label: string;
+  before: string;
+}
+
+/** bench/redis-instructions.ts's INSTR_PARTS rows, in the order the increment runs them. */
+export const INCREMENT_PARTS: IncrementPart[] = [
+  { label: 'the call and its arguments (returns after begin_named_call)', before: 'call_state.CALL.writes = true' },
+  { label: '+ the config check (version_error: one HMGET)', before: 'local now_sec = header.now_sec' },
+  { label: '+ the windows and their boundaries (open_write)', before: 'increment_begin(keys, header' },
+  { label: "+ the call's state (increment_begin)", before: 'local call = INCREMENT' },
+  { label: "+ the plain path's set-up", before: 'local applied, answers, width' },
+  { label: '+ the requests', before: 'snapshot.bump_version(cfg_key, applied)' },
+];
+
+const INCREMENT_HEAD = 'local function increment(keys, args)\n';
+
+/**
+ * The increment's text up to each part's line, as the library holds it now (a part's anchor found on
+ * no line or several, or out of order, throws): the cut returns just before that line.
+ */
+export function incrementPartCuts(parts: IncrementPart[] = INCREMENT_PARTS): Cut[] {
+  const source = RANKING.library.source;
+  const start = source.indexOf(INCREMENT_HEAD);
+  if (start < 0) throw new Error(`the ranking library no longer holds "${INCREMENT_HEAD.trim()}"`);
+  const lines = source.slice(start, source.indexOf('\nend\n', start)).split('\n');
+  let last = 0;
+  return parts.map(({ label, before }) => {
+    const at = lines.findIndex((line) => line.includes(before));
+    if (at <= last || lines.filter((line) => line.includes(before)).length !== 1)
+      throw new Error(`the library's increment holds "${before}" not on one line after the part before`);
+    last = at;
+    const head = lines.slice(0, at).join('\n');
+    return { label, from: `${head}\n${lines[at]}`, to: `${head}\n  if true then return 1 end\n${lines[at]}` };
+  });
+}
+
 /** The `n`th call's item, spread over the board's items. */
 const itemOf = (n: number) => `i${(n * 7919) % PLAIN_BOARD_ITEMS}`;
 

@@ -26,7 +26,7 @@ import { PreparedBoard } from '../src/ranking/core/board';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { fcallArgs } from '../src/redis/redis-functions';
 import { freePort, stopChild, waitForPing } from '../harness/processes';
-import { Cut, cutLibrary, seedMinimal } from './coalesced-increment';
+import { cutLibrary, incrementPartCuts, seedMinimal } from './coalesced-increment';
 import { benchFunctions } from './functions-client';
 import { makePlainBoard, onPlainShard, PLAIN_BOARD_ITEMS } from './plain-boards';
 
@@ -39,30 +39,6 @@ const PARTS = process.env.INSTR_PARTS === '1';
 /** Requests per call of the INSTR_PARTS table. */
 const PARTS_SIZES = [1, 16];
 
-/**
- * INSTR_PARTS=1: the increment call part by part, from copies of the library whose increment returns
- * early (cutLibrary, as bench/coalesced-increment.ts cuts): each row returns just before its anchor.
- */
-const PARTS_ANCHORS: Array<Omit<Cut, 'to'>> = [
-  {
-    label: 'the call and its arguments (returns after begin_call)',
-    from: '  call_state.begin_call(keys, args)\n  local err = window.version_error(KEYS[1], ARGV[1])\n  if err then return redis.error_reply(err) end\n  local now_ms',
-  },
-  {
-    label: '+ the config check (version_error: one HMGET)',
-    from: '  local now_ms = tonumber(ARGV[2])\n  local now_sec = math.floor(now_ms / 1000)\n  local window_count = tonumber(ARGV[4])\n  local confs = cross_all',
-  },
-  {
-    label: '+ the boundary, expiry and due checks',
-    from: '  local context = ARGV[5 + window.WINDOW_ARGS * window_count]',
-  },
-  { label: "+ the plain path's set-up", from: '  local applied = 0\n  local answers = { draining }' },
-  { label: '+ the requests', from: '  if applied > 0 then snapshot.bump_version(KEYS[1], applied) end' },
-];
-const PARTS_CUTS: Cut[] = PARTS_ANCHORS.map((anchor) => ({
-  ...anchor,
-  to: `  if true then return 1 end\n${anchor.from}`,
-}));
 /** Requests per coalesced call: one alone, and the sizes seen under HTTP load (15-26 in earlier runs). */
 const CALL_SIZES = [1, 4, 16, 25];
 
@@ -311,9 +287,11 @@ async function reportParts(
   server: Callgrind,
   coalesced: (size: number, name: string, fn: string) => Variant,
 ): Promise<void> {
-  const names = PARTS_CUTS.map((_, i) => `tb_parts${i}`);
-  for (const [i, cut] of PARTS_CUTS.entries()) await redis.function('LOAD', 'REPLACE', cutLibrary(names[i], cut));
-  const rows = [...PARTS_CUTS.map((cut) => cut.label), '+ the change version and the reply (the whole call)'];
+  // Copies of the library whose increment returns early (cutLibrary, as bench/coalesced-increment.ts cuts).
+  const cuts = incrementPartCuts();
+  const names = cuts.map((_, i) => `tb_parts${i}`);
+  for (const [i, cut] of cuts.entries()) await redis.function('LOAD', 'REPLACE', cutLibrary(names[i], cut));
+  const rows = [...cuts.map((cut) => cut.label), '+ the change version and the reply (the whole call)'];
   const perCall: number[][] = [];
   for (const size of PARTS_SIZES) {
     const fns = [

@@ -67,7 +67,7 @@ async function lateRows(bench: { ranking: Ranking; clock: FakeClock; row: Row; a
     await ranking.incrementBatch(name, entries);
   }
   const lateAt = nowSec - 990;
-  const shape = { windows: lastWindows, views: [], aggregate } as unknown as CostedBoard;
+  const shape: CostedBoard = { windows: lastWindows, views: [], aggregate };
   const lateBatch = (round: number) =>
     Array.from({ length: 1000 }, (_, i) => ({ item: `late${round}-${i}`, score: i, at: lateAt }));
   await row(`${aggregate}, 8 windows × 1 000 slots: one late score`, costOf(shape, [{ item: '' }]), (round) =>
@@ -92,7 +92,10 @@ interface SumBoard {
 }
 
 /** A sum board of `windowCount` windows (each longer than the one before) and `views` views of the three modes. */
-async function putSumBoard(ranking: Ranking, { name, windowCount, views: viewCount, ties }: SumBoard) {
+async function putSumBoard(
+  ranking: Ranking,
+  { name, windowCount, views: viewCount, ties }: SumBoard,
+): Promise<CostedBoard> {
   const windows = Array.from({ length: windowCount }, (_, w) => ({
     name: `w${w}`,
     period: 3600 * (w + 1),
@@ -105,7 +108,7 @@ async function putSumBoard(ranking: Ranking, { name, windowCount, views: viewCou
   ];
   const views = Array.from({ length: viewCount }, (_, v) => ({ name: `v${v}`, ...modes[v % modes.length] }));
   await ranking.putBoard({ name, windows, views, ties, segmentsMax: 10_000, actors: viewCount === 0 });
-  return { windows, views, ties } as unknown as CostedBoard;
+  return { windows, views, ties };
 }
 
 /** A sum board's rows: 1 000 pairs; without views or ties also `at`, segments and new actors. */

@@ -1,4 +1,4 @@
-import { CUTS, cutLibrary } from '../bench/coalesced-increment';
+import { CUTS, cutLibrary, INCREMENT_PARTS, incrementPartCuts } from '../bench/coalesced-increment';
 import { batchesOf, type DeclaredBoard, entriesPerCall, writeCostPerCall } from '../bench/write-batches';
 import { validateConfig } from './common/config';
 import { batchCost, type CostedEntry } from './ranking/core/write-cost';
@@ -47,5 +47,22 @@ describe('bench seeds', () => {
 describe("coalesced-increment's cuts", () => {
   it.each(CUTS.map((cut) => [cut.label, cut]))('%s: the library holds the text it cuts', (_, cut) => {
     expect(() => cutLibrary('tb_cut', cut)).not.toThrow();
+  });
+});
+
+describe("redis-instructions' increment parts (INSTR_PARTS)", () => {
+  it.each(INCREMENT_PARTS.map((part) => [part.label, part]))('%s: the increment holds its line once', (_, part) => {
+    expect(() => incrementPartCuts([part])).not.toThrow();
+  });
+
+  it('cuts the library in the order the increment runs, each copy returning before its line', () => {
+    const cuts = incrementPartCuts();
+    expect(cuts.map((cut) => cut.label)).toEqual(INCREMENT_PARTS.map((part) => part.label));
+    for (const cut of cuts) expect(cutLibrary('tb_parts', cut)).toContain(cut.to);
+  });
+
+  it('refuses a line the increment does not hold, or a part before the one it follows', () => {
+    expect(() => incrementPartCuts([{ label: 'gone', before: 'local context = ARGV[' }])).toThrow(/not on one line/);
+    expect(() => incrementPartCuts([...INCREMENT_PARTS].reverse())).toThrow(/not on one line/);
   });
 });

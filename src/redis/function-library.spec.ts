@@ -180,6 +180,22 @@ describe('Lua modules', () => {
     expect(() => library([base, typo])).toThrow(/typo\.lua calls base\.on, which base\.lua does not export/);
   });
 
+  it("takes the fields an option's module lists in hooks.export_all as exported, and only those", () => {
+    const listed = moduleFile(
+      'listed.lua',
+      "-- module: listed\n-- requires: hooks\nlocal function one() return 1 end\nhooks.export_all(listed, { 'one', one,\n  'ONE', 1 })\n",
+    );
+    const hooks = moduleFile('hooks.lua', '-- module: hooks\nhooks.export_all = function() end\n');
+    const user = (field: string) =>
+      moduleFile(
+        `user_${field}.lua`,
+        `-- module: user\n-- requires: listed\nuser.x = function() return listed.${field}() end\n`,
+      );
+    expect(library([hooks, listed, user('one')]).modules).toHaveLength(4);
+    expect(library([hooks, listed, user('ONE')]).modules).toHaveLength(4);
+    expect(() => library([hooks, listed, user('two')])).toThrow(/calls listed\.two, which listed\.lua does not export/);
+  });
+
   it("refuses a use of a module's declared name it does not require, and takes a field or a longer name for none", () => {
     const keys = moduleFile('keys.lua', '-- module: keys\n-- declares: KEY_COUNT\nKEY_COUNT = 2\nkeys.n = 1\n');
     const peek = moduleFile('peek.lua', '-- module: peek\npeek.x = function() return KEY_COUNT end\n');

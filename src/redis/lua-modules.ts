@@ -12,8 +12,9 @@ import { basename } from 'node:path';
  * or, without `-- module:`, a handler file (its `-- requires:` line alone): the registered functions
  * it defines. Each file's text is a `do` block of its own, so its locals are not the main chunk's
  * (Lua allows 200 locals per function, the main chunk included): a shared module keeps its private
- * functions and state as locals and ends with its exports, `window.expire_window = expire_window`,
- * which other files call as `window.expire_window(...)`. A file's block binds its own table and the
+ * functions and state as locals and ends with its exports, `window.expire_window = expire_window`
+ * (an option's module: one `hooks.export_all(groups, { 'assign', assign, ... })`), which other files
+ * call as `window.expire_window(...)`. A file's block binds its own table and the
  * tables it requires as its locals (function-library.ts blockPrologue), so the main chunk's names do
  * not grow with the modules. The assembler orders the shared modules
  * from their `requires` (dependencies first, ties by name, so the list a library gives is a set),
@@ -31,7 +32,7 @@ export interface LuaModule {
   table?: string;
   declares: string[];
   requires: string[];
-  /** The fields its table gets (`<table>.<field> = ` or `function <table>.<field>(`). */
+  /** The fields its table gets (`<table>.<field> = `, `function <table>.<field>(` or `hooks.export_all(<table>, { '<field>', … })`). */
   exports: Set<string>;
 }
 
@@ -51,6 +52,10 @@ export function readLuaModule(path: string): LuaModule {
   if (module.table !== undefined) {
     const exported = new RegExp(`^(?:${module.table}\\.(\\w+) =|function ${module.table}\\.(\\w+)\\()`, 'gm');
     for (const match of text.matchAll(exported)) module.exports.add(match[1] ?? match[2]);
+    // An option's module lists its fields in one call, names then values (hooks_lib's export_all).
+    const listed = new RegExp(`^hooks\\.export_all\\(${module.table}, \\{([^}]*)\\}\\)`, 'gm');
+    for (const [, list] of text.matchAll(listed))
+      for (const [, name] of list.matchAll(/'(\w+)'/g)) module.exports.add(name);
   }
   return module;
 }

@@ -4,6 +4,7 @@ import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { useTestApp } from '../support/app-world';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 import { shardTag } from '../support/boards';
+import { GROUPED_RESET_WINDOWS, GROUPED_WINDOWS, storeArchived, storeGrouped } from '../support/grouped-seed';
 
 /**
  * A config write of a `groups: true` board of many items runs few commands (issue #45): before, every
@@ -23,11 +24,6 @@ const WRITTEN = 100;
 const STALE = 10_000;
 /** Entries of the archived map no listing holds any more. */
 const ARCHIVED = 10_000;
-const SEP = '\x1f';
-const WINDOWS = [
-  { name: 'm', period: '1h', interval: '1m' },
-  { name: 'd', period: '1d', interval: '1h' },
-];
 
 describe('a config write of a groups board of many items runs few commands (single)', () => {
   // A server of its own: the test reads every command it ran from its SLOWLOG.
@@ -37,18 +33,13 @@ describe('a config write of a groups board of many items runs few commands (sing
   let tag = '';
 
   beforeAll(async () => {
-    await http().put('/admin/boards/big').set(ADMIN).send({ windows: WINDOWS, groups: true }).expect(201);
+    await http().put('/admin/boards/big').set(ADMIN).send({ windows: GROUPED_WINDOWS, groups: true }).expect(201);
     const items = Array.from({ length: WRITTEN }, (_, i) => ({ item: `x${i}`, amount: 1, group: `g${i % 10}` }));
     await http().post('/boards/big/increments').send({ items }).expect(200);
     tag = await shardTag(world.redis, 'big');
     // The rest as those writes stored theirs: past the new-items quota of one client's test.
-    const batch = node().pipeline();
-    for (let i = WRITTEN; i < HELD; i++) {
-      const group = `g${i % 10}`;
-      batch.zadd(`${tag}m:top`, 1, `x${i}`).zadd(`${tag}d:top`, 1, `x${i}`);
-      batch.hset(`${tag}groups`, `x${i}`, group).zadd(`${tag}bygroup`, 0, `${group}${SEP}x${i}`);
-    }
-    await batch.exec();
+    const rest = { count: HELD - WRITTEN, first: WRITTEN, item: (i: number) => `x${i}`, windows: ['m', 'd'] };
+    await storeGrouped(node().pipeline(), tag, { ...rest, group: (i) => `g${i % 10}` }).exec();
   }, 120_000);
 
   /** Runs `write` logging every command: the most commands any FCALL's script ran. */
@@ -63,7 +54,11 @@ describe('a config write of a groups board of many items runs few commands (sing
   it('a write dropping no window reads no entry of the map', async () => {
     const views = [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' }];
     const most = await mostCommands(async () => {
-      await http().put('/admin/boards/big').set(ADMIN).send({ windows: WINDOWS, views, groups: true }).expect(200);
+      await http()
+        .put('/admin/boards/big')
+        .set(ADMIN)
+        .send({ windows: GROUPED_WINDOWS, views, groups: true })
+        .expect(200);
     });
     expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
     expect(await node().hlen(`${tag}groups`)).toBe(HELD);
@@ -71,17 +66,16 @@ describe('a config write of a groups board of many items runs few commands (sing
 
   it('a reset dropping a window prunes both maps in bounded calls, to the last stale entry', async () => {
     const keptSec = Math.floor(T0 / 1000) + 86_400;
-    const batch = node().pipeline();
-    for (let i = 0; i < STALE; i++) {
-      batch.hset(`${tag}groups`, `y${i}`, 'h').zadd(`${tag}bygroup`, 0, `h${SEP}y${i}`).zadd(`${tag}d:top`, 1, `y${i}`);
-      if (i % 2 === 0) batch.zadd(`${tag}histheld`, keptSec, `y${i}`);
-    }
-    for (let i = 0; i < ARCHIVED; i++)
-      batch.hset(`${tag}grouparch`, `z${i}`, 'a').zadd(`${tag}bygrouparch`, 0, `a${SEP}z${i}`);
-    await batch.exec();
-    const windows = [WINDOWS[0], { ...WINDOWS[1], period: '2d' }];
+    const stale = { count: STALE, item: (i: number) => `y${i}`, group: () => 'h', windows: ['d'] };
+    const batch = storeGrouped(node().pipeline(), tag, stale);
+    for (let i = 0; i < STALE; i += 2) batch.zadd(`${tag}histheld`, keptSec, `y${i}`);
+    await storeArchived(batch, tag, ARCHIVED).exec();
     const most = await mostCommands(async () => {
-      await http().put('/admin/boards/big?reset=true').set(ADMIN).send({ windows, groups: true }).expect(200);
+      await http()
+        .put('/admin/boards/big?reset=true')
+        .set(ADMIN)
+        .send({ windows: GROUPED_RESET_WINDOWS, groups: true })
+        .expect(200);
     });
     expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
     const live = await node().hkeys(`${tag}groups`);

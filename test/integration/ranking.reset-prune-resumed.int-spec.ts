@@ -6,7 +6,7 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { RankingService } from '../../src/ranking/ranking.service';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { useTestApp } from '../support/app-world';
-import { shardTag } from '../support/boards';
+import { GROUPED_RESET_WINDOWS, groupedMaps, type PrunableSeed, seedPrunableBoard } from '../support/grouped-seed';
 
 /**
  * A reset whose PUT's instance stopped after the first prune step (issue #45): the groups maps and the
@@ -16,17 +16,12 @@ import { shardTag } from '../support/boards';
  * MODERATED_GROUP_ITEMS_PER_SHARD) end as a twin's reset pruned at once.
  */
 const T0 = Date.UTC(2026, 2, 2, 12);
-/** Items both windows hold; STALE only the window the reset remakes (more than one step's PRUNE_ENTRIES_PER_CALL). */
-const HELD = 120;
-const STALE = 1200;
-const ARCHIVED = 100;
-const GROUPS = 4;
-const SEP = '\x1f';
-const WINDOWS = [
-  { name: 'm', period: '1h', interval: '1m' },
-  { name: 'd', period: '1d', interval: '1h' },
-];
-const RESET_WINDOWS = [WINDOWS[0], { ...WINDOWS[1], period: '2d' }];
+/** Items both windows hold; stale ones only the window the reset remakes (more than one step's PRUNE_ENTRIES_PER_CALL). */
+const SEED: PrunableSeed = {
+  ...{ held: 120, stale: 1200, archived: 100 },
+  group: (i) => `g${i % 4}`,
+  data: (i, stale) => ({ item: `${stale ? 's' : 'h'}${i}` }),
+};
 const PASS = { leaseMs: 30_000, claimBatch: 10 };
 
 describe.each(['single', 'cluster'] as const)(
@@ -38,28 +33,11 @@ describe.each(['single', 'cluster'] as const)(
     const tags = new Map<string, string>();
 
     async function seed(board: string): Promise<void> {
-      await http().put(`/admin/boards/${board}`).set(ADMIN).send({ windows: WINDOWS, groups: true }).expect(201);
-      await http().post(`/boards/${board}/items/h0/increment`).send({ amount: 1, group: 'g0' }).expect(200);
-      const tag = await shardTag(world.redis, board);
-      tags.set(board, tag);
-      const batch = node().pipeline();
-      const stored = (item: string, group: string) =>
-        batch
-          .hset(`${tag}groups`, item, group)
-          .zadd(`${tag}bygroup`, 0, `${group}${SEP}${item}`)
-          .hset(`${tag}data`, item, JSON.stringify({ item }));
-      for (let i = 0; i < HELD; i++)
-        stored(`h${i}`, `g${i % GROUPS}`)
-          .zadd(`${tag}m:top`, 1, `h${i}`)
-          .zadd(`${tag}d:top`, 1, `h${i}`);
-      for (let i = 0; i < STALE; i++) stored(`s${i}`, `g${i % GROUPS}`).zadd(`${tag}d:top`, 1, `s${i}`);
-      for (let i = 0; i < ARCHIVED; i++)
-        batch.hset(`${tag}grouparch`, `z${i}`, 'a').zadd(`${tag}bygrouparch`, 0, `a${SEP}z${i}`);
-      await batch.exec();
+      tags.set(board, await seedPrunableBoard(world, board, SEED));
     }
 
     const reset = (board: string) =>
-      http().put(`/admin/boards/${board}?reset=true`).set(ADMIN).send({ windows: RESET_WINDOWS, groups: true });
+      http().put(`/admin/boards/${board}?reset=true`).set(ADMIN).send({ windows: GROUPED_RESET_WINDOWS, groups: true });
 
     /**
      * The reset's PUT, stopped after its first prune step: the next step's call fails as an instance killed
@@ -86,11 +64,7 @@ describe.each(['single', 'cluster'] as const)(
     async function maps(board: string): Promise<unknown[]> {
       const tag = tags.get(board)!;
       return Promise.all([
-        node().hgetall(`${tag}groups`),
-        node().zrange(`${tag}bygroup`, 0, -1),
-        node().hgetall(`${tag}grouparch`),
-        node().zrange(`${tag}bygrouparch`, 0, -1),
-        node().hgetall(`${tag}data`),
+        ...groupedMaps(node(), tag),
         node().hgetall(`${tag}modeff`),
         node().hexists(`${tag}cfg`, 'pruning'),
       ]);

@@ -6,7 +6,7 @@ import { RANKING } from '../../src/ranking/ranking.functions';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { useTestApp } from '../support/app-world';
-import { shardTag } from '../support/boards';
+import { GROUPED_RESET_WINDOWS, groupedMaps, type PrunableSeed, seedPrunableBoard } from '../support/grouped-seed';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
 
 /**
@@ -26,12 +26,11 @@ const ARCHIVED = 500;
 /** Entries a step walks here: the walk takes dozens of steps, writes landing between them. */
 const STEP_ENTRIES = 100;
 const ROUNDS = 12;
-const SEP = '\x1f';
-const WINDOWS = [
-  { name: 'm', period: '1h', interval: '1m' },
-  { name: 'd', period: '1d', interval: '1h' },
-];
-const RESET_WINDOWS = [WINDOWS[0], { ...WINDOWS[1], period: '2d' }];
+const SEED: PrunableSeed = {
+  ...{ held: HELD, stale: STALE, archived: ARCHIVED },
+  group: (i, stale) => `g${i % (stale ? 5 : 7)}`,
+  data: (i, stale) => ({ n: stale ? -i : i }),
+};
 
 describe('a reset pruned in steps, writes landing between them, ends as an immediate reset (single)', () => {
   const world = useTestApp('single', T0, true);
@@ -40,24 +39,7 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
   const tags = new Map<string, string>();
 
   async function seed(board: string): Promise<void> {
-    await http().put(`/admin/boards/${board}`).set(ADMIN).send({ windows: WINDOWS, groups: true }).expect(201);
-    await http().post(`/boards/${board}/items/h0/increment`).send({ amount: 1, group: 'g0' }).expect(200);
-    const tag = await shardTag(world.redis, board);
-    tags.set(board, tag);
-    const batch = node().pipeline();
-    const stored = (item: string, group: string, n: number) =>
-      batch
-        .hset(`${tag}groups`, item, group)
-        .zadd(`${tag}bygroup`, 0, `${group}${SEP}${item}`)
-        .hset(`${tag}data`, item, JSON.stringify({ n }));
-    for (let i = 0; i < HELD; i++)
-      stored(`h${i}`, `g${i % 7}`, i)
-        .zadd(`${tag}m:top`, 1, `h${i}`)
-        .zadd(`${tag}d:top`, 1, `h${i}`);
-    for (let i = 0; i < STALE; i++) stored(`s${i}`, `g${i % 5}`, -i).zadd(`${tag}d:top`, 1, `s${i}`);
-    for (let i = 0; i < ARCHIVED; i++)
-      batch.hset(`${tag}grouparch`, `z${i}`, 'a').zadd(`${tag}bygrouparch`, 0, `a${SEP}z${i}`);
-    await batch.exec();
+    tags.set(board, await seedPrunableBoard(world, board, SEED));
   }
 
   beforeAll(async () => {
@@ -107,14 +89,7 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
 
   /** The shard's maps (groups, their reverse, the archived map, item data) as stored. */
   async function maps(board: string): Promise<unknown[]> {
-    const tag = tags.get(board)!;
-    return Promise.all([
-      node().hgetall(`${tag}groups`),
-      node().zrange(`${tag}bygroup`, 0, -1),
-      node().hgetall(`${tag}grouparch`),
-      node().zrange(`${tag}bygrouparch`, 0, -1),
-      node().hgetall(`${tag}data`),
-    ]);
+    return Promise.all(groupedMaps(node(), tags.get(board)!));
   }
 
   /** The reset as board_put alone makes it (no prune step after it: an instance stopped right after). */
@@ -136,7 +111,11 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
     await resetAlone('resumed');
     const tag = tags.get('resumed')!;
     expect(await node().hlen(`${tag}groups`)).toBe(HELD + STALE);
-    await http().put('/admin/boards/resumed').set(ADMIN).send({ windows: RESET_WINDOWS, groups: true }).expect(200);
+    await http()
+      .put('/admin/boards/resumed')
+      .set(ADMIN)
+      .send({ windows: GROUPED_RESET_WINDOWS, groups: true })
+      .expect(200);
     expect(await node().hlen(`${tag}groups`)).toBe(HELD);
     expect(await node().hlen(`${tag}data`)).toBe(HELD);
     expect(await node().hlen(`${tag}grouparch`)).toBe(0);
@@ -147,7 +126,7 @@ describe('a reset pruned in steps, writes landing between them, ends as an immed
     await http()
       .put('/admin/boards/twin?reset=true')
       .set(ADMIN)
-      .send({ windows: RESET_WINDOWS, groups: true })
+      .send({ windows: GROUPED_RESET_WINDOWS, groups: true })
       .expect(200);
     const functions = world.app.get(RedisFunctions);
     const keys = new RankingKeys(world.app.get(RedisService).prefix).board('stepped');

@@ -9,6 +9,7 @@
  * shows of it: its config's fields, unless the PUT names the setting otherwise (`segments: { max }`).
  * `Put` is its part of the board PUT body: its config's fields, unless the PUT takes them otherwise.
  */
+import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
 
 /** A board as a PUT leaves it (omitted settings: the stored ones), for the options to check. */
@@ -117,6 +118,9 @@ export interface BoardOption<
   /** Refuses (InvalidInputError) a board its setting cannot go with; absent: it goes with any. */
   check?(board: BoardSettings): void;
 }
+
+/** An option's Lua modules: `files` of its folder `dir` (its __dirname), in the order the libraries load them. */
+export const luaModulesIn = (dir: string, ...files: string[]): string[] => files.map((file) => join(dir, file));
 
 /** The part of an option that is no setting of the board (a module and its hooks only): nothing stored, answered or shown. */
 export function modulesOnly(

@@ -217,8 +217,8 @@ local OWNER = {}
 -- library's load.
 function hooks.register(hook, fn, option)
   local list = hooks[hook]
-  if not list or hook == 'register' or hook == 'register_all' or hook == 'flag_planned' or hook == 'option_of'
-    or hook == 'only' then
+  if not list or hook == 'register' or hook == 'register_all' or hook == 'export_all' or hook == 'flag_planned'
+    or hook == 'option_of' or hook == 'only' then
     error('hooks_lib: no hook "' .. hook .. '"')
   end
   if not option then error('hooks_lib: hook "' .. hook .. '" registered without its option') end
@@ -232,6 +232,18 @@ end
 -- by hook: FUNCTION LOAD runs the main chunk without pairs or next, which walking one would need.
 function hooks.register_all(option, by_hook)
   for i = 1, #by_hook, 2 do hooks.register(by_hook[i], by_hook[i + 1], option) end
+end
+
+-- Sets the fields an option's module `module` (its table) shares with the modules and handlers that
+-- require it: `by_name` lists each field's name, then its value (name_1, value_1, ...), as register_all
+-- lists hooks, and for the same reason.
+function hooks.export_all(module, by_name)
+  -- A nil value would leave a hole the list's length may stop at: fail the load instead.
+  if #by_name % 2 == 1 then error('hooks_lib: export_all of "' .. tostring(by_name[#by_name]) .. '" without its value') end
+  for i = 1, #by_name, 2 do
+    if by_name[i + 1] == nil then error('hooks_lib: export_all of "' .. by_name[i] .. '" without its value') end
+    module[by_name[i]] = by_name[i + 1]
+  end
 end
 
 -- The config_planned of an option whose setting is a flag named as its config field `field` ("1": on):

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { join } from 'node:path';
 import type { Bounds } from '../../../common/limits';
-import type { BoardOption } from '../board-option';
+import { type BoardOption, luaModulesIn } from '../board-option';
 
 /** Most one actor's events add to one item in a window (`actors: { capPerItem }`). */
 export const CAP_PER_ITEM: Bounds = { min: 1, max: 1_000_000_000_000 };
@@ -52,7 +51,7 @@ export const actorCapsOption: BoardOption<ActorCapsConfig> = {
   fields: ['capPerItem'],
   // The PUT sets the cap with the actors option's field: `actors: { capPerItem }`.
   fromPut: (body) => capOf(body.actors as Parameters<typeof capOf>[0]),
-  luaModules: [join(__dirname, 'actor_caps_lib.lua')],
+  luaModules: luaModulesIn(__dirname, 'actor_caps_lib.lua'),
   fromStored: (fields) => (Number(fields.capPerItem ?? 0) > 0 ? { capPerItem: Number(fields.capPerItem) } : {}),
   fromReply: (fields) => {
     const cap = fields.capPerItem ?? 0;

@@ -182,8 +182,5 @@ hooks.register_all('actor_caps', { 'actor_amount', actor_amount, 'actor_weighs',
   'actor_moved', actor_moved, 'window_dropped', drop_held, 'config_planned', caps_planned,
   'config_differs', caps_differ, 'config_stored', caps_stored, 'config_kept', weighs_some })
 
-actor_caps.merged = merged
-actor_caps.reweighted = reweighted
-actor_caps.set_weight = set_weight
-actor_caps.weight_refusal = weight_refusal
-actor_caps.weight_of = weight_of
+hooks.export_all(actor_caps, { 'merged', merged, 'reweighted', reweighted, 'set_weight', set_weight,
+  'weight_refusal', weight_refusal, 'weight_of', weight_of })

@@ -1,8 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { OptionalCheckedProperty } from '../../../common/dto';
-import { flagSetting, settingFields, type BoardOption } from '../board-option';
+import { flagSetting, settingFields, type BoardOption, luaModulesIn } from '../board-option';
 import { CAP_PER_ITEM } from '../actor-caps/actor-caps.option';
 
 /** The option's part of a board config. */
@@ -81,10 +80,7 @@ export const ActorsViewProperty = () =>
 export const actorsOption: BoardOption<ActorsConfig, Partial<ActorsConfig>, ActorsPut> = {
   ...settingFields<ActorsPut, Partial<ActorsConfig>>('actors', { put: ActorsProperty, view: ActorsViewProperty }),
   fromPut: (body) => ({ actors: actorsKept(body.actors as ActorsSetting | undefined) }),
-  ...flagSetting(
-    'actors',
-    ['actor_lib.lua', 'actor_blocks_lib.lua'].map((file) => join(__dirname, file)),
-  ),
+  ...flagSetting('actors', luaModulesIn(__dirname, 'actor_lib.lua', 'actor_blocks_lib.lua')),
   check: (board) => {
     if (board.options.actors !== true) {
       const unique = board.views?.find((view) => view.mode === 'unique');

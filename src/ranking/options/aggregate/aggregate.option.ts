@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { modeProperties } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
-import { modulesOnly, settingFields, type BoardOption, type BoardSettings } from '../board-option';
+import { modulesOnly, settingFields, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 import { type Aggregate, AGGREGATES } from './aggregate';
 import { AGGREGATE_MESSAGES as M, AGGREGATE_SCORE_WRITE_COST, MAX_AGGREGATE_SLOTS } from './aggregate.limits';
 
@@ -49,7 +48,7 @@ const keptOf = (config: Readonly<AggregateConfig>): Exclude<Aggregate, 'sum'> | 
  */
 export const aggregateOption: BoardOption<AggregateConfig> = {
   ...settingFields<AggregateConfig>('aggregate', { put: AggregateProperty, view: AggregateViewProperty }),
-  ...modulesOnly('aggregate', [join(__dirname, 'aggregate_lib.lua')]),
+  ...modulesOnly('aggregate', luaModulesIn(__dirname, 'aggregate_lib.lua')),
   // Not among `fields`: the board PUT's store call passes the aggregate on its own.
   fromPut: (body) => ({ aggregate: body.aggregate as Aggregate | undefined }),
   view: (config) => {

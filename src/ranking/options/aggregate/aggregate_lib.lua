@@ -251,6 +251,4 @@ hooks.register('any_sign', function(cfg_key)
 end, 'aggregate')
 call_state.config_field_add('aggregate', 'aggregate', true)
 
-aggregate.mode = mode
-aggregate.best_record = best_record
-aggregate.record_batch_score = record_batch_score
+hooks.export_all(aggregate, { 'mode', mode, 'best_record', best_record, 'record_batch_score', record_batch_score })

@@ -253,20 +253,10 @@ local function dropped(base)
   redis.call('UNLINK', base .. 'archheld', base .. 'archpend')
 end
 
-archive_held.cfg_of = cfg_of
-archive_held.keeps_groups = keeps_groups
-archive_held.holds = holds
-archive_held.held_of = held_of
-archive_held.segment_lag_until = segment_lag_until
-archive_held.tracked = tracked
-archive_held.pending_moved = pending_moved
-archive_held.pending_left = pending_left
-archive_held.rows_held = rows_held
-archive_held.segment_rows_held = segment_rows_held
-archive_held.segment_key = segment_key
-archive_held.segment_text_key = segment_text_key
-archive_held.held_dropped = held_dropped
-archive_held.dropped = dropped
-archive_held.history_key = history_key
+hooks.export_all(archive_held, { 'cfg_of', cfg_of, 'keeps_groups', keeps_groups, 'holds', holds, 'held_of', held_of,
+  'segment_lag_until', segment_lag_until, 'tracked', tracked, 'pending_moved', pending_moved,
+  'pending_left', pending_left, 'rows_held', rows_held, 'segment_rows_held', segment_rows_held,
+  'segment_key', segment_key, 'segment_text_key', segment_text_key, 'held_dropped', held_dropped, 'dropped', dropped,
+  'history_key', history_key })
 
 hooks.register_all('calendar', { 'snapshot_taken', snapshot_held })

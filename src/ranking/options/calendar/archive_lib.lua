@@ -316,9 +316,5 @@ end
 hooks.register_all('calendar', { 'slots_draining', archive_drain, 'period_closed', archive_begin,
   'history_dropped', drop_archives })
 
-archive.archives_pending = archives_pending
-archive.period_rows = period_rows
-archive.record_forget = record_forget
-archive.SNAP_ROW = SNAP_ROW
-archive.SNAP_FIELD = SNAP_FIELD
-archive.POSITION_TEXTS = POSITION_TEXTS
+hooks.export_all(archive, { 'archives_pending', archives_pending, 'period_rows', period_rows,
+  'record_forget', record_forget, 'SNAP_ROW', SNAP_ROW, 'SNAP_FIELD', SNAP_FIELD, 'POSITION_TEXTS', POSITION_TEXTS })

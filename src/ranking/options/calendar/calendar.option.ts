@@ -1,9 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
-import { join } from 'node:path';
 import { IsOptionalNotNull, OptionalEnumProperty, settingProperties } from '../../../common/dto';
-import { modulesOnly, type BoardOption } from '../board-option';
+import { modulesOnly, type BoardOption, luaModulesIn } from '../board-option';
 import type { WindowOption } from '../window-option';
 import { type Calendar, CALENDARS, type WeekStart, WEEK_STARTS } from './calendar-math';
 import { calendarWindow, type CalendarWindowSpec, checkNoCalendarFields } from './calendar-window';
@@ -132,8 +131,7 @@ export const calendarWindowOption: WindowOption<CalendarWindowSpec, CalendarView
  * archive_held_lib.lua keeps which items they hold rows of (a `groups: true` board keeps their groups as long),
  * archive_shown_lib.lua the exception positions a moderated archive page reads.
  */
-export const calendarOption: BoardOption<object> = modulesOnly('calendar', [
-  join(__dirname, 'archive_lib.lua'),
-  join(__dirname, 'archive_held_lib.lua'),
-  join(__dirname, 'archive_shown_lib.lua'),
-]);
+export const calendarOption: BoardOption<object> = modulesOnly(
+  'calendar',
+  luaModulesIn(__dirname, 'archive_lib.lua', 'archive_held_lib.lua', 'archive_shown_lib.lua'),
+);

@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { OptionalCheckedProperty } from '../../../common/dto';
 import { isName } from '../../../common/names';
-import { settingFields, type BoardOption, type BoardSettings } from '../board-option';
+import { settingFields, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 import { GROUP_TOP_MEMBERS } from './group-of.limits';
 
 /** A group board's setting: it ranks groups of the member board's items in one of its windows. */
@@ -94,13 +93,14 @@ export const groupOfOption: BoardOption<GroupOfConfig> = {
   ...settingFields<GroupOfConfig>('groupOf', { put: GroupOfProperty, view: GroupOfViewProperty }),
   name: 'group_of',
   fields: ['groupOf'],
-  luaModules: [
+  luaModules: luaModulesIn(
+    __dirname,
     'group_members_lib.lua',
     'group_of_lib.lua',
     'group_parts_lib.lua',
     'group_history_lib.lua',
     'group_history_out_lib.lua',
-  ].map((file) => join(__dirname, file)),
+  ),
   fromStored: (fields) =>
     fields.groupOf === undefined ? {} : { groupOf: groupOfSetting(JSON.parse(fields.groupOf) as GroupOfSetting) },
   fromReply: (fields) => {

@@ -1,13 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
-import { join } from 'node:path';
 import { FieldRule, ID_FIELD, optional } from '../../../common/compiled-checks';
 import { IsId, IsOptionalNotNull } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { ID_LENGTH_CHARS } from '../../../common/limits';
 import { ID_RULE } from '../../../common/names';
-import { flagSetting, settingFields, type BoardOption } from '../board-option';
+import { flagSetting, settingFields, type BoardOption, luaModulesIn } from '../board-option';
 import { GROUPS_MESSAGES } from './groups.limits';
 
 /** The option's part of a board config. */
@@ -78,6 +77,6 @@ const on = (config: Readonly<GroupsConfig>) => config.groups === true;
 /** `groups: true`: groups_lib.lua keeps each shard's item -> group map. */
 export const groupsOption: BoardOption<GroupsConfig> = {
   ...settingFields<GroupsConfig>('groups', { put: GroupsProperty, view: GroupsViewProperty }),
-  ...flagSetting('groups', [join(__dirname, 'groups_lib.lua')]),
+  ...flagSetting('groups', luaModulesIn(__dirname, 'groups_lib.lua')),
   writeCostPerPlace: (config) => (on(config) ? GROUPS_WRITE_COST : 0),
 };

@@ -362,15 +362,6 @@ hooks.register_all('groups', { 'results_changed', group_left, 'watches', watches
   'prune_items', groups_settled, 'snapshot_taken', lag_joined,
   'segment_archived', segment_archived })
 
-groups.groups_key = groups_key
-groups.assign = assign
-groups.groups_of = groups_of
-groups.grouped = grouped
-groups.filters_of = filters_of
-groups.filter_passes = filter_passes
-groups.items_in = items_in
-groups.count_in = count_in
-groups.archived_in = archived_in
-groups.archived_count = archived_count
-groups.hmget = hmget
-groups.ARCHIVED = ARCHIVED
+hooks.export_all(groups, { 'groups_key', groups_key, 'assign', assign, 'groups_of', groups_of, 'grouped', grouped,
+  'filters_of', filters_of, 'filter_passes', filter_passes, 'items_in', items_in, 'count_in', count_in,
+  'archived_in', archived_in, 'archived_count', archived_count, 'hmget', hmget, 'ARCHIVED', ARCHIVED })

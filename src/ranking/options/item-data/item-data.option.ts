@@ -1,10 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
-import { join } from 'node:path';
 import { optional } from '../../../common/compiled-checks';
 import { IsOptionalNotNull, ToBool } from '../../../common/dto';
-import { modulesOnly, type BoardOption } from '../board-option';
+import { modulesOnly, type BoardOption, luaModulesIn } from '../board-option';
 import { ITEM_DATA_BYTES, ITEM_DATA_ROWS_PER_CALL } from './item-data.limits';
 
 /** An item's data in the OpenAPI document: any JSON object within ITEM_DATA_BYTES. */
@@ -44,4 +43,7 @@ export const ItemDataRowProperty = () =>
  * ?data=true on reads), with no setting in the board config. item_data_lib.lua keeps it while some
  * window holds the item: it registers item_left, windows_dropped and board_dropped.
  */
-export const itemDataOption: BoardOption<object> = modulesOnly('item-data', [join(__dirname, 'item_data_lib.lua')]);
+export const itemDataOption: BoardOption<object> = modulesOnly(
+  'item-data',
+  luaModulesIn(__dirname, 'item_data_lib.lua'),
+);

@@ -109,7 +109,5 @@ end
 hooks.register_all('item-data', { 'item_left', item_data_left, 'windows_dropped', data_prune_begun,
   'prune_step', data_prune_step, 'prune_items', data_settled, 'board_dropped', data_dropped })
 
-item_data.item_data_key = item_data_key
-item_data.item_held = item_held
-item_data.items_held = items_held
-item_data.item_data_of = item_data_of
+hooks.export_all(item_data, { 'item_data_key', item_data_key, 'item_held', item_held, 'items_held', items_held,
+  'item_data_of', item_data_of })

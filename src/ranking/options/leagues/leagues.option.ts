@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { join } from 'node:path';
 import { OptionalCheckedProperty } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import { isName, NAME_RULE } from '../../../common/names';
-import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 import { LEAGUE_PLACEMENT_WRITE_COST, LEAGUE_SIZE, LEAGUE_TIERS, LEAGUES_MESSAGES as M } from './leagues.limits';
 
 /** A board's `leagues` setting. */
@@ -100,7 +99,7 @@ const settingOf = (value: unknown): LeaguesSetting => {
 /** `leagues`: leagues_lib.lua places items in cohorts as they write and rolls each closed period once. */
 export const leaguesOption: BoardOption<LeaguesConfig> = {
   ...fieldSetting<LeaguesConfig>('leagues', { put: LeaguesProperty, view: LeaguesViewProperty }),
-  luaModules: [join(__dirname, 'leagues_lib.lua')],
+  luaModules: luaModulesIn(__dirname, 'leagues_lib.lua'),
   fromStored: (fields) => (fields.leagues ? { leagues: settingOf(JSON.parse(fields.leagues)) } : {}),
   fromReply: (fields) =>
     fields.leagues === undefined || fields.leagues === null ? {} : { leagues: settingOf(fields.leagues) },

@@ -386,7 +386,5 @@ hooks.register_all('leagues', { 'results_changed', league_changed, 'watches', wa
   'config_planned', leagues_planned, 'config_stored', leagues_stored,
   'board_dropped', leagues_dropped })
 
-leagues.setting_of = setting_of
-leagues.cohort_key = cohort_key
-leagues.parse_at = parse_at
-leagues.roll_step = roll_step
+hooks.export_all(leagues, { 'setting_of', setting_of, 'cohort_key', cohort_key, 'parse_at', parse_at,
+  'roll_step', roll_step })

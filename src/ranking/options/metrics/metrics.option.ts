@@ -1,12 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, Matches } from 'class-validator';
-import { join } from 'node:path';
 import { DomainError, InvalidInputError } from '../../../common/errors';
 import { IsOptionalNotNull } from '../../../common/dto';
 import type { FieldRule } from '../../../common/compiled-checks';
 import { optional } from '../../../common/compiled-checks';
-import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../calendar/calendar.limits';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../snapshots/snapshots.limits';
 
@@ -126,11 +125,7 @@ const declared = (config: Readonly<MetricsConfig>) => (config.metrics?.length ??
  */
 export const metricsOption: BoardOption<MetricsConfig> = {
   ...fieldSetting<MetricsConfig>('metrics', { put: MetricsProperty, view: MetricsViewProperty }),
-  luaModules: [
-    join(__dirname, 'metric_formulas.lua'),
-    join(__dirname, 'metrics_lib.lua'),
-    join(__dirname, 'metric_views_lib.lua'),
-  ],
+  luaModules: luaModulesIn(__dirname, 'metric_formulas.lua', 'metrics_lib.lua', 'metric_views_lib.lua'),
   fromStored: (fields) => (fields.metrics ? { metrics: fields.metrics.split(',') } : {}),
   fromReply: (fields) => {
     if (fields.metrics === undefined || fields.metrics === '') return {};

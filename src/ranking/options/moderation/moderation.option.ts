@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
-import { join } from 'node:path';
 import { settingProperties } from '../../../common/dto';
-import { fieldSetting, type BoardOption } from '../board-option';
+import { fieldSetting, type BoardOption, luaModulesIn } from '../board-option';
 
 /** The board's `moderation` object. */
 export class ModerationSettingsDto {
@@ -38,11 +37,7 @@ const reviews = (config: Readonly<ModerationConfig>) => config.moderation?.revie
  */
 export const moderationOption: BoardOption<ModerationConfig> = {
   ...fieldSetting<ModerationConfig>('moderation', { put: ModerationProperty, view: ModerationViewProperty }),
-  luaModules: [
-    join(__dirname, 'moderation_lib.lua'),
-    join(__dirname, 'moderation_count_lib.lua'),
-    join(__dirname, 'moderation_history_lib.lua'),
-  ],
+  luaModules: luaModulesIn(__dirname, 'moderation_lib.lua', 'moderation_count_lib.lua', 'moderation_history_lib.lua'),
   fromStored: (fields) => (fields.modreview === '1' ? { moderation: { review: true } } : {}),
   fromReply: (fields) => {
     const setting = fields.moderation as { review?: unknown } | undefined;

@@ -1,15 +1,7 @@
 import { fieldErrorsOf } from '../../../../test/support/dto-errors';
 import { InvalidInputError } from '../../../common/errors';
 import { mergeListings } from '../../core/shard-math';
-import {
-  ascendingScores,
-  checkOptions,
-  COSTLIEST_OPTIONS,
-  OPTION_LUA_MODULES,
-  optionsFromReply,
-  optionsFromStored,
-  optionsView,
-} from '../registry';
+import * as registry from '../registry';
 import { orderOption, OrderProperty } from './order.option';
 
 /** The option's PUT field alone, as the board DTO declares it. */
@@ -25,22 +17,24 @@ describe('the order option', () => {
   });
 
   it('is stored, answered and shown only when asc', () => {
-    expect(optionsFromStored({ order: 'asc' })).toMatchObject({ order: 'asc' });
-    expect(optionsFromStored({})).not.toHaveProperty('order');
-    expect(optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"asc"}')).toMatchObject({ order: 'asc' });
-    expect(optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"desc"}')).not.toHaveProperty('order');
-    expect(() => optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"up"}')).toThrow(/"up"/);
-    expect(optionsView({ ties: 'shared', order: 'asc' })).toEqual({ order: 'asc' });
-    expect(optionsView({ ties: 'shared', order: 'desc' })).toEqual({});
-    expect(ascendingScores({ ties: 'shared', order: 'asc' })).toBe(true);
-    expect(ascendingScores({ ties: 'shared' })).toBe(false);
-    expect(COSTLIEST_OPTIONS).not.toHaveProperty('order');
-    expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...orderOption.luaModules]));
+    expect(registry.optionsFromStored({ order: 'asc' })).toMatchObject({ order: 'asc' });
+    expect(registry.optionsFromStored({})).not.toHaveProperty('order');
+    expect(registry.optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"asc"}')).toMatchObject({
+      order: 'asc',
+    });
+    expect(registry.optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"desc"}')).not.toHaveProperty('order');
+    expect(() => registry.optionsFromReply('tbRankBoardPut', '{"ties":"shared","order":"up"}')).toThrow(/"up"/);
+    expect(registry.optionsView({ ties: 'shared', order: 'asc' })).toEqual({ order: 'asc' });
+    expect(registry.optionsView({ ties: 'shared', order: 'desc' })).toEqual({});
+    expect(registry.ascendingScores({ ties: 'shared', order: 'asc' })).toBe(true);
+    expect(registry.ascendingScores({ ties: 'shared' })).toBe(false);
+    expect(registry.COSTLIEST_OPTIONS).not.toHaveProperty('order');
+    expect(registry.OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...orderOption.luaModules]));
   });
 
   it('refuses asc on a sum board and with ties first, with INVALID_INPUT', () => {
     const check = (aggregate: string, options: Record<string, unknown>) => () =>
-      checkOptions({ name: 'b', aggregate, options });
+      registry.checkOptions({ name: 'b', aggregate, options });
     expect(check('sum', { order: 'asc' })).toThrow(InvalidInputError);
     expect(check('sum', { order: 'asc' })).toThrow(/aggregates by sum/);
     expect(check('max', { order: 'asc', ties: 'first' })).toThrow(/ties first/);

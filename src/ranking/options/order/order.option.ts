@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { modeProperties } from '../../../common/dto';
-import { fieldSetting, modeOf, type BoardOption, type BoardSettings } from '../board-option';
+import { fieldSetting, modeOf, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 
 /** Which scores rank higher: the higher (desc, the default) or the lower (asc: race times, golf). */
 export const SCORE_ORDERS = ['desc', 'asc'] as const;
@@ -37,7 +36,7 @@ const ascending = (config: Readonly<OrderConfig>) => config.order === 'asc';
 /** `order: asc`: score_order_lib.lua's hooks list and count the results lowest score first. */
 export const orderOption: BoardOption<OrderConfig> = {
   ...fieldSetting<OrderConfig>('order', { put: OrderProperty, view: OrderViewProperty }),
-  luaModules: [join(__dirname, 'score_order_lib.lua')],
+  luaModules: luaModulesIn(__dirname, 'score_order_lib.lua'),
   fromStored: (fields) => (fields.order === 'asc' ? { order: 'asc' } : {}),
   fromReply: (fields) =>
     fields.order !== undefined && modeOf('order', SCORE_ORDERS, fields.order) === 'asc' ? { order: 'asc' } : {},

@@ -163,9 +163,8 @@ local function record_take_back(likes_key, member, plan)
   end
 end
 
-segment_growth.take_back_pending = take_back_pending
-segment_growth.take_back_plan = take_back_plan
-segment_growth.record_take_back = record_take_back
+hooks.export_all(segment_growth, { 'take_back_pending', take_back_pending, 'take_back_plan', take_back_plan,
+  'record_take_back', record_take_back })
 
 hooks.register_all('segments', { 'window_copies', segment_windows, 'config_planned', segments_planned,
   'config_stored', segments_stored })

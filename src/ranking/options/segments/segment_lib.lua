@@ -357,18 +357,9 @@ local function sibling_suffixes(keys, window_count)
   return suffixes
 end
 
-segmentation.segment_window_key = segment_window_key
-segmentation.sibling_suffixes = sibling_suffixes
-segmentation.segment_indexes = segment_indexes
-segmentation.segment_names_key = segment_names_key
-segmentation.segment_names = segment_names
-segmentation.earliest_due = earliest_due
-segmentation.segment_refusal = segment_refusal
-segmentation.drain_segment = drain_segment
-segmentation.segment_drain_due = segment_drain_due
-segmentation.segment_add = segment_add
-segmentation.cross_named_segments = cross_named_segments
-segmentation.walk_pending_segments = walk_pending_segments
-segmentation.step_drain = step_drain
-segmentation.drain_window = drain_window
-segmentation.expire_segments = expire_segments
+hooks.export_all(segmentation, { 'segment_window_key', segment_window_key, 'sibling_suffixes', sibling_suffixes,
+  'segment_indexes', segment_indexes, 'segment_names_key', segment_names_key, 'segment_names', segment_names,
+  'earliest_due', earliest_due, 'segment_refusal', segment_refusal, 'drain_segment', drain_segment,
+  'segment_drain_due', segment_drain_due, 'segment_add', segment_add, 'cross_named_segments', cross_named_segments,
+  'walk_pending_segments', walk_pending_segments, 'step_drain', step_drain, 'drain_window', drain_window,
+  'expire_segments', expire_segments })

@@ -1,9 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { settingProperties } from '../../../common/dto';
-import { settingFields, type BoardOption } from '../board-option';
+import { settingFields, type BoardOption, luaModulesIn } from '../board-option';
 import { SEGMENTS_MAX } from './segments.limits';
 
 /** The option's part of a board config. */
@@ -81,9 +80,7 @@ export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView, SegmentsP
   fromPut: (body) => segmentsOf(body.segments as SegmentsDto | undefined),
   name: 'segments',
   fields: ['segmentsMax'],
-  luaModules: ['segment_lib.lua', 'segment_growth_lib.lua', 'segment_list_lib.lua'].map((file) =>
-    join(__dirname, file),
-  ),
+  luaModules: luaModulesIn(__dirname, 'segment_lib.lua', 'segment_growth_lib.lua', 'segment_list_lib.lua'),
   fromStored: (fields) => (fields.segmentsMax ? { segmentsMax: Number(fields.segmentsMax) } : {}),
   fromReply: (fields) => {
     const max = fields.segmentsMax ?? 0;

@@ -56,6 +56,5 @@ local function same_snapshots(a, b)
   return a.keep == b.keep and a.top == b.top
 end
 
-snapshot_kept.find_snapshot = find_snapshot
-snapshot_kept.drop_snapshots = drop_snapshots
-snapshot_kept.same_snapshots = same_snapshots
+hooks.export_all(snapshot_kept, { 'find_snapshot', find_snapshot, 'drop_snapshots', drop_snapshots,
+  'same_snapshots', same_snapshots })

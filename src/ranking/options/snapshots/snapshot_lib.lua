@@ -277,25 +277,13 @@ local function with_snapshot_due(new_due_ms, windows, now_sec)
   return math.min(new_due_ms, snapshot_due_ms(windows, now_sec) or math.huge)
 end
 
-snapshot.snapshot_confs = snapshot_confs
-snapshot.store_snapshot_confs = store_snapshot_confs
-snapshot.window_name_of = window_name_of
-snapshot.snapshot_conf_of = snapshot_conf_of
-snapshot.snapshot_lifetime_sec = snapshot_lifetime_sec
-snapshot.cross_boundary = cross_boundary
-snapshot.crossing_allowed = crossing_allowed
-snapshot.crossing_work = crossing_work
-snapshot.crossing_fits = crossing_fits
-snapshot.CROSSING_ERROR = CROSSING_ERROR
-snapshot.stored_apart = stored_apart
+hooks.export_all(snapshot, { 'snapshot_confs', snapshot_confs, 'store_snapshot_confs', store_snapshot_confs,
+  'window_name_of', window_name_of, 'snapshot_conf_of', snapshot_conf_of,
+  'snapshot_lifetime_sec', snapshot_lifetime_sec, 'cross_boundary', cross_boundary,
+  'crossing_allowed', crossing_allowed, 'crossing_work', crossing_work, 'crossing_fits', crossing_fits,
+  'CROSSING_ERROR', CROSSING_ERROR, 'stored_apart', stored_apart })
 snapshot.note_drained = function() CROSSING.drained_seq = CALL.seq end -- a step drained: no listing of many rows after
-snapshot.leave_apart = leave_apart
-snapshot.cross_all = cross_all
-snapshot.open_write = open_write
-snapshot.cross_window_of = cross_window_of
-snapshot.open_read = open_read
-snapshot.begin_read = begin_read
-snapshot.snapshot_windows = snapshot_windows
-snapshot.bump_version = bump_version
-snapshot.snapshot_due_ms = snapshot_due_ms
-snapshot.with_snapshot_due = with_snapshot_due
+hooks.export_all(snapshot, { 'leave_apart', leave_apart, 'cross_all', cross_all, 'open_write', open_write,
+  'cross_window_of', cross_window_of, 'open_read', open_read, 'begin_read', begin_read,
+  'snapshot_windows', snapshot_windows, 'bump_version', bump_version, 'snapshot_due_ms', snapshot_due_ms,
+  'with_snapshot_due', with_snapshot_due })

@@ -265,15 +265,7 @@ local function take_snapshot(base, top_key, at, conf, interval_sec)
   return #rows
 end
 
-snaprows.row_at = row_at
-snaprows.row_ahead = row_ahead
-snaprows.ahead_of = ahead_of
-snaprows.count_above = count_above
-snaprows.count_ahead = count_ahead
-snaprows.score_of = score_of
-snaprows.row_count = row_count
-snaprows.listing_counts_at = listing_counts_at
-snaprows.snapshot_lifetime_sec = snapshot_lifetime_sec
-snaprows.listing_rows = listing_rows
-snaprows.store_previous = store_previous
-snaprows.take_snapshot = take_snapshot
+hooks.export_all(snaprows, { 'row_at', row_at, 'row_ahead', row_ahead, 'ahead_of', ahead_of,
+  'count_above', count_above, 'count_ahead', count_ahead, 'score_of', score_of, 'row_count', row_count,
+  'listing_counts_at', listing_counts_at, 'snapshot_lifetime_sec', snapshot_lifetime_sec,
+  'listing_rows', listing_rows, 'store_previous', store_previous, 'take_snapshot', take_snapshot })

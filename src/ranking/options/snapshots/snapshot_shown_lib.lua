@@ -259,16 +259,8 @@ local function index_change_end(cfg_key, begun, bound)
   end
 end
 
-shown.exceptions_of = exceptions_of
-shown.listing_exceptions_of = listing_exceptions_of
-shown.history_asked = history_asked
-shown.index_change_begin = index_change_begin
-shown.index_change_end = index_change_end
-shown.FIND_ROWS = FIND_ROWS
-shown.begin_history = begin_history
-shown.point_rows = point_rows
-shown.visible = visible
-shown.left_out_ahead = left_out_ahead
-shown.through_shown = through_shown
-shown.held_scores = held_scores
-shown.shown_rank = shown_rank
+hooks.export_all(shown, { 'exceptions_of', exceptions_of, 'listing_exceptions_of', listing_exceptions_of,
+  'history_asked', history_asked, 'index_change_begin', index_change_begin, 'index_change_end', index_change_end,
+  'FIND_ROWS', FIND_ROWS, 'begin_history', begin_history, 'point_rows', point_rows, 'visible', visible,
+  'left_out_ahead', left_out_ahead, 'through_shown', through_shown, 'held_scores', held_scores,
+  'shown_rank', shown_rank })

@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { join } from 'node:path';
 import { settingProperties } from '../../../common/dto';
-import { modulesOnly, type BoardOption } from '../board-option';
+import { modulesOnly, type BoardOption, luaModulesIn } from '../board-option';
 import type { WindowOption } from '../window-option';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from './snapshots.limits';
 
@@ -91,11 +90,12 @@ export const snapshotsWindowOption: WindowOption<SnapshotsWindowSpec, SnapshotsV
  */
 export const snapshotsOption: BoardOption<object> = modulesOnly(
   'snapshots',
-  [
+  luaModulesIn(
+    __dirname,
     'snapshot_rows_lib.lua',
     'snapshot_lib.lua',
     'snapshot_kept_lib.lua',
     'previous_ranks_lib.lua',
     'snapshot_shown_lib.lua',
-  ].map((file) => join(__dirname, file)),
+  ),
 );

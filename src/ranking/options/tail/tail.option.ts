@@ -1,10 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { join } from 'node:path';
 import { settingProperties } from '../../../common/dto';
 import { InvalidInputError } from '../../../common/errors';
 import type { Bounds } from '../../../common/limits';
-import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 
 /** Rows of each window guaranteed exact (K): never pruned while among the best K. */
 export const TAIL_EXACT_ROWS: Bounds = { min: 1, max: 1000 };
@@ -99,7 +98,7 @@ const intOf = (value: unknown): number | undefined =>
 /** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter, tail_pack_lib.lua packs what they keep; reads certify the head. */
 export const tailOption: BoardOption<TailConfig> = {
   ...fieldSetting<TailConfig>('tail', { put: TailProperty, view: TailViewProperty }),
-  luaModules: [join(__dirname, 'tail_lib.lua'), join(__dirname, 'tail_pack_lib.lua')],
+  luaModules: luaModulesIn(__dirname, 'tail_lib.lua', 'tail_pack_lib.lua'),
   fromStored: (fields) =>
     fields.tailExact === undefined
       ? {}

@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { join } from 'node:path';
 import { InvalidInputError } from '../../../common/errors';
 import { TIEBREAK_BOUND, TIEBREAK_BOUNDS } from './tiebreak.limits';
 import { OptionalCheckedProperty, OptionalIntProperty } from '../../../common/dto';
-import { fieldSetting, type BoardOption, type BoardSettings } from '../board-option';
+import { fieldSetting, type BoardOption, type BoardSettings, luaModulesIn } from '../board-option';
 
 /** Which tiebreak wins between equal scores: the higher (desc) or the lower (asc). */
 export const TIEBREAK_ORDERS = ['desc', 'asc'] as const;
@@ -140,7 +139,7 @@ function checkBoard(board: BoardSettings): void {
 /** `tiebreak`: tiebreak_lib.lua keeps each window's pairs in order beside its results. */
 export const tiebreakOption: BoardOption<TiebreakConfig> = {
   ...fieldSetting<TiebreakConfig>('tiebreak', { put: TiebreakProperty, view: TiebreakViewProperty }),
-  luaModules: [join(__dirname, 'tiebreak_lib.lua')],
+  luaModules: luaModulesIn(__dirname, 'tiebreak_lib.lua'),
   fromStored: (fields) =>
     fields.tiebreak === 'asc' || fields.tiebreak === 'desc' ? { tiebreak: { order: fields.tiebreak } } : {},
   fromReply: (fields) => {

@@ -357,10 +357,8 @@ local function listing_rows(top_key, key, first, last, row, field, rank_before)
   return rows, ranked
 end
 
-tiebreak.keeps_pairs = keeps_pairs
-tiebreak.member_of = member_of
-tiebreak.pair_rows = pair_rows
-tiebreak.listing_rows = listing_rows
+hooks.export_all(tiebreak, { 'keeps_pairs', keeps_pairs, 'member_of', member_of, 'pair_rows', pair_rows,
+  'listing_rows', listing_rows })
 
 hooks.register_all('tiebreak', { 'tiebreak', tiebreak_hook, 'results_changed', tiebreak_changed, 'rank', rank_hook,
   'watches', function(top_key) return tiebreak_order(top_key) ~= false end, 'window_dropped', drop_order,

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { modeProperties } from '../../../common/dto';
-import { fieldSetting, modeOf, type BoardOption } from '../board-option';
+import { fieldSetting, modeOf, type BoardOption, luaModulesIn } from '../board-option';
 
 /** How equal scores rank: shared competition ranks, or strict ranks with the earlier score first. */
 export const TIES_MODES = ['shared', 'first'] as const;
@@ -37,7 +36,7 @@ const strict = (config: Readonly<TiesConfig>) => config.ties === 'first';
 /** `ties: first`: strict ranks, kept by ties_lib.lua's order beside each window's results. */
 export const tiesOption: BoardOption<TiesConfig> = {
   ...fieldSetting<TiesConfig>('ties', { put: TiesProperty, view: TiesViewProperty }),
-  luaModules: [join(__dirname, 'ties_lib.lua')],
+  luaModules: luaModulesIn(__dirname, 'ties_lib.lua'),
   fromStored: (fields) => ({ ties: fields.ties === 'first' ? 'first' : 'shared' }),
   fromReply: (fields) => ({ ties: modeOf('ties', TIES_MODES, fields.ties) }),
   view: (config) => (strict(config) ? { ties: 'first' } : {}),

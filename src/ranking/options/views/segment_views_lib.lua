@@ -91,12 +91,9 @@ local function change_commands(top_key)
   return commands
 end
 
-seg_views.segment_views = segment_views
-seg_views.change_commands = change_commands
-seg_views.segment_seen = segment_seen
-seg_views.drop_segment_views = drop_segment_views
-seg_views.views_reading = views_reading
-seg_views.view_window_changed = view_window_changed
+hooks.export_all(seg_views, { 'segment_views', segment_views, 'change_commands', change_commands,
+  'segment_seen', segment_seen, 'drop_segment_views', drop_segment_views, 'views_reading', views_reading,
+  'view_window_changed', view_window_changed })
 
 -- Hook (reads_sums): whether views read the window results `top_key`. A board without views (told by
 -- the call's config copy, call_lib, which reads `views` on every board) has none to load.

@@ -2,7 +2,6 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, ValidateNested } from 'class-validator';
-import { join } from 'node:path';
 import {
   IsOptionalNotNull,
   NameProperty,
@@ -10,7 +9,7 @@ import {
   OptionalIntProperty,
   OptionalNameProperty,
 } from '../../../common/dto';
-import { modulesOnly, settingFields, type BoardOption } from '../board-option';
+import { modulesOnly, settingFields, type BoardOption, luaModulesIn } from '../board-option';
 import { ViewMetricProperty } from '../metrics/metrics.option';
 import { VIEW_MODES, type ViewMode } from './trending-math';
 import {
@@ -118,9 +117,7 @@ interface ViewsView {
 export const viewsOption: BoardOption<object, object, ViewsPut> = {
   ...modulesOnly(
     'views',
-    ['views_lib.lua', 'view_decay_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'].map((file) =>
-      join(__dirname, file),
-    ),
+    luaModulesIn(__dirname, 'views_lib.lua', 'view_decay_lib.lua', 'segment_views_lib.lua', 'view_except_lib.lua'),
   ),
   ...settingFields<ViewsPut, ViewsView>('views', { put: ViewsProperty, view: ViewsViewProperty }),
 };
