@@ -55,16 +55,21 @@ describe('the packages in an app outside this repository', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(realpathSync(tmpdir()), 'trendboard-consumer-'));
     app = join(work, 'app');
-    redis = await startTestRedis('single', { own: true }); // the example app uses its own prefix
-    service = await startTestApp(redis, new SystemClock(), { ADMIN_TOKEN: README_ADMIN_TOKEN });
-    serviceUrl = await listen(service);
     const tarballs = join(work, 'tarballs');
     mkdirSync(tarballs);
-    const packed = await Promise.all(
-      Object.values(PACKAGES).map((dir) =>
-        run('npm', ['pack', '--pack-destination', tarballs], dir, outsideEnv(PACK_ENV)),
+    // The service boots while npm packs: neither waits for the other.
+    const [packed] = await Promise.all([
+      Promise.all(
+        Object.values(PACKAGES).map((dir) =>
+          run('npm', ['pack', '--pack-destination', tarballs], dir, outsideEnv(PACK_ENV)),
+        ),
       ),
-    );
+      (async () => {
+        redis = await startTestRedis('single', { own: true }); // the example app uses its own prefix
+        service = await startTestApp(redis, new SystemClock(), { ADMIN_TOKEN: README_ADMIN_TOKEN });
+        serviceUrl = await listen(service);
+      })(),
+    ]);
     writeExampleApp(
       app,
       packed.map((out) => join(tarballs, out.trim().split('\n').at(-1) ?? '')),

@@ -45,7 +45,7 @@ async function storeOnce(client: Redis, payloads: string[], first: number): Prom
 }
 
 /**
- * Exactly once from a Redis stream through crashes (runFaultScenario): 200 000 messages, the
+ * Exactly once from a Redis stream through crashes (runFaultScenario): 60 000 messages, the
  * consuming instance SIGKILLed three times, a second instance joining and leaving, Redis itself
  * killed and restarted once (AOF, fsync always). The boards must equal a brute-force count, and each
  * invalid message be in the dead-letter stream exactly once.

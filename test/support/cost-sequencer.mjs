@@ -3,7 +3,7 @@
  * has not timed. Jest starts the longest files first, so that its workers end together, but it knows a
  * file's time only from earlier runs on the same machine; on CI's cold cache it goes by file size, and
  * the longest files (the e2e files that gather parts: 15 lines, about 40 s; the
- * ingest fault tests: 100 lines, about 80 s) started wherever their size put them.
+ * ingest fault tests: 100 lines, 20-30 s) started wherever their size put them.
  * `node test/support/file-seconds.mjs <TEST_COST_FILE output>` writes the table again (file-cost.ts).
  */
 import { readFileSync } from 'node:fs';

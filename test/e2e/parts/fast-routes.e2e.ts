@@ -1,9 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fc from 'fast-check';
 import request from 'supertest';
-import { FastRoutes } from '../../src/edge/fast-routes';
-import { ADMIN } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { FastRoutes } from '../../../src/edge/fast-routes';
+import { ADMIN } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 interface Call {
   method: 'get' | 'post' | 'head';

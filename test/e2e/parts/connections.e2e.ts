@@ -1,7 +1,7 @@
 import { AddressInfo, connect, Socket } from 'node:net';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,9 +1,9 @@
 import { AddressInfo, connect } from 'node:net';
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
-import { ApiKeysService } from '../../src/access/api-keys.service';
-import { ADMIN, ADMIN_TOKEN, createBoard } from '../../harness/app';
-import { useSingleNodeApp } from '../support/e2e';
+import { ApiKeysService } from '../../../src/access/api-keys.service';
+import { ADMIN, ADMIN_TOKEN, createBoard } from '../../../harness/app';
+import { useSingleNodeApp } from '../../support/e2e';
 
 const WRITER = 'writer-secret-0123456789';
 const READER = 'reader-secret-0123456789';

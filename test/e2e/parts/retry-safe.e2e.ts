@@ -1,11 +1,11 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import request from 'supertest';
-import { CounterStore } from '../../src/counters/counters.store';
-import { StatsStore } from '../../src/stats/stats.store';
-import { createBoard } from '../../harness/app';
-import { FaultProxy } from '../support/fault-proxy';
-import { useClusterApp, useSingleNodeApp } from '../support/e2e';
+import { CounterStore } from '../../../src/counters/counters.store';
+import { StatsStore } from '../../../src/stats/stats.store';
+import { createBoard } from '../../../harness/app';
+import { FaultProxy } from '../../support/fault-proxy';
+import { useClusterApp, useSingleNodeApp } from '../../support/e2e';
 
 const T0 = 1_700_000_000_000;
 
