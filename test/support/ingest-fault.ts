@@ -9,13 +9,11 @@ import { stopChild } from '../../harness/processes';
 export { type DurableRedis, startDurableRedis } from './durable-redis';
 
 /**
- * How many messages a source's fault test sends (INGEST_FAULT_MESSAGES sets another count: the
- * issue's 200 000, or 6 000 for a quick local run). 60 000 outlast the chaos: the producer sends them
- * in about 6 s, and the kills, each followed by a lease of 3 s lapsing before anyone consumes again,
- * fall while a backlog remains (the scenario asserts it of the first two); the 140 000 more of the
- * issue's count were applied after the last kill, with nothing going wrong around them.
+ * How many messages a source's fault test sends: the ingest issue's 200 000 (INGEST_FAULT_MESSAGES
+ * sets another count, 6 000 for a quick local run). The kills fall while a backlog remains (the
+ * scenario asserts it of the first two), so a count too small for the chaos fails.
  */
-export const FAULT_MESSAGES = Number(process.env.INGEST_FAULT_MESSAGES ?? 60_000);
+export const FAULT_MESSAGES = Number(process.env.INGEST_FAULT_MESSAGES ?? 200_000);
 /** A fault test's time budget. */
 export const FAULT_TIMEOUT_MS = 240_000;
 /** How long a source may take to drain once the chaos is over: below the test's budget, so a stuck drain is named. */
