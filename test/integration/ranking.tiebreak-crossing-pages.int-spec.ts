@@ -12,6 +12,8 @@ import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../suppor
  * stored listing is exact: its text is the rows of the pair order at the boundary with their marks and
  * positions, the previous listing each row's rank on the pair (negated unless `order: asc`), and
  * history and previousRank read them; 1 200 items in 5 pairs of 240 put the page's end inside a pair.
+ * A write meeting the boundary between the pages (a request of one call left the first) finds the old
+ * listing still the one read, stores the last page, then applies.
  */
 const T0 = 1_699_999_980_000; // a minute boundary
 const MINUTE_MS = 60_000;
@@ -159,5 +161,48 @@ describe.each(SHAPES)('a tiebreak crossing stored in pages (cluster, %o)', (shap
     const cfgOf = async (name: string) => `{${redis.prefix}board:${name}}:cfg`;
     const cross = async () => setup.clock.advanceMs(MINUTE_MS);
     expectExact(await crossing({ ranking, client: redis.client, cfgOf }, `tbc-${shape.order}`, shape, cross));
+  });
+});
+
+/** `read()` sent again while it fails (each attempt one call past a boundary), at most `attempts` times. */
+async function settled<T>(read: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+    }
+  }
+}
+
+describe.each(['single', 'cluster'] as const)('a write between the pages of a tiebreak crossing (%s)', (topology) => {
+  // One call a request: a read stores the first page and gives up, leaving the second page to the next call.
+  const setup = useRankingService(topology, { CROSSING_CALLS_PER_REQUEST: '1' });
+  const shape = SHAPES[0];
+
+  it('leaves the old listing read until the last page, stores the new one whole, then applies', async () => {
+    setup.clock.setMs(T0);
+    const { ranking, redis } = setup;
+    const board = 'tbw';
+    const keys = keysOf(`{${redis.prefix}board:${board}}:cfg`);
+    await seeded(ranking, board, shape);
+    setup.clock.advanceMs(MINUTE_MS);
+    await settled(() => ranking.top(board, 'w', 0, 1));
+    const old = await stored(redis.client, keys);
+    await ranking.score(board, 'i2', 3, undefined, undefined, undefined, 0);
+    const before = await ranking.top(board, 'w', 0, TOP);
+    const members = await redis.client.zrevrange(keys.tborder, 0, TOP - 1);
+    setup.clock.advanceMs(MINUTE_MS);
+    await expect(ranking.top(board, 'w', 0, 1)).rejects.toThrow();
+
+    // The first page staged beside the listings read, which are still the old ones.
+    expect(await redis.client.zcard(`${keys.prev}next`)).toBe(PAGE_ROWS + 1);
+    expect(await stored(redis.client, keys)).toEqual(old);
+    await ranking.score(board, 'i1', 1_000, undefined, undefined, undefined, 0);
+    const want = expected(before, members, shape);
+    expect(await stored(redis.client, keys)).toEqual(want);
+    const history = await ranking.history(board, 'w', undefined);
+    const ranked = before.items.map(({ item, score, rank }) => [item, score, rank]);
+    expect(history.items.map(({ item, score, rank }) => [item, score, rank])).toEqual(ranked);
   });
 });
