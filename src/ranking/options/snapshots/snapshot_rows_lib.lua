@@ -237,7 +237,7 @@ local function store_previous(prev, top_key, count, ranked)
 end
 
 -- A tiebreak board's listing of more than PAGED.ROWS rows is stored in pages, one a call (Lua writes each row's text and
--- rank from the pair order, ~11 k instructions a row: a listing of 1 000 in one call was 11.2-11.7 M, issue #45): each
+-- rank from the pair order, ~11 k instructions a row: 1 000 rows in one call are past its ~10 M bound, issue #45): each
 -- page's rows and ranks go to <base>snapnext (string) and <base>prevnext (zset), which no read reads, and the call that
 -- stores the last page renames them to the snapshot and the previous listing, so readers see the old listing or the
 -- whole new one. The window's mark moves with the last page: every call before it meets the same boundary and stores
