@@ -3,15 +3,16 @@
  * #45): `npm run bench -- --part snapshot-crossing-instructions`, a few minutes. redis-server
  * runs under callgrind (startCallgrindRedis), which counts the user-space instructions it executes
  * whatever else the machine does. Each board of 2 400 items keeps snapshots of 1 000 rows; each round
- * moves the clock a minute and reads `top` 1 000: the read's first FCALL stores the listing and leaves
- * the page to the next (READ_LEFT_ERROR), so that FCALL is the crossing alone. Per board: the crossing
- * call's instructions, those inside its FCALL alone (the dump also counts what ran beside the call:
+ * moves the clock a minute and reads `top` 1 000: the read's first FCALLs store the listing (a tiebreak
+ * board's in pages of 500 rows, one a call: TB_CROSSING) and the last leaves the page to the next
+ * (READ_LEFT_ERROR), so every FCALL but the read's last is the crossing's alone. Per board and crossing
+ * call: its instructions, those inside its FCALL alone (the dump also counts what ran beside the call:
  * serverCron, which callgrind's slowness lets fire mid-call, and a lazy free on Redis' background
  * thread), and the commands it ran, costliest first. INSTR_KEEP=1 prints each crossing's callgrind dump
  * (stderr), for `callgrind_annotate --inclusive=yes`; CROSSING_BOARDS=tiebreak,… runs those boards alone.
  */
 import { fcallInstructionsOf, scriptCommandsOf } from './redis-instructions';
-import { perFcall, withCallgrindRanking } from './callgrind-ranking';
+import { perFcall, withCallgrindRanking, type CountedFcall } from './callgrind-ranking';
 
 const ITEMS = 2400;
 const TOP = 1000;
@@ -38,12 +39,23 @@ const tiebreakOf = (board: string, k: number) =>
 /** Millions of instructions, two decimals. */
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
+/** One crossing call's row: its instructions, those inside its FCALL and its costliest commands. */
+function printCrossing(board: string, call: string, crossing: CountedFcall): void {
+  if (KEEP) console.error(crossing.file);
+  const commands = scriptCommandsOf(crossing.file)
+    .slice(0, 4)
+    .map((c) => `${c.name} ${millions(c.ir)}`)
+    .join(', ');
+  const inside = millions(fcallInstructionsOf(crossing.file));
+  console.log(`| ${board} | ${call} | ${millions(crossing.ir)} | ${inside} | ${commands} |`);
+}
+
 export async function snapshotCrossingInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_699_999_980_000, async ({ server, graph: { ranking }, clock }) => {
     console.log(
-      '| board | crossing call (M instructions) | inside its FCALL | its costliest commands (M instructions) |',
+      '| board | crossing call | M instructions | inside its FCALL | its costliest commands (M instructions) |',
     );
-    console.log('| --- | ---: | ---: | --- |');
+    console.log('| --- | ---: | ---: | ---: | --- |');
     for (const { name, options } of BOARDS) {
       const board = `cross-${name}`;
       await ranking.putBoard({ name: board, windows: WINDOWS, ...options });
@@ -62,14 +74,8 @@ export async function snapshotCrossingInstructionsBench(): Promise<void> {
       await ranking.top(board, 'w', 0, TOP);
       for (let round = 0; round < ROUNDS; round++) {
         clock.advanceMs(MINUTE_MS);
-        const [crossing] = await perFcall(server, () => ranking.top(board, 'w', 0, TOP));
-        if (KEEP) console.error(crossing.file);
-        const commands = scriptCommandsOf(crossing.file)
-          .slice(0, 4)
-          .map((c) => `${c.name} ${millions(c.ir)}`)
-          .join(', ');
-        const inside = millions(fcallInstructionsOf(crossing.file));
-        console.log(`| ${name} | ${millions(crossing.ir)} | ${inside} | ${commands} |`);
+        const calls = await perFcall(server, () => ranking.top(board, 'w', 0, TOP));
+        calls.slice(0, -1).forEach((crossing, k) => printCrossing(name, `${k + 1} of ${calls.length - 1}`, crossing));
       }
     }
   });

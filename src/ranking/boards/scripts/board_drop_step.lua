@@ -69,7 +69,7 @@ local function drop_window_keys(base, budget)
   local removed = drop_unlink({ base .. 'top', base .. 'byactor', base .. 'pairs', base .. 'byitem', base .. 'order',
     base .. 'marks', base .. 'prev', base .. 'mark', base .. 'arch', base .. 'newest', base .. 'held',
     base .. 'tborder', base .. 'tbkept', base .. 'drain', base .. 'archshown', base .. 'archheld', base .. 'archpend',
-    base .. 'exheld' })
+    base .. 'exheld', base .. 'snapnext', base .. 'prevnext' })
   return budget - removed, true
 end
 

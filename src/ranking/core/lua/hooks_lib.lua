@@ -57,7 +57,8 @@
 --   history_dropped(base)               the history of the window "<base>" goes (drop_snapshots)
 --   snapshot_taken(base, until_sec, rows)  every one is called: a rolling window's snapshot (a
 --                                       board's or a segment's, snaprows' take_snapshot) stored `rows`
---                                       (its texts), which no read shows from `until_sec` (unix s) on
+--                                       (its texts; a listing stored in pages, each page's), which no
+--                                       read shows from `until_sec` (unix s) on
 --   segment_archived(cfg_key, items)    every one is called: rows of `items` were written into a
 --                                       segment's calendar archive (archive_held_lib)
 --   archives_left(cfg_key, items)       every one is called: `items` may no longer have a row in any

@@ -52,7 +52,7 @@ end
 local function drop_metric_window(base)
   local starts = redis.call('ZRANGE', base .. 'slots', 0, -1)
   for _, start in ipairs(starts) do redis.call('UNLINK', base .. 'slot:' .. start) end
-  redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest', base .. 'prev')
+  redis.call('UNLINK', base .. 'slots', base .. 'top', base .. 'newest', base .. 'prev', base .. 'snapnext', base .. 'prevnext')
 end
 
 -- The window names "<window>~@<metric>" of every metric but the first (stored, and replaced by the

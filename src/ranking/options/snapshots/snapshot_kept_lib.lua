@@ -44,7 +44,7 @@ local function drop_snapshots(cfg_key, window_name)
     for _, at in ipairs(redis.call('ZRANGE', base .. 'snaps', 0, -1)) do
       redis.call('UNLINK', base .. 'snap:' .. at, base .. 'archidx:' .. at)
     end
-    redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark')
+    redis.call('UNLINK', base .. 'snaps', base .. 'prev', base .. 'mark', base .. 'snapnext', base .. 'prevnext')
     for _, dropped in ipairs(hooks.history_dropped) do dropped(base) end
   end
   redis.call('HDEL', cfg_key, 'snapMark:' .. window_name)

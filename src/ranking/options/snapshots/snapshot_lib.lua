@@ -18,6 +18,8 @@
 --   <base>prev         zset   item -> score in the latest snapshot (what previousRank counts in); on a
 --                      tiebreak board its rank there instead, negated unless the board is `order:
 --                      asc` (a key ordered as the board orders, so the same reads rank it)
+--   <base>snapnext, <base>prevnext  string, zset  a tiebreak listing stored in pages: the pages staged
+--                      so far (snaprows' PAGED), renamed to snap:<at> and prev by the last; no read reads them
 -- Config hash fields:
 --   snapshots          "<window> <keep> <top>;..." for the windows keeping snapshots (absent: none)
 --   snapMark:<window>  the slot start (unix s) the window's scripts last ran in
@@ -82,8 +84,9 @@ local snapshot_lifetime_sec = snaprows.snapshot_lifetime_sec
 local take_snapshot = snaprows.take_snapshot
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
--- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS), and the next ones while
--- their rows fit, each weighing FIXED_ROWS more (its dozen commands whatever its size: a page of
+-- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS; a tiebreak board's listing
+-- of more than 500 in pages of 500, one a call, its rows weighing 2: snaprows' PAGED), and the next ones
+-- while their rows fit, each weighing FIXED_ROWS more (its dozen commands whatever its size: a page of
 -- segments crossing each one's small listings). A boundary left is crossed by the next call
 -- (CROSSING_ERROR: the service sends the call again), so a write naming 8 filled segments of 8
 -- snapshotted windows is 72 calls of one listing each, never one call of all of them.
@@ -94,11 +97,12 @@ local take_snapshot = snaprows.take_snapshot
 local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 100, seq = -1, rows = 0,
   stored_seq = -1, stored_rows = 0, drained_seq = -1 }
 
--- Whether this call may store a snapshot of `rows` rows (counting them when it may).
-local function crossing_allowed(rows)
+-- Whether this call may store a snapshot of `rows` rows, each weighing `per_row` (default 1; a tiebreak board's 2:
+-- snaprows.next_piece), counting them when it may.
+local function crossing_allowed(rows, per_row)
   if CROSSING.seq ~= CALL.seq then CROSSING.seq, CROSSING.rows = CALL.seq, 0 end
   if CROSSING.drained_seq == CALL.seq and rows > CROSSING.READ_APART_ROWS then return false end
-  local weight = rows + CROSSING.FIXED_ROWS
+  local weight = rows * (per_row or 1) + CROSSING.FIXED_ROWS
   if CROSSING.rows > 0 and CROSSING.rows + weight > CROSSING.ROWS_PER_CALL + CROSSING.FIXED_ROWS then return false end
   CROSSING.rows = CROSSING.rows + weight
   return true
@@ -129,14 +133,23 @@ local READ_LEFT_ERROR = 'TB_CROSSING snapshot stored, the rest left for the next
 local function stored_apart() return CROSSING.stored_seq == CALL.seq and CROSSING.stored_rows > CROSSING.READ_APART_ROWS end
 local function leave_apart() if stored_apart() then error({ err = READ_LEFT_ERROR }) end end
 
+-- Stages a page before the last of a snapshot stored in pages (snaprows.stage_page); answers whether it did (false:
+-- Redis refused the write, the boundary then goes without a snapshot as a refused mark does).
+local function stage_before_last(base, top_key, at, conf, interval_sec, page)
+  local rows = snaprows.stage_page(base, top_key, at, conf, interval_sec, page)
+  if not rows then return false end
+  CROSSING.stored_seq, CROSSING.stored_rows = CALL.seq, #rows
+  return true
+end
+
 -- Called before a script expires or writes a window: the first call in a new slot takes the snapshot
 -- at the end of the slot the window last ran in (its results then are still exactly the listing at
 -- that boundary: nothing of a later slot was applied and nothing was expired since), once, whoever
 -- makes it. The first call ever only marks the slot (a segment's: its first drain or write, `create`).
 -- A calendar window (origin_sec > 0: one slot per period) only tells the hook period_closed its closed
 -- slot (archive_lib archives it in chunks as it drains, under the closed period's start, since only
--- the app knows its end). Answers false when the snapshot is left for the next call
--- (crossing_allowed): the caller must then leave the window as it is.
+-- the app knows its end). Answers false when the snapshot, or the rest of a listing stored in pages,
+-- is left for the next call (crossing_allowed): the caller must then leave the window as it is.
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment, derived = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf or derived then return true end
@@ -152,8 +165,14 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
       if not crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, origin_sec) then return false end
     end
   end
-  local snapshots = mark and (origin_sec or 0) == 0
-  if snapshots and not crossing_allowed(math.min(redis.call('ZCARD', top_key), conf.top)) then return false end
+  local snapshots, page = mark and (origin_sec or 0) == 0, nil
+  if snapshots then
+    local rows, per_row
+    rows, per_row, page = snaprows.next_piece(base, top_key, mark + interval_sec, conf)
+    if not crossing_allowed(rows, per_row) then return false end
+    -- A page before the last is staged and the boundary left for the next call (snaprows' PAGED).
+    if page and not page.last then return not stage_before_last(base, top_key, mark + interval_sec, conf, interval_sec, page) end
+  end
   -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
   -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
   local marked
@@ -173,7 +192,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
     for _, closed in ipairs(hooks.period_closed) do closed(slots_key, mark, conf, segment and conf.keep * interval_sec or 0) end
   else
     CROSSING.stored_seq = CALL.seq
-    CROSSING.stored_rows = take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec)
+    CROSSING.stored_rows = take_snapshot(base, top_key, mark + interval_sec, conf, interval_sec, page)
   end
   return true
 end

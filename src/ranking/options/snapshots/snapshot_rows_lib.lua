@@ -236,36 +236,117 @@ local function store_previous(prev, top_key, count, ranked)
   end
 end
 
+-- A tiebreak board's listing of more than PAGED.ROWS rows is stored in pages, one a call (Lua writes each row's text and
+-- rank from the pair order, ~11 k instructions a row: 1 000 rows in one call are past its ~10 M bound, issue #45): each
+-- page's rows and ranks go to <base>snapnext (string) and <base>prevnext (zset), which no read reads, and the call that
+-- stores the last page renames them to the snapshot and the previous listing, so readers see the old listing or the
+-- whole new one. The window's mark moves with the last page: every call before it meets the same boundary and stores
+-- the next page (each call atomic; nothing changes the window's results before its boundary is crossed).
+-- prevnext's first member, no id (ids hold no control characters) and longer than zset-max-listpack-value, makes it a
+-- skiplist at once (PREV_ZSET) and holds the boundary the pages belong to (its score); the last page takes it out.
+-- PAIR_WEIGHT: a pair row's weight in a call's crossing (crossing_allowed), twice a score row's.
+local PAGED = { ROWS = 500, PAIR_WEIGHT = 2 }
+-- prevnext's first member (a library's load reaches no global function: made when asked).
+local function paged_first() return string.rep('\29', PREV_ZSET.FIRST_BYTES) end
+
+-- The rows of the listing at boundary `at` staged by earlier calls (0: none; staged rows of another boundary, or as
+-- many as the whole listing `total`, are dropped).
+local function staged_rows(base, at, total)
+  local ranks_key = base .. 'prevnext'
+  local staged_at = redis.call('ZSCORE', ranks_key, paged_first())
+  if staged_at and tonumber(staged_at) == at then
+    local staged = redis.call('ZCARD', ranks_key) - 1
+    if staged < total then return staged end
+  end
+  redis.call('UNLINK', ranks_key, base .. 'snapnext')
+  return 0
+end
+
+-- The next piece of the snapshot at `at` of the results `top_key` keeping `conf.top` rows: its rows, a row's weight
+-- (crossing_allowed), and on a listing stored in pages the page { written (rows staged before), rows, last }.
+local function next_piece(base, top_key, at, conf)
+  local total = math.min(redis.call('ZCARD', top_key), conf.top)
+  if not keeps_pairs(top_key) then return total, 1, nil end
+  if total <= PAGED.ROWS then return total, PAGED.PAIR_WEIGHT, nil end
+  local written = staged_rows(base, at, total)
+  local rows = math.min(PAGED.ROWS, total - written)
+  return rows, PAGED.PAIR_WEIGHT, { written = written, rows = rows, last = written + rows >= total }
+end
+
+-- Stages page `page` (next_piece's) of the snapshot at `at`: its rows' text and ranks (the row before it tells the
+-- first row's rank when they share a pair), the hooks snapshot_taken told its rows. Answers its rows, or nil when
+-- Redis refused the write (a full Redis: the boundary then goes without a snapshot, as a refused mark does).
+local function stage_page(base, top_key, at, conf, interval_sec, page)
+  local text_key, ranks_key = base .. 'snapnext', base .. 'prevnext'
+  local rows, ranked = tiebreak.listing_rows(top_key, nil, page.written, page.written + page.rows - 1, archive.SNAP_ROW,
+    archive.SNAP_FIELD, function(item) return math.abs(tonumber(redis.call('ZSCORE', ranks_key, item))) end)
+  local stored
+  if page.written == 0 then
+    stored = redis.pcall('ZADD', ranks_key, at, paged_first(), unpack(ranked))
+  else
+    stored = redis.pcall('ZADD', ranks_key, unpack(ranked))
+  end
+  if type(stored) == 'table' and stored.err then
+    redis.call('UNLINK', ranks_key, text_key)
+    return nil
+  end
+  redis.call('APPEND', text_key, table.concat(rows))
+  local lifetime = snapshot_lifetime_sec(conf, interval_sec)
+  if page.written == 0 then
+    redis.call('EXPIRE', ranks_key, lifetime)
+    redis.call('EXPIRE', text_key, lifetime)
+  end
+  for _, taken in ipairs(hooks.snapshot_taken) do taken(base, at + lifetime + interval_sec, rows) end
+  return rows
+end
+
+-- The staged pages become the snapshot at `at` (its text's expiry set by the caller) and the previous listing.
+local function publish_staged(base, at)
+  local ranks_key = base .. 'prevnext'
+  redis.call('ZREM', ranks_key, paged_first())
+  redis.call('UNLINK', base .. 'prev')
+  redis.call('RENAME', ranks_key, base .. 'prev')
+  redis.call('RENAME', base .. 'snapnext', base .. 'snap:' .. at)
+end
+
 -- Stores the listing of `top_key` as the snapshot at boundary `at` and makes it the previous listing;
--- answers its rows.
+-- answers the rows this call stored (`page`: next_piece's last page, the earlier ones staged).
 -- (A calendar window's archives are taken by archive_lib instead, in chunks, and kept by count.)
-local function take_snapshot(base, top_key, at, conf, interval_sec)
+local function take_snapshot(base, top_key, at, conf, interval_sec, page)
   local rows, ranked = {}, nil
-  if keeps_pairs(top_key) then
+  if page then
+    rows = stage_page(base, top_key, at, conf, interval_sec, page)
+    if not rows then return 0 end
+  elseif keeps_pairs(top_key) then
     -- In its pair order with the rows' marks and, for the previous listing, their ranks on the pair, as
     -- its live reads order and rank it (every row it holds, moderated or not, as snapshots keep them).
     rows, ranked = tiebreak.listing_rows(top_key, nil, 0, conf.top - 1, archive.SNAP_ROW, archive.SNAP_FIELD)
   else
     rows = listing_rows(top_key, conf.top)
   end
-  local index = base .. 'snaps'
-  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - snapshot_lifetime_sec(conf, interval_sec), 'BYSCORE')) do
+  local index, lifetime = base .. 'snaps', snapshot_lifetime_sec(conf, interval_sec)
+  for _, old in ipairs(redis.call('ZRANGE', index, '-inf', at - lifetime, 'BYSCORE')) do
     redis.call('UNLINK', base .. 'snap:' .. old)
     redis.call('ZREM', index, old)
   end
   local prev = base .. 'prev'
-  store_previous(prev, top_key, #rows, ranked)
   redis.call('ZADD', index, at, at)
-  local lifetime = snapshot_lifetime_sec(conf, interval_sec)
-  redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
-  -- History reads show it while their slot starts before at + lifetime (snapshot_kept_lib).
-  for _, taken in ipairs(hooks.snapshot_taken) do taken(base, at + lifetime + interval_sec, rows) end
+  if page then
+    publish_staged(base, at)
+    redis.call('EXPIRE', base .. 'snap:' .. at, lifetime)
+  else
+    store_previous(prev, top_key, #rows, ranked)
+    redis.call('SET', base .. 'snap:' .. at, table.concat(rows), 'EX', lifetime)
+    -- History reads show it while their slot starts before at + lifetime (snapshot_kept_lib).
+    for _, taken in ipairs(hooks.snapshot_taken) do taken(base, at + lifetime + interval_sec, rows) end
+  end
   redis.call('EXPIRE', index, lifetime)
-  if #rows > 0 then redis.call('EXPIRE', prev, lifetime) end
+  if page or #rows > 0 then redis.call('EXPIRE', prev, lifetime) end
   return #rows
 end
 
 hooks.export_all(snaprows, { 'row_at', row_at, 'row_ahead', row_ahead, 'ahead_of', ahead_of,
   'count_above', count_above, 'count_ahead', count_ahead, 'score_of', score_of, 'row_count', row_count,
   'listing_counts_at', listing_counts_at, 'snapshot_lifetime_sec', snapshot_lifetime_sec,
-  'listing_rows', listing_rows, 'store_previous', store_previous, 'take_snapshot', take_snapshot })
+  'listing_rows', listing_rows, 'store_previous', store_previous, 'take_snapshot', take_snapshot,
+  'next_piece', next_piece, 'stage_page', stage_page })
