@@ -24,6 +24,8 @@ import { useFiltersGraph } from '../support/ranking-graph';
  */
 const T0 = 1_700_050_000_020;
 const ITEMS = GROUP_SCAN_ROWS + 1;
+/** Places of the window read's items with three actors: each in a scan call of its own. */
+const DEEP = [300, 700, 1200, 1900];
 /** Redis's hash-max-listpack-entries (the default): HSCAN answers such a hash whole, whatever its COUNT. */
 const LISTPACK_ENTRIES = 128;
 
@@ -121,8 +123,13 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
       windows: [{ name: 'm', period: '1h', interval: '1m' }],
       actors: true,
     });
-    const entries = Array.from({ length: ITEMS }, (_, n) => ({ item: `i${n}`, amount: ITEMS - n, actor: `a${n}` }));
-    for (let first = 0; first < ITEMS; first += 200)
+    // Each item its place's score, from one actor; the DEEP ones from three (the same score in all).
+    const entries = Array.from({ length: ITEMS }, (_, n) =>
+      DEEP.includes(n)
+        ? [`a${n}`, `b${n}`, `c${n}`].map((actor, k) => ({ item: `i${n}`, amount: k === 0 ? ITEMS - n - 2 : 1, actor }))
+        : [{ item: `i${n}`, amount: ITEMS - n, actor: `a${n}` }],
+    ).flat();
+    for (let first = 0; first < entries.length; first += 200)
       await world.graph.ranking.incrementBatch(
         world.commands.batch({ board, entries: entries.slice(first, first + 200) }),
       );
@@ -149,6 +156,15 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
     expect(read.reduce((sum, call) => sum + call.counts, 0)).toBe(ITEMS);
     expect(page).toMatchObject({ items: [], truncated: false });
   }, 120_000);
+
+  it(`finds the items with minActors spread over those calls, exact, at their board ranks`, async () => {
+    const ask = { board: 'windowed', window: 'm', offset: 0, limit: 10, minActors: 3 };
+    const page = await world.filters.read(ask);
+    expect(page.items.map(({ item, rank }) => [item, rank])).toEqual(DEEP.map((n) => [`i${n}`, n + 1]));
+    expect(page.truncated).toBe(false);
+    const middle = await world.filters.read({ ...ask, offset: 1, limit: 2 });
+    expect(middle.items.map(({ item }) => item)).toEqual(DEEP.slice(1, 3).map((n) => `i${n}`));
+  });
 
   it(`leaves no staged key behind, and holds at most ${SPAN_STAGED_READS_PER_SHARD} staged reads on a shard's window at once`, async () => {
     const node = world.redis.client as Redis;
