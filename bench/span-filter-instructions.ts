@@ -1,21 +1,28 @@
 /**
- * A filtered read over a span with minActors, in Redis instructions (issue #49):
+ * A filtered read with minActors over a span, a window or a view, in Redis instructions (issues #49, #45):
  * `npm run bench -- --part span-filter-instructions`, a few minutes. redis-server runs
  * under callgrind (startCallgrindRedis), which counts what it executes whatever else the machine does.
  * The harness's wc-spanactors board (span-filter-rows.ts): 2 001 items over the 60 minute slots of a
  * one-hour window, the first 1 999 each with an actor, so a span of the whole window holds the 4 000 slot
  * fields and contributions one read takes. Prints, per read (the same filters with and without
- * minActors, over the span and over the window), its calls (a span's staging calls, group_page scans, the
- * drop) and their instructions (SPAN_BENCH_KEEP=1: the costliest call's callgrind dump too); and
- * wc-spangroups' read for comparison (the bound's span of one slot without actors).
+ * minActors, over the span, over the window and over a decay view of the same items on a board of its
+ * own), its calls (a span's staging calls, group_page or read_view scans, the drop) and their
+ * instructions (SPAN_BENCH_KEEP=1: the costliest call's callgrind dump too); and wc-spangroups' read for
+ * comparison (the bound's span of one slot without actors).
  */
 import { FiltersService } from '../src/ranking/filters/filters.service';
 import { MIN_ACTORS, SPAN_MAX_FIELDS } from '../src/ranking/core/ranking.limits';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
+import type { FakeClock } from '../harness/clock';
+import type { RankingGraph } from '../harness/compose-ranking';
 import { CountedFcall, perFcall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2001;
 const BATCH = 200;
+/** A batch the board with a view takes (its view's work counted against the write bound). */
+const VIEW_BATCH = 50;
+const WINDOWS = [{ name: 'm', period: '1h', interval: '1m' }];
+const VIEWS = [{ name: 'fading', mode: 'decay', window: 'm', halfLife: '30m' }];
 const EXCLUDED = {
   excludeItems: Array.from({ length: 1000 }, (_, n) => `i${n}`),
   excludeGroups: Array.from({ length: 100 }, (_, n) => `g${n + 1}`),
@@ -23,7 +30,9 @@ const EXCLUDED = {
 const READS = [
   { label: 'span 60m, perGroup 1, exclusions', board: 'sa', span: '60m' },
   { label: `the same with minActors ${MIN_ACTORS.max}`, board: 'sa', span: '60m', minActors: MIN_ACTORS.max },
-  { label: `the window, minActors ${MIN_ACTORS.max}`, board: 'sa', minActors: MIN_ACTORS.max },
+  { label: 'the window, perGroup 1, exclusions', board: 'sa' },
+  { label: `the same with minActors ${MIN_ACTORS.max}`, board: 'sa', minActors: MIN_ACTORS.max },
+  { label: `the same on a decay view (sv)`, board: 'sv', window: 'fading', minActors: MIN_ACTORS.max },
   { label: `wc-spangroups' span read: ${SPAN_MAX_FIELDS} items in one slot, no actors`, board: 'sg', span: '60m' },
 ];
 
@@ -44,7 +53,7 @@ const millions = (ir: number) => (ir / 1e6).toFixed(2);
 /** A read's calls by kind (a span's staging calls, its scans, its drop), total and costliest instructions. */
 function callFigures(counted: CountedFcall[]): string {
   const stage = counted.filter((call) => call.name.endsWith('span_stage'));
-  const scan = counted.filter((call) => call.name.endsWith('group_page'));
+  const scan = counted.filter((call) => /(group_page|read_view)$/.test(call.name));
   const most = (calls: CountedFcall[]) => Math.max(0, ...calls.map((call) => call.ir));
   const total = counted.reduce((sum, call) => sum + call.ir, 0);
   // The last staging call of each shard drops the staged keys (the bench's boards have one shard).
@@ -62,19 +71,29 @@ function spanActorsEntries(first: number, count: number, nowSec: number) {
   });
 }
 
+/** Seeds sa (and sv: the same items, with a decay view) and sg over `graph`, at the clock's time. */
+async function seedBoards({ graph, clock }: { graph: RankingGraph; clock: FakeClock }): Promise<void> {
+  const commands = new WriteCommands(clock);
+  const nowSec = Math.floor(clock.nowMs() / 1000);
+  const boards = [
+    { name: 'sa', batch: BATCH },
+    { name: 'sv', batch: VIEW_BATCH, views: VIEWS },
+  ];
+  for (const { name, batch, views } of boards) {
+    await graph.ranking.putBoard({ name, windows: WINDOWS, ...(views ? { views } : {}), groups: true, actors: true });
+    for (let first = 0; first < ITEMS; first += batch) {
+      const entries = spanActorsEntries(first, Math.min(batch, ITEMS - first), nowSec);
+      await graph.ranking.incrementBatch(commands.batch({ board: name, entries }));
+    }
+  }
+  await graph.ranking.putBoard({ name: 'sg', windows: WINDOWS, groups: true });
+  for (let first = 0; first < SPAN_MAX_FIELDS; first += 1000)
+    await graph.ranking.incrementBatch(commands.batch({ board: 'sg', entries: spanGroupsEntries(first, 1000) }));
+}
+
 export async function spanFilterInstructionsBench(): Promise<void> {
   await withCallgrindRanking(1_700_000_040_000, async ({ server, graph, clock }) => {
-    const commands = new WriteCommands(clock);
-    const windows = [{ name: 'm', period: '1h', interval: '1m' }];
-    await graph.ranking.putBoard({ name: 'sa', windows, groups: true, actors: true });
-    const nowSec = Math.floor(clock.nowMs() / 1000);
-    for (let first = 0; first < ITEMS; first += BATCH) {
-      const entries = spanActorsEntries(first, Math.min(BATCH, ITEMS - first), nowSec);
-      await graph.ranking.incrementBatch(commands.batch({ board: 'sa', entries }));
-    }
-    await graph.ranking.putBoard({ name: 'sg', windows, groups: true });
-    for (let first = 0; first < SPAN_MAX_FIELDS; first += 1000)
-      await graph.ranking.incrementBatch(commands.batch({ board: 'sg', entries: spanGroupsEntries(first, 1000) }));
+    await seedBoards({ graph, clock });
     const filters = graph.module.get(FiltersService);
     console.log(
       '| read | calls (stage, scan, drop) | M instructions | costliest call (M) | costliest stage / scan call (M) | rows |',

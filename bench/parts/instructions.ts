@@ -104,7 +104,7 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
   {
     name: 'span-filter-instructions',
     capability: 'instructions',
-    measures: 'a filtered read over a span with minActors, against the same read without it',
+    measures: 'a filtered read with minActors over a span, a window and a view, against the same read without it',
     knobs: [],
     run: async () => (await import('../span-filter-instructions')).spanFilterInstructionsBench(),
   },

@@ -48,6 +48,8 @@ const LOOKUP_CALL_COMMANDS = {
   most: LOOKUP_COUNTS_PER_CALL,
   why: 'a lookup_node call takes the ids whose counts and shard reads fit LOOKUP_COUNTS_PER_CALL units, a command each at most',
 };
+/** How a window's or view's read with minActors scans one shard: every row weighs its actor count too. */
+const ACTOR_SCAN = `${groupScan(MIN_ACTORS.max).scan} rows a call (each with its actor count), ${groupScan(MIN_ACTORS.max).calls} calls at most`;
 /** Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale. */
 const TIEBREAK_DRAIN_READS = 40;
 /** 1 KB of data on each of the first 1 000 items of the one-shard board of every option (seeded once). */
@@ -128,17 +130,17 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: `minActors ${MIN_ACTORS.max} (its maximum), limit 1 000, few items qualifying deep in the listing, one shard: ${groupScan(MIN_ACTORS.max).calls} scans of ${groupScan(MIN_ACTORS.max).scan} rows at most`,
+    worst: `minActors ${MIN_ACTORS.max} (its maximum), limit 1 000, few items qualifying deep in the listing, one shard: ${ACTOR_SCAN}`,
     request: () => get(`/boards/wc-actors/top?window=m&minActors=${MIN_ACTORS.max}&limit=1000`),
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: `minActors ${MIN_ACTORS.max} on a decay view, limit 1 000, few items qualifying deep in it, one shard`,
+    worst: `minActors ${MIN_ACTORS.max} on a decay view, limit 1 000, few items qualifying deep in it, one shard: ${ACTOR_SCAN}`,
     request: () => get(`/boards/wc-actors/top?window=fading&minActors=${MIN_ACTORS.max}&limit=1000`),
   },
   {
     route: 'POST /boards/{board}/query',
-    worst: `minActors ${MIN_ACTORS.max}, 1 000 excluded items (the head), limit 1 000, few items qualifying, one shard`,
+    worst: `minActors ${MIN_ACTORS.max}, 1 000 excluded items (the head), limit 1 000, few items qualifying, one shard: ${ACTOR_SCAN}`,
     request: () =>
       post('/boards/wc-actors/query', {
         window: 'm',

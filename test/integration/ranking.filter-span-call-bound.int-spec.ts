@@ -9,19 +9,23 @@ import {
 import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
 import { FiltersStore } from '../../src/ranking/filters/filters.store';
+import type { FilteredPage } from '../../src/ranking/filters/filters.service';
 import { useFiltersGraph } from '../support/ranking-graph';
 
 /**
- * Issue #45: no call of a filtered read over a span sums or sorts the whole span. The proxy for a
+ * Issue #45: no call of a filtered read over a span sums or sorts the whole span, nor reads more than
+ * a span's scan call of a window's listing with minActors (each row's actor count read beside it). The proxy for a
  * call's Redis instructions (bench/span-filter-instructions.ts measures them) is what it reads of the
  * span: the fields of every slot or contribution hash it reads whole (HGETALL, HKEYS), the fields it asks
  * of one by HSCAN, and the rows it reads of a listing (ZRANGE). Read from MONITOR, where the commands a
- * function runs come before the FCALL that ran them, on the test's own server. The board is the worst
+ * function runs follow the FCALL that ran them (Redis 7.0), on the test's own server. The board is the worst
  * case's (wc-spanactors): a span of the whole window holding SPAN_MAX_FIELDS slot fields and
  * contributions, over its 60 slots.
  */
 const T0 = 1_700_050_000_020;
 const ITEMS = GROUP_SCAN_ROWS + 1;
+/** Places of the window read's items with three actors: each in a scan call of its own. */
+const DEEP = [300, 700, 1200, 1900];
 /** Redis's hash-max-listpack-entries (the default): HSCAN answers such a hash whole, whatever its COUNT. */
 const LISTPACK_ENTRIES = 128;
 
@@ -34,21 +38,17 @@ interface Seen {
   source: string;
 }
 
-/** The commands each FCALL ran (those MONITOR showed before it), by the function's name. */
+/** The commands each FCALL ran (those MONITOR showed after it, before the next command sent), by the function's name. */
 function byCall(seen: Seen[]): Array<{ name: string; ran: string[][] }> {
   const calls: Array<{ name: string; ran: string[][] }> = [];
-  let ran: string[][] = [];
   for (const { args, source } of seen) {
-    if (source === 'lua') ran.push(args);
-    else if (/^fcall/i.test(args[0])) {
-      calls.push({ name: args[1], ran });
-      ran = [];
-    }
+    if (source === 'lua') calls[calls.length - 1]?.ran.push(args);
+    else if (/^fcall/i.test(args[0])) calls.push({ name: args[1], ran: [] });
   }
   return calls;
 }
 
-describe('a filtered read over a span, call by call (single, own server)', () => {
+describe('a filtered read over a span, or with minActors, call by call (single, own server)', () => {
   const clock = new FakeClock(T0);
   const world = useFiltersGraph('single', clock, { own: true });
 
@@ -115,6 +115,56 @@ describe('a filtered read over a span, call by call (single, own server)', () =>
     // Yet the span is read whole over the read's calls.
     expect(read.reduce((sum, call) => sum + call.fields, 0)).toBeGreaterThanOrEqual(SPAN_MAX_FIELDS);
   }, 120_000);
+
+  it(`minActors ${MIN_ACTORS.max} on a window of ${ITEMS} items with actors: each call reads at most ${spanScan().scan} rows and their actor counts, resuming where the last one stopped`, async () => {
+    const board = 'windowed';
+    await world.graph.ranking.putBoard({
+      name: board,
+      windows: [{ name: 'm', period: '1h', interval: '1m' }],
+      actors: true,
+    });
+    // Each item its place's score, from one actor; the DEEP ones from three (the same score in all).
+    const entries = Array.from({ length: ITEMS }, (_, n) =>
+      DEEP.includes(n)
+        ? [`a${n}`, `b${n}`, `c${n}`].map((actor, k) => ({ item: `i${n}`, amount: k === 0 ? ITEMS - n - 2 : 1, actor }))
+        : [{ item: `i${n}`, amount: ITEMS - n, actor: `a${n}` }],
+    ).flat();
+    for (let first = 0; first < entries.length; first += 200)
+      await world.graph.ranking.incrementBatch(
+        world.commands.batch({ board, entries: entries.slice(first, first + 200) }),
+      );
+    const ask = { board, window: 'm', offset: 0, limit: 1000, minActors: MIN_ACTORS.max };
+    let page: FilteredPage | undefined;
+    const calls = await monitored(async () => (page = await world.filters.read(ask)));
+    const scans = calls.filter(({ name }) => name.endsWith('group_page'));
+    const read = scans.map(({ ran }) => ({
+      // The listing's rows the call read (the window's results, best first), and the counts it asked.
+      rows: ran.reduce(
+        (sum, [command, key, from, to]) =>
+          /^zrevrange$/i.test(command) && key.endsWith(':top') ? sum + Number(to) - Number(from) + 1 : sum,
+        0,
+      ),
+      counts: ran.reduce(
+        (sum, [command, key, ...fields]) =>
+          /^hmget$/i.test(command) && key.endsWith(':pairs') ? sum + fields.length : sum,
+        0,
+      ),
+    }));
+    expect(Math.max(...read.map((call) => call.rows))).toBeLessThanOrEqual(spanScan().scan);
+    expect(Math.max(...read.map((call) => call.counts))).toBeLessThanOrEqual(spanScan().scan);
+    // Yet the whole listing is read once over the calls, and no item has that many actors.
+    expect(read.reduce((sum, call) => sum + call.counts, 0)).toBe(ITEMS);
+    expect(page).toMatchObject({ items: [], truncated: false });
+  }, 120_000);
+
+  it(`finds the items with minActors spread over those calls, exact, at their board ranks`, async () => {
+    const ask = { board: 'windowed', window: 'm', offset: 0, limit: 10, minActors: 3 };
+    const page = await world.filters.read(ask);
+    expect(page.items.map(({ item, rank }) => [item, rank])).toEqual(DEEP.map((n) => [`i${n}`, n + 1]));
+    expect(page.truncated).toBe(false);
+    const middle = await world.filters.read({ ...ask, offset: 1, limit: 2 });
+    expect(middle.items.map(({ item }) => item)).toEqual(DEEP.slice(1, 3).map((n) => `i${n}`));
+  });
 
   it(`leaves no staged key behind, and holds at most ${SPAN_STAGED_READS_PER_SHARD} staged reads on a shard's window at once`, async () => {
     const node = world.redis.client as Redis;

@@ -24,28 +24,26 @@ export const GROUP_SCAN_ROWS = FILTERED_DEPTH_ITEMS + EXCLUDE_ITEMS_MAX;
 export const GROUP_PAGE_CALLS = 4;
 
 /**
- * Units a scanned row of a window weighs with minActors (its actor count read beside it, about as much
- * work as the row itself; over a span the counts come with the span's sums, bounded with them): such a scan takes half the rows per call in twice the calls, so a call stays as heavy
- * (2 000 rows held Redis 8-9 ms with minActors) and the scan reaches as deep.
- */
-export const MIN_ACTORS_ROW_UNITS = 2;
-
-/** Rows one group_page (or a view's filter) call scans, and the calls per shard, for a filter. */
-export function groupScan(minActors: number | undefined): { scan: number; calls: number } {
-  const units = minActors ? MIN_ACTORS_ROW_UNITS : 1;
-  return { scan: GROUP_SCAN_ROWS / units, calls: GROUP_PAGE_CALLS * units };
-}
-
-/**
- * A filtered scan over a staged span (its sums and actor counts read as a window's) takes the rows of
- * one scan call without minActors in this many calls, as many times more of them: a call stays within
- * the bound (~12 M Redis instructions) and the scan reaches exactly as deep (GROUP_SCAN_ROWS is 8 x 250).
+ * A filtered scan takes the rows of one call without minActors in this many calls, as many times more
+ * of them, where each row costs more than a window's plain row: over a staged span (its sums and actor
+ * counts read as a window's) and with minActors on a window or view (each row's actor count read beside
+ * it). A call stays within the bound (~8 M Redis instructions, bench/span-filter-instructions.ts) and
+ * the scan reaches exactly as deep (GROUP_SCAN_ROWS is 8 x 250).
  */
 export const SPAN_SCAN_SPLIT = 8;
 
 /** Rows one group_page call scans over a staged span, and the calls per shard (minActors or not). */
 export function spanScan(): { scan: number; calls: number } {
   return { scan: GROUP_SCAN_ROWS / SPAN_SCAN_SPLIT, calls: GROUP_PAGE_CALLS * SPAN_SCAN_SPLIT };
+}
+
+/**
+ * Rows one group_page (or a view's filter) call scans of a window's or view's listing, and the calls
+ * per shard, for a filter: with minActors as many as over a span (a window's row with its actor count
+ * weighs ~18 k instructions: 1 000 of them ~20 M).
+ */
+export function groupScan(minActors: number | undefined): { scan: number; calls: number } {
+  return minActors ? spanScan() : { scan: GROUP_SCAN_ROWS, calls: GROUP_PAGE_CALLS };
 }
 
 /** What a filtered read refuses (INVALID_INPUT, 400). */
