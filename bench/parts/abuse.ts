@@ -26,8 +26,11 @@ function abusePart(name: string, measures: string, knobs: string[], rows: () => 
 }
 
 export const ABUSE_PARTS: BenchPart[] = [
-  abusePart('budgets', 'rows 7, 9, 11: costly history reads, Idempotency-Keys, a squatted key', [], async () =>
-    (await import('../abuse/budgets')).budgetsAbuse(),
+  abusePart(
+    'budgets',
+    'rows 7, 9, 11: costly history reads, Idempotency-Keys, a squatted key',
+    ['ABUSE_BUDGETS_ROWS=7'],
+    async () => (await import('../abuse/budgets')).budgetsAbuse(),
   ),
   abusePart('edge', 'rows 6, 8, 10, 12–15: the HTTP edge, the key store, scopes', [], async () =>
     (await import('../abuse/edge')).edgeAbuse(),

@@ -137,6 +137,13 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../tail-page-instructions')).tailPageInstructionsBench(),
   },
   {
+    name: 'tail-span-instructions',
+    capability: 'instructions',
+    measures: "a filtered span read of a one-shard tail board whose span's fields are packed records",
+    knobs: [],
+    run: async () => (await import('../tail-span-instructions')).tailSpanInstructionsBench(),
+  },
+  {
     name: 'group-history-instructions',
     capability: 'instructions',
     measures: "a group board's history over a member board of 64 shards",

@@ -18,6 +18,7 @@ import { prefixedKeys } from '../redis';
 import type { FakeClock } from '../clock';
 import { SIZES, type Scale } from './boards';
 import type { Caller, HarnessContext, HarnessJob, HttpAnswer, HttpRequest } from './harness-types';
+import { stagingStops } from './stopped-reads';
 
 export const CLIENT_SECRET = 'worst-case-client-0123456789';
 export const SEEDER_SECRET = 'worst-case-seeder-0123456789';
@@ -161,6 +162,7 @@ export function appContext(
   const takeBacks = () => apps.measured.get(WritesStore).takeBacks;
   const send = async (request: HttpRequest, caller: Caller = 'client'): Promise<HttpAnswer> => {
     if (caller === 'stopping') return stopping(takeBacks(), () => send(request));
+    if (caller === 'staging stops') return stagingStops(apps.measured, () => send(request));
     const secret = { client: CLIENT_SECRET, seeder: SEEDER_SECRET, admin: ADMIN_TOKEN, operator: ADMIN_TOKEN }[caller];
     const hasBody = request.body !== undefined || request.method === 'POST' || request.method === 'PUT';
     const headers = {

@@ -123,6 +123,8 @@ export const HELD_KEYS: Readonly<Record<string, string>> = {
   rtr: "group_parts_lib: the retractions noted on a group board's shard 0, one an item for an hour",
   exheld: "moderation_count_lib: each window's index of the hidden items' scores, at most the shard's exceptions",
   exidx: 'moderation_count_lib: the windows of a shard whose index is built',
+  staged: "span_stage: a filtered span read's copies, sums and counts, until the read ends or SPAN_STAGE_TTL_MS",
+  'staged reads': "span_stage: a shard window's registry of its staged reads",
 };
 
 /**

@@ -19,9 +19,10 @@ export interface HttpAnswer {
  * of reach), the admin, or the operator: the admin on the seeder's instance, whose bound lets it store
  * boards a default instance refuses (as one declared before BOARD_WRITE_TOO_COSTLY was). `stopping`: the
  * measured client on an instance that stops after an unlike's first take-back call (the take-back it
- * leaves recorded is the scheduler's sweep's: sweepTakeBacks).
+ * leaves recorded is the scheduler's sweep's: sweepTakeBacks). `staging stops`: the measured client on an
+ * instance that stops once a filtered span read's span is staged (./stopped-reads.ts).
  */
-export type Caller = 'client' | 'seeder' | 'admin' | 'operator' | 'stopping';
+export type Caller = 'client' | 'seeder' | 'admin' | 'operator' | 'stopping' | 'staging stops';
 
 /** A background job of the measured instance: the ranking scheduler's pass, the counters' cleaner, the stats pruner. */
 export type HarnessJob = 'ranking' | 'counters' | 'stats';
@@ -142,6 +143,8 @@ export interface WorstRow {
   prepare?(context: HarnessContext): Promise<void>;
   /** Keys the row makes Redis hold, measured after it (and its settle) and held to their bounds. */
   holds?: readonly HeldKeys[];
+  /** Runs once the held keys are measured: e.g. lapsing what a stopped instance left, as Redis would. */
+  release?(context: HarnessContext): Promise<void>;
 }
 
 export interface RowFigures {

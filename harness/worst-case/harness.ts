@@ -152,6 +152,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   await row.settle?.(context, answer);
   if (row.measuresSettle) cost = costlier(cost, await meter.read());
   const held = await heldFigures(context, meter, row);
+  await row.release?.(context);
   await meter.reset();
   return {
     ...costFigures(row, requests, cost),

@@ -4,7 +4,13 @@
  * Lua library states, in entries, and in bytes at the most an entry of the harness's ids measured.
  */
 import { ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calendar/calendar.limits';
-import { MODERATED_GROUP_ITEMS_PER_SHARD, MODERATED_ITEMS_PER_SHARD } from '../../src/ranking/core/ranking.limits';
+import {
+  MODERATED_GROUP_ITEMS_PER_SHARD,
+  MODERATED_ITEMS_PER_SHARD,
+  SPAN_STAGED_BYTES_PER_SHARD,
+  SPAN_STAGED_ENTRIES_PER_READ,
+  SPAN_STAGED_READS_PER_SHARD,
+} from '../../src/ranking/core/ranking.limits';
 import { BOARDS } from './boards';
 import type { HeldKeys } from './harness-types';
 
@@ -72,6 +78,31 @@ export const MODERATION_INDEXES: readonly HeldKeys[] = [
     match: '*board:wc-modgroups*:exidx',
     mostEntries: moderatedWindows,
     why: 'one entry per window (and segment) whose index is built',
+    bytesPerEntry: HELD_ENTRY_BYTES,
+  },
+];
+
+/** The entries of a shard window's staged span reads at their most. */
+const STAGED_ENTRIES = SPAN_STAGED_READS_PER_SHARD * SPAN_STAGED_ENTRIES_PER_READ;
+
+/**
+ * span_stage's keys on wc-spanactors' window after as many filtered span reads as it holds at once, each
+ * of an instance that stopped once its span was staged: what they hold stays until SPAN_STAGE_TTL_MS
+ * (staged), and the window's registry of them refuses one more (staged reads).
+ */
+export const STAGED_SPANS: readonly HeldKeys[] = [
+  {
+    name: 'staged',
+    match: '*board:wc-spanactors*:staged:*',
+    mostEntries: () => STAGED_ENTRIES,
+    why: `SPAN_STAGED_READS_PER_SHARD reads of SPAN_STAGED_ENTRIES_PER_READ entries: SPAN_STAGED_BYTES_PER_SHARD (${SPAN_STAGED_BYTES_PER_SHARD} B)`,
+    bytesPerEntry: SPAN_STAGED_BYTES_PER_SHARD / STAGED_ENTRIES,
+  },
+  {
+    name: 'staged reads',
+    match: '*board:wc-spanactors*:staged',
+    mostEntries: () => SPAN_STAGED_READS_PER_SHARD,
+    why: 'one entry per staged read of the window (SPAN_STAGED_READS_PER_SHARD)',
     bytesPerEntry: HELD_ENTRY_BYTES,
   },
 ];

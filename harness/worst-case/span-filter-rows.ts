@@ -1,8 +1,14 @@
 /** Worst-case rows of filtered reads over a span with minActors (the contributions of its slots read). */
-import { MIN_ACTORS, SPAN_MAX_FIELDS, SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
+import {
+  MIN_ACTORS,
+  SPAN_MAX_FIELDS,
+  SPAN_STAGE_FIELDS_PER_CALL,
+  SPAN_STAGED_READS_PER_SHARD,
+} from '../../src/ranking/core/ranking.limits';
 import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
+import { STAGED_SPANS } from './held-keys';
 import { HEAD_EXCLUDED } from './read-rows';
 import { batches } from './seed';
 
@@ -31,19 +37,32 @@ async function seedSpanActors(context: HarnessContext): Promise<void> {
   }));
 }
 
+const spanQuery = () =>
+  post('/boards/wc-spanactors/query', {
+    window: 'm',
+    span: '60m',
+    limit: 1000,
+    perGroup: 1,
+    minActors: MIN_ACTORS.max,
+    exclude: HEAD_EXCLUDED,
+  });
+
 export const SPAN_FILTER_ROWS: WorstRow[] = [
   {
     route: 'POST /boards/{board}/query',
     worst: `minActors ${MIN_ACTORS.max} over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields and actor contributions one read takes (${ITEMS} items), spread over its 60 slots, with the head and ${HEAD_EXCLUDED.groups.length} groups excluded, perGroup 1, limit 1 000: no row qualifies; the span staged once (span_stage: its slots and contributions copied, then summed ${SPAN_STAGE_FIELDS_PER_CALL} fields a call, a contribution weighing 2), then ${Math.ceil(ITEMS / scan)} scans of ${scan} rows (of ${calls} at most), then the staged keys dropped`,
     prepare: seedSpanActors,
-    request: () =>
-      post('/boards/wc-spanactors/query', {
-        window: 'm',
-        span: '60m',
-        limit: 1000,
-        perGroup: 1,
-        minActors: MIN_ACTORS.max,
-        exclude: HEAD_EXCLUDED,
-      }),
+    request: spanQuery,
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `that read sent ${SPAN_STAGED_READS_PER_SHARD + 1} times by an instance that stops once its span is staged (no scan, no drop: 500): the ${SPAN_STAGED_READS_PER_SHARD} staged reads a shard's window holds at once stay until SPAN_STAGE_TTL_MS, the next one is refused (503 SPAN_READS_BUSY)`,
+    prepare: seedSpanActors,
+    caller: 'staging stops',
+    request: spanQuery,
+    times: SPAN_STAGED_READS_PER_SHARD + 1,
+    expect: [500, 503],
+    holds: STAGED_SPANS,
+    release: (context) => context.expireOnRedis(['*wc-spanactors*:staged*']),
   },
 ];

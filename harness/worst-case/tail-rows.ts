@@ -4,11 +4,13 @@
  * drops none and packing moves them all): a write packing that slot once the boundary closed it and
  * the calls before pruned it (each EXPIRE_CHUNK fields), and the write once the packed slot left the
  * window (its packed records drained within the same budget). Between them calls run until the slot
- * is packed.
+ * is packed, and a filtered span read sums the packed records over its staging calls.
  */
 import { AppConfig } from '../../src/common/config';
+import { SPAN_MAX_FIELDS, SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
+import { HEAD_EXCLUDED } from './read-rows';
 
 const increment = () => post('/boards/wc-tail-kept/items/i1/increment', {});
 
@@ -29,6 +31,18 @@ export const TAIL_ROWS: WorstRow[] = [
     },
     request: increment,
     settle: (context) => overTheSlot(context, 1),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `a filtered span read of that tail board's window once its slot is packed, the head excluded: the span's packed records (every seeded item; past ${SPAN_MAX_FIELDS}, a 422) copied by the first staging call, then summed whole parts at a time, ${SPAN_STAGE_FIELDS_PER_CALL} fields a call (a record weighing 1.5)`,
+    request: () =>
+      post('/boards/wc-tail-kept/query', {
+        window: 'h',
+        span: '10m',
+        limit: 1000,
+        exclude: { items: HEAD_EXCLUDED.items },
+      }),
+    expect: [200, 422],
   },
   {
     route: 'POST /boards/{board}/items/{item}/increment',

@@ -165,9 +165,24 @@ export const SPAN_STAGE_FIELDS_PER_CALL = 450;
 
 /**
  * Most staged span reads one window of one board shard holds at once (their keys: at most
- * SPAN_MAX_FIELDS entries each, a few hundred KB): one more is a 503 SPAN_READS_BUSY until one ends.
+ * SPAN_STAGED_ENTRIES_PER_READ entries each): one more is a 503 SPAN_READS_BUSY until one ends.
  */
 export const SPAN_STAGED_READS_PER_SHARD = 8;
+
+/**
+ * Most entries one staged span read holds at any of its calls: the copies of its span (at most
+ * SPAN_MAX_FIELDS fields) and its sums of packed records on its first call, later its sums, its items'
+ * actor counts and the contributions counted (each at most the span's slot fields or contributions), and
+ * its state hash.
+ */
+export const SPAN_STAGED_ENTRIES_PER_READ = 2 * SPAN_MAX_FIELDS + 8;
+/**
+ * Most bytes the staged span reads of one window of one board shard hold at once, until they end or
+ * lapse (SPAN_STAGE_TTL_MS): SPAN_STAGED_READS_PER_SHARD reads of SPAN_STAGED_ENTRIES_PER_READ entries,
+ * 160 B an entry of ids up to 5 characters (a sorted set's member, the costliest; a longer id adds its
+ * bytes). About 10 MB; harness/worst-case measures 8 reads of its costliest span (docs/security.md).
+ */
+export const SPAN_STAGED_BYTES_PER_SHARD = SPAN_STAGED_READS_PER_SHARD * SPAN_STAGED_ENTRIES_PER_READ * 160;
 
 /**
  * How long a staged span lapses after (ms): a read drops it when it ends; this only clears what a

@@ -27,7 +27,10 @@
 --                                       fields); answers the budget left and whether none is left
 --   slot_packed(slots_key, start, read)  what the option holds of the slot starting at `start` beside
 --                                       its hash (a tail board's packed records): nil (nothing), their
---                                       count, or (`read`) their (item, count) pairs, flat (span reads)
+--                                       count, or (`read`) their (item, count) pairs, flat (span reads),
+--                                       or (`read` 'key') the list holding them (span_stage copies it)
+--   packed_take(key, records)           about `records` records taken off the front of `key`, a copy
+--                                       of a slot_packed list: their pairs, flat, and their number
 --   window_siblings(cfg_key, window)    the names of the windows the option keeps beside the board's
 --                                       `window` under its snapshot setting (a metric's, metrics_lib):
 --                                       they cross its boundaries and drop their history with it
@@ -160,6 +163,7 @@ hooks.window_dropped = {}
 hooks.window_copies = {}
 hooks.slot_leaving = {}
 hooks.slot_packed = {}
+hooks.packed_take = {}
 hooks.window_siblings = {}
 hooks.board_dropped = {}
 hooks.window_settled = {}

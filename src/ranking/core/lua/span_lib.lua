@@ -32,6 +32,27 @@ local function packed_of(slots_key, start, read)
   return read and {} or 0
 end
 
+-- The list holding the slot's packed records (hooks_lib slot_packed's 'key'), nil when none does.
+local function packed_key_of(slots_key, start)
+  local packed = hooks.slot_packed
+  for i = 1, #packed do
+    local key = packed[i](slots_key, start, 'key')
+    if key then return key end
+  end
+  return nil
+end
+
+-- About `records` records off the front of `key`, a copy of a packed list (hooks_lib packed_take):
+-- their (item, count) pairs, flat, and their number.
+local function packed_take(key, records)
+  local take = hooks.packed_take
+  for i = 1, #take do
+    local entries, taken = take[i](key, records)
+    if entries then return entries, taken end
+  end
+  return {}, 0
+end
+
 -- The starts of the window's live slots starting in (now's slot - span, now's slot].
 local function span_starts(slots_key, now_sec, interval_sec, span_sec)
   local current = window.current_slot(now_sec, interval_sec)
@@ -215,6 +236,8 @@ span.span_sums = span_sums
 span.span_fields = span_fields
 span.staged_keys = staged_keys
 span.packed_of = packed_of
+span.packed_key_of = packed_key_of
+span.packed_take = packed_take
 span.span_shown = span_shown
 span.best_rows = best_rows
 span.span_head = span_head

@@ -1,8 +1,8 @@
 -- requires: actor_log, board_write, order, reader, span, window
 -- span_stage: a span's sums (with min_actors its items' distinct actors too) made once for one filtered
 -- read and kept under its token until the read drops them (group_page's span_token reads them), so no
--- call sums and sorts the whole span: the first call counts the span's fields and copies its slots (and
--- contributions) under the token, each next one adds at most `step` fields of the copies to the listing
+-- call sums and sorts the whole span: the first call counts the span's fields and copies its slots (their
+-- packed records on a tail board, and contributions) under the token, each next one adds at most `step` fields of the copies to the listing
 -- zset (ZINCRBY: the zset grows a share a call; a union of per-call parts would build it whole in one), the
 -- last one takes out the board's exceptions (as span_lib's span_shown leaves them out) and sums at or
 -- below 0. A span of at most `step` fields is summed in the first call. The copies fix what the read sums: writes and expiry between its calls change
@@ -20,8 +20,10 @@
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG
 
 -- args: most arguments one command of the stage takes (Lua's unpack bound is 8 000); pair_weight: the
--- fields of `step` an actor contribution weighs (about twice a slot field's work: callgrind).
-local STAGE = { args = 2000, pair_weight = 2 }
+-- fields of `step` an actor contribution weighs (about twice a slot field's work: callgrind);
+-- record_weight: a tail board's packed record's (decoded from its part first: 1.2 times a field's work,
+-- bench/tail-span-instructions.ts).
+local STAGE = { args = 2000, pair_weight = 2, record_weight = 1.5 }
 
 -- Runs `command` on `key` with `list` in parts of at most STAGE.args arguments.
 local function in_parts(command, key, list)
@@ -117,25 +119,39 @@ local function finish(staged, top_key, ttl_ms)
   redis.call('HSET', staged.state, 'done', 1)
 end
 
--- One step: up to `step` fields of the copies summed from where the last stopped (HSCAN of a copy,
--- which nothing writes: every field once), or the last step when they are all summed.
+-- About `budget` fields of unit `at` from `cursor`, into `sums` (a slot's copy, by HSCAN of what nothing
+-- writes: every field once; a copy of its packed records, whole parts popped) or `pairs_seen` (a copy of
+-- contributions): the budget left, the cursor, and whether the unit is done (then gone).
+local function take_unit(staged, state, at, cursor, budget, sums, pairs_seen)
+  local unit = staged.unit(at)
+  if at > tonumber(state.slot_units) and at <= tonumber(state.packed_units or state.slot_units) then
+    local entries, taken = span.packed_take(unit, budget / STAGE.record_weight)
+    add_entries(sums, entries)
+    return budget - STAGE.record_weight * math.max(1, taken), '0', redis.call('EXISTS', unit) == 0
+  end
+  -- A contribution weighs STAGE.pair_weight fields: it is checked against the pairs counted, added, counted.
+  local weight = at <= tonumber(state.slot_units) and 1 or STAGE.pair_weight
+  local scanned = redis.call('HSCAN', unit, cursor, 'COUNT', math.ceil(budget / weight))
+  if weight == 1 then
+    add_entries(sums, scanned[2])
+  else
+    for i = 1, #scanned[2], 2 do pairs_seen[scanned[2][i]] = true end
+  end
+  if scanned[1] == '0' then redis.call('DEL', unit) end
+  return budget - weight * #scanned[2] / 2, scanned[1], scanned[1] == '0'
+end
+
+-- One step: up to `step` fields of the copies summed from where the last stopped, or the last step
+-- when they are all summed.
 local function sum_step(staged, state, top_key, arg)
   local budget, ttl_ms = tonumber(arg.step), tonumber(arg.ttl_ms)
   local at, cursor, units = tonumber(state.at), state.cursor, tonumber(state.units)
   if at > units then return finish(staged, top_key, ttl_ms) end
   local sums, pairs_seen = {}, {}
   while budget > 0 and at <= units do
-    -- A contribution weighs STAGE.pair_weight fields: it is checked against the pairs counted, added, counted.
-    local weight = at <= tonumber(state.slot_units) and 1 or STAGE.pair_weight
-    local scanned = redis.call('HSCAN', staged.unit(at), cursor, 'COUNT', math.ceil(budget / weight))
-    cursor = scanned[1]
-    if weight == 1 then
-      add_entries(sums, scanned[2])
-    else
-      for i = 1, #scanned[2], 2 do pairs_seen[scanned[2][i]] = true end
-    end
-    budget = budget - weight * #scanned[2] / 2
-    if cursor == '0' then redis.call('DEL', staged.unit(at)); at = at + 1 end
+    local done
+    budget, cursor, done = take_unit(staged, state, at, cursor, budget, sums, pairs_seen)
+    if done then at = at + 1 end
   end
   add_to(staged.sums, sums, ttl_ms)
   count_pairs(staged, pairs_seen, ttl_ms)
@@ -156,8 +172,8 @@ local function sum_at_once(staged, slots_key, starts, actors, ttl_ms)
 end
 
 -- The first call: the span's fields counted (refused past most_fields, or past most_reads staged reads),
--- then its slots and contributions copied, their packed records (hooks_lib slot_packed) summed at once
--- (read whole: what the still-over list in docs/security.md says of a tail board); a small span summed.
+-- then its slots, their packed records (hooks_lib slot_packed: a list each) and contributions copied,
+-- each summed by the next calls; a span of at most `step` fields summed at once.
 local function open_stage(staged, keys, header, arg)
   local slots_key, ttl_ms, now_ms = keys[2], tonumber(arg.ttl_ms), tonumber(header.now_ms)
   redis.call('ZREMRANGEBYSCORE', staged.registry, '-inf', now_ms)
@@ -168,20 +184,22 @@ local function open_stage(staged, keys, header, arg)
   if fields > tonumber(arg.most_fields) then return { summed = 0, fields = fields } end
   redis.call('ZADD', staged.registry, now_ms + ttl_ms, arg.token)
   redis.call('PEXPIRE', staged.registry, ttl_ms)
-  local state = { units = 0, slot_units = 0, at = 1, cursor = '0', fields = fields, done = 0 }
+  local state = { units = 0, slot_units = 0, packed_units = 0, at = 1, cursor = '0', fields = fields, done = 0 }
   if fields <= tonumber(arg.step) then
     sum_at_once(staged, slots_key, starts, actors, ttl_ms)
   else
-    local packed = {}
     for _, start in ipairs(starts) do
       state.units = copy_unit(staged, state.units, window.slot_key_of(slots_key, start), ttl_ms)
-      add_entries(packed, span.packed_of(slots_key, start, true))
     end
     state.slot_units = state.units
+    for _, start in ipairs(starts) do
+      local packed = span.packed_key_of(slots_key, start)
+      if packed then state.units = copy_unit(staged, state.units, packed, ttl_ms) end
+    end
+    state.packed_units = state.units
     for _, start in ipairs(actors and starts or {}) do
       state.units = copy_unit(staged, state.units, actor_log.ACTORS.slot_key(slots_key, start), ttl_ms)
     end
-    add_to(staged.sums, packed, ttl_ms)
   end
   local flat = {}
   for field, value in pairs(state) do flat[#flat + 1], flat[#flat + 2] = field, value end

@@ -146,12 +146,24 @@ end
 local function slot_packed(slots_key, start, read)
   if not tail_on(slots_key) then return nil end
   local base = keyspace.sibling_key(slots_key, 'slots', '')
+  if read == 'key' then return packed_key(base, start) end
   if not read then return tonumber(redis.call('HGET', base .. 'tailpack', 'p:' .. start)) end
   local entries = {}
   for _, part in ipairs(redis.call('LRANGE', packed_key(base, start), 0, -1)) do
     for _, value in ipairs(records_in(part)) do entries[#entries + 1] = value end
   end
   return entries
+end
+
+-- Hook packed_take: whole parts off the front of `key` (span_stage's copy of a packed list), enough
+-- for about `records` records: their pairs, flat, and their number.
+local function packed_take(key, records)
+  local parts = redis.call('LPOP', key, math.max(1, math.ceil(records / RECORDS_PER_PART)))
+  local entries = {}
+  for _, part in ipairs(parts or {}) do
+    for _, value in ipairs((records_in(part))) do entries[#entries + 1] = value end
+  end
+  return entries, #entries / 2
 end
 
 -- Hook slot_expired: the slot's packed list goes with it (drained by slot_leaving by then).
@@ -189,4 +201,5 @@ local function pack_board_dropped(cfg_key, drop_key, budget)
 end
 
 hooks.register_all('tail', { 'window_settled', settle_pack, 'slot_leaving', slot_leaving, 'slot_packed', slot_packed,
+  'packed_take', packed_take,
   'slot_expired', pack_expired, 'window_dropped', pack_window_dropped, 'board_dropped', pack_board_dropped })
