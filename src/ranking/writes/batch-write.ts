@@ -4,7 +4,7 @@ import { ClientBudget, Reservation, reserveGrowth } from '../../governance/growt
 import { growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
-import { PreparedBoard } from '../core/board';
+import { PreparedBoard, type ShardKeys } from '../core/board';
 import { batchMetric } from '../options/metrics/metrics.option';
 import { checkActor } from '../core/actor-rules';
 import { checkGroup } from '../options/groups/groups.option';
@@ -57,6 +57,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
   async apply(command: BatchCommand, attempt: GuardedAttempt): Promise<WriteAnswer<BatchWritten>> {
     const entries = this.check(command, attempt);
     this.checkCost(entries, attempt.board);
+    keyCalls(entries, attempt.board);
     return this.onShards(command, entries, attempt).catch((error: unknown) => {
       const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
       if (entry < 0) throw error;
@@ -201,6 +202,19 @@ function allowancesByShard(groups: Map<number, BatchEntry[]>, reservation: Reser
     newActorEntries: share('actorEntries'),
     newSegmentEntries: share('segmentEntries'),
   };
+}
+
+/**
+ * Marks each entry but the first of its shard with its place in the request: a shard's part may go in
+ * several calls (batch-calls.ts), each keeping its answer under the key and its first entry's place.
+ */
+function keyCalls(entries: BatchEntry[], board: PreparedBoard): void {
+  const opened = new Set<ShardKeys>();
+  entries.forEach((entry, i) => {
+    const shard = board.shardOf(entry.item);
+    if (opened.has(shard)) entry.callKey = i;
+    else opened.add(shard);
+  });
 }
 
 /** A batch entry's value: its amount, or in a batch of scores (a max / min / last board) its score; never both kinds. */
