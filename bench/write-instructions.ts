@@ -225,7 +225,9 @@ function freshRows(bench: Bench, increment: Increment): Rows {
 
 /**
  * Batches of several entries on wc-seg at the write bound (WRITE_COST_PER_CALL): each entry an existing item
- * with a new actor in `segments` segments, as many as the bound takes (the bench runs under a bound past any).
+ * with a new actor in `segments` segments, as many as the default bound takes. The bench runs under a bound
+ * past any, so each is one call here: the rows of as many entries as one of its calls carries under the
+ * default bound (write-cost.ts callEntries) are what each of its calls runs there.
  */
 function segmentedBatchRows(bench: Bench): Rows {
   const { graph, commands } = bench;
@@ -241,7 +243,6 @@ function segmentedBatchRows(bench: Bench): Rows {
         })),
       }),
     );
-  // A batch, then as many of its entries as one of its calls carries (write-cost.ts callEntries).
   return [
     ['batch of 25: existing items, new actors, no segment (wc-seg)', batch(25, 0)],
     ['batch of 9: existing items, new actors, no segment (wc-seg)', batch(9, 0)],

@@ -80,33 +80,38 @@ describe.each(['single', 'cluster'] as const)('a segmented batch at the write bo
     return calls;
   }
 
-  it.each([0, 1, 2])('entries with a new actor in %i segment(s): calls within the bound, each entry once', async (named) => {
-    const name = `seg${named}`;
-    await createBoard(app, name, BOARD);
-    expect(costliestWrite(COSTED)).toBeLessThanOrEqual(BOUND);
-    const segments = Array.from({ length: named }, (_, k) => `s${k}`);
-    const taken = batchCost([[{ actor: 'a', segments }]], COSTED, BOUND).entriesWithin;
-    const items = Array.from({ length: taken }, (_, n) => ({
-      ...{ item: `i${n}`, amount: n + 1, actor: `a${n}` },
-      ...(named > 0 && { segments }),
-    }));
-    const send = () => http().post(`/boards/${name}/increments`).set('Idempotency-Key', `k${named}`).send({ items });
-    let answer: unknown;
-    const calls = await measured(async () => (answer = (await send().expect(200)).body));
-    expect({ most: Math.max(...calls), calls: calls.length > 1 || taken === 1 }).toEqual({
-      most: Math.min(Math.max(...calls), CALL_COMMANDS),
-      calls: true,
-    });
-    expect((await send().expect(200)).body).toEqual(answer);
-    const scores = async (read: string) =>
-      Object.fromEntries(
-        ((await http().get(`/boards/${name}/top?window=w0&limit=100${read}`).expect(200)).body.items as Array<{
-          item: string;
-          score: number;
-        }>).map((row) => [row.item, row.score]),
-      );
-    const sent = Object.fromEntries(items.map((entry) => [entry.item, entry.amount]));
-    expect(await scores('')).toEqual(sent);
-    for (const segment of segments) expect(await scores(`&segment=${segment}`)).toEqual(sent);
-  });
+  it.each([0, 1, 2])(
+    'entries with a new actor in %i segment(s): calls within the bound, each entry once',
+    async (named) => {
+      const name = `seg${named}`;
+      await createBoard(app, name, BOARD);
+      expect(costliestWrite(COSTED)).toBeLessThanOrEqual(BOUND);
+      const segments = Array.from({ length: named }, (_, k) => `s${k}`);
+      const taken = batchCost([[{ actor: 'a', segments }]], COSTED, BOUND).entriesWithin;
+      const items = Array.from({ length: taken }, (_, n) => ({
+        ...{ item: `i${n}`, amount: n + 1, actor: `a${n}` },
+        ...(named > 0 && { segments }),
+      }));
+      const send = () => http().post(`/boards/${name}/increments`).set('Idempotency-Key', `k${named}`).send({ items });
+      let answer: unknown;
+      const calls = await measured(async () => (answer = (await send().expect(200)).body));
+      expect({ most: Math.max(...calls), calls: calls.length > 1 || taken === 1 }).toEqual({
+        most: Math.min(Math.max(...calls), CALL_COMMANDS),
+        calls: true,
+      });
+      expect((await send().expect(200)).body).toEqual(answer);
+      const scores = async (read: string) =>
+        Object.fromEntries(
+          (
+            (await http().get(`/boards/${name}/top?window=w0&limit=100${read}`).expect(200)).body.items as Array<{
+              item: string;
+              score: number;
+            }>
+          ).map((row) => [row.item, row.score]),
+        );
+      const sent = Object.fromEntries(items.map((entry) => [entry.item, entry.amount]));
+      expect(await scores('')).toEqual(sent);
+      for (const segment of segments) expect(await scores(`&segment=${segment}`)).toEqual(sent);
+    },
+  );
 });

@@ -1,4 +1,10 @@
-import { ConflictError, InvalidInputError, NotFoundError, RequestTooCostlyError } from '../../common/errors';
+import {
+  ConflictError,
+  DomainError,
+  InvalidInputError,
+  NotFoundError,
+  RequestTooCostlyError,
+} from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { ClientBudget, Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import { growthRefusalOf } from '../../redis/refusals';
@@ -166,9 +172,10 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
 }
 
 /**
- * A batch some shards refused: only a stale or missing config is run again (the caller regroups the
- * refused entries by the reloaded config). An event time out of span, a growth refusal or any other
- * error ends the batch here, as a partial answer when something was applied.
+ * A batch some shards (or a shard's later calls, batch-calls.ts) refused: only a stale or missing config
+ * is run again (the caller regroups the refused entries by the reloaded config). An event time out of
+ * span, a growth refusal or any other refusal ends the batch here, as a partial answer when something
+ * was applied; an error that is no refusal (Redis unreachable) is thrown as it is.
  */
 function throwUnlessRetryable(
   board: PreparedBoard,
@@ -180,11 +187,12 @@ function throwUnlessRetryable(
   if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
   // A part over segments.max is refused like one over a growth limit: whole, the others kept.
   const limited = (error: unknown) => growthRefusalOf(error) !== undefined || isSegmentLimit(error);
+  // A refusal after a shard's earlier calls applied (a blocked actor or item: batch-calls.ts) is a partial answer too.
   const unexpected = outcome.errors.find((error) => !isRefusal(error) && !limited(error));
-  if (unexpected !== undefined) throw unexpected;
-  const growth = outcome.errors.find(limited);
-  if (growth === undefined) return;
-  const refusal = growthError(growth, reservation, board);
+  if (unexpected !== undefined && (sofar.applied === 0 || !(unexpected instanceof DomainError))) throw unexpected;
+  const refused = unexpected ?? outcome.errors.find(limited);
+  if (refused === undefined) return;
+  const refusal = unexpected ?? growthError(refused, reservation, board);
   if (sofar.applied === 0) throw refusal;
   const message = (refusal as Error).message;
   throw new ConflictError(
