@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { createBoard, startTestApp } from '../../harness/app';
+import { ADMIN, createBoard, startTestApp } from '../../harness/app';
 import { FakeClock } from '../../harness/clock';
 import { startTestRedis, TestRedis } from '../../harness/redis';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
@@ -114,4 +114,26 @@ describe.each(['single', 'cluster'] as const)('a segmented batch at the write bo
       for (const segment of segments) expect(await scores(`&segment=${segment}`)).toEqual(sent);
     },
   );
+
+  it("answers BATCH_PARTIAL when a later call is refused, the earlier calls' entries applied once", async () => {
+    await createBoard(app, 'partial', BOARD);
+    await http()
+      .post('/admin/boards/partial/retractions')
+      .set(ADMIN)
+      .send({ actor: 'blocked', block: '1h' })
+      .expect(202);
+    const items = Array.from({ length: 25 }, (_, n) => ({
+      item: `i${n}`,
+      amount: 1,
+      actor: n < 24 ? `a${n}` : 'blocked',
+    }));
+    const { body } = await http().post('/boards/partial/increments').send({ items }).expect(409);
+    // 9 entries a call: the third call, holding the blocked actor's entry, is refused whole.
+    expect(body).toMatchObject({
+      code: 'BATCH_PARTIAL',
+      message: expect.stringContaining('18 of 25 entries applied, 7 not'),
+    });
+    const top = await http().get('/boards/partial/top?window=w0&limit=100').expect(200);
+    expect((top.body.items as unknown[]).length).toBe(18);
+  });
 });
