@@ -28,7 +28,10 @@ const COSTLIEST_SUM_ENTRY = entryCost({ actor: 'a', segments: segmentsOf(0) }, {
 /** Entries like the costliest one a batch may carry on the costliest segmented board a default instance takes. */
 const COSTLIEST_TAKEN = Math.max(1, Math.floor(COST_BOUND / COSTLIEST_SUM_ENTRY));
 /** Existing items each with a new actor (no segment) a batch may carry there: its costliest batch in Redis work. */
-const ACTORS_TAKEN = Math.floor(COST_BOUND / entryCost({ actor: 'a' }, { ...BOARDS['wc-seg'], actors: true }));
+const ACTORS_TAKEN = Math.floor(
+  COST_BOUND /
+    entryCost({ actor: 'a' }, { ...BOARDS['wc-seg'], actors: true, capPerItem: BOARDS['wc-seg'].actors.capPerItem }),
+);
 /** Late scores on the `last` board a batch may carry. */
 const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...BOARDS['wc-last'] }));
 /**
