@@ -78,7 +78,7 @@ export class WritesStore {
     this.workPerCall = settings.writeCostPerCall;
     if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
-        // A call weighs what its increments do together (write-cost.ts), as a batch's does.
+        // A call weighs the work its increments do together (write-cost.ts entryWork), as a batch's calls do.
         { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS, maxWeight: settings.writeCostPerCall },
         (_, pending) => this.sendIncrements(pending),
       );
