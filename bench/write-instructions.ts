@@ -124,6 +124,7 @@ function rows(bench: Bench): Rows {
     ['plain increment of an existing item, wc-sum', () => increment({ board: 'wc-sum', item: 'i1501', amount: 1 })],
     ...moderatedRows(bench, increment),
     ...freshRows(bench, increment),
+    ...segmentedBatchRows(bench),
   ];
 }
 
@@ -219,6 +220,35 @@ function freshRows(bench: Bench, increment: Increment): Rows {
           }),
         ),
     ],
+  ];
+}
+
+/**
+ * Batches of several entries on wc-seg at the write bound (WRITE_COST_PER_CALL): each entry an existing item
+ * with a new actor in `segments` segments, as many as the default bound takes. The bench runs under a bound
+ * past any, so each is one call here: the rows of as many entries as one of its calls carries under the
+ * default bound (write-cost.ts callEntries) are what each of its calls runs there.
+ */
+function segmentedBatchRows(bench: Bench): Rows {
+  const { graph, commands } = bench;
+  const batch = (entries: number, segments: number) => () =>
+    graph.ranking.incrementBatch(
+      commands.batch({
+        board: 'wc-seg',
+        entries: Array.from({ length: entries }, (_, n) => ({
+          item: `i${n}`,
+          amount: 1,
+          actor: fresh(10 + n),
+          segments: segmentsOf(n).slice(0, segments),
+        })),
+      }),
+    );
+  return [
+    ['batch of 25: existing items, new actors, no segment (wc-seg)', batch(25, 0)],
+    ['batch of 9: existing items, new actors, no segment (wc-seg)', batch(9, 0)],
+    ['batch of 6: existing items, new actors, 1 segment each (wc-seg)', batch(6, 1)],
+    ['batch of 3: existing items, new actors, 1 segment each (wc-seg)', batch(3, 1)],
+    ['batch of 3: existing items, new actors, 2 segments each (wc-seg)', batch(3, 2)],
   ];
 }
 

@@ -27,6 +27,11 @@ const COST_BOUND = new AppConfig().WRITE_COST_PER_CALL;
 const COSTLIEST_SUM_ENTRY = entryCost({ actor: 'a', segments: segmentsOf(0) }, { ...BOARDS['wc-seg'], actors: true });
 /** Entries like the costliest one a batch may carry on the costliest segmented board a default instance takes. */
 const COSTLIEST_TAKEN = Math.max(1, Math.floor(COST_BOUND / COSTLIEST_SUM_ENTRY));
+/** Existing items each with a new actor (no segment) a batch may carry there: its costliest batch in Redis work. */
+const ACTORS_TAKEN = Math.floor(
+  COST_BOUND /
+    entryCost({ actor: 'a' }, { ...BOARDS['wc-seg'], actors: true, capPerItem: BOARDS['wc-seg'].actors.capPerItem }),
+);
 /** Late scores on the `last` board a batch may carry. */
 const LATE_SCORES_TAKEN = Math.floor(COST_BOUND / entryCost({}, { views: [], ...BOARDS['wc-last'] }));
 /**
@@ -60,13 +65,13 @@ const RATED_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entr
 const SHARDED_ENTRIES_TAKEN = Math.min(BATCH_ENTRIES, Math.floor(COST_BOUND / entryCost({}, pastBound('wc-shards'))));
 
 /** A batch of existing items, each with a new actor and eight segments (issue #45 rows 2 and 3). */
-function costlyBatch(context: HarnessContext, attempt: number, entries: number) {
+function costlyBatch(context: HarnessContext, attempt: number, entries: number, segments = SEGMENTS_PER_EVENT) {
   return post('/boards/wc-seg/increments', {
     items: Array.from({ length: entries }, (_, n) => ({
       item: `i${n % context.sizes.items}`,
       amount: 1,
       actor: fresh(attempt, n),
-      segments: segmentsOf(n),
+      ...(segments > 0 && { segments: segmentsOf(n).slice(0, segments) }),
     })),
   });
 }
@@ -147,6 +152,14 @@ export const WRITE_ROWS: WorstRow[] = [
     route: 'POST /boards/{board}/increments',
     worst: `the costliest batch the cost bound takes: ${COSTLIEST_TAKEN} existing item(s), each with a new actor in 8 segments, on the costliest segmented board the write bound admits`,
     request: (context, attempt) => costlyBatch(context, attempt, COSTLIEST_TAKEN),
+    grows: { times: 40 },
+  },
+  {
+    route: 'POST /boards/{board}/increments',
+    worst: `the costliest batch in Redis work the cost bound takes there: ${ACTORS_TAKEN} existing items, each with a new actor (no segment), in calls of bounded work (write-cost.ts entryWork)`,
+    manyCalls:
+      "each call within WRITE_COST_PER_CALL of work (actors' and segments' places weighed by their instructions)",
+    request: (context, attempt) => costlyBatch(context, attempt, ACTORS_TAKEN, 0),
     grows: { times: 40 },
   },
   {

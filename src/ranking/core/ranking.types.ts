@@ -62,6 +62,11 @@ export interface BatchEntry {
   group?: string;
   /** Beside a score on a board with a tiebreak: the record's tiebreak. */
   tiebreak?: number;
+  /**
+   * Its place in the request when it is not the first of its shard's entries: a call of a shard's part
+   * starting at it keeps its answer under the request's key and this (writes/batch-calls.ts).
+   */
+  callKey?: number;
 }
 
 /** A listed row and its rank in the window's latest snapshot (null: absent, or the window keeps none). */

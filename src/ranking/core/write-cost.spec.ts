@@ -9,11 +9,13 @@ import {
   adminStepUnits,
   batchCost,
   callCost,
+  callEntries,
   COSTLIEST_ENTRY,
   CostedBoard,
   CostedEntry,
   costliestWrite,
   entryCost,
+  entryWork,
   segmentsWithin,
 } from './write-cost';
 
@@ -174,5 +176,39 @@ describe('write cost (properties)', () => {
         ).toBeGreaterThan(bound);
       }),
     );
+  });
+
+  describe("a call's work", () => {
+    // The costliest segmented board (the harness's wc-seg): 4 windows, a unique view, ties first, capped actors.
+    const segmented = boardOf(4, { views: [{}], ties: 'first', actors: true, capPerItem: CAP_PER_ITEM.max });
+    const withActor = (named: number): CostedEntry => ({ actor: 'a', segments: segments(named) });
+    const perCall = (entry: CostedEntry, count: number) =>
+      callEntries(
+        Array.from({ length: count }, () => entry),
+        0,
+        segmented,
+        DEFAULT_BOUND,
+      );
+
+    it('weighs a plain entry its cost: a plain batch keeps its calls', () => {
+      expect(entryWork({}, segmented)).toBe(entryCost({}, segmented));
+      expect(callEntries(plain(1000), 0, boardOf(1), DEFAULT_BOUND)).toBe(1000);
+    });
+
+    it('cuts the batches the cost bound takes on that board into calls of about 10 M instructions', () => {
+      // Each at the most the bound takes: 25 entries with an actor, 6 in a segment each, 3 in two.
+      expect([0, 1, 2].map((named) => batchCost([[withActor(named)]], segmented, DEFAULT_BOUND).entriesWithin)).toEqual(
+        [25, 6, 3],
+      );
+      // bench/write-instructions.ts: 9 with an actor ran 9.3 M, 3 in a segment each 9.1 M.
+      expect([perCall(withActor(0), 25), perCall(withActor(1), 6), perCall(withActor(2), 3)]).toEqual([9, 3, 1]);
+    });
+
+    it('carries at least one entry a call, and the rest from where the last call ended', () => {
+      expect(perCall(withActor(8), 2)).toBe(1);
+      const entries = [withActor(0), withActor(1), withActor(1), withActor(1), withActor(0)];
+      expect(callEntries(entries, 0, segmented, DEFAULT_BOUND)).toBe(3);
+      expect(callEntries(entries, 3, segmented, DEFAULT_BOUND)).toBe(2);
+    });
   });
 });

@@ -93,6 +93,50 @@ export function callCost(entries: readonly CostedEntry[], board: CostedBoard): n
 }
 
 /**
+ * What an entry asks of a call's Redis time, in cost units, where the units (the commands it runs)
+ * weigh an actor's and a segment's work less than its instructions: each command of an actor's
+ * contribution (its pair, cap, distinct-actor counts, byactor / byitem, `ties: first`'s order) or of a
+ * segment place costs its arguments' conversion and Lua beside it, several times a plain add's. On the
+ * costliest segmented board (4 windows, a unique view, `ties: first`, capped actors: 1 787.5 units at 8
+ * segments) an existing item with a new actor ran about 1.0 M Redis instructions (71.5 units), each
+ * segment with it 1.9-2.0 M (214.5 units) (bench/write-instructions.ts, WRITE_BENCH_FCALL_ONLY=1): a
+ * call of 1 800 such units ran 16-25 M, past the ~10 M (about 5 ms) a call may hold Redis. Weighed here
+ * at about 5 500 instructions a unit, a call within WRITE_COST_PER_CALL of work runs about 10 M at
+ * most. An entry naming neither weighs its cost: a plain batch keeps its calls.
+ */
+export const CALL_WORK_WEIGHTS = {
+  /** Each unit of the board places of an entry with an actor. */
+  actorPlaces: 2.6,
+  /** Each unit of an entry's segment places. */
+  segmentPlaces: 1.7,
+} as const;
+
+/** An entry's work in one call (CALL_WORK_WEIGHTS), in cost units. */
+export function entryWork(entry: CostedEntry, board: CostedBoard): number {
+  const named = entry.segments?.length ?? 0;
+  if (entry.actor === undefined && named === 0) return entryCost(entry, board);
+  const placed = entryCost({ actor: entry.actor }, board);
+  const segmentPlaces = entryCost(entry, board) - placed;
+  const places = entry.actor === undefined ? placed : placed * CALL_WORK_WEIGHTS.actorPlaces;
+  return places + segmentPlaces * CALL_WORK_WEIGHTS.segmentPlaces;
+}
+
+/**
+ * How many of `entries` from `from` on the next call of a shard's part carries: as many as its work
+ * (entryWork) keeps within `bound`, and at least one (a single write's cost is bounded on its own:
+ * costliestWrite).
+ */
+export function callEntries(entries: readonly CostedEntry[], from: number, board: CostedBoard, bound: number): number {
+  let work = entryWork(entries[from], board);
+  let to = from + 1;
+  for (; to < entries.length; to++) {
+    work += entryWork(entries[to], board);
+    if (work > bound) break;
+  }
+  return to - from;
+}
+
+/**
  * The costliest single entry a board can be given: every window and view, each option at its costliest
  * (COSTLIEST_BOARDS), and on a board of sums every segment an event may name and an actor (a board
  * keeping a score of each item, keptScore, takes neither). (What the options' `costliest` settings add

@@ -1,10 +1,16 @@
-import { ConflictError, InvalidInputError, NotFoundError, RequestTooCostlyError } from '../../common/errors';
+import {
+  ConflictError,
+  DomainError,
+  InvalidInputError,
+  NotFoundError,
+  RequestTooCostlyError,
+} from '../../common/errors';
 import type { WriteAnswer } from '../../common/retry-safe';
 import { ClientBudget, Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import { growthRefusalOf } from '../../redis/refusals';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
-import { PreparedBoard } from '../core/board';
+import { PreparedBoard, type ShardKeys } from '../core/board';
 import { batchMetric } from '../options/metrics/metrics.option';
 import { checkActor } from '../core/actor-rules';
 import { checkGroup } from '../options/groups/groups.option';
@@ -57,6 +63,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
   async apply(command: BatchCommand, attempt: GuardedAttempt): Promise<WriteAnswer<BatchWritten>> {
     const entries = this.check(command, attempt);
     this.checkCost(entries, attempt.board);
+    keyCalls(entries, attempt.board);
     return this.onShards(command, entries, attempt).catch((error: unknown) => {
       const entry = error instanceof AtOutOfSpanError ? Number(/ (\d+)$/.exec(error.message)?.[1] ?? 1) - 1 : -1;
       if (entry < 0) throw error;
@@ -165,9 +172,10 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
 }
 
 /**
- * A batch some shards refused: only a stale or missing config is run again (the caller regroups the
- * refused entries by the reloaded config). An event time out of span, a growth refusal or any other
- * error ends the batch here, as a partial answer when something was applied.
+ * A batch some shards (or a shard's later calls, batch-calls.ts) refused: only a stale or missing config
+ * is run again (the caller regroups the refused entries by the reloaded config). An event time out of
+ * span, a growth refusal or any other refusal ends the batch here, as a partial answer when something
+ * was applied; an error that is no refusal (Redis unreachable) is thrown as it is.
  */
 function throwUnlessRetryable(
   board: PreparedBoard,
@@ -179,11 +187,12 @@ function throwUnlessRetryable(
   if (outOfSpan !== undefined && sofar.applied === 0) throw outOfSpan;
   // A part over segments.max is refused like one over a growth limit: whole, the others kept.
   const limited = (error: unknown) => growthRefusalOf(error) !== undefined || isSegmentLimit(error);
+  // A refusal after a shard's earlier calls applied (a blocked actor or item: batch-calls.ts) is a partial answer too.
   const unexpected = outcome.errors.find((error) => !isRefusal(error) && !limited(error));
-  if (unexpected !== undefined) throw unexpected;
-  const growth = outcome.errors.find(limited);
-  if (growth === undefined) return;
-  const refusal = growthError(growth, reservation, board);
+  if (unexpected !== undefined && (sofar.applied === 0 || !(unexpected instanceof DomainError))) throw unexpected;
+  const refused = unexpected ?? outcome.errors.find(limited);
+  if (refused === undefined) return;
+  const refusal = unexpected ?? growthError(refused, reservation, board);
   if (sofar.applied === 0) throw refusal;
   const message = (refusal as Error).message;
   throw new ConflictError(
@@ -201,6 +210,19 @@ function allowancesByShard(groups: Map<number, BatchEntry[]>, reservation: Reser
     newActorEntries: share('actorEntries'),
     newSegmentEntries: share('segmentEntries'),
   };
+}
+
+/**
+ * Marks each entry but the first of its shard with its place in the request: a shard's part may go in
+ * several calls (batch-calls.ts), each keeping its answer under the key and its first entry's place.
+ */
+function keyCalls(entries: BatchEntry[], board: PreparedBoard): void {
+  const opened = new Set<ShardKeys>();
+  entries.forEach((entry, i) => {
+    const shard = board.shardOf(entry.item);
+    if (opened.has(shard)) entry.callKey = i;
+    else opened.add(shard);
+  });
 }
 
 /** A batch entry's value: its amount, or in a batch of scores (a max / min / last board) its score; never both kinds. */

@@ -10,7 +10,7 @@ import {
 } from '../../redis/idempotency';
 import { growthRefusalOf } from '../../redis/refusals';
 import type { ScriptArg, ScriptCall } from '../../redis/scripts';
-import type { BatchEntry, BatchOutcome, StandingsReply } from '../core/ranking.types';
+import type { BatchEntry, StandingsReply } from '../core/ranking.types';
 import { STANDING_FIELDS, withNamedStandings } from '../core/standings';
 import { actorArg } from '../core/actor-rules';
 import { retractedOf, segmentLimitOf } from '../core/ranking.errors';
@@ -341,39 +341,4 @@ export function batchEntryArgs(entries: BatchEntry[], nowMs: number): { shape: B
     group: entry.group,
   }));
   return { shape, records: recordArgs(WRITE_RECORDS[shape], rows) };
-}
-
-type BatchPart = PromiseSettledResult<Idempotent<{ draining: boolean; applied: number }, WriteMade>>;
-
-/** The shards' parts of a batch summed up, and the earliest due time they created (0: none). */
-export function batchOutcomeOf(settled: BatchPart[], shards: Array<[number, BatchEntry[]]>) {
-  const outcome: BatchOutcome = {
-    replayed: true,
-    draining: false,
-    applied: 0,
-    createdItems: 0,
-    createdActorEntries: 0,
-    createdSegmentEntries: 0,
-    refused: [],
-    errors: [],
-  };
-  let dueMs = 0;
-  settled.forEach((result, i) => {
-    if (result.status === 'fulfilled') {
-      outcome.replayed &&= result.value.replayed;
-      outcome.draining ||= result.value.value.draining;
-      outcome.applied += result.value.value.applied;
-      const { created } = result.value;
-      outcome.createdItems += created.items;
-      outcome.createdActorEntries += created.actor_entries;
-      outcome.createdSegmentEntries += created.segment_entries;
-      const shardDueMs = created.due_ms;
-      if (shardDueMs > 0) dueMs = dueMs === 0 ? shardDueMs : Math.min(dueMs, shardDueMs);
-    } else {
-      outcome.replayed = false;
-      outcome.refused.push(...shards[i][1]);
-      outcome.errors.push(result.reason);
-    }
-  });
-  return { outcome, dueMs };
 }

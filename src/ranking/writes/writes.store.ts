@@ -8,7 +8,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, refusalOf, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS, WRITE_RANK_SHARD_DRAINS } from '../core/ranking.limits';
-import { entryCost } from '../core/write-cost';
+import { entryWork } from '../core/write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, WriteOutcome } from '../core/ranking.types';
@@ -24,13 +24,8 @@ import { isSegmentLimit, SegmentClaims } from './segment-claims';
 import { isTakeBackPending, LikeTakeBacks } from './like-take-backs';
 import { CoalescingKeys } from './coalescing-keys';
 import { tiebreakSent } from './write-rules';
-import {
-  applyInCalls,
-  batchOutcomeOf,
-  type CoalescedAnswer,
-  type IncrementWritten,
-  type StandingsWritten,
-} from './write-records';
+import { batchOutcomeOf, shardsInCalls } from './batch-calls';
+import { applyInCalls, type CoalescedAnswer, type IncrementWritten, type StandingsWritten } from './write-records';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 
 /** A batch's checked entries grouped by shard, each shard's growth allowances (UNLIMITED: no quota). */
@@ -58,6 +53,8 @@ export class WritesStore {
   private readonly keys: RankingKeys;
   private readonly logger = new Logger('RankingWrites');
   private readonly budgetFields: number;
+  /** WRITE_COST_PER_CALL: the most work (entryWork) a batch's call on a shard carries. */
+  private readonly workPerCall: number;
   private readonly idemCalls: IdemCalls;
   private readonly segmentClaims: SegmentClaims;
   /** The take-backs of likes stored past the write bound: the scheduler's visit sweeps those left (ExpiryService). */
@@ -78,9 +75,10 @@ export class WritesStore {
   ) {
     this.keys = new RankingKeys(redis.prefix);
     this.budgetFields = settings.expireChunk;
+    this.workPerCall = settings.writeCostPerCall;
     if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
-        // A call weighs what its increments do together (write-cost.ts), as a batch's does.
+        // A call weighs the work its increments do together (write-cost.ts entryWork), as a batch's calls do.
         { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS, maxWeight: settings.writeCostPerCall },
         (_, pending) => this.sendIncrements(pending),
       );
@@ -123,7 +121,7 @@ export class WritesStore {
       ? this.increments.submit(
           this.coalescingKeys.of(board, shard, nowMs),
           { board, shard, nowMs, increment },
-          entryCost(command, board.config),
+          entryWork(command, board.config),
         )
       : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment });
   }
@@ -172,29 +170,20 @@ export class WritesStore {
   }
 
   /**
-   * One script call per shard holding any of the entries, in parallel: atomic on an unsharded board
-   * (and per shard); the shards of a sharded board apply independently (see docs/scaling.md).
-   * Answers what was applied, and the entries of shards that failed with their errors.
+   * One script call per shard holding any of the entries, in parallel, a shard's part cut into calls of
+   * at most WRITE_COST_PER_CALL of work (callEntries) sent one after the other, each atomic (see
+   * batch-calls.ts); the shards of a sharded board apply independently (see docs/scaling.md). Answers
+   * what was applied, and the entries of shards that failed with their errors.
    */
   async incrementBatch(batch: ShardedBatch): Promise<BatchOutcome> {
-    const { board, nowMs, idem } = batch;
+    const { board, nowMs } = batch;
     const named = [...batch.groups.values()].flat().flatMap((entry) => entry.segments ?? []);
     if (named.length > 0) await this.segmentClaims.claim(board, named, nowMs);
-    const shards = [...batch.groups];
-    const settled = await Promise.allSettled(
-      shards.map(([shard, entries]) =>
-        guard(
-          this.functions.call(this.fns.incrementBatch, {
-            ...this.write(board, board.shards[shard], nowMs, idem),
-            entries,
-            newItems: batch.newItems.get(shard)!,
-            newActorEntries: batch.newActorEntries.get(shard)!,
-            newSegmentEntries: batch.newSegmentEntries.get(shard)!,
-          }),
-        ),
-      ),
+    const call = (shard: number) => boardCall(board, board.shards[shard], nowMs, this.budgetFields);
+    const shards = await shardsInCalls(batch, this.workPerCall, this.idemCalls.of(batch.idem), (shard, calls) =>
+      guard(this.functions.call(this.fns.incrementBatch, { ...call(shard), ...calls })),
     );
-    const { outcome, dueMs } = batchOutcomeOf(settled, shards);
+    const { outcome, dueMs } = batchOutcomeOf(shards);
     await this.indexDue(board, dueMs);
     return outcome;
   }

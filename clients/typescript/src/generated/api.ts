@@ -218,7 +218,7 @@ export interface paths {
         put?: never;
         /**
          * Add amounts to many items at once
-         * @description If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score, ties first or leagues) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.
+         * @description If any entry is invalid the answer is 400 naming it and nothing is applied. One atomic step on an unsharded board; on a sharded board one atomic step per shard. Entries with actors or segments weigh their Redis work (more per actor and segment place than their cost units): the entries of a shard past WRITE_COST_PER_CALL of work go in further steps, each atomic, each entry applied once (a retry with the same Idempotency-Key replays every step); a refusal of a later step (a blocked actor, a quota) is 409 BATCH_PARTIAL naming how many entries were applied. A batch whose step on some shard would weigh more than WRITE_COST_PER_CALL (an entry weighs one unit per window, more with views, segments, an actor, a score, ties first or leagues) is 422 REQUEST_TOO_COSTLY, nothing applied, naming how many such entries fit.
          */
         post: operations["RankingController_incrementBatch"];
         delete?: never;
