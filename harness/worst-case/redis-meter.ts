@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type Redis from 'ioredis';
+import { type SlowlogEntry, SlowlogReader } from './slowlog-reader';
 
 /** Commands the meter itself and test plumbing send: never charged to a request. */
 const PLUMBING = new Set(['slowlog', 'config', 'info', 'memory', 'scan', 'ping', 'client', 'cluster', 'hello']);
@@ -63,15 +64,6 @@ export const NO_COST: Readonly<RedisCost> = {
   waitMs: 0,
   leastHeldMs: 0,
 };
-
-/**
- * id, time, µs, arguments, client address, client name, its strings as bytes: the meter decodes only
- * the command and an FCALL's function. Every argument of every entry decoded as a string (ioredis's
- * plain replies) cost about a fifth of the harness's CPU: its expiry job alone logs over a million commands.
- */
-type SlowlogEntry = [number, number, number, Buffer[], Buffer, Buffer];
-/** The address SLOWLOG gives the commands a script runs: counted in the script's own time. */
-const SCRIPT_CLIENT = Buffer.from('?:0');
 
 export class RedisMeter {
   /** The Redis functions the read requests ran (FCALL and FCALL_RO), by the name Redis knows them. */
@@ -132,19 +124,27 @@ export class RedisMeter {
    * resets), so a poll while a job runs does not hold Redis over the whole log each time.
    */
   private async newEntries(node: Redis): Promise<SlowlogEntry[]> {
-    const [newest] = await slowlogGet(node, 1);
+    const [newest] = await this.slowlogGet(node, 1);
     const last = this.lastIds.get(node) ?? -1;
-    if (!newest || newest[0] <= last) return [];
+    if (!newest || newest.id <= last) return [];
     // Commands logged since that first look push older entries down: asked again for more until the
     // answer reaches the entry after the last one read (ids count up by one an entry).
-    for (let count = last < 0 ? SLOWLOG_ENTRIES : newest[0] - last; ; count *= 2) {
-      const entries = await slowlogGet(node, Math.min(count, SLOWLOG_ENTRIES));
+    for (let count = last < 0 ? SLOWLOG_ENTRIES : newest.id - last; ; count *= 2) {
+      const entries = await this.slowlogGet(node, Math.min(count, SLOWLOG_ENTRIES));
       const oldest = entries[entries.length - 1];
-      if (last < 0 || count >= SLOWLOG_ENTRIES || !oldest || oldest[0] <= last + 1) {
-        if (entries.length > 0) this.lastIds.set(node, Math.max(last, entries[0][0]));
-        return entries.filter(([id]) => id > last);
+      if (last < 0 || count >= SLOWLOG_ENTRIES || !oldest || oldest.id <= last + 1) {
+        if (entries.length > 0) this.lastIds.set(node, Math.max(last, entries[0].id));
+        return entries.filter(({ id }) => id > last);
       }
     }
+  }
+
+  private readonly readers = new Map<Redis, SlowlogReader>();
+
+  /** The `count` newest entries of the node's SLOWLOG, newest first. */
+  private slowlogGet(node: Redis, count: number): Promise<SlowlogEntry[]> {
+    if (!this.readers.has(node)) this.readers.set(node, new SlowlogReader(node));
+    return this.readers.get(node)!.get(count);
   }
 
   /** Adds entries of the log (newest first) to what was polled. */
@@ -152,9 +152,8 @@ export class RedisMeter {
     const cost = this.polled;
     // Oldest first: a script's commands are logged as they end, before the call that ran them.
     let inCall = 0;
-    for (const [, , micros, args, client] of [...entries].reverse()) {
-      const command = String(args[0]).toLowerCase();
-      if (SCRIPT_CLIENT.equals(client)) {
+    for (const { micros, command, first, script } of [...entries].reverse()) {
+      if (script) {
         cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
         inCall += 1;
         continue;
@@ -162,13 +161,13 @@ export class RedisMeter {
       cost.maxCallCommands = Math.max(cost.maxCallCommands, inCall);
       inCall = 0;
       if (PLUMBING.has(command)) continue;
-      if (command.startsWith('fcall')) this.functionsRun.add(String(args[1]));
+      if (command.startsWith('fcall')) this.functionsRun.add(String(first));
       const ms = micros / 1000;
       cost.calls += 1;
       cost.totalMs += ms;
       if (ms > cost.maxCallMs) {
         cost.maxCallMs = ms;
-        cost.maxCallName = command.startsWith('fcall') ? `${command} ${args[1]}` : command;
+        cost.maxCallName = command.startsWith('fcall') ? `${command} ${first}` : command;
       }
     }
   }
@@ -217,6 +216,20 @@ export class RedisMeter {
     return ms;
   }
 
+  /**
+   * Function calls Redis was sent (FCALL and FCALL_RO) and commands it ran in all, a script's own too
+   * (commandstats: total_commands_processed counts a script's commands as well), every master.
+   */
+  async commandCounts(): Promise<{ calls: number; commands: number }> {
+    const counts = { calls: 0, commands: 0 };
+    for (const node of await this.masters())
+      for (const [, name, calls] of (await node.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+        counts.commands += Number(calls);
+        if (name === 'fcall' || name === 'fcall_ro') counts.calls += Number(calls);
+      }
+    return counts;
+  }
+
   /** Where each master's main thread's schedstat is read (null: not a process of this host). */
   private readonly schedstats = new Map<Redis, string | null>();
 
@@ -248,6 +261,8 @@ export class RedisMeter {
       await node.config('SET', 'slowlog-max-len', '128');
       await node.slowlog('RESET');
     }
+    for (const reader of this.readers.values()) reader.close();
+    this.readers.clear();
   }
 }
 
@@ -262,11 +277,6 @@ async function entriesOf(node: Redis, key: string): Promise<number> {
     none: async () => 0,
   };
   return (await count[await node.type(key)]?.()) ?? 1;
-}
-
-/** The `count` newest entries of the node's SLOWLOG, newest first. */
-async function slowlogGet(node: Redis, count: number): Promise<SlowlogEntry[]> {
-  return (await node.callBuffer('SLOWLOG', 'GET', String(count))) as SlowlogEntry[];
 }
 
 /**

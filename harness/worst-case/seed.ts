@@ -15,11 +15,18 @@ import { BOARDS, type BoardName, METRIC_NAMES, MODERATED_GROUP_IDS, PAST_WRITE_B
 /** The last of the metrics boards' metrics: the one the history and archive rows read. */
 const LAST = METRIC_NAMES[METRIC_NAMES.length - 1];
 import type { HarnessContext } from './harness-types';
+import type { RedisMeter } from './redis-meter';
+import { loggedStep } from './seed-log';
 
 const DAY_SEC = 86_400;
 const MINUTE_SEC = 60;
 /** Entries per seeding batch: below any per-call cost bound, whatever the board's options. */
 const SEED_BATCH = 200;
+/**
+ * Seeding steps of boards of their own run at once (together): two keep Redis busy while this process
+ * builds the next request, and a seeding call waits behind one other at most (REDIS_COMMAND_TIMEOUT_MS).
+ */
+const SEEDING_IN_FLIGHT = 2;
 /** Reads that drain a closed period before it answers (each drains MAX_READ_DRAIN_CALLS chunks). */
 const DRAIN_READS = 2_000;
 const LAST_ITEMS = 50;
@@ -86,30 +93,39 @@ async function checkArchivedGroup(context: HarnessContext): Promise<void> {
  * archivedGroupRows); the strict competition's last period holds `periodRows` items of one pair, closed
  * and left to drain.
  */
-async function seedCalendar(context: HarnessContext): Promise<void> {
+async function seedCalendar(context: HarnessContext, meter?: RedisMeter): Promise<void> {
   const { periods, periodRows } = context.sizes;
-  for (let period = 0; period < periods; period++) {
-    for (const board of ['wc-cal', 'wc-cal64'] as const)
-      await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n }));
-    // Every metric's archive holds every item (each row's counts are found in all 8 records).
-    for (const board of ['wc-metcal', 'wc-metcal64'] as const)
+  for (let period = 0; period < periods; period++)
+    await loggedStep(meter, `calendar period ${period}`, async () => {
+      const rows = archivedGroupRows(context);
+      await together([
+        ...(['wc-cal', 'wc-cal64'] as const).map(
+          (board) => () => batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n })),
+        ),
+        // Every metric's archive holds every item (each row's counts are found in all 8 records).
+        ...(['wc-metcal', 'wc-metcal64'] as const).map((board) => async () => {
+          for (const metric of METRIC_NAMES)
+            await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric }));
+        }),
+        async () => {
+          if (period === periods - 1)
+            await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
+        },
+        () =>
+          batches(context, 'wc-calgroups', rows, (n) => ({
+            ...{ item: `p${period}c${n}`, amount: rows - n },
+            group: archivedGroupOf(context, period, n),
+          })),
+      ]);
+      await context.advanceSec(DAY_SEC);
+    });
+  await loggedStep(meter, 'calendar drains', async () => {
+    for (const board of ['wc-cal', 'wc-cal64', 'wc-calgroups'])
+      await drained(context, `/boards/${board}/archives?window=day&limit=1`);
+    for (const board of ['wc-metcal', 'wc-metcal64'])
       for (const metric of METRIC_NAMES)
-        await batches(context, board, periodRows, (n) => ({ item: `c${n}`, amount: periodRows - n, metric }));
-    if (period === periods - 1)
-      await batches(context, 'wc-tb-cal', periodRows, (n) => ({ item: `c${n}`, score: 7, tiebreak: 0 }));
-    const rows = archivedGroupRows(context);
-    await batches(context, 'wc-calgroups', rows, (n) => ({
-      item: `p${period}c${n}`,
-      amount: rows - n,
-      group: archivedGroupOf(context, period, n),
-    }));
-    await context.advanceSec(DAY_SEC);
-  }
-  for (const board of ['wc-cal', 'wc-cal64', 'wc-calgroups'])
-    await drained(context, `/boards/${board}/archives?window=day&limit=1`);
-  for (const board of ['wc-metcal', 'wc-metcal64'])
-    for (const metric of METRIC_NAMES)
-      await drained(context, `/boards/${board}/archives?window=day&limit=1&metric=${metric}`);
+        await drained(context, `/boards/${board}/archives?window=day&limit=1&metric=${metric}`);
+  });
   await checkArchivedGroup(context);
 }
 
@@ -294,27 +310,47 @@ async function declare(context: HarnessContext, name: BoardName, body: object): 
   await must(name, context.send(put, 'operator'));
 }
 
-export async function seedBoards(context: HarnessContext): Promise<void> {
-  for (const [name, body] of Object.entries(BOARDS)) await declare(context, name as BoardName, body);
-  await seedCalendar(context);
-  for (const board of ['wc-sum', 'wc-shards', 'wc-gone', 'wc-seg'] as const) await seedSums(context, board);
-  await seedGroups(context);
-  await seedSpanGroups(context);
-  await seedTiebreakGroups(context);
-  await seedStrictGroups(context);
-  await seedActors(context);
-  await seedModeratedGroups(context);
-  await seedMetrics(context, SNAPSHOT_METRIC_BOARDS);
-  await seedSnapshots(context);
-  await seedLast(context);
-  await seedEver(context);
-  await seedTiebreak(context);
-  await seedTiebreakFirst(context);
-  await seedTiebreakHistory(context);
-  await seedMetrics(context, ['wc-rated', 'wc-metrics64']);
-  await seedMetrics(context, ['wc-rated64'], onMergedShards);
-  await seedCrossing(context);
-  // Last: the tail rows close its one slot (tail-rows.ts).
-  await batches(context, 'wc-tail-kept', context.sizes.items, (n) => ({ item: `i${n}`, amount: 2 + (n % 3) }));
+/**
+ * Steps run SEEDING_IN_FLIGHT at a time, each after the one before it in its lane. Only steps on boards
+ * of their own at one clock time: a board's state is its own writes at the clock's time, whatever other
+ * boards' writes land between them; a lane's next request is ready while Redis runs the other's.
+ */
+async function together(steps: ReadonlyArray<() => Promise<unknown>>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < steps.length) await steps[next++]();
+  };
+  await Promise.all(Array.from({ length: SEEDING_IN_FLIGHT }, lane));
+}
+
+export async function seedBoards(context: HarnessContext, meter?: RedisMeter): Promise<void> {
+  const step = (name: string, work: () => Promise<unknown>) => loggedStep(meter, name, work);
+  await step('declare', async () => {
+    for (const [name, body] of Object.entries(BOARDS)) await declare(context, name as BoardName, body);
+  });
+  await step('calendar', () => seedCalendar(context, meter));
+  const sums = (['wc-sum', 'wc-shards', 'wc-gone', 'wc-seg'] as const).map((board) => () => seedSums(context, board));
+  await step('boards before the snapshot boundaries', () =>
+    together([
+      ...sums,
+      ...[seedGroups, seedSpanGroups, seedTiebreakGroups, seedStrictGroups, seedActors].map(
+        (seed) => () => seed(context),
+      ),
+      () => seedModeratedGroups(context),
+      () => seedMetrics(context, SNAPSHOT_METRIC_BOARDS),
+    ]),
+  );
+  await step('snapshots', () => seedSnapshots(context));
+  await step('boards after them', () =>
+    together([
+      ...[seedLast, seedEver, seedTiebreak, seedTiebreakFirst, seedTiebreakHistory].map((seed) => () => seed(context)),
+      () => seedMetrics(context, ['wc-rated']),
+      () => seedMetrics(context, ['wc-metrics64']),
+      () => seedMetrics(context, ['wc-rated64'], onMergedShards),
+      () => seedCrossing(context),
+      // The tail rows close its one slot (tail-rows.ts).
+      () => batches(context, 'wc-tail-kept', context.sizes.items, (n) => ({ item: `i${n}`, amount: 2 + (n % 3) })),
+    ]),
+  );
   await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }
