@@ -8,10 +8,10 @@
  * every server runs as `node --expose-gc -r bench/gc-on-signal.ts`, and each counted round starts right
  * after a full collection in that server (SIGUSR2, the bench waits for it to finish) with its counters
  * zeroed after it, so no round pays for garbage an earlier round, its own warm-up or the other server's
- * turn left behind. Each round is counted twice: the main thread alone (the JavaScript, the parser,
- * the scavenges) and every thread of the process (V8's concurrent marker and compiler helpers too: the
- * CPU /proc counts). The ratio is reported per round, with its median and its spread (min-max) over the
- * rounds. PROC_DISTS names other service builds (`name=dir/dist`, comma-separated) counted in the same
+ * turn left behind. Each round gives two counts: the main thread's (the JavaScript, the HTTP parser,
+ * the collector's main-thread share), the one to judge a cut by, and every thread's (V8's concurrent
+ * marker, scavenger and compiler helpers too: the CPU /proc counts; it swings more from round to round).
+ * The ratio is reported per round, with its median and its spread (min-max) over the rounds. PROC_DISTS names other service builds (`name=dir/dist`, comma-separated) counted in the same
  * rounds; PROC_KEEP_DUMPS=1 keeps each server's callgrind dump of its last round (for callgrind_annotate).
  */
 import autocannon from 'autocannon';
