@@ -3,17 +3,23 @@
  * counted under callgrind (`npm run bench -- --part process-instructions`; this VM has no hardware
  * counters). Each server runs under `valgrind --tool=callgrind --instr-atstart=no` on one private
  * redis-server holding the hot-path board (bench/hot-seed.ts); instrumentation is switched on for a
- * warm-up of PROC_WARMUP (3 000) increments, the counts zeroed, and PROC_REQUESTS (10 000) increments
- * at PROC_CONNECTIONS (16) counted, PROC_ROUNDS (2) times per server in turn. The count includes every
- * thread of the process (V8's collector and compiler helpers): the CPU /proc counts. PROC_DISTS names
- * other service builds (`name=dir/dist`, comma-separated) counted in the same rounds.
+ * warm-up of PROC_WARMUP (4 000) increments, then PROC_ROUNDS (5) rounds of PROC_REQUESTS (3 000)
+ * increments at PROC_CONNECTIONS (16) are counted per server, the servers taking turns. Fair to both:
+ * every server runs as `node --expose-gc -r bench/gc-on-signal.ts`, and each counted round starts right
+ * after a full collection in that server (SIGUSR2, the bench waits for it to finish) with its counters
+ * zeroed after it, so no round pays for garbage an earlier round, its own warm-up or the other server's
+ * turn left behind. Each round gives two counts: the main thread's (the JavaScript, the HTTP parser,
+ * the collector's main-thread share), the one to judge a cut by, and every thread's (V8's concurrent
+ * marker, scavenger and compiler helpers too: the CPU /proc counts; it swings more from round to round).
+ * The ratio is reported per round, with its median and its spread (min-max) over the rounds. PROC_DISTS names other service builds (`name=dir/dist`, comma-separated) counted in the same
+ * rounds; PROC_KEEP_DUMPS=1 keeps each server's callgrind dump of its last round (for callgrind_annotate).
  */
 import autocannon from 'autocannon';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import ts from 'typescript';
 import Redis from 'ioredis';
 import { freePort, stopChild } from '../harness/processes';
@@ -22,12 +28,17 @@ import { BENCH_ADMIN_TOKEN, BOARD, ITEMS, PREFIX, seededService } from './hot-se
 import { startRedisServer, waitForHttp } from './process-stats';
 
 const SERVER_HOST = '127.0.0.1';
-const WARMUP = Number(process.env.PROC_WARMUP ?? 3000);
-const REQUESTS = Number(process.env.PROC_REQUESTS ?? 10_000);
+const WARMUP = Number(process.env.PROC_WARMUP ?? 4000);
+const REQUESTS = Number(process.env.PROC_REQUESTS ?? 3000);
 const CONNECTIONS = Number(process.env.PROC_CONNECTIONS ?? 16);
-const ROUNDS = Number(process.env.PROC_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.PROC_ROUNDS ?? 5);
 /** PROC_DISTS=name=dir,...: other service builds (their dist/) counted in the same rounds. */
 const OTHER_DISTS = (process.env.PROC_DISTS ?? '').split(',').filter(Boolean);
+const KEEP_DUMPS = process.env.PROC_KEEP_DUMPS === '1';
+/** Preloaded into every server (`-r`): a full collection on SIGUSR2. */
+const GC_PRELOAD_FILE = 'gc-on-signal.ts';
+/** How often the bench looks for a server's collection to have finished. */
+const GC_POLL_MS = 50;
 
 interface Counted {
   name: string;
@@ -35,6 +46,12 @@ interface Counted {
   url: string;
   path: string;
   dir: string;
+}
+
+/** Instructions of one counted span: the main thread's, and every thread's. */
+interface Count {
+  main: number;
+  all: number;
 }
 
 async function underCallgrind(name: string, args: string[], env: Record<string, string>, path: string) {
@@ -48,10 +65,13 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
       `--callgrind-out-file=${join(dir, 'cg.%p')}`,
       `--vgdb-prefix=${join(dir, 'vgdb')}`,
       process.execPath,
+      '--expose-gc',
+      '-r',
+      gcPreload(args[0]),
       ...args,
     ],
     {
-      env: { ...process.env, PORT: String(port), HOST: SERVER_HOST, ...env },
+      env: { ...process.env, PORT: String(port), HOST: SERVER_HOST, GC_DONE_FILE: join(dir, 'gc-done'), ...env },
       stdio: ['ignore', 'ignore', 'inherit'],
       cwd: join(__dirname, '..'),
     },
@@ -112,12 +132,31 @@ function increments(server: Counted, amount: number): Promise<number> {
   });
 }
 
-/** The instructions counted since the counters were last zeroed, every thread's (`-e` shows one line a thread). */
-function countedSinceZero(server: Counted): number {
+/**
+ * The instructions counted since the counters were last zeroed: `-e` shows one line a thread, thread 1
+ * the main thread.
+ */
+function countedSinceZero(server: Counted): Count {
   const shown = control(server, '-e');
-  const threads = [...shown.matchAll(/^\s*Th\s+\d+\s+([\d,]+)/gm)].map((line) => Number(line[1].replaceAll(',', '')));
-  if (threads.length === 0) throw new Error(`callgrind_control -e showed no totals: ${shown}`);
-  return threads.reduce((sum, count) => sum + count, 0);
+  const threads = new Map(
+    [...shown.matchAll(/^\s*Th\s+(\d+)\s+([\d,]+)/gm)].map((line) => [line[1], Number(line[2].replaceAll(',', ''))]),
+  );
+  const main = threads.get('1');
+  if (main === undefined) throw new Error(`callgrind_control -e showed no main thread's total: ${shown}`);
+  return { main, all: [...threads.values()].reduce((sum, count) => sum + count, 0) };
+}
+
+/** A full collection in the server (bench/gc-on-signal.ts), waited for. */
+async function collected(server: Counted): Promise<void> {
+  const done = join(server.dir, 'gc-done');
+  rmSync(done, { force: true });
+  server.child.kill('SIGUSR2');
+  while (!existsSync(done)) await new Promise((resolve) => setTimeout(resolve, GC_POLL_MS));
+}
+
+/** bench/gc-on-signal.ts beside the build the server runs from. */
+function gcPreload(script: string): string {
+  return besideBuild(script, basename(GC_PRELOAD_FILE, '.ts'), (source) => source);
 }
 
 /**
@@ -146,7 +185,8 @@ function besideBuild(main: string, name: string, adapt: (source: string) => stri
   return script;
 }
 
-async function counted(server: Counted): Promise<number> {
+async function counted(server: Counted): Promise<Count> {
+  await collected(server);
   control(server, '-z');
   const ok = await increments(server, REQUESTS);
   const count = countedSinceZero(server);
@@ -170,22 +210,65 @@ async function bootAll(redisUrl: string, env: Record<string, string>): Promise<C
   ]);
 }
 
-/** Each server's instructions per increment, ROUNDS times, the servers taking turns. */
-async function countRounds(servers: Counted[]): Promise<Map<string, number[]>> {
+/** Each server's instructions per increment (main thread, all threads), ROUNDS times, the servers taking turns. */
+async function countRounds(servers: Counted[]): Promise<Map<string, Count[]>> {
   for (const server of servers) {
     control(server, '--instr=on');
     await increments(server, WARMUP);
   }
-  const counts = new Map<string, number[]>();
+  const counts = new Map<string, Count[]>();
   for (let round = 0; round < ROUNDS; round++)
     for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
-      const perRequest = (await counted(server)) / REQUESTS;
+      const total = await counted(server);
+      const perRequest = { main: total.main / REQUESTS, all: total.all / REQUESTS };
       counts.set(server.name, [...(counts.get(server.name) ?? []), perRequest]);
       console.log(
-        `round ${round} ${server.name}: ${perRequest.toFixed(0)} instructions per increment (load ${loadAverage()})`,
+        `round ${round} ${server.name}: ${perRequest.main.toFixed(0)} main thread, ${perRequest.all.toFixed(0)} all threads per increment (load ${loadAverage()})`,
       );
     }
   return counts;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Each round's ratios to the hand-rolled's same round, then their median and spread (min-max). */
+function ratioCell(values: number[], base: number[]): string {
+  const ratios = values.map((value, round) => value / base[round]);
+  const shown = ratios.map((ratio) => ratio.toFixed(2)).join(', ');
+  return `${shown}; median **${median(ratios).toFixed(2)}x** (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`;
+}
+
+function report(counts: Map<string, Count[]>): void {
+  const base = counts.get('hand-rolled') ?? [];
+  console.log(
+    `\n${ROUNDS} rounds x ${REQUESTS} increments after ${WARMUP} of warm-up, each after a full collection\n` +
+      '| server | thread(s) | instructions per increment, median (min-max) | against the hand-rolled, each round |\n' +
+      '| --- | --- | ---: | --- |',
+  );
+  for (const [name, values] of counts)
+    for (const thread of ['main', 'all'] as const) {
+      const mine = values.map((value) => value[thread]);
+      const spread = `${Math.min(...mine).toFixed(0)}-${Math.max(...mine).toFixed(0)}`;
+      const ratios = ratioCell(
+        mine,
+        base.map((value) => value[thread]),
+      );
+      console.log(`| ${name} | ${thread} | ${median(mine).toFixed(0)} (${spread}) | ${ratios} |`);
+    }
+}
+
+/** The server's counts since the last zeroing (its last round) dumped beside it, for callgrind_annotate. */
+function keepDump(server: Counted): void {
+  try {
+    control(server, '--dump=last-round');
+    console.log(`${server.name}: callgrind dump of its last round in ${server.dir}`);
+  } catch (error) {
+    console.log(`${server.name}: no dump (${error instanceof Error ? error.message : String(error)})`);
+  }
 }
 
 export async function processInstructionsBench(): Promise<void> {
@@ -204,20 +287,14 @@ export async function processInstructionsBench(): Promise<void> {
     await stopChild(seeded.child);
     servers.push(...(await bootAll(redisServer.url, env)));
     console.log(`booted under callgrind (load ${loadAverage()})`);
-    const counts = await countRounds(servers);
-    const base = counts.get('hand-rolled') ?? [];
-    console.log(
-      `\n| server | instructions per increment, each round | against the hand-rolled, each round |\n| --- | ---: | ---: |`,
-    );
-    for (const [name, values] of counts)
-      console.log(
-        `| ${name} | ${values.map((v) => v.toFixed(0)).join(', ')} | ${values.map((v, i) => (v / base[i]).toFixed(3)).join(', ')} |`,
-      );
+    report(await countRounds(servers));
   } finally {
     redis.disconnect();
     for (const server of servers) {
+      // A server stopped under valgrind may not get to write its dump at exit: asked for it before.
+      if (KEEP_DUMPS) keepDump(server);
       await stopChild(server.child);
-      rmSync(server.dir, { recursive: true, force: true });
+      if (!KEEP_DUMPS) rmSync(server.dir, { recursive: true, force: true });
     }
     await stopChild(redisServer.child);
   }

@@ -58,8 +58,8 @@ export const HOT_PATH_PARTS: BenchPart[] = [
     name: 'process-instructions',
     capability: 'hot-path',
     measures:
-      "the server process's instructions per increment under callgrind, the service against the hand-rolled server",
-    knobs: ['PROC_REQUESTS', 'PROC_WARMUP', 'PROC_CONNECTIONS', 'PROC_ROUNDS', 'PROC_DISTS'],
+      "the server process's instructions per increment under callgrind (main thread and all threads, each round after a full GC), the service against the hand-rolled server",
+    knobs: ['PROC_REQUESTS', 'PROC_WARMUP', 'PROC_CONNECTIONS', 'PROC_ROUNDS', 'PROC_DISTS', 'PROC_KEEP_DUMPS'],
     run: async () => (await import('../process-instructions')).processInstructionsBench(),
   },
   {
