@@ -50,6 +50,22 @@ describe('aliases: a second instance, reads, refusals, a merge resumed after a s
     expect(await world.graph.ranking.item('stale', 'long', 'b')).not.toHaveProperty('aliases');
   });
 
+  it("a batch over shards from such an instance writes the alias's entry to its item and every other entry once", async () => {
+    await putActorBoard(world.graph, 'stale-batch', { windows: WINDOWS, shards: 3 });
+    const items = Array.from({ length: 12 }, (_, i) => `item-${i}`);
+    await inc(other, 'stale-batch', 'B', 1);
+    await world.graph.aliases.put('stale-batch', 'B', 'item-0');
+    await world.graph.aliases.settled('stale-batch', 'B');
+    const entries = [...items, 'B'].map((item) => ({ item, amount: 1 }));
+    const written = await other.ranking.incrementBatch(commands.batch({ board: 'stale-batch', entries }));
+    expect(written.body.count).toBe(13);
+    const scores = new Map((await rows('stale-batch', 'long')).map(({ item, score }) => [item, score]));
+    expect(Object.fromEntries(scores)).toEqual({
+      ...Object.fromEntries(items.map((item) => [item, 1])),
+      'item-0': 3,
+    });
+  });
+
   it.each([1, 3])(
     "on a capped board the merged contributions respect capPerItem, the canonical item's own counted first (%i shards)",
     async (shards) => {

@@ -8,6 +8,7 @@ import {
 import type { WriteAnswer } from '../../common/retry-safe';
 import { ClientBudget, Reservation, reserveGrowth } from '../../governance/growth-quotas';
 import { growthRefusalOf } from '../../redis/refusals';
+import { AliasMap } from '../aliases/alias-map';
 import { BoardCache } from '../boards/board-cache';
 import { BoardsStore } from '../boards/boards.store';
 import { PreparedBoard, type ShardKeys } from '../core/board';
@@ -53,6 +54,7 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     private readonly cache: BoardCache,
     /** WRITE_COST_PER_CALL: most cost units one call on a shard may weigh (write-cost.ts). */
     private readonly costPerCall: number,
+    private readonly aliases: AliasMap,
   ) {}
 
   parts(command: BatchCommand, board: PreparedBoard): number {
@@ -132,10 +134,34 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
       done.replayed &&= outcome.replayed;
       if (outcome.refused.length === 0)
         return { replayed: done.replayed, body: { board: name, count: done.applied, draining: done.draining } };
-      throwUnlessRetryable(board, outcome, reservation, { applied: done.applied, entries: entries.length });
-      pending = outcome.refused;
+      const resolved = await this.resolvedAliases(board, outcome, entries);
+      if (resolved === undefined)
+        throwUnlessRetryable(board, outcome, reservation, { applied: done.applied, entries: entries.length });
+      pending = resolved ?? outcome.refused;
     }
     return this.refuseUnapplied(name, done.applied, entries.length, pending.length);
+  }
+
+  /**
+   * The refused entries with the aliases among them renamed, when a shard refused an alias this instance
+   * did not know (the merge blocks it): run again, only they, so the entries other shards applied are not
+   * sent twice. Each renamed entry takes a call key of its own (its place in `entries`), the request's
+   * key being its old shard's. Undefined when no refused entry names an alias the map holds.
+   */
+  private async resolvedAliases(
+    board: PreparedBoard,
+    outcome: BatchOutcome,
+    entries: BatchEntry[],
+  ): Promise<BatchEntry[] | undefined> {
+    if (!outcome.errors.some((error) => error instanceof DomainError && error.code === 'RETRACTED')) return undefined;
+    const map = await this.aliases.of(board);
+    if (!outcome.refused.some((entry) => map.has(entry.item))) return undefined;
+    return outcome.refused.map((entry) => {
+      const canonical = map.get(entry.item);
+      return canonical === undefined
+        ? entry
+        : { ...entry, item: canonical, callKey: entry.callKey ?? entries.indexOf(entry) };
+    });
   }
 
   /** One run of `pending` on the shards of `board`: reserved for what it may create, settled with what it did. */

@@ -56,7 +56,7 @@ export class WritePipeline {
     this.incrementWrite = new IncrementWrite(store, settings.writeCostPerCall);
     this.likeWrite = new LikeWrite(store, settings.writeCostPerCall);
     this.scoreWrite = new ScoreWrite(store, settings.writeCostPerCall);
-    this.batchWrite = new BatchWrite(store, boards, cache, settings.writeCostPerCall);
+    this.batchWrite = new BatchWrite(store, boards, cache, settings.writeCostPerCall, aliases);
     this.targets = new WriteTargets(cache);
   }
 
