@@ -7,32 +7,35 @@
  * each read once unmeasured, then measured. The fixed cost of a call is the 0-id-equivalent: the
  * per-id cost is the slope between the 25- and 100-id rows' instructions per call.
  */
+import Redis from 'ioredis';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
-import { type Callgrind } from './redis-instructions';
-import { perFcall, withCallgrindRanking } from './callgrind-ranking';
+import { dumpCounts, type Callgrind } from './redis-instructions';
+import { withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const MINUTE_MS = 60_000;
 const IDS = (process.env.LOOKUP_BENCH_IDS ?? '1,25,100,1000').split(',').map(Number);
 
-const HEADER =
-  '| lookup | calls | M instructions | M a call | M one call, least-most |\n| --- | ---: | ---: | ---: | ---: |';
-
 /** Millions of instructions, two decimals. */
 const millions = (instructions: number) => (instructions / 1e6).toFixed(2);
 
-/**
- * Prints a row of `read`'s second run: its FCALLs, their instructions in all and the least and most
- * of one (each call's own, perFcall: the counters dumped around it, the calls sent one at a time).
- */
-async function measure(server: Callgrind, label: string, read: () => Promise<unknown>): Promise<void> {
+/** Prints a row of `read`'s calls and instructions, its second run. */
+async function measure(server: Callgrind, redis: Redis, label: string, read: () => Promise<unknown>): Promise<void> {
+  // lookup_node is read-only (FCALL_RO): both kinds count.
+  const fcalls = async () =>
+    [...(await redis.info('commandstats')).matchAll(/cmdstat_fcall(?:_ro)?:calls=(\d+)/g)].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
   await read();
-  const calls = (await perFcall(server, read)).map((call) => call.own);
-  const total = calls.reduce((sum, own) => sum + own, 0);
-  const range = `${millions(Math.min(...calls))}-${millions(Math.max(...calls))}`;
-  console.log(`| ${label} | ${calls.length} | ${millions(total)} | ${millions(total / calls.length)} | ${range} |`);
+  dumpCounts(server);
+  const before = await fcalls();
+  await read();
+  const instructions = dumpCounts(server).counts.Ir;
+  const calls = (await fcalls()) - before;
+  console.log(`| ${label} | ${calls} | ${millions(instructions)} | ${millions(instructions / calls)} |`);
 }
 
 /** A board crossed by two snapshot boundaries (previous ranks), every tenth item hidden. */
@@ -56,34 +59,37 @@ async function seedModerated(graph: RankingGraph, clock: FakeClock, name: string
  * LOOKUP_BENCH_SHARDS=64: the harness's row of the most ids the count cap takes on a sharded `ties:
  * first` board (31 on 64), with and without data, instead of the moderated boards.
  */
-async function sharded(server: Callgrind, graph: RankingGraph, shards: number): Promise<void> {
+async function sharded(server: Callgrind, redis: Redis, graph: RankingGraph, shards: number): Promise<void> {
   const windows = [{ name: 'm', period: 3600, interval: 60 }];
   await graph.ranking.putBoard({ name: 'wide', windows, ties: 'first', shards });
   for (let first = 0; first < ITEMS; first += 500) {
     const entries = Array.from({ length: 500 }, (_, k) => ({ item: `i${first + k}`, amount: 1 + ((first + k) % 7) }));
     await graph.ranking.incrementBatch('wide', entries);
   }
-  console.log(HEADER);
+  console.log('| lookup | calls | M instructions | M a call |');
+  console.log('| --- | ---: | ---: | ---: |');
   const items = Array.from({ length: 31 }, (_, n) => `i${(n * 7) % ITEMS}`);
   for (const withData of [true, false]) {
     const ask = { name: 'wide', window: 'm', items, relative: false, withData };
     const label = `31 ids on ${shards} shards, ties: first${withData ? ', data' : ''}`;
-    await measure(server, label, () => graph.lookup.lookup(ask));
+    await measure(server, redis, label, () => graph.lookup.lookup(ask));
   }
 }
 
 export async function lookupInstructionsBench(): Promise<void> {
-  await withCallgrindRanking(1_699_999_980_000, async ({ server, graph, clock }) => {
-    if (process.env.LOOKUP_BENCH_SHARDS) return await sharded(server, graph, Number(process.env.LOOKUP_BENCH_SHARDS));
+  await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph, clock }) => {
+    if (process.env.LOOKUP_BENCH_SHARDS)
+      return await sharded(server, redis, graph, Number(process.env.LOOKUP_BENCH_SHARDS));
     await seedModerated(graph, clock, 'first', true);
     await seedModerated(graph, clock, 'plain', false);
-    console.log(HEADER);
+    console.log('| lookup | calls | M instructions | M a call |');
+    console.log('| --- | ---: | ---: | ---: |');
     for (const name of ['first', 'plain'])
       for (const ids of IDS) {
         const items = Array.from({ length: ids }, (_, n) => `i${(n * 13) % ITEMS}`);
         const ask = { name, window: 'm', items: [...new Set(items)], relative: false, withData: true };
         const label = `${ask.items.length} ids, 200 hidden, ${name === 'first' ? 'ties: first' : 'plain'}, data`;
-        await measure(server, label, () => graph.lookup.lookup(ask));
+        await measure(server, redis, label, () => graph.lookup.lookup(ask));
       }
   });
 }

@@ -83,7 +83,7 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   /**
    * Calls a lookup of `ids` ids makes on `board` at most, each one read of the client's budget: on one
    * shard, or on a sharded board whose shards one node serves, calls of at most LOOKUP_IDS_PER_CALL
-   * ids (and LOOKUP_NODE_UNITS_PER_CALL units), a call per part of the shards (countedParts) when an
+   * ids (and LOOKUP_COUNTS_PER_CALL counts), a call per part of the shards (nodeParts) when an
    * id's counts are split (the one call over every shard that follows parts a write set apart is not
    * charged); otherwise one call per shard holding some of the ids
    * (per LOOKUP_IDS_PER_CALL), then for board ranks the count calls of each node.
@@ -91,8 +91,10 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   plannedCalls(board: PreparedBoard, ids: number, boardRanks: boolean): number {
     if (!board.sharded) return Math.ceil(ids / LOOKUP_IDS_PER_CALL);
     const nodes = this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg()));
-    if (nodes.length === 1)
-      return Math.ceil(ids / this.nodeIdsPerCall(board, boardRanks)) * (boardRanks ? countedParts(board).length : 1);
+    if (nodes.length === 1) {
+      const perCall = this.nodeIdsPerCall(board, boardRanks);
+      return Math.ceil(ids / perCall) * nodeParts(board, boardRanks, perCall).length;
+    }
     const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
     if (!boardRanks) return owned;
     const perCall = shardsPerCountCall(board.config, ids);
@@ -101,15 +103,15 @@ export class LookupStore extends sliceStore(LookupFunctions) {
 
   /**
    * Ids one lookup_node call takes: LOOKUP_IDS_PER_CALL, fewer when their board ranks' counts over
-   * every shard pass LOOKUP_NODE_UNITS_PER_CALL with every shard's own reads (its config and slot check,
-   * COUNT_SHARD_WEIGHT each), which each call pays; one when an id's counts are split (countedParts).
+   * every shard pass LOOKUP_COUNTS_PER_CALL with every shard's own reads (its config and slot check,
+   * COUNT_SHARD_WEIGHT each), which each call pays.
    */
   private nodeIdsPerCall(board: PreparedBoard, boardRanks: boolean): number {
     if (!boardRanks) return LOOKUP_IDS_PER_CALL;
     // A count weighs what the board's options make it (a strict order's counts also order tie marks).
     const countsPerId = board.shards.length * optionsCountWeight(board.config);
     const shardReads = board.shards.length * COUNT_SHARD_WEIGHT;
-    const ids = Math.floor((LOOKUP_NODE_UNITS_PER_CALL - shardReads) / countsPerId);
+    const ids = Math.floor((LOOKUP_COUNTS_PER_CALL - shardReads) / countsPerId);
     return Math.max(1, Math.min(LOOKUP_IDS_PER_CALL, ids));
   }
 
@@ -155,8 +157,8 @@ export class LookupStore extends sliceStore(LookupFunctions) {
 
   /**
    * The whole lookup in one round when one Redis node serves every shard (lookup_node), its ids split
-   * so that no call takes more than nodeIdsPerCall, an id whose counts alone pass
-   * LOOKUP_NODE_UNITS_PER_CALL counted in parts of the shards (nodeChunk), the calls in parallel;
+   * so that no call takes more than nodeIdsPerCall, a lone id whose counts pass
+   * LOOKUP_NODE_UNITS_PER_CALL counted in parts of the shards (nodeParts, nodeChunk), the calls in parallel;
    * previous ranks from the history store's per-slot cache. Null when the two rounds must answer
    * instead (shards on several nodes, a shard with expired slots to drain first, or a node that no
    * longer serves one).
@@ -164,8 +166,9 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    const chunks = chunksOf(ask.items, this.nodeIdsPerCall(board, ask.boardRanks));
-    const parts = ask.boardRanks ? countedParts(board) : [board.shards.map((_, s) => s)];
+    const perCall = this.nodeIdsPerCall(board, ask.boardRanks);
+    const chunks = chunksOf(ask.items, perCall);
+    const parts = nodeParts(board, ask.boardRanks, perCall);
     try {
       const [replies, previous] = await Promise.all([
         Promise.all(chunks.map((items) => this.nodeChunk(read, ask, items, parts))),
@@ -309,6 +312,15 @@ export function countedParts(board: PreparedBoard): number[][] {
   const perPart = Math.max(1, Math.floor(LOOKUP_NODE_UNITS_PER_CALL / perShard));
   const positions = board.shards.map((_, s) => s);
   return chunksOf(positions, Math.ceil(positions.length / Math.ceil(positions.length / perPart)));
+}
+
+/**
+ * The parts of the shards each lookup_node call counts on: every shard, or when a call takes a single
+ * id (its counts alone fill LOOKUP_COUNTS_PER_CALL), countedParts.
+ */
+function nodeParts(board: PreparedBoard, boardRanks: boolean, idsPerCall: number): number[][] {
+  if (boardRanks && idsPerCall === 1) return countedParts(board);
+  return [board.shards.map((_, s) => s)];
 }
 
 /** Whether two lookup_node answers of the same ids counted ahead of the same standings. */
