@@ -12,7 +12,7 @@ import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
 import { dumpCounts, type Callgrind } from './redis-instructions';
-import { withCallgrindRanking } from './callgrind-ranking';
+import { perFcall, withCallgrindRanking } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const MINUTE_MS = 60_000;
@@ -74,22 +74,46 @@ async function sharded(server: Callgrind, redis: Redis, graph: RankingGraph, sha
     const label = `31 ids on ${shards} shards, ties: first${withData ? ', data' : ''}`;
     await measure(server, redis, label, () => graph.lookup.lookup(ask));
   }
+  await eachCall(server, graph, items);
+}
+
+/**
+ * Each FCALL's instructions (perFcall: what its dump counted, the call and whatever ran meanwhile)
+ * of the lookups of `items` one id at a time, with data: the
+ * least and most of one call. An id a lookup: perFcall sends the calls one after the other, dumping
+ * around each, and 31 ids' calls queued at once would pass the command deadline.
+ */
+async function eachCall(server: Callgrind, graph: RankingGraph, items: string[]): Promise<void> {
+  const own: number[] = [];
+  for (const item of items) {
+    const ask = { name: 'wide', window: 'm', items: [item], relative: false, withData: true };
+    await graph.lookup.lookup(ask);
+    own.push(...(await perFcall(server, () => graph.lookup.lookup(ask))).map((call) => call.ir));
+  }
+  const range = `${millions(Math.min(...own))}-${millions(Math.max(...own))}`;
+  console.log(`\n${items.length} ids one a lookup, with data: ${own.length} calls, M one call ${range}`);
 }
 
 export async function lookupInstructionsBench(): Promise<void> {
-  await withCallgrindRanking(1_699_999_980_000, async ({ server, redis, graph, clock }) => {
-    if (process.env.LOOKUP_BENCH_SHARDS)
-      return await sharded(server, redis, graph, Number(process.env.LOOKUP_BENCH_SHARDS));
-    await seedModerated(graph, clock, 'first', true);
-    await seedModerated(graph, clock, 'plain', false);
-    console.log('| lookup | calls | M instructions | M a call |');
-    console.log('| --- | ---: | ---: | ---: |');
-    for (const name of ['first', 'plain'])
-      for (const ids of IDS) {
-        const items = Array.from({ length: ids }, (_, n) => `i${(n * 13) % ITEMS}`);
-        const ask = { name, window: 'm', items: [...new Set(items)], relative: false, withData: true };
-        const label = `${ask.items.length} ids, 200 hidden, ${name === 'first' ? 'ties: first' : 'plain'}, data`;
-        await measure(server, redis, label, () => graph.lookup.lookup(ask));
-      }
-  });
+  // perFcall's calls are sent alone, not through an auto-pipeline.
+  const settings = { REDIS_AUTO_PIPELINING: 'false' };
+  await withCallgrindRanking(
+    1_699_999_980_000,
+    async ({ server, redis, graph, clock }) => {
+      if (process.env.LOOKUP_BENCH_SHARDS)
+        return await sharded(server, redis, graph, Number(process.env.LOOKUP_BENCH_SHARDS));
+      await seedModerated(graph, clock, 'first', true);
+      await seedModerated(graph, clock, 'plain', false);
+      console.log('| lookup | calls | M instructions | M a call |');
+      console.log('| --- | ---: | ---: | ---: |');
+      for (const name of ['first', 'plain'])
+        for (const ids of IDS) {
+          const items = Array.from({ length: ids }, (_, n) => `i${(n * 13) % ITEMS}`);
+          const ask = { name, window: 'm', items: [...new Set(items)], relative: false, withData: true };
+          const label = `${ask.items.length} ids, 200 hidden, ${name === 'first' ? 'ties: first' : 'plain'}, data`;
+          await measure(server, redis, label, () => graph.lookup.lookup(ask));
+        }
+    },
+    settings,
+  );
 }

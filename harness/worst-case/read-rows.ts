@@ -6,6 +6,7 @@ import { AppConfig } from '../../src/common/config';
 import {
   COUNTED_VIEW_ROWS_PER_CALL,
   LOOKUP_COUNTS_PER_CALL,
+  LOOKUP_NODE_UNITS_PER_CALL,
   MAX_READ_DRAIN_CALLS,
   MAX_SHARDED_DEPTH_ITEMS,
   MIN_ACTORS,
@@ -38,15 +39,13 @@ const LOOKUP_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / 
 const LOOKUP_PAIR_IDS_TAKEN = Math.floor(new AppConfig().LOOKUP_COUNTS_PER_REQUEST / (64 * LOOKUP_TIEBREAK_WEIGHT));
 /**
  * The most commands one lookup_node call of a 64-shard lookup runs: one a weighted unit of
- * LOOKUP_COUNTS_PER_CALL, as the weights mean (a count is one ZCOUNT; a shard's reads, COUNT_SHARD_WEIGHT,
- * its config and slot checks). A lookup row ran 325 commands for 448 units on boards at rest (an id
- * counted on 64 shards of `ties: first` at 3 and each shard's reads at 4, 5 commands a shard) and 453
- * in a full run, where earlier rows left each shard two more reads; 260 on the tiebreak board. Calls
- * of 2 ids (640 units) ran 459 at rest.
+ * LOOKUP_NODE_UNITS_PER_CALL, as the weights mean (a count is one ZCOUNT; a shard's reads, COUNT_SHARD_WEIGHT,
+ * its config and slot checks). An id's counts over 64 shards (448 units on `ties: first`, 325 commands
+ * at rest, 453 in a full run) were one call; they now go in parts of at most that many units.
  */
 const LOOKUP_CALL_COMMANDS = {
-  most: LOOKUP_COUNTS_PER_CALL,
-  why: 'a lookup_node call takes the ids whose counts and shard reads fit LOOKUP_COUNTS_PER_CALL units, a command each at most',
+  most: LOOKUP_NODE_UNITS_PER_CALL,
+  why: "a lookup_node call takes the ids, or the part of one id's shards, whose counts and shard reads fit LOOKUP_NODE_UNITS_PER_CALL units, a command each at most",
 };
 /** How a window's or view's read with minActors scans one shard: every row weighs its actor count too. */
 const ACTOR_SCAN = `${groupScan(MIN_ACTORS.max).scan} rows a call (each with its actor count), ${groupScan(MIN_ACTORS.max).calls} calls at most`;
@@ -236,7 +235,7 @@ export const READ_ROWS: WorstRow[] = [
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
     callCommands: LOOKUP_CALL_COMMANDS,
-    manyCalls: `a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL} weighted counts (a ties: first count 3), every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
+    manyCalls: `on one node, a call per part of the shards an id's counts are split into (at most ${LOOKUP_NODE_UNITS_PER_CALL} weighted units a call, a ties: first count 3, a shard's reads 4); on several, a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL} weighted counts, every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
   },
   {
     route: 'POST /boards/{board}/lookup',

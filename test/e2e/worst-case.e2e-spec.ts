@@ -97,8 +97,8 @@ describe('the worst-case harness', () => {
     const row = WORST_ROWS.find((candidate) => candidate.callCommands && candidate.manyCalls)!;
     const bounds = { callMs: 50, requestMs: 250 };
     const figures = {
-      ...{ route: row.route, worst: row.worst, statuses: [200], calls: 31, maxCallName: 'fcall_ro lookup_node' },
-      ...{ scriptCommands: {}, maxCallCommands: 325, bytesPerRequest: null, refusedAt: null },
+      ...{ route: row.route, worst: row.worst, statuses: [200], calls: 158, maxCallName: 'fcall_ro lookup_node' },
+      ...{ scriptCommands: {}, maxCallCommands: 164, bytesPerRequest: null, refusedAt: null },
       ...{ maxCallMs: 391, judgedCallMs: 391, requestMs: 600, redisCpuMs: 110 },
     };
     expect(rowFaults(row, { ...figures, redisWaitMs: 480, judgedHeldMs: 0 }, bounds)).toEqual([]);

@@ -60,6 +60,13 @@ export const LOOKUP_COUNTS_PER_CALL = 500;
  */
 export const COUNT_SHARD_WEIGHT = 4;
 /**
+ * Weighted units (counts and shards' own reads, as LOOKUP_COUNTS_PER_CALL weighs them) one lookup_node
+ * call of a single id takes at most: a lone id whose counts over every shard weigh more is counted in
+ * parts, a call per part of the shards (issue #45; calls of several ids keep LOOKUP_COUNTS_PER_CALL): one id over 64 shards of `ties: first` (448 units) was one call of
+ * 11.6-17.0 M instructions on the worst-case harness's board of every option, about 5-8 ms.
+ */
+export const LOOKUP_NODE_UNITS_PER_CALL = 200;
+/**
  * Other shards a write's rank drains before it counts them (count_above, a write call's drain each),
  * when their expired slots wait to drain (issue #45): the rest count as they stand and the write
  * answers draining, its ranks off by what remains until the scheduler or their next calls drain it. A

@@ -47,11 +47,16 @@ export interface LookupNodeCall {
   items: string[];
   /** The position in `shards` of the shard holding each id. */
   homes: number[];
+  /** The positions in `shards` of the shards whose items ahead of the ids this call counts. */
+  counted: number[];
   withData: boolean;
   boardRanks: boolean;
 }
 
-/** Per id, in the order sent: score, board rank (0: none, or not asked) and data; null when a shard had expired slots to drain. */
+/**
+ * Per id, in the order sent: score, rank (1 + the items ahead on the counted shards; 0: none, or not
+ * asked; -1: hidden) and data; null when a shard had expired slots to drain.
+ */
 export type LookupNodeReply = {
   scores: number[];
   ranks: number[];
@@ -98,7 +103,7 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
   lookupNode: namedFunction({
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
-    args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes'],
+    args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes', 'counted'],
     reply: ['complete', 'scores', 'ranks', 'data', 'marks'],
     build: (call: LookupNodeCall) =>
       acrossShardsCall(call, {
@@ -106,6 +111,7 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
         board_ranks: call.boardRanks ? 1 : 0,
         items: JSON.stringify(call.items),
         homes: JSON.stringify(call.homes.map((home) => home + 1)),
+        counted: JSON.stringify(call.counted.map((position) => position + 1)),
       }),
     decode: (reply, call): LookupNodeReply => {
       if (!reply.flag('complete')) return null;

@@ -12,10 +12,13 @@
 --   with_data     1 to answer each id's data (item_data_lib), else 0
 --   board_ranks   1 to answer board ranks, else 0 (ranks among the ids need only the scores)
 --   items, homes  JSON arrays of the same length: an id, and the position (1..S) of the shard holding it
+--   counted       JSON array: the positions of the shards whose items ahead this call counts (every
+--                 shard, or one part of them: the caller sums an id's parts, each call reading the id's
+--                 standing itself, and compares those standings)
 -- Reply (reader.answer, CALLS.lookup_node): complete (0 when a shard has expired slots to drain: the
---   rest empty); scores { of each id, 0: none }; ranks { board rank of each id, 0: not ranked or not
---   asked; -1: left out of the listing, hidden; strict on a `ties: first` board: the items ahead of
---   its score and tie mark on every shard, tie_ahead }; data { of each id, false: none or not asked };
+--   rest empty); scores { of each id, 0: none }; ranks { 1 + the items ahead of each id on the counted
+--   shards, 0: not ranked or not asked; -1: left out of the listing, hidden; strict on a `ties: first`
+--   board: the items ahead of its score and tie mark, tie_ahead }; data { of each id, false: none or not asked };
 --   marks { each id's order mark on its shard, "": none (a tiebreak's: the row's tiebreak) }
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 
@@ -43,14 +46,15 @@ function LOOKUP_NODE.home_tops(header, arg, shards, homes)
   return tops
 end
 
--- Checks every other shard (tops: the homes' so far) and adds to ranks[i] of each id in `counted` the
--- items ahead of it on every shard: of its score and mark, or of its score only (counted once a shard
+-- Checks every shard at the positions `shard_positions` (tops: the homes' so far) and adds to ranks[i]
+-- of each id in `counted` the items ahead of it there: of its score and mark, or of its score only (counted once a shard
 -- for every id of that score). Shard by shard, each shard's config read once (its version check; a
 -- home's again when it counts): a count then asks only its own board's hooks (order_lib), not every
 -- option's as a count on a shard other than the config last read does, about half a count's
 -- instructions. False when a shard has expired slots to drain, or false and an error.
 function LOOKUP_NODE.count_ahead(header, arg, shards, tops, counted, scores, marks, ranks)
-  for s, cfg_key in ipairs(shards) do
+  for _, s in ipairs(cjson.decode(arg.counted)) do
+    local cfg_key = shards[s]
     if not tops[s] then
       local top, err = settled_top(cfg_key, header, arg)
       if not top then return false, err end
