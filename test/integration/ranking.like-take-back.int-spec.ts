@@ -14,6 +14,7 @@ import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
 import { RetractionService } from '../../src/ranking/retraction/retraction.service';
 import { LikeTakeBacks } from '../../src/ranking/writes/like-take-backs';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
+import { scriptCallCommands } from '../support/script-calls';
 
 /**
  * The take-back of a like stored past the write bound (issue #45): a like in 8 segments on a board of
@@ -35,8 +36,6 @@ const WITHIN = segmentsWithin(
 );
 
 /** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
-const SCRIPT_CLIENT = '?:0';
 
 /** Every key of a board (its name replaced) with what it holds, numbers as numbers. */
 async function dump(redis: TestRedis, board: string): Promise<Record<string, unknown>> {
@@ -139,19 +138,7 @@ describe.each(TOPOLOGIES)('the take-back of a like stored past the write bound (
     await Promise.all(nodes.map((node) => node.slowlog('RESET')));
     await send();
     await Promise.all(nodes.map((node) => node.config('SET', 'slowlog-log-slower-than', '10000')));
-    const calls: number[] = [];
-    for (const node of nodes) {
-      let inCall = 0;
-      // Oldest first: a script's commands are logged before the call that ran them.
-      for (const [, , , args, client] of ((await node.slowlog('GET', 100_000)) as SlowlogEntry[]).reverse()) {
-        if (client === SCRIPT_CLIENT) inCall += 1;
-        else {
-          if (/_like$/.test(String(args[1]))) calls.push(inCall);
-          inCall = 0;
-        }
-      }
-    }
-    return calls;
+    return scriptCallCommands(nodes, /_like$/);
   }
 
   it('takes it back over calls each within WRITE_CALL_COMMANDS, the board as if never liked', async () => {

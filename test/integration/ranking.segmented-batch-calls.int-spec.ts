@@ -7,6 +7,7 @@ import { startTestRedis, TestRedis } from '../../harness/redis';
 import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
 import { validateConfig } from '../../src/common/config';
 import { batchCost, costliestWrite, type CostedBoard } from '../../src/ranking/core/write-cost';
+import { scriptCallCommands } from '../support/script-calls';
 
 /**
  * A batch of entries with actors and segments at the write bound on the costliest segmented board (4
@@ -20,9 +21,7 @@ import { batchCost, costliestWrite, type CostedBoard } from '../../src/ranking/c
 const T0 = 1_700_006_400_000;
 const BOUND = validateConfig({}).WRITE_COST_PER_CALL;
 const CALL_COMMANDS = WRITE_CALL_COMMANDS / 2;
-const SCRIPT_CLIENT = '?:0';
 /** id, time, µs, arguments, client address, client name. */
-type SlowlogEntry = [number, number, number, string[], string, string];
 
 const BOARD = {
   windows: Array.from({ length: 4 }, (_, w) => ({ name: `w${w}`, period: `${w + 1}h`, interval: '1m' })),
@@ -53,19 +52,7 @@ describe.each(['single', 'cluster'] as const)('a segmented batch at the write bo
 
   /** The commands each batch FCALL's script ran since the last reset, on every node. */
   async function batchCalls(): Promise<number[]> {
-    const calls: number[] = [];
-    for (const node of nodes) {
-      let inCall = 0;
-      // Oldest first: a script's commands are logged before the call that ran them.
-      for (const [, , , args, client] of ((await node.slowlog('GET', 100_000)) as SlowlogEntry[]).reverse()) {
-        if (client === SCRIPT_CLIENT) inCall += 1;
-        else {
-          if (/_increment_batch$/.test(String(args[1]))) calls.push(inCall);
-          inCall = 0;
-        }
-      }
-    }
-    return calls;
+    return scriptCallCommands(nodes, /_increment_batch$/);
   }
 
   async function measured(send: () => Promise<unknown>): Promise<number[]> {
