@@ -7,7 +7,7 @@
  * fields and contributions one read takes. Prints, per read (the same filters with and without
  * minActors, over the span, over the window and over a decay view of the same items on a board of its
  * own), its calls (a span's staging calls, group_page or read_view scans, the drop) and their
- * instructions (SPAN_BENCH_KEEP=1: the costliest call's callgrind dump too); and wc-spangroups' read for
+ * instructions (SPAN_BENCH_CALLS=1: each call's too; SPAN_BENCH_KEEP=1: the costliest call's callgrind dump); and wc-spangroups' read for
  * comparison (the bound's span of one slot without actors).
  */
 import { FiltersService } from '../src/ranking/filters/filters.service';
@@ -32,6 +32,7 @@ const READS = [
   { label: `the same with minActors ${MIN_ACTORS.max}`, board: 'sa', span: '60m', minActors: MIN_ACTORS.max },
   { label: 'the window, perGroup 1, exclusions', board: 'sa' },
   { label: `the same with minActors ${MIN_ACTORS.max}`, board: 'sa', minActors: MIN_ACTORS.max },
+  { label: 'the decay view (sv), perGroup 1, exclusions', board: 'sv', window: 'fading' },
   { label: `the same on a decay view (sv)`, board: 'sv', window: 'fading', minActors: MIN_ACTORS.max },
   { label: `wc-spangroups' span read: ${SPAN_MAX_FIELDS} items in one slot, no actors`, board: 'sg', span: '60m' },
 ];
@@ -112,6 +113,7 @@ export async function spanFilterInstructionsBench(): Promise<void> {
         rows = page.items.length;
       });
       console.log(`| ${read.label} | ${callFigures(counted)} | ${rows} |`);
+      if (process.env.SPAN_BENCH_CALLS) console.log(`calls (M): ${counted.map((call) => millions(call.ir)).join(' ')}`);
       if (process.env.SPAN_BENCH_KEEP) console.log(`costliest: ${[...counted].sort((x, y) => y.ir - x.ir)[0]?.file}`);
     }
   });

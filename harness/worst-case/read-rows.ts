@@ -14,13 +14,7 @@ import {
   SPAN_MAX_FIELDS,
   SPAN_STAGE_FIELDS_PER_CALL,
 } from '../../src/ranking/core/ranking.limits';
-import {
-  EXCLUDE_GROUPS_MAX,
-  GROUP_PAGE_CALLS,
-  GROUP_SCAN_ROWS,
-  groupScan,
-  spanScan,
-} from '../../src/ranking/options/groups/groups.limits';
+import { EXCLUDE_GROUPS_MAX, groupScan, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { SEGMENT_PAGE_UNITS_PER_REQUEST } from '../../src/ranking/options/segments/segments.limits';
 import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
@@ -47,8 +41,10 @@ const LOOKUP_CALL_COMMANDS = {
   most: LOOKUP_NODE_UNITS_PER_CALL,
   why: "a lookup_node call takes the ids, or the part of one id's shards, whose counts and shard reads fit LOOKUP_NODE_UNITS_PER_CALL units, a command each at most",
 };
+/** How a window's or view's filtered read scans one shard: rows a call, calls at most. */
+const PLAIN_SCAN = groupScan();
 /** How a window's or view's read with minActors scans one shard: every row weighs its actor count too. */
-const ACTOR_SCAN = `${groupScan(MIN_ACTORS.max).scan} rows a call (each with its actor count), ${groupScan(MIN_ACTORS.max).calls} calls at most`;
+const ACTOR_SCAN = `${groupScan().scan} rows a call (each with its actor count), ${groupScan().calls} calls at most`;
 /** Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale. */
 const TIEBREAK_DRAIN_READS = 40;
 /** 1 KB of data on each of the first 1 000 items of the one-shard board of every option (seeded once). */
@@ -97,12 +93,12 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: `perGroup 1, limit 1 000 on 64 shards, one group holding the head: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} rows per shard at most`,
+    worst: `perGroup 1, limit 1 000 on 64 shards, one group holding the head: ${PLAIN_SCAN.calls} scans of ${PLAIN_SCAN.scan} rows per shard at most`,
     request: () => get('/boards/wc-groups/top?window=m&perGroup=1&limit=1000'),
   },
   {
     route: 'GET /boards/{board}/top',
-    worst: `perGroup 1, limit 1 000 on a 64-shard tiebreak board, one group holding the head, every item of one score: ${GROUP_PAGE_CALLS} scans of ${GROUP_SCAN_ROWS} pair-order rows with their marks per shard at most`,
+    worst: `perGroup 1, limit 1 000 on a 64-shard tiebreak board, one group holding the head, every item of one score: ${PLAIN_SCAN.calls} scans of ${PLAIN_SCAN.scan} pair-order rows with their marks per shard at most`,
     request: () => get('/boards/wc-tb-groups/top?window=m&perGroup=1&limit=1000'),
   },
   {
@@ -379,7 +375,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/stream',
-    worst: `perGroup 1 of 100 rows on 64 shards, one group holding the head: a filtered page per poll (up to ${GROUP_PAGE_CALLS} scans per shard)`,
+    worst: `perGroup 1 of 100 rows on 64 shards, one group holding the head: a filtered page per poll (up to ${PLAIN_SCAN.calls} scans per shard)`,
     request: () => get('/boards/wc-groups/stream?window=m&perGroup=1&limit=100'),
     stream: true,
   },

@@ -1,11 +1,14 @@
-/** Worst-case rows of filtered reads over a span with minActors (the contributions of its slots read). */
+/**
+ * Worst-case rows of filtered reads over a span with minActors (the contributions of its slots read),
+ * and of the same board's window read without them (its scan split as a window's, issue #45).
+ */
 import {
   MIN_ACTORS,
   SPAN_MAX_FIELDS,
   SPAN_STAGE_FIELDS_PER_CALL,
   SPAN_STAGED_READS_PER_SHARD,
 } from '../../src/ranking/core/ranking.limits';
-import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
+import { GROUP_SCAN_ROWS, groupScan, spanScan } from '../../src/ranking/options/groups/groups.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
 import { STAGED_SPANS } from './held-keys';
@@ -15,8 +18,10 @@ import { batches } from './seed';
 const MINUTE_SEC = 60;
 /** Rows a call scans over a staged span, minActors or not (its actor counts are staged with its sums). */
 const { scan, calls } = spanScan();
-/** One item more than a window scan call takes (GROUP_SCAN_ROWS): the span holds the most contributions beside. */
+/** One item more than a full page past every exclusion reaches (GROUP_SCAN_ROWS): the span holds the most contributions beside. */
 const ITEMS = GROUP_SCAN_ROWS + 1;
+/** Rows a call scans of a window's listing without minActors, and the most calls per shard. */
+const WINDOW_SCAN = groupScan();
 
 /**
  * wc-spanactors' ITEMS items, each one field of one of the window's 60 minute slots, their head in one
@@ -64,5 +69,12 @@ export const SPAN_FILTER_ROWS: WorstRow[] = [
     expect: [500, 503],
     holds: STAGED_SPANS,
     release: (context) => context.expireOnRedis(['*wc-spanactors*:staged*']),
+  },
+  {
+    route: 'POST /boards/{board}/query',
+    worst: `the same board's window (no span, no minActors), one shard of ${ITEMS} items, the head and ${HEAD_EXCLUDED.groups.length} groups excluded, perGroup 1, limit 1 000: the whole listing scanned, ${Math.ceil(ITEMS / WINDOW_SCAN.scan)} scans of ${WINDOW_SCAN.scan} rows (of ${WINDOW_SCAN.calls} at most), each with the exclusions`,
+    prepare: seedSpanActors,
+    request: () =>
+      post('/boards/wc-spanactors/query', { window: 'm', limit: 1000, perGroup: 1, exclude: HEAD_EXCLUDED }),
   },
 ];

@@ -119,7 +119,7 @@ export class WatchSet {
       segment: watch.segment,
       readRows,
       filters: watch.filters,
-      callsPerShard: (filtered(watch.filters) ? groupScan(minActors).calls : 1) + (watch.metrics > 0 ? 1 : 0),
+      callsPerShard: (filtered(watch.filters) ? groupScan().calls : 1) + (watch.metrics > 0 ? 1 : 0),
       readUntilSec: watch.untilSec,
       views: new Map<number, RowView>(),
     };

@@ -3,19 +3,19 @@ import {
   EXCLUDE_GROUPS_MAX,
   EXCLUDE_ITEMS_MAX,
   FILTERED_DEPTH_ITEMS,
-  GROUP_PAGE_CALLS,
-  GROUP_SCAN_ROWS,
+  groupScan,
 } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
 import { countedFilteredRead, filteredRows, useFiltersGraph } from '../support/ranking-graph';
 
 /**
  * Issue #49: a viewer's EXCLUDE_ITEMS_MAX excluded items and EXCLUDE_GROUPS_MAX excluded groups still
- * give a full page of FILTERED_DEPTH_ITEMS rows in one round trip per shard. The head of the board is
+ * give a full page of FILTERED_DEPTH_ITEMS rows, in as many scan calls per shard as its rows down to the
+ * page's end take (SCAN rows a call, issue #45). The head of the board is
  * all excluded (900 items by id, 100 by their group; 100 more ids are of items not on the board), so the
  * page is the next 1 000 rows at their board ranks. The group_page calls are counted from the FCALLs
  * Redis ran (SLOWLOG at 0 µs) on a server of the test's own. And what the scan does when one group holds
- * the whole head (docs/trending.md, "How deep a read goes"): GROUP_PAGE_CALLS calls per shard, then the
+ * the whole head (docs/trending.md, "How deep a read goes"): CALLS calls per shard, then the
  * rows it found, exact and in order, with `truncated: true`. A shard's call applies perGroup itself
  * (counting the rows listed before it), so a group holding most of its listing does not fill its answer.
  */
@@ -24,6 +24,8 @@ const HEAD = 1_000;
 const BY_GROUP = EXCLUDE_GROUPS_MAX;
 const PAGE = FILTERED_DEPTH_ITEMS;
 const KEPT_GROUPS = 50;
+/** Rows one scan call of a shard reads, and the most calls per shard, without minActors. */
+const { scan: SCAN, calls: CALLS } = groupScan();
 
 type Entry = { item: string; amount: number; group: string };
 
@@ -64,7 +66,7 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
   const counted = (ask: FilteredRead) => countedFilteredRead(world, ask);
 
   it.each([1, 3])(
-    '%i shard(s): 1 000 excluded items and 100 excluded groups, a full page of 1 000 rows in one group_page call per shard',
+    `%i shard(s): 1 000 excluded items and 100 excluded groups, a full page of 1 000 rows in calls of ${SCAN} rows`,
     async (shards) => {
       const board = `ex${shards}`;
       const entries = seedEntries();
@@ -82,7 +84,8 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
       expect({ truncated: page.truncated, rows: filteredRows(page), calls }).toEqual({
         truncated: false,
         rows: want,
-        calls: shards,
+        // Each shard scanned down to the page's end (its share of the 2 000 rows), a call per SCAN rows.
+        calls: shards * Math.ceil((HEAD + PAGE) / shards / SCAN),
       });
       await world.graph.ranking.deleteBoard(board);
     },
@@ -110,27 +113,26 @@ describe('a filtered page past the most exclusions (single, own server)', () => 
   }
 
   it.each([1, 3])(
-    '%i shard(s): perGroup 1 past a group of 1 500 rows: a full page in one group_page call per shard (the shard skips the capped rows)',
+    `%i shard(s): perGroup 1 past a group of ${SCAN - 30} rows: a full page in one group_page call per shard (the shard skips the capped rows)`,
     async (shards) => {
       // Fewer rows on any shard than one call scans, most of them of one group.
-      const { model, ...read } = await oneGroupHead(`cap${shards}`, shards, 1_500, 20);
-      expect(1_500 + 20).toBeLessThan(GROUP_SCAN_ROWS);
+      const { model, ...read } = await oneGroupHead(`cap${shards}`, shards, SCAN - 30, 20);
       expect(read).toEqual({ truncated: false, rows: model, calls: shards });
     },
     120_000,
   );
 
   it.each([1, 3])(
-    '%i shard(s): perGroup 1 while one group holds the whole scanned head: GROUP_PAGE_CALLS calls a shard, the rows found, truncated',
+    `%i shard(s): perGroup 1 while one group holds the whole scanned head: ${CALLS} calls a shard, the rows found, truncated`,
     async (shards) => {
-      // More of one group than GROUP_PAGE_CALLS scans of GROUP_SCAN_ROWS reach on any shard, then a group each.
-      const head = (GROUP_SCAN_ROWS * GROUP_PAGE_CALLS + 500) * shards;
+      // More of one group than CALLS scans of SCAN rows reach on any shard, then a group each.
+      const head = (SCAN * CALLS + 500) * shards;
       const { model, ...read } = await oneGroupHead(`one${shards}`, shards, head, PAGE);
       // The read answers the model page's start.
       expect(read).toEqual({
         truncated: true,
         rows: model.slice(0, read.rows.length),
-        calls: GROUP_PAGE_CALLS * shards,
+        calls: CALLS * shards,
       });
       expect(read.rows.length).toBeGreaterThanOrEqual(1);
     },

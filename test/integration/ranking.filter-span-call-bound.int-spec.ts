@@ -6,7 +6,12 @@ import {
   SPAN_STAGE_FIELDS_PER_CALL,
   SPAN_STAGED_READS_PER_SHARD,
 } from '../../src/ranking/core/ranking.limits';
-import { GROUP_SCAN_ROWS, spanScan } from '../../src/ranking/options/groups/groups.limits';
+import {
+  EXCLUDE_ITEMS_MAX,
+  GROUP_SCAN_ROWS,
+  groupScan,
+  spanScan,
+} from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
 import { FiltersStore } from '../../src/ranking/filters/filters.store';
 import type { FilteredPage } from '../../src/ranking/filters/filters.service';
@@ -17,7 +22,8 @@ import { useFiltersGraph } from '../support/ranking-graph';
  * a span's scan call of a window's listing with minActors (each row's actor count read beside it). The proxy for a
  * call's Redis instructions (bench/span-filter-instructions.ts measures them) is what it reads of the
  * span: the fields of every slot or contribution hash it reads whole (HGETALL, HKEYS), the fields it asks
- * of one by HSCAN, and the rows it reads of a listing (ZRANGE). Read from MONITOR, where the commands a
+ * of one by HSCAN, and the rows it reads of a listing (ZRANGE); a window's scan without minActors reads
+ * at most a quarter of GROUP_SCAN_ROWS a call too (a plain row ~14 k instructions). Read from MONITOR, where the commands a
  * function runs follow the FCALL that ran them (Redis 7.0), on the test's own server. The board is the worst
  * case's (wc-spanactors): a span of the whole window holding SPAN_MAX_FIELDS slot fields and
  * contributions, over its 60 slots.
@@ -165,6 +171,28 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
     const middle = await world.filters.read({ ...ask, offset: 1, limit: 2 });
     expect(middle.items.map(({ item }) => item)).toEqual(DEEP.slice(1, 3).map((n) => `i${n}`));
   });
+
+  it(`exclusions without minActors on that window: each call reads at most ${groupScan().scan} rows, the page exact at its board ranks`, async () => {
+    const excludeItems = Array.from({ length: EXCLUDE_ITEMS_MAX }, (_, n) => `i${n}`);
+    const ask = { board: 'windowed', window: 'm', offset: 0, limit: 1000, excludeItems };
+    let page: FilteredPage | undefined;
+    const calls = await monitored(async () => (page = await world.filters.read(ask)));
+    const rows = calls
+      .filter(({ name }) => name.endsWith('group_page'))
+      .map(({ ran }) =>
+        ran.reduce(
+          (sum, [command, key, from, to]) =>
+            /^zrevrange$/i.test(command) && key.endsWith(':top') ? sum + Number(to) - Number(from) + 1 : sum,
+          0,
+        ),
+      );
+    expect(Math.max(...rows)).toBeLessThanOrEqual(groupScan().scan);
+    // The page past the excluded head reads the listing down to its end, over the calls.
+    expect(rows.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(EXCLUDE_ITEMS_MAX + 1000);
+    const want = Array.from({ length: 1000 }, (_, k) => [`i${EXCLUDE_ITEMS_MAX + k}`, EXCLUDE_ITEMS_MAX + k + 1]);
+    expect(page?.items.map(({ item, rank }) => [item, rank])).toEqual(want);
+    expect(page?.truncated).toBe(false);
+  }, 120_000);
 
   it(`leaves no staged key behind, and holds at most ${SPAN_STAGED_READS_PER_SHARD} staged reads on a shard's window at once`, async () => {
     const node = world.redis.client as Redis;

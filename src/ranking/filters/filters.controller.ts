@@ -4,13 +4,13 @@ import { ErrorResponse, RedisBackedController } from '../../edge/route-decorator
 import { Charge, ReadCharge } from '../../governance/read-charge';
 import { BoardParams } from '../dto/board.dto';
 import { TopResultDto } from '../dto/item.dto';
-import { GROUP_PAGE_CALLS, GROUP_SCAN_ROWS, groupScan, spanScan } from '../options/groups/groups.limits';
+import { EXCLUDE_ITEMS_MAX, GROUP_SCAN_ROWS, groupScan, spanScan } from '../options/groups/groups.limits';
 import { SPAN_STAGE_FIELDS_PER_CALL, SPAN_STAGED_READS_PER_SHARD } from '../core/ranking.limits';
 import { FilteredPage, FiltersService } from './filters.service';
 import { QueryDto } from './query.dto';
 
 /** How a filtered read goes, for the routes' descriptions. */
-export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${GROUP_SCAN_ROWS} rows, at most ${GROUP_PAGE_CALLS} calls per shard (with minActors on a window ${groupScan(1).scan} rows a call, ${groupScan(1).calls} calls: each row weighs its actor count too; one when the exclusions alone leave a full page: the exclusions travel into the call); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
+export const FILTERED_READ_NOTE = `Rows keep their board rank and carry no previousRank (null). Each shard is scanned in calls of at most ${groupScan().scan} rows, at most ${groupScan().calls} calls per shard, each resuming where the last stopped (the exclusions travel into each call, so a full page past ${EXCLUDE_ITEMS_MAX} excluded items takes ${GROUP_SCAN_ROWS / groupScan().scan} calls on one shard); a page the scan could not fill (one group, or the excluded ones, holding the whole head; few items with minActors actors in it) answers the rows it found with truncated: true. Every call past the first spends one read of the client's read rate budget.`;
 
 @RedisBackedController('ranking')
 export class FiltersController {

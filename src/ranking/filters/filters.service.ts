@@ -137,7 +137,7 @@ export class FiltersService {
     if (ask.span === undefined) return this.windowPage(read, ask);
     const { spanSec } = spanRead(board, window, nowMs, ask.span);
     // The span is summed once for the read (its actor counts with it), in bounded calls, then scanned
-    // as a window's listing is: rows weigh as without minActors, in SPAN_SCAN_SPLIT times as many calls.
+    // as a window's listing is (its rows weigh as without minActors).
     const staged = { spanSec, minActors: ask.minActors ?? 0, admit: ask.admit };
     const page = await this.store.withStagedSpan(read, staged, (spanToken) =>
       this.scan(read, ask, { ...spanScan(), spanToken }),
@@ -148,7 +148,7 @@ export class FiltersService {
 
   /** A filtered page of the window's own listing, with the rows' metric counts. */
   private async windowPage(read: WindowAt, ask: FilteredRead): Promise<FilteredPage> {
-    const page = await this.scan(read, ask, { ...groupScan(ask.minActors ?? 0), spanToken: '' });
+    const page = await this.scan(read, ask, { ...groupScan(), spanToken: '' });
     // Rows carry their pair's tiebreak (a board keeping pairs) and every metric's count (a board with
     // metrics), as GET top's do.
     const rows = await this.reads.withMetrics(read, { draining: page.draining, items: page.items });

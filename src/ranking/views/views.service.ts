@@ -19,7 +19,7 @@ export class ViewsService implements ViewFilterReader {
   async filtered(board: PreparedBoard, view: ViewConfig, nowMs: number, ask: ViewFilterAsk): Promise<ViewFilterPage> {
     const { offset, limit, minActors, perGroup, excludeItems, excludeGroups, admit } = ask;
     const plan = { shards: board.shards.length, offset, limit, perGroup, ascending: false, admit };
-    const { scan, calls } = groupScan(minActors);
+    const { scan, calls } = groupScan();
     const sent = { scan, want: offset + limit, minActors, perGroup, excludeItems, excludeGroups };
     let landmarkSec = 0;
     const page = await scanFiltered({ ...plan, calls }, async (shard, start, seen) => {

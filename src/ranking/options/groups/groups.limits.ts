@@ -11,40 +11,35 @@ export const EXCLUDE_GROUPS_MAX = 100;
 export const FILTERED_DEPTH_ITEMS = 1000;
 
 /**
- * Most rows one group_page call scans on one shard: a full filtered page (FILTERED_DEPTH_ITEMS) past
- * every excluded item (EXCLUDE_ITEMS_MAX) fits one call; measured about 2 ms (harness/worst-case).
+ * Rows of one shard a full filtered page (FILTERED_DEPTH_ITEMS) past every excluded item
+ * (EXCLUDE_ITEMS_MAX) takes: a scan splits them over its calls (groupScan, spanScan).
  */
 export const GROUP_SCAN_ROWS = FILTERED_DEPTH_ITEMS + EXCLUDE_ITEMS_MAX;
 
 /**
- * Most group_page calls one shard gets per filtered read: deeper than GROUP_SCAN_ROWS x this (one
- * group holding the whole head, excluded groups, or few items with minActors actors) the read answers the rows it found with
- * `truncated: true`.
+ * How deep one shard is scanned per filtered read, in GROUP_SCAN_ROWS: a scan of SPAN_SCAN_SPLIT times
+ * this many calls. Deeper (one group holding the whole head, excluded groups, or few items with
+ * minActors actors in it) the read answers the rows it found with `truncated: true`.
  */
 export const GROUP_PAGE_CALLS = 4;
 
 /**
- * A filtered scan takes the rows of one call without minActors in this many calls, as many times more
- * of them, where each row costs more than a window's plain row: over a staged span (its sums and actor
- * counts read as a window's) and with minActors on a window or view (each row's actor count read beside
- * it). A call stays within the bound (~8 M Redis instructions, bench/span-filter-instructions.ts) and
- * the scan reaches exactly as deep (GROUP_SCAN_ROWS is 8 x 250).
+ * A filtered scan takes GROUP_SCAN_ROWS in this many calls, as many times GROUP_PAGE_CALLS of them, so
+ * a call stays within the bound (~8 M Redis instructions, bench/span-filter-instructions.ts) and the
+ * scan reaches exactly as deep (GROUP_SCAN_ROWS is 8 x 250). A window's or view's plain row weighs
+ * ~16 k instructions (2 000 of them ~30 M in one call, 400 up to 9.3 M), with its actor count
+ * (minActors) ~18 k; a staged span's row is read as a window's; and each call decodes the exclusions
+ * again (~1.8 M for 1 000).
  */
 export const SPAN_SCAN_SPLIT = 8;
 
-/** Rows one group_page call scans over a staged span, and the calls per shard (minActors or not). */
-export function spanScan(): { scan: number; calls: number } {
+/** Rows one group_page (or a view's filter) call scans of one shard, and the calls per shard, for any filter. */
+export function groupScan(): { scan: number; calls: number } {
   return { scan: GROUP_SCAN_ROWS / SPAN_SCAN_SPLIT, calls: GROUP_PAGE_CALLS * SPAN_SCAN_SPLIT };
 }
 
-/**
- * Rows one group_page (or a view's filter) call scans of a window's or view's listing, and the calls
- * per shard, for a filter: with minActors as many as over a span (a window's row with its actor count
- * weighs ~18 k instructions: 1 000 of them ~20 M).
- */
-export function groupScan(minActors: number | undefined): { scan: number; calls: number } {
-  return minActors ? spanScan() : { scan: GROUP_SCAN_ROWS, calls: GROUP_PAGE_CALLS };
-}
+/** Rows one group_page call scans over a staged span, and the calls per shard: as over a window. */
+export const spanScan = groupScan;
 
 /** What a filtered read refuses (INVALID_INPUT, 400). */
 export const GROUPS_MESSAGES = {
