@@ -14,7 +14,7 @@ import {
   SPAN_MAX_FIELDS,
   SPAN_STAGE_FIELDS_PER_CALL,
 } from '../../src/ranking/core/ranking.limits';
-import { EXCLUDE_GROUPS_MAX, groupScan, spanScan } from '../../src/ranking/options/groups/groups.limits';
+import { EXCLUDE_GROUPS_MAX, groupScan } from '../../src/ranking/options/groups/groups.limits';
 import { SEGMENT_PAGE_UNITS_PER_REQUEST } from '../../src/ranking/options/segments/segments.limits';
 import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
@@ -113,7 +113,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'POST /boards/{board}/query',
-    worst: `the same over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields one read sums (the whole window, one slot): staged once (span_stage: ${Math.ceil(SPAN_MAX_FIELDS / SPAN_STAGE_FIELDS_PER_CALL)} calls of ${SPAN_STAGE_FIELDS_PER_CALL} fields, a copy, a last and a drop call), then ${spanScan().calls} scans of ${spanScan().scan} rows at most`,
+    worst: `the same over a span of one shard holding the ${SPAN_MAX_FIELDS} slot fields one read sums (the whole window, one slot): staged once (span_stage: ${Math.ceil(SPAN_MAX_FIELDS / SPAN_STAGE_FIELDS_PER_CALL)} calls of ${SPAN_STAGE_FIELDS_PER_CALL} fields, a copy, a last and a drop call), then ${groupScan().calls} scans of ${groupScan().scan} rows at most`,
     request: () =>
       post('/boards/wc-spangroups/query', {
         window: 'm',

@@ -8,7 +8,7 @@ import {
   SPAN_STAGE_FIELDS_PER_CALL,
   SPAN_STAGED_READS_PER_SHARD,
 } from '../../src/ranking/core/ranking.limits';
-import { GROUP_SCAN_ROWS, groupScan, spanScan } from '../../src/ranking/options/groups/groups.limits';
+import { GROUP_SCAN_ROWS, groupScan } from '../../src/ranking/options/groups/groups.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
 import { STAGED_SPANS } from './held-keys';
@@ -17,7 +17,7 @@ import { batches } from './seed';
 
 const MINUTE_SEC = 60;
 /** Rows a call scans over a staged span, minActors or not (its actor counts are staged with its sums). */
-const { scan, calls } = spanScan();
+const { scan, calls } = groupScan();
 /** One item more than a full page past every exclusion reaches (GROUP_SCAN_ROWS): the span holds the most contributions beside. */
 const ITEMS = GROUP_SCAN_ROWS + 1;
 /** Rows a call scans of a window's listing without minActors, and the most calls per shard. */

@@ -6,12 +6,7 @@ import {
   SPAN_STAGE_FIELDS_PER_CALL,
   SPAN_STAGED_READS_PER_SHARD,
 } from '../../src/ranking/core/ranking.limits';
-import {
-  EXCLUDE_ITEMS_MAX,
-  GROUP_SCAN_ROWS,
-  groupScan,
-  spanScan,
-} from '../../src/ranking/options/groups/groups.limits';
+import { EXCLUDE_ITEMS_MAX, GROUP_SCAN_ROWS, groupScan } from '../../src/ranking/options/groups/groups.limits';
 import { FakeClock } from '../../harness/clock';
 import { FiltersStore } from '../../src/ranking/filters/filters.store';
 import type { FilteredPage } from '../../src/ranking/filters/filters.service';
@@ -71,7 +66,7 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
     return byCall(seen);
   }
 
-  it(`minActors ${MIN_ACTORS.max} over a span of ${SPAN_MAX_FIELDS} fields and contributions: each call reads at most ${SPAN_STAGE_FIELDS_PER_CALL} of them, or ${spanScan().scan} rows`, async () => {
+  it(`minActors ${MIN_ACTORS.max} over a span of ${SPAN_MAX_FIELDS} fields and contributions: each call reads at most ${SPAN_STAGE_FIELDS_PER_CALL} of them, or ${groupScan().scan} rows`, async () => {
     const board = 'bound';
     const windows = [{ name: 'm', period: '1h', interval: '1m' }];
     await world.graph.ranking.putBoard({ name: board, windows, groups: true, actors: true });
@@ -117,12 +112,12 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
     };
     // A call's last HSCAN may take a small hash (at most LISTPACK_ENTRIES fields) whole past its budget.
     expect(costliest.fields).toBeLessThanOrEqual(SPAN_STAGE_FIELDS_PER_CALL + LISTPACK_ENTRIES);
-    expect(costliest.rows).toBeLessThanOrEqual(spanScan().scan);
+    expect(costliest.rows).toBeLessThanOrEqual(groupScan().scan);
     // Yet the span is read whole over the read's calls.
     expect(read.reduce((sum, call) => sum + call.fields, 0)).toBeGreaterThanOrEqual(SPAN_MAX_FIELDS);
   }, 120_000);
 
-  it(`minActors ${MIN_ACTORS.max} on a window of ${ITEMS} items with actors: each call reads at most ${spanScan().scan} rows and their actor counts, resuming where the last one stopped`, async () => {
+  it(`minActors ${MIN_ACTORS.max} on a window of ${ITEMS} items with actors: each call reads at most ${groupScan().scan} rows and their actor counts, resuming where the last one stopped`, async () => {
     const board = 'windowed';
     await world.graph.ranking.putBoard({
       name: board,
@@ -156,8 +151,8 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
         0,
       ),
     }));
-    expect(Math.max(...read.map((call) => call.rows))).toBeLessThanOrEqual(spanScan().scan);
-    expect(Math.max(...read.map((call) => call.counts))).toBeLessThanOrEqual(spanScan().scan);
+    expect(Math.max(...read.map((call) => call.rows))).toBeLessThanOrEqual(groupScan().scan);
+    expect(Math.max(...read.map((call) => call.counts))).toBeLessThanOrEqual(groupScan().scan);
     // Yet the whole listing is read once over the calls, and no item has that many actors.
     expect(read.reduce((sum, call) => sum + call.counts, 0)).toBe(ITEMS);
     expect(page).toMatchObject({ items: [], truncated: false });

@@ -5,7 +5,7 @@ import {
   EXCLUDE_ITEMS_MAX,
   FILTERED_DEPTH_ITEMS,
   GROUP_SCAN_ROWS,
-  spanScan,
+  groupScan,
 } from '../../src/ranking/options/groups/groups.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { FakeClock } from '../../harness/clock';
@@ -14,20 +14,20 @@ import { countedFilteredRead, filteredRows, useFiltersGraph } from '../support/r
 /**
  * Issue #49: POST query with span scans the span's listing (its slots summed, as GET top?span reads
  * them) with the exclusions and perGroup, in as many group_page calls per shard as its rows need
- * (spanScan's rows each over the span span_stage kept for the read, the call reading a shard's last row
+ * (groupScan's rows each over the span span_stage kept for the read, the call reading a shard's last row
  * ending it), and refuses a span holding more than SPAN_MAX_FIELDS fields (422) as top?span
  * does. The calls are counted from the FCALLs Redis ran (SLOWLOG at 0 µs) on a server of the test's own.
  */
 const T0 = 1_700_040_000_000;
 const OLD = 2_100;
-/** A window scan call's rows (spanScan takes them in as many calls over a span): the call that reads a shard's last row ends it. */
+/** A window scan call's rows (groupScan takes them in as many calls over a span): the call that reads a shard's last row ends it. */
 const CURRENT = GROUP_SCAN_ROWS;
 const OWN_GROUPS = 100;
 
-/** The group_page calls a span listing `items` takes: a shard's rows in calls of spanScan's rows, at least one. */
+/** The group_page calls a span listing `items` takes: a shard's rows in calls of groupScan's rows, at least one. */
 function scanCalls(items: string[], shards: number): number {
   const held = Array.from({ length: shards }, (_, k) => items.filter((item) => shardOf(item, shards) === k).length);
-  return held.reduce((calls, rows) => calls + Math.max(1, Math.ceil(rows / spanScan().scan)), 0);
+  return held.reduce((calls, rows) => calls + Math.max(1, Math.ceil(rows / groupScan().scan)), 0);
 }
 
 type Entry = { item: string; amount: number; group?: string; actor?: string };
@@ -91,7 +91,7 @@ describe('a filtered page of a span (single, own server)', () => {
       const want = [EXCLUDE_ITEMS_MAX, ...Array.from({ length: OWN_GROUPS }, (_, n) => CURRENT - OWN_GROUPS + n)].map(
         (n) => [n + 1, current[n].item, current[n].amount, current[n].group],
       );
-      // Each shard's span rows in calls of spanScan's rows, none finding nothing after them.
+      // Each shard's span rows in calls of groupScan's rows, none finding nothing after them.
       expect({ truncated: page.truncated, rows: filteredRows(page), calls }).toEqual({
         truncated: false,
         rows: want,

@@ -4,7 +4,7 @@ import { ErrorResponse, RedisBackedController } from '../../edge/route-decorator
 import { Charge, ReadCharge } from '../../governance/read-charge';
 import { BoardParams } from '../dto/board.dto';
 import { TopResultDto } from '../dto/item.dto';
-import { EXCLUDE_ITEMS_MAX, GROUP_SCAN_ROWS, groupScan, spanScan } from '../options/groups/groups.limits';
+import { EXCLUDE_ITEMS_MAX, GROUP_SCAN_ROWS, groupScan } from '../options/groups/groups.limits';
 import { SPAN_STAGE_FIELDS_PER_CALL, SPAN_STAGED_READS_PER_SHARD } from '../core/ranking.limits';
 import { FilteredPage, FiltersService } from './filters.service';
 import { QueryDto } from './query.dto';
@@ -20,7 +20,7 @@ export class FiltersController {
     'boards/:board/query',
     {
       summary: "A viewer's filtered page of a window",
-      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). ${FILTERED_READ_NOTE} With span the span's sums (as GET top?span reads them; rows carry no metrics) are summed once for the read and kept until it ends, in calls of at most ${SPAN_STAGE_FIELDS_PER_CALL} slot fields a shard (the same per-shard field bound, 422 SPAN_TOO_COSTLY; at most ${SPAN_STAGED_READS_PER_SHARD} such reads at once on a window of a board shard, 503 SPAN_READS_BUSY), then scanned in calls of ${spanScan().scan} rows, at most ${spanScan().calls} calls per shard; with minActors too each item's distinct actors over the span are counted from every actor contribution of its slots (exact), those counted against that bound beside the slot fields, and the rows scanned as without minActors. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.`,
+      description: `A page like top without the excluded items and the items of excluded groups, at most perGroup rows of one group, only items with at least minActors distinct actors in the window (or span). ${FILTERED_READ_NOTE} With span the span's sums (as GET top?span reads them; rows carry no metrics) are summed once for the read and kept until it ends, in calls of at most ${SPAN_STAGE_FIELDS_PER_CALL} slot fields a shard (the same per-shard field bound, 422 SPAN_TOO_COSTLY; at most ${SPAN_STAGED_READS_PER_SHARD} such reads at once on a window of a board shard, 503 SPAN_READS_BUSY), then scanned in calls of ${groupScan().scan} rows, at most ${groupScan().calls} calls per shard; with minActors too each item's distinct actors over the span are counted from every actor contribution of its slots (exact), those counted against that bound beside the slot fields, and the rows scanned as without minActors. A view (window) is filtered alike: its rows and view ranks, minActors counted in its window; span on a view is a 400. On a ties: first board rows keep their strict rank.`,
     },
     TopResultDto,
   )

@@ -7,7 +7,7 @@ import { PreparedBoard } from '../core/board';
 import type { WindowConfig } from '../core/window-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
-import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M, spanScan } from '../options/groups/groups.limits';
+import { FILTERED_DEPTH_ITEMS, groupScan, GROUPS_MESSAGES as M } from '../options/groups/groups.limits';
 import { FilteredRow, scanFiltered } from '../core/filter-merge';
 import type { ViewConfig } from '../options/views/trending-math';
 import { ViewFilterReader } from '../core/view-filter';
@@ -140,7 +140,7 @@ export class FiltersService {
     // as a window's listing is (its rows weigh as without minActors).
     const staged = { spanSec, minActors: ask.minActors ?? 0, admit: ask.admit };
     const page = await this.store.withStagedSpan(read, staged, (spanToken) =>
-      this.scan(read, ask, { ...spanScan(), spanToken }),
+      this.scan(read, ask, { ...groupScan(), spanToken }),
     );
     // A span's rows are its sums alone, as GET top?span answers them: no metric counts of the window.
     return { ...spanFigures({ ...read, spanSec }), items: page.items, truncated: page.truncated };

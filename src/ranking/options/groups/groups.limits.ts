@@ -12,7 +12,7 @@ export const FILTERED_DEPTH_ITEMS = 1000;
 
 /**
  * Rows of one shard a full filtered page (FILTERED_DEPTH_ITEMS) past every excluded item
- * (EXCLUDE_ITEMS_MAX) takes: a scan splits them over its calls (groupScan, spanScan).
+ * (EXCLUDE_ITEMS_MAX) takes: a scan splits them over its calls (groupScan), over a window or a staged span alike.
  */
 export const GROUP_SCAN_ROWS = FILTERED_DEPTH_ITEMS + EXCLUDE_ITEMS_MAX;
 
@@ -37,9 +37,6 @@ export const SPAN_SCAN_SPLIT = 8;
 export function groupScan(): { scan: number; calls: number } {
   return { scan: GROUP_SCAN_ROWS / SPAN_SCAN_SPLIT, calls: GROUP_PAGE_CALLS * SPAN_SCAN_SPLIT };
 }
-
-/** Rows one group_page call scans over a staged span, and the calls per shard: as over a window. */
-export const spanScan = groupScan;
 
 /** What a filtered read refuses (INVALID_INPUT, 400). */
 export const GROUPS_MESSAGES = {
