@@ -128,9 +128,9 @@ export function entryWork(entry: CostedEntry, board: CostedBoard): number {
  * order kept on `ties: first`, its record built. Measured by bench/write-instructions.ts
  * (WRITE_BENCH_FCALL_ONLY=1, calls of existing items, 2026-12-05, instructions a request): 8 windows and
  * 8 views 0.91 M, 8 windows with `ties: first` 1.10 M, both with snapshots and capped actors (wc-sum's
- * shape) 1.37 M; 8 windows alone 0.30 M and one window 45 000 on the plain path (increment_plain), which a
- * call leaves when one of its requests is keyed or names more than an amount, so a request weighs the
- * general path's windows. Then what entryWork weighs beyond a unit a place (other options, an actor,
+ * shape) 1.37 M, with an item cap 0.55 M; 8 windows alone 0.30 M and one window 45 000 on the plain path
+ * (increment_plain), which a call leaves when one of its requests is keyed or names more than an amount,
+ * so a request weighs the general path's windows. Then what entryWork weighs beyond a unit a place (other options, an actor,
  * segments) as it weighs it. A call within WRITE_COST_PER_CALL runs about 10 M at most.
  */
 export const COALESCED_WORK_WEIGHTS = {
