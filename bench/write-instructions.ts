@@ -24,6 +24,7 @@ import { optionsOf } from '../src/ranking/options/registry';
 import { segmentsOf as segmentsOption } from '../src/ranking/options/segments/segments.option';
 import { counting, dumpCounts, scriptCommandsOf, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
+import { coalescedRows, seedCoalescedBoards } from './coalesced-call-rows';
 
 const SIZE = SIZES.ci;
 /** moderation_count_lib's INDEXES_PER_CALL: the most windows' indexes of the hidden items' scores a write's call builds. */
@@ -53,10 +54,14 @@ async function batches(bench: Seeding, board: string, count: number, entry: (n: 
 type Seeding = Pick<Bench, 'graph' | 'commands'>;
 
 /** A harness board stored as the controller reads a PUT's body (ranking.controller.ts putBoard). */
-export async function putHarnessBoard(graph: RankingGraph, name: 'wc-sum' | 'wc-seg' | 'wc-modgroups'): Promise<void> {
+export async function putHarnessBoard(
+  graph: RankingGraph,
+  name: 'wc-sum' | 'wc-seg' | 'wc-modgroups',
+  storedAs: string = name,
+): Promise<void> {
   const { actors, segments, ...body } = structuredClone(BOARDS[name]) as (typeof BOARDS)['wc-modgroups'];
   const options = { ...body, actors: actorsKept(actors), ...segmentsOption(segments) };
-  await graph.ranking.putBoard({ name, ...body, ...optionsOf(options), ...capOf(actors) } as never);
+  await graph.ranking.putBoard({ name: storedAs, ...body, ...optionsOf(options), ...capOf(actors) } as never);
 }
 
 /** seed.ts's sum board entry `n`: its score, actor and segment. */
@@ -98,6 +103,11 @@ async function seed(bench: Bench): Promise<void> {
   for (const board of ['wc-sum', 'wc-seg']) await batches(bench, board, items, sumEntry);
   await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
   await seedModeratedGroups(bench);
+  await seedCoalescedBoards(
+    graph,
+    (name) => putHarnessBoard(graph, 'wc-sum', name),
+    (board) => batches(bench, board, items, (n) => ({ item: `i${n}`, amount: items - n })),
+  );
   for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
     clock.advanceMs(60_000);
     await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
@@ -116,10 +126,11 @@ type Increment = (fields: Parameters<WriteCommands['increment']>[0]) => Promise<
 type Rows = Array<[string, () => Promise<unknown>]>;
 
 /** The worst-case rows' writes (board-rows.ts, moderation-rows.ts), and plain increments beside them. */
-function rows(bench: Bench): Rows {
+async function rows(bench: Bench): Promise<Rows> {
   const { graph, commands } = bench;
   const increment: Increment = (fields) => graph.ranking.increment(commands.increment(fields));
   return [
+    ...(await coalescedRows(graph, increment)),
     ['plain increment, 1-window board', () => increment({ board: 'plain', item: 'i5', amount: 1 })],
     ['plain increment of an existing item, wc-sum', () => increment({ board: 'wc-sum', item: 'i1501', amount: 1 })],
     ...moderatedRows(bench, increment),
@@ -347,7 +358,7 @@ async function measureCuts(bench: Bench): Promise<void> {
 }
 
 async function measureRows(bench: Bench): Promise<void> {
-  for (const [label, write] of rows(bench).filter(([name]) => ROWS.test(name)))
+  for (const [label, write] of (await rows(bench)).filter(([name]) => ROWS.test(name)))
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) await measure(bench, `${label} (${attempt + 1})`, write);
 }
 

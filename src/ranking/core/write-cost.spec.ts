@@ -13,6 +13,7 @@ import {
   COSTLIEST_ENTRY,
   CostedBoard,
   CostedEntry,
+  coalescedWork,
   costliestWrite,
   entryCost,
   entryWork,
@@ -209,6 +210,36 @@ describe('write cost (properties)', () => {
       const entries = [withActor(0), withActor(1), withActor(1), withActor(1), withActor(0)];
       expect(callEntries(entries, 0, segmented, DEFAULT_BOUND)).toBe(3);
       expect(callEntries(entries, 3, segmented, DEFAULT_BOUND)).toBe(2);
+    });
+  });
+
+  describe("a coalesced increment's work", () => {
+    // A call's requests at the default bound, as the coalescer (at most MAX_COALESCED_INCREMENTS) forms them.
+    const perCall = (board: CostedBoard, entry: CostedEntry = {}) =>
+      Math.min(100, Math.floor(DEFAULT_BOUND / coalescedWork(entry, board)));
+    // wc-sum's shape: 8 windows, 8 views, ties first, capped actors (168 units an entry).
+    const sum = boardOf(8, { views: Array.from({ length: 8 }), ties: 'first', actors: true, capPerItem: 1000 });
+
+    it('keeps the calls of one-window boards full: 100 requests (4.6 M instructions on the plain path)', () => {
+      expect(perCall(boardOf(1))).toBe(100);
+    });
+
+    it('closes a call of existing items near 10 M on 8 windows with views or ties first (bench/write-instructions.ts)', () => {
+      // 8 views: 0.91 M a request (64 a call were 58.9 M); ties first 1.10 M (45: 49.7 M); wc-sum's shape 1.37 M
+      // (10: 14.5 M); 8 windows alone 0.30 M on the plain path (100: 30.6 M).
+      const views = boardOf(8, { views: Array.from({ length: 8 }) });
+      expect([views, boardOf(8, { ties: 'first' }), sum, boardOf(8)].map((board) => perCall(board))).toEqual([
+        9, 8, 6, 14,
+      ]);
+      expect(entryWork({}, sum)).toBe(168);
+    });
+
+    it("weighs an actor, segments and other options as entryWork does, beside the request's windows", () => {
+      const seg = boardOf(4, { views: [{}], ties: 'first', actors: true, capPerItem: CAP_PER_ITEM.max });
+      const named = { actor: 'a', segments: segments(1) };
+      const untied = { ...seg, ties: undefined };
+      expect(coalescedWork(named, seg)).toBeCloseTo(2 + 4 * (15 + 10.5) + 8 + entryWork(named, untied) - 4 - 2.5);
+      expect(coalescedWork({}, boardOf(2, { aggregate: 'last' }))).toBe(2 + 2 * 15 + 2 * 10);
     });
   });
 });

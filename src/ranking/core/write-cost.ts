@@ -122,6 +122,47 @@ export function entryWork(entry: CostedEntry, board: CostedBoard): number {
 }
 
 /**
+ * What a coalesced increment runs inside Redis, in cost units (about 5 500 instructions each, as
+ * entryWork's): a batch entry adds its amount in each window, while a request of an increment call
+ * (increment.lua) is answered on its own, its score and rank read in every window and view, its strict
+ * order kept on `ties: first`, its record built. Measured by bench/write-instructions.ts
+ * (WRITE_BENCH_FCALL_ONLY=1, calls of existing items, 2026-12-05, instructions a request): 8 windows and
+ * 8 views 0.91 M, 8 windows with `ties: first` 1.10 M, both with snapshots and capped actors (wc-sum's
+ * shape) 1.37 M, with an item cap 0.55 M; 8 windows alone 0.30 M and one window 45 000 on the plain path
+ * (increment_plain), which a call leaves when one of its requests is keyed or names more than an amount,
+ * so a request weighs the general path's windows. Then what entryWork weighs beyond a unit a place (other options, an actor,
+ * segments) as it weighs it. A call within WRITE_COST_PER_CALL runs about 10 M at most.
+ */
+export const COALESCED_WORK_WEIGHTS = {
+  perRequest: 2,
+  perWindow: 15,
+  perView: 8,
+  tiesPerWindow: 10.5,
+} as const;
+
+/** The work of a coalesced increment naming no segment and no actor, per board (as plainCosts). */
+const plainCoalesced = new WeakMap<CostedBoard, number>();
+
+/** What a coalesced increment weighs in its call (the coalescer's maxWeight: WRITE_COST_PER_CALL). */
+export function coalescedWork(entry: CostedEntry, board: CostedBoard): number {
+  if (entry.actor !== undefined || entry.segments?.length) return requestWork(entry, board);
+  let work = plainCoalesced.get(board);
+  if (work === undefined) plainCoalesced.set(board, (work = requestWork(entry, board)));
+  return work;
+}
+
+function requestWork(entry: CostedEntry, board: CostedBoard): number {
+  const W = COALESCED_WORK_WEIGHTS;
+  const windows = board.windows.length;
+  const views = board.views.length;
+  const strict = board.ties === 'first';
+  // What entryWork weighs past one unit a place, strict order apart (weighed above, per window).
+  const rest =
+    entryWork(entry, strict ? { ...board, ties: undefined } : board) - windows - WRITE_COST_WEIGHTS.view * views;
+  return W.perRequest + W.perWindow * windows + W.perView * views + (strict ? W.tiesPerWindow * windows : 0) + rest;
+}
+
+/**
  * How many of `entries` from `from` on the next call of a shard's part carries: as many as its work
  * (entryWork) keeps within `bound`, and at least one (a single write's cost is bounded on its own:
  * costliestWrite).

@@ -8,7 +8,7 @@ import { PreparedBoard, ShardKeys } from '../core/board';
 import { BoardGoneError, guard, refusalOf, StaleConfigError } from '../core/ranking.errors';
 import { RankingKeys } from '../core/ranking.keys';
 import { MAX_COALESCED_INCREMENTS, WRITE_RANK_SHARD_DRAINS } from '../core/ranking.limits';
-import { entryWork } from '../core/write-cost';
+import { coalescedWork } from '../core/write-cost';
 import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { eventTimeMs } from '../core/window-math';
 import type { BatchEntry, BatchOutcome, WriteOutcome } from '../core/ranking.types';
@@ -78,7 +78,7 @@ export class WritesStore {
     this.workPerCall = settings.writeCostPerCall;
     if (settings.writeCoalesceMs > 0)
       this.increments = new Coalescer(
-        // A call weighs the work its increments do together (write-cost.ts entryWork), as a batch's calls do.
+        // A call weighs the work its increments do together inside Redis (write-cost.ts coalescedWork).
         { delayMs: settings.writeCoalesceMs, maxBatch: MAX_COALESCED_INCREMENTS, maxWeight: settings.writeCostPerCall },
         (_, pending) => this.sendIncrements(pending),
       );
@@ -121,7 +121,7 @@ export class WritesStore {
       ? this.increments.submit(
           this.coalescingKeys.of(board, shard, nowMs),
           { board, shard, nowMs, increment },
-          entryWork(command, board.config),
+          coalescedWork(command, board.config),
         )
       : this.functions.call(this.fns.increment, { ...this.write(board, shard, nowMs, idem), ...increment });
   }
