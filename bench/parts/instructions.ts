@@ -56,6 +56,8 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
       'EXPIRE_BENCH_PASSES',
       'EXPIRE_BENCH_KEEP',
       'EXPIRE_BENCH_ALL=1',
+      'EXPIRE_BENCH_OVER',
+      'EXPIRE_BENCH_IDLE_MS',
     ],
     run: async () => (await import('../expire-instructions')).expireInstructionsBench(),
   },

@@ -215,13 +215,13 @@ end
 local PREV_ZSET = { LISTPACK_ROWS = 128, FIRST_BYTES = 65 }
 
 -- The previous listing of a board of scores: the snapshot's rows, a prefix of the results in the
--- page's order, copied inside Redis (ZRANGESTORE replaces it), not through Lua.
+-- page's order, copied inside Redis (ZRANGESTORE), not through Lua.
 local function store_previous(prev, top_key, count, ranked)
-  if count == 0 then
-    redis.call('DEL', prev)
-  elseif ranked then
-    -- UNLINK: the listing it replaces (up to 1 000 members) is freed off the call, not in it.
-    redis.call('UNLINK', prev)
+  -- UNLINK: the listing it replaces (up to 1 000 members) is freed off the call, not in it, as a DEL or the
+  -- ZRANGESTORE replacing it would free it (~0.5 M instructions for 1 000 members, issue #45).
+  redis.call('UNLINK', prev)
+  if count == 0 then return end
+  if ranked then
     if count <= PREV_ZSET.LISTPACK_ROWS then
       redis.call('ZADD', prev, unpack(ranked))
     else
