@@ -3,7 +3,7 @@
  * 12–18 ms a call): `npm run bench -- --part write-instructions`, about ten minutes.
  * redis-server runs under callgrind (startCallgrindRedis), which counts the instructions it executes
  * whatever else the machine does, here only while a measured write runs. The harness's boards (harness/worst-case/boards.ts) at its `ci` sizes,
- * seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
+ * those the rows WRITE_BENCH_ROWS selects write on (`WRITE_BENCH_ROWS='batch of 1:'`: wc-seg's single write alone), seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
  * WRITE_BENCH_ATTEMPTS times, each call counted alone: its instructions, its script commands, and the
  * costliest of them (SLOWLOG of every command, in valgrind's microseconds: a share, not a time). Instructions are
  * counted on every thread and on Redis' main thread alone (the keys a call unlinks are freed on a background one);
@@ -89,15 +89,25 @@ export async function seedModeratedGroups(bench: Seeding): Promise<void> {
     await moderation.setState({ name: 'wc-modgroups', item: `i${free[k * freeStep]}`, state: 'hidden' });
 }
 
+/** Whether a row WRITE_BENCH_ROWS selects writes on `board` (named in its label): only those boards are seeded. */
+const measures = (bench: Bench, board: string) => rows(bench).some(([name]) => ROWS.test(name) && name.includes(board));
+
 /** seed.ts's sum boards, moderated groups and snapshot boundaries; the moderation rows' states. */
 async function seed(bench: Bench): Promise<void> {
   const { graph, clock } = bench;
-  for (const name of ['wc-sum', 'wc-seg'] as const) await putHarnessBoard(graph, name);
-  await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
   const { items } = SIZE;
-  for (const board of ['wc-sum', 'wc-seg']) await batches(bench, board, items, sumEntry);
-  await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
-  await seedModeratedGroups(bench);
+  if (measures(bench, 'wc-seg')) {
+    await putHarnessBoard(graph, 'wc-seg');
+    await batches(bench, 'wc-seg', items, sumEntry);
+  }
+  if (measures(bench, 'plain')) {
+    await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
+    await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
+  }
+  if (measures(bench, 'wc-modgroups')) await seedModeratedGroups(bench);
+  if (!measures(bench, 'wc-sum')) return;
+  await putHarnessBoard(graph, 'wc-sum');
+  await batches(bench, 'wc-sum', items, sumEntry);
   for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
     clock.advanceMs(60_000);
     await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));

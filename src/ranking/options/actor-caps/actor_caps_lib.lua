@@ -98,7 +98,9 @@ local function actor_moved(slots_key, actor, item, before, after)
   local delta = math.max(0, after) - math.max(0, before)
   if delta == 0 then return end
   local key, pair = held_key(slots_key), actor .. SEP .. item
-  if tonumber(redis.call('HINCRBY', key, pair, delta)) == 0 then redis.call('HDEL', key, pair) end
+  -- A whole move as text: a Lua number argument costs Redis a "%.17g".
+  local arg = delta % 1 == 0 and math.abs(delta) < 2 ^ 53 and string.format('%d', delta) or delta
+  if tonumber(redis.call('HINCRBY', key, pair, arg)) == 0 then redis.call('HDEL', key, pair) end
 end
 
 -- A re-weighting of one contribution adding `counted` from events sent as `sent`: what it adds at

@@ -76,13 +76,27 @@ function ACTORS.window_keys(slots_key)
     keyspace.sibling_key(slots_key, 'slots', 'byitem')
 end
 
+-- A slot start as text, as a concatenation writes it: a number's text (its "%.14g", a few thousand instructions,
+-- several a contribution) made once and kept from call to call (emptied when it holds `max`); text as it is.
+local START_TEXT = { by = {}, size = 0, max = 1024 }
+local function start_text(start)
+  if type(start) ~= 'number' then return start end
+  local text = START_TEXT.by[start]
+  if text then return text end
+  if START_TEXT.size >= START_TEXT.max then START_TEXT.by, START_TEXT.size = {}, 0 end
+  text = tostring(start)
+  START_TEXT.by[start], START_TEXT.size = text, START_TEXT.size + 1
+  return text
+end
+
 -- The two index members of one contribution: by actor, by item.
 function ACTORS.members(actor, start, item)
+  start = start_text(start)
   return actor .. ACTORS.SEP .. start .. ACTORS.SEP .. item, item .. ACTORS.SEP .. start .. ACTORS.SEP .. actor
 end
 
 function ACTORS.slot_key(slots_key, start)
-  return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start)
+  return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start_text(start))
 end
 
 -- "<amount>:<events>[:<sent>]" as numbers: amount, events, sent (the amount when not kept; nil: none).
@@ -154,7 +168,7 @@ end
 function ACTORS.unique_changed(top_key, item, delta)
   for _, view in ipairs(seg_views.views_reading(top_key) or {}) do
     if view.mode == 'unique' then
-      if tonumber(redis.call('ZINCRBY', view.top, delta, item)) <= 0 then redis.call('ZREM', view.top, item) end
+      if tonumber(redis.call('ZINCRBY', view.top, ACTORS.delta_arg(delta), item)) <= 0 then redis.call('ZREM', view.top, item) end
     end
   end
 end
