@@ -111,6 +111,31 @@ function ACTORS.pair_value(act_key, pair)
   return value
 end
 
+-- The pairs hash ACTORS.pair_unheld found marked (so existing) in this call, for the same event's
+-- ACTORS.pair_moved (taken once): nothing between them deletes it.
+local pairs_seen = { seq = 0, key = nil }
+
+-- Whether the window of `slots_key` holds no contribution of `pair` (actor<US>item) in any slot, told by its pairs
+-- hash in one read where that hash counts every pair (its mark, ACTORS.counts_kept); then the pair's contribution
+-- in the slot hash `act_key` is kept as none for the event's ACTORS.add (as ACTORS.pair_value keeps it) and the
+-- hash as existing for its ACTORS.pair_moved: a new actor's event reads one field where it read two and asked
+-- EXISTS. false where it does not tell.
+function ACTORS.pair_unheld(slots_key, act_key, pair)
+  local pairs_key = ACTORS.pairs_key(slots_key)
+  local got = redis.call('HMGET', pairs_key, pair, ACTORS.SEP)
+  if got[1] or not got[2] then return false end
+  pair_read.seq, pair_read.key, pair_read.pair, pair_read.value = CALL.seq, act_key, pair, nil
+  pairs_seen.seq, pairs_seen.key = CALL.seq, pairs_key
+  return true
+end
+
+-- Whether ACTORS.pair_unheld found the hash `pairs_key` in this call (taken once).
+local function pairs_known(pairs_key)
+  local known = pairs_seen.seq == CALL.seq and pairs_seen.key == pairs_key
+  pairs_seen.key = nil
+  return known
+end
+
 -- The pair's contribution read by ACTORS.pair_value in this call (taken once), else read now.
 local function pair_taken(act_key, pair)
   local kept = pair_read
@@ -242,7 +267,10 @@ end
 -- One live slot more (+1) or less (-1) holds the pair: the item gains an actor at 0 -> 1, loses one at 1 -> 0.
 -- A new pairs hash is marked (counts_kept); one left holding only its mark goes, as an empty hash does.
 function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
-  if delta > 0 and redis.call('EXISTS', pairs_key) == 0 then redis.call('HSET', pairs_key, ACTORS.SEP, '1') end
+  local known = pairs_known(pairs_key)
+  if delta > 0 and not known and redis.call('EXISTS', pairs_key) == 0 then
+    redis.call('HSET', pairs_key, ACTORS.SEP, '1')
+  end
   local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, ACTORS.delta_arg(delta)))
   if held <= 0 then
     redis.call('HDEL', pairs_key, actor .. ACTORS.SEP .. item)

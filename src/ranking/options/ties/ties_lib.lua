@@ -67,9 +67,14 @@ local function ties_first(top_key)
   return memo.first
 end
 
+-- The last shard count text read and whether it is more than 1 (asked for every mark drawn).
+local shards_text = { text = '1', sharded = false }
+
 -- Whether the board of `top_key` has several shards (its marks then hold a time and the shard index).
 local function tie_sharded(top_key)
-  return tonumber(call_state.config_field(cfg_key_of_top(top_key), 'shards') or '1') > 1
+  local text = call_state.config_field(cfg_key_of_top(top_key), 'shards') or '1'
+  if text ~= shards_text.text then shards_text.text, shards_text.sharded = text, tonumber(text) > 1 end
+  return shards_text.sharded
 end
 
 -- The sequence numbers the call `seq` took for the board of `cfg_key` and has not drawn yet: next..last.
