@@ -24,7 +24,7 @@ import { RetractionStore, type RetractionKind } from '../src/ranking/retraction/
 import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
 import { counting, type Callgrind } from './redis-instructions';
 import { perFcall, withCallgrindRanking } from './callgrind-ranking';
-import { putHarnessBoard } from './write-instructions';
+import { putHarnessBoard } from './write-bench-seed';
 
 const SIZE = SIZES.ci;
 const SEED_BATCH = 200;

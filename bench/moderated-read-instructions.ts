@@ -11,7 +11,7 @@ import { RedisFunctions } from '../src/redis/redis-functions';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { counting } from './redis-instructions';
 import { perCall, withCallgrindRanking } from './callgrind-ranking';
-import { seedModeratedGroups } from './write-instructions';
+import { seedModeratedGroups } from './write-bench-seed';
 
 const ATTEMPTS = Number(process.env.READ_BENCH_ATTEMPTS ?? 2);
 const ROWS = new RegExp(process.env.READ_BENCH_ROWS ?? '.');

@@ -3,7 +3,7 @@
  * 12–18 ms a call): `npm run bench -- --part write-instructions`, about ten minutes.
  * redis-server runs under callgrind (startCallgrindRedis), which counts the instructions it executes
  * whatever else the machine does, here only while a measured write runs. The harness's boards (harness/worst-case/boards.ts) at its `ci` sizes,
- * seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
+ * those the rows WRITE_BENCH_ROWS selects write on (`WRITE_BENCH_ROWS='batch of 1:'`: wc-seg's single write alone), seeded as seed.ts seeds them and moderated as the moderation rows leave them; then each row's write,
  * WRITE_BENCH_ATTEMPTS times, each call counted alone: its instructions, its script commands, and the
  * costliest of them (SLOWLOG of every command, in valgrind's microseconds: a share, not a time). Instructions are
  * counted on every thread and on Redis' main thread alone (the keys a call unlinks are freed on a background one);
@@ -11,25 +11,21 @@
  * host a call lasts seconds under valgrind, and the server's timer work falling inside it moved rows by 0.5-4 M.
  */
 import Redis from 'ioredis';
-import { BOARDS, MODERATED_GROUP_IDS, SIZES } from '../harness/worst-case/boards';
+import { SIZES } from '../harness/worst-case/boards';
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
-import { MODERATED_GROUPS_PER_BOARD, MODERATED_ITEMS_PER_SHARD } from '../src/ranking/core/ranking.limits';
+import { MODERATED_ITEMS_PER_SHARD } from '../src/ranking/core/ranking.limits';
 import { RANKING } from '../src/ranking/ranking.functions';
-import { WriteCommands, type BatchInput } from '../src/ranking/writes/write-commands';
-import { capOf } from '../src/ranking/options/actor-caps/actor-caps.option';
-import { actorsKept } from '../src/ranking/options/actors/actors.option';
-import { optionsOf } from '../src/ranking/options/registry';
-import { segmentsOf as segmentsOption } from '../src/ranking/options/segments/segments.option';
+import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { counting, dumpCounts, scriptCommandsOf, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
-import { coalescedRows, seedCoalescedBoards } from './coalesced-call-rows';
+import { batches, putHarnessBoard, seedModeratedGroups, sumEntry } from './write-bench-seed';
+import { coalescedLabels, coalescedRows, seedCoalescedBoards } from './coalesced-call-rows';
 
 const SIZE = SIZES.ci;
 /** moderation_count_lib's INDEXES_PER_CALL: the most windows' indexes of the hidden items' scores a write's call builds. */
 const INDEXES_PER_CALL = Number(/local INDEXES_PER_CALL = (\d+)/.exec(RANKING.library.source)?.[1]);
-const SEED_BATCH = 100;
 const ATTEMPTS = Number(process.env.WRITE_BENCH_ATTEMPTS ?? 3);
 const ROWS = new RegExp(process.env.WRITE_BENCH_ROWS ?? '.');
 const segmentsOf = (seed: number) => Array.from({ length: 8 }, (_, k) => `s${(seed + k) % 64}`);
@@ -43,75 +39,40 @@ interface Bench {
   commands: WriteCommands;
 }
 
-async function batches(bench: Seeding, board: string, count: number, entry: (n: number) => BatchInput) {
-  for (let first = 0; first < count; first += SEED_BATCH) {
-    const entries = Array.from({ length: Math.min(SEED_BATCH, count - first) }, (_, k) => entry(first + k));
-    await bench.graph.ranking.incrementBatch(bench.commands.batch({ board, entries }));
-  }
-}
-
-/** What seeding needs of a bench: the graph and the write commands. */
-type Seeding = Pick<Bench, 'graph' | 'commands'>;
-
-/** A harness board stored as the controller reads a PUT's body (ranking.controller.ts putBoard). */
-export async function putHarnessBoard(
-  graph: RankingGraph,
-  name: 'wc-sum' | 'wc-seg' | 'wc-modgroups',
-  storedAs: string = name,
-): Promise<void> {
-  const { actors, segments, ...body } = structuredClone(BOARDS[name]) as (typeof BOARDS)['wc-modgroups'];
-  const options = { ...body, actors: actorsKept(actors), ...segmentsOption(segments) };
-  await graph.ranking.putBoard({ name: storedAs, ...body, ...optionsOf(options), ...capOf(actors) } as never);
-}
-
-/** seed.ts's sum board entry `n`: its score, actor and segment. */
-const sumEntry = (n: number) => ({
-  item: `i${n}`,
-  amount: SIZE.items - n,
-  actor: `a${n % SIZE.actors}`,
-  segments: [`s${n % SIZE.segments}`],
-});
-
-/**
- * wc-modgroups as seed.ts seeds it (the head's items in MODERATED_GROUP_IDS' groups) and as the moderation
- * rows leave it: every group but g0 hidden, and the most item states on items of no hidden group.
- */
-export async function seedModeratedGroups(bench: Seeding): Promise<void> {
-  await putHarnessBoard(bench.graph, 'wc-modgroups');
-  const { groups, itemsEach } = MODERATED_GROUP_IDS;
-  await batches(bench, 'wc-modgroups', SIZE.items, (n) => ({
-    ...sumEntry(n),
-    group: n < groups * itemsEach ? `g${n % groups}` : 'rest',
-  }));
-  const moderation = bench.graph.module.get(ModerationService);
-  for (let g = 1; g < MODERATED_GROUPS_PER_BOARD; g++)
-    await moderation.setGroupState({ name: 'wc-modgroups', group: `g${g}`, state: 'hidden' });
-  const free = Array.from({ length: groups * itemsEach }, (_, n) => n).filter(
-    (n) => n % groups >= MODERATED_GROUPS_PER_BOARD,
+/** Whether a row WRITE_BENCH_ROWS selects writes on `board` (named in its label): only those boards are seeded. */
+const measures = (bench: Bench, board: string) =>
+  [...coalescedLabels(), ...ownRows(bench, () => Promise.resolve()).map(([name]) => name)].some(
+    (name) => ROWS.test(name) && name.includes(board),
   );
-  const freeStep = Math.max(1, Math.floor(free.length / MODERATED_ITEMS_PER_SHARD));
-  for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
-    await moderation.setState({ name: 'wc-modgroups', item: `i${free[k * freeStep]}`, state: 'hidden' });
-}
 
 /** seed.ts's sum boards, moderated groups and snapshot boundaries; the moderation rows' states. */
 async function seed(bench: Bench): Promise<void> {
   const { graph, clock } = bench;
-  for (const name of ['wc-sum', 'wc-seg'] as const) await putHarnessBoard(graph, name);
-  await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
   const { items } = SIZE;
-  for (const board of ['wc-sum', 'wc-seg']) await batches(bench, board, items, sumEntry);
-  await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
-  await seedModeratedGroups(bench);
-  await seedCoalescedBoards(
-    graph,
-    (name) => putHarnessBoard(graph, 'wc-sum', name),
-    (board) => batches(bench, board, items, (n) => ({ item: `i${n}`, amount: items - n })),
-  );
+  if (measures(bench, 'wc-seg')) {
+    await putHarnessBoard(graph, 'wc-seg');
+    await batches(bench, 'wc-seg', items, sumEntry);
+  }
+  if (measures(bench, 'plain')) {
+    await graph.ranking.putBoard({ name: 'plain', windows: [{ name: 'm', period: '1h', interval: '1m' }] });
+    await batches(bench, 'plain', items, (n) => ({ item: `i${n}`, amount: items - n }));
+  }
+  if (measures(bench, 'wc-modgroups')) await seedModeratedGroups(bench);
+  if (coalescedLabels().some((label) => ROWS.test(label) && !label.endsWith('(plain)')))
+    await seedCoalescedBoards(
+      graph,
+      (name) => putHarnessBoard(graph, 'wc-sum', name),
+      (board) => batches(bench, board, items, (n) => ({ item: `i${n}`, amount: items - n })),
+    );
+  const sum = measures(bench, 'wc-sum');
+  if (sum) await putHarnessBoard(graph, 'wc-sum');
+  if (sum) await batches(bench, 'wc-sum', items, sumEntry);
+  // The boundaries pass whichever boards are seeded: the rows write minutes after the seeding.
   for (let boundary = 0; boundary < SIZE.snapshots; boundary++) {
     clock.advanceMs(60_000);
-    await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
+    if (sum) await batches(bench, 'wc-sum', 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
   }
+  if (!sum) return;
   const moderation = graph.module.get(ModerationService);
   const step = Math.floor(items / MODERATED_ITEMS_PER_SHARD);
   for (let k = 0; k < MODERATED_ITEMS_PER_SHARD; k++)
@@ -126,17 +87,21 @@ type Increment = (fields: Parameters<WriteCommands['increment']>[0]) => Promise<
 type Rows = Array<[string, () => Promise<unknown>]>;
 
 /** The worst-case rows' writes (board-rows.ts, moderation-rows.ts), and plain increments beside them. */
-async function rows(bench: Bench): Promise<Rows> {
-  const { graph, commands } = bench;
-  const increment: Increment = (fields) => graph.ranking.increment(commands.increment(fields));
+function ownRows(bench: Bench, increment: Increment): Rows {
   return [
-    ...(await coalescedRows(graph, increment)),
     ['plain increment, 1-window board', () => increment({ board: 'plain', item: 'i5', amount: 1 })],
     ['plain increment of an existing item, wc-sum', () => increment({ board: 'wc-sum', item: 'i1501', amount: 1 })],
     ...moderatedRows(bench, increment),
     ...freshRows(bench, increment),
     ...segmentedBatchRows(bench),
   ];
+}
+
+/** The coalesced rows (they size their calls from the seeded boards' configs), then the others. */
+async function rows(bench: Bench): Promise<Rows> {
+  const { graph, commands } = bench;
+  const increment: Increment = (fields) => graph.ranking.increment(commands.increment(fields));
+  return [...(await coalescedRows(graph, increment)), ...ownRows(bench, increment)];
 }
 
 /**

@@ -25,9 +25,11 @@ local BOUND = { keys = nil, args = nil }
 -- rebaseChunk), an admin step's share of its units (actor_lib's bound_rebase); drain_left: the
 -- expired-slot fields the call may still drain (nil: its header's budget, nothing drained yet);
 -- work: what the options' counts inside Redis weighed so far (moderation_lib's WORK), which a coalesced
--- increment stops at (increment.lua's WORK_BUDGET).
+-- increment stops at (increment.lua's WORK_BUDGET); marks_ahead: how many tie marks the call is about to draw
+-- on its board at most (segment_lib's pass over an entry's segments; nil: not told), for ties_lib to take
+-- their sequence numbers in one step.
 -- The header's fields (now_ms, budget) are the reader's (reader.HEADER, read by the handler first).
-local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false, drain_left = nil, work = 0 }
+local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false, drain_left = nil, work = 0, marks_ahead = nil }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
@@ -115,7 +117,7 @@ local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
   call.cfg_key, call.seq, call.draining, call.writes, call.rebase_chunk = keys[1], call.seq + 1, false, false, nil
-  call.drain_left, call.work = nil, 0
+  call.drain_left, call.work, call.marks_ahead = nil, 0, nil
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
   reader.forget_kept()
 end

@@ -124,7 +124,7 @@ local function expire_window(slots_key, top_key, now_sec, period_sec, interval_s
   while true do
     -- The oldest slot (members are their own start, as scores): the cheapest question a call asks
     -- every time, and almost always answered "still live".
-    local oldest = redis.call('ZRANGE', slots_key, 0, 0)
+    local oldest = redis.call('ZRANGE', slots_key, '0', '0')
     if #oldest == 0 or tonumber(oldest[1]) >= live_from then
       CONFIG.oldest_live = tonumber(oldest[1]) or false
       break

@@ -33,9 +33,14 @@ call_state.config_field_add('weighted', 'actor_caps')
 -- The weight last asked in the call `seq`: a call's events mostly share an actor.
 local memo = { seq = 0, actor = nil, weight = 1 }
 
+-- The last cap text read and its number: a write asks it twice a window (a strtod each).
+local cap_text = { text = false, cap = 0 }
+
 -- The board's cap (0: none), from the call's config copy.
 local function cap_of()
-  return tonumber(call_state.config_field(CALL.cfg_key, 'capPerItem')) or 0
+  local text = call_state.config_field(CALL.cfg_key, 'capPerItem')
+  if text ~= cap_text.text then cap_text.text, cap_text.cap = text, tonumber(text) or 0 end
+  return cap_text.cap
 end
 
 -- The actor's weight on this shard (1 unless an admin set another).
@@ -83,7 +88,10 @@ local function actor_amount(slots_key, slot_start, actor, item, amount)
   local counted = amount * weight
   if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
   local held = held_of(slots_key, actor, item)
-  local own = actor_log.ACTORS.figures(actor_log.ACTORS.pair_value(actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item))
+  local act_key, pair = actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item
+  -- No contribution of the pair anywhere in the window (a new actor's): none in this slot either.
+  if held == 0 and actor_log.ACTORS.pair_unheld(slots_key, act_key, pair) then return within_cap(cap, counted, 0) end
+  local own = actor_log.ACTORS.figures(actor_log.ACTORS.pair_value(act_key, pair))
   return within_cap(cap, counted, held - math.max(0, own) + own)
 end
 
@@ -98,7 +106,9 @@ local function actor_moved(slots_key, actor, item, before, after)
   local delta = math.max(0, after) - math.max(0, before)
   if delta == 0 then return end
   local key, pair = held_key(slots_key), actor .. SEP .. item
-  if tonumber(redis.call('HINCRBY', key, pair, delta)) == 0 then redis.call('HDEL', key, pair) end
+  -- A whole move as text: a Lua number argument costs Redis a "%.17g".
+  local arg = delta % 1 == 0 and math.abs(delta) < 2 ^ 53 and string.format('%d', delta) or delta
+  if tonumber(redis.call('HINCRBY', key, pair, arg)) == 0 then redis.call('HDEL', key, pair) end
 end
 
 -- A re-weighting of one contribution adding `counted` from events sent as `sent`: what it adds at

@@ -76,13 +76,27 @@ function ACTORS.window_keys(slots_key)
     keyspace.sibling_key(slots_key, 'slots', 'byitem')
 end
 
+-- A slot start as text, as a concatenation writes it: a number's text (its "%.14g", a few thousand instructions,
+-- several a contribution) made once and kept from call to call (emptied when it holds `max`); text as it is.
+local START_TEXT = { by = {}, size = 0, max = 1024 }
+local function start_text(start)
+  if type(start) ~= 'number' then return start end
+  local text = START_TEXT.by[start]
+  if text then return text end
+  if START_TEXT.size >= START_TEXT.max then START_TEXT.by, START_TEXT.size = {}, 0 end
+  text = tostring(start)
+  START_TEXT.by[start], START_TEXT.size = text, START_TEXT.size + 1
+  return text
+end
+
 -- The two index members of one contribution: by actor, by item.
 function ACTORS.members(actor, start, item)
+  start = start_text(start)
   return actor .. ACTORS.SEP .. start .. ACTORS.SEP .. item, item .. ACTORS.SEP .. start .. ACTORS.SEP .. actor
 end
 
 function ACTORS.slot_key(slots_key, start)
-  return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start)
+  return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start_text(start))
 end
 
 -- "<amount>:<events>[:<sent>]" as numbers: amount, events, sent (the amount when not kept; nil: none).
@@ -95,6 +109,31 @@ function ACTORS.pair_value(act_key, pair)
   local value = redis.call('HGET', act_key, pair)
   pair_read.seq, pair_read.key, pair_read.pair, pair_read.value = CALL.seq, act_key, pair, value
   return value
+end
+
+-- The pairs hash ACTORS.pair_unheld found marked (so existing) in this call, for the same event's
+-- ACTORS.pair_moved (taken once): nothing between them deletes it.
+local pairs_seen = { seq = 0, key = nil }
+
+-- Whether the window of `slots_key` holds no contribution of `pair` (actor<US>item) in any slot, told by its pairs
+-- hash in one read where that hash counts every pair (its mark, ACTORS.counts_kept); then the pair's contribution
+-- in the slot hash `act_key` is kept as none for the event's ACTORS.add (as ACTORS.pair_value keeps it) and the
+-- hash as existing for its ACTORS.pair_moved: a new actor's event reads one field where it read two and asked
+-- EXISTS. false where it does not tell.
+function ACTORS.pair_unheld(slots_key, act_key, pair)
+  local pairs_key = ACTORS.pairs_key(slots_key)
+  local got = redis.call('HMGET', pairs_key, pair, ACTORS.SEP)
+  if got[1] or not got[2] then return false end
+  pair_read.seq, pair_read.key, pair_read.pair, pair_read.value = CALL.seq, act_key, pair, nil
+  pairs_seen.seq, pairs_seen.key = CALL.seq, pairs_key
+  return true
+end
+
+-- Whether ACTORS.pair_unheld found the hash `pairs_key` in this call (taken once).
+local function pairs_known(pairs_key)
+  local known = pairs_seen.seq == CALL.seq and pairs_seen.key == pairs_key
+  pairs_seen.key = nil
+  return known
 end
 
 -- The pair's contribution read by ACTORS.pair_value in this call (taken once), else read now.
@@ -154,7 +193,7 @@ end
 function ACTORS.unique_changed(top_key, item, delta)
   for _, view in ipairs(seg_views.views_reading(top_key) or {}) do
     if view.mode == 'unique' then
-      if tonumber(redis.call('ZINCRBY', view.top, delta, item)) <= 0 then redis.call('ZREM', view.top, item) end
+      if tonumber(redis.call('ZINCRBY', view.top, ACTORS.delta_arg(delta), item)) <= 0 then redis.call('ZREM', view.top, item) end
     end
   end
 end
@@ -228,7 +267,10 @@ end
 -- One live slot more (+1) or less (-1) holds the pair: the item gains an actor at 0 -> 1, loses one at 1 -> 0.
 -- A new pairs hash is marked (counts_kept); one left holding only its mark goes, as an empty hash does.
 function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
-  if delta > 0 and redis.call('EXISTS', pairs_key) == 0 then redis.call('HSET', pairs_key, ACTORS.SEP, '1') end
+  local known = pairs_known(pairs_key)
+  if delta > 0 and not known and redis.call('EXISTS', pairs_key) == 0 then
+    redis.call('HSET', pairs_key, ACTORS.SEP, '1')
+  end
   local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, ACTORS.delta_arg(delta)))
   if held <= 0 then
     redis.call('HDEL', pairs_key, actor .. ACTORS.SEP .. item)

@@ -52,9 +52,14 @@ local function segment_refusal(cfg_key, names, max, now_sec)
   if #names == 0 then return nil end
   local segs = segment_indexes(cfg_key)
   local new = 0
-  for _, name in ipairs(names) do
-    local live_until = tonumber(redis.call('ZSCORE', segs, name))
-    if not live_until or live_until <= now_sec then new = new + 1 end
+  -- The names' ends read a thousand at a time (8 segments: one command, not 8; unpack takes fewer than 8 000).
+  for first = 1, #names, 1000 do
+    local last = math.min(#names, first + 999)
+    local ends = redis.call('ZMSCORE', segs, unpack(names, first, last))
+    for i = 1, last - first + 1 do
+      local live_until = tonumber(ends[i])
+      if not live_until or live_until <= now_sec then new = new + 1 end
+    end
   end
   if new == 0 then return nil end
   local live = redis.call('ZCOUNT', segs, '(' .. now_sec, '+inf')
@@ -169,7 +174,7 @@ local function drain_segment(windows, name, now_ms, budget, drain)
     end
     -- The oldest slot expire_window found live (false: none), read again only where it asked nothing.
     local oldest = call_state.CONFIG.oldest_live
-    if oldest == nil then oldest = tonumber(redis.call('ZRANGE', slots_key, 0, 0)[1]) or false end
+    if oldest == nil then oldest = tonumber(redis.call('ZRANGE', slots_key, '0', '0')[1]) or false end
     if oldest then next_ms = math.min(next_ms, slot_due.slot_due_ms(oldest, period_sec)) end
   end
   next_ms = math.min(next_ms, segment_snapshot_due_ms(windows, name, now_sec, confs) or math.huge)
@@ -191,6 +196,19 @@ local function segment_drain_due(name, now_ms, keeps_snapshots)
   return due_ms ~= nil and due_ms <= now_ms
 end
 
+-- What a write does first to segment `name` (segment_add): 'drain' (drain_segment) where something of it is due
+-- (segment_drain_due), or on a board keeping snapshots where it holds nothing yet; 'cross' (its boundaries only) on
+-- such a board where nothing is due before a later time: none of its slots has expired and its next boundary is
+-- later (its due is the earlier of both), so a drain would expire nothing and store the due it holds, unless an
+-- option settles windows with no expired slot (window_settled: then it drains). nil: nothing.
+local function write_drain(name, now_ms, keeps_snapshots)
+  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'segdue'), name))
+  if due_ms ~= nil and due_ms <= now_ms then return 'drain' end
+  if not keeps_snapshots then return nil end
+  if due_ms == nil or #call_state.hooks_of(CALL.cfg_key).window_settled > 0 then return 'drain' end
+  return 'cross'
+end
+
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of `at_sec`,
 -- exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec` as the board's views got
 -- it: the event's time for hot's firstSeen, nil for none). A segment is first drained where due (once per call, within
@@ -207,9 +225,15 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
   local new_due_ms = nil
   local now_ms = call_state.now_ms()
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
+  -- A tie mark at most for each segment window changed (ties_lib takes their sequence numbers at once).
+  CALL.marks_ahead = #names * windows.count
   for _, name in ipairs(names) do
-    if not seg_views.segment_seen(name) and segment_drain_due(name, now_ms, confs ~= nil) then
-      -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
+    local first = not seg_views.segment_seen(name) and write_drain(name, now_ms, confs ~= nil)
+    -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
+    if first == 'cross' then
+      seg_views.segment_views(CALL.cfg_key, name)
+      if not cross_segment(windows, name, math.floor(now_ms / 1000), confs, true) then error({ err = snapshot.CROSSING_ERROR }) end
+    elseif first == 'drain' then
       local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
       if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
       call_state.spend_budget(left)

@@ -39,6 +39,14 @@ local CONFIG = call_state.CONFIG
 
 -- RUN_READ: members of a score's run tie_ahead reads in one call (a longer run: a binary search beyond).
 local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 9999999999999, RUN_READ = 32 }
+TIE.FORMAT = '%0' .. TIE.DIGITS .. 'd'
+
+-- A score as a command's argument, exactly: a whole one below 2^53 as "%d" (what "%.17g" writes for it, without a
+-- float's formatting), any other (0 too: its sign) "%.17g".
+local function score_arg(score)
+  if score ~= 0 and score % 1 == 0 and math.abs(score) < 2 ^ 53 then return string.format('%d', score) end
+  return string.format('%.17g', score)
+end
 
 local cfg_key_of_top = call_state.cfg_key_of_top
 call_state.config_field_add('ties', 'ties')
@@ -59,20 +67,45 @@ local function ties_first(top_key)
   return memo.first
 end
 
+-- The last shard count text read and whether it is more than 1 (asked for every mark drawn).
+local shards_text = { text = '1', sharded = false }
+
 -- Whether the board of `top_key` has several shards (its marks then hold a time and the shard index).
 local function tie_sharded(top_key)
-  return tonumber(call_state.config_field(cfg_key_of_top(top_key), 'shards') or '1') > 1
+  local text = call_state.config_field(cfg_key_of_top(top_key), 'shards') or '1'
+  if text ~= shards_text.text then shards_text.text, shards_text.sharded = text, tonumber(text) > 1 end
+  return shards_text.sharded
+end
+
+-- The sequence numbers the call `seq` took for the board of `cfg_key` and has not drawn yet: next..last.
+local block = { seq = 0, cfg_key = nil, next = 1, last = 0 }
+
+-- The shard's next sequence number. Where the call was told how many marks it is about to draw
+-- (CALL.marks_ahead) it takes that many in one HINCRBY and draws them in order (a pass over 8 segments
+-- took one for each of its 32 windows); any it leaves undrawn are never drawn, and every later call's are
+-- greater, so the marks keep the order they are drawn in.
+local function next_seq(cfg_key)
+  if block.seq == CALL.seq and block.cfg_key == cfg_key and block.next <= block.last then
+    block.next = block.next + 1
+    return block.next - 1
+  end
+  local count = cfg_key == CALL.cfg_key and CALL.marks_ahead or 1
+  CALL.marks_ahead = nil
+  local last = redis.call('HINCRBY', cfg_key, 'tieSeq', string.format('%d', count))
+  block.seq, block.cfg_key, block.next, block.last = CALL.seq, cfg_key, last - count + 2, last
+  return last - count + 1
 end
 
 -- A new mark on the shard of config hash `cfg_key` (TIE: its format by the board's shard count).
 local function tie_new_mark(top_key, cfg_key)
-  local seq = redis.call('HINCRBY', cfg_key, 'tieSeq', '1')
-  if not tie_sharded(top_key) then return string.format('%0' .. TIE.DIGITS .. '.0f', TIE.MAX - seq) end
+  local seq = next_seq(cfg_key)
+  -- Integers below 2^53 written as integers ("%d"): the same digits as "%.0f", without its float formatting.
+  if not tie_sharded(top_key) then return string.format(TIE.FORMAT, TIE.MAX - seq) end
   local last_ms = tonumber(redis.call('HGET', cfg_key, 'tieMs') or '0')
   local now_ms = math.floor(call_state.now_ms() or 0)
   if now_ms > last_ms then redis.call('HSET', cfg_key, 'tieMs', now_ms) else now_ms = last_ms end
   local shard = tonumber(string.match(cfg_key, '/(%d+)}:cfg$') or '0')
-  return string.format('%013.0f%015.0f%02d', TIE.MS_MAX - now_ms, TIE.MAX - seq, 99 - shard)
+  return string.format('%013d%015d%02d', TIE.MS_MAX - now_ms, TIE.MAX - seq, 99 - shard)
 end
 
 -- The mark of the drain of the expired slot CALL.draining (its start) in the window of `top_key`: drawn
@@ -153,7 +186,7 @@ local function tie_order_changed(top_key, item, score)
   local mark = false
   if tie_listed(top_key, item, score) then
     mark = CALL.draining and tie_drain_mark(top_key, old) or tie_new_mark(top_key, cfg_key_of_top(top_key))
-    redis.call('ZADD', order_key, string.format('%.17g', score), mark .. item)
+    redis.call('ZADD', order_key, score_arg(score), mark .. item)
     redis.call('HSET', marks_key, item, mark)
   elseif old then
     redis.call('HDEL', marks_key, item)

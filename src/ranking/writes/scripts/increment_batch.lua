@@ -176,6 +176,8 @@ end
 -- told by the adds, counted_by_adds; else `created`, admit_items').
 local function batch_apply(batch, entries, now_ms, windows, counting, created, segments)
   local new_due_ms, held
+  -- A tie mark at most for each entry in each window (ties_lib takes their sequence numbers at once).
+  call_state.CALL.marks_ahead = windows.count * #entries
   if batch.full or aggregate.mode() ~= 'sum' then
     new_due_ms = batch_add(batch, entries, now_ms, windows)
   else
