@@ -37,7 +37,7 @@ async function tallyStreams(flood: { url: string; clients: number; total: number
     const opened = await Promise.all(
       Array.from({ length: Math.min(100, total - start) }, (_, i) => {
         const n = (start + i) % clients;
-        const headers = flood.forwarded ? { 'x-forwarded-for': forwardedAddress(n) } : {};
+        const headers: Record<string, string> = flood.forwarded ? { 'x-forwarded-for': forwardedAddress(n) } : {};
         return openStream(`${url}/boards/live/stream`, address(n), headers);
       }),
     );
