@@ -24,16 +24,22 @@ import {
  * attack needs many clients. Each flood lasts at most 20 s; the whole part about a minute.
  */
 
-/** `total` streams of the live board, 100 opened at a time from `addresses` addresses: their statuses counted. */
-async function tallyStreams(flood: { url: string; addresses: number; total: number }) {
-  const { url, addresses, total } = flood;
+/**
+ * `total` streams of the live board, 100 opened at a time, from `clients` clients: loopback addresses,
+ * which the service counts as one client (loopback is one machine), or with `forwarded` addresses of
+ * 10.0.0.0/16 in X-Forwarded-For (the service trusting loopback as its proxy): one client each.
+ */
+async function tallyStreams(flood: { url: string; clients: number; total: number; forwarded?: boolean }) {
+  const { url, clients, total } = flood;
   const counts: Record<number, number> = {};
   const sockets: Socket[] = [];
   for (let start = 0; start < total; start += 100) {
     const opened = await Promise.all(
-      Array.from({ length: Math.min(100, total - start) }, (_, i) =>
-        openStream(`${url}/boards/live/stream`, address((start + i) % addresses)),
-      ),
+      Array.from({ length: Math.min(100, total - start) }, (_, i) => {
+        const n = (start + i) % clients;
+        const headers: Record<string, string> = flood.forwarded ? { 'x-forwarded-for': forwardedAddress(n) } : {};
+        return openStream(`${url}/boards/live/stream`, address(n), headers);
+      }),
     );
     for (const stream of opened) {
       counts[stream.status] = (counts[stream.status] ?? 0) + 1;
@@ -43,6 +49,8 @@ async function tallyStreams(flood: { url: string; addresses: number; total: numb
   return { counts, sockets };
 }
 
+const forwardedAddress = (n: number) => `10.0.${Math.floor(n / 250)}.${1 + (n % 250)}`;
+
 function describe(counts: Record<number, number>): string {
   return Object.entries(counts)
     .map(([status, count]) => `${count}×${status}`)
@@ -50,17 +58,19 @@ function describe(counts: Record<number, number>): string {
 }
 
 async function manyStreams(): Promise<AbuseRow[]> {
-  const service = await startAll();
+  // Behind a trusted proxy (loopback) each forwarded address is a client; the loopback peers one.
+  const service = await startAll({ TRUST_PROXY: '127.0.0.0/8' });
   try {
     await putBoard(service.url, 'live');
     await putBoard(service.url, 'other');
-    const tally = (addresses: number, total: number) => tallyStreams({ url: service.url, addresses, total });
+    const tally = (clients: number, total: number, forwarded = false) =>
+      tallyStreams({ url: service.url, clients, total, forwarded });
     const baseline = await unrelatedReads(service.url, Date.now() + 2000);
     const oneClient = await tally(1, 2000);
     for (const socket of oneClient.sockets) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 500));
     const floodStartMs = Date.now();
-    const manyClients = await tally(100, 2500);
+    const manyClients = await tally(100, 2500, true);
     const floodSec = (Date.now() - floodStartMs) / 1000;
     const probe = await call(`${service.url}/health/live`);
     const reads = await unrelatedReads(service.url, Date.now() + 3000);
@@ -72,9 +82,14 @@ async function manyStreams(): Promise<AbuseRow[]> {
         held: (oneClient.counts[200] ?? 0) === 32,
       },
       {
-        attack: '1: 2 500 SSE streams from 100 addresses',
+        attack: '1: 2 500 SSE streams from 100 clients (addresses forwarded by a trusted proxy)',
         measured: `${describe(manyClients.counts)} in ${floodSec.toFixed(1)} s (instance cap 2 000: 503 STREAM_CAPACITY); /health/live ${probe.status}; unrelated top p99 ${reads.p99Ms} ms (before ${baseline.p99Ms} ms), ${reads.failed}/${reads.count} failed`,
-        held: (manyClients.counts[200] ?? 0) <= 2000 && probe.status === 200 && readsHeld(reads, baseline),
+        // The instance's cap reached (503s), not a client's: the flood measured what it names.
+        held:
+          (manyClients.counts[200] ?? 0) <= 2000 &&
+          (manyClients.counts[503] ?? 0) > 0 &&
+          probe.status === 200 &&
+          readsHeld(reads, baseline),
       },
     ];
   } finally {
