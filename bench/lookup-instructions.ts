@@ -6,7 +6,6 @@
  * ranks), 200 of them hidden, one with `ties: first`, one without; lookups of 25, 100 and 1 000 ids,
  * each read once unmeasured, then measured. The fixed cost of a call is the 0-id-equivalent: the
  * per-id cost is the slope between the 25- and 100-id rows' instructions per call.
- * LOOKUP_BENCH_FCALL_ONLY=1 counts only inside the FCALLs (callgrind's --toggle-collect=fcallCommand).
  */
 import Redis from 'ioredis';
 import { type RankingGraph } from '../harness/compose-ranking';
@@ -139,8 +138,5 @@ export async function lookupInstructionsBench(): Promise<void> {
         }
     },
     settings,
-    // LOOKUP_BENCH_FCALL_ONLY=1: only what runs inside an FCALL, without the server's timer work that a
-    // loaded host lets fall inside a counted call (serverCron).
-    process.env.LOOKUP_BENCH_FCALL_ONLY === '1' ? ['--toggle-collect=fcallCommand'] : [],
   );
 }

@@ -77,7 +77,7 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     name: 'lookup-instructions',
     capability: 'instructions',
     measures: 'a lookup per call and per id on a moderated board',
-    knobs: ['LOOKUP_BENCH_IDS', 'LOOKUP_BENCH_SHARDS', 'LOOKUP_BENCH_FCALL_ONLY'],
+    knobs: ['LOOKUP_BENCH_IDS', 'LOOKUP_BENCH_SHARDS'],
     run: async () => (await import('../lookup-instructions')).lookupInstructionsBench(),
   },
   {
