@@ -12,7 +12,7 @@ import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
 import { ModerationService } from '../src/ranking/moderation/moderation.service';
 import { dumpCounts, type Callgrind } from './redis-instructions';
-import { perFcall, withCallgrindRanking } from './callgrind-ranking';
+import { perFcall, withCallgrindRanking, type CountedFcall } from './callgrind-ranking';
 
 const ITEMS = 2000;
 const MINUTE_MS = 60_000;
@@ -56,42 +56,65 @@ async function seedModerated(graph: RankingGraph, clock: FakeClock, name: string
 }
 
 /**
- * LOOKUP_BENCH_SHARDS=64: the harness's row of the most ids the count cap takes on a sharded `ties:
- * first` board (31 on 64), with and without data, instead of the moderated boards.
+ * LOOKUP_BENCH_SHARDS=64: the harness's rows of the most ids the count cap takes on a sharded board
+ * (31 on 64 shards of `ties: first`, 93 on 64 plain), with and without data, instead of the moderated
+ * boards; then each call of those lookups.
  */
 async function sharded(server: Callgrind, redis: Redis, graph: RankingGraph, shards: number): Promise<void> {
   const windows = [{ name: 'm', period: 3600, interval: 60 }];
   await graph.ranking.putBoard({ name: 'wide', windows, ties: 'first', shards });
-  for (let first = 0; first < ITEMS; first += 500) {
-    const entries = Array.from({ length: 500 }, (_, k) => ({ item: `i${first + k}`, amount: 1 + ((first + k) % 7) }));
-    await graph.ranking.incrementBatch('wide', entries);
-  }
+  await graph.ranking.putBoard({ name: 'flat', windows, shards });
+  for (const name of ['wide', 'flat'])
+    for (let first = 0; first < ITEMS; first += 500) {
+      const entries = Array.from({ length: 500 }, (_, k) => ({ item: `i${first + k}`, amount: 1 + ((first + k) % 7) }));
+      await graph.ranking.incrementBatch(name, entries);
+    }
   console.log('| lookup | calls | M instructions | M a call |');
   console.log('| --- | ---: | ---: | ---: |');
-  const items = Array.from({ length: 31 }, (_, n) => `i${(n * 7) % ITEMS}`);
-  for (const withData of [true, false]) {
-    const ask = { name: 'wide', window: 'm', items, relative: false, withData };
-    const label = `31 ids on ${shards} shards, ties: first${withData ? ', data' : ''}`;
-    await measure(server, redis, label, () => graph.lookup.lookup(ask));
-  }
-  await eachCall(server, graph, items);
+  const idsOf = (count: number) => Array.from({ length: count }, (_, n) => `i${(n * 7) % ITEMS}`);
+  const cases = [
+    { name: 'wide', items: idsOf(31), kind: 'ties: first' },
+    { name: 'flat', items: idsOf(Math.floor(6000 / shards)), kind: 'plain' },
+  ];
+  for (const { name, items, kind } of cases)
+    for (const withData of [true, false]) {
+      const ask = { name, window: 'm', items, relative: false, withData };
+      const label = `${items.length} ids on ${shards} shards, ${kind}${withData ? ', data' : ''}`;
+      await measure(server, redis, label, () => graph.lookup.lookup(ask));
+    }
+  await eachCall(
+    server,
+    graph,
+    'wide',
+    idsOf(31).map((item) => [item]),
+  );
+  // A plain board's calls of nodeIdsPerCall ids (3 on 64 shards): a lookup each.
+  await eachCall(
+    server,
+    graph,
+    'flat',
+    Array.from({ length: 31 }, (_, c) => cases[1].items.slice(3 * c, 3 * c + 3)),
+  );
 }
 
 /**
  * Each FCALL's instructions (perFcall: what its dump counted, the call and whatever ran meanwhile)
- * of the lookups of `items` one id at a time, with data: the
- * least and most of one call. An id a lookup: perFcall sends the calls one after the other, dumping
- * around each, and 31 ids' calls queued at once would pass the command deadline.
+ * of the lookups of each of `lookups` on `name`, with data: the least and most of one call. perFcall
+ * sends the calls one after the other, dumping around each (a `ties: first` board's ids one a lookup:
+ * 31 ids' calls queued at once would pass the command deadline).
  */
-async function eachCall(server: Callgrind, graph: RankingGraph, items: string[]): Promise<void> {
-  const own: number[] = [];
-  for (const item of items) {
-    const ask = { name: 'wide', window: 'm', items: [item], relative: false, withData: true };
+async function eachCall(server: Callgrind, graph: RankingGraph, name: string, lookups: string[][]): Promise<void> {
+  const calls: CountedFcall[] = [];
+  for (const items of lookups) {
+    const ask = { name, window: 'm', items, relative: false, withData: true };
     await graph.lookup.lookup(ask);
-    own.push(...(await perFcall(server, () => graph.lookup.lookup(ask))).map((call) => call.ir));
+    calls.push(...(await perFcall(server, () => graph.lookup.lookup(ask))));
   }
-  const range = `${millions(Math.min(...own))}-${millions(Math.max(...own))}`;
-  console.log(`\n${items.length} ids one a lookup, with data: ${own.length} calls, M one call ${range}`);
+  const irs = calls.map((call) => call.ir);
+  const range = `${millions(Math.min(...irs))}-${millions(Math.max(...irs))}`;
+  console.log(
+    `\n${name}: ${lookups.flat().length} ids in ${lookups.length} lookups, data: ${calls.length} calls, M one call ${range}`,
+  );
 }
 
 export async function lookupInstructionsBench(): Promise<void> {

@@ -62,7 +62,9 @@ export const COUNT_SHARD_WEIGHT = 4;
 /**
  * Weighted units (counts and shards' own reads, as LOOKUP_COUNTS_PER_CALL weighs them) one lookup_node
  * call of a single id takes at most: a lone id whose counts over every shard weigh more is counted in
- * parts, a call per part of the shards (issue #45; calls of several ids keep LOOKUP_COUNTS_PER_CALL): one id over 64 shards of `ties: first` (448 units) was one call of
+ * parts, a call per part of the shards, a part that read another standing of the id than its own
+ * shard's part counting again within the same part (issue #45; calls of several ids keep
+ * LOOKUP_COUNTS_PER_CALL): one id over 64 shards of `ties: first` (448 units) was one call of
  * 11.6-17.0 M instructions on the worst-case harness's board of every option, about 5-8 ms.
  */
 export const LOOKUP_NODE_UNITS_PER_CALL = 200;

@@ -51,6 +51,8 @@ export interface LookupNodeCall {
   counted: number[];
   withData: boolean;
   boardRanks: boolean;
+  /** Of each id, the standing to count ahead of (a re-count of a part its own shard is not in). */
+  given?: AheadOf;
 }
 
 /**
@@ -103,7 +105,7 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
   lookupNode: namedFunction({
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
-    args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes', 'counted'],
+    args: ['window_key', 'shards', 'with_data', 'board_ranks', 'items', 'homes', 'counted', 'given'],
     reply: ['complete', 'scores', 'ranks', 'data', 'marks'],
     build: (call: LookupNodeCall) =>
       acrossShardsCall(call, {
@@ -112,6 +114,7 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
         items: JSON.stringify(call.items),
         homes: JSON.stringify(call.homes.map((home) => home + 1)),
         counted: JSON.stringify(call.counted.map((position) => position + 1)),
+        given: JSON.stringify(givenStandings(call.given)),
       }),
     decode: (reply, call): LookupNodeReply => {
       if (!reply.flag('complete')) return null;
@@ -145,6 +148,11 @@ export const LOOKUP_FUNCTIONS = functionSet('tbRank', {
     }),
   }),
 });
+
+/** Of each id, its given standing as lookup_node reads it: [score, mark]; none when not given. */
+function givenStandings(given: AheadOf | undefined): Array<[number, string]> {
+  return given ? given.scores.map((score, i) => [score, given.marks[i]]) : [];
+}
 
 /** The lookup slice's part of tb_ranking, injected into its store (RankingCoreModule builds it). */
 export class LookupFunctions extends sliceFunctions(LOOKUP_FUNCTIONS) {}

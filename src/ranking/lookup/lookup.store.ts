@@ -4,12 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import {
-  COUNT_SHARD_WEIGHT,
-  LOOKUP_COUNTS_PER_CALL,
-  LOOKUP_IDS_PER_CALL,
-  LOOKUP_NODE_UNITS_PER_CALL,
-} from '../core/ranking.limits';
+import { LOOKUP_COUNTS_PER_CALL, LOOKUP_IDS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
@@ -17,6 +12,7 @@ import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { AheadOf, LookupNodeReply, LookupReply, LookupFunctions } from './lookup.functions';
+import { lookupInParts, nodeIdsPerCall, nodeParts, type PartCall } from './node-parts';
 import { RankingSettings } from '../core/ranking.settings';
 import { sliceStore } from '../core/slice-store';
 
@@ -82,37 +78,23 @@ export class LookupStore extends sliceStore(LookupFunctions) {
 
   /**
    * Calls a lookup of `ids` ids makes on `board` at most, each one read of the client's budget: on one
-   * shard, or on a sharded board whose shards one node serves, calls of at most LOOKUP_IDS_PER_CALL
-   * ids (and LOOKUP_COUNTS_PER_CALL counts), a call per part of the shards (nodeParts) when an
-   * id's counts are split (the one call over every shard that follows parts a write set apart is not
-   * charged); otherwise one call per shard holding some of the ids
+   * shard, calls of at most LOOKUP_IDS_PER_CALL ids; on a sharded board whose shards one node serves,
+   * calls of nodeIdsPerCall ids, a call per part of the shards (nodeParts; the re-counts of parts
+   * that read an id's standing apart from its own shard's part, a write between them, are not
+   * charged: at most as many again); otherwise one call per shard holding some of the ids
    * (per LOOKUP_IDS_PER_CALL), then for board ranks the count calls of each node.
    */
   plannedCalls(board: PreparedBoard, ids: number, boardRanks: boolean): number {
     if (!board.sharded) return Math.ceil(ids / LOOKUP_IDS_PER_CALL);
     const nodes = this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg()));
     if (nodes.length === 1) {
-      const perCall = this.nodeIdsPerCall(board, boardRanks);
+      const perCall = nodeIdsPerCall(board, boardRanks);
       return Math.ceil(ids / perCall) * nodeParts(board, boardRanks, perCall).length;
     }
     const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
     if (!boardRanks) return owned;
     const perCall = shardsPerCountCall(board.config, ids);
     return owned + nodes.reduce((calls, node) => calls + Math.ceil(node.length / perCall), 0);
-  }
-
-  /**
-   * Ids one lookup_node call takes: LOOKUP_IDS_PER_CALL, fewer when their board ranks' counts over
-   * every shard pass LOOKUP_COUNTS_PER_CALL with every shard's own reads (its config and slot check,
-   * COUNT_SHARD_WEIGHT each), which each call pays.
-   */
-  private nodeIdsPerCall(board: PreparedBoard, boardRanks: boolean): number {
-    if (!boardRanks) return LOOKUP_IDS_PER_CALL;
-    // A count weighs what the board's options make it (a strict order's counts also order tie marks).
-    const countsPerId = board.shards.length * optionsCountWeight(board.config);
-    const shardReads = board.shards.length * COUNT_SHARD_WEIGHT;
-    const ids = Math.floor((LOOKUP_COUNTS_PER_CALL - shardReads) / countsPerId);
-    return Math.max(1, Math.min(LOOKUP_IDS_PER_CALL, ids));
   }
 
   /**
@@ -166,7 +148,7 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   private async lookupOnOneNode(read: LookupRead, ask: LookupAsk): Promise<LookupRow[] | null> {
     const { board, window, nowMs } = read;
     if (this.redis.groupByNode(board.shards.map((shard) => shard.keys.cfg())).length > 1) return null;
-    const perCall = this.nodeIdsPerCall(board, ask.boardRanks);
+    const perCall = nodeIdsPerCall(board, ask.boardRanks);
     const chunks = chunksOf(ask.items, perCall);
     const parts = nodeParts(board, ask.boardRanks, perCall);
     try {
@@ -188,40 +170,26 @@ export class LookupStore extends sliceStore(LookupFunctions) {
     }
   }
 
-  /**
-   * The lookup_node answer for `items`, a call per part of the shards (sent together: data read by the
-   * first part's call only), each reading the ids' standing itself: the ranks are 1 + the sum of each
-   * part's items ahead. Exact when every part counted ahead of the same standing (score, tie mark,
-   * listed or hidden); else a write moved an id between them, and one call over every shard answers.
-   * Each part counts its shards as they are when it runs, as the two rounds' calls do.
-   */
-  private async nodeChunk(read: LookupRead, ask: LookupAsk, items: string[], parts: number[][]) {
+  /** The lookup_node answer for `items`: calls per part of the shards (lookupInParts). */
+  private nodeChunk(read: LookupRead, ask: LookupAsk, items: string[], parts: number[][]): Promise<LookupNodeReply> {
     const { board, nowMs, window } = read;
     const homes = items.map((item) => board.shards.indexOf(board.shardOf(item)));
-    const call = (counted: number[], withData: boolean) =>
+    return lookupInParts(homes, parts, ask.withData, ({ ids, counted, withData, given }: PartCall) =>
       guard(
         this.functions.call(this.fns.lookupNode, {
           board,
           shards: board.shards,
           nowMs,
           window,
-          ...ask,
-          items,
-          homes,
+          boardRanks: ask.boardRanks,
+          items: ids.map((i) => items[i]),
+          homes: ids.map((i) => homes[i]),
           counted,
           withData,
+          given,
         }),
-      );
-    const replies = await Promise.all(parts.map((counted, p) => call(counted, ask.withData && p === 0)));
-    const answered = replies.filter((reply) => reply !== null);
-    if (answered.length < replies.length) return null;
-    if (parts.length === 1 || !answered.every((reply) => sameStanding(answered[0], reply)))
-      return parts.length === 1 ? answered[0] : call(parts.flat(), ask.withData);
-    const [first] = answered;
-    const ranks = first.ranks.map((rank, i) =>
-      rank > 0 ? 1 + answered.reduce((sum, reply) => sum + reply.ranks[i] - 1, 0) : rank,
+      ),
     );
-    return { ...first, ranks };
   }
 
   /**
@@ -300,37 +268,6 @@ export class LookupStore extends sliceStore(LookupFunctions) {
  */
 export function shardsPerCountCall(config: Parameters<typeof optionsCountWeight>[0], scores: number): number {
   return Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / (Math.max(1, scores) * optionsCountWeight(config))));
-}
-
-/**
- * The parts of a board's shards (their positions) one id's counts are split into, each weighing at
- * most LOOKUP_NODE_UNITS_PER_CALL (its counts and reads), of even sizes; one part of every shard when
- * an id's counts over all fit.
- */
-export function countedParts(board: PreparedBoard): number[][] {
-  const perShard = optionsCountWeight(board.config) + COUNT_SHARD_WEIGHT;
-  const perPart = Math.max(1, Math.floor(LOOKUP_NODE_UNITS_PER_CALL / perShard));
-  const positions = board.shards.map((_, s) => s);
-  return chunksOf(positions, Math.ceil(positions.length / Math.ceil(positions.length / perPart)));
-}
-
-/**
- * The parts of the shards each lookup_node call counts on: every shard, or when a call takes a single
- * id (its counts alone fill LOOKUP_COUNTS_PER_CALL), countedParts.
- */
-function nodeParts(board: PreparedBoard, boardRanks: boolean, idsPerCall: number): number[][] {
-  if (boardRanks && idsPerCall === 1) return countedParts(board);
-  return [board.shards.map((_, s) => s)];
-}
-
-/** Whether two lookup_node answers of the same ids counted ahead of the same standings. */
-function sameStanding(one: NonNullable<LookupNodeReply>, other: NonNullable<LookupNodeReply>): boolean {
-  return one.scores.every(
-    (score, i) =>
-      score === other.scores[i] &&
-      one.marks[i] === other.marks[i] &&
-      Math.sign(one.ranks[i]) === Math.sign(other.ranks[i]),
-  );
 }
 
 /** `list` in consecutive parts of at most `size`. */

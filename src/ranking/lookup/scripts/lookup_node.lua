@@ -15,6 +15,9 @@
 --   counted       JSON array: the positions of the shards whose items ahead this call counts (every
 --                 shard, or one part of them: the caller sums an id's parts, each call reading the id's
 --                 standing itself, and compares those standings)
+--   given         JSON array: empty, or of each id the standing [score, mark] to count ahead of: a
+--                 re-count of a part of the shards none of the ids' homes is in, whose first call read
+--                 a standing other than the home's part did (the ids' own shards are then not read)
 -- Reply (reader.answer, CALLS.lookup_node): complete (0 when a shard has expired slots to drain: the
 --   rest empty); scores { of each id, 0: none }; ranks { 1 + the items ahead of each id on the counted
 --   shards, 0: not ranked or not asked; -1: left out of the listing, hidden; strict on a `ties: first`
@@ -82,14 +85,18 @@ function LOOKUP_NODE.incomplete()
   return reader.answer(CALLS.lookup_node, { complete = 0, scores = empty, ranks = empty, data = empty, marks = empty })
 end
 
-local function lookup_node(keys, args)
-  local route = keys[1]
-  local header, arg = call_state.begin_named_call(keys, args, CALLS.lookup_node)
-  local shards, homes = cjson.decode(arg.shards), cjson.decode(arg.homes)
-  -- The homes first (their ids' scores and marks), then every shard checked and counting above them.
-  local tops, err = LOOKUP_NODE.home_tops(header, arg, shards, homes)
-  if err then return redis.error_reply(err) end
-  if not tops then return LOOKUP_NODE.incomplete() end
+-- Each id's standing as given (a re-count): every id counted ahead of its score and mark, no data.
+function LOOKUP_NODE.given_standings(given)
+  local scores, ranks, data, marks, counted = {}, {}, {}, {}, {}
+  for i, standing in ipairs(given) do
+    scores[i], marks[i], ranks[i], data[i], counted[i] = standing[1], standing[2], 1, false, i
+  end
+  return scores, ranks, data, marks, counted
+end
+
+-- Each id's standing read from its home shard (tops[home]): score, mark, whether listed (counted:
+-- those to rank) or left out (rank -1), and its data when asked.
+function LOOKUP_NODE.read_standings(arg, shards, homes, tops)
   local with_data, with_ranks = arg.with_data == '1', arg.board_ranks == '1'
   local scores, ranks, data, marks, counted = {}, {}, {}, {}, {}
   for i, item in ipairs(cjson.decode(arg.items)) do
@@ -108,6 +115,24 @@ local function lookup_node(keys, args)
       counted[#counted + 1] = i
     end
     data[i] = with_data and item_data.item_data_of(shards[home], { item })[1] or false
+  end
+  return scores, ranks, data, marks, counted
+end
+
+local function lookup_node(keys, args)
+  local route = keys[1]
+  local header, arg = call_state.begin_named_call(keys, args, CALLS.lookup_node)
+  local shards, homes, given = cjson.decode(arg.shards), cjson.decode(arg.homes), cjson.decode(arg.given)
+  local tops, scores, ranks, data, marks, counted = {}
+  if #given > 0 then
+    scores, ranks, data, marks, counted = LOOKUP_NODE.given_standings(given)
+  else
+    -- The homes first (their ids' scores and marks), then every shard checked and counting above them.
+    local err
+    tops, err = LOOKUP_NODE.home_tops(header, arg, shards, homes)
+    if err then return redis.error_reply(err) end
+    if not tops then return LOOKUP_NODE.incomplete() end
+    scores, ranks, data, marks, counted = LOOKUP_NODE.read_standings(arg, shards, homes, tops)
   end
   local settled, count_err = LOOKUP_NODE.count_ahead(header, arg, shards, tops, counted, scores, marks, ranks)
   if count_err then return redis.error_reply(count_err) end
