@@ -5,7 +5,6 @@
 import { AppConfig } from '../../src/common/config';
 import {
   COUNTED_VIEW_ROWS_PER_CALL,
-  LOOKUP_COUNTS_PER_CALL,
   LOOKUP_NODE_UNITS_PER_CALL,
   MAX_READ_DRAIN_CALLS,
   MAX_SHARDED_DEPTH_ITEMS,
@@ -231,7 +230,7 @@ export const READ_ROWS: WorstRow[] = [
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
     callCommands: LOOKUP_CALL_COMMANDS,
-    manyCalls: `on one node, a call per part of the shards an id's counts are split into (at most ${LOOKUP_NODE_UNITS_PER_CALL} weighted units a call, a ties: first count 3, a shard's reads 4; a part that read another standing of the id than its own shard's part counts it again, within the part); on several, a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_COUNTS_PER_CALL} weighted counts, every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
+    manyCalls: `on one node, a call per part of the shards an id's counts are split into (at most ${LOOKUP_NODE_UNITS_PER_CALL} weighted units a call, a ties: first count 3, a shard's reads 4; a part that read another standing of the id than its own shard's part counts it again, within the part); on several, a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_NODE_UNITS_PER_CALL} weighted units (the scores in parts, the shards in groups), every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
   },
   {
     route: 'POST /boards/{board}/lookup',

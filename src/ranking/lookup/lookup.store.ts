@@ -4,7 +4,7 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { LOOKUP_COUNTS_PER_CALL, LOOKUP_IDS_PER_CALL } from '../core/ranking.limits';
+import { COUNT_SHARD_WEIGHT, LOOKUP_IDS_PER_CALL, LOOKUP_NODE_UNITS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
@@ -93,8 +93,9 @@ export class LookupStore extends sliceStore(LookupFunctions) {
     }
     const owned = Math.min(board.shards.length, ids) + Math.floor(ids / LOOKUP_IDS_PER_CALL);
     if (!boardRanks) return owned;
-    const perCall = shardsPerCountCall(board.config, ids);
-    return owned + nodes.reduce((calls, node) => calls + Math.ceil(node.length / perCall), 0);
+    const parts = Math.ceil(ids / scoresPerCountCall(board.config));
+    const perCall = shardsPerCountCall(board.config, Math.min(ids, scoresPerCountCall(board.config)));
+    return owned + parts * nodes.reduce((calls, node) => calls + Math.ceil(node.length / perCall), 0);
   }
 
   /**
@@ -227,16 +228,29 @@ export class LookupStore extends sliceStore(LookupFunctions) {
   }
 
   /**
-   * Counts above on the shards one node serves, in calls of at most LOOKUP_COUNTS_PER_CALL weighted
-   * counts (scores x shards, shardsPerCountCall) each (in parallel), then shard by shard where such a
-   * call could not.
+   * Counts above on the shards one node serves: the scores in parts of scoresPerCountCall, each counted
+   * in calls of shardsPerCountCall shards (LOOKUP_NODE_UNITS_PER_CALL weighted units at most), all in
+   * parallel, then shard by shard where such a call could not; a count answers 0 above other parts' scores.
    */
   private async countOnNode(read: LookupRead, ahead: AheadOf, shards: ShardKeys[]): Promise<ShardCount[]> {
-    if (shards.length === 1) return [await this.call(read, shards[0], [], ahead, false)];
-    const perCall = shardsPerCountCall(read.board.config, ahead.scores.length);
-    const groups = Array.from({ length: Math.ceil(shards.length / perCall) }, (_, g) =>
-      shards.slice(g * perCall, (g + 1) * perCall),
+    const parts = chunksOf(Array.from(ahead.scores.keys()), scoresPerCountCall(read.board.config));
+    const counted = await Promise.all(
+      parts.map((part) => {
+        const scores = part.map((i) => ahead.scores[i]);
+        return this.countPartOnNode(read, { scores, marks: part.map((i) => ahead.marks[i]) }, shards);
+      }),
     );
+    return counted.flatMap((counts, p) =>
+      counts.map(({ draining, above }) => ({
+        draining,
+        above: ahead.scores.map((_, i) => above[i - parts[p][0]] ?? 0),
+      })),
+    );
+  }
+
+  private async countPartOnNode(read: LookupRead, ahead: AheadOf, shards: ShardKeys[]): Promise<ShardCount[]> {
+    if (shards.length === 1) return [await this.call(read, shards[0], [], ahead, false)];
+    const groups = chunksOf(shards, shardsPerCountCall(read.board.config, ahead.scores.length));
     const counted = await Promise.all(groups.map((group) => this.countGroup(read, ahead, group)));
     return counted.flat();
   }
@@ -262,12 +276,22 @@ export class LookupStore extends sliceStore(LookupFunctions) {
 }
 
 /**
- * Shards one lookup_count_shards call counts `scores` scores on: LOOKUP_COUNTS_PER_CALL weighted
- * counts, a count weighing what the board's options make it (a `ties: first` count reads its score's
- * run of the order too: 31 scores on 16 shards of such a board were one call of ~27 M instructions).
+ * Shards one lookup_count_shards call counts `scores` scores on: at most LOOKUP_NODE_UNITS_PER_CALL
+ * weighted units, as a lookup_node call's (a count weighing what the board's options make it, a shard's
+ * own reads COUNT_SHARD_WEIGHT): a count is one command at most, a `ties: first` count reads its
+ * score's run of the order too (31 scores on 5 shards of such a board, 500 counts, ran 305 commands).
  */
 export function shardsPerCountCall(config: Parameters<typeof optionsCountWeight>[0], scores: number): number {
-  return Math.max(1, Math.floor(LOOKUP_COUNTS_PER_CALL / (Math.max(1, scores) * optionsCountWeight(config))));
+  const perShard = Math.max(1, scores) * optionsCountWeight(config) + COUNT_SHARD_WEIGHT;
+  return Math.max(1, Math.floor(LOOKUP_NODE_UNITS_PER_CALL / perShard));
+}
+
+/**
+ * Scores one count call takes at most: those whose counts and one shard's reads weigh at most
+ * LOOKUP_NODE_UNITS_PER_CALL (65 on `ties: first`), more a call counting on a lone shard would pass.
+ */
+export function scoresPerCountCall(config: Parameters<typeof optionsCountWeight>[0]): number {
+  return Math.max(1, Math.floor((LOOKUP_NODE_UNITS_PER_CALL - COUNT_SHARD_WEIGHT) / optionsCountWeight(config)));
 }
 
 /** `list` in consecutive parts of at most `size`. */
