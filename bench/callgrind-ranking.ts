@@ -79,11 +79,11 @@ export interface CountedFcall {
   file: string;
 }
 
-/** Ids callgrind gave `fcallCommand` in the dumps read so far (a name is written out with its id once). */
+/** Ids callgrind gave `fcallCommand` / `fcallroCommand` in the dumps read so far (a name is written out with its id once). */
 const FCALL_IDS = new Set<string>();
 
 /**
- * The instructions of the FCALLs a callgrind dump counted, each call into fcallCommand inclusive (the
+ * The instructions of the FCALLs a callgrind dump counted, each call into fcallCommand (fcallroCommand) inclusive (the
  * cost line after its `calls=` line): without serverCron (its jemalloc statistics run up to 3 M
  * instructions), a background thread's frees or purges, or the client's reading, which land in the dump
  * as they land between its two ends.
@@ -99,7 +99,8 @@ export function fcallInstructions(file: string): number {
     } else if (line.startsWith('calls=')) costLine = true;
     else if (line.startsWith('fn=') || line.startsWith('cfn=')) {
       const [, called, id, name] = /^(c?)fn=\((\d+)\)(?: (.*))?$/.exec(line) ?? [];
-      if (name === 'fcallCommand') FCALL_IDS.add(id);
+      // FCALL_RO runs fcallroCommand: a read-only call counted as 0 otherwise.
+      if (name === 'fcallCommand' || name === 'fcallroCommand') FCALL_IDS.add(id);
       intoFcall = called === 'c' && FCALL_IDS.has(id);
     }
   }

@@ -97,6 +97,7 @@ export const groupOfOption: BoardOption<GroupOfConfig> = {
     __dirname,
     'group_members_lib.lua',
     'group_of_lib.lua',
+    'group_part_pages_lib.lua',
     'group_parts_lib.lua',
     'group_history_lib.lua',
     'group_history_out_lib.lua',

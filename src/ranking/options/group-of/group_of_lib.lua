@@ -211,7 +211,8 @@ function GROUP_OF.drop_keys(cfg_key, window, board, budget)
   for _, at in ipairs(kept) do redis.call('UNLINK', base .. 'snap:' .. at, base .. 'cnt:' .. at) end
   -- A sharded member board's parts of listings not merged yet (group_parts_lib): at most keep + 2.
   local parts = redis.call('ZRANGE', base .. 'parts', 0, -1)
-  for _, at in ipairs(parts) do redis.call('UNLINK', base .. 'part:' .. at) end
+  -- With what a group paged in one staged (group_part_pages_lib's staged_keys).
+  for _, at in ipairs(parts) do redis.call('UNLINK', base .. 'part:' .. at, base .. 'part:' .. at .. ':hz', base .. 'part:' .. at .. ':ht') end
   redis.call('UNLINK', base .. 'gen', base .. 'seq', base .. 'claims', base .. 'prev', base .. 'snaps', base .. 'rcap')
   redis.call('UNLINK', base .. 'parts', base .. 'since', base .. 'rtr')
   return budget - taken - 13 - #kept - #parts, true

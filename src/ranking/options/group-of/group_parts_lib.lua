@@ -1,5 +1,5 @@
 -- module: group_parts
--- requires: archive, call_state, group_members, group_of, order, snapshot, stored_windows, window
+-- requires: archive, call_state, group_members, group_of, group_part_pages, order, snapshot, stored_windows, window
 -- group_parts_lib: a group board's history over a sharded member board M. No call holds two shards'
 -- keys, so no crossing sees a group whole: each shard's crossing of the member window W (hook
 -- boundary_crossing, group_history_lib) records its part of the listing at the boundary, the
@@ -29,18 +29,27 @@
 --                          the boundary); "\29q" 1: quiet, the shard ran no call in the slot ending
 --                          there (see quiet_view)
 -- A part holds at most floor(rcap / (PARTS_KEPT x shards)) members, so the parts of all shards hold
--- at most MAX_RECORDED_MEMBERS_PER_BOARD (rcap), as shard 0's records of the merged listings do.
+-- at most MAX_RECORDED_MEMBERS_PER_BOARD (rcap), as shard 0's records of the merged listings do. A
+-- group weighing more than a whole call is recorded over several, staged beside its part where no
+-- reader reads it and written to the part by its last page (group_part_pages_lib).
 -- KEYS: 0
 
 local PARTS_KEPT = 4
--- The crossing rows a recorded member weighs: read, then written as a hash field and a row of its
--- group's text (about twice a snapshot row's instructions: bench/group-history-instructions.ts).
-local PART_ROW_WEIGHT = 2
-local NEXT, COUNT, OVER, QUIET, GROUP, ITEM = '\29n', '\29c', '\29o', '\29q', 'g\31', 'i\31'
-local ORDINAL, GROUPS = 'o\31', '\29k'
+local pages = group_part_pages
+-- The crossing rows a recorded member weighs (group_part_pages_lib).
+local PART_ROW_WEIGHT = pages.ROW_WEIGHT
+local NEXT, COUNT, OVER, QUIET, GROUP, ITEM = '\29n', '\29c', '\29o', '\29q', pages.GROUP, pages.ITEM
+local ORDINAL, GROUPS = pages.ORDINAL, '\29k'
 local RETRACTED = '\31x'
 
 local function part_key(base, at) return base .. 'part:' .. at end
+
+-- Drops the part at `at` and what a group paged in it staged.
+local function part_dropped(base, at)
+  local key = part_key(base, at)
+  redis.call('UNLINK', key, pages.staged_keys(key))
+  redis.call('ZREM', base .. 'parts', at)
+end
 
 -- The members one shard's part of a listing may hold (see above).
 local function part_room(cfg_key, base)
@@ -93,35 +102,28 @@ local function quiet_view(cfg_key, member_top, at, interval_sec)
   return view
 end
 
--- A slot hash value's score: a sum's, a max / min record's, a last record's "<at_ms>:<score>".
-local function slot_score(value)
-  return tonumber(string.match(value, '([^:]*)$'))
-end
-
 -- The listed `members` (name -> score at the mark) scored at the quiet boundary of `view`: a sum less
 -- the expired slots' amounts, oldest first (as expiry subtracts them); a max / min / last record the
 -- best, or the newest, over the live slots. Answers name -> score and the slot values read.
 local function quiet_scores(members, names, view)
-  local sum = view.mode == 'sum'
-  local scores = sum and members or {}
-  local slots = sum and view.expired or view.live
-  for _, slot in ipairs(slots) do
-    local values = redis.call('HMGET', slot, unpack(names))
-    for j, name in ipairs(names) do
-      local v, held = values[j] and slot_score(values[j]), scores[name]
-      if v and sum then
-        scores[name] = held - v
-      elseif v and (held == nil or view.mode == 'last' or (view.mode == 'max') == (v > held)) then
-        scores[name] = v
-      end
-    end
-  end
-  return scores, #slots * #names
+  local slots = #pages.quiet_slots(view)
+  return pages.quiet_applied(view.mode == 'sum' and members or {}, names, view, 1, slots), slots * #names
 end
 
 -- Slot values one group's quiet rows may read (its members x the slots read): past it the part is
--- over its room (its boundary keeps no listing), so no crossing call reads a whole window per member.
+-- over its room (its boundary keeps no listing), so no crossing reads a whole window per member.
 local QUIET_VALUES_MOST = 20000
+
+-- The members of zset `key` the exceptions `ex` leave counted.
+local function counted_members(key, ex)
+  local size = redis.call('ZCARD', key)
+  if not ex or #ex.list == 0 then return (ex and ex.only) and 0 or size end
+  local present = 0
+  for _, score in ipairs(redis.call('ZMSCORE', key, unpack(ex.list))) do
+    if score then present = present + 1 end
+  end
+  return ex.only and present or size - present
+end
 
 -- The group's best `top` listed members at the quiet boundary of `view`, best first as score_page
 -- orders them (ties by id, reversed on a descending board), past its exceptions `ex`: [member,
@@ -129,10 +131,7 @@ local QUIET_VALUES_MOST = 20000
 local function quiet_rows(key, top, ex, view)
   local held, members, names = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES'), {}, {}
   for i = 1, #held, 2 do
-    local name = held[i]
-    if not ex or (ex.only and ex.items[name]) or (not ex.only and not ex.items[name]) then
-      members[name], names[#names + 1] = tonumber(held[i + 1]), name
-    end
+    if pages.counts(ex, held[i]) then members[held[i]], names[#names + 1] = tonumber(held[i + 1]), held[i] end
   end
   if #names == 0 then return {}, #held / 2 end
   if #names * #(view.mode == 'sum' and view.expired or view.live) > QUIET_VALUES_MOST then return nil, #held / 2 end
@@ -140,7 +139,7 @@ local function quiet_rows(key, top, ex, view)
   local rows, ascending = {}, order.ascending(key)
   for _, name in ipairs(names) do
     local score = scores[name]
-    if score and score ~= 0 and order.listed(view.top_key, score) then rows[#rows + 1] = { name, score } end
+    if pages.quiet_listed(view, score) then rows[#rows + 1] = { name, score } end
   end
   table.sort(rows, function(x, y)
     if x[2] ~= y[2] then return (x[2] < y[2]) == ascending end
@@ -161,53 +160,68 @@ local function part_reads(group_key, top, ex, view)
   return math.min(size, ex.only and #ex.list or top + #ex.list)
 end
 
+-- One group of the part at `key` recorded (`part`: its top, exceptions ex, quiet view, room, and the
+-- members and groups recorded before, count and held, updated): charged before it is recorded, and one
+-- heavier than a whole call recorded over several (group_part_pages_lib). False: left for the next call;
+-- nil: the part is over its room.
+local function group_recorded(key, group, group_key, part)
+  local reads = part_reads(group_key, part.top, part.ex, part.view)
+  if pages.heavy(reads) then
+    if part.view and counted_members(group_key, part.ex) * #pages.quiet_slots(part.view) > QUIET_VALUES_MOST then return nil end
+    local members = pages.paged(key, group, group_key, part)
+    if not members then return members end
+    if members > 0 then part.count, part.held = part.count + members, part.held + 1 end
+    return true
+  end
+  if not snapshot.crossing_fits(PART_ROW_WEIGHT * reads + 1) then return false end
+  local rows, read
+  if part.view then rows, read = quiet_rows(group_key, part.top, part.ex, part.view) else rows, read = group_members.best_rows(group_key, part.top, part.ex) end
+  snapshot.crossing_work(PART_ROW_WEIGHT * read + 1)
+  if not rows or part.count + #rows / 2 > part.room then return nil end
+  if #rows > 0 then
+    part.count, part.held = part.count + record_rows(key, group, rows), part.held + 1
+    redis.call('HSET', key, ORDINAL .. part.held, (#rows / 2) .. '\31' .. group)
+  end
+  return true
+end
+
 -- Records the shard's part of the listing at `at` from the first group not recorded yet, within the
--- call's crossing rows, each group charged before it is recorded (one larger than a whole call goes
--- alone, in a call of its own): true once done (or over its room). `member_top`: W's results on the shard;
--- `quiet`: `at` is a quiet boundary (quiet_view; W's interval `interval_sec`), else the shard's state now.
+-- call's crossing rows (group_recorded): true once done (or over its room). `member_top`: W's results on
+-- the shard; `quiet`: `at` is a quiet boundary (quiet_view; W's interval `interval_sec`), else the
+-- shard's state now.
 local function recorded(cfg_key, base, at, member_top, quiet, interval_sec)
   local key = part_key(base, at)
   local first, count, _, top = resumed(key, base)
   if not first then return true end
   local view = quiet and quiet_view(cfg_key, member_top, at, interval_sec)
   if view then redis.call('HSET', key, QUIET, 1) end
-  local room = part_room(cfg_key, base)
   local index = base .. 'parts'
   redis.call('ZADD', index, at, at)
-  for _, old in ipairs(redis.call('ZRANGE', index, 0, -(PARTS_KEPT + 1))) do
-    redis.call('UNLINK', part_key(base, old))
-    redis.call('ZREM', index, old)
-  end
+  for _, old in ipairs(redis.call('ZRANGE', index, 0, -(PARTS_KEPT + 1))) do part_dropped(base, old) end
   local held = redis.call('HGET', key, GROUPS)
   if first > 0 and not held then
     -- Begun before its groups were numbered: not readable a page at a time (read_parts), kept as over.
     redis.call('HSET', key, OVER, 1, NEXT, -1)
     return true
   end
-  held = tonumber(held or '0')
   -- Every slot left the window by then: the part is empty.
   if view and #view.live == 0 then first = math.huge end
-  local groups, ex = redis.call('HKEYS', base .. 'groups'), group_members.exceptions_of(member_top)
+  local part = { top = top, ex = group_members.exceptions_of(member_top), view = view,
+    room = part_room(cfg_key, base), count = count, held = tonumber(held or '0') }
+  local groups = redis.call('HKEYS', base .. 'groups')
   table.sort(groups)
   for i = first + 1, #groups do
-    local group_key = group_of.GROUP_OF.group_key(base, groups[i])
-    if not snapshot.crossing_fits(PART_ROW_WEIGHT * part_reads(group_key, top, ex, view) + 1) then
-      redis.call('HSET', key, NEXT, i - 1, COUNT, count, GROUPS, held)
+    local done = group_recorded(key, groups[i], group_of.GROUP_OF.group_key(base, groups[i]), part)
+    if done == false then
+      redis.call('HSET', key, NEXT, i - 1, COUNT, part.count, GROUPS, part.held)
       return false
     end
-    local rows, read
-    if view then rows, read = quiet_rows(group_key, top, ex, view) else rows, read = group_members.best_rows(group_key, top, ex) end
-    snapshot.crossing_work(PART_ROW_WEIGHT * read + 1)
-    if not rows or count + #rows / 2 > room then
+    if done == nil then
       redis.call('HSET', key, OVER, 1)
       break
     end
-    if #rows > 0 then
-      count, held = count + record_rows(key, groups[i], rows), held + 1
-      redis.call('HSET', key, ORDINAL .. held, (#rows / 2) .. '\31' .. groups[i])
-    end
   end
-  redis.call('HSET', key, NEXT, -1, COUNT, count, GROUPS, held)
+  redis.call('HSET', key, NEXT, -1, COUNT, part.count, GROUPS, part.held)
   return true
 end
 
@@ -259,10 +273,7 @@ end
 
 -- Drops the shard's parts at or before `upto` (merged, or never to be).
 local function dropped(base, upto)
-  for _, at in ipairs(redis.call('ZRANGE', base .. 'parts', '-inf', upto, 'BYSCORE')) do
-    redis.call('UNLINK', part_key(base, at))
-    redis.call('ZREM', base .. 'parts', at)
-  end
+  for _, at in ipairs(redis.call('ZRANGE', base .. 'parts', '-inf', upto, 'BYSCORE')) do part_dropped(base, at) end
 end
 
 -- The item's rows in the shard's parts marked retracted (the merge then counts them as held, worth
@@ -272,9 +283,16 @@ local function item_out(base, item, budget, costs)
     local key = part_key(base, at)
     local group = redis.call('HGET', key, ITEM .. item)
     if group then
-      local rows = redis.call('HGET', key, GROUP .. group) or ''
-      local marked = string.gsub(rows, '(\30' .. string.gsub(item, '%W', '%%%0') .. '\31[^\30\31]*)', '%1' .. RETRACTED, 1)
-      redis.call('HSET', key, GROUP .. group, marked)
+      local rows = redis.call('HGET', key, GROUP .. group)
+      local pattern = '(\30' .. string.gsub(item, '%W', '%%%0') .. '\31[^\30\31]*)'
+      if rows then
+        redis.call('HSET', key, GROUP .. group, (string.gsub(rows, pattern, '%1' .. RETRACTED, 1)))
+      else
+        -- A group paged over calls keeps its text apart till its last page (group_part_pages_lib).
+        local _, text = pages.staged_keys(key)
+        local staged = redis.call('GET', text)
+        if staged then redis.call('SET', text, (string.gsub(staged, pattern, '%1' .. RETRACTED, 1))) end
+      end
       redis.call('HDEL', key, ITEM .. item)
       budget = budget - costs.listing
     end

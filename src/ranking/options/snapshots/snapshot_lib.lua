@@ -300,7 +300,7 @@ hooks.export_all(snapshot, { 'snapshot_confs', snapshot_confs, 'store_snapshot_c
   'window_name_of', window_name_of, 'snapshot_conf_of', snapshot_conf_of,
   'snapshot_lifetime_sec', snapshot_lifetime_sec, 'cross_boundary', cross_boundary,
   'crossing_allowed', crossing_allowed, 'crossing_work', crossing_work, 'crossing_fits', crossing_fits,
-  'CROSSING_ERROR', CROSSING_ERROR, 'stored_apart', stored_apart })
+  'CROSSING_ERROR', CROSSING_ERROR, 'stored_apart', stored_apart, 'CROSSING_ROWS', CROSSING.ROWS_PER_CALL })
 snapshot.note_drained = function() CROSSING.drained_seq = CALL.seq end -- a step drained: no listing of many rows after
 hooks.export_all(snapshot, { 'leave_apart', leave_apart, 'cross_all', cross_all, 'open_write', open_write,
   'cross_window_of', cross_window_of, 'open_read', open_read, 'begin_read', begin_read,
