@@ -141,7 +141,8 @@ export class RedisMeter {
       const oldest = entries[entries.length - 1];
       logged = Math.max(0, (entries[0]?.id ?? seen) - seen);
       this.drifts.set(node, logged);
-      if (last < 0 || count >= SLOWLOG_ENTRIES || !oldest || oldest.id <= last + 1) {
+      // Fewer than asked: the log holds no older entry (a reset since the last look dropped them).
+      if (last < 0 || count >= SLOWLOG_ENTRIES || entries.length < count || oldest.id <= last + 1) {
         if (entries.length > 0) this.lastIds.set(node, Math.max(last, entries[0].id));
         return entries.filter(({ id }) => id > last);
       }
