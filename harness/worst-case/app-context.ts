@@ -17,6 +17,9 @@ import { ADMIN_TOKEN } from '../app';
 import { prefixedKeys } from '../redis';
 import type { FakeClock } from '../clock';
 import { SIZES, type Scale } from './boards';
+import { ActorWeightsService } from '../../src/ranking/actor-weights/actor-weights.service';
+import { AliasesService } from '../../src/ranking/aliases/aliases.service';
+import { RetractionService } from '../../src/ranking/retraction/retraction.service';
 import type { Caller, HarnessContext, HarnessJob, HttpAnswer, HttpRequest } from './harness-types';
 import { stagingStops } from './stopped-reads';
 
@@ -128,6 +131,11 @@ async function runJob(app: NestFastifyApplication, job: HarnessJob): Promise<boo
   return result !== undefined && instance.stats.failures === failures;
 }
 
+const RUN_SERVICES = { retraction: RetractionService, weighing: ActorWeightsService, merge: AliasesService };
+
+/** The instance a caller's requests reach: the seeder's for the seeder and the operator, else the measured one. */
+const onSeeder = (caller: Caller) => caller === 'seeder' || caller === 'operator';
+
 /** Notes the Redis name of every function `app` calls or queues on a pipeline, as it sends it. */
 function functionsCalledBy(app: NestFastifyApplication): Set<string> {
   const functions = app.get(RedisFunctions);
@@ -171,7 +179,7 @@ export function appContext(
       ...request.headers,
     };
     const body = hasBody ? JSON.stringify(request.body ?? {}) : undefined;
-    if (caller === 'seeder' || caller === 'operator') return injected(apps.seeder, request, headers, body);
+    if (onSeeder(caller)) return injected(apps.seeder, request, headers, body);
     const response = await fetch(`${urlOf(apps.measured)}${request.path}`, { method: request.method, headers, body });
     return answerOf(response);
   };
@@ -186,6 +194,8 @@ export function appContext(
     sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
     dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
     runJob: (job) => runJob(apps.measured, job),
+    runSettled: (run, board, key, caller) =>
+      (onSeeder(caller) ? apps.seeder : apps.measured).get(RUN_SERVICES[run]).settled(board, key),
     functionsCalled: functionsCalledBy(apps.measured),
     state: new Map(),
   };

@@ -27,6 +27,9 @@ export type Caller = 'client' | 'seeder' | 'admin' | 'operator' | 'stopping' | '
 /** A background job of the measured instance: the ranking scheduler's pass, the counters' cleaner, the stats pruner. */
 export type HarnessJob = 'ranking' | 'counters' | 'stats';
 
+/** A run an admin route starts in the background, in steps: a retraction, a re-weighting, an alias merge. */
+export type HarnessRun = 'retraction' | 'weighing' | 'merge';
+
 export interface HarnessContext {
   scale: Scale;
   sizes: Sizes;
@@ -50,6 +53,11 @@ export interface HarnessContext {
    * off in the harness): false when the pass failed or counted failures.
    */
   runJob(job: HarnessJob): Promise<boolean>;
+  /**
+   * Resolves once the instance `caller` sends to runs no step of the board's run `key` (a retraction's
+   * id, an actor, an alias): done or paused, as its next GET says (a GET resumes a paused one).
+   */
+  runSettled(run: HarnessRun, board: string, key: string, caller: Caller): Promise<void>;
   /**
    * The Redis names of the functions the measured instance has called: beside the SLOWLOG's, which a
    * scheduler pass of over a million commands can outrun between two polls.

@@ -119,6 +119,9 @@ export class RedisMeter {
     return cost;
   }
 
+  /** By node, how many entries its log took while the last answer to a look travelled. */
+  private readonly drifts = new Map<Redis, number>();
+
   /**
    * The entries logged since the last look, newest first: only those are asked for (ids count up across
    * resets), so a poll while a job runs does not hold Redis over the whole log each time.
@@ -127,15 +130,23 @@ export class RedisMeter {
     const [newest] = await this.slowlogGet(node, 1);
     const last = this.lastIds.get(node) ?? -1;
     if (!newest || newest.id <= last) return [];
-    // Commands logged since that first look push older entries down: asked again for more until the
-    // answer reaches the entry after the last one read (ids count up by one an entry).
-    for (let count = last < 0 ? SLOWLOG_ENTRIES : newest.id - last; ; count *= 2) {
-      const entries = await this.slowlogGet(node, Math.min(count, SLOWLOG_ENTRIES));
+    // Commands logged since that first look push older entries down: asked for twice as many more as
+    // the log took over the last answer (a running job logs on while a reply travels), and again until
+    // the answer reaches the entry after the last one read (ids count up by one an entry): an answer
+    // short of it is read again whole.
+    let [seen, logged] = [newest.id, this.drifts.get(node) ?? 0];
+    for (;;) {
+      const count = last < 0 ? SLOWLOG_ENTRIES : Math.min(seen - last + 2 * logged, SLOWLOG_ENTRIES);
+      const entries = await this.slowlogGet(node, count);
       const oldest = entries[entries.length - 1];
-      if (last < 0 || count >= SLOWLOG_ENTRIES || !oldest || oldest.id <= last + 1) {
+      logged = Math.max(0, (entries[0]?.id ?? seen) - seen);
+      this.drifts.set(node, logged);
+      // Fewer than asked: the log holds no older entry (a reset since the last look dropped them).
+      if (last < 0 || count >= SLOWLOG_ENTRIES || entries.length < count || oldest.id <= last + 1) {
         if (entries.length > 0) this.lastIds.set(node, Math.max(last, entries[0].id));
         return entries.filter(({ id }) => id > last);
       }
+      seen = entries[0].id;
     }
   }
 

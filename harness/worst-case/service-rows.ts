@@ -23,11 +23,17 @@ const PRUNE_STEP_COMMANDS = 100;
 /** Entries of one write filling GROUPS_CONFIG_BOARD. */
 const GROUPS_FILL_BATCH = 500;
 
-/** Runs a retraction to its end (each GET takes a step), so no later row is charged its steps. */
+/**
+ * Runs a retraction to its end, so no later row is charged its steps: a GET each time its runner stops
+ * (a GET resumes a paused one), none while it runs (each would add its reads to the row's calls and
+ * take the CPU its steps need).
+ */
 export async function untilDone(context: HarnessContext, board: string, answer: HttpAnswer | undefined): Promise<void> {
-  const path = `/admin/boards/${board}/retractions/${String(answer?.body?.id)}`;
+  const id = String(answer?.body?.id);
+  const path = `/admin/boards/${board}/retractions/${id}`;
   for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
     if ((await context.send(get(path), 'admin')).body?.state === 'done') return;
+    await context.runSettled('retraction', board, id, 'admin');
   }
   throw new Error(
     `the retraction at ${path} never finished: ${JSON.stringify((await context.send(get(path), 'admin')).body)}`,
@@ -39,6 +45,7 @@ async function untilWeighed(context: HarnessContext, board: string, actor: strin
   const path = `/admin/boards/${board}/actors/${actor}`;
   for (let poll = 0; poll < RETRACTION_POLLS; poll++) {
     if ((await context.send(get(path), caller)).body?.state === 'done') return;
+    await context.runSettled('weighing', board, actor, caller);
   }
   throw new Error(`the re-weighting at ${path} never finished`);
 }
