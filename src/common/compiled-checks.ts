@@ -129,13 +129,48 @@ const FLAG_VALUES = new Map<unknown, boolean>([
 ]);
 
 function stringReader(rule: Extract<FieldRule, { kind: 'string' }>): Reader {
-  const { pattern } = rule;
+  const { pattern, length } = rule;
+  if (pattern === NAME_PATTERN && length === NAME_LENGTH_CHARS)
+    return (value) => (typeof value === 'string' && isNameText(value) ? value : REFUSED);
   if (!rule.nfc) return (value) => (typeof value === 'string' && pattern.test(value) ? value : REFUSED);
+  const asciiIds = pattern === ID_PATTERN && length === ID_LENGTH_CHARS;
   return (value) => {
     if (typeof value !== 'string') return REFUSED;
+    const ascii = asciiIds ? asciiIdVerdict(value) : undefined;
+    if (ascii !== undefined) return ascii ? value : REFUSED;
     const id = toNfc(value);
     return pattern.test(id) ? id : REFUSED;
   };
+}
+
+/**
+ * NAME_PATTERN's answer read character by character: every route of a board tests its name, and a
+ * regular expression's call costs more than the loop.
+ */
+function isNameText(text: string): boolean {
+  if (text.length < NAME_LENGTH_CHARS.min || text.length > NAME_LENGTH_CHARS.max) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const alphanumeric = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+    // _ . : -
+    if (!alphanumeric && c !== 0x5f && c !== 0x2e && c !== 0x3a && c !== 0x2d) return false;
+  }
+  return true;
+}
+
+/**
+ * ID_PATTERN's answer for an id of printable ASCII (most ids), undefined for any other. Such an id is
+ * already NFC, none of its characters is of a class the pattern refuses, its length counts its code
+ * points, and white space only is spaces only.
+ */
+function asciiIdVerdict(text: string): boolean | undefined {
+  let spacesOnly = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return undefined;
+    if (c !== 0x20) spacesOnly = false;
+  }
+  return !spacesOnly && text.length >= ID_LENGTH_CHARS.min && text.length <= ID_LENGTH_CHARS.max;
 }
 
 function intReader(rule: Extract<FieldRule, { kind: 'int' }>): Reader {

@@ -27,6 +27,14 @@ describe('GrowthQuota', () => {
     expect(quota.take('a', 'likeUsers', 1_000_000, 0)).toBe(UNLIMITED);
   });
 
+  it('takes nothing for nothing wanted, without tracking the client (a plain increment wants no actor entries)', () => {
+    const quota = quotaOf(10);
+    expect(quota.take('a', 'counters', 0, 0)).toBe(0);
+    expect(quota.take('a', 'likeUsers', 0, 0)).toBe(UNLIMITED);
+    expect(quota.trackedClients).toBe(0);
+    expect(quota.take('a', 'counters', 5, 0)).toBe(2);
+  });
+
   it('takes back what a write did not create', () => {
     const quota = quotaOf(10);
     expect(quota.take('a', 'items', 10, 0)).toBe(10);

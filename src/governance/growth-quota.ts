@@ -28,17 +28,28 @@ export class GrowthQuota {
   private newest: string | undefined;
   /** Shared by every client that finds the table full of clients still owing a refill. */
   private readonly overflow: Buckets;
+  /**
+   * perInterval by kind's place in GROWTH_KINDS: every write reads it per kind, and an object read by a
+   * kind held in a variable is a generic keyed lookup each time.
+   */
+  private readonly limits: readonly number[];
 
   constructor(readonly options: GrowthQuotaOptions) {
+    this.limits = GROWTH_KINDS.map((kind) => options.perInterval[kind]);
     this.overflow = { lastMs: -Infinity, tokens: this.fullTokens() };
   }
 
   /** Takes up to `wanted` from the client's budget of `kind`: what was taken, or UNLIMITED. */
   take(client: string, kind: GrowthKind, wanted: number, nowMs: number): number {
-    const limit = this.options.perInterval[kind];
-    if (limit === 0) return UNLIMITED;
+    return this.takeAt(client, GROWTH_KINDS.indexOf(kind), wanted, nowMs);
+  }
+
+  /** take, the kind named by its place in GROWTH_KINDS. */
+  takeAt(client: string, index: number, wanted: number, nowMs: number): number {
+    if (this.limits[index] === 0) return UNLIMITED;
+    // Nothing wanted takes nothing (a plain increment wants no actor or segment entries): no bucket to refill.
+    if (wanted === 0) return 0;
     const buckets = this.bucketsOf(client, nowMs);
-    const index = GROWTH_KINDS.indexOf(kind);
     const taken = Math.min(wanted, Math.floor(buckets.tokens[index]));
     buckets.tokens[index] -= taken;
     return taken;
@@ -46,10 +57,14 @@ export class GrowthQuota {
 
   /** Returns what a write took and did not create. */
   giveBack(client: string, kind: GrowthKind, amount: number, nowMs: number): void {
-    const limit = this.options.perInterval[kind];
+    this.giveBackAt(client, GROWTH_KINDS.indexOf(kind), amount, nowMs);
+  }
+
+  /** giveBack, the kind named by its place in GROWTH_KINDS. */
+  giveBackAt(client: string, index: number, amount: number, nowMs: number): void {
+    const limit = this.limits[index];
     if (limit === 0 || amount <= 0) return;
     const buckets = this.bucketsOf(client, nowMs);
-    const index = GROWTH_KINDS.indexOf(kind);
     buckets.tokens[index] = Math.min(limit, buckets.tokens[index] + amount);
   }
 
@@ -97,8 +112,8 @@ export class GrowthQuota {
     const elapsedMs = nowMs - buckets.lastMs;
     // Nothing to add (the same millisecond, or a clock that stepped back): tokens never exceed a limit.
     if (elapsedMs <= 0) return buckets;
-    for (let i = 0; i < GROWTH_KINDS.length; i++) {
-      const limit = this.options.perInterval[GROWTH_KINDS[i]];
+    for (let i = 0; i < this.limits.length; i++) {
+      const limit = this.limits[i];
       buckets.tokens[i] = Math.min(limit, buckets.tokens[i] + (elapsedMs * limit) / this.options.intervalMs);
     }
     buckets.lastMs = nowMs;
@@ -106,10 +121,10 @@ export class GrowthQuota {
   }
 
   private isFull(buckets: Buckets): boolean {
-    return GROWTH_KINDS.every((kind, i) => buckets.tokens[i] >= this.options.perInterval[kind]);
+    return this.limits.every((limit, i) => buckets.tokens[i] >= limit);
   }
 
   private fullTokens(): number[] {
-    return GROWTH_KINDS.map((kind) => this.options.perInterval[kind]);
+    return [...this.limits];
   }
 }

@@ -26,6 +26,9 @@ const KIND_NAMES: Record<GrowthKind, string> = {
   itemDataBytes: 'bytes of new item data',
 };
 
+/** Each kind's place in GROWTH_KINDS. */
+const KIND_INDEX = Object.fromEntries(GROWTH_KINDS.map((kind, i) => [kind, i])) as Record<GrowthKind, number>;
+
 /** What a failed write created: nothing. */
 const NOTHING_CREATED: Partial<Record<GrowthKind, number>> = Object.freeze({});
 
@@ -39,12 +42,13 @@ export class Reservation {
 
   constructor(
     private readonly owner: ClientBudget | undefined,
-    private readonly taken: Partial<Record<GrowthKind, number>>,
+    /** What was taken of each kind, by its place in GROWTH_KINDS (undefined: not reserved). */
+    private readonly taken: ReadonlyArray<number | undefined>,
   ) {}
 
   /** Most entries of `kind` the script may create: UNLIMITED when the kind has no quota or was not reserved. */
   allowance(kind: GrowthKind): number {
-    return this.taken[kind] ?? UNLIMITED;
+    return this.taken[KIND_INDEX[kind]] ?? UNLIMITED;
   }
 
   /** Charges what the write created and gives back the rest (once; a failed write settles with nothing). */
@@ -53,11 +57,12 @@ export class Reservation {
     this.settled = true;
     const { quota, client, clock } = this.owner;
     let nowMs: number | undefined;
-    for (let i = 0; i < GROWTH_KINDS.length; i++) {
-      const kind = GROWTH_KINDS[i];
-      const taken = this.taken[kind];
-      if (taken !== undefined && taken !== UNLIMITED)
-        quota.giveBack(client, kind, taken - (created[kind] ?? 0), (nowMs ??= clock.nowMs()));
+    for (let i = 0; i < this.taken.length; i++) {
+      const taken = this.taken[i];
+      if (taken === undefined || taken === UNLIMITED) continue;
+      const unused = taken - (created[GROWTH_KINDS[i]] ?? 0);
+      // Most writes create what they took: nothing to give back, no clock to read.
+      if (unused > 0) quota.giveBackAt(client, i, unused, (nowMs ??= clock.nowMs()));
     }
   }
 
@@ -89,13 +94,14 @@ export class ClientBudget {
   /** Takes up to `wanted` of each kind now. */
   reserve(wanted: Partial<Record<GrowthKind, number>>): Reservation {
     const { quota, client, clock } = this;
-    const taken: Partial<Record<GrowthKind, number>> = {};
+    const taken = new Array<number | undefined>(GROWTH_KINDS.length);
     let nowMs: number | undefined;
-    // Indexed: every write reserves, and an unoptimised for-of allocates an iterator result per kind.
-    for (let i = 0; i < GROWTH_KINDS.length; i++) {
-      const kind = GROWTH_KINDS[i];
-      const count = wanted[kind];
-      if (count !== undefined) taken[kind] = quota.take(client, kind, count, (nowMs ??= clock.nowMs()));
+    // The kinds wanted only (a write wants one to three of them), each read by the key for-in gives.
+    for (const kind in wanted) {
+      const count = wanted[kind as GrowthKind];
+      const index = KIND_INDEX[kind as GrowthKind];
+      if (count !== undefined && index !== undefined)
+        taken[index] = quota.takeAt(client, index, count, (nowMs ??= clock.nowMs()));
     }
     return new Reservation(this, taken);
   }
@@ -106,7 +112,7 @@ export function reserveGrowth(
   budget: ClientBudget | undefined,
   wanted: Partial<Record<GrowthKind, number>>,
 ): Reservation {
-  return budget ? budget.reserve(wanted) : new Reservation(undefined, {});
+  return budget ? budget.reserve(wanted) : new Reservation(undefined, []);
 }
 
 /**
