@@ -58,7 +58,6 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
     const workers = Array.from({ length: FLOOD_CONCURRENCY }, worker);
     // The flood ends when its last request has been sent; the attacker does not wait for the answers.
     while (sent < FLOOD_REQUESTS) await new Promise((resolve) => setImmediate(resolve));
-    const endedMs = performance.now();
     // What recovery waits for: the commands still unanswered, never more than the cap and the background
     // jobs' few (without shedding, every deep read of the flood would still be queued).
     const pendingAtEnd = e2e.app().get(RedisService).pendingCommands();
@@ -68,13 +67,11 @@ describe('load shedding: a flood of deep reads on a 64-shard board', () => {
       ready = (await fastify.inject({ method: 'GET', url: '/health/ready' })).statusCode;
       read = ready === 200 ? (await fastify.inject({ method: 'GET', url: '/boards/hot/top?limit=10' })).statusCode : 0;
     }
-    const recoveredMs = performance.now() - endedMs;
     await Promise.all(workers);
 
     expect(pendingAtEnd).toBeLessThanOrEqual(MAX_PENDING_COMMANDS + BACKGROUND_COMMANDS);
-    // Recovery took 0.25-0.4 s here (docs/benchmarks.md): a wall-clock bound is no test of it on a
-    // loaded machine (1 s was missed at load 12 with the queue at its cap); this one only says it ends.
-    expect(recoveredMs).toBeLessThan(5000);
+    // Recovery's time is a benchmark's (0.25-0.4 s, docs/benchmarks.md): on a loaded machine a wall-clock
+    // bound reads the load. Here it is bounded by what it waits for (the capped queue above) and ends.
     const statuses = new Set(answers.map((answer) => answer.statusCode));
     expect([...statuses].every((status) => status === 200 || status === 503)).toBe(true);
     const busy = answers.filter((answer) => answer.json<{ code: string }>().code === 'REDIS_BUSY');
