@@ -35,7 +35,7 @@ export const ABUSE_PARTS: BenchPart[] = [
   abusePart('edge', 'rows 6, 8, 10, 12–15: the HTTP edge, the key store, scopes', [], async () =>
     (await import('../abuse/edge')).edgeAbuse(),
   ),
-  abusePart('exactness', "issue #22's exactness items inside Redis", ['ABUSE_DEBUG=1'], async () =>
+  abusePart('exactness', "issue #22's exactness items inside Redis", [], async () =>
     (await import('../abuse/exactness')).exactnessAbuse(),
   ),
   abusePart('growth', 'issue #45 rows 2, 3, 8: writes that grow existing items', [], async () =>
