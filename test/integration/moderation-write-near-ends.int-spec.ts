@@ -133,8 +133,10 @@ describe.each(TOPOLOGIES)('moderation: a write near an end of its results (%s)',
       expect(stores).toEqual(NAMES.map((window) => `${tag(name)}:${window}:exheld`));
       expect(named('del')).toEqual([]);
       // The set of hidden items is stored afresh (UNLINK, SADD) in each call before its first intersection, and
-      // unlinked as the last call answers.
-      expect(named('unlink').map((args) => [...args.slice(1)])).toEqual(
+      // unlinked as the last call answers. A window whose boundary the write crosses unlinks its previous
+      // ranks too (snapshot_rows_lib's store_previous): not moderation's.
+      const unlinked = named('unlink').filter(([, key]) => !String(key).endsWith(':prev'));
+      expect(unlinked.map((args) => [...args.slice(1)])).toEqual(
         Array.from({ length: Math.ceil(WINDOWS.length / 2) + 1 }, () => [`${tag(name)}:exasked`]),
       );
     },
