@@ -1,6 +1,6 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * An item's history on a sharded board counts the rows ahead of it on the other shards in calls per

@@ -1,8 +1,8 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { segmentsOf as segmentsOption } from '../../src/ranking/options/segments/segments.option';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
-import { EIGHT_ROLLING_WINDOWS } from '../../harness/worst-case/boards';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { segmentsOf as segmentsOption } from '../../../src/ranking/options/segments/segments.option';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
+import { EIGHT_ROLLING_WINDOWS } from '../../../harness/worst-case/boards';
 
 /**
  * The other shards' share of a rank on a 64-shard board (count_above_shards, issue #45): a write's

@@ -1,7 +1,7 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../../src/ranking/core/ranking.limits';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../../../src/ranking/core/ranking.limits';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * The calls of a sharded distribution (issue #45): one per Redis node and round rather than one per

@@ -1,7 +1,7 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { segmentsOf as segmentsOption } from '../../src/ranking/options/segments/segments.option';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { segmentsOf as segmentsOption } from '../../../src/ranking/options/segments/segments.option';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
 
 /**
  * The calls of a write naming 8 segments (issue #45), counted without a clock from the commands each

@@ -1,10 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { LOOKUP_IDS_PER_CALL, LOOKUP_ITEMS } from '../../src/ranking/core/ranking.limits';
+import { ADMIN, startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { LOOKUP_IDS_PER_CALL, LOOKUP_ITEMS } from '../../../src/ranking/core/ranking.limits';
 
 /**
  * A lookup on one shard answers in calls of at most LOOKUP_IDS_PER_CALL ids (issue #45: 100 ids on a

@@ -1,17 +1,17 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { ItemDataService } from '../../src/ranking/items/items.service';
+import { startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { ItemDataService } from '../../../src/ranking/items/items.service';
 import {
   ITEM_DATA_BYTES,
   ITEM_DATA_READ_BYTES_PER_CALL,
   ITEM_DATA_ROWS_PER_CALL,
-} from '../../src/ranking/options/item-data/item-data.limits';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+} from '../../../src/ranking/options/item-data/item-data.limits';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * A `top` of 1 000 rows with their data reads the data in calls of at most ITEM_DATA_ROWS_PER_CALL

@@ -1,8 +1,8 @@
 import { Cluster, type Redis } from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
 
 /**
  * The rank of a hypothetical score (GET …/rank, issue #48) is one score_rank call per shard, all sent

@@ -1,8 +1,8 @@
-import { FakeClock } from '../../harness/clock';
-import { AppConfig } from '../../src/common/config';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { seedEveryOptionBoard } from '../support/board-settings';
-import { useIdleExpirer } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { AppConfig } from '../../../src/common/config';
+import { WriteCommands } from '../../../src/ranking/writes/write-commands';
+import { seedEveryOptionBoard } from '../../support/board-settings';
+import { useIdleExpirer } from '../../support/ranking-graph';
 
 const T0 = 1_700_000_000_000;
 const ITEMS = 600;
