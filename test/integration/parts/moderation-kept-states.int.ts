@@ -1,5 +1,5 @@
-import { ADMIN } from '../../harness/app';
-import { useTestApp } from '../support/app-world';
+import { ADMIN } from '../../../harness/app';
+import { useTestApp } from '../../support/app-world';
 
 /**
  * Each shard keeps its items' moderation states (its own, else its group's) in `<tag>:modeff`, which

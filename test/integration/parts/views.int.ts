@@ -1,7 +1,7 @@
-import { ConflictError, InvalidInputError } from '../../src/common/errors';
-import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../src/ranking/options/views/views.limits';
-import { hotScore } from '../../src/ranking/options/views/trending-math';
-import { useRankingService } from '../../harness/ranking';
+import { ConflictError, InvalidInputError } from '../../../src/common/errors';
+import { DEFAULT_HOT_TAU_SEC, HOT_EPOCH_SEC } from '../../../src/ranking/options/views/views.limits';
+import { hotScore } from '../../../src/ranking/options/views/trending-math';
+import { useRankingService } from '../../../harness/ranking';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;

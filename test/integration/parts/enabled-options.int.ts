@@ -1,5 +1,5 @@
-import { TOPOLOGIES } from '../../harness/redis';
-import { useRankingStore } from '../support/ranking-store';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { useRankingStore } from '../../support/ranking-store';
 
 /**
  * The options a board enables (config field `options`, issue #46): a call runs the hooks of those

@@ -1,7 +1,7 @@
-import { ADMIN } from '../../harness/app';
-import { TOPOLOGIES } from '../../harness/redis';
-import { useSharedTestApps } from '../support/app-world';
-import { commandCalls } from '../support/slowlog';
+import { ADMIN } from '../../../harness/app';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { useSharedTestApps } from '../../support/app-world';
+import { commandCalls } from '../../support/slowlog';
 
 /**
  * A write's rank on a board of many hidden items counts the hidden items ahead of it inside Redis

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { PreparedBoard } from '../../src/ranking/core/board';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import type { CoalescedIncrement } from '../../src/ranking/writes/writes.functions';
-import { useRankingFunctions } from '../support/ranking-functions';
+import { PreparedBoard } from '../../../src/ranking/core/board';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import type { CoalescedIncrement } from '../../../src/ranking/writes/writes.functions';
+import { useRankingFunctions } from '../../support/ranking-functions';
 
 const S = RANKING.functions;
 const T0 = 1_700_000_000_000;

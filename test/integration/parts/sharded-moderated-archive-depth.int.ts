@@ -1,8 +1,8 @@
-import { ADMIN } from '../../harness/app';
-import { ARCHIVE_ROWS_PER_READ, CALENDAR_MESSAGES as C } from '../../src/ranking/options/calendar/calendar.limits';
-import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
-import { shardOf } from '../../src/ranking/core/shard-math';
-import { useSharedTestApps } from '../support/app-world';
+import { ADMIN } from '../../../harness/app';
+import { ARCHIVE_ROWS_PER_READ, CALENDAR_MESSAGES as C } from '../../../src/ranking/options/calendar/calendar.limits';
+import { SHARDS_PER_BOARD } from '../../../src/ranking/core/ranking.limits';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { useSharedTestApps } from '../../support/app-world';
 
 /**
  * The depth bound of a moderated sharded board's archive pages (issue #49 with #45's bounds), through

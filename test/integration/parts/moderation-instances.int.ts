@@ -1,12 +1,12 @@
-import { FakeClock } from '../../harness/clock';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { validateConfig } from '../../src/common/config';
-import { PREVIOUS_RANKS_FRESH_MS } from '../../src/ranking/core/ranking.limits';
-import { ModerationService } from '../../src/ranking/moderation/moderation.service';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
+import { FakeClock } from '../../../harness/clock';
+import { composeRanking, RankingGraph } from '../../../harness/compose-ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { validateConfig } from '../../../src/common/config';
+import { PREVIOUS_RANKS_FRESH_MS } from '../../../src/ranking/core/ranking.limits';
+import { ModerationService } from '../../../src/ranking/moderation/moderation.service';
+import { RedisFunctions } from '../../../src/redis/redis-functions';
+import { RedisService } from '../../../src/redis/redis.service';
+import { RedisSettings } from '../../../src/redis/redis.settings';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const MINUTE_MS = 60_000;

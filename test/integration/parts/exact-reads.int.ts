@@ -1,15 +1,15 @@
-import { RedisService } from '../../src/redis/redis.service';
+import { RedisService } from '../../../src/redis/redis.service';
 import {
   DECAY_REBASE_CHUNK,
   DECAY_REBASE_HALF_LIVES,
   DEFAULT_HOT_TAU_SEC,
   HOT_EPOCH_SEC,
-} from '../../src/ranking/options/views/views.limits';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { hotScore } from '../../src/ranking/options/views/trending-math';
-import { FakeClock } from '../../harness/clock';
-import { startRankingService, useRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+} from '../../../src/ranking/options/views/views.limits';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { hotScore } from '../../../src/ranking/options/views/trending-math';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService, useRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
 
 const T0 = 1_700_002_800_000; // an hour boundary (unix ms)
 const T0_SEC = T0 / 1000;

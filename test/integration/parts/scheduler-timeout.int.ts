@@ -1,9 +1,9 @@
-import { FakeClock } from '../../harness/clock';
-import { TIMEOUT_MESSAGE } from '../../src/common/redis-errors';
-import { RedisService } from '../../src/redis/redis.service';
-import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
-import { useRankingGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { TIMEOUT_MESSAGE } from '../../../src/common/redis-errors';
+import { RedisService } from '../../../src/redis/redis.service';
+import { RankingScheduler } from '../../../src/ranking/expiry/ranking.scheduler';
+import { WriteCommands } from '../../../src/ranking/writes/write-commands';
+import { useRankingGraph } from '../../support/ranking-graph';
 
 const T0 = 1_700_000_000_000;
 const BOARDS = ['a', 'stalled', 'c'];

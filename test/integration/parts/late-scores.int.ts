@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { useRankingService } from '../../harness/ranking';
-import { TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { useRankingService } from '../../../harness/ranking';
+import { TestRedis, TOPOLOGIES } from '../../../harness/redis';
 
 /** Two windows of SLOTS one-second slots: a late event in the oldest slot has SLOTS - 1 newer ones. */
 const SLOTS = 300;

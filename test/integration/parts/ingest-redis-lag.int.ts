@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
-import { RedisStreamSource } from '../../src/ingest/sources/redis-stream.source';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { RedisStreamSource } from '../../../src/ingest/sources/redis-stream.source';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
 
 /**
  * A Redis source's lag: entries not delivered to its group plus those pending. Redis's own `lag`

@@ -1,8 +1,8 @@
-import { ADMIN } from '../../harness/app';
-import { ARCHIVE_INDEX_PERIODS_PER_CHANGE } from '../../src/ranking/core/ranking.limits';
-import { TOPOLOGIES } from '../../harness/redis';
-import { useSharedTestApps } from '../support/app-world';
-import { rowsOf, visibleRowsModel } from '../support/archive-rows';
+import { ADMIN } from '../../../harness/app';
+import { ARCHIVE_INDEX_PERIODS_PER_CHANGE } from '../../../src/ranking/core/ranking.limits';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { useSharedTestApps } from '../../support/app-world';
+import { rowsOf, visibleRowsModel } from '../../support/archive-rows';
 
 /**
  * A moderation change updates the kept exception positions of a one-shard board's archived periods

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { LOOKUP_NODE_UNITS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import { LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { LOOKUP_NODE_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { LoggedCall, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * A lookup on a 64-shard `ties: first` board over a Cluster of three masters (issue #45): its board

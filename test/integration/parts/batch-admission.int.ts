@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import type { BatchEntry } from '../../src/ranking/core/ranking.types';
-import { PreparedBoard } from '../../src/ranking/core/board';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import { useRankingFunctions } from '../support/ranking-functions';
+import type { BatchEntry } from '../../../src/ranking/core/ranking.types';
+import { PreparedBoard } from '../../../src/ranking/core/board';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import { useRankingFunctions } from '../../support/ranking-functions';
 
 const S = RANKING.functions;
 const T0 = 1_700_000_000_000;

@@ -1,5 +1,5 @@
-import { ADMIN } from '../../harness/app';
-import { useTestApp } from '../support/app-world';
+import { ADMIN } from '../../../harness/app';
+import { useTestApp } from '../../support/app-world';
 
 /**
  * Moderation in a window's history (issue #49): `GET /boards/:board/history` lists what top lists, so

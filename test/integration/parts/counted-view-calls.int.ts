@@ -1,7 +1,7 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { COUNTED_VIEW_ROWS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import { wilsonLowerBound } from '../../src/ranking/options/metrics/metric-formulas';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { COUNTED_VIEW_ROWS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { wilsonLowerBound } from '../../../src/ranking/options/metrics/metric-formulas';
 
 /**
  * A wilson view's page of 1 000 rows is read in calls of at most COUNTED_VIEW_ROWS_PER_CALL rows (issue

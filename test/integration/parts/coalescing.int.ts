@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { DomainError } from '../../src/common/errors';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { RedisService } from '../../src/redis/redis.service';
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { DomainError } from '../../../src/common/errors';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { RedisService } from '../../../src/redis/redis.service';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
 
 const WINDOWS = [
   { name: '1m', period: 60, interval: 10 },

@@ -1,14 +1,14 @@
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { validateConfig } from '../../src/common/config';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { INGEST, IngestEntry } from '../../src/ingest/ingest.functions';
-import { groupsOf } from '../../src/ingest/ingest-groups';
-import { IngestStore } from '../../src/ingest/ingest.store';
-import { WriteCommands } from '../../src/ranking/writes/write-commands';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { validateConfig } from '../../../src/common/config';
+import { composeRanking, RankingGraph } from '../../../harness/compose-ranking';
+import { RedisService } from '../../../src/redis/redis.service';
+import { RedisFunctions } from '../../../src/redis/redis-functions';
+import { RedisSettings } from '../../../src/redis/redis.settings';
+import { INGEST, IngestEntry } from '../../../src/ingest/ingest.functions';
+import { groupsOf } from '../../../src/ingest/ingest-groups';
+import { IngestStore } from '../../../src/ingest/ingest.store';
+import { WriteCommands } from '../../../src/ranking/writes/write-commands';
 
 const T0 = 1_700_000_000_000;
 const WINDOWS = [{ name: 'hour', period: '1h', interval: '5m' }];

@@ -1,9 +1,9 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { LOOKUP_COUNTS_PER_CALL, LOOKUP_NODE_UNITS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import type { RedisFunctions } from '../../src/redis/redis-functions';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { LOOKUP_COUNTS_PER_CALL, LOOKUP_NODE_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import type { RedisFunctions } from '../../../src/redis/redis-functions';
 import type Redis from 'ioredis';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
 
 /**
  * A lookup on a 64-shard board, every shard on one node (lookup_node, issue #45): one id's counts over
