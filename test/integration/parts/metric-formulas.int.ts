@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { controversy, wilsonLowerBound } from '../../src/ranking/options/metrics/metric-formulas';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { controversy, wilsonLowerBound } from '../../../src/ranking/options/metrics/metric-formulas';
 
 /** metric_formulas.lua as a script: the module's table, its source, then both formulas of ARGV[1], ARGV[2]. */
 const SCRIPT = [
   'local metric_formulas = {}',
-  readFileSync(join(__dirname, '../../src/ranking/options/metrics/metric_formulas.lua'), 'utf8'),
+  readFileSync(join(__dirname, '../../../src/ranking/options/metrics/metric_formulas.lua'), 'utf8'),
   'local p, n = tonumber(ARGV[1]), tonumber(ARGV[2])',
   "return { string.format('%.17g', metric_formulas.wilson(p, n)), string.format('%.17g', metric_formulas.controversy(p, n)) }",
 ].join('\n');

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { ADMIN } from '../../harness/app';
-import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
-import { useTestApp } from '../support/app-world';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
-import { shardTag } from '../support/boards';
-import { GROUPED_RESET_WINDOWS, GROUPED_WINDOWS, storeArchived, storeGrouped } from '../support/grouped-seed';
+import { ADMIN } from '../../../harness/app';
+import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
+import { useTestApp } from '../../support/app-world';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
+import { shardTag } from '../../support/boards';
+import { GROUPED_RESET_WINDOWS, GROUPED_WINDOWS, storeArchived, storeGrouped } from '../../support/grouped-seed';
 
 /**
  * A config write of a `groups: true` board of many items runs few commands (issue #45): before, every

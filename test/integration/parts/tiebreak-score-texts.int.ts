@@ -1,5 +1,5 @@
-import { DomainError } from '../../src/common/errors';
-import { useRankingService } from '../../harness/ranking';
+import { DomainError } from '../../../src/common/errors';
+import { useRankingService } from '../../../harness/ranking';
 
 /**
  * A tiebreak board writes each score's text from tables (tiebreak_lib's integer_text, issue #45): the

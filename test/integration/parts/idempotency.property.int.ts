@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { RankingModel } from '../support/ranking-model';
-import { moveClock, RankingOp, rankingOps } from '../support/ranking-ops';
-import { useRankingService } from '../../harness/ranking';
-import { SHARD_CELLS } from '../../harness/redis';
+import { RankingModel } from '../../support/ranking-model';
+import { moveClock, RankingOp, rankingOps } from '../../support/ranking-ops';
+import { useRankingService } from '../../../harness/ranking';
+import { SHARD_CELLS } from '../../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },

@@ -1,6 +1,6 @@
-import { FakeClock } from '../../harness/clock';
-import { shardOf } from '../../src/ranking/core/shard-math';
-import { useRankingGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { useRankingGraph } from '../../support/ranking-graph';
 
 /**
  * Issue #48: a quiet part of one group reads each member's value in every slot it takes out

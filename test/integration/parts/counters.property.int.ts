@@ -1,15 +1,15 @@
 import fc from 'fast-check';
-import { FakeClock } from '../../harness/clock';
-import { validateConfig } from '../../src/common/config';
-import { InvalidInputError, NotFoundError } from '../../src/common/errors';
-import { CountersService } from '../../src/counters/counters.service';
-import { CounterStore } from '../../src/counters/counters.store';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { knownMembers } from '../support/counter-index';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { CountersSettings } from '../../src/counters/counters.settings';
+import { FakeClock } from '../../../harness/clock';
+import { validateConfig } from '../../../src/common/config';
+import { InvalidInputError, NotFoundError } from '../../../src/common/errors';
+import { CountersService } from '../../../src/counters/counters.service';
+import { CounterStore } from '../../../src/counters/counters.store';
+import { RedisService } from '../../../src/redis/redis.service';
+import { RedisSettings } from '../../../src/redis/redis.settings';
+import { RedisFunctions } from '../../../src/redis/redis-functions';
+import { knownMembers } from '../../support/counter-index';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { CountersSettings } from '../../../src/counters/counters.settings';
 
 const PRECISIONS = [1, 5, 60, 120]; // 120 s: visited every 2nd pass
 const SAMPLES = 4;

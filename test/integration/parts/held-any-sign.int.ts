@@ -1,9 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ADMIN, startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
 
 const T0 = 1_700_002_800_000;
 const PASS = { leaseMs: 30_000, claimBatch: 10 };

@@ -1,7 +1,7 @@
-import { startRankingService, useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
-import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { GROUP_SETTLE_PERIOD_MS } from '../../src/ranking/options/group-of/group-of.limits';
+import { startRankingService, useRankingService } from '../../../harness/ranking';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { RankingKeys } from '../../../src/ranking/core/ranking.keys';
+import { GROUP_SETTLE_PERIOD_MS } from '../../../src/ranking/options/group-of/group-of.limits';
 
 const WINDOW = { name: 'w', period: 60, interval: 20 };
 

@@ -1,8 +1,8 @@
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import type { RankingService } from '../../../src/ranking/ranking.service';
+import type { RedisService } from '../../../src/redis/redis.service';
 
 /**
  * segment_lib's comparisons at their exact edges, on one shard (its own index is exact there: a sharded

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { TOPOLOGIES } from '../../harness/redis';
-import { PreparedBoard } from '../../src/ranking/core/board';
-import { incrementTwins } from '../support/increment-twins';
-import { useRankingFunctions } from '../support/ranking-functions';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { PreparedBoard } from '../../../src/ranking/core/board';
+import { incrementTwins } from '../../support/increment-twins';
+import { useRankingFunctions } from '../../support/ranking-functions';
 
 const T0 = 1_700_000_000_000;
 const WINDOWS = [

@@ -1,8 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking, useRankingService } from '../../harness/ranking';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking, useRankingService } from '../../../harness/ranking';
+import type { RankingService } from '../../../src/ranking/ranking.service';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * A tiebreak board's snapshot listing of 1 000 rows is stored in pages of at most 500 rows, one a call

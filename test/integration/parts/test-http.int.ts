@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Socket } from 'node:net';
-import { ListeningHttp, listenForTests } from '../../harness/test-http';
+import { ListeningHttp, listenForTests } from '../../../harness/test-http';
 
 @Module({})
 class EmptyModule {}

@@ -1,5 +1,5 @@
-import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { useRankingService } from '../../../harness/ranking';
+import { TOPOLOGIES } from '../../../harness/redis';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
-import { RetractionStore } from '../../src/ranking/retraction/retraction.store';
-import { useRankingGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { RetractionStore } from '../../../src/ranking/retraction/retraction.store';
+import { useRankingGraph } from '../../support/ranking-graph';
 
 const T0 = 1_600_000_000_000;
 /** g0's members: its best one retracted, the others score 1 each, so g0 sinks below every other group. */
@@ -21,7 +21,7 @@ const BOUND = { member: 2, row: 3, perCall: 3000 };
 
 /** The bound as the library holds it. */
 function libraryBound(): typeof BOUND {
-  const lua = readFileSync(join(__dirname, '../../src/ranking/options/group-of/group_history_out_lib.lua'), 'utf8');
+  const lua = readFileSync(join(__dirname, '../../../src/ranking/options/group-of/group_history_out_lib.lua'), 'utf8');
   const [, member, row, perCall] =
     /^local MEMBER_WORK, ROW_WORK, WORK_PER_CALL = (\d+), (\d+), (\d+)$/m.exec(lua) ?? [];
   return { member: Number(member), row: Number(row), perCall: Number(perCall) };

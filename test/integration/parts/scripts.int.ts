@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { KEYS_LIBRARY } from '../../src/redis/scripts';
-import { startTestRedis, TestRedis } from '../../harness/redis';
+import { KEYS_LIBRARY } from '../../../src/redis/scripts';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
 
 describe('keys_lib.lua on a real Redis', () => {
   let redis: TestRedis;

@@ -1,5 +1,5 @@
-import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { useRankingService } from '../../../harness/ranking';
+import { TOPOLOGIES } from '../../../harness/redis';
 
 /**
  * `ties: first` on a max / min / last board lists every recorded score whatever its sign, as the

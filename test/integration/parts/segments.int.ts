@@ -1,9 +1,9 @@
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import type { ViewInput } from '../../src/ranking/options/views/trending-math';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import type { ViewInput } from '../../../src/ranking/options/views/trending-math';
+import type { RankingService } from '../../../src/ranking/ranking.service';
+import type { RedisService } from '../../../src/redis/redis.service';
 
 const T0 = 1_700_000_000_000;
 const PASS = { leaseMs: 30_000, claimBatch: 100 };

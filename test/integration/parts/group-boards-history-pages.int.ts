@@ -1,11 +1,11 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { shardOf } from '../../src/ranking/core/shard-math';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import { SHARDS_PER_BOARD } from '../../src/ranking/core/ranking.limits';
-import { GROUP_HISTORY_PAGE_ROWS, MAX_MEMBERS_PER_GROUP } from '../../src/ranking/options/group-of/group-of.limits';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { RankingKeys } from '../../../src/ranking/core/ranking.keys';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import { SHARDS_PER_BOARD } from '../../../src/ranking/core/ranking.limits';
+import { GROUP_HISTORY_PAGE_ROWS, MAX_MEMBERS_PER_GROUP } from '../../../src/ranking/options/group-of/group-of.limits';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
 
 /**
  * A sharded group board's history merge handles at most GROUP_HISTORY_PAGE_ROWS member rows a call

@@ -1,6 +1,6 @@
-import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { shardOf } from '../../src/ranking/core/shard-math';
-import { useRankingService } from '../../harness/ranking';
+import { RankingKeys } from '../../../src/ranking/core/ranking.keys';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { useRankingService } from '../../../harness/ranking';
 
 /** February 2028 in New York: a leap month, from 05:00 UTC on the 1st to 05:00 UTC on March 1st. */
 const FEB_START_MS = Date.parse('2028-02-01T05:00:00Z');

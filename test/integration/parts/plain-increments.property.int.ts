@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { PreparedBoard } from '../../src/ranking/core/board';
-import { resolveViews } from '../../src/ranking/options/views/trending-math';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import { incrementTwins } from '../support/increment-twins';
-import { useRankingFunctions } from '../support/ranking-functions';
+import { PreparedBoard } from '../../../src/ranking/core/board';
+import { resolveViews } from '../../../src/ranking/options/views/trending-math';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import { incrementTwins } from '../../support/increment-twins';
+import { useRankingFunctions } from '../../support/ranking-functions';
 
 const S = RANKING.functions;
 const T0 = 1_700_000_000_000;

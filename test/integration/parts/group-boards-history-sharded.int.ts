@@ -1,9 +1,9 @@
-import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
-import { GroupBoardsStore } from '../../src/ranking/group-boards/group-boards.store';
-import { RetractionStore } from '../../src/ranking/retraction/retraction.store';
-import type { RedisFunctions } from '../../src/redis/redis-functions';
-import { useRankingGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { GroupBoardsStore } from '../../../src/ranking/group-boards/group-boards.store';
+import { RetractionStore } from '../../../src/ranking/retraction/retraction.store';
+import type { RedisFunctions } from '../../../src/redis/redis-functions';
+import { useRankingGraph } from '../../support/ranking-graph';
 
 const T0 = 1_600_000_000_000;
 

@@ -1,8 +1,8 @@
-import { FakeClock } from '../../harness/clock';
-import { TOPOLOGIES } from '../../harness/redis';
-import { GroupBoardsStore } from '../../src/ranking/group-boards/group-boards.store';
-import type { RedisFunctions } from '../../src/redis/redis-functions';
-import { useRankingGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { TOPOLOGIES } from '../../../harness/redis';
+import { GroupBoardsStore } from '../../../src/ranking/group-boards/group-boards.store';
+import type { RedisFunctions } from '../../../src/redis/redis-functions';
+import { useRankingGraph } from '../../support/ranking-graph';
 
 const T0 = 1_600_000_000_000;
 const MEMBERS = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];

@@ -1,7 +1,7 @@
-import { FakeClock } from '../../harness/clock';
-import { useOwnServerRanking } from '../../harness/ranking';
-import { shardOf } from '../../src/ranking/core/shard-math';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../support/slowlog';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking } from '../../../harness/ranking';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
 
 /**
  * A shard's crossing records its part of a group board's listing (group_parts_lib) within the call's

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
-import { useRankingGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
+import { useRankingGraph } from '../../support/ranking-graph';
 
 const T0 = 1_600_000_000_000;
 const GROUPS = 300;
