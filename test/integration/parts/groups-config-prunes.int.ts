@@ -12,7 +12,7 @@ import { GROUPED_RESET_WINDOWS, GROUPED_WINDOWS, storeArchived, storeGrouped } f
  * (40 355 commands in one call at 20 000 items), and a reset dropping a window checked each entry of
  * both maps one by one (over 99 000 commands in one call here). Now a write dropping no window reads
  * neither map, and a reset only marks both maps: prune steps the PUT drives walk them, a few commands
- * a step (ranking.reset-prune-steps.int-spec.ts). The first items are written by the app, the rest stored as it stores them (past one client's
+ * a step (test/integration/parts/reset-prune-steps.int.ts). The first items are written by the app, the rest stored as it stores them (past one client's
  * new-items quota); the entries only the dropped window held, and the archived ones, likewise. Counted
  * without a clock, from the commands the FCALL's script ran (SLOWLOG at 0 µs).
  */

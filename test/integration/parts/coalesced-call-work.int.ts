@@ -1,11 +1,11 @@
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { validateConfig } from '../../src/common/config';
-import { coalescedWork } from '../../src/ranking/core/write-cost';
-import type { ViewInput } from '../../src/ranking/options/views/trending-math';
-import type { RankingService } from '../../src/ranking/ranking.service';
-import type { RedisFunctions } from '../../src/redis/redis-functions';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { validateConfig } from '../../../src/common/config';
+import { coalescedWork } from '../../../src/ranking/core/write-cost';
+import type { ViewInput } from '../../../src/ranking/options/views/trending-math';
+import type { RankingService } from '../../../src/ranking/ranking.service';
+import type { RedisFunctions } from '../../../src/redis/redis-functions';
 
 const T0 = 1_700_000_000_000;
 const BOUND = validateConfig({}).WRITE_COST_PER_CALL;

@@ -1,15 +1,15 @@
-import { SpanTooCostlyError } from '../../src/common/errors';
-import { SPAN_MAX_FIELDS } from '../../src/ranking/core/ranking.limits';
-import { FilteredRead } from '../../src/ranking/filters/filters.service';
+import { SpanTooCostlyError } from '../../../src/common/errors';
+import { SPAN_MAX_FIELDS } from '../../../src/ranking/core/ranking.limits';
+import { FilteredRead } from '../../../src/ranking/filters/filters.service';
 import {
   EXCLUDE_ITEMS_MAX,
   FILTERED_DEPTH_ITEMS,
   GROUP_SCAN_ROWS,
   groupScan,
-} from '../../src/ranking/options/groups/groups.limits';
-import { shardOf } from '../../src/ranking/core/shard-math';
-import { FakeClock } from '../../harness/clock';
-import { countedFilteredRead, filteredRows, useFiltersGraph } from '../support/ranking-graph';
+} from '../../../src/ranking/options/groups/groups.limits';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { FakeClock } from '../../../harness/clock';
+import { countedFilteredRead, filteredRows, useFiltersGraph } from '../../support/ranking-graph';
 
 /**
  * Issue #49: POST query with span scans the span's listing (its slots summed, as GET top?span reads

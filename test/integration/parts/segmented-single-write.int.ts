@@ -1,10 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { ADMIN, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { BOARDS } from '../../harness/worst-case/boards';
+import { ADMIN, startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { BOARDS } from '../../../harness/worst-case/boards';
 
 /**
  * The costliest single segmented write (issue #45: one atomic call, so its own work is what bounds it): on

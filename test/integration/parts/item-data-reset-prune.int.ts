@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
-import { ADMIN } from '../../harness/app';
-import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
-import { useTestApp } from '../support/app-world';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
-import { shardTag } from '../support/boards';
+import { ADMIN } from '../../../harness/app';
+import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
+import { useTestApp } from '../../support/app-world';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
+import { shardTag } from '../../support/boards';
 
 /**
  * A reset dropping a window of a board whose items all have data prunes the data hash in batched

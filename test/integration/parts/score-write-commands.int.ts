@@ -1,13 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { ADMIN, createBoard, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
-import { validateConfig } from '../../src/common/config';
-import { entryCost, type CostedBoard } from '../../src/ranking/core/write-cost';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { ADMIN, createBoard, startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
+import { validateConfig } from '../../../src/common/config';
+import { entryCost, type CostedBoard } from '../../../src/ranking/core/write-cost';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * A score batch's commands follow its weight on a max / min / last board: the most entries the cost

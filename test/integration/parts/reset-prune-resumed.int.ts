@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
-import { ADMIN } from '../../harness/app';
-import { BoardsStore } from '../../src/ranking/boards/boards.store';
-import { PRUNED_ATTEMPTS } from '../../src/ranking/core/ranking.limits';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { useTestApp } from '../support/app-world';
-import { GROUPED_RESET_WINDOWS, groupedMaps, type PrunableSeed, seedPrunableBoard } from '../support/grouped-seed';
+import { ADMIN } from '../../../harness/app';
+import { BoardsStore } from '../../../src/ranking/boards/boards.store';
+import { PRUNED_ATTEMPTS } from '../../../src/ranking/core/ranking.limits';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { RedisFunctions } from '../../../src/redis/redis-functions';
+import { useTestApp } from '../../support/app-world';
+import { GROUPED_RESET_WINDOWS, groupedMaps, type PrunableSeed, seedPrunableBoard } from '../../support/grouped-seed';
 
 /**
  * A reset whose PUT's instance stopped after the first prune step (issue #45): the groups maps and the

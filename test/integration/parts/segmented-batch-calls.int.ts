@@ -1,13 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { ADMIN, createBoard, startTestApp } from '../../harness/app';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis } from '../../harness/redis';
-import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
-import { validateConfig } from '../../src/common/config';
-import { batchCost, costliestWrite, type CostedBoard } from '../../src/ranking/core/write-cost';
-import { scriptCallCommands } from '../support/script-calls';
+import { ADMIN, createBoard, startTestApp } from '../../../harness/app';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
+import { validateConfig } from '../../../src/common/config';
+import { batchCost, costliestWrite, type CostedBoard } from '../../../src/ranking/core/write-cost';
+import { scriptCallCommands } from '../../support/script-calls';
 
 /**
  * A batch of entries with actors and segments at the write bound on the costliest segmented board (4

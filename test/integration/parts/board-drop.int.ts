@@ -1,14 +1,14 @@
-import { ConflictError, NotFoundError } from '../../src/common/errors';
-import { validateConfig } from '../../src/common/config';
-import { BOARD_DROP_KEYS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import { composeRanking, RankingGraph } from '../../harness/compose-ranking';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import { LeaguesStore } from '../../src/ranking/leagues/leagues.store';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { RedisSettings } from '../../src/redis/redis.settings';
-import { FakeClock } from '../../harness/clock';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
+import { ConflictError, NotFoundError } from '../../../src/common/errors';
+import { validateConfig } from '../../../src/common/config';
+import { BOARD_DROP_KEYS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { composeRanking, RankingGraph } from '../../../harness/compose-ranking';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import { LeaguesStore } from '../../../src/ranking/leagues/leagues.store';
+import { RedisFunctions } from '../../../src/redis/redis-functions';
+import { RedisService } from '../../../src/redis/redis.service';
+import { RedisSettings } from '../../../src/redis/redis.settings';
+import { FakeClock } from '../../../harness/clock';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
 
 const T0 = 1_700_002_800_000;
 const SLOTS = 150;

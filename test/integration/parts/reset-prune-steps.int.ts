@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
-import { ADMIN } from '../../harness/app';
-import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
-import { RankingKeys } from '../../src/ranking/core/ranking.keys';
-import { RANKING } from '../../src/ranking/ranking.functions';
-import { RedisFunctions } from '../../src/redis/redis-functions';
-import { RedisService } from '../../src/redis/redis.service';
-import { useTestApp } from '../support/app-world';
-import { GROUPED_RESET_WINDOWS, groupedMaps, type PrunableSeed, seedPrunableBoard } from '../support/grouped-seed';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
+import { ADMIN } from '../../../harness/app';
+import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
+import { RankingKeys } from '../../../src/ranking/core/ranking.keys';
+import { RANKING } from '../../../src/ranking/ranking.functions';
+import { RedisFunctions } from '../../../src/redis/redis-functions';
+import { RedisService } from '../../../src/redis/redis.service';
+import { useTestApp } from '../../support/app-world';
+import { GROUPED_RESET_WINDOWS, groupedMaps, type PrunableSeed, seedPrunableBoard } from '../../support/grouped-seed';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * A reset of a groups board whose items have data only marks the groups maps and the data for pruning

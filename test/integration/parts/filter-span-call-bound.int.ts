@@ -1,16 +1,16 @@
 import type Redis from 'ioredis';
-import { SpanReadsBusyError } from '../../src/common/errors';
+import { SpanReadsBusyError } from '../../../src/common/errors';
 import {
   MIN_ACTORS,
   SPAN_MAX_FIELDS,
   SPAN_STAGE_FIELDS_PER_CALL,
   SPAN_STAGED_READS_PER_SHARD,
-} from '../../src/ranking/core/ranking.limits';
-import { EXCLUDE_ITEMS_MAX, GROUP_SCAN_ROWS, groupScan } from '../../src/ranking/options/groups/groups.limits';
-import { FakeClock } from '../../harness/clock';
-import { FiltersStore } from '../../src/ranking/filters/filters.store';
-import type { FilteredPage } from '../../src/ranking/filters/filters.service';
-import { useFiltersGraph } from '../support/ranking-graph';
+} from '../../../src/ranking/core/ranking.limits';
+import { EXCLUDE_ITEMS_MAX, GROUP_SCAN_ROWS, groupScan } from '../../../src/ranking/options/groups/groups.limits';
+import { FakeClock } from '../../../harness/clock';
+import { FiltersStore } from '../../../src/ranking/filters/filters.store';
+import type { FilteredPage } from '../../../src/ranking/filters/filters.service';
+import { useFiltersGraph } from '../../support/ranking-graph';
 
 /**
  * Issue #45: no call of a filtered read over a span sums or sorts the whole span, nor reads more than

@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
-import { StandingService } from '../../src/ranking/standing/standing.service';
-import { useFiltersGraph } from '../support/ranking-graph';
+import { FakeClock } from '../../../harness/clock';
+import { SPAN_STAGE_FIELDS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { StandingService } from '../../../src/ranking/standing/standing.service';
+import { useFiltersGraph } from '../../support/ranking-graph';
 
 /**
  * Issue #45: a filtered read over a span of a tail board sums the span's packed records (tail_pack_lib)

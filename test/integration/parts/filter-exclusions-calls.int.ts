@@ -1,12 +1,12 @@
-import { FilteredRead } from '../../src/ranking/filters/filters.service';
+import { FilteredRead } from '../../../src/ranking/filters/filters.service';
 import {
   EXCLUDE_GROUPS_MAX,
   EXCLUDE_ITEMS_MAX,
   FILTERED_DEPTH_ITEMS,
   groupScan,
-} from '../../src/ranking/options/groups/groups.limits';
-import { FakeClock } from '../../harness/clock';
-import { countedFilteredRead, filteredRows, useFiltersGraph } from '../support/ranking-graph';
+} from '../../../src/ranking/options/groups/groups.limits';
+import { FakeClock } from '../../../harness/clock';
+import { countedFilteredRead, filteredRows, useFiltersGraph } from '../../support/ranking-graph';
 
 /**
  * Issue #49: a viewer's EXCLUDE_ITEMS_MAX excluded items and EXCLUDE_GROUPS_MAX excluded groups still

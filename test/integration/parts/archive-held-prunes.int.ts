@@ -1,10 +1,10 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { ADMIN } from '../../harness/app';
-import { WRITE_CALL_COMMANDS } from '../../harness/worst-case/harness';
-import { useTestApp } from '../support/app-world';
-import { readArchived } from '../support/archive-rows';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../support/slowlog';
-import { shardTag } from '../support/boards';
+import { ADMIN } from '../../../harness/app';
+import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
+import { useTestApp } from '../../support/app-world';
+import { readArchived } from '../../support/archive-rows';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
+import { shardTag } from '../../support/boards';
 
 /**
  * The ended entries a `groups: true` board's listings held (archive_held_lib: histheld of rolling
