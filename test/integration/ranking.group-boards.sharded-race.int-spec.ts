@@ -18,7 +18,7 @@ async function later<T>(turns: number, send: () => Promise<T>): Promise<T> {
  * of a shard and its clearing of that shard's marks keeps its mark (the generation moved), so the next
  * read is exact whatever the interleaving. (A clear that ignored the generation failed here in 3 of 3
  * runs; a store that ignored the claim passed: that interleaving, a slow round storing after a whole
- * later one, is forced in ranking.group-boards.claim-race.int-spec.ts.)
+ * later one, is forced in test/integration/parts/group-boards-claim-race.int.ts.)
  */
 describe('group boards over 3 shards: settle rounds racing writes and each other', () => {
   const setup = useRankingService('single');

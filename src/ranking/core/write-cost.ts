@@ -36,7 +36,7 @@ export const WRITE_COST_WEIGHTS = {
  * The least a segment place weighs, whatever the options multiply: each entry's segment runs its own
  * crossing checks (two per window and view), growth checks and index writes, which a board place does
  * once a call. Measured in script commands (0.8 a unit: the harness's WRITE_CALL_COMMANDS) by
- * test/integration/ranking.segmented-write-commands.int-spec.ts: a segment place ran about 5 + 4 per
+ * test/integration/parts/segmented-write-commands.int.ts: a segment place ran about 5 + 4 per
  * window commands, 10 more per window with an actor, so 72 plain entries of 8 segments on one window
  * (25 units each before this floor) were one call of 5 981 commands. Per result (a window, or a view at
  * its view weight), plus a fixed part per segment.

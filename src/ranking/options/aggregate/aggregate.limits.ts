@@ -11,7 +11,7 @@ export const MAX_AGGREGATE_SLOTS = 1_000;
  * score replaces it, and reads the window's score before and after; on last it also reads and writes
  * the item's newest slot (8 and 11 units a place in all). Weighed in script commands at the harness's
  * 0.8 a unit (WRITE_CALL_COMMANDS), the costliest path, not the common one: a place of a new item ran
- * 6 commands on max and 8 on last (test/integration/ranking.score-write-commands.int-spec.ts), where
+ * 6 commands on max and 8 on last (test/integration/parts/score-write-commands.int.ts), where
  * 2.5 and 3.5 units let 64 scores on 8 windows run 3 300 to 4 100 commands in one call, and late
  * scores 1 300 to 2 000 by where the clock fell in each window's slots.
  */

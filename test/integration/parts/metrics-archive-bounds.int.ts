@@ -1,0 +1,115 @@
+import { DomainError } from '../../../src/common/errors';
+import { useRankingService } from '../../../harness/ranking';
+import { TOPOLOGIES } from '../../../harness/redis';
+
+const DAY_MS = 86_400_000;
+/** Fields or rows an expiry call drains: a period of 240 items takes more calls than one read makes. */
+const CHUNK = 10;
+
+/** A read's error code, or 'ok'. */
+const code = (read: Promise<unknown>) => read.then(() => 'ok').catch((error: DomainError) => error.code);
+
+/**
+ * An item history by one metric while another metric's archive of the same period is still being
+ * written (archive_lib: in chunks, over later calls) answers that metric's count once written, and a
+ * 503 WINDOW_DRAINING until then: never the point without it.
+ */
+describe.each(TOPOLOGIES.flatMap((t) => [1, 3].map((shards) => [t, shards] as const)))(
+  "metrics: an item history while another metric's archive is written (%s, %i shard(s))",
+  (topology, shards) => {
+    const setup = useRankingService(topology, { EXPIRE_CHUNK: String(CHUNK) });
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: 3 } }];
+
+    it('answers the other metric once its archive is written, 503 WINDOW_DRAINING before', async () => {
+      const name = `drain${shards}`;
+      setup.clock.setMs(1_700_000_000_000);
+      await setup.ranking.putBoard({ name, windows, shards, metrics: ['up', 'down'] });
+      await setup.ranking.incrementBatch(name, [{ item: 'a', amount: 4, metric: 'up' }]);
+      const many = Array.from({ length: 240 }, (_, i) => ({ item: `i${i}`, amount: 1 + (i % 7), metric: 'down' }));
+      await setup.ranking.incrementBatch(name, [{ item: 'a', amount: 9, metric: 'down' }, ...many]);
+      setup.clock.advanceMs(DAY_MS);
+      // up's archive (one item) is written by a write of up alone; down's, 241 fields, takes many calls.
+      await setup.ranking.incrementBatch(name, [{ item: 'b', amount: 1, metric: 'up' }]);
+      const history = () => setup.ranking.itemHistory(name, 'day', 'a', undefined, undefined, undefined, 'up');
+      expect(await code(history())).toBe('WINDOW_DRAINING');
+      let reads = 0;
+      while ((await code(setup.ranking.archives(name, 'day', 1, undefined, {}, { metric: 'down' }))) !== 'ok') {
+        expect(++reads).toBeLessThan(100);
+      }
+      const { points } = await history();
+      expect(points.map(({ rank, score, metrics }) => ({ rank, score, metrics }))).toEqual([
+        { rank: 1, score: 4, metrics: { up: 4, down: 9 } },
+      ]);
+      await setup.ranking.deleteBoard(name);
+    });
+
+    it('answers the other metric of a history read that is first to meet its closed period', async () => {
+      const name = `first${shards}`;
+      setup.clock.setMs(1_700_000_000_000);
+      await setup.ranking.putBoard({ name, windows, shards, metrics: ['up', 'down'] });
+      for (const metric of ['up', 'down'])
+        await setup.ranking.incrementBatch(name, [{ item: 'a', amount: metric === 'up' ? 2 : 5, metric }]);
+      setup.clock.advanceMs(DAY_MS);
+      await setup.ranking.incrementBatch(name, [{ item: 'b', amount: 1, metric: 'up' }]);
+      // down's closed period is met first here: written in the read's calls, then answered.
+      const { points } = await setup.ranking.itemHistory(name, 'day', 'a', undefined, undefined, undefined, 'up');
+      expect(points.map(({ metrics }) => metrics)).toEqual([{ up: 2, down: 5 }]);
+      await setup.ranking.deleteBoard(name);
+    });
+  },
+);
+
+/**
+ * An archive page of a board of 3 metrics on 64 shards whose rows' counts would take more than a
+ * read's bound answers the first rows whose counts fit, every row with its `metrics`, and where the
+ * rest go on (`nextOffset`, and `nextCursor` past a period it leaves out).
+ */
+describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its counts (%s, 64 shards)', (topology) => {
+  const setup = useRankingService(topology);
+  const ROWS = 40;
+  const metrics = ['up', 'down', 'flag'];
+  /** Every item's counts: all 40 rows kept by every metric's archive. */
+  const countsOf = (i: number) => ({ up: 100 - i, down: i + 1, flag: 5 });
+
+  it('cuts the page to the rows whose counts fit and answers every one of them with metrics', async () => {
+    const name = 'bound64';
+    setup.clock.setMs(1_700_000_000_000);
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: ROWS } }];
+    await setup.ranking.putBoard({ name, windows, shards: 64, metrics });
+    for (let day = 0; day < 2; day++) {
+      for (const metric of metrics) {
+        const entries = Array.from({ length: ROWS }, (_, i) => ({ item: `i${i}`, metric }));
+        await setup.ranking.incrementBatch(
+          name,
+          entries.map((entry, i) => ({ ...entry, amount: countsOf(i)[metric as 'up'] })),
+        );
+      }
+      setup.clock.advanceMs(DAY_MS);
+    }
+    const all = Array.from({ length: ROWS }, (_, i) => ({
+      rank: i + 1,
+      item: `i${i}`,
+      score: 100 - i,
+      metrics: countsOf(i),
+    }));
+    const rows: unknown[] = [];
+    for (let offset: number | null = 0; offset !== null;) {
+      const page = await setup.ranking.archive(name, 'day', undefined, { offset, limit: ROWS }, { metric: 'up' });
+      expect(page.items.length).toBeGreaterThan(0);
+      expect(page.items.length).toBeLessThan(ROWS);
+      rows.push(...page.items);
+      offset = page.nextOffset;
+    }
+    expect(rows).toEqual(all);
+    // Two periods of 40 rows: the newest cut, the older left for the next page.
+    const first = await setup.ranking.archives(name, 'day', 10, undefined, {}, { metric: 'up' });
+    expect(first.periods).toHaveLength(1);
+    expect(first.periods[0].items).toEqual(all.slice(0, first.periods[0].items.length));
+    expect(first.periods[0].nextOffset).toBe(first.periods[0].items.length);
+    expect(first.nextCursor).toBe(first.periods[0].from);
+    const second = await setup.ranking.archives(name, 'day', 10, first.nextCursor!, {}, { metric: 'up' });
+    expect(second.periods.map((period) => period.to)).toEqual([first.periods[0].from]);
+    expect(second.periods[0].items).toEqual(all.slice(0, second.periods[0].items.length));
+    await setup.ranking.deleteBoard(name);
+  });
+});
