@@ -60,19 +60,24 @@ export interface CostedBoard extends BoardOptionsConfig {
 }
 
 /**
- * The cost of an entry naming no segment and no actor, per board: every plain increment asks it twice
- * (its check and its call's weight), and the options' sum behind it walks every option. A board's
- * config is not changed in place (a change is a new config), so its cost stays.
+ * `weigh`, kept per board for entries naming no segment and no actor: every plain increment asks its
+ * weights twice (its check and its call's), and the options' sum behind them walks every option. A
+ * board's config is not changed in place (a change is a new config), so its weight stays.
  */
-const plainCosts = new WeakMap<CostedBoard, number>();
+function keptForPlainEntries(
+  weigh: (entry: CostedEntry, board: CostedBoard) => number,
+): (entry: CostedEntry, board: CostedBoard) => number {
+  const plain = new WeakMap<CostedBoard, number>();
+  return (entry, board) => {
+    if (entry.actor !== undefined || entry.segments?.length) return weigh(entry, board);
+    let weight = plain.get(board);
+    if (weight === undefined) plain.set(board, (weight = weigh(entry, board)));
+    return weight;
+  };
+}
 
 /** The cost units of one entry (or one item write) on `board`. */
-export function entryCost(entry: CostedEntry, board: CostedBoard): number {
-  if (entry.actor !== undefined || entry.segments?.length) return placedCost(entry, board);
-  let cost = plainCosts.get(board);
-  if (cost === undefined) plainCosts.set(board, (cost = placedCost(entry, board)));
-  return cost;
-}
+export const entryCost = keptForPlainEntries(placedCost);
 
 function placedCost(entry: CostedEntry, board: CostedBoard): number {
   const W = WRITE_COST_WEIGHTS;
@@ -140,16 +145,8 @@ export const COALESCED_WORK_WEIGHTS = {
   tiesPerWindow: 10.5,
 } as const;
 
-/** The work of a coalesced increment naming no segment and no actor, per board (as plainCosts). */
-const plainCoalesced = new WeakMap<CostedBoard, number>();
-
 /** What a coalesced increment weighs in its call (the coalescer's maxWeight: WRITE_COST_PER_CALL). */
-export function coalescedWork(entry: CostedEntry, board: CostedBoard): number {
-  if (entry.actor !== undefined || entry.segments?.length) return requestWork(entry, board);
-  let work = plainCoalesced.get(board);
-  if (work === undefined) plainCoalesced.set(board, (work = requestWork(entry, board)));
-  return work;
-}
+export const coalescedWork = keptForPlainEntries(requestWork);
 
 function requestWork(entry: CostedEntry, board: CostedBoard): number {
   const W = COALESCED_WORK_WEIGHTS;
