@@ -1,6 +1,6 @@
 import { COUNT_SHARD_WEIGHT, LOOKUP_NODE_UNITS_PER_CALL } from '../core/ranking.limits';
 import { optionsCountWeight } from '../options/registry';
-import { scoresPerCountCall, shardsPerCountCall } from './lookup.store';
+import { scoresPerCountCall, shardsPerCountCall } from './node-parts';
 
 type Config = Parameters<typeof shardsPerCountCall>[0];
 

@@ -4,15 +4,21 @@ import { RedisService } from '../../redis/redis.service';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { COUNT_SHARD_WEIGHT, LOOKUP_IDS_PER_CALL, LOOKUP_NODE_UNITS_PER_CALL } from '../core/ranking.limits';
-import { optionsCountWeight } from '../options/registry';
+import { LOOKUP_IDS_PER_CALL } from '../core/ranking.limits';
 import { tiebreakMarkOrder, tiebreakOfMark } from '../options/tiebreak/tiebreak.option';
 import type { LookupRow } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
 import { HistoryStore } from '../history/history.store';
 import { AheadOf, LookupNodeReply, LookupReply, LookupFunctions } from './lookup.functions';
-import { lookupInParts, nodeIdsPerCall, nodeParts, type PartCall } from './node-parts';
+import {
+  lookupInParts,
+  nodeIdsPerCall,
+  nodeParts,
+  scoresPerCountCall,
+  shardsPerCountCall,
+  type PartCall,
+} from './node-parts';
 import { RankingSettings } from '../core/ranking.settings';
 import { sliceStore } from '../core/slice-store';
 
@@ -273,25 +279,6 @@ export class LookupStore extends sliceStore(LookupFunctions) {
     const call = { ...boardCall(read.board, shard, read.nowMs, this.budgetFields), window: read.window };
     return guard(this.functions.call(this.fns.lookup, { ...call, items, ahead, withData }));
   }
-}
-
-/**
- * Shards one lookup_count_shards call counts `scores` scores on: at most LOOKUP_NODE_UNITS_PER_CALL
- * weighted units, as a lookup_node call's (a count weighing what the board's options make it, a shard's
- * own reads COUNT_SHARD_WEIGHT): a count is one command at most, a `ties: first` count reads its
- * score's run of the order too (31 scores on 5 shards of such a board, 500 counts, ran 305 commands).
- */
-export function shardsPerCountCall(config: Parameters<typeof optionsCountWeight>[0], scores: number): number {
-  const perShard = Math.max(1, scores) * optionsCountWeight(config) + COUNT_SHARD_WEIGHT;
-  return Math.max(1, Math.floor(LOOKUP_NODE_UNITS_PER_CALL / perShard));
-}
-
-/**
- * Scores one count call takes at most: those whose counts and one shard's reads weigh at most
- * LOOKUP_NODE_UNITS_PER_CALL (65 on `ties: first`), more a call counting on a lone shard would pass.
- */
-export function scoresPerCountCall(config: Parameters<typeof optionsCountWeight>[0]): number {
-  return Math.max(1, Math.floor((LOOKUP_NODE_UNITS_PER_CALL - COUNT_SHARD_WEIGHT) / optionsCountWeight(config)));
 }
 
 /** `list` in consecutive parts of at most `size`. */

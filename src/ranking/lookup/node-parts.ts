@@ -56,8 +56,7 @@ export function nodeParts(board: CountedBoard, boardRanks: boolean, ids: number)
  * at least), of even sizes; one part of every shard when they fit.
  */
 export function countedParts(board: CountedBoard, ids: number): number[][] {
-  const perShard = ids * optionsCountWeight(board.config) + COUNT_SHARD_WEIGHT;
-  const perPart = Math.max(1, Math.floor(LOOKUP_NODE_UNITS_PER_CALL / perShard));
+  const perPart = shardsPerCountCall(board.config, ids);
   const positions = board.shards.map((_, s) => s);
   const size = Math.ceil(positions.length / Math.ceil(positions.length / perPart));
   return Array.from({ length: Math.ceil(positions.length / size) }, (_, c) =>
@@ -122,4 +121,23 @@ function sameStanding(one: NodeAnswer, other: NodeAnswer, i: number): boolean {
     one.marks[i] === other.marks[i] &&
     Math.sign(one.ranks[i]) === Math.sign(other.ranks[i])
   );
+}
+
+/**
+ * Shards one lookup_count_shards call counts `scores` scores on: at most LOOKUP_NODE_UNITS_PER_CALL
+ * weighted units, as a lookup_node call's (a count weighing what the board's options make it, a shard's
+ * own reads COUNT_SHARD_WEIGHT): a count is one command at most, a `ties: first` count reads its
+ * score's run of the order too (31 scores on 5 shards of such a board, 500 counts, ran 305 commands).
+ */
+export function shardsPerCountCall(config: Parameters<typeof optionsCountWeight>[0], scores: number): number {
+  const perShard = Math.max(1, scores) * optionsCountWeight(config) + COUNT_SHARD_WEIGHT;
+  return Math.max(1, Math.floor(LOOKUP_NODE_UNITS_PER_CALL / perShard));
+}
+
+/**
+ * Scores one count call takes at most: those whose counts and one shard's reads weigh at most
+ * LOOKUP_NODE_UNITS_PER_CALL (65 on `ties: first`), more a call counting on a lone shard would pass.
+ */
+export function scoresPerCountCall(config: Parameters<typeof optionsCountWeight>[0]): number {
+  return Math.max(1, Math.floor((LOOKUP_NODE_UNITS_PER_CALL - COUNT_SHARD_WEIGHT) / optionsCountWeight(config)));
 }
