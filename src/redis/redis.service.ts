@@ -6,7 +6,7 @@ import { COMMON_MESSAGES } from '../common/common.messages';
 import { RedisBusyError, RedisUnavailableError } from '../common/errors';
 import { isRedisTimeoutError, isRedisUnavailableError, plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
-import { nodeOptions } from './redis-options';
+import { clusterConnection, natMapOf, nodeOptions } from './redis-options';
 import { RedisSettings } from './redis.settings';
 
 export type RedisClient = Redis | Cluster;
@@ -232,31 +232,9 @@ function connectionOf(settings: RedisSettings): RedisClient {
     autoPipelining: !cluster && settings.autoPipelining,
   });
   if (!cluster) return new Redis(settings.url, options);
-  return new Cluster(
-    cluster.split(',').map((node) => {
-      const [host, port] = node.split(':');
-      return { host, port: Number(port) };
-    }),
-    {
-      enableOfflineQueue: false,
-      // ioredis re-sends a command after "Connection is closed" (retryDelayOnFailover), both when
-      // it was never sent (a node still connecting: needed) and when its answer was lost: every
-      // write therefore carries a key on a Cluster (IdemCalls), so a second run is a replay.
-      natMap: natMapOf(settings.clusterNatMap),
-      redisOptions: options,
-      clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    },
-  );
-}
-
-/** REDIS_CLUSTER_NAT_MAP as ioredis' natMap: announced "host:port" -> the address to connect to. */
-export function natMapOf(value: string | undefined): Record<string, { host: string; port: number }> | undefined {
-  if (!value) return undefined;
-  return Object.fromEntries(
-    value.split(',').map((pair) => {
-      const [announced, reachable] = pair.split('=');
-      const [host, port] = reachable.split(':');
-      return [announced, { host, port: Number(port) }];
-    }),
-  );
+  const nodes = cluster.split(',').map((node) => {
+    const [host, port] = node.split(':');
+    return { host, port: Number(port) };
+  });
+  return clusterConnection(nodes, options, natMapOf(settings.clusterNatMap));
 }
