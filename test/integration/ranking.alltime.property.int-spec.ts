@@ -84,6 +84,19 @@ function live(window: 'w1' | 'day', atMs: number, nowMs: number): boolean {
   return slotOf(atMs) > slotOf(nowMs) - ROLLING.periodSec;
 }
 
+/**
+ * Always among the runs: a century passes between two events, so the all-time window's one slot must
+ * outlast it (the random runs move at most a few years on: a slot ending in 2033 passed every one).
+ */
+const KEPT_A_CENTURY: [number, Step[]] = [
+  1_900_000_000_000,
+  [
+    { kind: 'event', item: 'a', value: 3, backMs: 0 },
+    { kind: 'advance', ms: 100 * 365 * DAY_MS },
+    { kind: 'event', item: 'b', value: 2, backMs: 5 * 365 * DAY_MS },
+  ],
+];
+
 const CASES = SHARD_CELLS;
 
 describe.each(CASES)('all-time windows against a brute-force model (property, %s, %i shard(s))', (topology, shards) => {
@@ -117,10 +130,15 @@ describe.each(CASES)('all-time windows against a brute-force model (property, %s
             await setup.ranking.deleteBoard(name);
           },
         ),
-        // Always among the runs: an event years back, which only the all-time window lists.
+        // Always among the runs: an event years back, which only the all-time window lists; a century passing.
+        // The all-time slot planted shorter (ALL_TIME_SEC 3e8: it ends in 1979, or 2e9: in 2033) failed all 6
+        // tests, at run 1 and at run 2 (the century: without it the 2033 slot passed every run).
         {
           numRuns: 10,
-          examples: [[1_600_000_000_000, [{ kind: 'event', item: 'a', value: 3, backMs: 5 * 365 * DAY_MS }]]],
+          examples: [
+            [1_600_000_000_000, [{ kind: 'event', item: 'a', value: 3, backMs: 5 * 365 * DAY_MS }]],
+            KEPT_A_CENTURY,
+          ],
         },
       );
       // Not vacuous: the all-time window listed rows the rolling one no longer held (the example's at least).

@@ -98,6 +98,9 @@ describe.each(CASES)('group boards against a brute-force model (property, %s, %i
           await setup.ranking.deleteBoard(member);
         },
       ),
+      // Each of these mistakes planted failed the cells it was run in: every weight after the first taken as
+      // decay (group_of_lib's recompute: the 1-shard cell, at run 2, THIRD_MEMBER_WEIGHED), the shards'
+      // member scores weighed unsorted (sharded-settle's mergedScore: both 3-shard cells, run 1).
       { numRuns: 15, examples: [EVERYTHING, THIRD_MEMBER_WEIGHED] },
     );
     expect(listedRows).toBeGreaterThan(30); // not vacuous

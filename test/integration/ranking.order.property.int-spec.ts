@@ -67,6 +67,10 @@ describe.each(CASES)('order: asc against a brute-force model (property, %s, %i s
             await setup.ranking.deleteBoard(name);
           },
         ),
+        // Each of these mistakes planted failed all 3 tests of the cells it was run in: a tied item's rank
+        // counting its ties (score_order_lib's rank_hook, ZCOUNT to its own score: the 1-shard cell, at run
+        // 10), a count ahead of a score taking its equals (ahead_hook: both 3-shard cells, run 1), equal
+        // scores merged in descending byte order of id (shard-math's compareAscending: both 3-shard cells, run 10).
         { numRuns: 12, examples: [EVERY_ITEM_SCORED] },
       );
       expect(listedRows).toBeGreaterThan(30); // not vacuous (the example alone lists 42 rows)
