@@ -109,7 +109,19 @@ export const FUNCTIONS_WITHOUT_ROWS: Readonly<Record<string, string>> = {
     "ingest from Redis Streams and NATS: a source's consumer runs on its own timers against a broker, not yet driven by a row; measured by bench/ingest.ts",
   ingest_groups:
     "ingest from Redis Streams: the consumer group's setup on a source's refresh timer, not yet driven by a row",
-  lookup_count_shards: 'a lookup on a Cluster of several nodes: the harness runs one node',
+};
+
+/**
+ * Redis functions whose callers reach them on a Cluster, where a single node takes another path (they
+ * branch on the nodes serving the shards: RedisService.groupByNode), each with that branch: the
+ * single-node harness does not require them, the Cluster harness (test/e2e/worst-case-cluster.e2e-spec.ts)
+ * fails unless one of its rows runs each. The other functions of such branches run on a single node too
+ * (a `_shards` count call over a node's shards, a stats merge), in calls no smaller than a Cluster's:
+ * their single-node rows bound them.
+ */
+export const FUNCTIONS_ON_CLUSTER: Readonly<Record<string, string>> = {
+  lookup_count_shards:
+    'LookupStore.lookupOnOneNode: a sharded lookup on shards of several nodes (or with a shard to drain) counts in a second round',
 };
 
 /**

@@ -153,6 +153,11 @@ export interface WorstRow {
   holds?: readonly HeldKeys[];
   /** Runs once the held keys are measured: e.g. lapsing what a stopped instance left, as Redis would. */
   release?(context: HarnessContext): Promise<void>;
+  /**
+   * Why the row's Redis calls on a Cluster are not a single node's (another function, calls sized by
+   * node): `npm test` runs it on a Cluster too (./cluster-rows.ts).
+   */
+  cluster?: string;
 }
 
 export interface RowFigures {

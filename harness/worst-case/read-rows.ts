@@ -40,6 +40,8 @@ const LOOKUP_CALL_COMMANDS = {
   most: LOOKUP_NODE_UNITS_PER_CALL,
   why: "a lookup_node call takes the ids, or the part of one id's shards, whose counts and shard reads fit LOOKUP_NODE_UNITS_PER_CALL units, a command each at most",
 };
+/** A sharded lookup's path on shards of several nodes: no lookup_node, two rounds (lookup_count_shards). */
+const LOOKUP_ON_NODES = 'two rounds: a lookup call per shard holding ids, then lookup_count_shards calls per node';
 /** How a window's or view's filtered read scans one shard: rows a call, calls at most. */
 const PLAIN_SCAN = groupScan();
 /** How a window's or view's read with minActors scans one shard: every row weighs its actor count too. */
@@ -184,6 +186,7 @@ export const READ_ROWS: WorstRow[] = [
       return post('/boards/wc-tb-first/lookup', { window: 't8', items: [...new Set(items)] });
     },
     callCommands: LOOKUP_CALL_COMMANDS,
+    cluster: LOOKUP_ON_NODES,
   },
   {
     route: 'GET /boards/{board}/rank',
@@ -230,6 +233,7 @@ export const READ_ROWS: WorstRow[] = [
     worst: `the most ids the cost cap takes on 64 shards, ties first (${LOOKUP_IDS_TAKEN}), with data`,
     request: (context) => lookup(context, LOOKUP_IDS_TAKEN),
     callCommands: LOOKUP_CALL_COMMANDS,
+    cluster: LOOKUP_ON_NODES,
     manyCalls: `on one node, a call per part of the shards an id's counts are split into (at most ${LOOKUP_NODE_UNITS_PER_CALL} weighted units a call, a ties: first count 3, a shard's reads 4; a part that read another standing of the id than its own shard's part counts it again, within the part); on several, a call per shard holding some of the ids, then counts on every shard in calls of at most ${LOOKUP_NODE_UNITS_PER_CALL} weighted units (the scores in parts, the shards in groups), every call a read of the client's budget and the whole capped by LOOKUP_COUNTS_PER_REQUEST`,
   },
   {

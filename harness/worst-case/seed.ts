@@ -301,7 +301,7 @@ const onMergedShards = (item: string): boolean => {
 };
 
 /** A board as the admin declares it; one past the write bound refused so, then stored by the operator. */
-async function declare(context: HarnessContext, name: BoardName, body: object): Promise<void> {
+export async function declare(context: HarnessContext, name: BoardName, body: object): Promise<void> {
   const put = { method: 'PUT' as const, path: `/admin/boards/${name}`, body };
   if (!PAST_WRITE_BOUND.includes(name)) return must(name, context.send(put, 'admin'));
   const refused = await context.send(put, 'admin');
