@@ -30,8 +30,10 @@ export async function withCallgrindRanking(
 ): Promise<void> {
   const server = await startCallgrindRedis([], valgrindArgs);
   const clock = new FakeClock(startMs);
-  // Valgrind runs Redis about 50 times slower: the calls get the deadline of a bench.
-  const config = validateConfig({ ...settings, REDIS_URL: server.url, REDIS_COMMAND_TIMEOUT_MS: '60000' });
+  // Valgrind runs Redis about 50 times slower, and perFcall sends calls one at a time, each between two
+  // dumps: a call waits behind the others sent with it (a settle round's, one a shard), past the
+  // setting's most (60 s) at a load of 30. The calls get a bench's deadline, beyond what the setting takes.
+  const config = { ...validateConfig({ ...settings, REDIS_URL: server.url }), REDIS_COMMAND_TIMEOUT_MS: 600_000 };
   const service = new RedisService(RedisSettings.from(config), clock);
   const redis = new Redis(server.url);
   try {
@@ -77,6 +79,8 @@ export interface CountedFcall {
   /** The FCALL's own instructions (fcallInstructions): what it held Redis's main thread for. */
   own: number;
   file: string;
+  /** perFcall's `probe` true before or after the call (absent: no probe). */
+  staged?: boolean;
 }
 
 /** Ids callgrind gave `fcallCommand` / `fcallroCommand` in the dumps read so far (a name is written out with its id once). */
@@ -112,8 +116,13 @@ export function fcallInstructions(file: string): number {
  * FCALL, not per functions.call: a call left at a snapshot boundary (TB_CROSSING) is sent again by the
  * same functions.call. FCALLs sent together (the expiry's, one per metric and shard) go one at a time:
  * dumps around calls Redis runs back to back would credit one call with another's work, or none.
+ * `probe`, asked after each FCALL, marks the calls it answered true after (`staged`).
  */
-export async function perFcall(server: Callgrind, run: () => Promise<unknown>): Promise<CountedFcall[]> {
+export async function perFcall(
+  server: Callgrind,
+  run: () => Promise<unknown>,
+  probe?: () => Promise<boolean>,
+): Promise<CountedFcall[]> {
   const counted: CountedFcall[] = [];
   const proto = Redis.prototype;
   const send = proto.sendCommand;
@@ -124,10 +133,12 @@ export async function perFcall(server: Callgrind, run: () => Promise<unknown>): 
       const { counts, file } = dumpCounts(server);
       counted.push({ name: String(command.args[0]), ir: counts.Ir, own: fcallInstructions(file), file });
     };
-    previous = previous.then(() => {
+    previous = previous.then(async () => {
       dumpCounts(server);
       void send.call(this, command, stream);
-      return command.promise.then(done, done);
+      await command.promise.then(done, done);
+      // Probed outside the dumps: its commands are no call's.
+      if (probe) counted[counted.length - 1].staged = await probe();
     });
     return command.promise;
   };

@@ -6,6 +6,7 @@
  * shard, both dirty at the member window's boundary. Each FCALL of the history read there (each
  * shard's crossing records its part, group_parts_lib; the settle round merges them on shard 0), then
  * of the retraction of g0's best member: its function, instructions and the commands its script ran.
+ * Then the paged shape (./group-part-pages-instructions.ts): a group of 2 000 members on one shard.
  */
 import { type RankingGraph } from '../harness/compose-ranking';
 import { FakeClock } from '../harness/clock';
@@ -14,6 +15,7 @@ import { MAX_MEMBERS_PER_BOARD, MAX_MEMBERS_PER_GROUP } from '../src/ranking/opt
 import { shardOf } from '../src/ranking/core/shard-math';
 import { withCallgrindRanking, perFcall, type CountedFcall } from './callgrind-ranking';
 import { counting, scriptCommandsOf, type Callgrind } from './redis-instructions';
+import { groupPartPagesInstructions } from './group-part-pages-instructions';
 
 const MEMBERS = 1000;
 const SHARDS = SHARDS_PER_BOARD.max;
@@ -102,7 +104,8 @@ async function retractionCalls(server: Callgrind, graph: RankingGraph): Promise<
   });
 }
 
-export async function groupHistoryInstructionsBench(): Promise<void> {
+/** The 64-shard shape above. */
+async function wideShape(): Promise<void> {
   await withCallgrindRanking(
     Date.UTC(2026, 11, 4),
     async ({ server, graph, clock }) => {
@@ -117,4 +120,11 @@ export async function groupHistoryInstructionsBench(): Promise<void> {
     { KEY_PREFIX: 'bgh:', REDIS_AUTO_PIPELINING: 'false' },
     ['--instr-atstart=no'],
   );
+}
+
+/** GROUP_HISTORY_SHAPES=wide,paged (both by default): the 64-shard shape, the paged one (./group-part-pages-instructions.ts). */
+export async function groupHistoryInstructionsBench(): Promise<void> {
+  const shapes = (process.env.GROUP_HISTORY_SHAPES ?? 'wide,paged').split(',');
+  if (shapes.includes('wide')) await wideShape();
+  if (shapes.includes('paged')) await groupPartPagesInstructions(report, commandsOf);
 }

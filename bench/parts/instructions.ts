@@ -148,8 +148,8 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
   {
     name: 'group-history-instructions',
     capability: 'instructions',
-    measures: "a group board's history over a member board of 64 shards",
-    knobs: [],
+    measures: "a group board's history over a member board of 64 shards, and a group's part paged on one shard",
+    knobs: ['GROUP_HISTORY_SHAPES'],
     run: async () => (await import('../group-history-instructions')).groupHistoryInstructionsBench(),
   },
   {

@@ -3,6 +3,7 @@ import { ARCHIVE_KEEP, ARCHIVE_TOP_ITEMS } from '../../src/ranking/options/calen
 import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/snapshots/snapshots.limits';
 import { HISTORY_GROUPS_BOARD } from './history-group-rows';
+import { PAGED_GROUP_BOARDS } from './paged-group-rows';
 import { SEGMENT_GROUPS_BOARD } from './segment-archive-group-rows';
 
 /** A member board's window keeping snapshots at their most: its group boards' listings are kept as long. */
@@ -29,6 +30,8 @@ export const GROUP_BOARDS = {
   'wc-teams-sharded': {
     groupOf: { board: 'wc-members-sharded', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 },
   },
+  /** A group of its top 1 000 on one shard, its parts paged (paged-group-rows.ts fills both). */
+  ...PAGED_GROUP_BOARDS,
   /** A member board at its moderation maxima under a group board (group-moderation-rows.ts fills both). */
   'wc-modmembers': { windows: [{ name: 'm', period: '1h', interval: '1m' }], groups: true },
   'wc-modteams': { groupOf: { board: 'wc-modmembers', window: 'm', top: GROUP_TOP_MEMBERS.max, decay: 1 } },

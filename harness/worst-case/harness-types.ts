@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../src/common/errors';
 import type { Sizes, Scale } from './boards';
+import type { MarkedCalls } from './redis-meter';
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -151,6 +152,12 @@ export interface WorstRow {
   prepare?(context: HarnessContext): Promise<void>;
   /** Keys the row makes Redis hold, measured after it (and its settle) and held to their bounds. */
   holds?: readonly HeldKeys[];
+  /**
+   * The row's calls of a path it exists to reach, told by a key their scripts touch (a command's first
+   * argument matching `key`): counted apart in the table (how many, the longest, the most commands of
+   * one), and none is a fault (the row no longer reaches the path).
+   */
+  marks?: { name: string; key: RegExp };
   /** Runs once the held keys are measured: e.g. lapsing what a stopped instance left, as Redis would. */
   release?(context: HarnessContext): Promise<void>;
   /**
@@ -200,4 +207,6 @@ export interface RowFigures {
   refusedAt: number | null;
   /** The row's held keys (WorstRow.holds), measured after it. */
   held?: HeldFigure[];
+  /** The calls WorstRow.marks tells apart (RedisCost.marked), and their name. */
+  marked?: MarkedCalls & { name: string };
 }

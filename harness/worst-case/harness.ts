@@ -12,10 +12,11 @@ import { STRICT_FILTER_ROWS } from './strict-filter-rows';
 import { SPAN_FILTER_ROWS } from './span-filter-rows';
 import type { HarnessContext, HeldFigure, HttpAnswer, RowFigures, WorstRow } from './harness-types';
 import { AppConfig } from '../../src/common/config';
-import { NO_COST, scriptCommandCount, type RedisCost, type RedisMeter } from './redis-meter';
+import { NO_COST, scriptCommandCount, type MarkedCalls, type RedisCost, type RedisMeter } from './redis-meter';
 import { MODERATION_ROWS } from './moderation-rows';
 import { GROUP_ARCHIVE_ROWS, GROUP_ROWS } from './group-rows';
 import { GROUP_MODERATION_ROWS } from './group-moderation-rows';
+import { PAGED_GROUP_ROWS } from './paged-group-rows';
 import { HISTORY_GROUP_ROWS } from './history-group-rows';
 import { SEGMENT_ARCHIVE_GROUP_ROWS } from './segment-archive-group-rows';
 import { LEAGUE_ROWS } from './league-rows';
@@ -31,6 +32,7 @@ export const WORST_ROWS: readonly WorstRow[] = [
   ...STRICT_FILTER_ROWS,
   ...SPAN_FILTER_ROWS,
   ...GROUP_ROWS,
+  ...PAGED_GROUP_ROWS,
   ...GROUP_MODERATION_ROWS,
   ...HISTORY_GROUP_ROWS,
   ...SERVICE_ROWS,
@@ -90,6 +92,7 @@ function costlier(a: RedisCost, b: RedisCost): RedisCost {
     cpuMs: Math.max(a.cpuMs, b.cpuMs),
     waitMs: a.maxCallMs >= b.maxCallMs ? a.waitMs : b.waitMs,
     leastHeldMs: Math.max(a.leastHeldMs, b.leastHeldMs),
+    marked: a.marked.calls >= b.marked.calls ? a.marked : b.marked,
     scriptCommands:
       scriptCommandCount(a.scriptCommands) >= scriptCommandCount(b.scriptCommands)
         ? a.scriptCommands
@@ -124,6 +127,7 @@ async function polling<T>(meter: RedisMeter, work: Promise<T>): Promise<T> {
 
 async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {
   await row.prepare?.(context);
+  meter.mark = row.marks?.key;
   const times = row.grows?.times ?? row.times ?? DEFAULT_TIMES;
   let cost: RedisCost = NO_COST;
   const statuses = new Set<number>();
@@ -187,6 +191,7 @@ function costFigures(row: WorstRow, requests: RedisCost, all: RedisCost) {
     redisWaitMs: requests.waitMs,
     redisCpuMs: requests.cpuMs,
     ...{ scriptCommands: all.scriptCommands, maxCallCommands: all.maxCallCommands },
+    ...(row.marks ? { marked: { ...all.marked, name: row.marks.name } } : {}),
   };
 }
 
@@ -306,6 +311,7 @@ export function rowFaults(row: WorstRow, figures: RowFigures, bounds: TimeBounds
     faults.push(`a ${kind} of ${figures.maxCallCommands} commands (WRITE_CALL_COMMANDS: ${WRITE_CALL_COMMANDS})`);
   if (row.callCommands && figures.maxCallCommands > row.callCommands.most)
     faults.push(`a call of ${figures.maxCallCommands} commands (the row's most: ${row.callCommands.most})`);
+  if (row.marks && figures.marked?.calls === 0) faults.push(`no ${row.marks.name} call`);
   for (const held of figures.held ?? []) {
     const { name, keys, entries, bytes, mostEntries, mostBytes } = held;
     // None: the row did not make what it measures (a row before it, which it builds on, not run).
@@ -325,7 +331,12 @@ function commandsCell(row: RowFigures): string {
     .map(([name, n]) => `${name} ${n}`);
   const total = scriptCommandCount(tally);
   const perCall = row.maxCallCommands < total ? ` (${row.maxCallCommands} in one call at most)` : '';
-  return top.length === 0 ? '0' : `${total}${perCall}: ${top.join(', ')}`;
+  const marked = row.marked ? `; ${markedCell(row.marked)}` : '';
+  return top.length === 0 ? `0${marked}` : `${total}${perCall}: ${top.join(', ')}${marked}`;
+}
+
+function markedCell({ name, calls, maxMs, maxCommands }: MarkedCalls & { name: string }): string {
+  return `${name}: ${calls} calls, longest ${maxMs.toFixed(2)} ms, at most ${maxCommands} commands in one`;
 }
 
 /** The longest call's name, the runs measured, and the wait for a CPU that stretched it (from 1 ms). */

@@ -45,6 +45,15 @@ export interface RedisCost {
    * it might have fallen in that call), ms; the most over the readings a cost adds up.
    */
   leastHeldMs: number;
+  /** The calls whose script ran a command on a key RedisMeter.mark matches (WorstRow.marks). */
+  marked: MarkedCalls;
+}
+
+/** Calls of a kind: how many, the longest (ms) and the most commands one of them ran. */
+export interface MarkedCalls {
+  calls: number;
+  maxMs: number;
+  maxCommands: number;
 }
 
 /** All the commands of a script tally, added up. */
@@ -63,11 +72,14 @@ export const NO_COST: Readonly<RedisCost> = {
   cpuMs: 0,
   waitMs: 0,
   leastHeldMs: 0,
+  marked: { calls: 0, maxMs: 0, maxCommands: 0 },
 };
 
 export class RedisMeter {
   /** The Redis functions the read requests ran (FCALL and FCALL_RO), by the name Redis knows them. */
   readonly functionsRun = new Set<string>();
+  /** The keys (a command's first argument) that mark a call whose script ran a command on one (RedisCost.marked). */
+  mark: RegExp | undefined;
 
   constructor(private readonly masters: () => Promise<Redis[]>) {}
 
@@ -162,15 +174,17 @@ export class RedisMeter {
   private add(entries: SlowlogEntry[]): void {
     const cost = this.polled;
     // Oldest first: a script's commands are logged as they end, before the call that ran them.
-    let inCall = 0;
+    let [inCall, marked] = [0, false];
     for (const { micros, command, first, script } of [...entries].reverse()) {
       if (script) {
         cost.scriptCommands[command] = (cost.scriptCommands[command] ?? 0) + 1;
         inCall += 1;
+        marked ||= first !== undefined && this.mark?.test(first) === true;
         continue;
       }
       cost.maxCallCommands = Math.max(cost.maxCallCommands, inCall);
-      inCall = 0;
+      if (marked) cost.marked = markedWith(cost.marked, micros / 1000, inCall);
+      [inCall, marked] = [0, false];
       if (PLUMBING.has(command)) continue;
       if (command.startsWith('fcall')) this.functionsRun.add(String(first));
       const ms = micros / 1000;
@@ -275,6 +289,15 @@ export class RedisMeter {
     for (const reader of this.readers.values()) reader.close();
     this.readers.clear();
   }
+}
+
+/** `marked` with one more call of `ms` and `commands`. */
+function markedWith(marked: MarkedCalls, ms: number, commands: number): MarkedCalls {
+  return {
+    calls: marked.calls + 1,
+    maxMs: Math.max(marked.maxMs, ms),
+    maxCommands: Math.max(marked.maxCommands, commands),
+  };
 }
 
 /** A key's entries: a sorted set's members, a hash's fields, a set's members, a list's elements; else 1. */

@@ -80,6 +80,21 @@ describe('the worst-case harness', () => {
     ]);
   });
 
+  it('faults a row whose marked calls (the path it exists to reach) did not happen', () => {
+    const row = WORST_ROWS.find((candidate) => candidate.marks)!;
+    const figures = {
+      ...{ route: row.route, worst: row.worst, statuses: [200], calls: 30, maxCallName: 'fcall group_shard_step' },
+      ...{ scriptCommands: {}, maxCallCommands: 40, bytesPerRequest: null, refusedAt: null },
+      ...{ maxCallMs: 1, judgedCallMs: 1, judgedHeldMs: 1, redisWaitMs: 0, requestMs: 9, redisCpuMs: 9 },
+    };
+    const marked = { name: row.marks!.name, calls: 6, maxMs: 1, maxCommands: 40 };
+    const bounds = { callMs: 50, requestMs: 250 };
+    expect(rowFaults(row, { ...figures, marked }, bounds)).toEqual([]);
+    expect(rowFaults(row, { ...figures, marked: { ...marked, calls: 0 } }, bounds)).toEqual([
+      `no ${row.marks!.name} call`,
+    ]);
+  });
+
   it('judges a call past its time bound by the CPU Redis spent, not by a stalled host', () => {
     const row = WORST_ROWS.find((candidate) => candidate.route === 'GET /boards/{board}/top')!;
     const bounds = { callMs: 50, requestMs: 250 };

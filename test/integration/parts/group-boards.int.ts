@@ -1,6 +1,7 @@
 import { startRankingService, useRankingService } from '../../../harness/ranking';
 import { TOPOLOGIES } from '../../../harness/redis';
 import { RankingKeys } from '../../../src/ranking/core/ranking.keys';
+import { shardOf } from '../../../src/ranking/core/shard-math';
 import { GROUP_SETTLE_PERIOD_MS } from '../../../src/ranking/options/group-of/group-of.limits';
 
 const WINDOW = { name: 'w', period: 60, interval: 20 };
@@ -67,6 +68,22 @@ describe.each(TOPOLOGIES)(
       await setup.ranking.deleteBoard(other);
       expect(await setup.redis.keys(`board:${group}}*`)).toEqual([]);
       expect(await setup.redis.keys(`board:${other}}*`)).toEqual([]);
+    });
+
+    it("a deleted sharded member board, then its group board, leave no key on the shards the group board's members are not on", async () => {
+      const member = `m${n}`;
+      const group = `g${n++}`;
+      await setup.ranking.putBoard({ name: member, windows: [WINDOW], shards: 4 });
+      await setup.ranking.putBoard({ name: group, groupOf: { board: member, window: 'w', top: 2, decay: 1 } });
+      const item = ['a', 'b', 'c', 'd', 'e', 'f'].find((id) => shardOf(id, 4) === 0)!;
+      await setup.groupBoards.setMember({ name: group, group: 'red', item });
+      await setup.ranking.increment(member, item, 3);
+      // A settle round: a call on every shard, the three without a member too.
+      await setup.ranking.top(group, undefined, 0, 10);
+      await setup.ranking.deleteBoard(member);
+      await setup.ranking.deleteBoard(group);
+      expect(await setup.redis.keys(`*%${group}:*`)).toEqual([]);
+      expect(await setup.redis.keys(`board:${member}*`)).toEqual([]);
     });
 
     it('the scheduler settles a group board nobody reads, on one instance of two, and keeps it due', async () => {

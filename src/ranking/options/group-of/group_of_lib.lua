@@ -296,7 +296,12 @@ end
 -- `most` of the shard's dirty groups.
 function GROUP_OF.shard_step(cfg_key, window, board, rule, step)
   local base = base_of(cfg_key, window, board)
-  GROUP_OF.rule_kept(base, rule)
+  -- On shard 0 (its tag has no "/<shard>"), where the scores are stored under it, and on a shard holding
+  -- groups: one no membership reached is not in its config's groupedBy, so a drop of the member board
+  -- would leave a rule written there (the group board's drop finds shard 0 alone once that board is gone).
+  if not string.find(cfg_key, '/%d+}:cfg$') or redis.call('EXISTS', base .. 'groups') == 1 then
+    GROUP_OF.rule_kept(base, rule)
+  end
   local gens, dirty, clears = base .. 'gen', base .. 'dirty', step.clears
   for i = 1, #clears, 2 do
     if redis.call('HGET', gens, clears[i]) == clears[i + 1] then
