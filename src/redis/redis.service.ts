@@ -6,7 +6,7 @@ import { COMMON_MESSAGES } from '../common/common.messages';
 import { RedisBusyError, RedisUnavailableError } from '../common/errors';
 import { isRedisTimeoutError, isRedisUnavailableError, plainRedisReason } from '../common/redis-errors';
 import { withDeadline } from './deadline';
-import { nodeOptions } from './redis-options';
+import { nodeOptions, reconnectDelay } from './redis-options';
 import { RedisSettings } from './redis.settings';
 
 export type RedisClient = Redis | Cluster;
@@ -230,6 +230,7 @@ function connectionOf(settings: RedisSettings): RedisClient {
   const options = nodeOptions({
     commandTimeoutMs: settings.commandTimeoutMs,
     autoPipelining: !cluster && settings.autoPipelining,
+    reconnectMaxMs: settings.reconnectMaxMs,
   });
   if (!cluster) return new Redis(settings.url, options);
   return new Cluster(
@@ -244,7 +245,7 @@ function connectionOf(settings: RedisSettings): RedisClient {
       // write therefore carries a key on a Cluster (IdemCalls), so a second run is a replay.
       natMap: natMapOf(settings.clusterNatMap),
       redisOptions: options,
-      clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      clusterRetryStrategy: reconnectDelay(settings.reconnectMaxMs),
     },
   );
 }
