@@ -33,10 +33,7 @@ export interface RunnerContext {
   observe: (source: string, figures: { applied?: number; deadLettered?: number; lag?: number }) => void;
 }
 
-/**
- * A message on its way: its event (and the entry it becomes, its time set when applied), or why it
- * goes to the dead letters; and where it was applied.
- */
+/** A message on its way: its event (and the entry it becomes), or why it is dead-lettered; where it was applied. */
 interface Pending {
   message: SourceMessage;
   event?: IngestEvent;
