@@ -38,6 +38,7 @@ async function connect(defaults: AppConfig): Promise<Redis> {
     ...nodeOptions({
       commandTimeoutMs: defaults.REDIS_COMMAND_TIMEOUT_MS,
       autoPipelining: defaults.REDIS_AUTO_PIPELINING,
+      reconnectMaxMs: defaults.REDIS_RECONNECT_MAX_MS,
     }),
     lazyConnect: true,
   });

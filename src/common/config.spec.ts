@@ -51,6 +51,7 @@ describe('validateConfig', () => {
     ['COUNTER_PRECISIONS', '1,1'],
     ['COUNTER_PRECISIONS', '0,5'],
     ['REDIS_COMMAND_TIMEOUT_MS', '1.5'],
+    ['REDIS_RECONNECT_MAX_MS', '5'],
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'has a space in it 0123456789'],
   ]);

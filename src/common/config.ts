@@ -12,6 +12,12 @@ const APP_INT_SETTINGS = {
   REDIS_COMMAND_TIMEOUT_MS: { min: 50, max: 60000, byDefault: 500 },
 
   /**
+   * While Redis is away, ioredis connects again after `attempt` tenths of this (ms), at most this: the
+   * longest an outage outlasts Redis' return by. Tests set it low to see many attempts fail quickly.
+   */
+  REDIS_RECONNECT_MAX_MS: { min: 10, max: 60_000, byDefault: 1000 },
+
+  /**
    * Item increments to one board shard that arrive together go to Redis as one script call, each
    * with its own answer (common/coalescer.ts): a request waits at most this long for a call under
    * way to its shard (ms; 0: every increment is its own call). An idle service adds no delay.

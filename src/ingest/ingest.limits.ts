@@ -20,7 +20,7 @@ export const INGEST_LEASE_MS = { min: 3000, max: 120_000, default: 10_000 };
 /** Longest wait for new messages in one read, ms (JetStream fetches take at least 1 s). */
 export const INGEST_WAIT_MS = { min: 10, max: 10_000, default: 1000 };
 /** Wait after a failed batch (Redis or the source away) before it is tried again, ms. */
-export const INGEST_RETRY_MS = 250;
+export const INGEST_RETRY_MS = { min: 10, max: 60_000, default: 250 };
 /**
  * Most bytes of dead letters a Redis dead-letter stream keeps, counted as each one's fields plus
  * DEAD_LETTER_ENTRY_OVERHEAD_BYTES: the oldest go past it (redis-stream.source.ts). Redis holds them

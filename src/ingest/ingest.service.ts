@@ -236,6 +236,7 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
         batch: this.settings.INGEST_BATCH,
         waitMs: this.settings.INGEST_WAIT_MS,
         leaseMs: this.settings.INGEST_LEASE_MS,
+        retryMs: this.settings.INGEST_RETRY_MS,
         aliases: this.aliases,
         admit: () => this.admit(),
         observe: (source, figures) => this.metrics.observe(source, figures),

@@ -6,6 +6,7 @@ import {
   INGEST_IN_FLIGHT,
   INGEST_LEASE_MS,
   INGEST_REFRESH_MS,
+  INGEST_RETRY_MS,
   INGEST_WAIT_MS,
 } from './ingest.limits';
 
@@ -34,6 +35,9 @@ export class IngestSettings {
 
   @IntSetting(INGEST_WAIT_MS)
   INGEST_WAIT_MS = INGEST_WAIT_MS.default;
+
+  @IntSetting(INGEST_RETRY_MS)
+  INGEST_RETRY_MS = INGEST_RETRY_MS.default;
 
   /**
    * Hosts a declared source may connect to besides loopback, the service's own Redis and the

@@ -5,7 +5,7 @@ import type { PreparedBoard, ShardKeys } from '../ranking/core/board';
 import { retractedOf } from '../ranking/core/ranking.errors';
 import { GROUP_OF_MESSAGES } from '../ranking/options/group-of/group-of.option';
 import { IngestEvent, parseEvent } from './ingest-event';
-import { INGEST_APPLY_WRITES, INGEST_RETRY_MS } from './ingest.limits';
+import { INGEST_APPLY_WRITES } from './ingest.limits';
 import { IngestFencedError, IngestStore, StoredSource } from './ingest.store';
 import type { EntryOutcome, IngestEntry } from './ingest.functions';
 import type { IngestSource, SourceMessage } from './sources/source';
@@ -22,6 +22,7 @@ export interface RunnerContext {
   batch: number;
   waitMs: number;
   leaseMs: number;
+  retryMs: number;
   /** The boards' alias maps (AliasMap): what this instance knows, and the map read at most once a second. */
   aliases: {
     known(board: PreparedBoard): Promise<ReadonlyMap<string, string>>;
@@ -32,10 +33,7 @@ export interface RunnerContext {
   observe: (source: string, figures: { applied?: number; deadLettered?: number; lag?: number }) => void;
 }
 
-/**
- * A message on its way: its event (and the entry it becomes, its time set when applied), or why it
- * goes to the dead letters; and where it was applied.
- */
+/** A message on its way: its event (and the entry it becomes), or why it is dead-lettered; where it was applied. */
 interface Pending {
   message: SourceMessage;
   event?: IngestEvent;
@@ -122,7 +120,7 @@ export class SourceRunner {
       .recordError(this.name, text, Math.floor(this.context.nowMs() / 1000))
       .catch(() => undefined);
     if (error instanceof IngestFencedError) this.leaseUntil = 0;
-    await sleep(INGEST_RETRY_MS);
+    await sleep(this.context.retryMs);
   }
 
   private async takeLease(): Promise<boolean> {

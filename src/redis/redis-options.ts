@@ -3,7 +3,15 @@ import { Cluster, type Redis, type RedisOptions } from 'ioredis';
 export interface RedisClientSettings {
   commandTimeoutMs: number;
   autoPipelining: boolean;
+  /** REDIS_RECONNECT_MAX_MS. */
+  reconnectMaxMs: number;
 }
+
+/** ioredis' wait before its `attempt`-th reconnection: `attempt` tenths of the longest wait, at most that. */
+export const reconnectDelay =
+  (maxMs: number) =>
+  (attempt: number): number =>
+    Math.min((attempt * maxMs) / 10, maxMs);
 
 /**
  * How much longer than REDIS_COMMAND_TIMEOUT_MS ioredis' own command timeout is. The service times each
@@ -31,7 +39,7 @@ export function nodeOptions(settings: RedisClientSettings): RedisOptions {
     disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
     enableAutoPipelining: settings.autoPipelining,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    retryStrategy: reconnectDelay(settings.reconnectMaxMs),
   };
 }
 
@@ -51,7 +59,8 @@ export function clusterConnection(
     // write therefore carries a key on a Cluster (IdemCalls), so a second run is a replay.
     natMap,
     redisOptions: options,
-    clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    // The Cluster as a whole reconnects as each node does (REDIS_RECONNECT_MAX_MS).
+    clusterRetryStrategy: options.retryStrategy,
   });
   if (natMap) findNodesByAnnouncedAddress(cluster, natMap);
   return cluster;

@@ -230,6 +230,7 @@ function connectionOf(settings: RedisSettings): RedisClient {
   const options = nodeOptions({
     commandTimeoutMs: settings.commandTimeoutMs,
     autoPipelining: !cluster && settings.autoPipelining,
+    reconnectMaxMs: settings.reconnectMaxMs,
   });
   if (!cluster) return new Redis(settings.url, options);
   const nodes = cluster.split(',').map((node) => {

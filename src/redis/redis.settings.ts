@@ -14,6 +14,8 @@ export class RedisSettings extends settingsFrom((config: AppConfig) => ({
   clusterNatMap: config.REDIS_CLUSTER_NAT_MAP,
   /** REDIS_COMMAND_TIMEOUT_MS: a command's deadline. */
   commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  /** REDIS_RECONNECT_MAX_MS: the longest wait between reconnection attempts. */
+  reconnectMaxMs: config.REDIS_RECONNECT_MAX_MS,
   /** REDIS_AUTO_PIPELINING (single node only). */
   autoPipelining: config.REDIS_AUTO_PIPELINING,
   /** REDIS_MAX_PENDING_COMMANDS: unanswered commands at which new work is shed. */

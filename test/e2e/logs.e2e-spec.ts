@@ -21,6 +21,24 @@ async function until(found: () => boolean, timeoutMs = 20_000): Promise<void> {
   }
 }
 
+/**
+ * Settings of the services this file starts: ioredis tries again every 10-100 ms while Redis is away,
+ * and the access-time flush runs every 100 ms, so an outage shows many failed attempts within a second.
+ */
+const QUICK = { REDIS_RECONNECT_MAX_MS: '100', STATS_FLUSH_INTERVAL_MS: '100' };
+
+/** Failures the service counts (its /metrics): connection errors, and failed passes of two of its jobs. */
+async function failures(base: string): Promise<{ connection: number; scheduler: number; flush: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = (series: string) =>
+    Number(/ (\S+)$/.exec(text.split('\n').find((line) => line.startsWith(`${series} `)) ?? '')?.[1] ?? 0);
+  return {
+    connection: value('trendboard_redis_errors_total'),
+    scheduler: value('trendboard_job_failures_total{job="ranking-expiry"}'),
+    flush: value('trendboard_job_failures_total{job="stats-flush"}'),
+  };
+}
+
 /** Runs the service until it exits by itself (a failed boot); answers its exit code and output. */
 function runToExit(env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, MAIN, {
@@ -52,7 +70,7 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     service = spawn(process.execPath, MAIN, {
-      env: { ...process.env, ...redis.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: { ...process.env, ...redis.env, ...QUICK, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let pending = '';
@@ -104,7 +122,9 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     const answer = await fetch(`${base}/boards/nope/items/a%2Fb`, { headers: { 'X-Request-Id': 'log-test-1' } });
     expect(answer.status).toBe(404);
     await until(() => lines.some((line) => line.reqId === 'log-test-1'));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // a second line would be here by now
+    // A later request's line: a second line of the first would have been written before it.
+    await fetch(`${base}/health/live`, { headers: { 'X-Request-Id': 'log-test-1-after' } });
+    await until(() => lines.some((line) => line.reqId === 'log-test-1-after'));
     const mine = lines.filter((line) => line.reqId === 'log-test-1');
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({
@@ -124,8 +144,15 @@ describe('logs of the running service (src/main.ts, LOG_LEVEL=info)', () => {
     expect(answer.status).toBe(503);
     await until(() => lines.some((line) => line.reqId === 'log-test-503'));
     expect(lines.find((line) => line.reqId === 'log-test-503')).toMatchObject({ level: LEVEL.error, status: 503 });
-    // ioredis retries every 50-1000 ms meanwhile, each attempt failing.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await until(() => withMsg(/Redis connection lost/).length > 0);
+    // Meanwhile ioredis tries again, each attempt failing, and the scheduler (every second) and the
+    // access-time flush fail: waited for until ten attempts, a scheduler pass and two flushes failed.
+    const start = await failures(base);
+    for (let now = start; ; now = await failures(base)) {
+      if (now.connection >= start.connection + 10 && now.scheduler > start.scheduler && now.flush >= start.flush + 2)
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const outage = lines.slice(lines.findIndex((line) => /Redis connection lost/.test(line.msg)));
     await redis.resume();
     await until(() => withMsg(/Redis connection back/).length > 0);
@@ -192,6 +219,7 @@ describe('a boot with PORT=0 while Redis is away (issue #47)', () => {
       env: {
         ...process.env,
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        ...QUICK,
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',

@@ -21,7 +21,11 @@ describe('a Cluster reached through REDIS_CLUSTER_NAT_MAP', () => {
     const through = [...proxies].map(([node, proxy]) => [node, `127.0.0.1:${proxy.port}`]);
     const natMap = natMapOf(through.map(([node, proxied]) => `${node}=${proxied}`).join(','));
     const nodes = through.map(([, proxied]) => ({ host: '127.0.0.1', port: Number(proxied.split(':')[1]) }));
-    cluster = clusterConnection(nodes, nodeOptions({ commandTimeoutMs: 10_000, autoPipelining: false }), natMap);
+    cluster = clusterConnection(
+      nodes,
+      nodeOptions({ commandTimeoutMs: 10_000, autoPipelining: false, reconnectMaxMs: 1000 }),
+      natMap,
+    );
     await new Promise((resolve) => cluster.once('ready', resolve));
   });
   afterAll(async () => {

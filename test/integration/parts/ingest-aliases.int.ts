@@ -87,6 +87,7 @@ describe('stream ingest resolves aliases as HTTP writes do (single node)', () =>
       batch,
       waitMs: 5,
       leaseMs: 60_000,
+      retryMs: 10,
       aliases,
       admit: () => Promise.resolve(() => undefined),
       observe: () => undefined,
