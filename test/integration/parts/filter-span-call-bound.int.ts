@@ -29,6 +29,11 @@ const ITEMS = GROUP_SCAN_ROWS + 1;
 const DEEP = [300, 700, 1200, 1900];
 /** Redis's hash-max-listpack-entries (the default): HSCAN answers such a hash whole, whatever its COUNT. */
 const LISTPACK_ENTRIES = 128;
+/** The merged board's items, each written in SPREAD slots (within SPAN_MAX_FIELDS). */
+const RECURRING = 1200;
+const SPREAD = 3;
+/** Most commands a staging call runs: its reads of the board and state, a few per slot copy, a few writes. */
+const STAGE_CALL_COMMANDS = 40;
 
 /** The fields one HSCAN asked `count` answers of a hash of `size` (a small hash whole, else about the count). */
 const scanned = (size: number, count: number) => (size <= LISTPACK_ENTRIES ? size : Math.min(count, size));
@@ -115,6 +120,32 @@ describe('a filtered read over a span, or with minActors, call by call (single, 
     expect(costliest.rows).toBeLessThanOrEqual(groupScan().scan);
     // Yet the span is read whole over the read's calls.
     expect(read.reduce((sum, call) => sum + call.fields, 0)).toBeGreaterThanOrEqual(SPAN_MAX_FIELDS);
+  }, 120_000);
+
+  it(`a span whose items recur over its slots, staged in calls of ${SPAN_STAGE_FIELDS_PER_CALL} fields: a few commands a call (not one a field), its page as GET top?span sums it`, async () => {
+    const board = 'merged';
+    await world.graph.ranking.putBoard({ name: board, windows: [{ name: 'm', period: '1h', interval: '1m' }] });
+    const nowSec = Math.floor(T0 / 1000);
+    // Every item in SPREAD slots, some of its amounts negative: items summed over several staging calls, some at or below 0.
+    const entries = Array.from({ length: SPREAD * RECURRING }, (_, k) => {
+      const n = k % RECURRING;
+      const amount = ((n * 7 + k) % 11) - 3 || 5;
+      return { item: `r${n}`, amount, at: nowSec - Math.floor(k / RECURRING) * 60 };
+    });
+    for (let first = 0; first < entries.length; first += 1000)
+      await world.graph.ranking.incrementBatch(
+        world.commands.batch({ board, entries: entries.slice(first, first + 1000) }),
+      );
+    const ask = { board, window: 'm', span: '60m', offset: 0, limit: 1000, excludeItems: ['absent'] };
+    let page: FilteredPage | undefined;
+    const calls = await monitored(async () => (page = await world.filters.read(ask)));
+    const staging = calls.filter(({ name }) => name.endsWith('span_stage'));
+    expect(staging.length).toBeGreaterThan(Math.ceil((SPREAD * RECURRING) / SPAN_STAGE_FIELDS_PER_CALL));
+    expect(Math.max(...staging.map(({ ran }) => ran.length))).toBeLessThanOrEqual(STAGE_CALL_COMMANDS);
+    const want = await world.graph.ranking.top(board, 'm', 0, 1000, { span: '60m' });
+    expect(page?.items.map(({ rank, item, score }) => [rank, item, score])).toEqual(
+      want.items.map(({ rank, item, score }) => [rank, item, score]),
+    );
   }, 120_000);
 
   it(`minActors ${MIN_ACTORS.max} on a window of ${ITEMS} items with actors: each call reads at most ${groupScan().scan} rows and their actor counts, resuming where the last one stopped`, async () => {

@@ -7,7 +7,7 @@ import { useFiltersGraph } from '../../support/ranking-graph';
 /**
  * Issue #45: a filtered read over a span of a tail board sums the span's packed records (tail_pack_lib)
  * over its staging calls, as it does the slot fields, never all of them in one call. The proxy for a
- * call's work: the members it adds to the staged listing (a ZINCRBY each, read from MONITOR, where the
+ * call's work: the members it adds to the staged listing (its ZADDs' to the sums, read from MONITOR, where the
  * commands a function runs come before its FCALL), on the test's own server.
  */
 const T0 = 1_700_060_000_000;
@@ -19,14 +19,14 @@ describe('a filtered span read of a tail board, call by call (single, own server
   const clock = new FakeClock(T0);
   const world = useFiltersGraph('single', clock, { own: true });
 
-  /** The ZINCRBYs each span_stage call ran. */
+  /** The members each span_stage call added to the staged sums (ZADD score member ...). */
   async function stagedPerCall(read: () => Promise<unknown>): Promise<number[]> {
     const node = world.redis.client as Redis;
     const monitor = await node.monitor();
     const counts: number[] = [];
     let added = 0;
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source === 'lua' && /^zincrby$/i.test(args[0])) added += 1;
+      if (source === 'lua' && /^zadd$/i.test(args[0]) && args[1].endsWith(':sums')) added += (args.length - 2) / 2;
       else if (/^fcall/i.test(args[0])) {
         if (String(args[1]).endsWith('span_stage')) counts.push(added);
         added = 0;

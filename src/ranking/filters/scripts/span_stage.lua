@@ -3,7 +3,7 @@
 -- read and kept under its token until the read drops them (group_page's span_token reads them), so no
 -- call sums and sorts the whole span: the first call counts the span's fields and copies its slots (their
 -- packed records on a tail board, and contributions) under the token, each next one adds at most `step` fields of the copies to the listing
--- zset (ZINCRBY: the zset grows a share a call; a union of per-call parts would build it whole in one), the
+-- zset (the zset grows a share a call; a union of per-call parts would build it whole in one), the
 -- last one takes out the board's exceptions (as span_lib's span_shown leaves them out) and sums at or
 -- below 0. A span of at most `step` fields is summed in the first call. The copies fix what the read sums: writes and expiry between its calls change
 -- none of it. Every key lapses after ttl_ms (a read that never drops them), and at most most_reads
@@ -32,14 +32,27 @@ local function in_parts(command, key, list)
   end
 end
 
--- Adds the table `sums` (member -> amount) to the zset `key` lapsing after `ttl_ms`: a command a member.
+-- Adds the table `sums` (member -> amount) to the zset `key` lapsing after `ttl_ms`: the scores it holds
+-- read by ZMSCORE and the sums written by ZADD, in parts of STAGE.args (a few commands a call, whatever
+-- its members: a command a member cost more than the sums); each the held score plus the amount, as
+-- ZINCRBY adds them.
 local function add_to(key, sums, ttl_ms)
-  local any = false
-  for member, sum in pairs(sums) do
-    redis.call('ZINCRBY', key, sum, member)
-    any = true
+  local members = {}
+  for member in pairs(sums) do members[#members + 1] = member end
+  if #members == 0 then return end
+  local held = redis.call('EXISTS', key) == 1
+  local flat = {}
+  for first = 1, #members, STAGE.args do
+    local last = math.min(first + STAGE.args - 1, #members)
+    local scores = held and redis.call('ZMSCORE', key, unpack(members, first, last)) or {}
+    for i = first, last do
+      local member, score = members[i], scores[i - first + 1]
+      flat[#flat + 1] = score and tonumber(score) + tonumber(sums[member]) or sums[member]
+      flat[#flat + 1] = member
+    end
   end
-  if any then redis.call('PEXPIRE', key, ttl_ms) end
+  in_parts('ZADD', key, flat)
+  redis.call('PEXPIRE', key, ttl_ms)
 end
 
 local function add_entries(sums, entries)
@@ -121,7 +134,7 @@ end
 
 -- About `budget` fields of unit `at` from `cursor`, into `sums` (a slot's copy, by HSCAN of what nothing
 -- writes: every field once; a copy of its packed records, whole parts popped) or `pairs_seen` (a copy of
--- contributions): the budget left, the cursor, and whether the unit is done (then gone).
+-- contributions): the budget left, the cursor, and whether the unit is done (its copy dropped by the caller).
 local function take_unit(staged, state, at, cursor, budget, sums, pairs_seen)
   local unit = staged.unit(at)
   if at > tonumber(state.slot_units) and at <= tonumber(state.packed_units or state.slot_units) then
@@ -137,7 +150,6 @@ local function take_unit(staged, state, at, cursor, budget, sums, pairs_seen)
   else
     for i = 1, #scanned[2], 2 do pairs_seen[scanned[2][i]] = true end
   end
-  if scanned[1] == '0' then redis.call('DEL', unit) end
   return budget - weight * #scanned[2] / 2, scanned[1], scanned[1] == '0'
 end
 
@@ -147,12 +159,14 @@ local function sum_step(staged, state, top_key, arg)
   local budget, ttl_ms = tonumber(arg.step), tonumber(arg.ttl_ms)
   local at, cursor, units = tonumber(state.at), state.cursor, tonumber(state.units)
   if at > units then return finish(staged, top_key, ttl_ms) end
-  local sums, pairs_seen = {}, {}
+  local sums, pairs_seen, done_units = {}, {}, {}
   while budget > 0 and at <= units do
     local done
     budget, cursor, done = take_unit(staged, state, at, cursor, budget, sums, pairs_seen)
-    if done then at = at + 1 end
+    if done then done_units[#done_units + 1], at = staged.unit(at), at + 1 end
   end
+  -- The units read to their end, in one command (a packed copy popped empty is gone already).
+  if #done_units > 0 then redis.call('DEL', unpack(done_units)) end
   add_to(staged.sums, sums, ttl_ms)
   count_pairs(staged, pairs_seen, ttl_ms)
   redis.call('HSET', staged.state, 'at', at, 'cursor', cursor)
