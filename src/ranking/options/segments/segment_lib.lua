@@ -49,28 +49,6 @@ local function earliest_due(a, b)
   return math.min(a, b)
 end
 
--- Refuses, before anything is written, an event naming segments that would make more than `max`
--- segments live on this shard: 'TB_SEGMENT_LIMIT <live> <max> <new>', else nil. A segment whose
--- newest slot has expired (even if not drained yet) is not live: naming it again makes it new.
-local function segment_refusal(cfg_key, names, max, now_sec)
-  if #names == 0 then return nil end
-  local segs = segment_indexes(cfg_key)
-  local new = 0
-  -- The names' ends read a thousand at a time (8 segments: one command, not 8; unpack takes fewer than 8 000).
-  for first = 1, #names, 1000 do
-    local last = math.min(#names, first + 999)
-    local ends = redis.call('ZMSCORE', segs, unpack(names, first, last))
-    for i = 1, last - first + 1 do
-      local live_until = tonumber(ends[i])
-      if not live_until or live_until <= now_sec then new = new + 1 end
-    end
-  end
-  if new == 0 then return nil end
-  local live = redis.call('ZCOUNT', segs, '(' .. now_sec, '+inf')
-  if live + new > max then return 'TB_SEGMENT_LIMIT ' .. live .. ' ' .. max .. ' ' .. new end
-  return nil
-end
-
 -- The earliest end (unix ms) of the current slot among the windows of segment `name` that keep
 -- snapshots and hold data (their next boundary must be crossed even if nobody writes), or nil.
 local function segment_snapshot_due_ms(windows, name, now_sec, confs)
@@ -354,6 +332,7 @@ local function expire_segments(windows, now_ms, drain, most)
   if #ended > 0 then
     redis.call('ZREM', segment_names_key(CALL.cfg_key), unpack(ended))
     redis.call('ZREM', segs, unpack(ended))
+    seg_index.forget_ends()
     if #ended == 1000 then return 1, now_ms end
   end
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
@@ -391,7 +370,7 @@ end
 
 hooks.export_all(segmentation, { 'segment_window_key', segment_window_key, 'sibling_suffixes', sibling_suffixes,
   'segment_indexes', segment_indexes, 'segment_names_key', segment_names_key, 'segment_names', segment_names,
-  'earliest_due', earliest_due, 'segment_refusal', segment_refusal, 'drain_segment', drain_segment,
+  'earliest_due', earliest_due, 'segment_refusal', seg_index.segment_refusal, 'drain_segment', drain_segment,
   'segment_drain_due', segment_drain_due, 'segment_add', segment_add, 'cross_named_segments', cross_named_segments,
   'walk_pending_segments', walk_pending_segments, 'step_drain', step_drain, 'drain_window', drain_window,
   'expire_segments', expire_segments })
