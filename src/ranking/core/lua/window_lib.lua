@@ -221,7 +221,7 @@ end
 -- as absent. Views are not told (callers call sum_changed). A whole amount goes as text made once, not a %.17g a command.
 local function add_amount(slot_key, top_key, item, amount)
   local whole = type(amount) == 'number' and amount ~= 0 and amount % 1 == 0 and math.abs(amount) < 2 ^ 53
-  local arg = whole and string.format('%d', amount) or amount
+  local arg = whole and call_state.int_text(amount) or amount
   if tonumber(redis.call('HINCRBY', slot_key, item, arg)) == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, arg, item))
   if score == 0 then redis.call('ZREM', top_key, item) end

@@ -90,7 +90,7 @@ local function actor_amount(slots_key, slot_start, actor, item, amount)
   local held = held_of(slots_key, actor, item)
   local act_key, pair = actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item
   -- No contribution of the pair anywhere in the window (a new actor's): none in this slot either.
-  if held == 0 and actor_log.ACTORS.pair_unheld(slots_key, act_key, pair) then return within_cap(cap, counted, 0) end
+  if held == 0 and actor_log.ACTORS.pair_unheld(slots_key, act_key, pair, item) then return within_cap(cap, counted, 0) end
   local own = actor_log.ACTORS.figures(actor_log.ACTORS.pair_value(act_key, pair))
   return within_cap(cap, counted, held - math.max(0, own) + own)
 end
@@ -107,7 +107,7 @@ local function actor_moved(slots_key, actor, item, before, after)
   if delta == 0 then return end
   local key, pair = held_key(slots_key), actor .. SEP .. item
   -- A whole move as text: a Lua number argument costs Redis a "%.17g".
-  local arg = delta % 1 == 0 and math.abs(delta) < 2 ^ 53 and string.format('%d', delta) or delta
+  local arg = delta % 1 == 0 and math.abs(delta) < 2 ^ 53 and call_state.int_text(delta) or delta
   if tonumber(redis.call('HINCRBY', key, pair, arg)) == 0 then redis.call('HDEL', key, pair) end
 end
 

@@ -89,6 +89,8 @@ local function start_text(start)
   return text
 end
 
+ACTORS.start_text = start_text
+
 -- The two index members of one contribution: by actor, by item.
 function ACTORS.members(actor, start, item)
   start = start_text(start)
@@ -111,29 +113,30 @@ function ACTORS.pair_value(act_key, pair)
   return value
 end
 
--- The pairs hash ACTORS.pair_unheld found marked (so existing) in this call, for the same event's
--- ACTORS.pair_moved (taken once): nothing between them deletes it.
-local pairs_seen = { seq = 0, key = nil }
+-- The pairs hash ACTORS.pair_unheld found marked (so existing) in this call without `pair`, and the item's count
+-- there, for the same event's ACTORS.pair_moved (taken once): nothing between them writes the hash.
+local pairs_seen = { seq = 0, key = nil, pair = nil, count = 0 }
 
--- Whether the window of `slots_key` holds no contribution of `pair` (actor<US>item) in any slot, told by its pairs
+-- Whether the window of `slots_key` holds no contribution of `pair` (actor<US>`item`) in any slot, told by its pairs
 -- hash in one read where that hash counts every pair (its mark, ACTORS.counts_kept); then the pair's contribution
 -- in the slot hash `act_key` is kept as none for the event's ACTORS.add (as ACTORS.pair_value keeps it) and the
--- hash as existing for its ACTORS.pair_moved: a new actor's event reads one field where it read two and asked
--- EXISTS. false where it does not tell.
-function ACTORS.pair_unheld(slots_key, act_key, pair)
+-- hash as existing, with the item's count read in the same HMGET, for its ACTORS.pair_moved: a new actor's event
+-- reads one field where it read two and asked EXISTS, and writes the pair and the count in one HSET. false where
+-- it does not tell.
+function ACTORS.pair_unheld(slots_key, act_key, pair, item)
   local pairs_key = ACTORS.pairs_key(slots_key)
-  local got = redis.call('HMGET', pairs_key, pair, ACTORS.SEP)
+  local got = redis.call('HMGET', pairs_key, pair, ACTORS.SEP, ACTORS.count_field(item))
   if got[1] or not got[2] then return false end
   pair_read.seq, pair_read.key, pair_read.pair, pair_read.value = CALL.seq, act_key, pair, nil
-  pairs_seen.seq, pairs_seen.key = CALL.seq, pairs_key
+  pairs_seen.seq, pairs_seen.key, pairs_seen.pair, pairs_seen.count = CALL.seq, pairs_key, pair, tonumber(got[3]) or 0
   return true
 end
 
--- Whether ACTORS.pair_unheld found the hash `pairs_key` in this call (taken once).
-local function pairs_known(pairs_key)
-  local known = pairs_seen.seq == CALL.seq and pairs_seen.key == pairs_key
+-- The item's count in `pairs_key` where ACTORS.pair_unheld found it without `pair` in this call (taken once).
+local function pairs_known(pairs_key, pair)
+  local known = pairs_seen.seq == CALL.seq and pairs_seen.key == pairs_key and pairs_seen.pair == pair
   pairs_seen.key = nil
-  return known
+  return known and pairs_seen.count or nil
 end
 
 -- The pair's contribution read by ACTORS.pair_value in this call (taken once), else read now.
@@ -155,7 +158,7 @@ end
 
 -- The value of a contribution (figures' format): the sent amounts only when they differ.
 function ACTORS.value(amount, events, sent)
-  if sent == amount then return string.format('%d:%d', amount, events) end
+  if sent == amount then return call_state.int_text(amount) .. ':' .. call_state.int_text(events) end
   return string.format('%d:%d:%d', amount, events, sent)
 end
 
@@ -267,13 +270,20 @@ end
 -- One live slot more (+1) or less (-1) holds the pair: the item gains an actor at 0 -> 1, loses one at 1 -> 0.
 -- A new pairs hash is marked (counts_kept); one left holding only its mark goes, as an empty hash does.
 function ACTORS.pair_moved(pairs_key, top_key, actor, item, delta)
-  local known = pairs_known(pairs_key)
-  if delta > 0 and not known and redis.call('EXISTS', pairs_key) == 0 then
+  local pair = actor .. ACTORS.SEP .. item
+  local count = pairs_known(pairs_key, pair)
+  -- A pair the hash did not hold, the item's count read beside it: both written at once (the item gains an actor).
+  if count and delta == 1 and count >= 0 then
+    redis.call('HSET', pairs_key, pair, '1', ACTORS.count_field(item), call_state.int_text(count + 1))
+    ACTORS.unique_changed(top_key, item, 1)
+    return
+  end
+  if delta > 0 and not count and redis.call('EXISTS', pairs_key) == 0 then
     redis.call('HSET', pairs_key, ACTORS.SEP, '1')
   end
-  local held = tonumber(redis.call('HINCRBY', pairs_key, actor .. ACTORS.SEP .. item, ACTORS.delta_arg(delta)))
+  local held = tonumber(redis.call('HINCRBY', pairs_key, pair, ACTORS.delta_arg(delta)))
   if held <= 0 then
-    redis.call('HDEL', pairs_key, actor .. ACTORS.SEP .. item)
+    redis.call('HDEL', pairs_key, pair)
     actors_moved(pairs_key, top_key, item, -1)
     if redis.call('HLEN', pairs_key) == 1 and redis.call('HEXISTS', pairs_key, ACTORS.SEP) == 1 then
       redis.call('DEL', pairs_key)

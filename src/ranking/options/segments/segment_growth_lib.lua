@@ -1,5 +1,5 @@
 -- module: segment_growth
--- requires: actor_log, board_views, call_state, hooks, keyspace, segmentation, window
+-- requires: actor_log, board_views, call_state, hooks, keyspace, seg_index, segmentation, window
 -- segment_growth_lib: what a write's entries would make new in actor contributions and segment
 -- entries (the quotas' growth kinds), worked out before the write changes anything; and the segments
 -- option's part of the board config (src/ranking/options/segments/): its setting (`segments: { max }`,
@@ -37,7 +37,8 @@ function GROWTH.new_segment(name, window_count)
   local id = 'segment\0' .. name
   if GROWTH.seen[id] then return 0 end
   GROWTH.seen[id] = true
-  local live_until = tonumber(redis.call('ZSCORE', segmentation.segment_indexes(CALL.cfg_key), name))
+  local live_until = seg_index.known_end(name)
+  if live_until == nil then live_until = tonumber(redis.call('ZSCORE', segmentation.segment_indexes(CALL.cfg_key), name)) end
   if live_until and live_until > math.floor(call_state.now_ms() / 1000) then return 0 end
   if board_views.VIEWS.loaded ~= CALL.seq then board_views.views_load(CALL.cfg_key, call_state.now_ms()) end
   return 2 * window_count + 4 * #board_views.VIEWS.list

@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, call_state, hooks, keyspace, seg_views, slot_due, snapshot, window
+-- requires: actor_log, call_state, hooks, keyspace, seg_index, seg_views, slot_due, snapshot, window
 -- segment_lib: segments. A segment is a sub-board of one shard: the board's windows under keys
 -- "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name), in the shard's hash tag, so every
 -- window function, its views (segment_views_lib) and history (snapshot_lib) work on it when handed those keys.
@@ -10,22 +10,26 @@
 -- The board's windows (keys and rules) as the record call_state.bind_windows fills (`windows`).
 
 local CALL = call_state.CALL
+local segment_indexes, segment_names_key = seg_index.segment_indexes, seg_index.segment_names_key
 
--- The segment's key for a board window key "<tag>:<window>:<suffix>".
+-- The segment's key for a board window key "<tag>:<window>:<suffix>", kept from call to call (a pure function of
+-- the three: a write of 8 segments asks some 200, each a concatenation and a sibling_key), emptied when it
+-- holds `max`.
+local SEGMENT_KEYS = { by = {}, size = 0, max = 4096 }
+
 local function segment_window_key(board_key, suffix, segment)
-  return keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
-end
-
--- The shard's segment indexes: live ends and due times.
-local function segment_indexes(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue')
-end
-
--- The shard's segment names, all scored 0 so the zset is in byte order ("<tag>:segnames"): a name is
--- added with its first slot (segment_add) and pruned by the listing once no longer live, so a page
--- reads the names after a cursor in one bounded ZRANGE BYLEX instead of sorting every live one.
-local function segment_names_key(cfg_key)
-  return keyspace.sibling_key(cfg_key, 'cfg', 'segnames')
+  local of_key = SEGMENT_KEYS.by[suffix]
+  of_key = of_key and of_key[board_key]
+  local known = of_key and of_key[segment]
+  if known then return known end
+  local key = keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
+  if SEGMENT_KEYS.size >= SEGMENT_KEYS.max then SEGMENT_KEYS.by, SEGMENT_KEYS.size = {}, 0 end
+  local of_suffix = SEGMENT_KEYS.by[suffix] or {}
+  SEGMENT_KEYS.by[suffix] = of_suffix
+  of_key = of_suffix[board_key] or {}
+  of_suffix[board_key] = of_key
+  of_key[segment], SEGMENT_KEYS.size = key, SEGMENT_KEYS.size + 1
+  return key
 end
 
 -- The segment names of a request, sent joined by commas (names hold none); "" for none.
@@ -43,28 +47,6 @@ end
 local function earliest_due(a, b)
   if a == nil or b == nil then return a or b end
   return math.min(a, b)
-end
-
--- Refuses, before anything is written, an event naming segments that would make more than `max`
--- segments live on this shard: 'TB_SEGMENT_LIMIT <live> <max> <new>', else nil. A segment whose
--- newest slot has expired (even if not drained yet) is not live: naming it again makes it new.
-local function segment_refusal(cfg_key, names, max, now_sec)
-  if #names == 0 then return nil end
-  local segs = segment_indexes(cfg_key)
-  local new = 0
-  -- The names' ends read a thousand at a time (8 segments: one command, not 8; unpack takes fewer than 8 000).
-  for first = 1, #names, 1000 do
-    local last = math.min(#names, first + 999)
-    local ends = redis.call('ZMSCORE', segs, unpack(names, first, last))
-    for i = 1, last - first + 1 do
-      local live_until = tonumber(ends[i])
-      if not live_until or live_until <= now_sec then new = new + 1 end
-    end
-  end
-  if new == 0 then return nil end
-  local live = redis.call('ZCOUNT', segs, '(' .. now_sec, '+inf')
-  if live + new > max then return 'TB_SEGMENT_LIMIT ' .. live .. ' ' .. max .. ' ' .. new end
-  return nil
 end
 
 -- The earliest end (unix ms) of the current slot among the windows of segment `name` that keep
@@ -196,17 +178,48 @@ local function segment_drain_due(name, now_ms, keeps_snapshots)
   return due_ms ~= nil and due_ms <= now_ms
 end
 
--- What a write does first to segment `name` (segment_add): 'drain' (drain_segment) where something of it is due
--- (segment_drain_due), or on a board keeping snapshots where it holds nothing yet; 'cross' (its boundaries only) on
--- such a board where nothing is due before a later time: none of its slots has expired and its next boundary is
--- later (its due is the earlier of both), so a drain would expire nothing and store the due it holds, unless an
--- option settles windows with no expired slot (window_settled: then it drains). nil: nothing.
-local function write_drain(name, now_ms, keeps_snapshots)
-  local due_ms = tonumber(redis.call('ZSCORE', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'segdue'), name))
-  if due_ms ~= nil and due_ms <= now_ms then return 'drain' end
-  if not keeps_snapshots then return nil end
-  if due_ms == nil or #call_state.hooks_of(CALL.cfg_key).window_settled > 0 then return 'drain' end
-  return 'cross'
+-- A segment's first write in the call: drained where due, else its boundaries crossed (write_drain).
+local function first_write(windows, name, now_ms, confs, due_ms)
+  local first = seg_index.write_drain(due_ms, now_ms, confs ~= nil)
+  -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
+  if first == 'cross' then
+    seg_views.segment_views(CALL.cfg_key, name)
+    if not cross_segment(windows, name, math.floor(now_ms / 1000), confs, true) then error({ err = snapshot.CROSSING_ERROR }) end
+  elseif first == 'drain' then
+    local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
+    if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
+    call_state.spend_budget(left)
+  end
+end
+
+-- One event into segment `name`'s windows of `covering` (segment_add); answers the end (unix s) of the newest
+-- slot it changed (0: none) and the due time (unix ms) of a slot it created (nil: none).
+local function add_to_segment(windows, name, item, amount, at_sec, covering, seen_sec, actor, take_back)
+  local live_until, due_ms = 0, nil
+  for w = 0, windows.count - 1 do
+    if covering[w] then
+      local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
+      local slots_key = segment_window_key(windows.slots[w], 'slots', name)
+      local top_key = segment_window_key(windows.tops[w], 'top', name)
+      local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
+      -- The start as text once (actor_lib's, kept from call to call): a Lua number argument costs Redis a
+      -- snprintf("%.17g") each.
+      local start_arg = actor_log.ACTORS.start_text(slot_start)
+      if redis.call('ZADD', slots_key, 'NX', start_arg, start_arg) == 1 then
+        due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
+      end
+      local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
+      local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
+      if take_back == true then
+        actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
+      else
+        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
+      end
+      seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
+      live_until = math.max(live_until, slot_start + period_sec)
+    end
+  end
+  return live_until, due_ms
 end
 
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of `at_sec`,
@@ -217,56 +230,28 @@ end
 -- events in the order a board of its events would. `actor` (nil or "": none) keeps the actor's contribution in each
 -- segment window as the board's windows keep it (actor_lib, so a segment's unique views count it), its amount what
 -- ACTORS.counted answers (a weight, a cap); with `take_back` true (an unlike) takes one back; 'like': a like, kept as
--- sent (as the board's windows keep it). Returns the earliest due time (unix ms) of a slot it created, or nil.
+-- sent (as the board's windows keep it). The segments' live ends are listed once, after the last (list_segments).
+-- Returns the earliest due time (unix ms) of a slot it created, or nil.
 local function segment_add(windows, names, item, amount, at_sec, covering, seen_sec, actor, take_back)
   -- An event naming no segment (the common case) reads nothing: no index, no snapshot config.
   if #names == 0 then return nil end
   local segs, segdue = segment_indexes(CALL.cfg_key)
-  local new_due_ms = nil
+  local new_due_ms, listed = nil, {}
   local now_ms = call_state.now_ms()
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
+  local dues = seg_index.unseen_dues(segdue, names)
   -- A tie mark at most for each segment window changed (ties_lib takes their sequence numbers at once).
   CALL.marks_ahead = #names * windows.count
   for _, name in ipairs(names) do
-    local first = not seg_views.segment_seen(name) and write_drain(name, now_ms, confs ~= nil)
-    -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
-    if first == 'cross' then
-      seg_views.segment_views(CALL.cfg_key, name)
-      if not cross_segment(windows, name, math.floor(now_ms / 1000), confs, true) then error({ err = snapshot.CROSSING_ERROR }) end
-    elseif first == 'drain' then
-      local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
-      if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
-      call_state.spend_budget(left)
+    if not seg_views.segment_seen(name) then
+      local ok, failed = pcall(first_write, windows, name, now_ms, confs, seg_index.segment_due_of(dues, segdue, name))
+      -- What the segments before it changed is listed as theirs was before a crossing error.
+      if not ok then seg_index.list_segments(segs, listed) error(failed, 0) end
     end
     seg_views.segment_views(CALL.cfg_key, name)
-    local live_until, due_ms = 0, nil
-    for w = 0, windows.count - 1 do
-      if covering[w] then
-        local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
-        local slots_key = segment_window_key(windows.slots[w], 'slots', name)
-        local top_key = segment_window_key(windows.tops[w], 'top', name)
-        local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
-        -- The start as text once (%d): a Lua number argument costs Redis a snprintf("%.17g") each.
-        local start_arg = string.format('%d', slot_start)
-        if redis.call('ZADD', slots_key, 'NX', start_arg, start_arg) == 1 then
-          due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
-        end
-        local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
-        local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
-        if take_back == true then
-          actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
-        else
-          actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
-        end
-        seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
-        live_until = math.max(live_until, slot_start + period_sec)
-      end
-    end
+    local live_until, due_ms = add_to_segment(windows, name, item, amount, at_sec, covering, seen_sec, actor, take_back)
     -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
-    if live_until > 0 then
-      redis.call('ZADD', segs, 'GT', live_until, name)
-      redis.call('ZADD', segment_names_key(CALL.cfg_key), '0', name)
-    end
+    if live_until > 0 then listed[#listed + 1], listed[#listed + 2] = live_until, name end
     if due_ms then
       local snapshot_due_ms = segment_snapshot_due_ms(windows, name, math.floor(now_ms / 1000), confs)
       due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
@@ -274,6 +259,7 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
       new_due_ms = math.min(new_due_ms or math.huge, due_ms)
     end
   end
+  seg_index.list_segments(segs, listed)
   return new_due_ms
 end
 
@@ -346,6 +332,7 @@ local function expire_segments(windows, now_ms, drain, most)
   if #ended > 0 then
     redis.call('ZREM', segment_names_key(CALL.cfg_key), unpack(ended))
     redis.call('ZREM', segs, unpack(ended))
+    seg_index.forget_ends()
     if #ended == 1000 then return 1, now_ms end
   end
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
@@ -383,7 +370,7 @@ end
 
 hooks.export_all(segmentation, { 'segment_window_key', segment_window_key, 'sibling_suffixes', sibling_suffixes,
   'segment_indexes', segment_indexes, 'segment_names_key', segment_names_key, 'segment_names', segment_names,
-  'earliest_due', earliest_due, 'segment_refusal', segment_refusal, 'drain_segment', drain_segment,
+  'earliest_due', earliest_due, 'segment_refusal', seg_index.segment_refusal, 'drain_segment', drain_segment,
   'segment_drain_due', segment_drain_due, 'segment_add', segment_add, 'cross_named_segments', cross_named_segments,
   'walk_pending_segments', walk_pending_segments, 'step_drain', step_drain, 'drain_window', drain_window,
   'expire_segments', expire_segments })

@@ -31,6 +31,6 @@ describe('the segments option', () => {
 
   it('loads its Lua modules into the board libraries', () => {
     expect(OPTION_LUA_MODULES).toEqual(expect.arrayContaining([...segmentsOption.luaModules]));
-    expect(segmentsOption.luaModules).toHaveLength(3);
+    expect(segmentsOption.luaModules).toHaveLength(4);
   });
 });

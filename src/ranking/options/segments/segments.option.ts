@@ -80,7 +80,13 @@ export const segmentsOption: BoardOption<SegmentsConfig, SegmentsView, SegmentsP
   fromPut: (body) => segmentsOf(body.segments as SegmentsDto | undefined),
   name: 'segments',
   fields: ['segmentsMax'],
-  luaModules: luaModulesIn(__dirname, 'segment_lib.lua', 'segment_growth_lib.lua', 'segment_list_lib.lua'),
+  luaModules: luaModulesIn(
+    __dirname,
+    'segment_lib.lua',
+    'segment_index_lib.lua',
+    'segment_growth_lib.lua',
+    'segment_list_lib.lua',
+  ),
   fromStored: (fields) => (fields.segmentsMax ? { segmentsMax: Number(fields.segmentsMax) } : {}),
   fromReply: (fields) => {
     const max = fields.segmentsMax ?? 0;

@@ -68,16 +68,32 @@ local SEGMENT_MARK_KEEP = 1
 -- The snapshot setting of the window of `slots_key` (a segment's or a metric's: its window's), and the
 -- segment it belongs to (nil: the board's). A metric's window "<window>~@<metric>" ("@" is in no segment
 -- name) keeps history as the board's does, crossed by that metric's calls and scheduler visits.
-local function snapshot_conf_of(confs, cfg_key, slots_key)
+-- What the name of the window of `slots_key` tells (snapshot_conf_of): the window whose setting it keeps, its
+-- segment, whether a group board derives it; kept from call to call (a pure function of both keys: a write of 8
+-- segments asks it some 70 times), emptied when it holds `max`.
+local NAMES = { by = {}, size = 0, max = 4096 }
+
+local function name_parts(cfg_key, slots_key)
+  local known = NAMES.by[slots_key]
+  if known and known.cfg_key == cfg_key then return known end
   local name = window_name_of(cfg_key, slots_key)
   local window, segment = string.match(name, '^([^~]*)~(.*)$')
-  if window and string.sub(segment, 1, 1) == '@' then return confs[window], nil end
-  if window then return confs[window], segment end
-  -- A group board's listing of the member window W, "W%<group board>": group_history_lib keeps its
-  -- history (over a sharded member board, on shard 0, merged from the shards' parts: group_parts_lib).
-  local member = string.match(name, '^([^%%]*)%%')
-  if member then return confs[member], nil, true end
-  return confs[name], nil
+  known = { cfg_key = cfg_key, window = window }
+  if window and string.sub(segment, 1, 1) ~= '@' then known.segment = segment end
+  if not window then
+    -- A group board's listing of the member window W, "W%<group board>": group_history_lib keeps its
+    -- history (over a sharded member board, on shard 0, merged from the shards' parts: group_parts_lib).
+    local member = string.match(name, '^([^%%]*)%%')
+    known.window, known.derived = member or name, member and true or nil
+  end
+  if NAMES.size >= NAMES.max then NAMES.by, NAMES.size = {}, 0 end
+  NAMES.by[slots_key], NAMES.size = known, NAMES.size + 1
+  return known
+end
+
+local function snapshot_conf_of(confs, cfg_key, slots_key)
+  local parts = name_parts(cfg_key, slots_key)
+  return confs[parts.window], parts.segment, parts.derived
 end
 
 local snapshot_lifetime_sec = snaprows.snapshot_lifetime_sec
@@ -150,13 +166,23 @@ end
 -- slot (archive_lib archives it in chunks as it drains, under the closed period's start, since only
 -- the app knows its end). Answers false when the snapshot, or the rest of a listing stored in pages,
 -- is left for the next call (crossing_allowed): the caller must then leave the window as it is.
+-- The segment windows' marks this call found current (base -> mark): a write crosses its segments' boundaries
+-- before it changes anything, then again as each segment's first write (segment_lib), and reads each mark once.
+local current_marks = { seq = 0, by = {} }
+
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment, derived = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf or derived then return true end
   local current = window.current_slot(now_sec, interval_sec, origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
-  local mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
+  if current_marks.seq ~= CALL.seq then current_marks.seq, current_marks.by = CALL.seq, {} end
+  local mark = segment and current_marks.by[base]
   if mark and mark >= current then return true end
+  mark = tonumber(segment and redis.call('GET', base .. 'mark') or redis.call('HGET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key)))
+  if mark and mark >= current then
+    if segment then current_marks.by[base] = mark end
+    return true
+  end
   -- A segment's history starts with its first write or drain (`create`): a read of a segment without
   -- one stores nothing (any name may be read).
   if segment and not mark and not create then return true end

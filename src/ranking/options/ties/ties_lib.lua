@@ -42,29 +42,34 @@ local TIE = { DIGITS = 15, MAX = 999999999999999, SHARDED_DIGITS = 30, MS_MAX = 
 TIE.FORMAT = '%0' .. TIE.DIGITS .. 'd'
 
 -- A score as a command's argument, exactly: a whole one below 2^53 as "%d" (what "%.17g" writes for it, without a
--- float's formatting), any other (0 too: its sign) "%.17g".
+-- float's formatting), any other (0 too: its sign) "%.17g". The last whole score written keeps its text: a
+-- write's windows mostly reach the same score.
+local last_score = { score = nil, text = nil }
 local function score_arg(score)
-  if score ~= 0 and score % 1 == 0 and math.abs(score) < 2 ^ 53 then return string.format('%d', score) end
-  return string.format('%.17g', score)
+  if score ~= 0 and score == last_score.score then return last_score.text end
+  if score == 0 or score % 1 ~= 0 or math.abs(score) >= 2 ^ 53 then return string.format('%.17g', score) end
+  last_score.score, last_score.text = score, string.format('%d', score)
+  return last_score.text
 end
 
 local cfg_key_of_top = call_state.cfg_key_of_top
 call_state.config_field_add('ties', 'ties')
 
--- The last results key ties_first answered for in the call `seq`, and its answer.
-local memo = { seq = 0, top = nil, first = false }
+-- ties_first's answers for the call's board's results keys in this call (call_state.call_cache): a write asks
+-- it again for each window it changes (its segments' too) and each rank.
+local memo = { seq = 0, by = {} }
 
 -- Asked for every results change and rank: answered from the call's config (call_lib) when it is this
--- board's, and kept for the last results key asked about in this call.
+-- board's, and kept for the call's board's results keys.
 local function ties_first(top_key)
-  if memo.seq ~= CALL.seq then memo.seq, memo.top = CALL.seq, nil end
-  if top_key == memo.top then return memo.first end
+  local by = call_state.call_cache(memo)
+  local known = by[top_key]
+  if known ~= nil then return known end
   local cfg_key = cfg_key_of_top(top_key)
   -- A group board's results (under its member board's tag) rank groups by shared ties.
   local first = call_state.config_field(cfg_key, 'ties') == 'first' and not call_state.of_group_board(top_key)
-  if cfg_key ~= CONFIG.cfg_key then return first end
-  memo.top, memo.first = top_key, first
-  return memo.first
+  if cfg_key == CONFIG.cfg_key then by[top_key] = first end
+  return first
 end
 
 -- The last shard count text read and whether it is more than 1 (asked for every mark drawn).

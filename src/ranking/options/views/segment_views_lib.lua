@@ -52,8 +52,19 @@ end
 
 -- The segment whose window results `top_key` is ("<tag>:<window>~<segment>:top"), or nil for a board
 -- window or a metric's ("~@<metric>", metrics_lib: only the views reading it, registered by name, read it).
+-- Its answers (false: nil) for the call's board, kept from call to call while calls stay on that board (each
+-- window is asked twice a write: its sums' views, its unique counts), emptied when they hold `max`.
+local top_segments = { cfg_key = nil, by = {}, size = 0, max = 1024 }
+
 local function segment_of_top(top_key)
-  return string.match(string.sub(top_key, #CALL.cfg_key - 2), '^[^~]*~([^@].*):top$')
+  local memo = top_segments
+  if memo.cfg_key ~= CALL.cfg_key or memo.size >= memo.max then memo.cfg_key, memo.by, memo.size = CALL.cfg_key, {}, 0 end
+  local known = memo.by[top_key]
+  if known == nil then
+    known = string.match(string.sub(top_key, #CALL.cfg_key - 2), '^[^~]*~([^@].*):top$') or false
+    memo.by[top_key], memo.size = known, memo.size + 1
+  end
+  return known or nil
 end
 
 -- The views reading the window results `top_key` (nil: none). A segment's window's are registered on
