@@ -25,10 +25,10 @@ local PAGE_LEAST = 50
 -- Redis 7.0 keeps a small hash or zset (up to 128 entries: hash-/zset-max-listpack-entries) as one
 -- listpack and adds to it an entry at a time, each found and inserted by a scan, even from one variadic
 -- HSET / ZADD (7.0 sizes a new key by its first entry alone): a fresh part's first member fields and a
--- fresh <part>:hz's first scores cost about twice a row's work more (bench/group-part-pages-instructions.ts:
--- 207 fields 5.46 M, a zset's first 128 members 1.85 M), so each of a key's first FRESH_ENTRIES
--- entries a page writes weighs FRESH_WEIGHT crossing rows more.
-local FRESH_ENTRIES, FRESH_WEIGHT = 128, 2
+-- fresh <part>:hz's first scores cost up to about a row's weight more each (bench/group-part-pages-instructions.ts:
+-- 207 fields 5.46 M, a zset's first 128 members 1.85 M), so each of a key's first LISTPACK_ENTRIES
+-- entries a page writes weighs LISTPACK_WEIGHT crossing rows more.
+local LISTPACK_ENTRIES, LISTPACK_WEIGHT = 128, 2
 
 -- The keys a paged group is staged in beside its part `key`: its quiet scores, its text so far.
 local function staged_keys(key) return key .. ':hz', key .. ':ht' end
@@ -49,17 +49,17 @@ local function work_left()
 end
 
 -- The crossing rows `n` entries written into a key of `size` entries weigh, each `per_entry` (the key's
--- first FRESH_ENTRIES weighing FRESH_WEIGHT more).
+-- first LISTPACK_ENTRIES weighing LISTPACK_WEIGHT more).
 local function written_work(n, per_entry, size)
-  return per_entry * n + FRESH_WEIGHT * math.max(0, math.min(n, FRESH_ENTRIES - size))
+  return per_entry * n + LISTPACK_WEIGHT * math.max(0, math.min(n, LISTPACK_ENTRIES - size))
 end
 
 -- The most entries written into a key of `size` entries, each `per_entry`, that `work` crossing rows take.
 local function entries_within(work, per_entry, size)
-  local fresh = math.max(0, FRESH_ENTRIES - size)
-  local n = math.floor(work / (per_entry + FRESH_WEIGHT))
-  if n < fresh then return n end
-  return math.floor((work - FRESH_WEIGHT * fresh) / per_entry)
+  local small = math.max(0, LISTPACK_ENTRIES - size)
+  local n = math.floor(work / (per_entry + LISTPACK_WEIGHT))
+  if n < small then return n end
+  return math.floor((work - LISTPACK_WEIGHT * small) / per_entry)
 end
 
 -- Whether the exceptions `ex` (nil: none) leave `name` counted.
@@ -144,11 +144,11 @@ local function quiet_scored(key, group_key, view, ex)
   local size, slots, staged = redis.call('ZCARD', group_key), #quiet_slots(view), staged_keys(key)
   while done < size do
     local work, fresh = work_left()
-    local left, held = math.floor(work / ROW_WEIGHT), redis.call('ZCARD', staged)
-    local whole = math.min(size - done, entries_within(work, ROW_WEIGHT * (1 + slots), held))
+    local left, scored = math.floor(work / ROW_WEIGHT), redis.call('ZCARD', staged)
+    local whole = math.min(size - done, entries_within(work, ROW_WEIGHT * (1 + slots), scored))
     if applied == 0 and whole > 0 and (fresh or whole >= math.min(PAGE_LEAST, size - done)) then
       quiet_page(staged, group_key, view, ex, done, whole)
-      snapshot.crossing_work(written_work(whole, ROW_WEIGHT * (1 + slots), held))
+      snapshot.crossing_work(written_work(whole, ROW_WEIGHT * (1 + slots), scored))
       done = done + whole
     elseif left > 1 and (fresh or applied > 0) then
       local before = applied
