@@ -29,6 +29,8 @@ const HISTORY = { name: 'w', intervalSec: 20, kept: SNAPSHOTS };
 const RULE = { top: 600, decay: 1 };
 /** Member rows one crossing call writes at most (snapshot_lib's 1 000 crossing rows, 2 a member). */
 const ROWS_PER_CALL = 500;
+/** snapshot_lib's crossing rows a call. */
+const CROSSING_ROWS = 1000;
 const BIG = Array.from({ length: 1800 }, (_, k) => `b${k}`);
 const MID = Array.from({ length: 200 }, (_, k) => `m${k}`);
 const FEW = Array.from({ length: 5 }, (_, k) => `f${k}`);
@@ -63,6 +65,26 @@ function partWrites({ commands }: LoggedCall): PartWrite[] {
       if (args[4]?.startsWith('o\x1f')) return [{ rows: 0, ordinal: `${args[2].slice(2)} ${args[5]}` }];
       return [{ rows: (argumentCount(args) - 4) / 2, ordinal: `${args[2].slice(2)} whole` }];
     });
+}
+
+/**
+ * The crossing rows each call's part writes weighed, as group_part_pages_lib counts them: 2 a member row,
+ * 2 more for each of a part's first 128 fields (Redis 7.0 adds them one by one to a listpack) a paged
+ * group's page writes. `calls` in the order each node ran them, from a part's first write: a part's
+ * fields counted as every HSET's pairs, so a field written twice counts twice (a looser bound).
+ */
+function partWork(calls: LoggedCall[]): number[] {
+  const fields = new Map<string, number>();
+  return calls.map(({ commands }) => {
+    let work = 0;
+    for (const args of commands.filter(([name, key]) => name.toLowerCase() === 'hset' && /:part:\d+$/.test(key))) {
+      const [held, pairs] = [fields.get(args[1]) ?? 0, (argumentCount(args) - 2) / 2];
+      if (args[2].startsWith('i\x1f')) work += 2 * pairs + 2 * Math.max(0, Math.min(pairs, 128 - held));
+      else if (args[2].startsWith('g\x1f') && !args[4]?.startsWith('o\x1f')) work += 2 * (pairs - 1);
+      fields.set(args[1], held + pairs);
+    }
+    return work;
+  });
 }
 
 /** Over 3 shards, one node and a Cluster (one shard keeps no parts: each crossing keeps its listing). */
@@ -114,7 +136,7 @@ describe.each(CELLS)(
 
     /** Every shard crossed (a read of the member board), as before each write of the property spec. */
     async function crossAll(): Promise<void> {
-      await graph.ranking.top('hm', 'w', 0, 1);
+      await logged(() => graph.ranking.top('hm', 'w', 0, 1));
       history.cross(clock.nowMs());
     }
 
@@ -158,11 +180,11 @@ describe.each(CELLS)(
           const row = rows.find((r) => r.item === group);
           return { at, rank: row?.rank ?? null, score: row?.score ?? null };
         });
-        const kept = await graph.ranking.itemHistory('hg', undefined, group, undefined, undefined);
+        const kept = await logged(() => graph.ranking.itemHistory('hg', undefined, group, undefined, undefined));
         expect({ group, points: kept.points }).toEqual({ group, points });
       }
       const previous = new Map(latest.rows.map((r) => [r.item, r.rank]));
-      const top = await graph.ranking.top('hg', undefined, 0, 10);
+      const top = await logged(() => graph.ranking.top('hg', undefined, 0, 10));
       expect(top.items.map((row) => [row.item, row.previousRank])).toEqual(
         top.items.map((row) => [row.item, previous.get(row.item) ?? null]),
       );
@@ -199,6 +221,8 @@ describe.each(CELLS)(
       expect(Math.max(0, ...writes.map((call) => call.reduce((sum, w) => sum + w.rows, 0)))).toBeLessThanOrEqual(
         ROWS_PER_CALL,
       );
+      // A part's first fields weigh more (group_part_pages_lib's FRESH_WEIGHT): no call's writes pass a call's crossing rows.
+      expect(Math.max(0, ...partWork(calls))).toBeLessThanOrEqual(CROSSING_ROWS);
       const bigTexts = writes.flat().flatMap((w) => (w.ordinal?.startsWith('big ') ? [w.ordinal] : []));
       // Each part's big group written by its last page, its text with its ordinal (never whole in
       // one call with its rows), those of more members than a call writes at both first checks' parts.

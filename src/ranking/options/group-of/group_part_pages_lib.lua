@@ -22,6 +22,13 @@ local GROUP, ITEM, ORDINAL = 'g\31', 'i\31', 'o\31'
 local ROW_WEIGHT = 2
 -- Fewest reads a page takes in a call that took other work first (fewer: left for the next call).
 local PAGE_LEAST = 50
+-- Redis 7.0 keeps a small hash or zset (up to 128 entries: hash-/zset-max-listpack-entries) as one
+-- listpack and adds to it an entry at a time, each found and inserted by a scan, even from one variadic
+-- HSET / ZADD (7.0 sizes a new key by its first entry alone): a fresh part's first member fields and a
+-- fresh <part>:hz's first scores cost up to about a row's weight more each (bench/group-part-pages-instructions.ts:
+-- 207 fields 5.46 M, a zset's first 128 members 1.85 M), so each of a key's first LISTPACK_ENTRIES
+-- entries a page writes weighs LISTPACK_WEIGHT crossing rows more.
+local LISTPACK_ENTRIES, LISTPACK_WEIGHT = 128, 2
 
 -- The keys a paged group is staged in beside its part `key`: its quiet scores, its text so far.
 local function staged_keys(key) return key .. ':hz', key .. ':ht' end
@@ -35,10 +42,24 @@ end
 -- Whether a group of `reads` (group_parts' part_reads) weighs more than a whole crossing call.
 local function heavy(reads) return ROW_WEIGHT * reads + 1 > snapshot.CROSSING_ROWS end
 
--- The reads this call may still take, and whether it took none yet.
-local function reads_left()
+-- The crossing rows this call may still take, and whether it took none yet.
+local function work_left()
   local left = snapshot.crossing_work(0)
-  return math.floor(left / ROW_WEIGHT), left >= snapshot.CROSSING_ROWS
+  return left, left >= snapshot.CROSSING_ROWS
+end
+
+-- The crossing rows `n` entries written into a key of `size` entries weigh, each `per_entry` (the key's
+-- first LISTPACK_ENTRIES weighing LISTPACK_WEIGHT more).
+local function written_work(n, per_entry, size)
+  return per_entry * n + LISTPACK_WEIGHT * math.max(0, math.min(n, LISTPACK_ENTRIES - size))
+end
+
+-- The most entries written into a key of `size` entries, each `per_entry`, that `work` crossing rows take.
+local function entries_within(work, per_entry, size)
+  local small = math.max(0, LISTPACK_ENTRIES - size)
+  local n = math.floor(work / (per_entry + LISTPACK_WEIGHT))
+  if n < small then return n end
+  return math.floor((work - LISTPACK_WEIGHT * small) / per_entry)
 end
 
 -- Whether the exceptions `ex` (nil: none) leave `name` counted.
@@ -122,11 +143,12 @@ local function quiet_scored(key, group_key, view, ex)
   local done, applied = tonumber(held[1] or '0'), tonumber(held[2] or '0')
   local size, slots, staged = redis.call('ZCARD', group_key), #quiet_slots(view), staged_keys(key)
   while done < size do
-    local left, fresh = reads_left()
-    local whole = math.min(size - done, math.floor(left / (1 + slots)))
+    local work, fresh = work_left()
+    local left, scored = math.floor(work / ROW_WEIGHT), redis.call('ZCARD', staged)
+    local whole = math.min(size - done, entries_within(work, ROW_WEIGHT * (1 + slots), scored))
     if applied == 0 and whole > 0 and (fresh or whole >= math.min(PAGE_LEAST, size - done)) then
       quiet_page(staged, group_key, view, ex, done, whole)
-      snapshot.crossing_work(ROW_WEIGHT * whole * (1 + slots))
+      snapshot.crossing_work(written_work(whole, ROW_WEIGHT * (1 + slots), scored))
       done = done + whole
     elseif left > 1 and (fresh or applied > 0) then
       local before = applied
@@ -150,8 +172,9 @@ local function rows_read(key, group, source, ascending, keep, top, room)
   local read, kept, total = tonumber(held[1] or '0'), tonumber(held[2] or '0'), redis.call('ZCARD', source)
   local _, text = staged_keys(key)
   while kept < top and read < total do
-    local left, fresh = reads_left()
-    local n = math.min(left, top - kept, total - read)
+    local work, fresh = work_left()
+    local written = redis.call('HLEN', key)
+    local n = math.min(entries_within(work, ROW_WEIGHT, written), top - kept, total - read)
     if n < 1 or (not fresh and n < math.min(PAGE_LEAST, top - kept, total - read)) then
       redis.call('HSET', key, READ, read, KEPT, kept)
       return false
@@ -165,7 +188,7 @@ local function rows_read(key, group, source, ascending, keep, top, room)
       end
     end
     read = read + n
-    snapshot.crossing_work(ROW_WEIGHT * n)
+    snapshot.crossing_work(written_work(n, ROW_WEIGHT, written))
     if kept > room then return nil end
     if #fields > 0 then
       redis.call('HSET', key, unpack(fields))
