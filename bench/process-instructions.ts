@@ -5,10 +5,13 @@
  * redis-server holding the hot-path board (bench/hot-seed.ts); instrumentation is switched on for a
  * warm-up of PROC_WARMUP (4 000) increments, then PROC_ROUNDS (5) rounds of PROC_REQUESTS (3 000)
  * increments at PROC_CONNECTIONS (16) are counted per server, the servers taking turns. Fair to both:
- * every server runs as `node --expose-gc -r bench/gc-on-signal.ts`, and each counted round starts right
- * after a full collection in that server (SIGUSR2, the bench waits for it to finish) with its counters
- * zeroed after it, so no round pays for garbage an earlier round, its own warm-up or the other server's
- * turn left behind. Each round gives two counts: the main thread's (the JavaScript, the HTTP parser,
+ * every server runs as `node --expose-gc -r bench/gc-on-signal.ts` with the same flags, and each counted
+ * round starts right after a scavenge in that server (SIGUSR2, the bench waits for it to finish) with its
+ * counters zeroed after it, so no round pays for the young garbage an earlier round or its warm-up left.
+ * Not a full collection (PROC_GC=major, for comparison): on an idle server it finds dead the maps and
+ * constants optimised code holds weakly and deoptimises that code, so each round paid the JIT again
+ * instead of measuring the steady state; old-generation collections fall in the rounds as they come.
+ * Each round gives two counts: the main thread's (the JavaScript, the HTTP parser,
  * the collector's main-thread share), the one to judge a cut by, and every thread's (V8's concurrent
  * marker, scavenger and compiler helpers too: the CPU /proc counts; it swings more from round to round).
  * The ratio is reported per round, with its median and its spread (min-max) over the rounds. PROC_DISTS names other service builds (`name=dir/dist`, comma-separated) counted in the same
@@ -35,6 +38,8 @@ const ROUNDS = Number(process.env.PROC_ROUNDS ?? 5);
 /** PROC_DISTS=name=dir,...: other service builds (their dist/) counted in the same rounds. */
 const OTHER_DISTS = (process.env.PROC_DISTS ?? '').split(',').filter(Boolean);
 const KEEP_DUMPS = process.env.PROC_KEEP_DUMPS === '1';
+/** PROC_GC: the collection before each round, `minor` (a scavenge) or `major` (the whole heap): see gc-on-signal. */
+const GC_TYPE = process.env.PROC_GC ?? 'minor';
 /** Preloaded into every server (`-r`): a full collection on SIGUSR2. */
 const GC_PRELOAD_FILE = 'gc-on-signal.ts';
 /** How often the bench looks for a server's collection to have finished. */
@@ -146,7 +151,7 @@ function countedSinceZero(server: Counted): Count {
   return { main, all: [...threads.values()].reduce((sum, count) => sum + count, 0) };
 }
 
-/** A full collection in the server (bench/gc-on-signal.ts), waited for. */
+/** A collection of GC_TYPE in the server (bench/gc-on-signal.ts), waited for. */
 async function collected(server: Counted): Promise<void> {
   const done = join(server.dir, 'gc-done');
   rmSync(done, { force: true });
@@ -203,9 +208,9 @@ async function bootAll(redisUrl: string, env: Record<string, string>): Promise<C
     const [name, dir] = named.split('=');
     builds.push([name, join(dir, 'main.js')]);
   }
-  const handRolledEnv = { REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, BOARD };
+  const handRolledEnv = { REDIS_URL: redisUrl, KEY_PREFIX: PREFIX, BOARD, GC_TYPE };
   return Promise.all([
-    ...builds.map(([name, script]) => underCallgrind(name, [script], env, incrementPath)),
+    ...builds.map(([name, script]) => underCallgrind(name, [script], { ...env, GC_TYPE }, incrementPath)),
     underCallgrind('hand-rolled', [bareServerScript(main)], handRolledEnv, '/minimal/[<item>]/increment'),
   ]);
 }
@@ -245,7 +250,7 @@ function ratioCell(values: number[], base: number[]): string {
 function report(counts: Map<string, Count[]>): void {
   const base = counts.get('hand-rolled') ?? [];
   console.log(
-    `\n${ROUNDS} rounds x ${REQUESTS} increments after ${WARMUP} of warm-up, each after a full collection\n` +
+    `\n${ROUNDS} rounds x ${REQUESTS} increments after ${WARMUP} of warm-up, each after a ${GC_TYPE} collection\n` +
       '| server | thread(s) | instructions per increment, median (min-max) | against the hand-rolled, each round |\n' +
       '| --- | --- | ---: | --- |',
   );
