@@ -18,26 +18,31 @@ function preloadIn(dir: string): string {
 }
 
 /**
- * The process-instructions bench starts each counted round after a full collection in the server:
- * the preload must run one on SIGUSR2 and then say so through GC_DONE_FILE, or the bench waits forever.
+ * The process-instructions bench starts each counted round after a collection in the server (a scavenge,
+ * or a full one with PROC_GC=major): the preload must run it on SIGUSR2 and then say so through
+ * GC_DONE_FILE, or the bench waits forever.
  */
 describe('the bench GC preload (bench/gc-on-signal.ts)', () => {
-  it('runs a full collection on SIGUSR2 and then writes GC_DONE_FILE', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gc-preload-'));
-    const done = join(dir, 'gc-done');
-    const child = spawn(
-      process.execPath,
-      ['--expose-gc', '-r', preloadIn(dir), '-e', "console.log('up'); setInterval(() => {}, 1000)"],
-      { env: { ...process.env, GC_DONE_FILE: done }, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    try {
-      await new Promise((resolve) => child.stdout.once('data', resolve));
-      child.kill('SIGUSR2');
-      while (!existsSync(done)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      expect(Number(readFileSync(done, 'utf8'))).toBeGreaterThan(0);
-    } finally {
-      child.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+  it.each(['minor', 'major'])(
+    'runs a %s collection on SIGUSR2 and then writes GC_DONE_FILE',
+    async (type) => {
+      const dir = mkdtempSync(join(tmpdir(), 'gc-preload-'));
+      const done = join(dir, 'gc-done');
+      const child = spawn(
+        process.execPath,
+        ['--expose-gc', '-r', preloadIn(dir), '-e', "console.log('up'); setInterval(() => {}, 1000)"],
+        { env: { ...process.env, GC_DONE_FILE: done, GC_TYPE: type }, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      try {
+        await new Promise((resolve) => child.stdout.once('data', resolve));
+        child.kill('SIGUSR2');
+        while (!existsSync(done)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        expect(Number(readFileSync(done, 'utf8'))).toBeGreaterThan(0);
+      } finally {
+        child.kill('SIGTERM');
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
