@@ -33,16 +33,25 @@ const join = (group: string, item: string, board = 'wc-teams'): HttpRequest => (
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
 const itemOf = (g: number, k: number) => `p${g}-${k}`;
 
+/** `items` scored 1, 2, … in their order on `board`, BATCH entries a request. */
+export async function scoreInOrder(context: HarnessContext, board: string, items: string[]): Promise<void> {
+  const entries = items.map((item, k) => ({ item, amount: 1 + k }));
+  for (let first = 0; first < entries.length; first += BATCH)
+    await context.send(
+      { method: 'POST', path: `/boards/${board}/increments`, body: { items: entries.slice(first, first + BATCH) } },
+      'seeder',
+    );
+}
+
 /** Every group full and every member scored; then one more write to each group, so every group is dirty. */
 async function fillGroups(context: HarnessContext): Promise<void> {
   for (let g = 0; g < FULL_GROUPS; g++) {
     await fillAll(context, MEMBERS, (k) => join(`t${g}`, itemOf(g, k)), 'seeder');
-    const items = Array.from({ length: MEMBERS }, (_, k) => ({ item: itemOf(g, k), amount: 1 + k }));
-    for (let first = 0; first < items.length; first += BATCH)
-      await context.send(
-        { method: 'POST', path: '/boards/wc-members/increments', body: { items: items.slice(first, first + BATCH) } },
-        'seeder',
-      );
+    await scoreInOrder(
+      context,
+      'wc-members',
+      Array.from({ length: MEMBERS }, (_, k) => itemOf(g, k)),
+    );
   }
 }
 
@@ -77,16 +86,7 @@ async function fillShardedGroups(context: HarnessContext): Promise<void> {
     const members = shardedMembers(g);
     // A refused join (past a group's share of a shard) would leave the row measuring less than it says.
     await fillAll(context, members.length, (k) => join(`s${g}`, members[k], 'wc-teams-sharded'), 'seeder');
-    const items = members.map((item, k) => ({ item, amount: 1 + k }));
-    for (let first = 0; first < items.length; first += BATCH)
-      await context.send(
-        {
-          method: 'POST',
-          path: '/boards/wc-members-sharded/increments',
-          body: { items: items.slice(first, first + BATCH) },
-        },
-        'seeder',
-      );
+    await scoreInOrder(context, 'wc-members-sharded', members);
   }
 }
 
@@ -119,12 +119,11 @@ async function crossDirty(context: HarnessContext): Promise<void> {
 async function closeDirtyDay(context: HarnessContext): Promise<void> {
   for (let g = 0; g < FULL_GROUPS; g++) {
     await fillAll(context, MEMBERS, (k) => join(`t${g}`, itemOf(g, k), 'wc-teams-day'), 'seeder');
-    const items = Array.from({ length: MEMBERS }, (_, k) => ({ item: itemOf(g, k), amount: 1 + k }));
-    for (let first = 0; first < items.length; first += BATCH)
-      await context.send(
-        { method: 'POST', path: '/boards/wc-members/increments', body: { items: items.slice(first, first + BATCH) } },
-        'seeder',
-      );
+    await scoreInOrder(
+      context,
+      'wc-members',
+      Array.from({ length: MEMBERS }, (_, k) => itemOf(g, k)),
+    );
   }
   await dirtyEveryGroup(context);
   await context.advanceSec(DAY_SEC - (context.nowSec() % DAY_SEC) + 1);

@@ -9,6 +9,7 @@ import { SNAPSHOT_KEEP, SNAPSHOT_TOP_ITEMS } from '../../src/ranking/options/sna
 import { GROUP_TOP_MEMBERS } from '../../src/ranking/options/group-of/group-of.limits';
 import { shardOf } from '../../src/ranking/core/shard-math';
 import { fillAll } from './fill';
+import { scoreInOrder } from './group-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
 
 /** Few shards, so a group's share of one (group-boards.store.ts's limitsOf) holds GROUP_TOP_MEMBERS.max. */
@@ -16,7 +17,6 @@ const PAGED_SHARDS = 4;
 const MEMBERS = GROUP_TOP_MEMBERS.max;
 /** Member rows a crossing call records of a group at most (snapshot_lib's 1 000 crossing rows, 2 a member). */
 const PAGE_MEMBERS = 500;
-const BATCH = 1000;
 
 export const PAGED_GROUP_BOARDS = {
   'wc-members-paged': {
@@ -40,16 +40,7 @@ async function fillAndCross(context: HarnessContext): Promise<void> {
   const items = members();
   const join = (k: number) => ({ method: 'PUT' as const, path: `/boards/wc-teams-paged/members/p0/${items[k]}` });
   await fillAll(context, items.length, join, 'seeder');
-  const entries = items.map((item, k) => ({ item, amount: 1 + k }));
-  for (let first = 0; first < entries.length; first += BATCH)
-    await context.send(
-      {
-        method: 'POST',
-        path: '/boards/wc-members-paged/increments',
-        body: { items: entries.slice(first, first + BATCH) },
-      },
-      'seeder',
-    );
+  await scoreInOrder(context, 'wc-members-paged', items);
   await context.advanceSec(2 * 60);
 }
 
