@@ -184,6 +184,7 @@ describe('idempotency keys: the own keys of a Cluster write are budgeted', () =>
     for (const refused of refusals) {
       expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
       expect(refused.body.message).toContain('stored answers');
+      expect(refused.body.message).toContain('would create 0.000694;');
     }
     expect(await scoreOf('one', 'x')).toBe(3); // increment, batch, like: the refused increment not applied
     expect(await counted()).toBe(1);
