@@ -15,10 +15,11 @@ export const ONE_ANSWER: AnswerCost = { answers: 1, chargedOnError: 0 };
  * Runs a write within its client's budget of stored answers (quota idempotentAnswers): every answer
  * Redis keeps for IDEMPOTENCY_TTL_SEC is counted, so no client makes Redis hold more than its quota of
  * them per interval; an answer kept shorter counts its share (a key of the client's with an
- * Idempotency-Retention, the service's own key of a write without one on a Cluster). Reserved before the script runs and settled after (a replay stores
- * nothing and is not charged). A client without budget left still gets its stored answers replayed
- * (the script looks the key up and applies nothing); a write that would need a new answer is then 429
- * QUOTA_EXCEEDED before anything is applied: a retry-safe write is never applied unguarded.
+ * Idempotency-Retention, the service's own key of a write without one on a Cluster). Reserved before
+ * the script runs and settled after (a replay stores nothing and is not charged). A client without
+ * budget left still gets its stored answers replayed (the script looks the key up and applies
+ * nothing); a write that would need a new answer is then 429 QUOTA_EXCEEDED before anything is
+ * applied: a retry-safe write is never applied unguarded.
  */
 export function withAnswerBudget<T>(
   budget: ClientBudget | undefined,

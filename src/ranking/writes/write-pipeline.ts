@@ -77,9 +77,9 @@ export class WritePipeline {
   /**
    * The cached board of a plain increment (most are: no Idempotency-Key, no key of the service's own
    * to charge, no segment, on a board of one shard this instance read no alias map of, that takes
-   * increments), else undefined. Such an
-   * increment is run by IncrementWrite.applyPlain in one promise step: run's steps would take it
-   * through no strategy (no key), alias (none known) or check (none refused), each a promise of its own.
+   * increments), else undefined. Such an increment is run by IncrementWrite.applyPlain in one promise
+   * step: run's steps would take it through no strategy (no key), alias (none known) or check (none
+   * refused), each a promise of its own.
    */
   private plainTarget(command: IncrementCommand): PreparedBoard | undefined {
     const { idem, budget } = command.context;
