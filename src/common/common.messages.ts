@@ -1,3 +1,8 @@
+/** A count as a message says it: a share of a stored answer (a short-kept one's) in 3 significant digits. */
+function shareText(count: number): string {
+  return Number.isInteger(count) ? String(count) : String(Number(count.toPrecision(3)));
+}
+
 /** Messages of the shared guards, written once. */
 export const COMMON_MESSAGES = {
   adminDisabled: () => 'Admin routes are disabled: neither ADMIN_TOKEN nor a key with the admin scope is configured',
@@ -10,8 +15,8 @@ export const COMMON_MESSAGES = {
     `Too much Redis work in flight on this instance (${pending} commands unanswered); retry after 1 s`,
   quotaExceeded: (kind: string, wanted: number, perInterval: number, intervalSec: number, retryAfterSec: number) =>
     wanted > perInterval
-      ? `Quota exceeded: a client may create ${perInterval} ${kind} per ${intervalSec} s and this write would create ${wanted}; send fewer at once`
-      : `Quota exceeded: a client may create ${perInterval} ${kind} per ${intervalSec} s and this write would create ${wanted}; retry after ${retryAfterSec} s (existing entries keep counting)`,
+      ? `Quota exceeded: a client may create ${perInterval} ${kind} per ${intervalSec} s and this write would create ${shareText(wanted)}; send fewer at once`
+      : `Quota exceeded: a client may create ${perInterval} ${kind} per ${intervalSec} s and this write would create ${shareText(wanted)}; retry after ${retryAfterSec} s (existing entries keep counting)`,
   capacityReached: (what: string, held: number, most: number, setting: string) =>
     `The service holds its most ${what} (${held} of ${most}, ${setting}): new ones are refused until old ones age out; existing ones keep counting`,
   offsetWithCursor: 'cursor: send either offset or cursor, not both',

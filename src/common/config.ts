@@ -118,8 +118,9 @@ const APP_INT_SETTINGS = {
   /**
    * Answers of writes with an Idempotency-Key Redis stores per client per interval (each kept
    * IDEMPOTENCY_TTL_SEC): one per keyed write on an unsharded board, 1 + the shards it touches on a
-   * sharded one; a replay stores none. Beyond it a keyed write is 429 before anything is applied
-   * (its stored answers still replay).
+   * sharded one; a replay stores none. On a Cluster a write without a key counts 1/1440 per call (its
+   * service-made key's answer, kept RESEND_GUARD_MS). Beyond it a write is 429 before anything is
+   * applied (a keyed one's stored answers still replay).
    */
   QUOTA_IDEMPOTENT_ANSWERS: { min: 0, max: 100_000_000, byDefault: 10_000 },
 

@@ -2,6 +2,7 @@ import { FakeClock } from '../../harness/clock';
 import { QuotaExceededError } from '../common/errors';
 import { IdemRequest, IdempotentAnswerUnfundedError } from '../redis/idempotency';
 import { ONE_ANSWER, withAnswerBudget } from './answer-budget';
+import { ClientBudget } from './growth-quotas';
 import { clientBudget } from '../../test/support/growth';
 
 const KEYED: IdemRequest = { key: 'k', fingerprint: 'f' };
@@ -47,5 +48,21 @@ describe('withAnswerBudget', () => {
     await withAnswerBudget(fresh, undefined, ONE_ANSWER, applied);
     await withAnswerBudget(undefined, KEYED, ONE_ANSWER, applied);
     expect((await withAnswerBudget(fresh, KEYED, ONE_ANSWER, applied)).replayed).toBe(false); // still 1 left
+  });
+
+  it("charges a write without a key its share when it gets a key of the service's own, and refuses it unrun past the quota", async () => {
+    const { quota, client } = answersBudget(1);
+    const onCluster = new ClientBudget(quota, client, clock, 0.25);
+    const failing = () => Promise.reject(new Error('shard down'));
+    await withAnswerBudget(onCluster, undefined, ONE_ANSWER, replayed); // the request's own re-send: stored once
+    await expect(withAnswerBudget(onCluster, undefined, { answers: 2, chargedOnError: 2 }, failing)).rejects.toThrow();
+    await withAnswerBudget(onCluster, undefined, ONE_ANSWER, applied);
+    let ran = false;
+    const refused = withAnswerBudget(onCluster, undefined, ONE_ANSWER, (idem) => {
+      ran = true;
+      return applied(idem);
+    });
+    await expect(refused).rejects.toBeInstanceOf(QuotaExceededError);
+    expect(ran).toBe(false);
   });
 });

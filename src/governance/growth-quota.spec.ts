@@ -35,6 +35,17 @@ describe('GrowthQuota', () => {
     expect(quota.take('a', 'counters', 5, 0)).toBe(2);
   });
 
+  it("takes a share of an entry while the bucket holds it, its last token included (a short-kept answer's)", () => {
+    const quota = new GrowthQuota({
+      perInterval: allowances({ idempotentAnswers: 1 }),
+      intervalMs: HOUR_MS,
+      maxClients: 1,
+    });
+    for (let i = 0; i < 4; i++) expect(quota.take('a', 'idempotentAnswers', 0.25, 0)).toBe(0.25);
+    expect(quota.take('a', 'idempotentAnswers', 0.25, 0)).toBe(0);
+    expect(quota.take('a', 'idempotentAnswers', 0.25, HOUR_MS / 4)).toBe(0.25);
+  });
+
   it('takes back what a write did not create', () => {
     const quota = quotaOf(10);
     expect(quota.take('a', 'items', 10, 0)).toBe(10);

@@ -50,7 +50,10 @@ export class GrowthQuota {
     // Nothing wanted takes nothing (a plain increment wants no actor or segment entries): no bucket to refill.
     if (wanted === 0) return 0;
     const buckets = this.bucketsOf(client, nowMs);
-    const taken = Math.min(wanted, Math.floor(buckets.tokens[index]));
+    const tokens = buckets.tokens[index];
+    // Whole entries only when short (a script creates whole items); a share of a stored answer (a
+    // short retention's) is taken while the bucket holds it, a bucket's last token included.
+    const taken = tokens >= wanted ? wanted : Math.floor(tokens);
     buckets.tokens[index] -= taken;
     return taken;
   }

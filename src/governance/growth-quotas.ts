@@ -8,6 +8,8 @@ import { COMMON_MESSAGES as M } from '../common/common.messages';
 import { GovernanceSettings } from './governance.settings';
 import { ConflictError, QuotaExceededError } from '../common/errors';
 import { CapRefusal, growthRefusalOf, QuotaRefusal } from '../redis/refusals';
+import { RESEND_GUARD_SHARE } from '../redis/idempotency';
+import { RedisService } from '../redis/redis.service';
 import { GROWTH_KINDS, GrowthKind } from '../common/growth-kinds';
 import { GrowthQuota, UNLIMITED } from './growth-quota';
 
@@ -19,7 +21,8 @@ const KIND_NAMES: Record<GrowthKind, string> = {
   likeUsers: 'new likes (a user id liking an item for the first time)',
   counters: 'new counters',
   statsPairs: 'new stats context/type pairs',
-  idempotentAnswers: 'stored answers of writes with a new Idempotency-Key',
+  idempotentAnswers:
+    "stored answers of writes (with a new Idempotency-Key; on a Redis Cluster, also without one: the service's own key)",
   actorEntries: "new actor contributions (an actor's first event on an item in a window's slot)",
   segmentEntries:
     "new segment entries (an item's first amount in a segment window's slot; a segment's keys on a shard where it is new)",
@@ -89,6 +92,12 @@ export class ClientBudget {
     readonly quota: GrowthQuota,
     readonly client: string,
     readonly clock: Clock,
+    /**
+     * The share of a stored answer a write without an Idempotency-Key costs (withAnswerBudget): on a
+     * Cluster it carries a key of the service's own (RESEND_GUARD_SHARE); 0 on a single node, which
+     * keeps none, or without a quota of stored answers.
+     */
+    readonly keylessAnswerShare = 0,
   ) {}
 
   /** Takes up to `wanted` of each kind now. */
@@ -148,21 +157,26 @@ export interface WriteSent {
 @Injectable()
 export class GrowthQuotas {
   private readonly quota: GrowthQuota;
+  /** ClientBudget.keylessAnswerShare: the same for every client of this process. */
+  private readonly keylessAnswerShare: number;
 
   constructor(
     settings: GovernanceSettings,
     private readonly clock: Clock,
+    redis: RedisService,
   ) {
     this.quota = new GrowthQuota({
       perInterval: settings.quotas,
       intervalMs: settings.quotaIntervalMs,
       maxClients: settings.maxClients,
     });
+    const charged = redis.client.isCluster && settings.quotas.idempotentAnswers > 0;
+    this.keylessAnswerShare = charged ? RESEND_GUARD_SHARE : 0;
   }
 
   /** The budgets of the client a request counts for. */
   budgetOf(request: FastifyRequest): ClientBudget {
-    return new ClientBudget(this.quota, callerOf(request).client, this.clock);
+    return new ClientBudget(this.quota, callerOf(request).client, this.clock, this.keylessAnswerShare);
   }
 
   /** What a write request is sent with: its Idempotency-Key scoped to its client (400 when malformed), and that client's budgets. */

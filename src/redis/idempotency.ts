@@ -112,6 +112,13 @@ export function answerShare(idem: IdemRequest): number {
   return idem.retentionSec === undefined ? 1 : idem.retentionSec / IDEMPOTENCY_RETENTION_SEC.max;
 }
 
+/**
+ * What the key a write without one gets on a Cluster (internalIdemCall) costs of the quota of stored
+ * answers: its answer is kept RESEND_GUARD_MS, so it costs that share of a 24 h answer, as an
+ * Idempotency-Retention of as many seconds does (answerShare): 1/1440 of an answer.
+ */
+export const RESEND_GUARD_SHARE = RESEND_GUARD_MS / 1000 / IDEMPOTENCY_RETENTION_SEC.max;
+
 /** The retention argument of a script: negative when the write may not store a new answer (idem_lib). */
 export function retentionArg(idem: IdemCall): number {
   return idem.mayStore === false ? -idem.retentionMs : idem.retentionMs;

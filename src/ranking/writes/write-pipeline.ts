@@ -75,13 +75,16 @@ export class WritePipeline {
   }
 
   /**
-   * The cached board of a plain increment (most are: no Idempotency-Key, no segment, on a board of
-   * one shard this instance read no alias map of, that takes increments), else undefined. Such an
-   * increment is run by IncrementWrite.applyPlain in one promise step: run's steps would take it
-   * through no strategy (no key), alias (none known) or check (none refused), each a promise of its own.
+   * The cached board of a plain increment (most are: no Idempotency-Key, no key of the service's own
+   * to charge, no segment, on a board of one shard this instance read no alias map of, that takes
+   * increments), else undefined. Such an increment is run by IncrementWrite.applyPlain in one promise
+   * step: run's steps would take it through no strategy (no key), alias (none known) or check (none
+   * refused), each a promise of its own.
    */
   private plainTarget(command: IncrementCommand): PreparedBoard | undefined {
-    if (command.context.idem !== undefined || command.segments?.length) return undefined;
+    const { idem, budget } = command.context;
+    // On a Cluster a write without a key is charged its own key's answer (withAnswerBudget): run's steps.
+    if (idem !== undefined || budget?.keylessAnswerShare || command.segments?.length) return undefined;
     const cached = this.cache.cached(command.board);
     if (cached === undefined || cached.sharded || this.aliases.knows(cached)) return undefined;
     return this.targets.takes(cached, command) ? cached : undefined;
@@ -213,7 +216,9 @@ export class LedgerIdempotency implements IdempotencyStrategy {
   constructor(private readonly ledger: RequestLedger) {}
 
   run<T>(write: GuardedWrite, apply: KeyedApply<T>): Promise<WriteAnswer<T>> {
-    const cost: AnswerCost = { answers: 1 + write.parts, chargedOnError: 1 + write.parts };
+    // A write without a key has no ledger entry; on a Cluster its parts still store their answers.
+    const answers = (write.context.idem === undefined ? 0 : 1) + write.parts;
+    const cost: AnswerCost = { answers, chargedOnError: answers };
     return withAnswerBudget(write.context.budget, write.context.idem, cost, (idem) =>
       this.throughLedger(write, idem, apply),
     );

@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { createBoard } from '../../../harness/app';
-import { useSingleNodeApp } from '../../support/e2e';
+import { RESEND_GUARD_MS } from '../../../src/common/limits';
+import { shardOf } from '../../../src/ranking/core/shard-math';
+import { useClusterApp, useSingleNodeApp } from '../../support/e2e';
 
 const VICTIM = 'victim-secret-0123456789';
 const ATTACKER = 'attacker-secret-0123456789';
@@ -118,5 +120,79 @@ describe('idempotency keys: scoped per client, stored answers budgeted', () => {
     expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
     expect((await write('s-1')).headers['idempotent-replayed']).toBe('true');
     expect(await scoreOf('sharded', 's')).toBe(2);
+  });
+});
+
+/**
+ * Issue #45: on a Cluster a write without a key carries a key of the service's own, whose answer Redis
+ * keeps RESEND_GUARD_MS (60 s): it costs that share of a 24 h answer (1/1440), on every write route.
+ */
+describe('idempotency keys: the own keys of a Cluster write are budgeted', () => {
+  const e2e = useClusterApp({ env: { QUOTA_IDEMPOTENT_ANSWERS: '1' } });
+  const { http } = e2e;
+  const perDay = 86_400;
+  const ownKeySec = RESEND_GUARD_MS / 1000;
+  const scoreOf = async (board: string, item: string) =>
+    (await http().get(`/boards/${board}/items/${item}`)).body.score;
+  const counted = async () => {
+    const samples = (await http().get('/counters/keyless?precision=1d')).body.samples as Array<{ count: number }>;
+    return samples.reduce((sum, sample) => sum + sample.count, 0);
+  };
+
+  beforeAll(async () => {
+    await createBoard(e2e.app(), 'one');
+    await createBoard(e2e.app(), 'three', { windows: [{ period: '1h', interval: '1m' }], shards: 3 });
+  });
+
+  it('charges each call a write without a key makes 60 s of an answer, and refuses one past the quota with nothing applied', async () => {
+    // A keyed write kept all but 9.5 minutes of a day leaves the quota of one answer 9.5 own keys' worth.
+    const keyed = await http()
+      .post('/boards/one/items/k/increment')
+      .set('Idempotency-Key', 'drain')
+      .set('Idempotency-Retention', String(perDay - 9.5 * ownKeySec))
+      .send({});
+    expect(keyed.status).toBe(200);
+    // One item on each of the three shards: the batch stores an answer on each (3 own keys).
+    const spread = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].filter(
+      (item, i, all) => all.findIndex((other) => shardOf(other, 3) === shardOf(item, 3)) === i,
+    );
+    expect(spread).toHaveLength(3);
+    const keyless = [
+      () => http().post('/boards/one/items/x/increment').send({}),
+      () =>
+        http()
+          .post('/boards/one/increments')
+          .send({ items: [{ item: 'x' }] }),
+      () => http().post('/boards/one/items/x/likes').send({ userId: 'u' }),
+      () => http().post('/counters/keyless/increment').send({ count: 1 }),
+      () => http().post('/stats/ctx/T').send({ value: 1 }),
+      () =>
+        http()
+          .post('/boards/three/increments')
+          .send({ items: spread.map((item) => ({ item })) }),
+      // 8 own keys charged so far, 1.5 left: the next write without a key is the last one admitted.
+      () => http().post('/boards/three/items/y/increment').send({}),
+    ];
+    for (const send of keyless) {
+      const answer = await send();
+      expect([answer.status, answer.body.code]).toEqual([200, undefined]);
+    }
+    const refusals = [
+      await http().post('/boards/one/items/x/increment').send({}),
+      await http().post('/counters/keyless/increment').send({ count: 1 }),
+    ];
+    for (const refused of refusals) {
+      expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
+      expect(refused.body.message).toContain('stored answers');
+      expect(refused.body.message).toContain('would create 0.000694;');
+    }
+    expect(await scoreOf('one', 'x')).toBe(3); // increment, batch, like: the refused increment not applied
+    expect(await counted()).toBe(1);
+    expect(await scoreOf('three', 'y')).toBe(1);
+    // Half an own key is left; the other half refills in 1.25 s (one answer per hour).
+    expect(refusals[0].headers['retry-after']).toBe('2');
+    e2e.clock.advanceMs(2_000);
+    expect((await http().post('/boards/one/items/x/increment').send({})).status).toBe(200);
+    expect(await scoreOf('one', 'x')).toBe(4);
   });
 });
