@@ -54,8 +54,8 @@ local function register(view)
 end
 
 -- The views load_views decoded and bound last, by config hash: the field's text they came from (`json`), the
--- list and by name, and by window results key (each list read only: a call copies the index, which segment
--- views add to). Kept from call to call (a pure function of both; every read and write of a board with views
+-- list and by name, and by window results key (read only: a call copies the index and its lists, which a
+-- segment's views join, a metric view's on the board's own keys). Kept from call to call (a pure function of both; every read and write of a board with views
 -- loads them), so a call of a known text decodes and builds no key; emptied when it holds `most` hashes. A
 -- view's table is shared by the calls that hit: what a call writes into it (a decay view's landmark, next
 -- landmark and factor, decay_rebase's) every load writes again before it is read.
@@ -88,7 +88,7 @@ end
 local function load_views(cfg_key, json)
   local known = loaded_views(cfg_key, json)
   VIEWS.list, VIEWS.by_name = known.list, known.by_name
-  for top, views in pairs(known.by_top) do VIEWS.by_top[top] = views end
+  for top, views in pairs(known.by_top) do VIEWS.by_top[top] = { unpack(views) } end
   for _, view in ipairs(known.list) do
     if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
   end
