@@ -106,7 +106,17 @@ export const READS_FUNCTIONS = functionSet('tbRank', {
     },
   }),
 
-  readTop: listingRead(['offset', 'limit'], (call: WindowCall & { offset: number; limit: number }) => call),
+  /**
+   * `previousRanks` false: the rows' previous ranks are not read (a sharded board's page: the board-wide
+   * ones are read apart, HistoryStore.previousRanks); absent: read when the window keeps snapshots.
+   */
+  readTop: listingRead(
+    ['offset', 'limit', 'previous_ranks'],
+    (call: WindowCall & { offset: number; limit: number; previousRanks?: boolean }) => ({
+      ...call,
+      previous_ranks: call.previousRanks === false ? 0 : 1,
+    }),
+  ),
 
   readItem: typedFunction({
     flags: ['allow-oom'],

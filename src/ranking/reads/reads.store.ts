@@ -196,8 +196,7 @@ export class ReadsStore {
       strict: strictRanks(board.config),
       ascending: ascendingScores(board.config),
       tiebreak: board.config.tiebreak !== undefined,
-      head: async (shard, offset, limit) =>
-        pageOf(await guard(this.functions.call(this.fns.readTop, { ...on(shard), offset, limit }))),
+      head: (shard, offset, limit) => this.head(read, shard, offset, limit),
       standing: async (shard, item) => {
         const own = await guard(this.functions.call(this.fns.readItem, { ...on(shard), item }));
         const { score, rank } = own.standing;
@@ -225,6 +224,12 @@ export class ReadsStore {
         };
       },
     };
+  }
+
+  /** A page of one shard: a sharded board's previous ranks are the board's (top reads them apart), no shard reads its own. */
+  private async head(read: WindowRead, shard: ShardKeys, offset: number, limit: number) {
+    const call = { ...this.on(read, shard), window: read.window, offset, limit, previousRanks: !read.board.sharded };
+    return pageOf(await guard(this.functions.call(this.fns.readTop, call)));
   }
 
   /** Items ahead of a score (and tie mark) over every shard, or every shard but the item's own: what the reader asks. */

@@ -171,6 +171,23 @@ describe.each([1, 3])('trending views (real Redis, shards: %i)', (shards) => {
     expect(fresh).toMatchObject({ rank: 2, observed: 3, expected: 1, score: 4, phase: 'new' });
   });
 
+  it('reads and writes a view as the config last stored defines it, read before and after the change', async () => {
+    // Each shard's Lua state keeps the views it decoded (views_lib's LOADED): a PUT between two reads
+    // must reach the next read and write, and a board deleted and made again starts from no state.
+    await ctx.ranking.increment('b', 'x', 8, undefined, undefined, T0_SEC - 1200);
+    expect((await ctx.ranking.top('b', 'fading', 0, 10)).items[0].score).toBeCloseTo(8 * 2 ** -2, 12);
+    await put([{ ...VIEWS[0], halfLife: '20m' }, VIEWS[2]]);
+    expect((await ctx.ranking.top('b', 'fading', 0, 10)).items[0].score).toBeCloseTo(8 * 2 ** -1, 12);
+    await expect(ctx.ranking.top('b', 'hot', 0, 10)).rejects.toThrow(/hot/);
+    await ctx.ranking.increment('b', 'y', 4);
+    expect((await ctx.ranking.item('b', 'fading', 'y')).score).toBeCloseTo(4, 12);
+    await ctx.ranking.deleteBoard('b');
+    await put(VIEWS);
+    await ctx.ranking.increment('b', 'z', 2);
+    const top = await ctx.ranking.top('b', 'fading', 0, 10);
+    expect(top.items.map((row) => [row.item, row.score])).toEqual([['z', 2]]);
+  });
+
   it('a view added to a board with data is built from its live slots', async () => {
     await put([]);
     await ctx.ranking.increment('b', 'x', 8, undefined, undefined, T0_SEC - 1200);

@@ -36,14 +36,23 @@ local CONFIG = call_state.CONFIG
 call_state.config_field_add('snapshots', 'snapshots', true) -- read with the version on every board
 
 -- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
--- name -> { keep, top } for the windows keeping snapshots, or nil when none does (one HGET).
+-- The settings snapshot_confs parsed, by the field's text (a pure function of it), kept from call to call
+-- (every read and write of a board keeping snapshots asks them): read only; emptied when it holds `most`.
+local CONFS_MEMO = { by = {}, held = 0, most = 256 }
+
+-- name -> { keep, top } for the windows keeping snapshots, or nil when none does (read with the config).
+-- Never written: a memo's (CONFS_MEMO).
 local function snapshot_confs(cfg_key)
   local stored = call_state.config_field(cfg_key, 'snapshots')
   if not stored then return nil end
-  local confs = {}
+  local confs = CONFS_MEMO.by[stored]
+  if confs then return confs end
+  confs = {}
   for name, keep, top in string.gmatch(stored, '([^; ]+) (%d+) (%d+)') do
     confs[name] = { keep = tonumber(keep), top = tonumber(top) }
   end
+  if CONFS_MEMO.held >= CONFS_MEMO.most then CONFS_MEMO.by, CONFS_MEMO.held = {}, 0 end
+  CONFS_MEMO.by[stored], CONFS_MEMO.held = confs, CONFS_MEMO.held + 1
   return confs
 end
 

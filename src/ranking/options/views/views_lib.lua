@@ -53,13 +53,44 @@ local function register(view)
   if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
 end
 
--- views_load, once it found views.
-local function load_views(cfg_key, json)
+-- The views load_views decoded and bound last, by config hash: the field's text they came from (`json`), the
+-- list and by name, and by window results key (read only: a call copies the index and its lists, which a
+-- segment's views join, a metric view's on the board's own keys). Kept from call to call (a pure function of both; every read and write of a board with views
+-- loads them), so a call of a known text decodes and builds no key; emptied when it holds `most` hashes. A
+-- view's table is shared by the calls that hit: what a call writes into it (a decay view's landmark, next
+-- landmark and factor, decay_rebase's) every load writes again before it is read.
+local LOADED = { by_cfg = {}, held = 0, most = 256 }
+
+-- The decoded and bound views of `json`, the views field of `cfg_key` (LOADED's, or decoded and kept).
+local function loaded_views(cfg_key, json)
+  local known = LOADED.by_cfg[cfg_key]
+  if known and known.json == json then return known end
+  known = { json = json, list = {}, by_name = {}, by_top = {} }
   for _, view in ipairs(cjson.decode(json)) do
     bind_view(cfg_key, view, nil)
-    VIEWS.list[#VIEWS.list + 1] = view
-    VIEWS.by_name[view.name] = view
-    register(view)
+    known.list[#known.list + 1] = view
+    known.by_name[view.name] = view
+    for _, top in ipairs({ view.source_top, view.baseline_top }) do
+      known.by_top[top] = known.by_top[top] or {}
+      table.insert(known.by_top[top], view)
+    end
+  end
+  if not LOADED.by_cfg[cfg_key] then
+    if LOADED.held >= LOADED.most then LOADED.by_cfg, LOADED.held = {}, 0 end
+    LOADED.held = LOADED.held + 1
+  end
+  LOADED.by_cfg[cfg_key] = known
+  return known
+end
+
+-- views_load, once it found views: the call's index by window results a copy (segment views join it), each
+-- decay view rebased to now.
+local function load_views(cfg_key, json)
+  local known = loaded_views(cfg_key, json)
+  VIEWS.list, VIEWS.by_name = known.list, known.by_name
+  for top, views in pairs(known.by_top) do VIEWS.by_top[top] = { unpack(views) } end
+  for _, view in ipairs(known.list) do
+    if view.mode == 'decay' then decay_rebase(view, VIEWS.now_sec) end
   end
 end
 
@@ -253,7 +284,7 @@ function views_load(cfg_key, now_ms)
     VIEWS.by_top, VIEWS.by_name, VIEWS.list = NO_VIEWS.by_top, NO_VIEWS.by_name, NO_VIEWS.list
     return
   end
-  VIEWS.by_top, VIEWS.by_name, VIEWS.list = {}, {}, {}
+  VIEWS.by_top = {}
   load_views(cfg_key, json)
 end
 

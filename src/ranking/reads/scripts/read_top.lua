@@ -3,13 +3,14 @@
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.read_top: READS_FUNCTIONS' contract): the header with the one window,
---       then offset (0-based) and limit
+--       then offset (0-based), limit and previous_ranks (1: answer the rows' previous ranks; 0: none, a
+--       sharded board's page, whose board-wide previous ranks the service reads apart)
 -- Reply (reader.answer, the listing contract of reads.functions.ts):
 --   draining           1: expired data remains (the budget ran out), else 0
 --   first_position     position of the first listed (0-based)
 --   higher_than_first  items with a higher score than the first listed
 --   previous_ranks     { each listed's rank in the latest snapshot (0: absent) }; empty when the window
---                      keeps no snapshots
+--                      keeps no snapshots or none were asked
 --   tie_marks          { each listed's tie mark (a sharded `ties: first` board; else empty) }
 --   rows               { item_1, score_1, ... }: a score as Redis wrote it, or a number (listing_rows);
 --                      ties in descending byte order of item id (ZREVRANGE's), on a `ties: first` board
@@ -28,7 +29,7 @@ local function read_top(keys, args)
     draining = draining,
     first_position = offset,
     higher_than_first = higher or 0,
-    previous_ranks = previous.ranks_of(top_key, keeps, rows),
+    previous_ranks = previous.ranks_of(top_key, arg.previous_ranks == '1' and keeps, rows),
     tie_marks = marks,
     rows = rows,
   })

@@ -50,11 +50,11 @@ local REBASE_MERGE_DEPTH = 2000
 local FILTER_CHUNK = 250
 
 -- A read of one view: what the helpers below share. Membership is what lists a hot item; decay and
--- rising list what scores above 0.
+-- rising list what scores above 0. The slot keys of now and before: a rising row's only (false: another mode).
 local function view_read(view, listing, header, slots_key)
   local every_member = view.mode == 'hot'
   local interval_sec = header.windows[1].interval_sec
-  local current = window.current_slot(header.now_sec, interval_sec)
+  local current = view.mode == 'rising' and window.current_slot(header.now_sec, interval_sec)
   return {
     view = view,
     listing = listing,
@@ -63,8 +63,8 @@ local function view_read(view, listing, header, slots_key)
     every_member = every_member,
     listed_from = every_member and '-inf' or '(0',
     slots_key = slots_key,
-    current_slot_key = window.slot_key_of(slots_key, current),
-    previous_slot_key = window.slot_key_of(slots_key, current - interval_sec),
+    current_slot_key = current and window.slot_key_of(slots_key, current),
+    previous_slot_key = current and window.slot_key_of(slots_key, current - interval_sec),
   }
 end
 
