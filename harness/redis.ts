@@ -23,6 +23,10 @@ export const SHARD_CELLS: ReadonlyArray<readonly [Topology, 1 | 3]> = [
   ['cluster', 3],
 ];
 
+/** The shard counts SHARD_CELLS checks on `topology`: for a spec whose app is made once per topology. */
+export const shardsOn = (topology: Topology): Array<1 | 3> =>
+  SHARD_CELLS.filter(([cell]) => cell === topology).map(([, shards]) => shards);
+
 /**
  * A Redis for this test file.
  * single:  REDIS_URL if set (never the machine's 127.0.0.1:6379), else the Jest worker's redis-server

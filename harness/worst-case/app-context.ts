@@ -5,9 +5,11 @@
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
 import { CountersScheduler } from '../../src/counters/counters.scheduler';
 import { BoardCache } from '../../src/ranking/boards/board-cache';
 import { RankingScheduler } from '../../src/ranking/expiry/ranking.scheduler';
+import { RankingKeys } from '../../src/ranking/core/ranking.keys';
 import { BoardsStore } from '../../src/ranking/boards/boards.store';
 import { WritesStore } from '../../src/ranking/writes/writes.store';
 import { RedisFunctions } from '../../src/redis/redis-functions';
@@ -162,12 +164,52 @@ async function expireOnRedis(app: NestFastifyApplication, patterns: readonly str
         if ((await node.pttl(key)) >= 0) await node.unlink(key);
 }
 
+/**
+ * One SCAN step over `match` (ARGV: cursor, match, the source's tag up to its shard, the target's), each
+ * key found copied by Redis under the target's tag: no key or value crosses to this process. A shard's
+ * config keeps the target's own declaration stamps (its version, unique per board PUT, the options
+ * stamped with it, its revision): what the target's writes would have left, as its instances cached it.
+ */
+const COPY_STEP = `
+local found = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', 10000)
+for _, key in ipairs(found[2]) do
+  if string.sub(key, 1, #ARGV[3]) ~= ARGV[3] then return redis.error_reply('a key outside the tags: ' .. key) end
+  local target = ARGV[4] .. string.sub(key, #ARGV[3] + 1)
+  local stamps = string.sub(key, -4) == ':cfg' and redis.call('HMGET', target, 'version', 'options', 'revision')
+  redis.call('COPY', key, target, 'REPLACE')
+  if stamps then
+    for i, field in ipairs({ 'version', 'options', 'revision' }) do
+      if stamps[i] then redis.call('HSET', target, field, stamps[i]) else redis.call('HDEL', target, field) end
+    end
+  end
+end
+return found[1]`;
+
+/**
+ * Every key of board `from` (each shard's tag, its config and snapshots too) copied by Redis under board
+ * `to`'s tags, and `from`'s due-index entry given to `to`. One node only: COPY does not cross slots.
+ */
+async function copyBoard(client: Redis, prefix: string, from: string, to: string): Promise<void> {
+  const keys = new RankingKeys(prefix);
+  // A shard's tag less its closing brace: `{<prefix>board:<name>`, then `}` (shard 0) or `/<k>}`.
+  const [source, target] = [keys.board(from).tag, keys.board(to).tag].map((tag) => tag.slice(0, -1));
+  for (const match of [`${source}}*`, `${source}/*`]) {
+    let cursor = '0';
+    do cursor = String(await client.eval(COPY_STEP, 0, cursor, match, source, target));
+    while (cursor !== '0');
+  }
+  const due = await client.zscore(keys.dueIndex(), from);
+  if (due === null) await client.zrem(keys.dueIndex(), to);
+  else await client.zadd(keys.dueIndex(), due, to);
+}
+
 export function appContext(
   apps: { measured: NestFastifyApplication; seeder: NestFastifyApplication },
   clock: FakeClock,
   scale: Scale,
 ): HarnessContext {
   const takeBacks = () => apps.measured.get(WritesStore).takeBacks;
+  const { client, prefix } = apps.seeder.get(RedisService);
   const send = async (request: HttpRequest, caller: Caller = 'client'): Promise<HttpAnswer> => {
     if (caller === 'stopping') return stopping(takeBacks(), () => send(request));
     if (caller === 'staging stops') return stagingStops(apps.measured, () => send(request));
@@ -192,6 +234,7 @@ export function appContext(
     advanceSec: async (seconds) => clock.advanceSec(seconds),
     expireOnRedis: (patterns) => expireOnRedis(apps.measured, patterns),
     sweepTakeBacks: async (board) => takeBacks().sweep(await apps.measured.get(BoardCache).get(board), clock.nowMs()),
+    copyBoard: 'nodes' in client ? undefined : (from, to) => copyBoard(client, prefix, from, to),
     dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
     runJob: (job) => runJob(apps.measured, job),
     runSettled: (run, board, key, caller) =>

@@ -47,6 +47,11 @@ export interface HarnessContext {
   expireOnRedis(patterns: readonly string[]): Promise<void>;
   /** The measured instance's sweep of a board's take-backs left recorded, as its scheduler's visit runs it. */
   sweepTakeBacks(board: string): Promise<boolean>;
+  /**
+   * Makes board `to` (declared, never written) hold what board `from` holds, key for key, without a
+   * write; undefined where Redis cannot (a Cluster: COPY does not cross slots).
+   */
+  copyBoard?: (from: string, to: string) => Promise<void>;
   /** Resolves once the measured instance's background drops of deleted boards have stopped. */
   dropsSettled(): Promise<void>;
   /**

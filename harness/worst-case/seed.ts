@@ -219,10 +219,10 @@ async function seedModeratedGroups(context: HarnessContext): Promise<void> {
   }));
 }
 
-async function seedSnapshots(context: HarnessContext): Promise<void> {
+async function seedSnapshots(context: HarnessContext, sums: readonly BoardName[]): Promise<void> {
   for (let boundary = 0; boundary < context.sizes.snapshots; boundary++) {
     await context.advanceSec(MINUTE_SEC);
-    for (const board of ['wc-sum', 'wc-shards', 'wc-gone'] as const)
+    for (const board of sums.filter((name) => name !== 'wc-seg'))
       await batches(context, board, 8, (n) => ({ item: `i${n}`, amount: 1, actor: 'a0', segments: ['s0'] }));
     // The last metric's window crosses its boundaries on that metric's calls (its seeded items: seedMetrics).
     await batches(context, 'wc-metrics', 8, (n) => ({ item: `i${n}`, amount: 1, metric: LAST }));
@@ -329,10 +329,14 @@ export async function seedBoards(context: HarnessContext, meter?: RedisMeter): P
     for (const [name, body] of Object.entries(BOARDS)) await declare(context, name as BoardName, body);
   });
   await step('calendar', () => seedCalendar(context, meter));
-  const sums = (['wc-sum', 'wc-shards', 'wc-gone', 'wc-seg'] as const).map((board) => () => seedSums(context, board));
+  // wc-gone has wc-shards' options and gets its writes at the same times: copied from it where Redis can.
+  const { copyBoard } = context;
+  const sums = (['wc-sum', 'wc-shards', 'wc-gone', 'wc-seg'] as const).filter(
+    (board) => board !== 'wc-gone' || !copyBoard,
+  );
   await step('boards before the snapshot boundaries', () =>
     together([
-      ...sums,
+      ...sums.map((board) => () => seedSums(context, board)),
       ...[seedGroups, seedSpanGroups, seedTiebreakGroups, seedStrictGroups, seedActors].map(
         (seed) => () => seed(context),
       ),
@@ -340,7 +344,8 @@ export async function seedBoards(context: HarnessContext, meter?: RedisMeter): P
       () => seedMetrics(context, SNAPSHOT_METRIC_BOARDS),
     ]),
   );
-  await step('snapshots', () => seedSnapshots(context));
+  await step('snapshots', () => seedSnapshots(context, sums));
+  if (copyBoard) await step('wc-gone as wc-shards', () => copyBoard('wc-shards', 'wc-gone'));
   await step('boards after them', () =>
     together([
       ...[seedLast, seedEver, seedTiebreak, seedTiebreakFirst, seedTiebreakHistory].map((seed) => () => seed(context)),

@@ -13,7 +13,7 @@ import {
   sleep,
   startDurableRedis,
 } from '../support/ingest-fault';
-import { startTestNats, TestNats } from '../support/nats';
+import { publishStored, startTestNats, TestNats } from '../support/nats';
 
 const PREFIX = 'nfault:';
 
@@ -52,18 +52,8 @@ describe('NATS JetStream ingest under faults', () => {
 
   /** Each message published until JetStream stores it; its id makes a resend after a lost answer a duplicate. */
   async function publish(payloads: string[], first: number): Promise<string[]> {
-    const js = jsm.jetstream();
-    return Promise.all(
-      payloads.map(async (payload, i) => {
-        for (;;) {
-          try {
-            return `${(await js.publish('events.x', payload, { msgID: `m${first + i}`, timeout: 2000 })).seq}-0`;
-          } catch {
-            await sleep(200);
-          }
-        }
-      }),
-    );
+    const messages = payloads.map((payload, i) => ({ payload, id: `m${first + i}` }));
+    return (await publishStored(connection, 'events.x', messages)).map((sequence) => `${sequence}-0`);
   }
 
   /**

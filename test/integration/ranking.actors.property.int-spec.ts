@@ -4,7 +4,7 @@ import { FakeClock } from '../../harness/clock';
 import { actorEntry, clockSteps, moveClock } from '../support/ranking-ops';
 import type { ModelEntry } from '../support/actor-caps-model';
 import { useRankingGraph } from '../support/ranking-graph';
-import { TOPOLOGIES } from '../../harness/redis';
+import { shardsOn, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -149,7 +149,7 @@ describe.each(TOPOLOGIES)(
       expect(seen.refused).toBeGreaterThan(0);
     });
 
-    it.each([1, 3])(
+    it.each(shardsOn(topology))(
       "every window and unique view, the board's and each segment's, reads as the events left (%i shards)",
       async (shards) => {
         await world.assertOverBoards(

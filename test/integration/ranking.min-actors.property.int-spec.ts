@@ -3,7 +3,7 @@ import { WriteCommands } from '../../src/ranking/writes/write-commands';
 import { FakeClock } from '../../harness/clock';
 import { actorEntry, clockSteps, moveClock } from '../support/ranking-ops';
 import { useRankingGraph } from '../support/ranking-graph';
-import { TOPOLOGIES } from '../../harness/redis';
+import { shardsOn, TOPOLOGIES } from '../../harness/redis';
 import { FiltersService } from '../../src/ranking/filters/filters.service';
 import { RedisService } from '../../src/redis/redis.service';
 import { ActorCapsModel, ModelEntry, ModelRow } from '../support/actor-caps-model';
@@ -154,7 +154,7 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
     expect(seen.thinnedViews).toBeGreaterThan(0);
   });
 
-  it.each([1, 3])(
+  it.each(shardsOn(topology))(
     'top and POST .../query with minActors list what the model lists, with board ranks, under writes, likes, re-weighting, retraction and expiry (%i shards)',
     async (shards) => {
       await world.assertOverBoards(

@@ -3,7 +3,7 @@ import { DomainError } from '../../src/common/errors';
 import { RankingModel } from '../support/ranking-model';
 import { moveClock } from '../support/ranking-ops';
 import { useRankingService } from '../../harness/ranking';
-import { TOPOLOGIES } from '../../harness/redis';
+import { shardsOn, TOPOLOGIES } from '../../harness/redis';
 
 const WINDOWS = [
   { name: 'short', periodSec: 30, intervalSec: 10 },
@@ -183,7 +183,7 @@ describe.each(TOPOLOGIES)('segments against a model keeping every event (propert
   const put = (board: string, shards: number, segmentsMax?: number) =>
     setup.ranking.putBoard({ name: board, windows, shards, views: VIEWS, segmentsMax });
 
-  it.each([1, 3])(
+  it.each(shardsOn(topology))(
     'each segment reads as a board of its events only (%i shards)',
     async (shards) => {
       await fc.assert(

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { WriteCommands } from '../../../src/ranking/writes/write-commands';
 import { FakeClock } from '../../../harness/clock';
-import { TOPOLOGIES } from '../../../harness/redis';
+import { shardsOn, TOPOLOGIES } from '../../../harness/redis';
 import { ActorCapsModel, ModelEntry } from '../../support/actor-caps-model';
 import { actorEntry, clockSteps, moveClock, startTimesMs } from '../../support/ranking-ops';
 import { putActorBoard, useRankingGraph } from '../../support/ranking-graph';
@@ -59,7 +59,7 @@ describe.each(TOPOLOGIES)(
       expect(seen.moved).toBeGreaterThan(0);
     });
 
-    it.each([1, 3])(
+    it.each(shardsOn(topology))(
       'every window, unique view and segment reads as if each alias had named its item from the start (%i shards)',
       async (shards) => {
         await fc.assert(
