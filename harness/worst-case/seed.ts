@@ -4,6 +4,7 @@
  * snapshots, actors and segments on the sum boards, values in every slot of the `last` board.
  */
 import {
+  MAX_READ_DRAIN_CALLS,
   MIN_ACTORS,
   MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD,
   SPAN_MAX_FIELDS,
@@ -27,8 +28,14 @@ const SEED_BATCH = 200;
  * builds the next request, and a seeding call waits behind one other at most (REDIS_COMMAND_TIMEOUT_MS).
  */
 const SEEDING_IN_FLIGHT = 2;
-/** Reads that drain a closed period before it answers (each drains MAX_READ_DRAIN_CALLS chunks). */
-const DRAIN_READS = 2_000;
+/**
+ * Reads that drain the closed periods before one answers: each drains at most MAX_READ_DRAIN_CALLS chunks
+ * of EXPIRE_CHUNK (100) fields, and a metric board holds a window a metric, each of a period's rows per
+ * closed period: twice that many fields' worth of reads (2 000 at least; the full scale's 100 periods of
+ * 10 000 rows took more than 2 000).
+ */
+const drainReads = ({ periods, periodRows }: { periods: number; periodRows: number }) =>
+  Math.max(2_000, Math.ceil((2 * periods * periodRows * METRIC_NAMES.length) / (MAX_READ_DRAIN_CALLS * 100)));
 const LAST_ITEMS = 50;
 /** Items of the actors board with MIN_ACTORS.max distinct actors (minActors' worst case: few qualify). */
 const QUALIFYING = 3;
@@ -131,7 +138,7 @@ async function seedCalendar(context: HarnessContext, meter?: RedisMeter): Promis
 
 /** Reads `path` until its archives are drained. */
 async function drained(context: HarnessContext, path: string): Promise<void> {
-  for (let read = 0; read < DRAIN_READS; read++) {
+  for (let read = 0, most = drainReads(context.sizes); read < most; read++) {
     const answer = await context.send({ method: 'GET', path }, 'seeder');
     if (answer.status === 200) return;
   }
