@@ -35,7 +35,7 @@ import {
   growthError,
   tiebreakSent,
 } from './write-rules';
-import { batchCost } from '../core/write-cost';
+import { batchCost, callEntries } from '../core/write-cost';
 import { WritesStore } from './writes.store';
 
 /**
@@ -57,9 +57,19 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     private readonly aliases: AliasMap,
   ) {}
 
-  parts(command: BatchCommand, board: PreparedBoard): number {
-    if (board.shards.length === 1) return 1;
-    return new Set(command.entries.map((entry) => board.shardOf(entry.item))).size;
+  /**
+   * The calls the batch plans, each storing its answer (charged by the pipeline before anything runs):
+   * each shard's part cut as shardInCalls cuts it on `board` (write-cost.ts callEntries), each call
+   * applying what it is sent. A retry whose earlier calls replay makes no more new calls than planned:
+   * a call that replays stores nothing, and each new one carries as much as the planned cut from a
+   * place no earlier. Only onShards' run again (a config or an alias changed meanwhile) may cut its
+   * entries into more calls than planned: see docs/security.md.
+   */
+  calls(command: BatchCommand, board: PreparedBoard): number {
+    let calls = 0;
+    for (const entries of groupByShard(command.entries, board.shards.length).values())
+      for (let at = 0; at < entries.length; calls++) at += callEntries(entries, at, board.config, this.costPerCall);
+    return calls;
   }
 
   async apply(command: BatchCommand, attempt: GuardedAttempt): Promise<WriteAnswer<BatchWritten>> {
@@ -125,9 +135,9 @@ export class BatchWrite implements WriteKind<BatchCommand, BatchWritten> {
     let pending = entries;
     const done = { applied: 0, draining: false, replayed: true };
     for (let run = 0; run < 2; run++) {
-      const fresh = run === 0 ? await this.cache.get(name) : await this.cache.reload(name);
-      // The metric's keys (metrics option), as the pipeline chose them for the first run.
-      const board = fresh.metric(batchMetric(command, fresh.config));
+      // The first run on the board the pipeline counted the calls on (the batch metric's: metricBoardOf).
+      const fresh = run === 0 ? undefined : await this.cache.reload(name);
+      const board = fresh === undefined ? attempt.board : fresh.metric(batchMetric(command, fresh.config));
       const { outcome, reservation } = await this.run(board, pending, attempt, context.budget);
       done.applied += outcome.applied;
       done.draining ||= outcome.draining;

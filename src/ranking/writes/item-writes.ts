@@ -48,7 +48,7 @@ export abstract class ItemWrite<C extends ItemCommand, R, T> implements WriteKin
     protected readonly costPerCall: number,
   ) {}
 
-  parts(): number {
+  calls(): number {
     return 1;
   }
 

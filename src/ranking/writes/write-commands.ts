@@ -140,11 +140,12 @@ export interface GuardedAttempt extends WriteAttempt {
 }
 
 /**
- * One kind of write (increment, batch, like/unlike) as the pipeline runs it: how many shards it calls,
- * and its own steps (check the command, reserve growth, run on the shard(s), settle, build the answer).
+ * One kind of write (increment, batch, like/unlike) as the pipeline runs it: how many script calls it
+ * plans (each may store its answer), and its own steps (check the command, reserve growth, run on the
+ * shard(s), settle, build the answer).
  */
 export interface WriteKind<C extends WriteCommand, T> {
-  parts(command: C, board: PreparedBoard): number;
+  calls(command: C, board: PreparedBoard): number;
   apply(command: C, attempt: GuardedAttempt): Promise<WriteAnswer<T>>;
 }
 

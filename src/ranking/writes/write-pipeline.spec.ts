@@ -37,11 +37,11 @@ class MemoryLedger implements RequestLedger {
 describe('IdempotencyPolicy', () => {
   const clock = new FakeClock(0);
   const answersBudget = (answers: number) => clientBudget({ idempotentAnswers: answers }, clock);
-  const writeOn = (board: PreparedBoard, idem?: IdemRequest, budget?: ClientBudget, parts = 1): GuardedWrite => ({
+  const writeOn = (board: PreparedBoard, idem?: IdemRequest, budget?: ClientBudget, calls = 1): GuardedWrite => ({
     board,
     nowMs: 0,
     context: { nowMs: 0, idem, budget },
-    parts,
+    calls,
   });
 
   it('leaves a one-shard board to its script: the key goes to the write as sent, no ledger call', async () => {
@@ -81,15 +81,32 @@ describe('IdempotencyPolicy', () => {
     expect(ledger.calls).toEqual([]);
   });
 
-  it('charges the ledger entry and every shard part against the stored answers quota', async () => {
+  it('charges the ledger entry and every call of each shard part against the stored answers quota', async () => {
     const strategy = new IdempotencyPolicy(new MemoryLedger()).strategyFor(boardOf(4));
     const budget = answersBudget(4);
     const apply = () => Promise.resolve({ replayed: false, body: 'applied' });
     await strategy.run(writeOn(boardOf(4), KEYED, budget, 3), apply);
-    // 1 + 3 answers taken: a second request with a new key and one part has none left to store.
+    // 1 + 3 answers taken: a second request with a new key and one call has none left to store.
     const next = strategy.run(writeOn(boardOf(4), { key: 'k2', fingerprint: 'f' }, budget, 1), (idem) =>
       Promise.resolve({ replayed: false, body: idem?.mayStore }),
     );
     await expect(next).resolves.toEqual({ replayed: false, body: false });
+  });
+
+  it("charges a one-shard write each call it plans, a failed one all but the failed call's answer", async () => {
+    const strategy = new IdempotencyPolicy(new MemoryLedger()).strategyFor(boardOf(1));
+    const budget = answersBudget(6);
+    const mayStore = (key: string, calls: number) =>
+      strategy.run(writeOn(boardOf(1), { key, fingerprint: 'f' }, budget, calls), (idem) =>
+        Promise.resolve({ replayed: false, body: idem?.mayStore }),
+      );
+    await expect(mayStore('k1', 3)).resolves.toEqual({ replayed: false, body: undefined });
+    const failed = strategy.run(writeOn(boardOf(1), { key: 'k2', fingerprint: 'f' }, budget, 3), () =>
+      Promise.reject(new Error('the third call failed')),
+    );
+    await expect(failed).rejects.toThrow('the third call failed');
+    // 3 + 2 taken: one answer left, short of a write of two calls.
+    await expect(mayStore('k3', 2)).resolves.toEqual({ replayed: false, body: false });
+    await expect(mayStore('k4', 1)).resolves.toEqual({ replayed: false, body: undefined });
   });
 });

@@ -140,7 +140,7 @@ export class WritePipeline {
     const nowMs = this.attemptMs(command, attempt);
     board = metricBoardOf(command, board);
     const strategy = this.policy.strategyFor(board);
-    const guarded = { board, nowMs, context: command.context, parts: kind.parts(command, board) };
+    const guarded = { board, nowMs, context: command.context, calls: kind.calls(command, board) };
     return strategy.run(guarded, (idem) =>
       kind.apply(command, { board, nowMs, idem, replaysInScript: strategy.replaysInScript }),
     );
@@ -162,13 +162,16 @@ export class WritePipeline {
  * board: in-script on a board of one shard, the ledger on a sharded one.
  */
 
-/** A keyed write as a strategy sees it: the board it goes to and how many shard parts it touches. */
+/** A keyed write as a strategy sees it: the board it goes to and how many script calls it plans. */
 export interface GuardedWrite {
   board: PreparedBoard;
   nowMs: number;
   context: WriteContext;
-  /** Shards the write calls (each stores its part's answer on a sharded board). */
-  parts: number;
+  /**
+   * The script calls the write plans, each storing its answer: one for an item write, one per call of
+   * each shard's part for a batch (BatchWrite.calls).
+   */
+  calls: number;
 }
 
 /** Runs the write under the key it hands it (the request's own, replay-only when out of budget, or none). */
@@ -188,15 +191,19 @@ export interface RequestLedger {
 }
 
 /**
- * One shard: the write's one script call checks the key, applies and stores the whole answer
- * atomically, so it needs nothing around it; one answer stored, none when the script fails.
+ * One shard: each script call checks the key, applies and stores its answer atomically, so it needs
+ * nothing around it. An item write is one call: one answer stored, none when the script fails. A batch
+ * whose work takes several calls stores an answer per call; when one fails, those before it stored
+ * theirs (at most all calls but the failed one).
  */
 export class InScriptIdempotency implements IdempotencyStrategy {
   readonly name = 'in-script';
   readonly replaysInScript = true;
 
   run<T>(write: GuardedWrite, apply: KeyedApply<T>): Promise<WriteAnswer<T>> {
-    return withAnswerBudget(write.context.budget, write.context.idem, ONE_ANSWER, apply);
+    const { calls } = write;
+    const cost: AnswerCost = calls === 1 ? ONE_ANSWER : { answers: calls, chargedOnError: calls - 1 };
+    return withAnswerBudget(write.context.budget, write.context.idem, cost, apply);
   }
 }
 
@@ -206,7 +213,7 @@ export class InScriptIdempotency implements IdempotencyStrategy {
  * touches no shard; the key used again for another request is refused whichever shards that request
  * touches. Each shard's part stays retry-safe on its own (the key goes with it), so a request claimed
  * but never answered (a failure half way) is simply applied again. Answers stored: the ledger entry and
- * one per part, all charged when the write fails (the claim, and maybe some parts, were stored).
+ * one per call of each part, all charged when the write fails (the claim, and maybe some calls, were stored).
  */
 export class LedgerIdempotency implements IdempotencyStrategy {
   readonly name = 'ledger';
@@ -216,8 +223,8 @@ export class LedgerIdempotency implements IdempotencyStrategy {
   constructor(private readonly ledger: RequestLedger) {}
 
   run<T>(write: GuardedWrite, apply: KeyedApply<T>): Promise<WriteAnswer<T>> {
-    // A write without a key has no ledger entry; on a Cluster its parts still store their answers.
-    const answers = (write.context.idem === undefined ? 0 : 1) + write.parts;
+    // A write without a key has no ledger entry; on a Cluster its calls still store their answers.
+    const answers = (write.context.idem === undefined ? 0 : 1) + write.calls;
     const cost: AnswerCost = { answers, chargedOnError: answers };
     return withAnswerBudget(write.context.budget, write.context.idem, cost, (idem) =>
       this.throughLedger(write, idem, apply),

@@ -1,14 +1,40 @@
 import request from 'supertest';
 import { createBoard } from '../../../harness/app';
 import { RESEND_GUARD_MS } from '../../../src/common/limits';
+import { validateConfig } from '../../../src/common/config';
 import { shardOf } from '../../../src/ranking/core/shard-math';
+import { callEntries, type CostedBoard } from '../../../src/ranking/core/write-cost';
 import { useClusterApp, useSingleNodeApp } from '../../support/e2e';
 
 const VICTIM = 'victim-secret-0123456789';
 const ATTACKER = 'attacker-secret-0123456789';
 const THRIFTY = 'thrifty-secret-0123456789';
 const SHARDER = 'sharder-secret-0123456789';
-const KEYS = [VICTIM, ATTACKER, THRIFTY, SHARDER].map((secret) => `${secret}:read+write`).join(',');
+const SPLITTER = 'splitter-secret-0123456789';
+const KEYS = [VICTIM, ATTACKER, THRIFTY, SHARDER, SPLITTER].map((secret) => `${secret}:read+write`).join(',');
+
+/**
+ * The costliest segmented board's shape (test/integration/parts/segmented-batch-calls.int.ts): a batch
+ * of 25 entries with a new actor each goes in 3 calls of at most 9 (WRITE_COST_PER_CALL of work), each
+ * storing its answer.
+ */
+const SPLIT_BOARD = {
+  windows: Array.from({ length: 4 }, (_, w) => ({ name: `w${w}`, period: `${w + 1}h`, interval: '1m' })),
+  views: [{ name: 'people', mode: 'unique', window: 'w0' }],
+  ties: 'first' as const,
+  actors: { capPerItem: 1000 },
+  segments: { max: 10_000 },
+};
+const SPLIT_ITEMS = Array.from({ length: 25 }, (_, n) => ({ item: `i${n}`, amount: 1, actor: `a${n}` }));
+
+/** The calls a shard's part of SPLIT_ITEMS goes in (write-cost.ts callEntries at the default bound). */
+function splitCalls(): number {
+  const costed: CostedBoard = { ...SPLIT_BOARD, segmentsMax: 10_000, actors: true, capPerItem: 1000 };
+  const bound = validateConfig({}).WRITE_COST_PER_CALL;
+  let calls = 0;
+  for (let at = 0; at < SPLIT_ITEMS.length; calls++) at += callEntries(SPLIT_ITEMS, at, costed, bound);
+  return calls;
+}
 
 /** Issue #22 rows 9 and 11: stored answers of keyed writes are budgeted, and keys are scoped per client. */
 describe('idempotency keys: scoped per client, stored answers budgeted', () => {
@@ -121,6 +147,37 @@ describe('idempotency keys: scoped per client, stored answers budgeted', () => {
     expect((await write('s-1')).headers['idempotent-replayed']).toBe('true');
     expect(await scoreOf('sharded', 's')).toBe(2);
   });
+
+  it('charges a keyed batch an answer for each call its shard part goes in (issue #45)', async () => {
+    await createBoard(e2e.app(), 'split', SPLIT_BOARD);
+    expect(splitCalls()).toBe(3);
+    const batch = () =>
+      budgeted()
+        .post('/boards/split/increments')
+        .set(as(SPLITTER))
+        .set('Idempotency-Key', 'split-1')
+        .send({ items: SPLIT_ITEMS });
+    const top = async () => (await http().get('/boards/split/top?window=w0&limit=100').set(as(VICTIM))).body.items;
+    // Two of the 4 answers spent: the batch's 3 calls are refused before anything runs.
+    for (const key of ['p-1', 'p-2']) expect((await increment(SPLITTER, 'shared', 'p', 1, key)).status).toBe(200);
+    const before = await storedAnswers();
+    const refused = await batch();
+    expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
+    expect(refused.body.message).toContain('would create 3;');
+    expect(await top()).toEqual([]);
+    expect(await storedAnswers()).toBe(before);
+    // A third answer refilled (one per 15 min): the batch applies, storing its 3 answers, and none is left.
+    e2e.clock.advanceMs(15 * 60_000);
+    const applied = await batch();
+    expect([applied.status, applied.body.count]).toEqual([200, 25]);
+    expect(await storedAnswers()).toBe(before + 3);
+    expect(await top()).toHaveLength(25);
+    const next = await increment(SPLITTER, 'shared', 'p', 1, 'p-3');
+    expect([next.status, next.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
+    // Its retry replays every call, charged nothing.
+    const replay = await batch();
+    expect([replay.status, replay.headers['idempotent-replayed'], replay.text]).toEqual([200, 'true', applied.text]);
+  });
 });
 
 /**
@@ -194,5 +251,30 @@ describe('idempotency keys: the own keys of a Cluster write are budgeted', () =>
     e2e.clock.advanceMs(2_000);
     expect((await http().post('/boards/one/items/x/increment').send({})).status).toBe(200);
     expect(await scoreOf('one', 'x')).toBe(4);
+  });
+
+  it('charges a batch without a key each call its shard part goes in, 60 s of an answer each', async () => {
+    await createBoard(e2e.app(), 'split', SPLIT_BOARD);
+    expect(splitCalls()).toBe(3);
+    const batch = () => http().post('/boards/split/increments').send({ items: SPLIT_ITEMS });
+    e2e.clock.advanceMs(3_600_000); // the quota of one answer refilled
+    const keyed = await http()
+      .post('/boards/one/items/k/increment')
+      .set('Idempotency-Key', 'drain-split')
+      .set('Idempotency-Retention', String(perDay - 2.5 * ownKeySec))
+      .send({});
+    expect(keyed.status).toBe(200);
+    // 2.5 own keys left: the batch's 3 calls are refused before anything runs.
+    const refused = await batch();
+    expect([refused.status, refused.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
+    expect(refused.body.message).toContain('would create 0.00208;');
+    const top = async () => (await http().get('/boards/split/top?window=w0&limit=100')).body.items;
+    expect(await top()).toEqual([]);
+    // One more own key refilled (2.5 s): 3.5 left, the batch takes 3 and a single call's one is short.
+    e2e.clock.advanceMs(2_500);
+    expect((await batch()).status).toBe(200);
+    expect(await top()).toHaveLength(25);
+    const short = await http().post('/boards/one/items/x/increment').send({});
+    expect([short.status, short.body.code]).toEqual([429, 'QUOTA_EXCEEDED']);
   });
 });
