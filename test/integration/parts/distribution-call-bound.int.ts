@@ -20,14 +20,17 @@ describe('the calls of a sharded distribution (single)', () => {
   const own = useOwnServerRanking(clock);
 
   /** The commands each FCALL of the distribution's functions ran, since the last reset. */
-  async function spreadCalls(): Promise<number[]> {
+  async function spreadCalls(): Promise<string[][][]> {
     return (await loggedCalls(own().node))
       .filter(({ call }) => /score_spread(_shards)?$/.test(String(call[1])))
-      .map(({ commands }) => commands.length);
+      .map(({ commands }) => commands);
   }
 
-  /** A board of `shards` shards holding ITEMS items of distinct scores (1..ITEMS), and its distribution's calls. */
-  async function distributionCalls(name: string, shards: number): Promise<number[]> {
+  /**
+   * A board of `shards` shards holding ITEMS items of distinct scores (1..ITEMS), and the commands of
+   * each call of its distribution of `buckets` buckets.
+   */
+  async function distributionCommands(name: string, shards: number, buckets = BUCKETS): Promise<string[][][]> {
     const windows = [{ name: 'w', period: '1h', interval: '1m' }];
     await own().ranking.putBoard({ name, windows, shards });
     for (let first = 0; first < ITEMS; first += 100) {
@@ -35,16 +38,30 @@ describe('the calls of a sharded distribution (single)', () => {
       await own().ranking.incrementBatch(name, entries);
     }
     await logEveryCommand(own().node);
-    const answer = await own().standing.distribution({ name, window: 'w', buckets: BUCKETS });
+    const answer = await own().standing.distribution({ name, window: 'w', buckets });
     const calls = await spreadCalls();
     await stopLoggingEveryCommand(own().node);
     expect(answer.count).toBe(ITEMS);
-    expect(answer.quantiles.p50).toBe(ITEMS / 2);
+    // Scores 1..ITEMS: a quantile of p percent is the score p/100 x ITEMS (nearest rank).
+    expect(answer.quantiles).toEqual({ p10: 200, p25: 500, p50: 1000, p75: 1500, p90: 1800, p99: 1980 });
     expect(answer.buckets.map((bucket) => bucket.count)).toEqual(
-      Array.from({ length: BUCKETS }, () => ITEMS / BUCKETS),
+      Array.from({ length: buckets }, () => ITEMS / buckets),
     );
     return calls;
   }
+
+  /** Each call's number of commands. */
+  async function distributionCalls(name: string, shards: number): Promise<number[]> {
+    return (await distributionCommands(name, shards)).map((commands) => commands.length);
+  }
+
+  /** How many of the calls' commands read scores by score (a quantile's pick: the due slots read none). */
+  const picks = (calls: string[][][]) =>
+    calls.flat().filter((command) => command.includes('BYSCORE') && command.includes('WITHSCORES')).length;
+
+  /** How many of the calls' commands are `name`. */
+  const named = (calls: string[][][], name: string) =>
+    calls.flat().filter((command) => command[0].toLowerCase() === name).length;
 
   it('reads the shards one node serves in calls of a bounded number of commands', async () => {
     const calls = await distributionCalls('spread4', 4);
@@ -61,5 +78,25 @@ describe('the calls of a sharded distribution (single)', () => {
     // One call per shard and round was at least 3 x 64 (the range, the edges, a round of probes).
     expect(calls.length).toBeLessThan(64);
     expect(Math.max(...calls)).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
+  });
+
+  it("reads a quantile's few items in its bucket (one ZRANGE a shard) rather than counting probes", async () => {
+    const calls = await distributionCommands('spreadpick', 64);
+    // 20 items a bucket, fewer than a round of probes counts (64 x 8): the edges are the only counts
+    // but each shard's listed items (one a round: the range, the edges, the picks), each quantile one
+    // ZRANGE BYSCORE a shard (its searches' two rounds of probes were 3 776 more counts).
+    expect(named(calls, 'zcount')).toBe(64 * (BUCKETS - 1 + 3));
+    expect(picks(calls)).toBe(64 * 6);
+    expect(calls.length).toBeLessThanOrEqual(50);
+    expect(Math.max(...calls.map((commands) => commands.length))).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
+  });
+
+  it('searches a bucket of more items by probes first, then reads the few left', async () => {
+    // Two buckets of 1 000 items: a round of 8 probes a quantile leaves each about 111 items, then read
+    // (four rounds of probes before), the listed items counted in each of the 4 rounds.
+    const calls = await distributionCommands('spreadwide', 64, 2);
+    expect(named(calls, 'zcount')).toBe(64 * (1 + 6 * 8 + 4));
+    expect(picks(calls)).toBe(64 * 6);
+    expect(Math.max(...calls.map((commands) => commands.length))).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
   });
 });
