@@ -55,9 +55,15 @@ describe('the calls of a sharded distribution (single)', () => {
     return (await distributionCommands(name, shards)).map((commands) => commands.length);
   }
 
-  /** How many of the calls' commands read scores by score (a quantile's pick: the due slots read none). */
-  const picks = (calls: string[][][]) =>
-    calls.flat().filter((command) => command.includes('BYSCORE') && command.includes('WITHSCORES')).length;
+  /**
+   * How many of the calls' commands read scores by score (the due slots read none): a quantile's pick
+   * (LIMIT), or a shard's scores read whole for its counts.
+   */
+  const byScore = (calls: string[][][], limit: boolean) =>
+    calls
+      .flat()
+      .filter((command) => command.includes('BYSCORE') && command.includes('WITHSCORES'))
+      .filter((command) => command.includes('LIMIT') === limit).length;
 
   /** How many of the calls' commands are `name`. */
   const named = (calls: string[][][], name: string) =>
@@ -82,21 +88,24 @@ describe('the calls of a sharded distribution (single)', () => {
 
   it("reads a quantile's few items in its bucket (one ZRANGE a shard) rather than counting probes", async () => {
     const calls = await distributionCommands('spreadpick', 64);
-    // 20 items a bucket, fewer than a round of probes counts (64 x 8): the edges are the only counts
-    // but each shard's listed items (one a round: the range, the edges, the picks), each quantile one
-    // ZRANGE BYSCORE a shard (its searches' two rounds of probes were 3 776 more counts).
-    expect(named(calls, 'zcount')).toBe(64 * (BUCKETS - 1 + 3));
-    expect(picks(calls)).toBe(64 * 6);
+    // 31 items a shard, fewer than 99 edges: each shard's scores read once for the edges' counts; 20
+    // items a bucket, fewer than a round of probes counts (64 x 8): each quantile read by one ZRANGE
+    // BYSCORE LIMIT a shard. The only ZCOUNTs left: each shard's listed items, once a round (the range,
+    // the edges, the picks); the edges and two rounds of probes were 64 x 99 + 3 776 more.
+    expect(named(calls, 'zcount')).toBe(64 * 3);
+    expect(byScore(calls, false)).toBe(64);
+    expect(byScore(calls, true)).toBe(64 * 6);
     expect(calls.length).toBeLessThanOrEqual(50);
     expect(Math.max(...calls.map((commands) => commands.length))).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
   });
 
   it('searches a bucket of more items by probes first, then reads the few left', async () => {
-    // Two buckets of 1 000 items: a round of 8 probes a quantile leaves each about 111 items, then read
-    // (four rounds of probes before), the listed items counted in each of the 4 rounds.
-    const calls = await distributionCommands('spreadwide', 64, 2);
-    expect(named(calls, 'zcount')).toBe(64 * (1 + 6 * 8 + 4));
-    expect(picks(calls)).toBe(64 * 6);
+    // 16 shards of 125 items, two buckets of 1 000: the edge counted, then a round of 8 probes a quantile
+    // counted (more probes than a shard's items would read its scores) leaves each about 111 items, at
+    // most 16 x 8: read. The listed items counted in each of the 4 rounds.
+    const calls = await distributionCommands('spreadwide', 16, 2);
+    expect(named(calls, 'zcount')).toBe(16 * (1 + 6 * 8 + 4));
+    expect(byScore(calls, true)).toBe(16 * 6);
     expect(Math.max(...calls.map((commands) => commands.length))).toBeLessThanOrEqual(SPREAD_COUNTS_PER_CALL);
   });
 });

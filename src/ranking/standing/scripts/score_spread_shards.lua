@@ -5,8 +5,9 @@
 -- and across hash tags like count_above_shards (allow-cross-slot-keys: keys of any slot this node
 -- serves; a key it does not serve fails the call and the caller reads shard by shard). A shard with
 -- expired slots not yet drained is not read but named, for the caller to read with score_spread, which
--- drains it first. Each count is O(log n) (ZCOUNT), each pick O(log n + scores) (ZRANGE BYSCORE
--- LIMIT): the caller bounds the shards x (bounds + picks) one call reads, and `entries` its picks' scores.
+-- drains it first. Each count is O(log n) (ZCOUNT; a shard of no more items than bounds reads its
+-- scores instead), each pick O(log n + scores) (ZRANGE BYSCORE LIMIT): the caller bounds the shards x
+-- (bounds + picks) one call reads, and `entries` its picks' scores.
 -- Keys: route (the config hash of the first shard in `shards`: routes the call to the node serving it)
 -- Args (reader.read_call, CALLS.score_spread_shards): the header with the one window (no budget), then
 --   window_key  the window's key name
@@ -21,21 +22,58 @@
 --   a pick short of a shard's `take`)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 
+-- A shard's listed items up to each bound, from its scores read whole (ascending): as ZCOUNT answers
+-- them, a binary search each, when the shard holds no more items than bounds (a score read costs
+-- about what a ZCOUNT from Lua does).
+local function counts_by_scores(spread, top_key, low, bounds)
+  local found = redis.call('ZRANGE', top_key, low, '+inf', 'BYSCORE', 'WITHSCORES')
+  local scores = {}
+  for i = 2, #found, 2 do scores[#scores + 1] = tonumber(found[i]) end
+  for b, bound in ipairs(bounds) do
+    local first, last = 1, #scores
+    -- The first position past the bound: scores below it ("(v"), or up to it ("v").
+    while first <= last do
+      local mid = math.floor((first + last) / 2)
+      local score = scores[mid]
+      if score < bound.value or (score == bound.value and not bound.open) then first = mid + 1 else last = mid - 1 end
+    end
+    spread.counts[b] = spread.counts[b] + first - 1
+  end
+end
+
 -- Adds one shard's part (score_spread's, its positions aside) to `spread`.
 local function add_shard(spread, top_key, bounds)
   local listed = order.listed_count(top_key)
   -- Items held but not listed (0 or less on a sum board) sit below the listed ones: a count starts above them.
-  local unlisted = redis.call('ZCARD', top_key) - listed
-  local low = unlisted > 0 and '(0' or '-inf'
-  for b, bound in ipairs(bounds) do
-    spread.counts[b] = spread.counts[b] + redis.call('ZCOUNT', top_key, low, bound)
+  local held = redis.call('ZCARD', top_key)
+  local low = held > listed and '(0' or '-inf'
+  if held > 0 and held <= #bounds and bounds.numeric then
+    counts_by_scores(spread, top_key, low, bounds)
+  else
+    for b, bound in ipairs(bounds) do
+      spread.counts[b] = spread.counts[b] + redis.call('ZCOUNT', top_key, low, bound.text)
+    end
   end
   spread.listed = spread.listed + listed
   if listed == 0 then return end
+  local unlisted = held - listed
   local lowest = redis.call('ZRANGE', top_key, unlisted, unlisted, 'WITHSCORES')[2]
   local highest = redis.call('ZRANGE', top_key, -1, -1, 'WITHSCORES')[2]
   if spread.min == '' or tonumber(lowest) < tonumber(spread.min) then spread.min = lowest end
   if spread.max == '' or tonumber(highest) > tonumber(spread.max) then spread.max = highest end
+end
+
+-- The bounds as ZCOUNT takes them, each with its value and whether it is open ("(12"); numeric: every
+-- bound a number (else counts_by_scores is not used).
+local function parse_bounds(text)
+  local bounds = { numeric = true }
+  for word in string.gmatch(text, '%S+') do
+    local open = string.sub(word, 1, 1) == '('
+    local value = tonumber(open and string.sub(word, 2) or word)
+    if value == nil or value ~= value then bounds.numeric = false end
+    bounds[#bounds + 1] = { text = word, value = value, open = open }
+  end
+  return bounds
 end
 
 -- Adds one shard's lowest scores in each pick's range to `spread.picked`, while `room` (entries) lasts
@@ -67,8 +105,7 @@ end
 local function score_spread_shards(keys, args)
   local route = keys[1]
   local header, arg = call_state.begin_named_call(keys, args, CALLS.score_spread_shards)
-  local bounds = {}
-  for bound in string.gmatch(arg.bounds, '%S+') do bounds[#bounds + 1] = bound end
+  local bounds = parse_bounds(arg.bounds)
   local picks = parse_picks(arg.picks)
   local spread = { pending = {}, listed = 0, min = '', max = '', counts = {}, picked = {}, cut = 0 }
   spread.room = tonumber(arg.entries)
