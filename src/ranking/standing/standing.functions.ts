@@ -53,6 +53,8 @@ export interface SpreadShardsCall {
   picks: readonly SpreadPick[];
   /** Most scores the picks read in all (the call's bound). */
   entries: number;
+  /** A shard holding more items is left unread, in `pending` (the call's size assumed it). */
+  mostHeld: number;
 }
 
 /**
@@ -63,6 +65,8 @@ export interface SpreadShardsReply extends Omit<SpreadReply, 'draining' | 'score
   pending: ShardKeys[];
   picked: number[][];
   cut: boolean;
+  /** The most items a shard read holds. */
+  most: number;
 }
 
 /** A tail page's rows (tail_top.lua): item, score, what its slots dropped of it. */
@@ -113,13 +117,14 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
   scoreSpreadShards: namedFunction({
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
-    args: ['window_key', 'shards', 'bounds', 'picks', 'entries'],
-    reply: ['pending', 'listed', 'min', 'max', 'counts', 'picked', 'cut'],
+    args: ['window_key', 'shards', 'bounds', 'picks', 'entries', 'most_held'],
+    reply: ['pending', 'listed', 'min', 'max', 'counts', 'picked', 'cut', 'most'],
     build: (call: SpreadShardsCall) =>
       acrossShardsCall(call, {
         bounds: call.bounds.join(' '),
         picks: call.picks.map((pick) => `${pick.lo} ${pick.hi} ${pick.take}`).join(' '),
         entries: call.entries,
+        most_held: call.mostHeld,
       }),
     decode: (reply, call): SpreadShardsReply => {
       const counts = reply.nested('counts').expectLength(call.bounds.length);
@@ -135,6 +140,7 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
         counts: call.bounds.map((_, i) => counts.int(i)),
         picked: call.picks.map((_, i) => picked.nested(i).numbers()),
         cut: reply.flag('cut'),
+        most: reply.int('most'),
       };
     },
   }),

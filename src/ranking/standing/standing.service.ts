@@ -79,6 +79,9 @@ export function distributionCounts(shards: number, buckets: number, rounds: numb
   return shards * buckets + quantiles;
 }
 
+/** A sharded distribution's read: the most items a shard held at its first round (sizes its calls). */
+type HeldRead = WindowRead & { mostHeld: number };
+
 /** A record's would-be rank (GET …/rank) and a window's score distribution (GET …/distribution). */
 @Injectable()
 export class StandingService {
@@ -180,7 +183,8 @@ export class StandingService {
         if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
         admitted = true;
         const edges = bucketEdges(min, max, request.buckets);
-        const { below, quantiles } = await this.countAndSelect(read, edges, count, max);
+        const mostHeld = Math.max(...first.map((part) => part.most));
+        const { below, quantiles } = await this.countAndSelect({ ...read, mostHeld }, edges, count, max);
         return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
@@ -196,7 +200,7 @@ export class StandingService {
    * (one round) place each quantile in its bucket, where searchQuantiles finds it.
    */
   private async countAndSelect(
-    read: WindowRead,
+    read: HeldRead,
     edges: readonly number[],
     count: number,
     max: number,
@@ -211,7 +215,8 @@ export class StandingService {
       );
       return { below: shard.counts, quantiles: quantilesOf(shard.scores.map((score) => score ?? max)) };
     }
-    const below = edgeBounds.length === 0 ? [] : (await this.store.countAndPick(read, edgeBounds, [])).counts;
+    const below =
+      edgeBounds.length === 0 ? [] : (await this.store.countAndPick(read, edgeBounds, [], read.mostHeld)).counts;
     const searches = ranks.map((rank) => searchInBucket(rank, { edges, below, max, count }));
     return { below, quantiles: quantilesOf(await this.searchQuantiles(read, searches)) };
   }
@@ -222,7 +227,7 @@ export class StandingService {
    * items to cost no more than a round's probes (pickOf): the take-th lowest of their scores is the
    * answer. A pick that came back short (its call's bound, data moved) goes on by probes.
    */
-  private async searchQuantiles(read: WindowRead, started: Search[]): Promise<number[]> {
+  private async searchQuantiles(read: HeldRead, started: Search[]): Promise<number[]> {
     const most = read.board.shards.length * PROBES_PER_QUANTILE;
     const pickable = started.map(() => true);
     let searches = started;
@@ -235,7 +240,8 @@ export class StandingService {
       const probes = searches.map((search, i) => (picks[i] ? [] : probesOf(search)));
       if (probes.every((list) => list.length === 0) && picks.every((pick) => !pick)) break;
       const asked = picks.flatMap((pick) => (pick ? [pick] : []));
-      const { counts, picked, cut } = await this.store.countAndPick(read, probes.flat().map(String), asked);
+      const bounds = probes.flat().map(String);
+      const { counts, picked, cut } = await this.store.countAndPick(read, bounds, asked, read.mostHeld);
       let next = 0;
       searches = searches.map((search, i) => {
         const pick = picks[i];

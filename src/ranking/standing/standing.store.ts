@@ -42,7 +42,11 @@ export interface PickedCounts {
   cut: boolean;
 }
 
-type SpreadPart = SpreadReply & Pick<SpreadShardsReply, 'picked' | 'cut'>;
+/**
+ * A part of a distribution's round: SpreadReply with its picks' scores (`cut`: one may be short) and
+ * the most items a shard of it holds (Infinity: not known).
+ */
+export type SpreadPart = SpreadReply & Pick<SpreadShardsReply, 'picked' | 'cut' | 'most'>;
 
 interface SpreadScope {
   read: WindowRead;
@@ -50,6 +54,13 @@ interface SpreadScope {
   picks: readonly HeldPick[];
   /** What a shard weighs in a call, in counts, its picks' scores aside. */
   perShard: number;
+  /** A shard holding more items is read alone (the calls' sizes assumed it). */
+  mostHeld: number;
+}
+
+/** A shard's part read alone: no picks (`cut`: it was asked some), its items held not known. */
+function alone(part: SpreadReply, cut: boolean): SpreadPart {
+  return { ...part, picked: [], cut, most: Infinity };
 }
 
 /**
@@ -82,15 +93,23 @@ export class StandingStore extends sliceStore(StandingFunctions) {
    * The parts of the distribution for the same bounds and positions, in one round: on one shard its
    * part; sharded, the parts of the shards each node serves (spreadShards; a sharded read asks no positions).
    */
-  async spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadReply[]> {
+  async spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadPart[]> {
     const { shards } = read.board;
-    if (!read.board.sharded) return [await this.shardSpread(read, shards[0], bounds, positions)];
-    return this.spreadShards(read, bounds, []);
+    if (!read.board.sharded) return [alone(await this.shardSpread(read, shards[0], bounds, positions), false)];
+    return this.spreadShards(read, bounds, [], Infinity);
   }
 
-  /** A sharded board's listed items up to each bound and each pick's scores, over every shard, in one round. */
-  async countAndPick(read: WindowRead, bounds: readonly string[], picks: readonly HeldPick[]): Promise<PickedCounts> {
-    const parts = await this.spreadShards(read, bounds, picks);
+  /**
+   * A sharded board's listed items up to each bound and each pick's scores, over every shard, in one
+   * round; `mostHeld`: the most items a shard held at a round before (SpreadPart's `most`).
+   */
+  async countAndPick(
+    read: WindowRead,
+    bounds: readonly string[],
+    picks: readonly HeldPick[],
+    mostHeld: number,
+  ): Promise<PickedCounts> {
+    const parts = await this.spreadShards(read, bounds, picks, mostHeld);
     return {
       counts: bounds.map((_, i) => parts.reduce((sum, part) => sum + part.counts[i], 0)),
       picked: picks.map((_, p) => parts.flatMap((part) => part.picked[p] ?? [])),
@@ -100,16 +119,26 @@ export class StandingStore extends sliceStore(StandingFunctions) {
 
   /**
    * The summed parts of the shards each node serves (score_spread_shards, at most SPREAD_COUNTS_PER_CALL
-   * weighted counts a call, a pick's expected scores counted twice, the calls in parallel), then shard
-   * by shard where such a call could not (expired data to drain first, or a node that no longer serves
-   * a shard: their picks unread, the round cut).
+   * weighted counts a call: a shard's bounds, or its `mostHeld` scores when no more than its bounds
+   * (read whole, the bounds counted from them), a pick's expected scores counted twice; the calls in
+   * parallel), then shard by shard where such a call could not (expired data to drain first, a shard
+   * grown past `mostHeld`, or a node that no longer serves a shard: their picks unread, the round cut).
    */
-  private async spreadShards(read: WindowRead, bounds: readonly string[], picks: readonly HeldPick[]) {
+  private async spreadShards(
+    read: WindowRead,
+    bounds: readonly string[],
+    picks: readonly HeldPick[],
+    shardHeld: number,
+  ): Promise<SpreadPart[]> {
     const { shards } = read.board;
     this.admit();
-    const perShard = SPREAD_SHARD_WEIGHT + bounds.length + picks.length;
-    const held = picks.reduce((sum, pick) => sum + pick.held, 0);
-    const perCall = Math.max(1, Math.floor(SPREAD_COUNTS_PER_CALL / (perShard + 2 * Math.ceil(held / shards.length))));
+    const mostHeld = shardHeld <= bounds.length ? shardHeld : Number.MAX_SAFE_INTEGER;
+    const perShard = SPREAD_SHARD_WEIGHT + Math.min(shardHeld, bounds.length) + picks.length;
+    const picked = picks.reduce((sum, pick) => sum + pick.held, 0);
+    const perCall = Math.max(
+      1,
+      Math.floor(SPREAD_COUNTS_PER_CALL / (perShard + 2 * Math.ceil(picked / shards.length))),
+    );
     const groups = this.redis
       .groupByNode(shards.map((shard) => shard.keys.cfg()))
       .flatMap((node) =>
@@ -117,7 +146,7 @@ export class StandingStore extends sliceStore(StandingFunctions) {
           node.slice(g * perCall, (g + 1) * perCall).map((i) => shards[i]),
         ),
       );
-    const scope = { read, bounds, picks, perShard };
+    const scope = { read, bounds, picks, perShard, mostHeld };
     return (await Promise.all(groups.map((group) => this.spreadGroup(scope, group)))).flat();
   }
 
@@ -127,15 +156,16 @@ export class StandingStore extends sliceStore(StandingFunctions) {
     const parts: SpreadPart[] = [];
     try {
       const entries = Math.max(0, SPREAD_COUNTS_PER_CALL - shards.length * scope.perShard);
-      const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, bounds, picks, entries };
+      const { board, nowMs, window } = read;
+      const call = { board, shards, nowMs, window, bounds, picks, entries, mostHeld: scope.mostHeld };
       const { pending, ...part } = await guard(this.functions.call(this.fns.scoreSpreadShards, call));
       if (pending.length < shards.length) parts.push({ ...part, draining: false, scores: [] });
       unread = pending;
     } catch (error) {
       if (!isRedisWrongNodeError(error)) throw error;
     }
-    const alone = await Promise.all(unread.map((shard) => this.shardSpread(read, shard, bounds, [])));
-    return [...parts, ...alone.map((part) => ({ ...part, picked: [], cut: picks.length > 0 }))];
+    const unreadParts = await Promise.all(unread.map((shard) => this.shardSpread(read, shard, bounds, [])));
+    return [...parts, ...unreadParts.map((part) => alone(part, picks.length > 0))];
   }
 
   private shardSpread(read: WindowRead, shard: ShardKeys, bounds: readonly string[], positions: readonly number[]) {
