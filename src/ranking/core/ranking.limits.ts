@@ -78,11 +78,12 @@ export const LOOKUP_NODE_UNITS_PER_CALL = 200;
 export const WRITE_RANK_SHARD_DRAINS = 2;
 
 /**
- * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus one per
- * bound and shard. A sharded distribution's rounds go in calls per Redis node of at most this many, in
- * parallel: a ZCOUNT from Lua costs about 13 K instructions (its scores read at once and searched in Lua
- * cost more: the allocations' garbage collection), so a call stays under about 5 M, where one call
- * per shard paid about 0.4 M before its counts (bench/fanout-call-instructions.ts).
+ * Counts one score_spread_shards call takes at most: SPREAD_SHARD_WEIGHT per shard it reads plus, per
+ * shard, one per bound (or per item, when a shard holds no more items than bounds: its scores read once
+ * and walked) and one per pick, and the picks' scores. A sharded distribution's rounds go in calls per
+ * Redis node of at most this many, in parallel: a ZCOUNT from Lua costs about 13 K instructions, so a
+ * call stays under about 5 M, where one call per shard paid about 0.4 M before its counts
+ * (bench/fanout-call-instructions.ts).
  */
 export const SPREAD_COUNTS_PER_CALL = 300;
 /** What a shard's own reads weigh in a score_spread_shards call, in counts (config, due slots, listed, range: about 0.16 M). */

@@ -53,11 +53,16 @@ export function bucketsOf(edges: readonly number[], below: readonly number[], to
 /** Scores each round of a quantile's search counts up to: each round cuts its interval into PROBES + 1 parts. */
 export const PROBES_PER_QUANTILE = 8;
 
-/** One quantile's search: the answer lies in [lo, hi] (held scores), the smallest score with `rank` items up to it. */
+/**
+ * One quantile's search: the answer lies in [lo, hi] (held scores), the smallest score with `rank`
+ * items up to it; `under` items score below lo and `upToHi` up to hi (summed over the shards).
+ */
 export interface Search {
   rank: number;
   lo: number;
   hi: number;
+  under: number;
+  upToHi: number;
 }
 
 /** Rounds a search over integer scores of range [min, max] takes at most. */
@@ -65,16 +70,24 @@ export function searchRounds(min: number, max: number): number {
   return Math.ceil(Math.log(max - min + 1) / Math.log(PROBES_PER_QUANTILE + 1));
 }
 
+/** The listed items' range and counts a search starts from: below each inner edge (summed over the shards). */
+export interface Counted {
+  edges: readonly number[];
+  below: readonly number[];
+  max: number;
+  count: number;
+}
+
 /**
- * Where a quantile's search starts: the bucket holding its rank, from the listed items below each
- * inner edge (summed over the shards). Integer scores below an edge e are those up to ⌈e⌉ - 1.
+ * Where a quantile's search starts: the bucket holding its rank. Integer scores below an edge e are
+ * those up to ⌈e⌉ - 1.
  */
-export function searchInBucket(rank: number, edges: readonly number[], below: readonly number[], max: number): Search {
-  const cumulative = [0, ...below];
-  let bucket = cumulative.length - 1;
+export function searchInBucket(rank: number, { edges, below, max, count }: Counted): Search {
+  const cumulative = [0, ...below, count];
+  let bucket = cumulative.length - 2;
   while (bucket > 0 && cumulative[bucket] >= rank) bucket--;
-  const hi = bucket + 1 < cumulative.length ? Math.ceil(edges[bucket + 1]) - 1 : max;
-  return { rank, lo: Math.ceil(edges[bucket]), hi };
+  const hi = bucket + 2 < cumulative.length ? Math.ceil(edges[bucket + 1]) - 1 : max;
+  return { rank, lo: Math.ceil(edges[bucket]), hi, under: cumulative[bucket], upToHi: cumulative[bucket + 1] };
 }
 
 /** The scores a round counts up to (inclusive), evenly inside [lo, hi - 1]; none once the search is done. */
@@ -90,10 +103,29 @@ export function probesOf(search: Search): number[] {
 
 /** The search narrowed by the listed items up to each probe (summed over the shards). */
 export function narrowed(search: Search, probes: readonly number[], upTo: readonly number[]): Search {
-  let { lo, hi } = search;
+  let { lo, hi, under, upToHi } = search;
   probes.forEach((probe, i) => {
-    if (upTo[i] >= search.rank) hi = Math.min(hi, probe);
-    else lo = Math.max(lo, probe + 1);
+    if (upTo[i] >= search.rank && probe <= hi) [hi, upToHi] = [probe, upTo[i]];
+    else if (upTo[i] < search.rank && probe >= lo) [lo, under] = [probe + 1, upTo[i]];
   });
-  return { ...search, lo, hi };
+  return { ...search, lo, hi, under, upToHi };
+}
+
+/**
+ * A search's answer read instead of searched: each shard's lowest `take` scores in [lo, hi] (the
+ * union's take-th lowest is the answer). Only when its `held` items in [lo, hi] are at most `most`
+ * (what reading them may cost), else undefined.
+ */
+export function pickOf(
+  search: Search,
+  most: number,
+): { lo: number; hi: number; take: number; held: number } | undefined {
+  const held = search.upToHi - search.under;
+  if (search.lo >= search.hi || held > most) return undefined;
+  return { lo: search.lo, hi: search.hi, take: search.rank - search.under, held };
+}
+
+/** The answer from a pick's scores over every shard (undefined: fewer than `take`, the data moved). */
+export function pickedScore(take: number, scores: readonly number[]): number | undefined {
+  return [...scores].sort((a, b) => a - b)[take - 1];
 }

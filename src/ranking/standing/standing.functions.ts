@@ -36,18 +36,37 @@ export interface SpreadReply {
   scores: Array<number | null>;
 }
 
-/** A distribution's counts on the shards of a board one Redis node serves (at least one). */
+/** The lowest `take` scores in [lo, hi] of each shard: one quantile's candidates (integer scores). */
+export interface SpreadPick {
+  lo: number;
+  hi: number;
+  take: number;
+}
+
+/** A distribution's counts and picks on the shards of a board one Redis node serves (at least one). */
 export interface SpreadShardsCall {
   board: PreparedBoard;
   shards: ShardKeys[];
   nowMs: number;
   window: WindowConfig;
   bounds: readonly string[];
+  picks: readonly SpreadPick[];
+  /** Most scores the picks read in all (the call's bound). */
+  entries: number;
+  /** A shard holding more items is left unread, in `pending` (the call's size assumed it). */
+  mostHeld: number;
 }
 
-/** SpreadReply summed over the shards read; `pending` the shards not read (expired slots to drain first). */
+/**
+ * SpreadReply summed over the shards read; `pending` the shards not read (expired slots to drain
+ * first); `picked` each pick's scores read; `cut`: `entries` may have left a pick short.
+ */
 export interface SpreadShardsReply extends Omit<SpreadReply, 'draining' | 'scores'> {
   pending: ShardKeys[];
+  picked: number[][];
+  cut: boolean;
+  /** The most items a shard read holds. */
+  most: number;
 }
 
 /** A tail page's rows (tail_top.lua): item, score, what its slots dropped of it. */
@@ -98,14 +117,18 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
   scoreSpreadShards: namedFunction({
     flags: ['no-writes', 'allow-cross-slot-keys'],
     numberOfKeys: 1,
-    args: ['window_key', 'shards', 'bounds'],
-    reply: ['pending', 'listed', 'min', 'max', 'counts'],
+    args: ['window_key', 'shards', 'bounds', 'picks', 'entries', 'most_held'],
+    reply: ['pending', 'listed', 'min', 'max', 'counts', 'picked', 'cut', 'most'],
     build: (call: SpreadShardsCall) =>
       acrossShardsCall(call, {
         bounds: call.bounds.join(' '),
+        picks: call.picks.map((pick) => `${pick.lo} ${pick.hi} ${pick.take}`).join(' '),
+        entries: call.entries,
+        most_held: call.mostHeld,
       }),
     decode: (reply, call): SpreadShardsReply => {
       const counts = reply.nested('counts').expectLength(call.bounds.length);
+      const picked = reply.nested('picked').expectLength(call.picks.length);
       return {
         pending: reply
           .nested('pending')
@@ -115,6 +138,9 @@ export const STANDING_FUNCTIONS = functionSet('tbRank', {
         min: scoreOf(reply.string('min')),
         max: scoreOf(reply.string('max')),
         counts: call.bounds.map((_, i) => counts.int(i)),
+        picked: call.picks.map((_, i) => picked.nested(i).numbers()),
+        cut: reply.flag('cut'),
+        most: reply.int('most'),
       };
     },
   }),

@@ -9,7 +9,6 @@ import { RANKING_MESSAGES as M } from '../core/ranking.messages';
 import { strictRanks } from '../options/registry';
 import { TailRow, tailRows } from '../options/tail/tail-rows';
 import { tiebreakMark, tiebreakMarkOrder } from '../options/tiebreak/tiebreak.option';
-import { SpreadReply } from './standing.functions';
 import {
   Bucket,
   bucketBounds,
@@ -17,10 +16,13 @@ import {
   bucketsOf,
   narrowed,
   nearestRank,
+  pickedScore,
+  pickOf,
   PROBES_PER_QUANTILE,
   probesOf,
   QUANTILES,
   Quantiles,
+  Search,
   searchInBucket,
   searchRounds,
 } from './spread-math';
@@ -76,6 +78,9 @@ export function distributionCounts(shards: number, buckets: number, rounds: numb
   const quantiles = shards === 1 ? QUANTILES.length : shards * QUANTILES.length * PROBES_PER_QUANTILE * rounds;
   return shards * buckets + quantiles;
 }
+
+/** A sharded distribution's read: the most items a shard held at its first round (sizes its calls). */
+type HeldRead = WindowRead & { mostHeld: number };
 
 /** A record's would-be rank (GET …/rank) and a window's score distribution (GET …/distribution). */
 @Injectable()
@@ -178,7 +183,8 @@ export class StandingService {
         if (!admitted) request.admit?.(distributionCounts(board.shards.length, request.buckets, rounds));
         admitted = true;
         const edges = bucketEdges(min, max, request.buckets);
-        const { below, quantiles } = await this.countAndSelect(read, edges, count, max);
+        const mostHeld = Math.max(...first.map((part) => part.most));
+        const { below, quantiles } = await this.countAndSelect({ ...read, mostHeld }, edges, count, max);
         return { ...answer, count, min, max, buckets: bucketsOf(edges, below, count), quantiles };
       },
       (_, view) => Promise.reject(new InvalidInputError(M.standingReadsWindows(request.name, view.name))),
@@ -191,11 +197,10 @@ export class StandingService {
   /**
    * The listed items below each inner bucket edge (summed over the shards) and each quantile's score.
    * On one shard both in one call, the quantiles read at their positions. Over many, the edges' counts
-   * (one round) place each quantile in its bucket, where a search finds the smallest score with its
-   * nearest rank of items up to it: each round every shard counts the round's probes in one call.
+   * (one round) place each quantile in its bucket, where searchQuantiles finds it.
    */
   private async countAndSelect(
-    read: WindowRead,
+    read: HeldRead,
     edges: readonly number[],
     count: number,
     max: number,
@@ -210,27 +215,44 @@ export class StandingService {
       );
       return { below: shard.counts, quantiles: quantilesOf(shard.scores.map((score) => score ?? max)) };
     }
-    const below = edgeBounds.length === 0 ? [] : sumCounts(await this.store.spread(read, edgeBounds, []));
-    let searches = ranks.map((rank) => searchInBucket(rank, edges, below, max));
-    // Each round cuts every interval into PROBES_PER_QUANTILE + 1 parts: `rounds` rounds end every
-    // search (the cap guards scores past 2^53, where an interval may stop shrinking).
-    const rounds = Math.max(...searches.map((search) => searchRounds(search.lo, search.hi)));
-    for (let round = 0; round <= rounds; round++) {
-      const probes = searches.map(probesOf);
-      if (probes.every((list) => list.length === 0)) break;
-      const counts = sumCounts(await this.store.spread(read, probes.flat().map(String), []));
-      let next = 0;
-      searches = searches.map((search, i) =>
-        narrowed(search, probes[i], counts.slice(next, (next += probes[i].length))),
-      );
-    }
-    return { below, quantiles: quantilesOf(searches.map((search) => search.hi)) };
+    const below =
+      edgeBounds.length === 0 ? [] : (await this.store.countAndPick(read, edgeBounds, [], read.mostHeld)).counts;
+    const searches = ranks.map((rank) => searchInBucket(rank, { edges, below, max, count }));
+    return { below, quantiles: quantilesOf(await this.searchQuantiles(read, searches)) };
   }
-}
 
-/** The shards' counts per bound, added up. */
-function sumCounts(replies: readonly SpreadReply[]): number[] {
-  return replies[0].counts.map((_, i) => replies.reduce((sum, reply) => sum + reply.counts[i], 0));
+  /**
+   * Each quantile's score: the smallest with its nearest rank of items up to it. Each round every
+   * shard counts the round's probes in one call, and reads whole the searches left with few enough
+   * items to cost no more than a round's probes (pickOf): the take-th lowest of their scores is the
+   * answer. A pick that came back short (its call's bound, data moved) goes on by probes.
+   */
+  private async searchQuantiles(read: HeldRead, started: Search[]): Promise<number[]> {
+    const most = read.board.shards.length * PROBES_PER_QUANTILE;
+    const pickable = started.map(() => true);
+    let searches = started;
+    // Each round cuts every interval into PROBES_PER_QUANTILE + 1 parts: `rounds` rounds end every
+    // search, one more for a pick that came back short (the cap guards scores past 2^53, where an
+    // interval may stop shrinking).
+    const rounds = Math.max(...searches.map((search) => searchRounds(search.lo, search.hi))) + 1;
+    for (let round = 0; round <= rounds; round++) {
+      const picks = searches.map((search, i) => (pickable[i] ? pickOf(search, most) : undefined));
+      const probes = searches.map((search, i) => (picks[i] ? [] : probesOf(search)));
+      if (probes.every((list) => list.length === 0) && picks.every((pick) => !pick)) break;
+      const asked = picks.flatMap((pick) => (pick ? [pick] : []));
+      const bounds = probes.flat().map(String);
+      const { counts, picked, cut } = await this.store.countAndPick(read, bounds, asked, read.mostHeld);
+      let next = 0;
+      searches = searches.map((search, i) => {
+        const pick = picks[i];
+        if (!pick) return narrowed(search, probes[i], counts.slice(next, (next += probes[i].length)));
+        const score = cut ? undefined : pickedScore(pick.take, picked[asked.indexOf(pick)]);
+        pickable[i] = false;
+        return score === undefined ? search : { ...search, lo: score, hi: score };
+      });
+    }
+    return searches.map((search) => search.hi);
+  }
 }
 
 function quantilesOf(scores: readonly number[]): Quantiles {

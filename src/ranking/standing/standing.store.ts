@@ -5,7 +5,14 @@ import { guard } from '../core/ranking.errors';
 import { SPREAD_COUNTS_PER_CALL, SPREAD_SHARD_WEIGHT } from '../core/ranking.limits';
 import { boardCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
-import { SpreadReply, StandingFunctions, TailTopAt, TailTopReply } from './standing.functions';
+import {
+  SpreadPick,
+  SpreadReply,
+  SpreadShardsReply,
+  StandingFunctions,
+  TailTopAt,
+  TailTopReply,
+} from './standing.functions';
 import { TAIL_CALLS_PER_READ, TAIL_LOOKS_PER_EXPIRE_FIELD, TAIL_PART_EXPIRE_FIELDS } from '../options/tail/tail.option';
 import { sliceStore } from '../core/slice-store';
 
@@ -23,6 +30,37 @@ export interface ScorePlace {
   counted: boolean;
   ahead: number;
   listed: number;
+}
+
+/** A pick asked of every shard, with the items its range held over them as counted (sizes the calls). */
+type HeldPick = SpreadPick & { held: number };
+
+/** Counts up to bounds summed over the shards, each pick's scores over them; `cut`: a pick may be short. */
+export interface PickedCounts {
+  counts: number[];
+  picked: number[][];
+  cut: boolean;
+}
+
+/**
+ * A part of a distribution's round: SpreadReply with its picks' scores (`cut`: one may be short) and
+ * the most items a shard of it holds (Infinity: not known).
+ */
+export type SpreadPart = SpreadReply & Pick<SpreadShardsReply, 'picked' | 'cut' | 'most'>;
+
+interface SpreadScope {
+  read: WindowRead;
+  bounds: readonly string[];
+  picks: readonly HeldPick[];
+  /** What a shard weighs in a call, in counts, its picks' scores aside. */
+  perShard: number;
+  /** A shard holding more items is read alone (the calls' sizes assumed it). */
+  mostHeld: number;
+}
+
+/** A shard's part read alone: no picks (`cut`: it was asked some), its items held not known. */
+function alone(part: SpreadReply, cut: boolean): SpreadPart {
+  return { ...part, picked: [], cut, most: Infinity };
 }
 
 /**
@@ -53,16 +91,54 @@ export class StandingStore extends sliceStore(StandingFunctions) {
 
   /**
    * The parts of the distribution for the same bounds and positions, in one round: on one shard its
-   * part; sharded, the summed parts of the shards each node serves (score_spread_shards, at most
-   * SPREAD_COUNTS_PER_CALL weighted counts a call, the calls in parallel; a sharded read asks no positions),
-   * then shard by shard where such a call could not (expired data to drain first, or a node that no
-   * longer serves a shard).
+   * part; sharded, the parts of the shards each node serves (spreadShards; a sharded read asks no positions).
    */
-  async spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadReply[]> {
+  async spread(read: WindowRead, bounds: readonly string[], positions: readonly number[]): Promise<SpreadPart[]> {
     const { shards } = read.board;
-    if (!read.board.sharded) return [await this.shardSpread(read, shards[0], bounds, positions)];
+    if (!read.board.sharded) return [alone(await this.shardSpread(read, shards[0], bounds, positions), false)];
+    return this.spreadShards(read, bounds, [], Infinity);
+  }
+
+  /**
+   * A sharded board's listed items up to each bound and each pick's scores, over every shard, in one
+   * round; `mostHeld`: the most items a shard held at a round before (SpreadPart's `most`).
+   */
+  async countAndPick(
+    read: WindowRead,
+    bounds: readonly string[],
+    picks: readonly HeldPick[],
+    mostHeld: number,
+  ): Promise<PickedCounts> {
+    const parts = await this.spreadShards(read, bounds, picks, mostHeld);
+    return {
+      counts: bounds.map((_, i) => parts.reduce((sum, part) => sum + part.counts[i], 0)),
+      picked: picks.map((_, p) => parts.flatMap((part) => part.picked[p] ?? [])),
+      cut: parts.some((part) => part.cut),
+    };
+  }
+
+  /**
+   * The summed parts of the shards each node serves (score_spread_shards, at most SPREAD_COUNTS_PER_CALL
+   * weighted counts a call: a shard's bounds, or its `mostHeld` scores when no more than its bounds
+   * (read whole, the bounds counted from them), a pick's expected scores counted twice; the calls in
+   * parallel), then shard by shard where such a call could not (expired data to drain first, a shard
+   * grown past `mostHeld`, or a node that no longer serves a shard: their picks unread, the round cut).
+   */
+  private async spreadShards(
+    read: WindowRead,
+    bounds: readonly string[],
+    picks: readonly HeldPick[],
+    shardHeld: number,
+  ): Promise<SpreadPart[]> {
+    const { shards } = read.board;
     this.admit();
-    const perCall = Math.max(1, Math.floor(SPREAD_COUNTS_PER_CALL / (SPREAD_SHARD_WEIGHT + bounds.length)));
+    const mostHeld = shardHeld <= bounds.length ? shardHeld : Number.MAX_SAFE_INTEGER;
+    const perShard = SPREAD_SHARD_WEIGHT + Math.min(shardHeld, bounds.length) + picks.length;
+    const picked = picks.reduce((sum, pick) => sum + pick.held, 0);
+    const perCall = Math.max(
+      1,
+      Math.floor(SPREAD_COUNTS_PER_CALL / (perShard + 2 * Math.ceil(picked / shards.length))),
+    );
     const groups = this.redis
       .groupByNode(shards.map((shard) => shard.keys.cfg()))
       .flatMap((node) =>
@@ -70,22 +146,26 @@ export class StandingStore extends sliceStore(StandingFunctions) {
           node.slice(g * perCall, (g + 1) * perCall).map((i) => shards[i]),
         ),
       );
-    const parts = await Promise.all(groups.map((group) => this.spreadGroup(read, group, bounds)));
-    return parts.flat();
+    const scope = { read, bounds, picks, perShard, mostHeld };
+    return (await Promise.all(groups.map((group) => this.spreadGroup(scope, group)))).flat();
   }
 
-  private async spreadGroup(read: WindowRead, shards: ShardKeys[], bounds: readonly string[]): Promise<SpreadReply[]> {
+  private async spreadGroup(scope: SpreadScope, shards: ShardKeys[]): Promise<SpreadPart[]> {
+    const { read, bounds, picks } = scope;
     let unread = shards;
-    const parts: SpreadReply[] = [];
+    const parts: SpreadPart[] = [];
     try {
-      const call = { board: read.board, shards, nowMs: read.nowMs, window: read.window, bounds };
+      const entries = Math.max(0, SPREAD_COUNTS_PER_CALL - shards.length * scope.perShard);
+      const { board, nowMs, window } = read;
+      const call = { board, shards, nowMs, window, bounds, picks, entries, mostHeld: scope.mostHeld };
       const { pending, ...part } = await guard(this.functions.call(this.fns.scoreSpreadShards, call));
       if (pending.length < shards.length) parts.push({ ...part, draining: false, scores: [] });
       unread = pending;
     } catch (error) {
       if (!isRedisWrongNodeError(error)) throw error;
     }
-    return [...parts, ...(await Promise.all(unread.map((shard) => this.shardSpread(read, shard, bounds, []))))];
+    const unreadParts = await Promise.all(unread.map((shard) => this.shardSpread(read, shard, bounds, [])));
+    return [...parts, ...unreadParts.map((part) => alone(part, picks.length > 0))];
   }
 
   private shardSpread(read: WindowRead, shard: ShardKeys, bounds: readonly string[], positions: readonly number[]) {
