@@ -67,11 +67,25 @@ local EVERY_BOARD = { '-', '-', '-', '-', '-' }
 local OPTION_FIELDS = { by_option = {}, all = {} }
 
 -- What the config field `options` ("<config version>|<option>,<option>...") enables, by its value,
+-- A memo kept from call to call (the shared modules' top level lives until the next FUNCTION LOAD) of values
+-- that are pure functions of their key: read `by` directly; memo_put, its only writer, empties it whole once it
+-- holds `max` keys, so a library's Lua memory stays bounded whatever boards and windows it meets.
+local function memo(max) return { by = {}, size = 0, max = max } end
+
+local function memo_put(kept, key, value)
+  if kept.by[key] == nil then
+    if kept.size >= kept.max then kept.by, kept.size = {}, 0 end
+    kept.size = kept.size + 1
+  end
+  kept.by[key] = value
+  return value
+end
+
 -- kept from call to call (a pure function of it; emptied when it holds `max`): the hot hooks, the
 -- option fields to read and those absent. A value written for another config version (a PUT of a
 -- library before the field) enables every option, as a config without it does (EVERY). `last`: what
 -- the config last read (`last_value`, `last_version`) enables.
-local ENABLED = { by_value = {}, size = 0, max = 256, last = nil, last_value = nil, last_version = nil }
+local ENABLED = { kept = memo(256), last = nil, last_value = nil, last_version = nil }
 local EVERY = { lists = hooks, read = OPTION_FIELDS.all, absent = {} }
 
 -- Adds a board option's config field to the fields a call on a board enabling `option` reads, or
@@ -90,7 +104,7 @@ local function config_field_add(field, option, every_board)
 end
 
 local function enabled_of(value)
-  local known = ENABLED.by_value[value]
+  local known = ENABLED.kept.by[value]
   if known then return known end
   local stamp, names = string.match(value, '^(.*)|([^|]*)$')
   local on = {}
@@ -100,9 +114,7 @@ local function enabled_of(value)
     local into = on[option] and known.read or known.absent
     for _, field in ipairs(fields) do into[#into + 1] = field end
   end
-  if ENABLED.size >= ENABLED.max then ENABLED.by_value, ENABLED.size = {}, 0 end
-  ENABLED.by_value[value], ENABLED.size = known, ENABLED.size + 1
-  return known
+  return memo_put(ENABLED.kept, value, known)
 end
 
 -- What the config of `version` with the field `options` enables (EVERY: a config without it).
@@ -342,6 +354,8 @@ local function int_text(n)
 end
 
 call_state.int_text = int_text
+call_state.memo = memo
+call_state.memo_put = memo_put
 call_state.begin_call = begin_call
 call_state.begin_named_call = begin_named_call
 call_state.bind_windows = bind_windows

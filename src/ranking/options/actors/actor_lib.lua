@@ -78,15 +78,12 @@ end
 
 -- A slot start as text, as a concatenation writes it: a number's text (its "%.14g", a few thousand instructions,
 -- several a contribution) made once and kept from call to call (emptied when it holds `max`); text as it is.
-local START_TEXT = { by = {}, size = 0, max = 1024 }
+local START_TEXT = call_state.memo(1024)
 local function start_text(start)
   if type(start) ~= 'number' then return start end
   local text = START_TEXT.by[start]
   if text then return text end
-  if START_TEXT.size >= START_TEXT.max then START_TEXT.by, START_TEXT.size = {}, 0 end
-  text = tostring(start)
-  START_TEXT.by[start], START_TEXT.size = text, START_TEXT.size + 1
-  return text
+  return call_state.memo_put(START_TEXT, start, tostring(start))
 end
 
 ACTORS.start_text = start_text

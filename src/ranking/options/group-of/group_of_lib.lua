@@ -59,7 +59,7 @@ local function group_key(base, group)
 end
 
 -- The bases of the group boards over the window of `top_key` ("<tag>:<W>:top"), by groupedBy's value.
-local parsed = { by_value = {}, size = 0, max = 256 }
+local parsed = call_state.memo(256)
 
 local function bases_of(top_key)
   local cfg_key = call_state.cfg_key_of_top(top_key)
@@ -67,15 +67,14 @@ local function bases_of(top_key)
   if not stored then return nil end
   -- Keyed by the config too: the shards of a sharded member board hold the same groupedBy, each its own bases.
   local known = cfg_key .. '\n' .. stored
-  local by_window = parsed.by_value[known]
+  local by_window = parsed.by[known]
   if not by_window then
     by_window = {}
     for window, board in string.gmatch(stored, GROUPED_BY_ENTRY) do
       by_window[window] = by_window[window] or {}
       table.insert(by_window[window], base_of(cfg_key, window, board))
     end
-    if parsed.size >= parsed.max then parsed.by_value, parsed.size = {}, 0 end
-    parsed.by_value[known], parsed.size = by_window, parsed.size + 1
+    call_state.memo_put(parsed, known, by_window)
   end
   return by_window[string.sub(top_key, #cfg_key - 2, -5)]
 end

@@ -330,21 +330,19 @@ local function groups_settled(cfg_key, items)
   if #items_named > 0 then live_pruned(cfg_key, items_named, groups) end
 end
 
--- The sets of the JSON arrays set_of decoded last, by their text, at most SET_MEMO.most of them (the
--- library's Lua state keeps them between calls: up to that many exclusion lists, read only): a
+-- The sets of the JSON arrays set_of decoded last, by their text, a call_state.memo of 4 (the library's Lua
+-- state keeps them between calls: up to that many exclusion lists, read only): a
 -- filtered read's scan calls send the same exclusions each, so only its first pays their decoding
 -- (~1.8 M instructions for 1 000 items, bench/span-filter-instructions.ts).
-local SET_MEMO = { most = 4, held = 0, sets = {} }
+local SET_MEMO = call_state.memo(4)
 
 -- A JSON array as a set (never written: it may be a memo's).
 local function set_of(json)
-  local set = SET_MEMO.sets[json]
+  local set = SET_MEMO.by[json]
   if set then return set end
   set = {}
   for _, id in ipairs(cjson.decode(json)) do set[id] = true end
-  if SET_MEMO.held >= SET_MEMO.most then SET_MEMO.sets, SET_MEMO.held = {}, 0 end
-  SET_MEMO.sets[json], SET_MEMO.held = set, SET_MEMO.held + 1
-  return set
+  return call_state.memo_put(SET_MEMO, json, set)
 end
 
 -- A filtered read's filters (FILTERS_FUNCTIONS' and VIEWS_FUNCTIONS' contract: per_group, seen,

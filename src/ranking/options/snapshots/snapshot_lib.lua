@@ -37,8 +37,8 @@ call_state.config_field_add('snapshots', 'snapshots', true) -- read with the ver
 
 -- SNAP_ROW and SNAP_FIELD, the row and field separators: archive_lib, a module before this one.
 -- The settings snapshot_confs parsed, by the field's text (a pure function of it), kept from call to call
--- (every read and write of a board keeping snapshots asks them): read only; emptied when it holds `most`.
-local CONFS_MEMO = { by = {}, held = 0, most = 256 }
+-- (every read and write of a board keeping snapshots asks them): read only; a call_state.memo of 256.
+local CONFS_MEMO = call_state.memo(256)
 
 -- name -> { keep, top } for the windows keeping snapshots, or nil when none does (read with the config).
 -- Never written: a memo's (CONFS_MEMO).
@@ -51,9 +51,7 @@ local function snapshot_confs(cfg_key)
   for name, keep, top in string.gmatch(stored, '([^; ]+) (%d+) (%d+)') do
     confs[name] = { keep = tonumber(keep), top = tonumber(top) }
   end
-  if CONFS_MEMO.held >= CONFS_MEMO.most then CONFS_MEMO.by, CONFS_MEMO.held = {}, 0 end
-  CONFS_MEMO.by[stored], CONFS_MEMO.held = confs, CONFS_MEMO.held + 1
-  return confs
+  return call_state.memo_put(CONFS_MEMO, stored, confs)
 end
 
 -- Stores which windows keep snapshots (from the windows JSON a config write stores).
@@ -80,7 +78,7 @@ local SEGMENT_MARK_KEEP = 1
 -- What the name of the window of `slots_key` tells (snapshot_conf_of): the window whose setting it keeps, its
 -- segment, whether a group board derives it; kept from call to call (a pure function of both keys: a write of 8
 -- segments asks it some 70 times), emptied when it holds `max`.
-local NAMES = { by = {}, size = 0, max = 4096 }
+local NAMES = call_state.memo(4096)
 
 local function name_parts(cfg_key, slots_key)
   local known = NAMES.by[slots_key]
@@ -95,9 +93,7 @@ local function name_parts(cfg_key, slots_key)
     local member = string.match(name, '^([^%%]*)%%')
     known.window, known.derived = member or name, member and true or nil
   end
-  if NAMES.size >= NAMES.max then NAMES.by, NAMES.size = {}, 0 end
-  NAMES.by[slots_key], NAMES.size = known, NAMES.size + 1
-  return known
+  return call_state.memo_put(NAMES, slots_key, known)
 end
 
 local function snapshot_conf_of(confs, cfg_key, slots_key)

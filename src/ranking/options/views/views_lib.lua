@@ -55,15 +55,15 @@ end
 
 -- The views load_views decoded and bound last, by config hash: the field's text they came from (`json`), the
 -- list and by name, and by window results key (read only: a call copies the index and its lists, which a
--- segment's views join, a metric view's on the board's own keys). Kept from call to call (a pure function of both; every read and write of a board with views
--- loads them), so a call of a known text decodes and builds no key; emptied when it holds `most` hashes. A
--- view's table is shared by the calls that hit: what a call writes into it (a decay view's landmark, next
--- landmark and factor, decay_rebase's) every load writes again before it is read.
-local LOADED = { by_cfg = {}, held = 0, most = 256 }
+-- segment's views join, a metric view's on the board's own keys). A call_state.memo of 256 boards (a pure
+-- function of both; every read and write of a board with views loads them), so a call of a known text decodes
+-- and builds no key. A view's table is shared by the calls that hit: what a call writes into it (a decay
+-- view's landmark, next landmark and factor, decay_rebase's) every load writes again before it is read.
+local LOADED = call_state.memo(256)
 
 -- The decoded and bound views of `json`, the views field of `cfg_key` (LOADED's, or decoded and kept).
 local function loaded_views(cfg_key, json)
-  local known = LOADED.by_cfg[cfg_key]
+  local known = LOADED.by[cfg_key]
   if known and known.json == json then return known end
   known = { json = json, list = {}, by_name = {}, by_top = {} }
   for _, view in ipairs(cjson.decode(json)) do
@@ -75,12 +75,7 @@ local function loaded_views(cfg_key, json)
       table.insert(known.by_top[top], view)
     end
   end
-  if not LOADED.by_cfg[cfg_key] then
-    if LOADED.held >= LOADED.most then LOADED.by_cfg, LOADED.held = {}, 0 end
-    LOADED.held = LOADED.held + 1
-  end
-  LOADED.by_cfg[cfg_key] = known
-  return known
+  return call_state.memo_put(LOADED, cfg_key, known)
 end
 
 -- views_load, once it found views: the call's index by window results a copy (segment views join it), each
