@@ -8,7 +8,8 @@
  * items, `ties: first`, a decay view and a window keeping snapshots (FANOUT_BENCH_ITEMS for another size;
  * FANOUT_BENCH_BATCH the entries a seeding write carries; FANOUT_BENCH_ONLY=<regular expression> measures the requests whose
  * label holds it, FANOUT_BENCH_CALLS=1 prints every call's own instructions, FANOUT_BENCH_COLD_MS=60000 measures
- * each read's first run a minute after the last). A call's own instructions leave out serverCron's
+ * each read's first run a minute after the last). The segments page reads its own board (SEGMENT_BOARD), seeded
+ * only when its row is measured. A call's own instructions leave out serverCron's
  * (cronInstructionsOf), which a dump holds as often as the wall time between two dumps lets it run.
  */
 import { type RankingGraph } from '../harness/compose-ranking';
@@ -23,6 +24,10 @@ const ITEMS = Number(process.env.FANOUT_BENCH_ITEMS ?? 2000);
 const SHARDS = 64;
 const MINUTE_MS = 60_000;
 const BOARD = 'fan';
+/** The harness's 64-shard board of every option (less actors and unique views), ITEMS items in SEGMENTS segments. */
+const SEGMENT_BOARD = 'fanseg';
+const SEGMENTS = 100;
+const SEGMENTS_ROW = 'page of 100 segments';
 const BATCH = Number(process.env.FANOUT_BENCH_BATCH ?? 500);
 /** FANOUT_BENCH_BOARD=wc-shards: the worst-case harness's 64-shard board of every option instead (but actors). */
 const EVERY_OPTION = process.env.FANOUT_BENCH_BOARD === 'wc-shards';
@@ -110,12 +115,32 @@ export async function measure(
     console.log(log.calls.map((call) => `${call.name} ${millions(call.ownInstructions)}`).join('; '));
 }
 
+/** The harness's board less its actors and unique views (an actor's config takes the HTTP body's form). */
+function everyOption() {
+  const { actors: _, ...every } = BOARDS['wc-shards'];
+  return { ...every, views: every.views.filter((view) => view.mode !== 'unique') };
+}
+
+/** SEGMENT_BOARD: every item once, item n in segment n % SEGMENTS, then a boundary later. */
+async function seedSegments(graph: RankingGraph, clock: FakeClock): Promise<void> {
+  await graph.ranking.putBoard({
+    name: SEGMENT_BOARD,
+    ...everyOption(),
+    segmentsMax: BOARDS['wc-shards'].segments.max,
+  } as Parameters<RankingGraph['ranking']['putBoard']>[0]);
+  const entries = Array.from({ length: ITEMS }, (_, n) => ({
+    item: `i${n}`,
+    amount: 1 + n,
+    segments: [`s${n % SEGMENTS}`],
+  }));
+  while (entries.length > 0) await graph.ranking.incrementBatch(SEGMENT_BOARD, entries.splice(0, BATCH));
+  clock.advanceMs(MINUTE_MS);
+}
+
 async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
   const windows = [{ name: 'm', period: 3600, interval: 60, snapshots: { keep: 3, top: 1000 } }];
   const views = [{ name: 'fading', mode: 'decay' as const, window: 'm', halfLife: '30m' }];
-  // The harness's board less its actors and unique views (an actor's config takes the HTTP body's form).
-  const { actors: _, ...every } = BOARDS['wc-shards'];
-  const counted = { ...every, views: every.views.filter((view) => view.mode !== 'unique') };
+  const counted = everyOption();
   const config = EVERY_OPTION ? counted : { windows, views, ties: 'first' as const, shards: SHARDS };
   await graph.ranking.putBoard({ name: BOARD, ...config } as Parameters<RankingGraph['ranking']['putBoard']>[0]);
   // Two rounds a boundary apart (the snapshot keeps previous ranks), in batches of BATCH entries.
@@ -135,12 +160,13 @@ export async function fanoutCallInstructionsBench(): Promise<void> {
     async ({ server, graph, clock }) => {
       const log: CallLog = { measuring: false, calls: [] };
       serializeCalls(server, log);
+      const only = process.env.FANOUT_BENCH_ONLY ?? '';
       await seed(graph, clock);
+      if (new RegExp(only).test(SEGMENTS_ROW)) await seedSegments(graph, clock);
       const lowest = (await graph.ranking.top(BOARD, 'fading', Math.floor(ITEMS * 0.45), 1)).items[0].item;
       console.log('| request (64 shards) | calls | M instructions | without serverCron, M | longest call, M |');
       console.log('| --- | ---: | ---: | ---: | ---: |');
       const items = Array.from({ length: 31 }, (_, n) => `i${(n * 7) % ITEMS}`);
-      const only = process.env.FANOUT_BENCH_ONLY ?? '';
       const rows: Array<[string, () => Promise<unknown>]> = [
         ['around radius 100 on the view', () => graph.ranking.around(BOARD, 'fading', lowest, 100)],
         ['top 1000 of the window', () => graph.ranking.top(BOARD, 'm', 0, 1000)],
@@ -153,6 +179,7 @@ export async function fanoutCallInstructionsBench(): Promise<void> {
           'lookup of 31 ids, data',
           () => graph.lookup.lookup({ name: BOARD, window: 'm', items, relative: false, withData: true }),
         ],
+        [SEGMENTS_ROW, () => graph.ranking.listSegments(SEGMENT_BOARD, { offset: 0, limit: SEGMENTS })],
       ];
       for (const [label, read] of rows) if (new RegExp(only).test(label)) await measure(log, label, read, clock);
     },

@@ -14,19 +14,28 @@ local function index_segment_names(names_key, segs, now_sec)
   end
 end
 
--- One live segment's row fields (items each window lists, scores <= 0 counting as absent), drained
--- first when something of it is due (segdue). Returns the counts (nil when expired data remains, the
--- budget spent), the budget left and whether it was drained.
-local function segment_counts(windows, name, now_ms, budget)
-  local due, more, _ = segmentation.segment_drain_due(name, now_ms, false), false, nil
+-- Lists one live segment's row (its name, then the items each window lists, scores <= 0 counting as
+-- absent) into `rows`, drained first when something of it is due (`due_ms`, its segdue score, nil:
+-- none). Returns whether it was listed (false when expired data remains, the budget spent), the budget
+-- left and whether it was drained.
+local function list_segment(windows, rows, name, due_ms, now_ms, budget)
+  local due, more, _ = due_ms ~= nil and due_ms <= now_ms, false, nil
   if due then budget, _, more = segmentation.drain_segment(windows, name, now_ms, budget) end
   -- A boundary left for the next call answers as expired data does (more): nothing of it was read.
-  if more then return nil, budget, due end
-  local counts = {}
+  if more then return false, budget, due end
+  local tops, n = windows.tops, #rows + 1
+  rows[n] = name
   for w = 0, windows.count - 1 do
-    counts[w + 1] = redis.call('ZCOUNT', segmentation.segment_window_key(windows.tops[w], 'top', name), '(0', '+inf')
+    rows[n + w + 1] = redis.call('ZCOUNT', segmentation.segment_window_key(tops[w], 'top', name), '(0', '+inf')
   end
-  return counts, budget, due
+  return true, budget, due
+end
+
+-- The names to read next: as many as could still be listed (each live one weighs at least 1 + a unit per
+-- window), so that their live ends and due times, read together, are those of names the page looks at.
+local function next_names(names_key, from, left, units_left, windows)
+  local count = math.min(left, math.ceil(units_left / (1 + windows.count)))
+  return redis.call('ZRANGE', names_key, from, '+', 'BYLEX', 'LIMIT', 0, count)
 end
 
 -- One page of the shard's live segments after `after` (byte order; "" from the first), at most
@@ -35,28 +44,28 @@ end
 -- items_1_1 .. items_1_W, ... } }; the caller adds the items up over the shards. ended 1: no name after
 -- the last one looked at. draining 1: the page stopped before a segment still holding expired data
 -- once the drain budget was spent (counted then, it would count what fell out of its windows); the
--- next call goes on.
+-- next call goes on. The live ends and due times of the names read together are read with one ZMSCORE
+-- each: a drain changes only its own segment's due time, and no live end.
 local function segment_rows(windows, now_ms, after, limit, budget, units)
-  local segs = segmentation.segment_indexes(CALL.cfg_key)
+  local segs, segdue = segmentation.segment_indexes(CALL.cfg_key)
   local names_key, now_sec = segmentation.segment_names_key(CALL.cfg_key), math.floor(now_ms / 1000)
   index_segment_names(names_key, segs, now_sec)
   local out, listed, spent, from = { draining = 0, ended = 0, last = '', rows = {} }, 0, 0, after == '' and '-' or '(' .. after
   local rows = out.rows
   while listed < limit and spent < units do
-    local names = redis.call('ZRANGE', names_key, from, '+', 'BYLEX', 'LIMIT', 0, math.min(limit - listed, units - spent))
+    local names = next_names(names_key, from, limit - listed, units - spent, windows)
     if #names == 0 then out.ended = 1 break end
-    for _, name in ipairs(names) do
+    local ends, dues = redis.call('ZMSCORE', segs, unpack(names)), redis.call('ZMSCORE', segdue, unpack(names))
+    for i, name in ipairs(names) do
       if listed >= limit or spent >= units then break end
-      local live_until = tonumber(redis.call('ZSCORE', segs, name))
+      local live_until = tonumber(ends[i])
       spent = spent + 1
       if not live_until or live_until <= now_sec then
         redis.call('ZREM', names_key, name)
       else
-        local counts, due
-        counts, budget, due = segment_counts(windows, name, now_ms, budget)
-        if not counts then return { draining = 1, ended = 0, last = out.last, rows = rows } end
-        rows[#rows + 1] = name
-        for w = 1, windows.count do rows[#rows + 1] = counts[w] end
+        local counted, due
+        counted, budget, due = list_segment(windows, rows, name, tonumber(dues[i]), now_ms, budget)
+        if not counted then return { draining = 1, ended = 0, last = out.last, rows = rows } end
         listed, spent = listed + 1, spent + windows.count * (due and 5 or 1)
       end
       out.last, from = name, '(' .. name
