@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
-import { FakeClock } from '../../harness/clock';
-import { startRankingService } from '../../harness/ranking';
-import { startTestRedis, TestRedis, TOPOLOGIES } from '../../harness/redis';
-import { RankingService } from '../../src/ranking/ranking.service';
-import { RedisService } from '../../src/redis/redis.service';
+import { FakeClock } from '../../../harness/clock';
+import { startRankingService } from '../../../harness/ranking';
+import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { RankingService } from '../../../src/ranking/ranking.service';
+import { RedisService } from '../../../src/redis/redis.service';
 
 const SEGMENTS = 12;
 const WINDOWS = [
