@@ -82,6 +82,10 @@ local function cross_segment(windows, name, now_sec, confs, create)
   return true
 end
 
+-- The segments cross_named_segments left with every window keeping snapshots marked at now's slot, in this call
+-- (call_state.call_cache): their first write has no boundary left to cross (first_write).
+local CROSSED = { seq = 0, by = {} }
+
 -- What a write does before it changes anything: crosses the boundaries of the segments it names (`names`, repeats
 -- allowed) that already hold history, so that none is left for the next call once the write applies (a
 -- CROSSING_ERROR then: the service sends the call again, and nothing was applied). A segment new on the shard is
@@ -92,8 +96,11 @@ local function cross_named_segments(windows, names)
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
   if not confs then return end
   local now_sec = math.floor(call_state.now_ms() / 1000)
+  local crossed = call_state.call_cache(CROSSED)
   for _, name in ipairs(names) do
+    local unmarked = snapshot.unmarked_count()
     if not cross_segment(windows, name, now_sec, confs, false) then error({ err = snapshot.CROSSING_ERROR }) end
+    crossed[name] = snapshot.unmarked_count() == unmarked
   end
   snapshot.leave_apart()
 end
@@ -181,8 +188,10 @@ end
 -- A segment's first write in the call: drained where due, else its boundaries crossed (write_drain).
 local function first_write(windows, name, now_ms, confs, due_ms)
   local first = seg_index.write_drain(due_ms, now_ms, confs ~= nil)
-  -- The write crossed its segments' boundaries before it changed anything (cross_named_segments).
+  -- The write crossed its segments' boundaries before it changed anything (cross_named_segments): again here only
+  -- where that left a window without a mark (its history starts with this write).
   if first == 'cross' then
+    if call_state.call_cache(CROSSED)[name] then return end
     seg_views.segment_views(CALL.cfg_key, name)
     if not cross_segment(windows, name, math.floor(now_ms / 1000), confs, true) then error({ err = snapshot.CROSSING_ERROR }) end
   elseif first == 'drain' then

@@ -116,7 +116,7 @@ local take_snapshot = snaprows.take_snapshot
 -- snapshot to store; a step's drain and units) to the next call (READ_LEFT_ERROR, leave_apart): the
 -- first read or step after a boundary is then two calls of about half the work each, not one of both.
 local CROSSING = { ROWS_PER_CALL = 1000, FIXED_ROWS = 50, READ_APART_ROWS = 100, seq = -1, rows = 0,
-  stored_seq = -1, stored_rows = 0, drained_seq = -1 }
+  stored_seq = -1, stored_rows = 0, drained_seq = -1, unmarked = 0 }
 
 -- Whether this call may store a snapshot of `rows` rows, each weighing `per_row` (default 1; a tiebreak board's 2:
 -- snaprows.next_piece), counting them when it may.
@@ -175,6 +175,14 @@ end
 -- before it changes anything, then again as each segment's first write (segment_lib), and reads each mark once.
 local current_marks = { seq = 0, by = {} }
 
+-- cross_boundary's answer (true) where it leaves the window without a mark at now's slot: a segment's without history
+-- and no `create`, or a mark or staged page Redis refused. Counted (snapshot.unmarked_count): a write crosses such
+-- a segment again as its first write (segment_lib's first_write).
+local function unmarked()
+  CROSSING.unmarked = CROSSING.unmarked + 1
+  return true
+end
+
 local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create)
   local conf, segment, derived = snapshot_conf_of(confs, cfg_key, slots_key)
   if not conf or derived then return true end
@@ -190,7 +198,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   end
   -- A segment's history starts with its first write or drain (`create`): a read of a segment without
   -- one stores nothing (any name may be read).
-  if segment and not mark and not create then return true end
+  if segment and not mark and not create then return unmarked() end
   if mark and not segment then
     for _, crossing in ipairs(hooks.boundary_crossing) do
       if not crossing(cfg_key, slots_key, top_key, conf, mark, interval_sec, origin_sec) then return false end
@@ -202,7 +210,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
     rows, per_row, page = snaprows.next_piece(base, top_key, mark + interval_sec, conf)
     if not crossing_allowed(rows, per_row) then return false end
     -- A page before the last is staged and the boundary left for the next call (snaprows' PAGED).
-    if page and not page.last then return not stage_before_last(base, top_key, mark + interval_sec, conf, interval_sec, page) end
+    if page and not page.last then return not stage_before_last(base, top_key, mark + interval_sec, conf, interval_sec, page) and unmarked() end
   end
   -- On a full Redis (maxmemory, noeviction) this first write of the script is refused: the boundary
   -- then goes without a snapshot, and the expiry that follows (which frees memory) still runs.
@@ -216,7 +224,7 @@ local function cross_boundary(cfg_key, confs, slots_key, top_key, now_sec, inter
   else
     marked = redis.pcall('HSET', cfg_key, 'snapMark:' .. window_name_of(cfg_key, slots_key), current)
   end
-  if type(marked) == 'table' and marked.err then return true end
+  if type(marked) == 'table' and marked.err then return unmarked() end
   if not mark then return true end
   if not snapshots then
     -- A segment's archives expire `keep` periods after they close (segments come and go).
@@ -333,6 +341,8 @@ hooks.export_all(snapshot, { 'snapshot_confs', snapshot_confs, 'store_snapshot_c
   'crossing_allowed', crossing_allowed, 'crossing_work', crossing_work, 'crossing_fits', crossing_fits,
   'CROSSING_ERROR', CROSSING_ERROR, 'stored_apart', stored_apart, 'CROSSING_ROWS', CROSSING.ROWS_PER_CALL })
 snapshot.note_drained = function() CROSSING.drained_seq = CALL.seq end -- a step drained: no listing of many rows after
+-- The windows cross_boundary left without a mark (unmarked), counted from call to call: only its growth is read.
+snapshot.unmarked_count = function() return CROSSING.unmarked end
 hooks.export_all(snapshot, { 'leave_apart', leave_apart, 'cross_all', cross_all, 'open_write', open_write,
   'cross_window_of', cross_window_of, 'open_read', open_read, 'begin_read', begin_read,
   'snapshot_windows', snapshot_windows, 'bump_version', bump_version, 'snapshot_due_ms', snapshot_due_ms,
