@@ -3,7 +3,8 @@ import { createBoard } from '../../../harness/app';
 import { RESEND_GUARD_MS } from '../../../src/common/limits';
 import { validateConfig } from '../../../src/common/config';
 import { shardOf } from '../../../src/ranking/core/shard-math';
-import { callEntries, type CostedBoard } from '../../../src/ranking/core/write-cost';
+import { callEntries } from '../../../src/ranking/core/write-cost';
+import { SEGMENTED_SPLIT_BOARD, SEGMENTED_SPLIT_COSTED } from '../../support/boards';
 import { useClusterApp, useSingleNodeApp } from '../../support/e2e';
 
 const VICTIM = 'victim-secret-0123456789';
@@ -13,26 +14,14 @@ const SHARDER = 'sharder-secret-0123456789';
 const SPLITTER = 'splitter-secret-0123456789';
 const KEYS = [VICTIM, ATTACKER, THRIFTY, SHARDER, SPLITTER].map((secret) => `${secret}:read+write`).join(',');
 
-/**
- * The costliest segmented board's shape (test/integration/parts/segmented-batch-calls.int.ts): a batch
- * of 25 entries with a new actor each goes in 3 calls of at most 9 (WRITE_COST_PER_CALL of work), each
- * storing its answer.
- */
-const SPLIT_BOARD = {
-  windows: Array.from({ length: 4 }, (_, w) => ({ name: `w${w}`, period: `${w + 1}h`, interval: '1m' })),
-  views: [{ name: 'people', mode: 'unique', window: 'w0' }],
-  ties: 'first' as const,
-  actors: { capPerItem: 1000 },
-  segments: { max: 10_000 },
-};
+/** A batch of 25 entries with a new actor each on SEGMENTED_SPLIT_BOARD: 3 calls, each storing its answer. */
 const SPLIT_ITEMS = Array.from({ length: 25 }, (_, n) => ({ item: `i${n}`, amount: 1, actor: `a${n}` }));
 
 /** The calls a shard's part of SPLIT_ITEMS goes in (write-cost.ts callEntries at the default bound). */
 function splitCalls(): number {
-  const costed: CostedBoard = { ...SPLIT_BOARD, segmentsMax: 10_000, actors: true, capPerItem: 1000 };
   const bound = validateConfig({}).WRITE_COST_PER_CALL;
   let calls = 0;
-  for (let at = 0; at < SPLIT_ITEMS.length; calls++) at += callEntries(SPLIT_ITEMS, at, costed, bound);
+  for (let at = 0; at < SPLIT_ITEMS.length; calls++) at += callEntries(SPLIT_ITEMS, at, SEGMENTED_SPLIT_COSTED, bound);
   return calls;
 }
 
@@ -149,7 +138,7 @@ describe('idempotency keys: scoped per client, stored answers budgeted', () => {
   });
 
   it('charges a keyed batch an answer for each call its shard part goes in (issue #45)', async () => {
-    await createBoard(e2e.app(), 'split', SPLIT_BOARD);
+    await createBoard(e2e.app(), 'split', SEGMENTED_SPLIT_BOARD);
     expect(splitCalls()).toBe(3);
     const batch = () =>
       budgeted()
@@ -254,7 +243,7 @@ describe('idempotency keys: the own keys of a Cluster write are budgeted', () =>
   });
 
   it('charges a batch without a key each call its shard part goes in, 60 s of an answer each', async () => {
-    await createBoard(e2e.app(), 'split', SPLIT_BOARD);
+    await createBoard(e2e.app(), 'split', SEGMENTED_SPLIT_BOARD);
     expect(splitCalls()).toBe(3);
     const batch = () => http().post('/boards/split/increments').send({ items: SPLIT_ITEMS });
     e2e.clock.advanceMs(3_600_000); // the quota of one answer refilled

@@ -6,7 +6,8 @@ import { FakeClock } from '../../../harness/clock';
 import { startTestRedis, TestRedis } from '../../../harness/redis';
 import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
 import { validateConfig } from '../../../src/common/config';
-import { batchCost, costliestWrite, type CostedBoard } from '../../../src/ranking/core/write-cost';
+import { batchCost, costliestWrite } from '../../../src/ranking/core/write-cost';
+import { SEGMENTED_SPLIT_BOARD, SEGMENTED_SPLIT_COSTED } from '../../support/boards';
 import { scriptCallCommands } from '../../support/script-calls';
 
 /**
@@ -22,15 +23,6 @@ const T0 = 1_700_006_400_000;
 const BOUND = validateConfig({}).WRITE_COST_PER_CALL;
 const CALL_COMMANDS = WRITE_CALL_COMMANDS / 2;
 /** id, time, µs, arguments, client address, client name. */
-
-const BOARD = {
-  windows: Array.from({ length: 4 }, (_, w) => ({ name: `w${w}`, period: `${w + 1}h`, interval: '1m' })),
-  views: [{ name: 'people', mode: 'unique', window: 'w0' }],
-  ties: 'first' as const,
-  actors: { capPerItem: 1000 },
-  segments: { max: 10_000 },
-};
-const COSTED: CostedBoard = { ...BOARD, segmentsMax: 10_000, actors: true, capPerItem: 1000 };
 
 describe.each(['single', 'cluster'] as const)('a segmented batch at the write bound, in calls (%s)', (topology) => {
   const clock = new FakeClock(T0);
@@ -71,10 +63,10 @@ describe.each(['single', 'cluster'] as const)('a segmented batch at the write bo
     'entries with a new actor in %i segment(s): calls within the bound, each entry once',
     async (named) => {
       const name = `seg${named}`;
-      await createBoard(app, name, BOARD);
-      expect(costliestWrite(COSTED)).toBeLessThanOrEqual(BOUND);
+      await createBoard(app, name, SEGMENTED_SPLIT_BOARD);
+      expect(costliestWrite(SEGMENTED_SPLIT_COSTED)).toBeLessThanOrEqual(BOUND);
       const segments = Array.from({ length: named }, (_, k) => `s${k}`);
-      const taken = batchCost([[{ actor: 'a', segments }]], COSTED, BOUND).entriesWithin;
+      const taken = batchCost([[{ actor: 'a', segments }]], SEGMENTED_SPLIT_COSTED, BOUND).entriesWithin;
       const items = Array.from({ length: taken }, (_, n) => ({
         ...{ item: `i${n}`, amount: n + 1, actor: `a${n}` },
         ...(named > 0 && { segments }),
@@ -103,7 +95,7 @@ describe.each(['single', 'cluster'] as const)('a segmented batch at the write bo
   );
 
   it("answers BATCH_PARTIAL when a later call is refused, the earlier calls' entries applied once", async () => {
-    await createBoard(app, 'partial', BOARD);
+    await createBoard(app, 'partial', SEGMENTED_SPLIT_BOARD);
     await http()
       .post('/admin/boards/partial/retractions')
       .set(ADMIN)
