@@ -71,12 +71,21 @@ const PER_SHARD = Math.ceil((2 * MAX_MEMBERS_PER_GROUP) / SHARDS_PER_BOARD.max);
  */
 const SHARDED_GROUPS = Math.floor((2 * MAX_MEMBERS_PER_BOARD) / SHARDS_PER_BOARD.max / PER_SHARD);
 
+const shardedMembersFound = new Map<number, string[]>();
+
+/**
+ * A sharded group's members, found once a group: a group on shard 0 is hashed from some 20 000
+ * candidates, and rows dirtying the groups asked for them again (seconds of this process's CPU).
+ */
 function shardedMembers(group: number): string[] {
+  const found = shardedMembersFound.get(group);
+  if (found) return found;
   const names: string[] = [];
   for (let k = 0; names.length < (group === 1 ? MEMBERS : PER_SHARD); k++) {
     const item = `q${group}-${k}`;
     if (group === 1 || shardOf(item, SHARDS_PER_BOARD.max) === 0) names.push(item);
   }
+  shardedMembersFound.set(group, names);
   return names;
 }
 

@@ -131,9 +131,8 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   const times = row.grows?.times ?? row.times ?? DEFAULT_TIMES;
   let cost: RedisCost = NO_COST;
   const statuses = new Set<number>();
-  let refusedAt: number | null = null;
-  let applied = 0;
-  // Reset first: a prepare's calls fill the slow log, whose memory the reset frees.
+  let [refusedAt, applied]: [number | null, number] = [null, 0];
+  // The slow log logs from here: not a prepare's calls (paused since the row before), only the row's own.
   await meter.reset();
   const bytesBefore = row.grows ? await meter.usedBytes() : 0;
   let answer: HttpAnswer | undefined;
@@ -153,11 +152,12 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   }
   const grown = row.grows ? (await meter.usedBytes()) - bytesBefore : 0;
   const requests = cost;
+  if (!row.measuresSettle) await meter.pause();
   await row.settle?.(context, answer);
   if (row.measuresSettle) cost = costlier(cost, await meter.read());
   const held = await heldFigures(context, meter, row);
   await row.release?.(context);
-  await meter.reset();
+  await meter.pause();
   return {
     ...costFigures(row, requests, cost),
     statuses: [...statuses].sort(),
@@ -228,16 +228,21 @@ export async function runWorstCase(
 
 /**
  * `work`; with WORST_CASE_ROW_CPU=<path>, a line appended there of the CPU it took (this process's and
- * Redis's): a row's filling, requests and settle, to see where the harness's time goes.
+ * Redis's) and the commands Redis ran (a script's own too): a row's filling, requests and settle, to see
+ * where the harness's time goes.
  */
 async function withCpuLog<T>(meter: RedisMeter, row: WorstRow, work: () => Promise<T>): Promise<T> {
   const path = process.env.WORST_CASE_ROW_CPU;
   if (!path) return work();
-  const [here, redisMs] = [process.cpuUsage(), await meter.cpuMs()];
+  const [here, redisMs, commands] = [process.cpuUsage(), await meter.cpuMs(), await meter.commandCounts()];
   const result = await work();
   const { user, system } = process.cpuUsage(here);
   const redis = (await meter.cpuMs()) - redisMs;
-  appendFileSync(path, `${((user + system) / 1000).toFixed(0)}\t${redis.toFixed(0)}\t${row.route} (${row.worst})\n`);
+  const ran = (await meter.commandCounts()).commands - commands.commands;
+  appendFileSync(
+    path,
+    `${((user + system) / 1000).toFixed(0)}\t${redis.toFixed(0)}\t${ran}\t${row.route} (${row.worst})\n`,
+  );
   return result;
 }
 

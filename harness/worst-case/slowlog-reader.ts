@@ -12,7 +12,7 @@ export interface SlowlogEntry {
   micros: number;
   /** The command's name, lower case. */
   command: string;
-  /** Its first argument (an FCALL's function), when it has one. */
+  /** Its first argument (an FCALL's function), when it has one (a script's command's: when asked for). */
   first: string | undefined;
   /** A command a script ran (its client address `?:0`): counted in the script's own time. */
   script: boolean;
@@ -23,6 +23,10 @@ const SCRIPT_CLIENT = Buffer.from('?:0');
 
 /** A cursor over a RESP reply; `undefined` from a reader means the bytes end before the value does. */
 class Resp {
+  /** Where the last bulk string read lies in `bytes`: [from, to). */
+  from = 0;
+  to = 0;
+
   constructor(
     readonly bytes: Buffer,
     public at = 0,
@@ -39,42 +43,59 @@ class Resp {
     return sign * value;
   }
 
-  /**
-   * Past the next bulk string: its text when `keep`, else whether it is `same`'s bytes (or false);
-   * null for a null bulk, undefined when incomplete.
-   */
-  string(keep: boolean, same?: Buffer): string | boolean | null | undefined {
+  /** Past the next bulk string, its bytes at [from, to): false for a null bulk, undefined when incomplete. */
+  bulk(): boolean | undefined {
     const length = this.header();
     if (length === undefined) return undefined;
-    if (length < 0) return null;
-    const [from, to] = [this.at, this.at + length];
-    if (to + 2 > this.bytes.length) return undefined;
-    this.at = to + 2;
-    if (keep) return this.bytes.toString('utf8', from, to);
-    return same !== undefined && length === same.length && this.bytes.compare(same, 0, length, from, to) === 0;
+    this.from = this.at;
+    this.to = this.at + Math.max(0, length);
+    if (length < 0) return false;
+    if (this.to + 2 > this.bytes.length) return undefined;
+    this.at = this.to + 2;
+    return true;
+  }
+
+  /** Whether the last bulk string read is `same`'s bytes. */
+  is(same: Buffer): boolean {
+    const { from, to } = this;
+    return to - from === same.length && this.bytes.compare(same, 0, same.length, from, to) === 0;
   }
 }
 
-/** One entry (`*6`: id, time, µs, arguments, client address, client name), or undefined if incomplete. */
-function entryOf(resp: Resp): SlowlogEntry | undefined {
-  const [, id, , micros, args] = [resp.header(), resp.header(), resp.header(), resp.header(), resp.header()];
+/** Command names as logged (upper case) and as an entry gives them (lower case): a few dozen, each lowered once. */
+const COMMAND_NAMES = new Map<string, string>();
+
+function commandName(resp: Resp): string {
+  const logged = resp.bytes.toString('latin1', resp.from, resp.to);
+  let name = COMMAND_NAMES.get(logged);
+  if (name === undefined) COMMAND_NAMES.set(logged, (name = logged.toLowerCase()));
+  return name;
+}
+
+/**
+ * One entry (`*6`: id, time, µs, arguments, client address, client name), or undefined if incomplete.
+ * A script's command's first argument (a key) is decoded only with `scriptKeys`: most entries are a
+ * script's, and decoding their keys was about half of the reading's CPU.
+ */
+function entryOf(resp: Resp, scriptKeys: boolean): SlowlogEntry | undefined {
+  resp.header();
+  const id = resp.header();
+  resp.header();
+  const micros = resp.header();
+  const args = resp.header();
   if (args === undefined || micros === undefined || id === undefined) return undefined;
-  let [command, first]: unknown[] = ['', undefined];
+  let [command, firstFrom, firstTo] = ['', -1, -1];
   for (let n = 0; n < args; n++) {
-    const arg = resp.string(n < 2);
-    if (arg === undefined) return undefined;
-    if (n === 0) command = arg;
-    if (n === 1) first = arg ?? undefined;
+    const found = resp.bulk();
+    if (found === undefined) return undefined;
+    if (n === 0) command = commandName(resp);
+    else if (n === 1 && found) [firstFrom, firstTo] = [resp.from, resp.to];
   }
-  const script = resp.string(false, SCRIPT_CLIENT);
-  if (script === undefined || resp.string(false) === undefined) return undefined;
-  return {
-    id,
-    micros,
-    command: String(command).toLowerCase(),
-    first: first as string | undefined,
-    script: script === true,
-  };
+  if (resp.bulk() === undefined) return undefined;
+  const script = resp.is(SCRIPT_CLIENT);
+  if (resp.bulk() === undefined) return undefined;
+  const first = firstFrom >= 0 && (scriptKeys || !script) ? resp.bytes.toString('utf8', firstFrom, firstTo) : undefined;
+  return { id, micros, command, first, script };
 }
 
 /** A reply read as it arrives: whole entries parsed, the bytes of a part one kept for the next chunk. */
@@ -82,6 +103,9 @@ export class SlowlogReply {
   private rest = Buffer.alloc(0);
   private count: number | undefined;
   readonly entries: SlowlogEntry[] = [];
+
+  /** `scriptKeys`: a script's commands' first arguments decoded too (entryOf). */
+  constructor(private readonly scriptKeys = true) {}
 
   /** Takes a chunk; true once the whole reply is read. */
   take(chunk: Buffer): boolean {
@@ -94,7 +118,7 @@ export class SlowlogReply {
     }
     while (this.entries.length < this.count) {
       const start = resp.at;
-      const entry = entryOf(resp);
+      const entry = entryOf(resp, this.scriptKeys);
       if (!entry) return this.keep(resp, start);
       this.entries.push(entry);
     }
@@ -114,9 +138,9 @@ export class SlowlogReader {
 
   constructor(private readonly node: Redis) {}
 
-  /** The `count` newest entries of the node's SLOWLOG, newest first. */
-  get(count: number): Promise<SlowlogEntry[]> {
-    const next = this.queue.then(() => this.request(count));
+  /** The `count` newest entries of the node's SLOWLOG, newest first; a script's commands' keys only with `scriptKeys`. */
+  get(count: number, scriptKeys = true): Promise<SlowlogEntry[]> {
+    const next = this.queue.then(() => this.request(count, scriptKeys));
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -136,8 +160,8 @@ export class SlowlogReader {
     return socket;
   }
 
-  private async request(count: number): Promise<SlowlogEntry[]> {
-    const reply = new SlowlogReply();
+  private async request(count: number, scriptKeys: boolean): Promise<SlowlogEntry[]> {
+    const reply = new SlowlogReply(scriptKeys);
     await this.send(['SLOWLOG', 'GET', String(count)], (chunk) => reply.take(chunk));
     return reply.entries;
   }

@@ -8,7 +8,8 @@
  * in all, no growth that no quota stops, no answer a row does not accept (a 5xx above all).
  * WORST_CASE_TABLE_FILE=<path> writes the measured table there; WORST_CASE_ROWS=<regular expression>
  * runs only the rows whose route and worst request match it (while working on a row; CI runs them all);
- * WORST_CASE_ROW_CPU=<path> appends there each row's CPU, the harness's and Redis's, its filling's too;
+ * WORST_CASE_ROW_CPU=<path> appends there each row's CPU, the harness's and Redis's, its filling's too,
+ * and the commands Redis ran;
  * WORST_CASE_SEED_LOG=<path> each seeding step's wall time, CPU and Redis commands (harness/worst-case/seed-log.ts).
  */
 import { writeFileSync } from 'node:fs';

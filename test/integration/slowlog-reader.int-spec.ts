@@ -54,4 +54,20 @@ describe('the worst-case SLOWLOG reader', () => {
       reader.close();
     }
   });
+
+  it("leaves a script's commands' keys out unless asked for them, every other field as read with them", async () => {
+    const reader = new SlowlogReader(node);
+    try {
+      const withKeys = await reader.get(ENTRIES);
+      const withoutKeys = new Map((await reader.get(ENTRIES, false)).map((entry) => [entry.id, entry]));
+      const both = withKeys.filter((entry) => withoutKeys.has(entry.id));
+      expect(both.filter((entry) => entry.script).length).toBeGreaterThan(ENTRIES / 4);
+      expect(both.map((entry) => withoutKeys.get(entry.id))).toEqual(
+        both.map((entry) => ({ ...entry, first: entry.script ? undefined : entry.first })),
+      );
+      expect([...withoutKeys.values()].map((entry) => entry.first)).toContain('slowlog:ключ');
+    } finally {
+      reader.close();
+    }
+  });
 });
