@@ -1,8 +1,5 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Cluster } from 'ioredis';
-import { SystemClock } from '../../src/common/clock';
 import { progressName } from '../../src/ingest/ingest.store';
-import { startTestApp } from '../../harness/app';
 import { clusterClient, startRedisCluster } from '../../harness/cluster';
 import { FAULT_BOARDS, FAULT_TIMEOUT_MS, faultWorkerEnv, runFaultScenario } from '../support/ingest-fault';
 import { groupDrained, groupState, rewindGroup } from '../support/ingest-redis-group';
@@ -22,7 +19,6 @@ const STREAM = '{events}';
 describe('Redis stream ingest on a Cluster, batches split per shard, under faults', () => {
   let cluster: { nodes: string; stopServer: () => Promise<void> };
   let client: Cluster;
-  let app: NestFastifyApplication;
   const shardTags = () =>
     FAULT_BOARDS.flatMap(({ name, shards }) =>
       Array.from({ length: shards }, (_, k) =>
@@ -34,12 +30,8 @@ describe('Redis stream ingest on a Cluster, batches split per shard, under fault
     cluster = await startRedisCluster();
     client = clusterClient(cluster.nodes);
     await client.connect();
-    app = await startTestApp({ env: { REDIS_CLUSTER_NODES: cluster.nodes, KEY_PREFIX: PREFIX } }, new SystemClock(), {
-      INGEST_ENABLED: 'false',
-    });
   });
   afterAll(async () => {
-    await app.close();
     client.disconnect();
     await cluster.stopServer();
   });
@@ -48,7 +40,6 @@ describe('Redis stream ingest on a Cluster, batches split per shard, under fault
     'applies each shard part once, across crashes, a second instance and a script flush',
     async () => {
       const { messages } = await runFaultScenario({
-        app,
         client,
         prefix: PREFIX,
         env: { REDIS_CLUSTER_NODES: cluster.nodes, ...faultWorkerEnv(PREFIX) },

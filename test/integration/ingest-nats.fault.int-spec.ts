@@ -1,10 +1,7 @@
 import { AckPolicy, DeliverPolicy, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
-import { SystemClock } from '../../src/common/clock';
 import { NATS_ACK_WAIT_MS } from '../../src/ingest/ingest.limits';
-import { startTestApp } from '../../harness/app';
 import {
   DurableRedis,
   FAULT_TIMEOUT_MS,
@@ -27,16 +24,12 @@ describe('NATS JetStream ingest under faults', () => {
   let redis: DurableRedis;
   let nats: TestNats;
   let client: Redis;
-  let app: NestFastifyApplication;
   let connection: Awaited<ReturnType<typeof connect>>;
   let jsm: JetStreamManager;
 
   beforeAll(async () => {
     [redis, nats] = await Promise.all([startDurableRedis(), startTestNats()]);
     client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    app = await startTestApp({ env: { REDIS_URL: redis.url, KEY_PREFIX: PREFIX } }, new SystemClock(), {
-      INGEST_ENABLED: 'false',
-    });
     connection = await connect({ servers: nats.url, reconnect: true, maxReconnectAttempts: -1 });
     jsm = await jetstreamManager(connection);
     await jsm.streams.add({ name: 'EVENTS', subjects: ['events.>'] });
@@ -44,7 +37,6 @@ describe('NATS JetStream ingest under faults', () => {
     await jsm.streams.add({ name: 'DEAD', subjects: ['dead.events'], duplicate_window: 15 * 60 * 1e9 });
   });
   afterAll(async () => {
-    await app.close();
     await connection.close();
     client.disconnect();
     await Promise.all([redis.stop(), nats.stop()]);
@@ -103,7 +95,6 @@ describe('NATS JetStream ingest under faults', () => {
     'counts every message once and dead-letters every invalid one once',
     async () => {
       await runFaultScenario({
-        app,
         client,
         prefix: PREFIX,
         env: { REDIS_URL: redis.url, ...faultWorkerEnv(PREFIX) },

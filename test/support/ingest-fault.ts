@@ -1,9 +1,7 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis, { Cluster } from 'ioredis';
 import request from 'supertest';
-import { ADMIN } from '../../harness/app';
 import { stopChild } from '../../harness/processes';
 
 export { type DurableRedis, startDurableRedis } from './durable-redis';
@@ -97,14 +95,15 @@ export function startWorker(env: Record<string, string>): ChildProcess {
   bootOf.set(
     child,
     new Promise((resolve) => {
-      child.once('message', () => resolve());
-      child.once('exit', () => resolve());
+      child.once('message', (ready: { url: string }) => resolve(ready.url));
+      child.once('exit', () => resolve(undefined));
     }),
   );
   return child;
 }
 
-const bootOf = new WeakMap<ChildProcess, Promise<void>>();
+/** A worker's boot: the URL it listens on once booted, undefined when it exited first. */
+const bootOf = new WeakMap<ChildProcess, Promise<string | undefined>>();
 /** How long a worker may take to boot before the test fails naming the step (well under FAULT_TIMEOUT_MS). */
 const WORKER_BOOT_BUDGET_MS = 60_000;
 /** How long a worker may take to leave after SIGTERM. */
@@ -156,8 +155,8 @@ export function faultWorkerEnv(prefix: string): Record<string, string> {
   };
 }
 
-/** Resolves when the worker has booted (or exited); fails, naming the step, past its budget. */
-async function booted(child: ChildProcess): Promise<void> {
+/** Resolves when the worker has booted (its URL) or exited (undefined); fails, naming the step, past its budget. */
+async function booted(child: ChildProcess): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const overdue = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -166,7 +165,7 @@ async function booted(child: ChildProcess): Promise<void> {
     );
   });
   try {
-    await Promise.race([bootOf.get(child)!, overdue]);
+    return await Promise.race([bootOf.get(child)!, overdue]);
   } finally {
     clearTimeout(timer);
   }
@@ -200,9 +199,7 @@ export interface FaultSource {
 }
 
 export interface FaultScenario {
-  /** An app on the test's Redis that consumes nothing (INGEST_ENABLED=false): boards and the source are declared through it. */
-  app: NestFastifyApplication;
-  /** The workers' environment (their Redis, KEY_PREFIX, INGEST_*). */
+  /** The workers' environment (their Redis, KEY_PREFIX, ADMIN_TOKEN, INGEST_*). */
   env: Record<string, string>;
   /** The test's own connection: boards and totals are read with it. */
   client: Redis | Cluster;
@@ -221,7 +218,7 @@ export interface FaultScenario {
  */
 export async function runFaultScenario(scenario: FaultScenario): Promise<{ messages: FaultMessage[] }> {
   const { client, prefix, source } = scenario;
-  await declare(scenario);
+  const first = await declaredByFirst(scenario);
   const messages = faultMessages(FAULT_MESSAGES);
   const ids: string[] = [];
   const produce = (async () => {
@@ -234,7 +231,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
   })();
   const applied = async () => Number(await client.hget(`{${prefix}ingest}:stats:events`, 'applied'));
   // At a kill: messages sent that the source has not yet delivered and seen acknowledged (work under way).
-  const { workers, appliedAtKills } = await chaos({ env: scenario.env, produce, fault: () => source.fault(), applied });
+  const { workers, appliedAtKills } = await chaos({ env: scenario.env, source, first, produce, applied });
 
   try {
     await waitFor('the source to be drained', () => source.drained(messages.length), DRAIN_BUDGET_MS).catch(
@@ -242,8 +239,8 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
         throw new Error(`${error.message}: ${JSON.stringify(await stateOf(scenario, workers, ids.length))}`);
       },
     );
-    for (const worker of workers) await stopWorker(worker, 'SIGKILL');
-
+    // The instance the chaos left running stays: drained, it applies nothing more, and the rewind
+    // below delivers the last tenth again to it (a fresh instance would cost a boot, ~2 CPU s).
     expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
     const invalidIds = ids.filter((_, i) => !messages[i].valid);
     expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
@@ -256,15 +253,33 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
   return { messages };
 }
 
-/** The boards and the source declared through the scenario's app, then its own checks. */
-async function declare({ app, source, declared }: FaultScenario): Promise<void> {
+/**
+ * The first instance, booted, with the boards and the source declared on its routes (an app of the
+ * test's own would cost a boot in Jest's module registry): it then consumes what it declared.
+ */
+async function declaredByFirst(scenario: FaultScenario): Promise<ChildProcess> {
+  const first = startWorker(scenario.env);
+  try {
+    await declare(scenario, first);
+  } catch (error) {
+    await stopWorker(first, 'SIGKILL');
+    throw error;
+  }
+  return first;
+}
+
+/** The boards and the source declared through the routes of the booted `worker`, then the scenario's own checks. */
+async function declare({ env, source, declared }: FaultScenario, worker: ChildProcess): Promise<void> {
+  const url = await booted(worker);
+  if (url === undefined) throw new Error(`worker ${worker.pid} exited before it booted`);
+  const admin = { Authorization: `Bearer ${env.ADMIN_TOKEN}` };
   for (const { name, shards } of FAULT_BOARDS)
-    await request(app.getHttpServer())
+    await request(url)
       .put(`/admin/boards/${name}`)
-      .set(ADMIN)
+      .set(admin)
       .send({ windows: [{ name: FAULT_WINDOW, period: '1h', interval: '1m' }], shards })
       .expect(201);
-  await request(app.getHttpServer()).put('/admin/ingest/events').set(ADMIN).send(source.declaration).expect(201);
+  await request(url).put('/admin/ingest/events').set(admin).send(source.declaration).expect(201);
   await declared?.();
 }
 
@@ -295,22 +310,20 @@ async function deliveredAgain(
   const { client, prefix, source } = scenario;
   const applied = () => client.hget(`{${prefix}ingest}:stats:events`, 'applied');
   const appliedBefore = await applied();
-  const worker = startWorker(scenario.env);
-  try {
-    await source.rewind!(Math.floor(messages.length * 0.9), ids);
-    await waitFor('the source to be drained again', () => source.drained(messages.length), DRAIN_BUDGET_MS);
-    expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
-    expect(await applied()).toBe(appliedBefore);
-    if (source.deadLettersOnceAfterRewind) expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
-  } finally {
-    await stopWorker(worker, 'SIGKILL');
-  }
+  await source.rewind!(Math.floor(messages.length * 0.9), ids);
+  await waitFor('the source to be drained again', () => source.drained(messages.length), DRAIN_BUDGET_MS);
+  expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
+  expect(await applied()).toBe(appliedBefore);
+  if (source.deadLettersOnceAfterRewind) expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
 }
 
 interface Chaos {
   env: Record<string, string>;
+  /** The instance consuming when the chaos begins. */
+  first: ChildProcess;
   produce: Promise<void>;
-  fault: () => Promise<void>;
+  /** Its fault() falls once, after the second kill. */
+  source: FaultSource;
   /** How many events were applied so far (the source's totals). */
   applied: () => Promise<number>;
 }
@@ -326,8 +339,8 @@ interface ChaosDone {
  * first kill and leaving (SIGTERM) after the second, and the server's fault then. `applied` is read
  * just before each kill, so the test can check that a kill fell while work was under way.
  */
-async function chaos({ env, produce, fault, applied }: Chaos): Promise<ChaosDone> {
-  let first = startWorker(env);
+async function chaos({ env, first: consuming, produce, source, applied }: Chaos): Promise<ChaosDone> {
+  let first = consuming;
   let second: ChildProcess | undefined;
   const workers = [first];
   const appliedAtKills: number[] = [];
@@ -344,7 +357,7 @@ async function chaos({ env, produce, fault, applied }: Chaos): Promise<ChaosDone
     }
     if (kill === 1) {
       await stopWorker(second!, 'SIGTERM');
-      await fault();
+      await source.fault();
     }
   }
   await produce;

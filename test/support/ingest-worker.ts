@@ -7,8 +7,9 @@ import { createApp } from '../../src/bootstrap';
 
 async function main(): Promise<void> {
   const app = await createApp({ logDestination: { write: () => undefined } });
-  await app.init();
-  process.send?.('ready');
+  // Listening: the fault test declares its boards and source through an instance's routes.
+  await app.listen(0, '127.0.0.1');
+  process.send?.({ url: await app.getUrl() });
   process.once('SIGTERM', () => {
     void app.close().then(() => process.exit(0));
   });
