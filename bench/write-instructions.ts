@@ -98,6 +98,7 @@ function ownRows(bench: Bench, increment: Increment): Rows {
     ...moderatedRows(bench, increment),
     ...freshRows(bench, increment),
     ...segmentedBatchRows(bench),
+    sameActorRow(bench),
   ];
 }
 
@@ -203,6 +204,21 @@ function freshRows(bench: Bench, increment: Increment): Rows {
           }),
         ),
     ],
+  ];
+}
+
+/** wc-seg's single write of an actor the item already has in every window: from the second attempt on (each attempt's call at the same time). */
+function sameActorRow(bench: Bench): Rows[number] {
+  const { graph, commands } = bench;
+  return [
+    'batch of 1: existing item, the same actor each attempt, 8 segments (wc-seg)',
+    () =>
+      graph.ranking.incrementBatch(
+        commands.batch({
+          board: 'wc-seg',
+          entries: [{ item: 'i1', amount: 1, actor: 'again', segments: segmentsOf(0) }],
+        }),
+      ),
   ];
 }
 

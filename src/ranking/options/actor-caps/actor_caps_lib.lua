@@ -87,10 +87,10 @@ local function actor_amount(slots_key, slot_start, actor, item, amount)
   if cap == 0 and weight == 1 then return nil end
   local counted = amount * weight
   if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
-  local held = held_of(slots_key, actor, item)
   local act_key, pair = actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item
-  -- No contribution of the pair anywhere in the window (a new actor's): none in this slot either.
-  if held == 0 and actor_log.ACTORS.pair_unheld(slots_key, act_key, pair, item) then return within_cap(cap, counted, 0) end
+  -- No contribution of the pair anywhere in the window (a new actor's): none in this slot either, nor held.
+  if actor_log.ACTORS.pair_unheld(slots_key, act_key, pair, item) then return within_cap(cap, counted, 0) end
+  local held = held_of(slots_key, actor, item)
   local own = actor_log.ACTORS.figures(actor_log.ACTORS.pair_value(act_key, pair))
   return within_cap(cap, counted, held - math.max(0, own) + own)
 end
