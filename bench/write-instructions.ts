@@ -26,6 +26,10 @@ import { coalescedLabels, coalescedRows, seedCoalescedBoards } from './coalesced
 const SIZE = SIZES.ci;
 /** moderation_count_lib's INDEXES_PER_CALL: the most windows' indexes of the hidden items' scores a write's call builds. */
 const INDEXES_PER_CALL = Number(/local INDEXES_PER_CALL = (\d+)/.exec(RANKING.library.source)?.[1]);
+/** increment.lua's WORK_BUDGET: what a coalesced call's counts of the exceptions ahead weigh at most (a window 1). */
+const WORK_BUDGET = Number(/local WORK_BUDGET = (\d+)/.exec(RANKING.library.source)?.[1]);
+/** The mid-table requests of wc-modgroups' 8 windows one coalesced call applies within WORK_BUDGET. */
+const MODERATED_PER_CALL = WORK_BUDGET / 8;
 const ATTEMPTS = Number(process.env.WRITE_BENCH_ATTEMPTS ?? 3);
 const ROWS = new RegExp(process.env.WRITE_BENCH_ROWS ?? '.');
 const segmentsOf = (seed: number) => Array.from({ length: 8 }, (_, k) => `s${(seed + k) % 64}`);
@@ -94,6 +98,7 @@ function ownRows(bench: Bench, increment: Increment): Rows {
     ...moderatedRows(bench, increment),
     ...freshRows(bench, increment),
     ...segmentedBatchRows(bench),
+    sameActorRow(bench),
   ];
 }
 
@@ -146,22 +151,25 @@ function moderatedRows(bench: Bench, increment: Increment): Rows {
         return increment({ board: 'wc-modgroups', item: 'i1500', amount: 1 });
       },
     ],
-    [
-      'coalesced: 16 existing items mid-table, moderation maxima (wc-modgroups)',
-      () =>
-        Promise.all(
-          Array.from({ length: 16 }, (_, k) => increment({ board: 'wc-modgroups', item: `i${1400 + k}`, amount: 1 })),
-        ),
-    ],
-    [
-      // One call within increment.lua's WORK_BUDGET: what each call of the 16 above now is at most.
-      'coalesced: 4 existing items mid-table, moderation maxima (wc-modgroups)',
-      () =>
-        Promise.all(
-          Array.from({ length: 4 }, (_, k) => increment({ board: 'wc-modgroups', item: `i${1300 + k}`, amount: 1 })),
-        ),
-    ],
+    ...coalescedModeratedRows(increment),
   ];
+}
+
+/**
+ * Coalesced writes of existing items mid-table on wc-modgroups: 16 (in calls of at most increment.lua's WORK_BUDGET),
+ * one (the call's own part), and the most within WORK_BUDGET: what each call of the 16 is at most; the last two's
+ * difference is what each request adds.
+ */
+function coalescedModeratedRows(increment: Increment): Rows {
+  return [16, 1, MODERATED_PER_CALL].map((requests, row) => [
+    `coalesced: ${requests} existing items mid-table, moderation maxima (wc-modgroups)`,
+    () =>
+      Promise.all(
+        Array.from({ length: requests }, (_, k) =>
+          increment({ board: 'wc-modgroups', item: `i${row === 0 ? 1400 + k : 1200 + 10 * requests + k}`, amount: 1 }),
+        ),
+      ),
+  ]);
 }
 
 /** Writes that bring new items, actors or users with segments (wc-sum, wc-seg). */
@@ -196,6 +204,21 @@ function freshRows(bench: Bench, increment: Increment): Rows {
           }),
         ),
     ],
+  ];
+}
+
+/** wc-seg's single write of an actor the item already has in every window: from the second attempt on (each attempt's call at the same time). */
+function sameActorRow(bench: Bench): Rows[number] {
+  const { graph, commands } = bench;
+  return [
+    'batch of 1: existing item, the same actor each attempt, 8 segments (wc-seg)',
+    () =>
+      graph.ranking.incrementBatch(
+        commands.batch({
+          board: 'wc-seg',
+          entries: [{ item: 'i1', amount: 1, actor: 'again', segments: segmentsOf(0) }],
+        }),
+      ),
   ];
 }
 
@@ -272,7 +295,7 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
 const CUTS: Array<{ label: string; from: string; to: string }> = [
   {
     label: 'no work budget in a coalesced increment (WORK_BUDGET past any: only the units bound the call)',
-    from: 'local WORK_BUDGET = 32\n',
+    from: `local WORK_BUDGET = ${WORK_BUDGET}\n`,
     to: 'local WORK_BUDGET = 1e308\n',
   },
   {

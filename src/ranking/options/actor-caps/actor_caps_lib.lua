@@ -80,6 +80,12 @@ local function held_of(slots_key, actor, item)
   return held
 end
 
+-- The pairs a window of this call found with no contribution in it (ACTORS.pair_unheld; call_state.call_cache): pair ->
+-- true. The pair's next windows ask that first, which tells a new actor's pair absent without reading the cap's held
+-- (a pair absent from a window holds nothing there); a pair not found so reads held first, which an actor the item
+-- already has answers without the pairs hash. The order changes what is read, never what is answered.
+local unheld_pairs = { seq = 0, by = {} }
+
 -- Hook actor_amount: nil (the amount as sent) on a board without a cap for an actor of weight 1. Within
 -- the cap, against the positive part of the pair's other slots and its own slot's contribution.
 local function actor_amount(slots_key, slot_start, actor, item, amount)
@@ -87,10 +93,15 @@ local function actor_amount(slots_key, slot_start, actor, item, amount)
   if cap == 0 and weight == 1 then return nil end
   local counted = amount * weight
   if cap == 0 or counted <= 0 then return within_cap(0, counted, 0) end
-  local held = held_of(slots_key, actor, item)
   local act_key, pair = actor_log.ACTORS.slot_key(slots_key, slot_start), actor .. SEP .. item
+  local unheld = call_state.call_cache(unheld_pairs)
+  local held = not unheld[pair] and held_of(slots_key, actor, item) or 0
   -- No contribution of the pair anywhere in the window (a new actor's): none in this slot either.
-  if held == 0 and actor_log.ACTORS.pair_unheld(slots_key, act_key, pair, item) then return within_cap(cap, counted, 0) end
+  if held == 0 and actor_log.ACTORS.pair_unheld(slots_key, act_key, pair, item) then
+    unheld[pair] = true
+    return within_cap(cap, counted, 0)
+  end
+  if unheld[pair] then held = held_of(slots_key, actor, item) end
   local own = actor_log.ACTORS.figures(actor_log.ACTORS.pair_value(act_key, pair))
   return within_cap(cap, counted, held - math.max(0, own) + own)
 end

@@ -20,7 +20,7 @@ local STORED_COUNT_FLOOR = 16
 -- What a write's count of the exceptions ahead weighs (call_state.CALL.work, which a coalesced increment stops at:
 -- increment.lua's WORK_BUDGET): a window counted in (PLACE, the request's own write there included), a window's index
 -- built (INTERSECTION). At the moderation maxima (8 windows, 8 views, 400 exceptions), a coalesced mid-table request
--- of 8 places ~2.1 M Redis instructions, an index's intersection ~0.8 M (bench/write-instructions.ts).
+-- of 8 places ~1.8 M Redis instructions, an index's intersection ~0.8 M (bench/write-instructions.ts).
 local WORK = { PLACE = 1, INTERSECTION = 3 }
 
 -- The exceptions each config hash's set (exasked) holds in this call (call_state.call_cache): ex.asked.

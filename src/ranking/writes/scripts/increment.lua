@@ -48,9 +48,12 @@
 
 -- The work a call does before it leaves the requests after it to the next call (call_state.CALL.work, weighed by
 -- what counts inside Redis: moderation_lib's WORK, the exceptions ahead of each window's rank, which the service's
--- units, WRITE_COST_PER_CALL, do not see). 32: 4 mid-table requests of an 8-window board at the moderation maxima
--- (8 each, counted in the windows' kept indexes; the few indexes a call builds before it applies weigh 3 each).
-local WORK_BUDGET = 32
+-- units, WRITE_COST_PER_CALL, do not see). 24: 3 mid-table requests of an 8-window board at the moderation maxima
+-- (8 each, counted in the windows' kept indexes; the few indexes a call builds before it applies weigh 3 each). Such
+-- a call costs about 2.4 M Redis instructions of its own and 1.8 M a request (bench/write-instructions.ts: 1 request
+-- 4.24 M, 3 7.75 M, 4 9.53 M), and a step of Lua's collector falling inside it adds up to ~2.5 M: 3 requests stay
+-- near 10 M with one, 4 reach 11-12 M.
+local WORK_BUDGET = 24
 
 -- What every request of the running call shares (set by increment): a library-level table, so a call
 -- builds none. `no_key`: the idempotency entry of every request without a key (idem_lib reads it,
