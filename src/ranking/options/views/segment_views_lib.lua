@@ -80,9 +80,12 @@ local function views_reading(top_key)
 end
 
 -- Hook (sum_changed): an item's sum in a window (its results zset `top_key`) changed by `delta` in the
--- slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for expiry.
-local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
-  if views_reading(top_key) then board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
+-- slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for expiry;
+-- `slot_sum` the item's new sum in that slot when the caller just wrote it (nil: not known).
+local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec, slot_sum)
+  if views_reading(top_key) then
+    board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec, slot_sum)
+  end
 end
 
 -- The Redis commands a change of an item's sum costs a view of each mode (views_lib's window_changed:
