@@ -6,13 +6,15 @@ import { commandCalls } from '../../support/slowlog';
 
 /**
  * Issue #45's single writes on the board of every option (the harness's `wc-sum` rows "new item, new actor" and
- * "new user"), here on two windows (the most the write bound takes beside them), a decay and a rising view, `ties: first`, actors and segments: the commands
- * each one's call runs by name (INFO commandstats, reset before each). Before, a write took a tie sequence number
- * in each board window (HINCRBY), read back the slot sum a decay view then rescored from (HGET) and the changed
- * window's sum a rising view then rescored from (ZSCORE); a like also read its user's contribution in each window
- * (HGET), asked whether the window's pairs hash existed (EXISTS) and counted the pair and the item's actors with two
- * HINCRBY. Now one HINCRBY takes the board windows' numbers, the view reads what the write just wrote, and a like's
- * new pair is told by one HMGET of the pairs hash and written with its count in one HSET.
+ * "new user"), here on two windows (the most the write bound takes beside the rest), a decay and a rising view,
+ * `ties: first`, actors and segments: the commands each one's call runs by name (INFO commandstats, reset before
+ * each). Before, a write took a tie sequence number in each board window (HINCRBY), read back the slot sum a decay
+ * view then rescored from (HGET) and the changed window's sum a rising view then rescored from (ZSCORE); a like also
+ * indexed its slot in each board window (ZADD NX) though the shard's indexed second named it, read its user's
+ * contribution there (HGET), asked whether the window's pairs hash existed (EXISTS) and counted the pair and the
+ * item's actors with two HINCRBY. Now one HINCRBY takes the board windows' numbers, the views read what the write
+ * just wrote, a like indexes only a slot the shard does not know, and its new pair is told by one HMGET of the pairs
+ * hash and written with its count in one HSET.
  */
 const T0 = 1_700_006_400_000;
 const WINDOWS = [
@@ -23,15 +25,15 @@ const VIEWS = [
   { name: 'fading', mode: 'decay', window: 'h', halfLife: '30m' },
   { name: 'rising', mode: 'rising', window: 'h', baseline: 'd' },
 ];
-const NAMES = ['hincrby', 'hget', 'zscore', 'exists', 'hmget', 'hset'] as const;
+const NAMES = ['hincrby', 'hget', 'zscore', 'exists', 'hmget', 'hset', 'zadd'] as const;
 /** Those commands' calls, by topology (each measured: the two differ in the calls around the write's). */
 const INCREMENT = {
-  single: { hincrby: 15, hget: 8, zscore: 6, exists: 4, hmget: 4, hset: 8 },
-  cluster: { hincrby: 15, hget: 12, zscore: 6, exists: 4, hmget: 4, hset: 9 },
+  single: { hincrby: 15, hget: 8, zscore: 6, exists: 4, hmget: 4, hset: 8, zadd: 18 },
+  cluster: { hincrby: 15, hget: 12, zscore: 6, exists: 4, hmget: 4, hset: 9, zadd: 18 },
 };
 const LIKE = {
-  single: { hincrby: 7, hget: 4, zscore: 9, exists: 0, hmget: 8, hset: 15 },
-  cluster: { hincrby: 7, hget: 8, zscore: 9, exists: 0, hmget: 8, hset: 16 },
+  single: { hincrby: 7, hget: 4, zscore: 9, exists: 0, hmget: 8, hset: 15, zadd: 23 },
+  cluster: { hincrby: 7, hget: 8, zscore: 9, exists: 0, hmget: 8, hset: 16, zadd: 23 },
 };
 
 async function resetStats(redis: TestRedis): Promise<void> {

@@ -234,9 +234,15 @@ end
 
 -- Adds `amount` to an item in the current slot and the results of one window (period `period_sec`);
 -- returns the new score, the slot's due time (unix ms) when the slot is new to the window's index, and
--- the item's new sum in the slot.
-local function add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
-  local new_due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
+-- the item's new sum in the slot. With the window's `interval_sec` (and `origin_sec`), a slot the shard's
+-- indexed second names is not indexed again (slot_due.index_unless_known).
+local function add_to_window(slots_key, top_key, slot_start, period_sec, item, amount, interval_sec, origin_sec)
+  local new_due_ms
+  if interval_sec then
+    new_due_ms = slot_due.index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
+  else
+    new_due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
+  end
   local score, slot_sum = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
   return score, new_due_ms, slot_sum
 end
@@ -276,8 +282,11 @@ local function window_holds(at_sec, now_sec, windows)
 end
 
 -- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then sum_changed.
-local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec)
-  local score, new_due_ms, slot_sum = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
+-- `rule` (nil: none): the window's, whose interval and origin let a known slot go unindexed (add_to_window).
+local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec, rule)
+  local interval_sec, origin_sec = rule and rule.interval_sec, rule and rule.origin_sec
+  local score, new_due_ms, slot_sum = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount,
+    interval_sec, origin_sec)
   local summed = hooks.sum_changed
   for i = 1, #summed do summed[i](top_key, slot_start, item, amount, score, at_sec, slot_sum) end
   return score, new_due_ms
