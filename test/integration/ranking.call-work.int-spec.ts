@@ -1,8 +1,8 @@
 /**
  * The work of one call (coalesced calls, filter exclusions and spans, the span's tail, score
- * writes, segmented batches and single writes), from test/integration/parts/, run as one Jest test
- * file: each test file loads Nest, ioredis, the ranking graph and the Lua library into a module
- * registry of its own, which these eight pay for once. Each part keeps its own describe blocks,
+ * writes, segmented batches and single writes, writes on views), from test/integration/parts/, run as
+ * one Jest test file: each test file loads Nest, ioredis, the ranking graph and the Lua library into a
+ * module registry of its own, which these nine pay for once. Each part keeps its own describe blocks,
  * servers, key prefix and clock, as when it was a file of its own; `-t '<describe name>'` runs one
  * of them.
  */
@@ -14,3 +14,4 @@ import './parts/filter-spans-calls.int';
 import './parts/score-write-commands.int';
 import './parts/segmented-batch-calls.int';
 import './parts/segmented-single-write.int';
+import './parts/view-write-commands.int';

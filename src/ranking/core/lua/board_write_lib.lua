@@ -245,10 +245,11 @@ local function event_adder(windows)
         end
         if watched[w] then
           local counted = actor_counted(slots_key, slot_start, actor, item, amount)
-          score = window.add_amount(slot_keys[w], top_key, item, counted)
+          local slot_sum
+          score, slot_sum = window.add_amount(slot_keys[w], top_key, item, counted)
           actor_added(slots_key, top_key, slot_start, actor, item, counted, amount)
           local summed = hooks.sum_changed
-          for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
+          for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec, slot_sum) end
         else
           score = add_unwatched(slots_key, slot_keys[w], top_key, slot_start, item, amount, actor)
         end
@@ -337,10 +338,10 @@ local function add_batch_entry(win, slot_start, item, amount, seen_sec, actor)
   local top_key = win.top_key
   if win.watched then
     local counted = actor_counted(win.slots_key, slot_start, actor, item, amount)
-    local score = window.add_amount(slot_key, top_key, item, counted)
+    local score, slot_sum = window.add_amount(slot_key, top_key, item, counted)
     actor_added(win.slots_key, top_key, slot_start, actor, item, counted, amount)
     local summed = hooks.sum_changed
-    for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec) end
+    for i = 1, #summed do summed[i](top_key, slot_start, item, counted, score, seen_sec, slot_sum) end
     return new_due_ms, score
   end
   return new_due_ms, (add_unwatched(win.slots_key, slot_key, top_key, slot_start, item, amount, actor))

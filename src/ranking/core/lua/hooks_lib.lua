@@ -98,9 +98,12 @@
 -- a write asks reads_sums only on a board holding views):
 --   reads_sums(top_key)                 true when the option reads the sums of the window (views):
 --                                       a change of them must then take the watched path
---   sum_changed(top_key, slot_start, item, delta, sum, at_sec)  every one is called: the item's sum
---                                       in the window's slot starting at `slot_start` moved by `delta`,
---                                       to `sum` in the window (at_sec: the event's time; nil: expiry)
+--   sum_changed(top_key, slot_start, item, delta, sum, at_sec, slot_sum)  every one is called: the
+--                                       item's sum in the window's slot starting at `slot_start` moved
+--                                       by `delta`, to `sum` in the window (at_sec: the event's time;
+--                                       nil: expiry); slot_sum: its new sum in that slot when the caller
+--                                       just wrote it (window.add_amount's; `sum` then as the results
+--                                       hold it), else nil
 -- The board config (board_put, shard_sync; `settings`: the options' settings by field, decoded JSON):
 --   config_planned(cfg_key, settings, reset, plan)  a PUT: fills each absent setting with the stored
 --                                       one (plan nil: a new board, the default); a change sets

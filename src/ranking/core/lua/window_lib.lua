@@ -217,23 +217,34 @@ local function expire_all(windows, now_sec, budget, drain)
 end
 
 -- Adds `amount` to an item in the slot hash `slot_key` and the results `top_key` of one window (the slot indexed);
--- answers the new score. A score reaching exactly 0 is removed; a negative one stays (later increments stay exact), read
--- as absent. Views are not told (callers call sum_changed). A whole amount goes as text made once, not a %.17g a command.
+-- answers the new score, then the item's new sum in the slot (what sum_changed passes on as `slot_sum`, so a decay
+-- view does not read it back). A score reaching exactly 0 is removed; a negative one stays (later increments stay
+-- exact), read as absent. Views are not told (callers call sum_changed). A whole amount goes as text made once, not a
+-- %.17g a command.
 local function add_amount(slot_key, top_key, item, amount)
   local whole = type(amount) == 'number' and amount ~= 0 and amount % 1 == 0 and math.abs(amount) < 2 ^ 53
   local arg = whole and call_state.int_text(amount) or amount
-  if tonumber(redis.call('HINCRBY', slot_key, item, arg)) == 0 then redis.call('HDEL', slot_key, item) end
+  local slot_sum = tonumber(redis.call('HINCRBY', slot_key, item, arg))
+  if slot_sum == 0 then redis.call('HDEL', slot_key, item) end
   local score = tonumber(redis.call('ZINCRBY', top_key, arg, item))
   if score == 0 then redis.call('ZREM', top_key, item) end
   results_changed(top_key, item, score)
-  return score
+  return score, slot_sum
 end
 
 -- Adds `amount` to an item in the current slot and the results of one window (period `period_sec`);
--- returns the new score and the slot's due time (unix ms) when the slot is new to the window's index.
-local function add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
-  local new_due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
-  return add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount), new_due_ms
+-- returns the new score, the slot's due time (unix ms) when the slot is new to the window's index, and
+-- the item's new sum in the slot. With the window's `interval_sec` (and `origin_sec`), a slot the shard's
+-- indexed second names is not indexed again (slot_due.index_unless_known).
+local function add_to_window(slots_key, top_key, slot_start, period_sec, item, amount, interval_sec, origin_sec)
+  local new_due_ms
+  if interval_sec then
+    new_due_ms = slot_due.index_unless_known(slots_key, slot_start, period_sec, interval_sec, origin_sec)
+  else
+    new_due_ms = slot_due.index_slot(slots_key, slot_start, period_sec)
+  end
+  local score, slot_sum = add_amount(slot_key_of(slots_key, slot_start), top_key, item, amount)
+  return score, new_due_ms, slot_sum
 end
 
 -- Timestamped events: the first slot start (unix s) a window still counts at `now_sec`; an event at
@@ -271,10 +282,13 @@ local function window_holds(at_sec, now_sec, windows)
 end
 
 -- add_to_window at the slot of `at_sec` (the event's time, unix s, may hold a fraction), then sum_changed.
-local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec)
-  local score, new_due_ms = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount)
+-- `rule` (nil: none): the window's, whose interval and origin let a known slot go unindexed (add_to_window).
+local function add_event(slots_key, top_key, slot_start, period_sec, item, amount, at_sec, rule)
+  local interval_sec, origin_sec = rule and rule.interval_sec, rule and rule.origin_sec
+  local score, new_due_ms, slot_sum = add_to_window(slots_key, top_key, slot_start, period_sec, item, amount,
+    interval_sec, origin_sec)
   local summed = hooks.sum_changed
-  for i = 1, #summed do summed[i](top_key, slot_start, item, amount, score, at_sec) end
+  for i = 1, #summed do summed[i](top_key, slot_start, item, amount, score, at_sec, slot_sum) end
   return score, new_due_ms
 end
 

@@ -292,11 +292,14 @@ end
 
 -- Records one event of `actor` (amount added to the window's slot by the caller, what ACTORS.counted
 -- answered; `sent`: the amount sent, nil when the same) in the slot starting at `slot_start` of the
--- window (slots_key, top_key). No actor (""): nothing is kept.
-function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent)
+-- window (slots_key, top_key). No actor (""): nothing is kept. `fresh`: the actor most likely holds no
+-- contribution to the item in the window (a like counts only once its user's earlier one left every
+-- window), so the pairs hash is asked first (ACTORS.pair_unheld: one read where there were three).
+function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)
   if actor == '' then return end
   local act_key = ACTORS.slot_key(slots_key, slot_start)
   local pair = actor .. ACTORS.SEP .. item
+  if fresh then ACTORS.pair_unheld(slots_key, act_key, pair, item) end
   local old = pair_taken(act_key, pair)
   local sum, events, sent_sum = ACTORS.figures(old)
   redis.call('HSET', act_key, pair, ACTORS.value(sum + amount, events + 1, sent_sum + (sent or amount)))

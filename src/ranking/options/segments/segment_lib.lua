@@ -218,13 +218,13 @@ local function add_to_segment(windows, name, item, amount, at_sec, covering, see
         due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
       end
       local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
-      local score = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
+      local score, slot_sum = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
       if take_back == true then
         actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
       else
-        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount)
+        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount, take_back == 'like')
       end
-      seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec)
+      seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec, slot_sum)
       live_until = math.max(live_until, slot_start + period_sec)
     end
   end

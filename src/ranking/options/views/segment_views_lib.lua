@@ -15,6 +15,22 @@ local CALL = call_state.CALL
 -- The running call's views (views_lib): the same tables for every call.
 local VIEWS = board_views.VIEWS
 
+-- Each segment's copies of its board's views (views_lib's segment_copy), by "<cfg key><US><segment>": the board's
+-- view list they copy (`list`, views_lib's decoded and bound one, replaced when the views field changes) and the
+-- copies by name. A call_state.memo of 256 segments (a pure function of both), so a write in a known segment copies
+-- and keys no view. A copy is shared by the calls that hit, as views_lib's board views are: what a call writes into
+-- it (a decay view's landmark, next landmark and factor) its register writes again before it is read.
+local COPIES = call_state.memo(256)
+
+local function segment_copies(cfg_key, segment, api)
+  local key = cfg_key .. '\31' .. segment
+  local known = COPIES.by[key]
+  if known and known.list == VIEWS.list then return known.views end
+  local views = {}
+  for _, view in ipairs(VIEWS.list) do views[view.name] = api.segment_copy(cfg_key, view, segment) end
+  return call_state.memo_put(COPIES, key, { list = VIEWS.list, views = views }).views
+end
+
 -- The views of a segment by name (each the board's view over the segment's windows), registered
 -- once per call so that changes of the segment's windows in this call reach them. Call before
 -- changing its windows.
@@ -23,10 +39,10 @@ local function segment_views(cfg_key, segment)
   local views = VIEWS.segments[segment]
   if not views then
     views = {}
-    local api = #VIEWS.list > 0 and board_views.views_api()
-    for _, view in ipairs(api and VIEWS.list or {}) do
-      views[view.name] = api.segment_copy(cfg_key, view, segment)
-      api.register(views[view.name])
+    if #VIEWS.list > 0 then
+      local api = board_views.views_api()
+      views = segment_copies(cfg_key, segment, api)
+      for _, view in ipairs(VIEWS.list) do api.register(views[view.name]) end
     end
     VIEWS.segments[segment] = views
   end
@@ -80,9 +96,12 @@ local function views_reading(top_key)
 end
 
 -- Hook (sum_changed): an item's sum in a window (its results zset `top_key`) changed by `delta` in the
--- slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for expiry.
-local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec)
-  if views_reading(top_key) then board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec) end
+-- slot starting at `slot_start` to `sum`; `at_sec` is the event's time for a write, nil for expiry;
+-- `slot_sum` the item's new sum in that slot when the caller just wrote it (nil: not known).
+local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec, slot_sum)
+  if views_reading(top_key) then
+    board_views.views_api().window_changed(top_key, slot_start, item, delta, sum, at_sec, slot_sum)
+  end
 end
 
 -- The Redis commands a change of an item's sum costs a view of each mode (views_lib's window_changed:

@@ -69,9 +69,10 @@ local function decay_rebase(view, now_sec)
   end
 end
 
--- The slot's share is replaced whole (old sum's out, new sum's in; the slot hash holds the new sum),
--- not `delta`'s added: an item in one slot scores round(sum * factor) whatever the order of writes.
-local function decay_add(view, item, slot_start, delta)
+-- The slot's share is replaced whole (old sum's out, new sum's in; the slot hash holds the new sum, `slot_sum`
+-- when the caller just wrote it, else read), not `delta`'s added: an item in one slot scores round(sum * factor)
+-- whatever the order of writes.
+local function decay_add(view, item, slot_start, delta, slot_sum)
   local top, landmark, held = view.top, view.landmark, redis.call('ZSCORE', view.top, item)
   -- While a rebase runs, an item not yet moved stays at the old scale; the others are at the new one.
   if view.next_landmark and not held then
@@ -79,8 +80,10 @@ local function decay_add(view, item, slot_start, delta)
     held = redis.call('ZSCORE', top, item)
   end
   local factor = 2 ^ ((slot_start - landmark) / view.halfLifeSec)
-  local slot_key = keyspace.sibling_key(view.source_slots, 'slots', 'slot:' .. slot_start)
-  local slot_sum = tonumber(redis.call('HGET', slot_key, item) or '0')
+  if not slot_sum then
+    local slot_key = keyspace.sibling_key(view.source_slots, 'slots', 'slot:' .. slot_start)
+    slot_sum = tonumber(redis.call('HGET', slot_key, item) or '0')
+  end
   local g = (tonumber(held or '0') - (slot_sum - delta) * factor) + slot_sum * factor
   -- What is left once an item's last slot is taken out is rounding only (older slots weigh less than
   -- newer ones, so a real remainder is never this small next to what was just added or taken).

@@ -153,9 +153,16 @@ local function rising_score(observed, baseline, view)
   return (observed - expected) ^ 2 / expected
 end
 
-local function rising_update(view, item)
-  local observed = tonumber(redis.call('ZSCORE', view.source_top, item) or '0')
-  local baseline = tonumber(redis.call('ZSCORE', view.baseline_top, item) or '0')
+-- The item's sum in the window results `top` (absent: 0): `known` when that window's change just wrote it
+-- (`known_top`: its results key; window.add_amount's score is what the results hold, 0 for absent).
+local function sum_in(top, item, known_top, known)
+  if top == known_top and known then return known end
+  return tonumber(redis.call('ZSCORE', top, item) or '0')
+end
+
+local function rising_update(view, item, known_top, known)
+  local observed = sum_in(view.source_top, item, known_top, known)
+  local baseline = sum_in(view.baseline_top, item, known_top, known)
   local score = rising_score(observed, baseline, view)
   if score then
     if redis.call('ZADD', view.top, view_num(score), item) == 1 then
@@ -166,15 +173,17 @@ local function rising_update(view, item)
   end
 end
 
--- view_window_changed's work for the views reading `top_key` (loaded: see below).
-local function window_changed(top_key, slot_start, item, delta, sum, at_sec)
+-- view_window_changed's work for the views reading `top_key` (loaded: see below). `slot_sum` (nil: not
+-- known) comes only with a change just written by window.add_amount, whose `sum` the results then hold.
+local function window_changed(top_key, slot_start, item, delta, sum, at_sec, slot_sum)
+  local known = slot_sum and sum
   for _, view in ipairs(VIEWS.by_top[top_key]) do
     if view.mode == 'decay' then
-      decay_add(view, item, slot_start, delta)
+      decay_add(view, item, slot_start, delta, slot_sum)
     elseif view.mode == 'hot' then
       hot_update(view, item, sum, at_sec)
     elseif view.mode == 'rising' then
-      rising_update(view, item)
+      rising_update(view, item, top_key, known)
     elseif MODES[view.mode] then
       MODES[view.mode].changed(view, item)
     end

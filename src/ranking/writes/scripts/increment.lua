@@ -156,6 +156,8 @@ local function increment_apply(idem, item, amount, at_ms, at_sec, created_ms_arg
   local keys = call.keys
   local flat = {}
   local seen_sec = math.min(at_ms, tonumber(created_ms_arg) or math.huge) / 1000
+  -- A tie mark at most for each window (ties_lib takes their sequence numbers at once).
+  call_state.CALL.marks_ahead = window_count
   local added_due_ms = call.add(flat, item, amount, at_sec, seen_sec, covering, actor)
   groups.assign(call.cfg_key, item, group)
   if created == COUNTED_AFTER then created = created_by_add(flat, 1, window_count, covering, amount) end

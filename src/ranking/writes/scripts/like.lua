@@ -35,12 +35,14 @@
 local function like_standings(keys, header, item, changed, delta, at_sec, event_sec, draining, actor)
   local window_count = #header.windows
   local reply = { draining, 0 }
+  -- A tie mark at most for each window (ties_lib takes their sequence numbers at once).
+  call_state.CALL.marks_ahead = window_count
   local new_due_ms = window_event.standings_after(reply, keys, 3, header, item, at_sec, changed,
     function(slots_key, top_key, slot_start, rule)
       reply[2] = 1
-      local score, new_due = window.add_event(slots_key, top_key, slot_start, rule.period_sec, item, delta, event_sec)
+      local score, new_due = window.add_event(slots_key, top_key, slot_start, rule.period_sec, item, delta, event_sec, rule)
       if delta > 0 then
-        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta)
+        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, delta, nil, true)
       else
         actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -delta)
       end
