@@ -128,7 +128,7 @@ const LINE_PARTS_KEPT = 64;
 
 /**
  * The parts of the line being written, one array for every line (joined before writePlainLine returns):
- * a new array per line was about 200 bytes of every answered request.
+ * a new array per line would cost every answered request about 200 bytes.
  */
 const LINE: string[] = new Array<string>(LINE_PARTS).fill('');
 
