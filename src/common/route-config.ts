@@ -17,8 +17,24 @@ declare module 'fastify' {
  * rerouting (the adapter's hooks run before the app's); a reader after the answer checks `is404` too.
  */
 export function routeConfigOf(request: FastifyRequest): RouteConfig | undefined {
-  return (request.routeConfigRead ??= request.routeOptions.config);
+  return (request.routeConfigRead ??= contextConfigOf(request));
 }
+
+/** Fastify's symbol of a request's route context (`kRouteContext`), looked for on the first request read (null: none). */
+let routeContextKey: symbol | null | undefined;
+
+/**
+ * `routeOptions.config` without the view around it: Fastify's getter returns the route context's own
+ * `config` inside a dozen-field object made for each read (about 130 bytes of every request). Fastify
+ * exports no name for the context: a request without it (another Fastify) is read through the getter.
+ */
+function contextConfigOf(request: FastifyRequest): RouteConfig | undefined {
+  routeContextKey ??= Object.getOwnPropertySymbols(request).find((key) => key.description === ROUTE_CONTEXT) ?? null;
+  const context = routeContextKey && (Reflect.get(request, routeContextKey) as { config?: RouteConfig } | undefined);
+  return context ? context.config : request.routeOptions.config;
+}
+
+const ROUTE_CONTEXT = 'fastify.context';
 
 /**
  * Fields the app sets on requests as they pass (routeConfigRead, the access check's), declared so

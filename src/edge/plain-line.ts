@@ -36,8 +36,7 @@ export function writePlainLine(
 ): boolean {
   if (!rootWritesPlainly(root) || !isPlainText(msg)) return false;
   // Joined once: a line built by `+=` is a tree of partial strings, flattened again to be written.
-  // Room for an access line's parts made at once: pushed one by one, they grew the array twice. Holes join as ''.
-  const parts = new Array<string>(LINE_PARTS);
+  const parts = LINE;
   parts[0] = internal<Record<number, string>>(root, S.lsCacheSym)[root.levels.values[level]];
   parts[1] = internal<() => string>(root, S.timeSym).call(root);
   parts[2] = internal<string>(root, S.chindingsSym);
@@ -48,7 +47,10 @@ export function writePlainLine(
   parts[count + 1] = msg;
   parts[count + 2] = '"';
   parts[count + 3] = internal<string>(root, S.endSym);
+  // What a longer line (or one left to pino) put past this one's parts would be joined into it.
+  for (let i = count + 4; i < parts.length; i++) parts[i] = '';
   internal<pino.DestinationStream>(root, S.streamSym).write(parts.join(''));
+  if (parts.length > LINE_PARTS_KEPT) parts.length = LINE_PARTS;
   return true;
 }
 
@@ -120,7 +122,15 @@ function putMembers(root: Logger, fields: Fields, parts: string[], at: number): 
 }
 
 /** The parts of an access line: its level, time, the root's bindings, reqId, four fields and the message (23). */
-const LINE_PARTS = 24;
+const LINE_PARTS = 23;
+/** A line of many fields grows LINE; past this many parts it is cut back once that line is written. */
+const LINE_PARTS_KEPT = 64;
+
+/**
+ * The parts of the line being written, one array for every line (joined before writePlainLine returns):
+ * a new array per line would cost every answered request about 200 bytes.
+ */
+const LINE: string[] = new Array<string>(LINE_PARTS).fill('');
 
 /** Printable ASCII without `"` or `\`: what JSON and pino write between quotes unchanged. */
 function isPlainText(text: string): boolean {

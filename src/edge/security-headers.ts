@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { API_SECURITY_HEADERS } from './api-security-headers';
+import { setApiSecurityHeaders } from './api-security-headers';
 import { addRequestHook } from '../common/request-hooks';
 
 /**
@@ -51,7 +51,7 @@ export function securityHeaders(fastify: FastifyInstance, htmlPaths: readonly st
   addRequestHook(fastify, (request, reply, done) => {
     if (isUnder(request.url, htmlPaths))
       return htmlPageHeaders(request.raw, reply.raw, (error) => done(error instanceof Error ? error : undefined));
-    void reply.headers(API_SECURITY_HEADERS);
+    setApiSecurityHeaders(reply);
     done();
   });
 }

@@ -8,7 +8,7 @@ import { Clock } from '../common/clock';
 import { routeConfigOf } from '../common/route-config';
 import { AppErrorFilter } from '../edge/error.filter';
 import { boundedJsonParser, requireJsonWrites } from '../edge/json-body';
-import { API_SECURITY_HEADERS } from '../edge/api-security-headers';
+import { setApiSecurityHeaders } from '../edge/api-security-headers';
 import { AppValidationPipe } from '../edge/validation';
 import { LIBRARY_MESSAGES as M } from './library.messages';
 
@@ -48,7 +48,7 @@ export class LibraryEdge implements OnModuleInit {
     requireJsonWrites(fastify, isLibraryRoute);
     // The service's answers never sniffed nor framed; the app's own routes keep the headers it chose.
     fastify.addHook('onRequest', (request, reply, done) => {
-      if (isLibraryRoute(request)) void reply.headers(API_SECURITY_HEADERS);
+      if (isLibraryRoute(request)) setApiSecurityHeaders(reply);
       done();
     });
     this.gate.register(fastify);

@@ -98,6 +98,31 @@ function allowancesOf(reservation: Reservation): IncrementAllowances {
   };
 }
 
+/**
+ * Where a plain increment's failure goes (IncrementWrite.applyPlain): `recovery` (the write pipeline)
+ * retries it as its general path would, on the board `cached` it was sent to.
+ */
+export interface PlainFailures {
+  recovery: {
+    recoverPlain(command: IncrementCommand, cached: PreparedBoard, error: unknown): Promise<WriteAnswer<ItemWritten>>;
+  };
+  cached: PreparedBoard;
+}
+
+function failed(failures: PlainFailures, command: IncrementCommand, error: unknown): Promise<WriteAnswer<ItemWritten>> {
+  return failures.recovery.recoverPlain(command, failures.cached, error);
+}
+
+/** A plain increment refused once sent: worded as apply's caller would get it (atRefusal, growthError), then `failed`. */
+function refused(
+  failures: PlainFailures,
+  command: IncrementCommand,
+  sent: { problem: AtProblem; reservation: Reservation; board: PreparedBoard; error: unknown },
+): Promise<WriteAnswer<ItemWritten>> {
+  const { problem, reservation, board, error } = sent;
+  return failed(failures, command, atRefusal(error, problem) ?? growthError(error, reservation, board));
+}
+
 /** What an increment without an actor or segments may create: one item (reserveGrowth only reads it). */
 const PLAIN_INCREMENT_GROWTH: Readonly<Growth> = Object.freeze({ items: 1, actorEntries: 0, segmentEntries: 0 });
 
@@ -128,7 +153,7 @@ export class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, It
   applyPlain(
     command: IncrementCommand,
     attempt: GuardedAttempt,
-    failed: (error: unknown) => Promise<WriteAnswer<ItemWritten>>,
+    failures: PlainFailures,
   ): Promise<WriteAnswer<ItemWritten>> {
     let problem: AtProblem;
     let reservation: Reservation;
@@ -137,14 +162,13 @@ export class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, It
       problem = this.check(command, attempt);
       reservation = reserveGrowth(command.context.budget, this.growth(command, attempt.board));
     } catch (error) {
-      return failed(error);
+      return failed(failures, command, error);
     }
-    const refused = (error: unknown) =>
-      failed(atRefusal(error, problem) ?? growthError(error, reservation, attempt.board));
+    // Failures go through plain functions, not closures made for every increment: most never fail.
     try {
       sent = this.store.sendIncrement(command, attempt, allowancesOf(reservation));
     } catch (error) {
-      return refused(error);
+      return refused(failures, command, { problem, reservation, board: attempt.board, error });
     }
     return sent.then(
       (reply) => {
@@ -152,28 +176,32 @@ export class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, It
         try {
           outcome = this.store.outcomeOf(attempt, reply, command);
         } catch (error) {
-          return refused(error);
+          return refused(failures, command, { problem, reservation, board: attempt.board, error });
         }
         // A callback for the answer only when the outcome waits: most are at hand, and a closure costs every increment.
-        if (!(outcome instanceof Promise)) return this.settled(command, reservation, outcome, failed);
-        return outcome.then((done) => this.settled(command, reservation, done, failed), refused);
+        if (!(outcome instanceof Promise)) return this.settled(command, reservation, outcome, failures);
+        return outcome.then(
+          (done) => this.settled(command, reservation, done, failures),
+          (error: unknown) => refused(failures, command, { problem, reservation, board: attempt.board, error }),
+        );
       },
-      (error: unknown) => refused(refusalOf(error)),
+      (error: unknown) =>
+        refused(failures, command, { problem, reservation, board: attempt.board, error: refusalOf(error) }),
     );
   }
 
-  /** The reservation settled and the answer built, as apply's callback does; a throw goes to `failed`. */
+  /** The reservation settled and the answer built, as apply's callback does; a throw goes to `failures`. */
   private settled(
     command: IncrementCommand,
     reservation: Reservation,
     outcome: WriteOutcome,
-    failed: (error: unknown) => Promise<WriteAnswer<ItemWritten>>,
+    failures: PlainFailures,
   ): WriteAnswer<ItemWritten> | Promise<WriteAnswer<ItemWritten>> {
     try {
       reservation.settle(this.created(outcome));
       return this.answer(command, outcome);
     } catch (error) {
-      return failed(error);
+      return failed(failures, command, error);
     }
   }
 

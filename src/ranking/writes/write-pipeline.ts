@@ -63,15 +63,14 @@ export class WritePipeline {
   increment(command: IncrementCommand): Promise<WriteAnswer<ItemWritten>> {
     const cached = this.plainTarget(command);
     if (cached === undefined) return this.run(command, this.incrementWrite);
-    const failed = (error: unknown) => this.recoverPlain(command, cached, error);
     let board: PreparedBoard;
     try {
       board = metricBoardOf(command, cached);
     } catch (error) {
-      return failed(error);
+      return this.recoverPlain(command, cached, error);
     }
     const attempt = { board, nowMs: command.context.nowMs, idem: undefined, replaysInScript: true };
-    return this.incrementWrite.applyPlain(command, attempt, failed);
+    return this.incrementWrite.applyPlain(command, attempt, { recovery: this, cached });
   }
 
   /**
@@ -94,11 +93,7 @@ export class WritePipeline {
    * A plain increment's failure, taken where run's outer steps take one: run again resolved when the
    * item's shard refused it as an alias, then on the stored config when a script refused the cached one.
    */
-  private recoverPlain(
-    command: IncrementCommand,
-    cached: PreparedBoard,
-    error: unknown,
-  ): Promise<WriteAnswer<ItemWritten>> {
+  recoverPlain(command: IncrementCommand, cached: PreparedBoard, error: unknown): Promise<WriteAnswer<ItemWritten>> {
     const kind = this.incrementWrite;
     let attempts = 1;
     const onBoard = (board: PreparedBoard) =>

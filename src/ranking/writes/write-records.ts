@@ -165,19 +165,44 @@ function plainAnswer(record: Reply, call: BoardCall, draining: boolean): Coalesc
  */
 function plainAnswerAt(records: Reply, first: number, call: BoardCall, draining: boolean): CoalescedAnswer | undefined {
   const created = records.entry(first);
-  const scores = joinedInts(records.entry(first + 1));
-  const ranks = joinedInts(records.entry(first + 2));
+  if (typeof created !== 'number' || !Number.isInteger(created)) return undefined;
   const windows = call.board.config.windows.length;
-  if (typeof created !== 'number' || !Number.isInteger(created) || scores?.length !== windows) return undefined;
-  if (ranks?.length !== windows) return undefined;
-  const standings = new Array<{ score: number; rank: number | null; previousRank: null }>(windows);
-  for (let w = 0; w < windows; w++) standings[w] = { score: scores[w], rank: ranks[w] || null, previousRank: null };
+  const standings = plainStandings(records.entry(first + 1), records.entry(first + 2), windows);
+  if (standings === undefined) return undefined;
   return {
     replayed: false,
     context: call.board.windowNames,
     value: { draining, standings, marks: undefined },
-    created: { items: created, due_ms: 0, actor_entries: 0, segment_entries: 0 },
+    created: PLAIN_CREATED[created] ?? { items: created, due_ms: 0, actor_entries: 0, segment_entries: 0 },
   };
+}
+
+/**
+ * A plain record's `created` when it made no item or one (a plain increment makes at most one): one
+ * object each for every answer, which nothing writes to.
+ */
+const PLAIN_CREATED: ReadonlyArray<IncrementWritten['created']> = [0, 1].map((items) => ({
+  items,
+  due_ms: 0,
+  actor_entries: 0,
+  segment_entries: 0,
+}));
+
+type PlainStanding = { score: number; rank: number | null; previousRank: null };
+
+/** A plain record's standings from its scores and ranks (see joinedInts), undefined unless one of each per window. */
+function plainStandings(scoresEntry: unknown, ranksEntry: unknown, windows: number): PlainStanding[] | undefined {
+  // One window's score and rank are read as they come: no array of one for each.
+  if (windows === 1 && typeof scoresEntry === 'number' && typeof ranksEntry === 'number') {
+    if (!Number.isInteger(scoresEntry) || !Number.isInteger(ranksEntry)) return undefined;
+    return [{ score: scoresEntry, rank: ranksEntry || null, previousRank: null }];
+  }
+  const scores = joinedInts(scoresEntry);
+  const ranks = joinedInts(ranksEntry);
+  if (scores?.length !== windows || ranks?.length !== windows) return undefined;
+  const standings = new Array<PlainStanding>(windows);
+  for (let w = 0; w < windows; w++) standings[w] = { score: scores[w], rank: ranks[w] || null, previousRank: null };
+  return standings;
 }
 
 /** NamedReply.ints's reading of one field (an integer, or integers joined by commas), undefined for anything else. */
