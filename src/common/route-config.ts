@@ -29,7 +29,9 @@ let routeContextKey: symbol | null | undefined;
  * exports no name for the context: a request without it (another Fastify) is read through the getter.
  */
 function contextConfigOf(request: FastifyRequest): RouteConfig | undefined {
-  routeContextKey ??= Object.getOwnPropertySymbols(request).find((key) => key.description === ROUTE_CONTEXT) ?? null;
+  if (routeContextKey === undefined) {
+    routeContextKey = Object.getOwnPropertySymbols(request).find((key) => key.description === ROUTE_CONTEXT) ?? null;
+  }
   const context = routeContextKey && (Reflect.get(request, routeContextKey) as { config?: RouteConfig } | undefined);
   return context ? context.config : request.routeOptions.config;
 }

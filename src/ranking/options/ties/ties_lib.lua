@@ -29,8 +29,9 @@
 -- (ties.drawn_mark) kept after each pair: these hooks then answer only `strict` (own_order).
 -- Another option keeping a zset in the board's order (a leagues cohort) marks its members with
 -- ties.drawn_mark too, and pages and ranks them with ties.marked_page and ties.marked_standing.
--- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion changes a
--- day for 2 700 years), times below 10^13 ms (year 2286).
+-- Exact: scores are the results' own (integers, %.17g), seqs integers below 10^15 (a billion writes a
+-- day for 340 years on a board of 8 windows, a write drawing a seq for each window ahead), times below
+-- 10^13 ms (year 2286).
 
 local CALL = call_state.CALL
 
