@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { ADMIN } from '../../../harness/app';
+import { TOPOLOGIES } from '../../../harness/redis';
 import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
 import { useTestApp } from '../../support/app-world';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
@@ -88,3 +89,38 @@ describe('a config write of a groups board of many items runs few commands (sing
     expect(await node().zcard(`${tag}bygrouparch`)).toBe(STALE / 2);
   }, 120_000);
 });
+
+/**
+ * An item leaving its last window while no listing (archive, snapshot) holds a row of it leaves the
+ * live map and its reverse and never enters the archived map: that map is bounded by the kept
+ * listings' rows, and a group state counts its entries against MODERATED_GROUP_ARCHIVED_ITEMS_PER_SHARD.
+ * A reset's prune walks the archived map after the live one, which would hide an item wrongly kept
+ * there: a write taking an item's sum to 0 leaves its last window with no walk after it.
+ */
+describe.each(TOPOLOGIES)(
+  'an item leaving its last window, no listing holding it, leaves every groups map (%s)',
+  (topology) => {
+    const world = useTestApp(topology, T0);
+    const http = () => world.http();
+
+    it('keeps the item still held in the live map and nothing in the archived one', async () => {
+      const windows = [{ name: 'w', period: '1h', interval: '1h' }];
+      await http().put('/admin/boards/gone').set(ADMIN).send({ windows, groups: true }).expect(201);
+      const written = [
+        { item: 'a', amount: 2, group: 'g' },
+        { item: 'b', amount: 1, group: 'g' },
+      ];
+      await http().post('/boards/gone/increments').send({ items: written }).expect(200);
+      await http()
+        .post('/boards/gone/increments')
+        .send({ items: [{ item: 'a', amount: -2 }] })
+        .expect(200);
+      const tag = await shardTag(world.redis, 'gone');
+      const client = world.redis.client;
+      expect(await client.hgetall(`${tag}groups`)).toEqual({ b: 'g' });
+      expect(await client.zrange(`${tag}bygroup`, 0, -1)).toEqual([`g\x1fb`]);
+      expect(await client.hlen(`${tag}grouparch`)).toBe(0);
+      expect(await client.zcard(`${tag}bygrouparch`)).toBe(0);
+    });
+  },
+);
