@@ -109,6 +109,20 @@ const THREE_TWO_ONE: [number, Op[]] = [
   ],
 ];
 
+/**
+ * Always among the runs: a user who likes an item they already contribute to as an actor (one pair, two events
+ * in one slot), then both windows' expiry: the item loses its only actor (the like must not count the pair anew).
+ */
+const LIKER_ALSO_ACTOR: [number, Op[]] = [
+  1_600_000_000_000,
+  [
+    { kind: 'inc', entry: { item: 'a', amount: 2, actor: 'ann' } },
+    { kind: 'like', item: 'a', user: 'ann' },
+    { kind: 'advance', ms: 130_000 },
+    { kind: 'expire' },
+  ],
+];
+
 /** The oracle: ActorCapsModel (no cap) and the likes counted (a user's like of an item counts once while live). */
 class MinActorsModel extends ActorCapsModel {
   private readonly likes = new Map<string, number>();
@@ -160,7 +174,7 @@ describe.each(TOPOLOGIES)('minActors against a model keeping every contribution 
       await world.assertOverBoards(
         { windows: WINDOWS, shards, views: VIEWS, segmentsMax: SEGMENTS.length },
         fc.array(op, { minLength: 1, maxLength: 25 }),
-        { numRuns: 20, examples: [THREE_TWO_ONE] },
+        { numRuns: 20, examples: [THREE_TWO_ONE, LIKER_ALSO_ACTOR] },
         async (name, ops) => {
           const model = new MinActorsModel(WINDOWS, undefined);
           for (const step of ops) {

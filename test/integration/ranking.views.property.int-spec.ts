@@ -245,3 +245,28 @@ describe.each(TOPOLOGIES)('view around inside long tie groups against a model (p
     );
   });
 });
+
+/**
+ * A decay view replaces an item's share of a slot whole from the slot's new sum (view_decay_lib), so an item
+ * in one slot scores round(sum × factor) however its sum was written: no rounding of the steps builds up.
+ */
+describe.each(TOPOLOGIES)("a decay view's item in one slot (%s)", (topology) => {
+  const setup = useRankingService(topology);
+
+  it('a sum written at once and the same sum written as ones score exactly alike', async () => {
+    setup.clock.setMs(1_700_000_003_000);
+    const windows = WINDOWS.map((w) => ({ name: w.name, period: w.periodSec, interval: w.intervalSec }));
+    await setup.ranking.putBoard({ name: 'split', windows, shards: 1, views: VIEW_INPUTS });
+    const sums = Array.from({ length: 11 }, (_, i) => i + 2);
+    for (const sum of sums) {
+      await setup.ranking.increment('split', `once-${sum}`, sum);
+      for (let i = 0; i < sum; i++) await setup.ranking.increment('split', `ones-${sum}`, 1);
+    }
+    for (const view of ['fade', 'slowfade'])
+      for (const sum of sums) {
+        const once = (await setup.ranking.item('split', view, `once-${sum}`)).score;
+        const ones = (await setup.ranking.item('split', view, `ones-${sum}`)).score;
+        expect([view, sum, ones]).toEqual([view, sum, once]);
+      }
+  });
+});

@@ -131,6 +131,28 @@ describe.each(TOPOLOGIES)('deleting a board drops its keys in bounded calls (rea
     await expect(graph.retractions.get('rec', retraction.id)).rejects.toThrow(NotFoundError);
   });
 
+  it('a board of the same name draws tie numbers of its own: its first items keep the order they reached their score', async () => {
+    const windows = [
+      { name: 'short', period: 60, interval: 60 },
+      { name: 'long', period: 600, interval: 60 },
+    ];
+    await graph.ranking.putBoard({ name: 'tied', windows, ties: 'first' });
+    for (let i = 0; i < 6; i++) await graph.ranking.increment('tied', `old-${i}`, 1);
+    // Older than the short window: one tie number drawn of the two the write took, one left undrawn.
+    const pastSec = clock.nowMs() / 1000 - 120;
+    await graph.ranking.increment('tied', 'late', 1, undefined, undefined, pastSec);
+    await graph.ranking.deleteBoard('tied');
+    await graph.boards.drops.settled();
+    await graph.ranking.putBoard({ name: 'tied', windows, ties: 'first' });
+    await graph.ranking.increment('tied', 'b', 1);
+    await graph.ranking.increment('tied', 'a', 1);
+    for (const window of ['short', 'long'])
+      expect([window, (await graph.ranking.top('tied', window, 0, 10)).items.map((row) => row.item)]).toEqual([
+        window,
+        ['b', 'a'],
+      ]);
+  });
+
   it("a leagues board's keys go too: cohorts of open periods, kept moves, the item maps", async () => {
     const DAY_MS = 86_400_000;
     const leagues = { window: 'day', size: 3, tiers: ['t1', 't2', 't3'], promote: 1, relegate: 1 };

@@ -110,6 +110,18 @@ describe.each(TOPOLOGIES)('the shard slot due keeps reads exact (real Redis, %s)
       expect(await listed('h')).toEqual([...ITEMS, 'old', 'older'].sort());
     });
 
+    it("a like in a slot older than the indexed second's is indexed: it expires with its slot", async () => {
+      ctx.clock.setMs(T0 + 120_000);
+      for (const item of ITEMS) await ctx.ranking.increment('b', item, 1);
+      // m's slot of T0, which no write indexed: the indexed second (T0 + 2m) is in m's period from T0, not its slot.
+      await ctx.ranking.like('b', 'liked', 'ann', false, undefined, undefined, T0_SEC + 10);
+      expect(await listed('m')).toEqual([...ITEMS, 'liked'].sort());
+      ctx.clock.setMs(T0 + 180_000);
+      expect(await listed('m')).toEqual(ITEMS);
+      expect(await ctx.ranking.item('b', 'm', 'liked')).toMatchObject({ score: 0, rank: null });
+      expect(await listed('h')).toEqual([...ITEMS, 'liked'].sort());
+    });
+
     it("a segment's windows are checked as before: the shard's due does not cover them", async () => {
       for (const item of ITEMS) await ctx.ranking.increment('b', item, 1);
       ctx.clock.setMs(T0 + 120_000);
