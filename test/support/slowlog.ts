@@ -71,6 +71,12 @@ export async function expirePassesLogged(
   return { calls, passes };
 }
 
+/** Sets every master of `client`'s INFO commandstats back to zero (before the writes commandCalls then counts). */
+export async function resetCommandStats(client: Redis | Cluster): Promise<void> {
+  const nodes: Redis[] = 'nodes' in client ? client.nodes('master') : [client];
+  await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
+}
+
 /** The calls of `command` (lower case, as INFO commandstats names it) every master of `client` ran so far. */
 export async function commandCalls(client: Redis | Cluster, command: string): Promise<number> {
   const nodes: Redis[] = 'nodes' in client ? client.nodes('master') : [client];

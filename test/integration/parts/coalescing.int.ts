@@ -5,6 +5,7 @@ import { RedisService } from '../../../src/redis/redis.service';
 import { FakeClock } from '../../../harness/clock';
 import { startRankingService } from '../../../harness/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { resetCommandStats } from '../../support/slowlog';
 
 const WINDOWS = [
   { name: '1m', period: 60, interval: 10 },
@@ -22,11 +23,6 @@ async function scriptCalls(redis: TestRedis): Promise<number> {
       calls += Number(match[1]);
   }
   return calls;
-}
-
-async function resetStats(redis: TestRedis): Promise<void> {
-  const nodes = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
-  await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
 }
 
 const codeOf = (settled: PromiseSettledResult<unknown>) =>
@@ -63,7 +59,7 @@ describe.each(TOPOLOGIES)('coalesced increments (%s)', (topology) => {
   it('applies concurrent increments in fewer script calls, each answered with its own standing', async () => {
     const name = await newBoard();
     await coalescing.increment(name, 'warm', 1); // the config is cached: the next requests start together
-    await resetStats(redis);
+    await resetCommandStats(redis.client);
     const answers = await Promise.all(Array.from({ length: 50 }, () => coalescing.increment(name, 'x', 1)));
     const calls = await scriptCalls(redis);
     expect(calls).toBeLessThan(10);
@@ -72,7 +68,7 @@ describe.each(TOPOLOGIES)('coalesced increments (%s)', (topology) => {
     expect(answers.every((a) => a.body.windows['1h'].rank === 1 && !a.replayed)).toBe(true);
     expect((await coalescing.item(name, '1h', 'x')).score).toBe(50);
 
-    await resetStats(redis);
+    await resetCommandStats(redis.client);
     await Promise.all(Array.from({ length: 50 }, () => plain.increment(name, 'x', 1)));
     expect(await scriptCalls(redis)).toBeGreaterThanOrEqual(50); // WRITE_COALESCE_MS=0: one call each
   });

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { useRankingService } from '../../../harness/ranking';
 import { TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { resetCommandStats } from '../../support/slowlog';
 
 /** Two windows of SLOTS one-second slots: a late event in the oldest slot has SLOTS - 1 newer ones. */
 const SLOTS = 300;
@@ -16,11 +17,6 @@ async function commandCalls(redis: TestRedis, command: string): Promise<number> 
   const stats = await Promise.all(nodes.map((node) => node.info('commandstats')));
   const pattern = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'gm');
   return stats.flatMap((text) => [...text.matchAll(pattern)]).reduce((sum, m) => sum + Number(m[1]), 0);
-}
-
-async function resetStats(redis: TestRedis): Promise<void> {
-  const nodes: Redis[] = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
-  await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
 }
 
 /**
@@ -47,7 +43,7 @@ describe.each(TOPOLOGIES)('late scores on a last board of 300-slot windows (%s)'
   });
 
   it('a late score reads a bounded number of slots, whatever the newer slots', async () => {
-    await resetStats(setup.redis);
+    await resetCommandStats(setup.redis.client);
     await setup.ranking.score('last', 'fresh', 7, undefined, undefined, lateAt);
     await setup.ranking.score('last', 'seed', 1_000, undefined, undefined, lateAt);
     // Before: about 2 × (SLOTS - 2) HGETs per late score.
@@ -60,7 +56,7 @@ describe.each(TOPOLOGIES)('late scores on a last board of 300-slot windows (%s)'
   it('a batch of late scores costs a bounded number of reads per entry and window', async () => {
     const entries = Array.from({ length: 70 }, (_, i) => ({ item: `late${i}`, score: i, at: lateAt }));
     entries.push({ item: 'seed', score: -5, at: lateAt });
-    await resetStats(setup.redis);
+    await resetCommandStats(setup.redis.client);
     await setup.ranking.incrementBatch('last', entries);
     expect(await commandCalls(setup.redis, 'hget')).toBeLessThan(entries.length * WINDOWS.length * 3);
     expect((await setup.ranking.item('last', 'b', 'late42')).score).toBe(42);
@@ -68,7 +64,7 @@ describe.each(TOPOLOGIES)('late scores on a last board of 300-slot windows (%s)'
   });
 
   it('a max board stays bounded too (a late event never scans)', async () => {
-    await resetStats(setup.redis);
+    await resetCommandStats(setup.redis.client);
     await setup.ranking.incrementBatch(
       'max',
       Array.from({ length: 100 }, (_, i) => ({ item: `late${i}`, score: i, at: lateAt })),

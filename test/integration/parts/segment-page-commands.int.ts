@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { useRankingService } from '../../../harness/ranking';
 import { TOPOLOGIES } from '../../../harness/redis';
-import { commandCalls } from '../../support/slowlog';
+import { commandCalls, resetCommandStats } from '../../support/slowlog';
 
 const SEGMENTS = 12;
 const WINDOWS = [
@@ -32,8 +31,7 @@ describe.each(TOPOLOGIES)('a segments page sends a count per window of each segm
   });
 
   it('lists every segment with one ZCOUNT per window each, two ZMSCORE for the names read and no ZSCORE', async () => {
-    const nodes: Redis[] = 'nodes' in world.redis.client ? world.redis.client.nodes('master') : [world.redis.client];
-    await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
+    await resetCommandStats(world.redis.client);
     const page = await world.ranking.listSegments('segcmd', { offset: 0, limit: SEGMENTS });
     expect(page.segments).toEqual(
       Array.from({ length: SEGMENTS }, (_, k) => ({ name: `s${String(k).padStart(2, '0')}`, items: 3 })),

@@ -4,6 +4,7 @@ import { startRankingService } from '../../../harness/ranking';
 import { startTestRedis, TestRedis, TOPOLOGIES } from '../../../harness/redis';
 import { RankingService } from '../../../src/ranking/ranking.service';
 import { RedisService } from '../../../src/redis/redis.service';
+import { resetCommandStats } from '../../support/slowlog';
 
 /** Script and function calls (EVALSHA, EVAL, FCALL, FCALL_RO) every master ran since the last reset. */
 async function scriptCalls(redis: TestRedis): Promise<number> {
@@ -12,11 +13,6 @@ async function scriptCalls(redis: TestRedis): Promise<number> {
   return stats
     .flatMap((text) => [...text.matchAll(/cmdstat_(?:eval|evalsha|fcall|fcall_ro):calls=(\d+)/g)])
     .reduce((sum, m) => sum + Number(m[1]), 0);
-}
-
-async function resetStats(redis: TestRedis): Promise<void> {
-  const nodes: Redis[] = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
-  await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
 }
 
 describe.each(TOPOLOGIES)(
@@ -43,7 +39,7 @@ describe.each(TOPOLOGIES)(
     it('answers the exact board-wide rank with the write call plus one count call per node', async () => {
       const nodes = topology === 'cluster' ? 3 : 1;
       await started.ranking.increment('b', 'i0', 1);
-      await resetStats(redis);
+      await resetCommandStats(redis.client);
       const written = await started.ranking.increment('b', 'i3', 10);
       expect(await scriptCalls(redis)).toBeLessThanOrEqual(1 + nodes);
       // i3 now holds 14; nothing else holds more than 7.
@@ -55,14 +51,14 @@ describe.each(TOPOLOGIES)(
       // leaves to drain (each was counted, and drained, by a call of its own before).
       const nodes = topology === 'cluster' ? 3 : 1;
       clock.advanceMs(60_000);
-      await resetStats(redis);
+      await resetCommandStats(redis.client);
       const first = await started.ranking.increment('b', 'i5', 2);
       expect(first.body).toMatchObject({
         windows: { '60': { score: 2, rank: 1, previousRank: null } },
         draining: false,
       });
       expect(await scriptCalls(redis)).toBeLessThanOrEqual(1 + nodes);
-      await resetStats(redis);
+      await resetCommandStats(redis.client);
       const second = await started.ranking.increment('b', 'i6', 3);
       expect(second.body.windows['60']).toEqual({ score: 3, rank: 1, previousRank: null });
       expect(await scriptCalls(redis)).toBeLessThanOrEqual(1 + nodes);

@@ -1,20 +1,15 @@
-import type { Redis } from 'ioredis';
 import { useRankingService } from '../../../harness/ranking';
-import { TOPOLOGIES, type TestRedis } from '../../../harness/redis';
+import { TOPOLOGIES } from '../../../harness/redis';
 import { WriteCommands } from '../../../src/ranking/writes/write-commands';
-import { commandCalls } from '../../support/slowlog';
+import { commandCalls, resetCommandStats } from '../../support/slowlog';
 
 /**
  * Issue #45's single writes on the board of every option (the harness's `wc-sum` rows "new item, new actor" and
  * "new user"), here on two windows (the most the write bound takes beside the rest), a decay and a rising view,
  * `ties: first`, actors and segments: the commands each one's call runs by name (INFO commandstats, reset before
- * each). Before, a write took a tie sequence number in each board window (HINCRBY), read back the slot sum a decay
- * view then rescored from (HGET) and the changed window's sum a rising view then rescored from (ZSCORE); a like also
- * indexed its slot in each board window (ZADD NX) though the shard's indexed second named it, read its user's
- * contribution there (HGET), asked whether the window's pairs hash existed (EXISTS) and counted the pair and the
- * item's actors with two HINCRBY. Now one HINCRBY takes the board windows' numbers, the views read what the write
- * just wrote, a like indexes only a slot the shard does not know, and its new pair is told by one HMGET of the pairs
- * hash and written with its count in one HSET.
+ * each). One HINCRBY takes the board windows' tie numbers, the views rescore from what the write just wrote, a
+ * like indexes only a slot the shard does not know, and its new pair is told by one HMGET of the pairs hash and
+ * written with its count in one HSET.
  */
 const T0 = 1_700_006_400_000;
 const WINDOWS = [
@@ -36,11 +31,6 @@ const LIKE = {
   cluster: { hincrby: 7, hget: 8, zscore: 9, exists: 0, hmget: 8, hset: 16, zadd: 23 },
 };
 
-async function resetStats(redis: TestRedis): Promise<void> {
-  const nodes: Redis[] = 'nodes' in redis.client ? redis.client.nodes('master') : [redis.client];
-  await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
-}
-
 describe.each(TOPOLOGIES)(
   'the commands of a write on a board with views, ties, actors and segments (%s)',
   (topology) => {
@@ -48,7 +38,7 @@ describe.each(TOPOLOGIES)(
     const commands = new WriteCommands(setup.clock);
 
     async function counted(write: () => Promise<unknown>): Promise<Record<string, number>> {
-      await resetStats(setup.redis);
+      await resetCommandStats(setup.redis.client);
       await write();
       const counts: Record<string, number> = {};
       for (const name of NAMES) counts[name] = await commandCalls(setup.redis.client, name);

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { useRankingService } from '../../../harness/ranking';
 import { TestRedis, TOPOLOGIES } from '../../../harness/redis';
+import { resetCommandStats } from '../../support/slowlog';
 
 const WINDOWS = Array.from({ length: 8 }, (_, w) => ({ name: `w${w}`, period: 3600 * (w + 1), interval: 60 }));
 const SEGMENTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
@@ -26,8 +27,7 @@ describe.each(TOPOLOGIES)('coalesced increments weighed by their cost (%s)', (to
     setup.clock.setMs(1_800_000_000_000);
     await setup.ranking.putBoard({ name: 'b', windows: WINDOWS, segmentsMax: 10 });
     await setup.ranking.increment('b', 'warm', 1);
-    const nodes: Redis[] = 'nodes' in setup.redis.client ? setup.redis.client.nodes('master') : [setup.redis.client];
-    await Promise.all(nodes.map((node) => node.config('RESETSTAT')));
+    await resetCommandStats(setup.redis.client);
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         setup.ranking.increment('b', `i${i}`, i + 1, undefined, undefined, undefined, undefined, SEGMENTS),
