@@ -148,7 +148,7 @@ export class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, It
   /**
    * apply's steps for an increment naming no segment, the store's reply made the answer in one
    * callback (apply takes three promises: the store's, its own and its caller's catch); any failure
-   * goes to `failed`, worded as apply's caller would get it. PlainIncrements says which go here.
+   * goes to `failures`, worded as apply's caller would get it. PlainIncrements says which go here.
    */
   applyPlain(
     command: IncrementCommand,
@@ -164,7 +164,7 @@ export class IncrementWrite extends ItemWrite<IncrementCommand, WriteOutcome, It
     } catch (error) {
       return failed(failures, command, error);
     }
-    // Failures go through plain functions, not closures made for every increment: most never fail.
+    // The failure paths are module functions taking `failures`: only the `then` callbacks are made per increment.
     try {
       sent = this.store.sendIncrement(command, attempt, allowancesOf(reservation));
     } catch (error) {
