@@ -127,6 +127,7 @@ async function polling<T>(meter: RedisMeter, work: Promise<T>): Promise<T> {
 
 async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {
   await row.prepare?.(context);
+  await context.statsFlushed();
   meter.mark = row.marks?.key;
   const times = row.grows?.times ?? row.times ?? DEFAULT_TIMES;
   let cost: RedisCost = NO_COST;
