@@ -134,13 +134,16 @@ async function runJob(app: NestFastifyApplication, job: HarnessJob): Promise<boo
 }
 
 /**
- * Takes out every interval of `app`'s SchedulerRegistry (the access-time flush, the key refresh, any
- * scheduled job's): a real timer firing inside a row would add its calls to the row's. The harness runs
- * each itself, when no row is measured (statsFlushed, runJob).
+ * Takes out every interval of both apps' SchedulerRegistry (the access-time flush, the key refresh, any
+ * scheduled job's): a real timer firing inside a row would add its calls to the row's. Answers the
+ * flush of both apps' access times, which the harness runs between rows instead (a job's pass: runJob).
  */
-function disarmTimers(app: NestFastifyApplication): void {
-  const registry = app.get(SchedulerRegistry);
-  for (const name of registry.getIntervals()) registry.deleteInterval(name);
+function timersTakenOver(apps: NestFastifyApplication[]): () => Promise<void> {
+  for (const registry of apps.map((app) => app.get(SchedulerRegistry)))
+    for (const name of registry.getIntervals()) registry.deleteInterval(name);
+  return async () => {
+    await Promise.all(apps.map((app) => app.get(AccessTimeRecorder).flush()));
+  };
 }
 
 const RUN_SERVICES = { retraction: RetractionService, weighing: ActorWeightsService, merge: AliasesService };
@@ -218,8 +221,6 @@ export function appContext(
   clock: FakeClock,
   scale: Scale,
 ): HarnessContext {
-  disarmTimers(apps.measured);
-  disarmTimers(apps.seeder);
   const takeBacks = () => apps.measured.get(WritesStore).takeBacks;
   const { client, prefix } = apps.seeder.get(RedisService);
   const send = async (request: HttpRequest, caller: Caller = 'client'): Promise<HttpAnswer> => {
@@ -238,9 +239,7 @@ export function appContext(
     return answerOf(response);
   };
   return {
-    scale,
-    sizes: SIZES[scale],
-    send,
+    ...{ scale, sizes: SIZES[scale], send, statsFlushed: timersTakenOver([apps.measured, apps.seeder]) },
     openStream: (path) => firstEvent(`${urlOf(apps.measured)}${path}`, CLIENT_SECRET),
     nowSec: () => Math.floor(clock.nowMs() / 1000),
     advanceSec: async (seconds) => clock.advanceSec(seconds),
@@ -249,9 +248,6 @@ export function appContext(
     copyBoard: 'nodes' in client ? undefined : (from, to) => copyBoard(client, prefix, from, to),
     dropsSettled: () => apps.measured.get(BoardsStore).drops.settled(),
     runJob: (job) => runJob(apps.measured, job),
-    statsFlushed: async () => {
-      await Promise.all([apps.measured, apps.seeder].map((app) => app.get(AccessTimeRecorder).flush()));
-    },
     runSettled: (run, board, key, caller) =>
       (onSeeder(caller) ? apps.seeder : apps.measured).get(RUN_SERVICES[run]).settled(board, key),
     functionsCalled: functionsCalledBy(apps.measured),
