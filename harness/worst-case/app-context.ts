@@ -4,6 +4,7 @@
  * to the measured app go over real sockets (fetch), as a client's would; the seeder's are injected.
  */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { CountersScheduler } from '../../src/counters/counters.scheduler';
@@ -15,6 +16,7 @@ import { WritesStore } from '../../src/ranking/writes/writes.store';
 import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { StatsIndexScheduler } from '../../src/stats/stats.scheduler';
+import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
 import { ADMIN_TOKEN } from '../app';
 import { prefixedKeys } from '../redis';
 import type { FakeClock } from '../clock';
@@ -28,13 +30,11 @@ import { stagingStops } from './stopped-reads';
 export const CLIENT_SECRET = 'worst-case-client-0123456789';
 export const SEEDER_SECRET = 'worst-case-seeder-0123456789';
 /**
- * Both apps' settings: the two keys, and background jobs that would land inside a row's reading (the
- * access-time flush, the key and ingest refreshes) moved out of the way.
+ * Both apps' settings: the two keys, and the ingest refresh moved out of the way of a row's reading
+ * (the access-time flush and the key refresh are SchedulerRegistry intervals: appContext takes them out).
  */
 export const HARNESS_ENV = {
   API_KEYS: `${CLIENT_SECRET}:read+write,${SEEDER_SECRET}:read+write`,
-  STATS_FLUSH_INTERVAL_MS: '60000',
-  API_KEYS_REFRESH_MS: '3600000',
   INGEST_REFRESH_MS: '60000',
 };
 
@@ -133,6 +133,19 @@ async function runJob(app: NestFastifyApplication, job: HarnessJob): Promise<boo
   return result !== undefined && instance.stats.failures === failures;
 }
 
+/**
+ * Takes out every interval of both apps' SchedulerRegistry (the access-time flush, the key refresh, any
+ * scheduled job's): a real timer firing inside a row would add its calls to the row's. Answers the
+ * flush of both apps' access times, which the harness runs between rows instead (a job's pass: runJob).
+ */
+function timersTakenOver(apps: NestFastifyApplication[]): () => Promise<void> {
+  for (const registry of apps.map((app) => app.get(SchedulerRegistry)))
+    for (const name of registry.getIntervals()) registry.deleteInterval(name);
+  return async () => {
+    await Promise.all(apps.map((app) => app.get(AccessTimeRecorder).flush()));
+  };
+}
+
 const RUN_SERVICES = { retraction: RetractionService, weighing: ActorWeightsService, merge: AliasesService };
 
 /** The instance a caller's requests reach: the seeder's for the seeder and the operator, else the measured one. */
@@ -226,9 +239,7 @@ export function appContext(
     return answerOf(response);
   };
   return {
-    scale,
-    sizes: SIZES[scale],
-    send,
+    ...{ scale, sizes: SIZES[scale], send, statsFlushed: timersTakenOver([apps.measured, apps.seeder]) },
     openStream: (path) => firstEvent(`${urlOf(apps.measured)}${path}`, CLIENT_SECRET),
     nowSec: () => Math.floor(clock.nowMs() / 1000),
     advanceSec: async (seconds) => clock.advanceSec(seconds),

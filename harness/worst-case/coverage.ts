@@ -169,8 +169,9 @@ export function unmeasured(rows: readonly WorstRow[]): string[] {
 }
 
 /**
- * Functions a timer sends, within whichever row runs then: neither required nor refused.
- * `merge`: the stats service's batched samples, flushed on its coalescing timer (one call per batch).
+ * Functions a timer sends, which the harness sends between rows instead: neither required nor refused.
+ * `merge`: the stats service's batched samples (one call per batch), flushed by the harness before each
+ * row's reading (HarnessContext.statsFlushed), its timer taken out (harness/worst-case/app-context.ts).
  */
 export const FUNCTIONS_ON_TIMERS: ReadonlySet<string> = new Set(['merge']);
 

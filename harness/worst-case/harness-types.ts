@@ -60,6 +60,11 @@ export interface HarnessContext {
    */
   runJob(job: HarnessJob): Promise<boolean>;
   /**
+   * Writes both instances' pending access times (their flush timers are taken out in the harness: a
+   * flush landing inside a row would add its calls to the row's): between rows, not measured.
+   */
+  statsFlushed(): Promise<void>;
+  /**
    * Resolves once the instance `caller` sends to runs no step of the board's run `key` (a retraction's
    * id, an actor, an alias): done or paused, as its next GET says (a GET resumes a paused one).
    */

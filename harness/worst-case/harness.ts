@@ -127,6 +127,7 @@ async function polling<T>(meter: RedisMeter, work: Promise<T>): Promise<T> {
 
 async function measureRow(context: HarnessContext, meter: RedisMeter, row: WorstRow): Promise<RowFigures> {
   await row.prepare?.(context);
+  await context.statsFlushed();
   meter.mark = row.marks?.key;
   const times = row.grows?.times ?? row.times ?? DEFAULT_TIMES;
   let cost: RedisCost = NO_COST;
@@ -139,8 +140,7 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   for (let attempt = 0; attempt < times; attempt++) {
     const sending = sendRow(context, row, attempt);
     const sent = row.job ? await polling(meter, sending) : await sending;
-    const { status } = sent;
-    const code = sent.body?.code;
+    const [status, code] = [sent.status, sent.body?.code];
     answer = sent;
     cost = costlier(cost, await meter.read());
     statuses.add(status);

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { AnsweredRequests } from '../common/answered-requests';
 import { Clock } from '../common/clock';
 import { StatsSettings } from './stats.settings';
@@ -22,7 +23,9 @@ import { routeContext } from './stats-names';
  * The request never waits on Redis: once it is answered (AnsweredRequests) its time is added to an in-process batch per
  * context and hour (count, sum, sumsq, min, max, mean, M2, histogram); a timer flushes all batches at
  * least once a second in one pipeline (one merge script call per context), and the last batch is
- * flushed at shutdown, after the HTTP server has closed and before Redis does.
+ * flushed at shutdown, after the HTTP server has closed and before Redis does. The timer is the
+ * SchedulerRegistry interval `stats-flush`, beside the scheduled jobs', so that whoever drives the
+ * flush itself (the worst-case harness, between its measured rows) can take it out.
  */
 @Injectable()
 export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -31,7 +34,6 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   private readonly logger = new Logger('AccessTime');
   private pending = new Map<string, Batch>();
   private chain: Promise<void> = Promise.resolve();
-  private timer?: NodeJS.Timeout;
   /** Each context's pending key for its latest hour ("<hourStart> <context>"): made once an hour, not per request. */
   private readonly pendingKeys = new Map<string, { hourStart: number; key: string }>();
   /** Stats context of each "<METHOD> <pattern>" seen: routeContext's escaping runs once per route. */
@@ -43,6 +45,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     private readonly clock: Clock,
     private readonly settings: StatsSettings,
     private readonly redis: RedisService,
+    private readonly registry: SchedulerRegistry,
     jobs: JobRegistry,
   ) {
     jobs.register(AccessTimeRecorder.JOB, this.stats);
@@ -56,12 +59,14 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.flush(), this.settings.flushIntervalMs);
-    this.timer.unref();
+    const timer = setInterval(() => void this.flush(), this.settings.flushIntervalMs);
+    timer.unref();
+    this.registry.addInterval(AccessTimeRecorder.JOB, timer);
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    if (this.registry.doesExist('interval', AccessTimeRecorder.JOB))
+      this.registry.deleteInterval(AccessTimeRecorder.JOB);
   }
 
   private pendingKeyOf(hourStart: number, context: string): string {

@@ -13,6 +13,7 @@
  * WORST_CASE_SEED_LOG=<path> each seeding step's wall time, CPU and Redis commands (harness/worst-case/seed-log.ts).
  */
 import { writeFileSync } from 'node:fs';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Redis } from 'ioredis';
 import { BOARDS } from '../../harness/worst-case/boards';
 import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../harness/worst-case/app-context';
@@ -30,6 +31,7 @@ import {
 import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harness/worst-case/harness';
 import { RedisMeter } from '../../harness/worst-case/redis-meter';
 import { seedBoards } from '../../harness/worst-case/seed';
+import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
 import { useSingleNodeApp } from '../support/e2e';
 
 const WORST_CALL_MS = Number(process.env.WORST_CALL_MS ?? 50);
@@ -48,6 +50,21 @@ describe('the worst-case harness', () => {
 
   beforeAll(async () => {
     document = (await e2e.http().get('/docs-json').expect(200)).body as OpenApiDocument;
+  });
+
+  // First: every test below makes the harness's context, which takes the timers out.
+  it("takes out both apps' access-time flush timers: a flush lands between rows, never inside one", async () => {
+    const apps = [e2e.app(), e2e.other('seeder')];
+    const armed = () => apps.map((app) => app.get(SchedulerRegistry).doesExist('interval', AccessTimeRecorder.JOB));
+    expect(armed()).toEqual([true, true]);
+    const context = appContext({ measured: apps[0], seeder: apps[1] }, e2e.clock, 'ci');
+    expect(armed()).toEqual([false, false]);
+    expect(apps.map((app) => app.get(SchedulerRegistry).getIntervals())).toEqual([[], []]);
+    const recorder = apps[0].get(AccessTimeRecorder);
+    const runs = recorder.stats.runs;
+    await e2e.http().get('/health/live').expect(200);
+    await context.statsFlushed();
+    expect(recorder.stats.runs).toBe(runs + 1);
   });
 
   it('has a row for every route of the OpenAPI document, and no row for a route it lacks', () => {

@@ -19,6 +19,12 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 export const MINUTE_MS = 60_000;
+/**
+ * Where the dashboard's clock starts: a fixed instant, so that no test depends on the day it runs. Whole
+ * minutes (slot boundaries fall where a test puts them), 20 minutes before the end of a month, of a year
+ * and of a Wednesday whose calendar week (Monday to Sunday) is the next year's first.
+ */
+export const DASHBOARD_START_MS = Date.UTC(2025, 11, 31, 23, 40);
 /** Where the screenshots go: docs/ when refreshing the README's (DASHBOARD_SCREENSHOTS_DIR=docs), else a temp dir. */
 export const SHOTS = process.env.DASHBOARD_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'dashboard-'));
 
@@ -61,8 +67,7 @@ export function useDashboard(): DashboardWorld {
   let app: NestFastifyApplication;
   let browser: Browser;
   let base: string;
-  // Whole minutes, a little in the past: slot boundaries fall where the test puts them.
-  const clock = new FakeClock(Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - 10 * MINUTE_MS);
+  const clock = new FakeClock(DASHBOARD_START_MS);
   const http = () => request(app.getHttpServer());
   const increment = (item: string, amount: number) =>
     http().post(`/boards/trending/items/${item}/increment`).send({ amount }).expect(200);

@@ -231,7 +231,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
   })();
   const applied = async () => Number(await client.hget(`{${prefix}ingest}:stats:events`, 'applied'));
   // At a kill: messages sent that the source has not yet delivered and seen acknowledged (work under way).
-  const { workers, appliedAtKills } = await chaos({ env: scenario.env, source, first, produce, applied });
+  const { workers, running, appliedAtKills } = await chaos({ env: scenario.env, source, first, produce, applied });
 
   try {
     await waitFor('the source to be drained', () => source.drained(messages.length), DRAIN_BUDGET_MS).catch(
@@ -239,13 +239,13 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<{ messa
         throw new Error(`${error.message}: ${JSON.stringify(await stateOf(scenario, workers, ids.length))}`);
       },
     );
-    // The instance the chaos left running stays: drained, it applies nothing more, and the rewind
-    // below delivers the last tenth again to it (a fresh instance would cost a boot, ~2 CPU s).
+    // The instance the chaos left running stays: drained, it applies nothing more, and the rewinds
+    // below deliver the last tenth again to it (a fresh instance would cost a boot, ~2 CPU s).
     expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
     const invalidIds = ids.filter((_, i) => !messages[i].valid);
     expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
     expect(appliedAtKills.some((count) => count > 0 && count < messages.length)).toBe(true);
-    if (source.rewind) await deliveredAgain(scenario, messages, ids, invalidIds);
+    if (source.rewind) await deliveredAgain(scenario, messages, ids, invalidIds, running);
   } finally {
     // Also when a step fails: a worker left running would outlive the test (and its Redis).
     for (const worker of workers) await stopWorker(worker, 'SIGKILL');
@@ -297,24 +297,46 @@ async function stateOf(scenario: FaultScenario, workers: ChildProcess[], sent: n
 }
 
 /**
- * The kills fall between an apply and its acknowledgement only by chance: the last tenth of the
- * messages, delivered again to a running instance, must all be recognised and skipped: the boards
- * and the source's applied total unchanged (and the dead letters, where the source drops a second copy).
+ * The kills fall between an apply and its acknowledgement only by chance: the messages of a rewind,
+ * delivered again, must all be recognised and skipped: the boards unchanged, and the dead letters
+ * once more for their invalid messages (once in all where the source drops a second copy): they
+ * were delivered again, not passed over. The last tenth to the running instance (its applied total
+ * unchanged), then the last fiftieth to a fresh consumer, as an instance booted on a rewound group
+ * starts it, without a boot: the source deleted on the running instance (its runner stops and gives
+ * up the lease), set back, and declared again there. A new runner, source connection and lease epoch
+ * start on the rewound group (claiming what is pending, then reading on): the new totals apply nothing.
  */
 async function deliveredAgain(
   scenario: FaultScenario,
   messages: FaultMessage[],
   ids: string[],
   invalidIds: string[],
+  running: ChildProcess,
 ): Promise<void> {
-  const { client, prefix, source } = scenario;
+  const { client, prefix, source, env } = scenario;
   const applied = () => client.hget(`{${prefix}ingest}:stats:events`, 'applied');
+  const deadLetters = [...invalidIds];
+  const skippedAgain = async (share: number, drained: string, declaredAgain = async () => {}) => {
+    const from = Math.floor(messages.length * (1 - share));
+    await source.rewind!(from, ids);
+    await declaredAgain();
+    await waitFor(drained, () => source.drained(messages.length), DRAIN_BUDGET_MS);
+    expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
+    if (!source.deadLettersOnceAfterRewind) deadLetters.push(...ids.filter((_, i) => i >= from && !messages[i].valid));
+    expect((await source.deadLetterIds()).sort()).toEqual(deadLetters.sort());
+  };
   const appliedBefore = await applied();
-  await source.rewind!(Math.floor(messages.length * 0.9), ids);
-  await waitFor('the source to be drained again', () => source.drained(messages.length), DRAIN_BUDGET_MS);
-  expect(await storedBoards(client, prefix)).toEqual(expectedBoards(messages));
+  await skippedAgain(0.1, 'the source to be drained again');
   expect(await applied()).toBe(appliedBefore);
-  if (source.deadLettersOnceAfterRewind) expect((await source.deadLetterIds()).sort()).toEqual(invalidIds.sort());
+
+  const url = await booted(running);
+  if (url === undefined) throw new Error(`worker ${running.pid} exited before the rewinds`);
+  const admin = { Authorization: `Bearer ${env.ADMIN_TOKEN}` };
+  await request(url).delete('/admin/ingest/events').set(admin).expect(204);
+  await skippedAgain(0.02, 'the source to be drained again by a fresh consumer', async () => {
+    await request(url).put('/admin/ingest/events').set(admin).send(source.declaration).expect(201);
+  });
+  expect(Number(await applied())).toBe(0);
 }
 
 interface Chaos {
@@ -330,6 +352,8 @@ interface Chaos {
 
 interface ChaosDone {
   workers: ChildProcess[];
+  /** The instance left running: the first, started again after its last kill. */
+  running: ChildProcess;
   appliedAtKills: number[];
 }
 
@@ -361,5 +385,5 @@ async function chaos({ env, first: consuming, produce, source, applied }: Chaos)
     }
   }
   await produce;
-  return { workers, appliedAtKills };
+  return { workers, running: first, appliedAtKills };
 }
