@@ -16,9 +16,9 @@ import { createRootLogger, PinoLoggerService } from './edge/logging';
 import { FastRoutes } from './edge/fast-routes';
 import { RateLimitGuard } from './governance/rate-limit.guard';
 import { prepareGracefulShutdown } from './shutdown';
-import { startTracing } from './tracing/start-tracing';
+import type { Tracing } from './tracing/start-tracing';
 import { traceRequests } from './tracing/tracing';
-import { TracingSettings } from './tracing/tracing.settings';
+import { exporterNameOf, TRACES_OFF, TracingSettings } from './tracing/tracing.settings';
 import { validateSettings } from './common/settings';
 
 /** How the app is built: the common module's options, and where log lines go (default: stdout, fd 1). */
@@ -57,11 +57,22 @@ function validateAtBoot(env: Record<string, unknown>): { edge: EdgeSettings; tra
   return { edge, tracingSettings };
 }
 
+/**
+ * startTracing, its module (the OpenTelemetry SDK and OTLP exporter, some 270 modules) loaded only when
+ * spans go somewhere: an app with tracing off, the default and every test app but the tracing tests', loads
+ * @opentelemetry/api alone.
+ */
+async function startTracingWhenOn(settings: TracingSettings, exporter?: SpanExporter): Promise<Tracing> {
+  if (!exporter && exporterNameOf(settings) === 'none') return { describe: TRACES_OFF, shutdown: async () => {} };
+  const { startTracing } = await import('./tracing/start-tracing');
+  return startTracing(settings, exporter);
+}
+
 /** Builds the whole app (used by main.ts and by the e2e tests), ready to listen. */
 export async function createApp(options: AppOptions = {}): Promise<NestFastifyApplication> {
   const logger = createRootLogger(options.logDestination);
   const { edge, tracingSettings } = validateAtBoot({ ...process.env, ...options.env });
-  const tracing = startTracing(tracingSettings, options.spanExporter);
+  const tracing = await startTracingWhenOn(tracingSettings, options.spanExporter);
   // Nest's own body parsers stay off: JSON is the one body type (guardJsonBodies), anything else is a 415.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(options), edgeAdapter(edge, logger), {
     bufferLogs: true,

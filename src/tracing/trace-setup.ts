@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { ConsoleTreeExporter } from './console-tree-exporter';
-import { TraceExporterName, TracingSettings } from './tracing.settings';
+import { exporterNameOf, TRACES_OFF, TracingSettings } from './tracing.settings';
 
 const DEFAULT_SERVICE_NAME = 'trendboard';
 const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
@@ -17,13 +17,6 @@ const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
 export interface TraceDestination {
   processor: SpanProcessor;
   says: string;
-}
-
-/** OTEL_TRACES_EXPORTER, or what its absence means here: OTLP when an endpoint is set, else none. */
-export function exporterNameOf(settings: TracingSettings): TraceExporterName {
-  if (settings.OTEL_TRACES_EXPORTER) return settings.OTEL_TRACES_EXPORTER;
-  const endpointSet = settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  return endpointSet ? 'otlp' : 'none';
 }
 
 /** The span processor for the settings (a test's exporter wins), or undefined when tracing is off. */
@@ -66,8 +59,7 @@ export function traceResource(settings: TracingSettings): Resource {
 
 /** The boot line's words for where traces go and what is sampled. */
 export function describeTracing(settings: TracingSettings, destination: TraceDestination | undefined): string {
-  if (!destination)
-    return 'traces off (OTEL_TRACES_EXPORTER=console prints them; otlp sends them to OTEL_EXPORTER_OTLP_ENDPOINT)';
+  if (!destination) return TRACES_OFF;
   const sampler = settings.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on';
   const ratio = settings.OTEL_TRACES_SAMPLER_ARG ? ` ${settings.OTEL_TRACES_SAMPLER_ARG}` : '';
   const background =

@@ -58,3 +58,14 @@ export class TracingSettings {
   @IsIn(['true', 'false'], { message: 'TRACE_BACKGROUND_JOBS must be true or false' })
   TRACE_BACKGROUND_JOBS: 'true' | 'false' = 'false';
 }
+
+/** OTEL_TRACES_EXPORTER, or what its absence means here: OTLP when an endpoint is set, else none. */
+export function exporterNameOf(settings: TracingSettings): TraceExporterName {
+  if (settings.OTEL_TRACES_EXPORTER) return settings.OTEL_TRACES_EXPORTER;
+  const endpointSet = settings.OTEL_EXPORTER_OTLP_ENDPOINT || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  return endpointSet ? 'otlp' : 'none';
+}
+
+/** The boot line of an app that traces nothing. */
+export const TRACES_OFF =
+  'traces off (OTEL_TRACES_EXPORTER=console prints them; otlp sends them to OTEL_EXPORTER_OTLP_ENDPOINT)';

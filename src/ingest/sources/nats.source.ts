@@ -1,14 +1,5 @@
-import { connect } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  ConsumerConfig,
-  DeliverPolicy,
-  jetstream,
-  JetStreamClient,
-  jetstreamManager,
-  JetStreamManager,
-  JsMsg,
-} from '@nats-io/jetstream';
+import type { connect } from '@nats-io/transport-node';
+import type { ConsumerConfig, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { DEAD_LETTER_PAYLOAD_BYTES, DEAD_LETTER_REASON_BYTES, NATS_ACK_WAIT_MS } from '../ingest.limits';
 import { IngestSource, SourceMessage } from './source';
 
@@ -60,6 +51,11 @@ export class NatsSource implements IngestSource {
   }
 
   async open(): Promise<void> {
+    // The NATS client (some 65 modules) is loaded by an app that opens a NATS source, not by every app.
+    const [{ connect }, { AckPolicy, DeliverPolicy, jetstream, jetstreamManager }] = await Promise.all([
+      import('@nats-io/transport-node'),
+      import('@nats-io/jetstream'),
+    ]);
     this.connection ??= await connect({
       servers: this.declaration.servers.split(','),
       reconnect: true,
