@@ -4,6 +4,9 @@
  * documented use on boards with every option at its maximum, held to the targets — no Redis call over
  * 5 ms, no request over 20 ms of Redis — and every growing route stopped by a quota. Prints the table
  * docs/security.md keeps (WORST_CASE_TABLE_FILE=<path> writes both topologies' tables there too).
+ * WORST_CASE_ROWS=<regular expression> runs only the rows whose route and worst request match it,
+ * WORST_TOPOLOGIES=single (or cluster) one topology only; WORST_CASE_SEED_LOG=<path> logs seeding's steps
+ * (seed-log.ts). Each row's figures are printed as it ends: a run stopped early keeps the rows it ran.
  * BENCH_REDIS_REALTIME=1 (root) runs every redis-server it starts under SCHED_FIFO
  * (bench/process-stats.ts), so the host's stalls do not hide a call's own time.
  */
@@ -15,6 +18,7 @@ import { startTestRedis, type Topology } from '../../harness/redis';
 import { appContext, HARNESS_ENV, LOW_QUOTAS, SEEDER_QUOTAS } from '../../harness/worst-case/app-context';
 import type { Scale } from '../../harness/worst-case/boards';
 import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harness/worst-case/harness';
+import type { HarnessContext, RowFigures } from '../../harness/worst-case/harness-types';
 import { RedisMeter } from '../../harness/worst-case/redis-meter';
 import { seedBoards } from '../../harness/worst-case/seed';
 import { runRealtime } from '../process-stats';
@@ -25,6 +29,29 @@ const MINUTE_MS = 60_000;
 const TIMEOUT = { REDIS_COMMAND_TIMEOUT_MS: '60000' };
 
 type Node = { info(section: 'server'): Promise<string> };
+
+const ONLY = process.env.WORST_CASE_ROWS;
+const ROWS = ONLY ? WORST_ROWS.filter((row) => new RegExp(ONLY).test(`${row.route} ${row.worst}`)) : WORST_ROWS;
+
+function abuseRow(topology: Topology, n: number, row: RowFigures): AbuseRow {
+  const faults = rowFaults({ ...ROWS[n], open: undefined }, row, TARGETS);
+  return {
+    attack: `${topology}: ${row.route}, ${row.worst}`,
+    measured: `${row.calls} calls, longest ${row.maxCallMs.toFixed(2)} ms, request ${row.requestMs.toFixed(2)} ms${faults.length ? `; ${faults.join('; ')}` : ''}`,
+    held: faults.length === 0,
+  };
+}
+
+/** The rows one at a time, each printed as it ends (a run stopped early keeps what it measured). */
+async function runRows(topology: Topology, context: HarnessContext, meter: RedisMeter): Promise<RowFigures[]> {
+  const figures: RowFigures[] = [];
+  for (const row of ROWS) {
+    figures.push(...(await runWorstCase(context, meter, [row])));
+    const { attack, measured, held } = abuseRow(topology, figures.length - 1, figures[figures.length - 1]);
+    console.log(`row ${figures.length}/${ROWS.length} ${held ? 'held' : 'NOT HELD'}: ${attack}: ${measured}`);
+  }
+  return figures;
+}
 
 /** Each node's redis-server under SCHED_FIFO, found by the process id it reports. */
 async function realtime(nodes: Node[]): Promise<void> {
@@ -45,25 +72,19 @@ async function runOn(topology: Topology, scale: Scale): Promise<AbuseRow[]> {
     // The seeder's requests are injected (app-context.ts): only the measured app listens.
     await measured.listen(0, '127.0.0.1');
     const context = appContext({ measured, seeder }, clock, scale);
-    await seedBoards(context);
     const client = redis.client;
-    const nodes = (): Node[] => ('nodes' in client ? client.nodes('all') : [client]);
-    if (process.env.BENCH_REDIS_REALTIME === '1') await realtime(nodes());
     const meter = new RedisMeter(async () => ('nodes' in client ? client.nodes('master') : [client]) as never);
+    const nodes = (): Node[] => ('nodes' in client ? client.nodes('all') : [client]);
+    // Before seeding too: on a loaded host Redis then keeps a core while the seeder feeds it.
+    if (process.env.BENCH_REDIS_REALTIME === '1') await realtime(nodes());
+    await seedBoards(context, meter);
     await meter.start();
-    const figures = await runWorstCase(context, meter);
+    const figures = await runRows(topology, context, meter);
     await meter.stop();
     const table = `\n### ${topology}, scale ${scale}\n\n${worstCaseTable(figures)}\n`;
     console.log(table);
     if (process.env.WORST_CASE_TABLE_FILE) appendFileSync(process.env.WORST_CASE_TABLE_FILE, table);
-    return figures.map((row, n) => {
-      const faults = rowFaults({ ...WORST_ROWS[n], open: undefined }, row, TARGETS);
-      return {
-        attack: `${topology}: ${row.route}, ${row.worst}`,
-        measured: `${row.calls} calls, longest ${row.maxCallMs.toFixed(2)} ms, request ${row.requestMs.toFixed(2)} ms${faults.length ? `; ${faults.join('; ')}` : ''}`,
-        held: faults.length === 0,
-      };
-    });
+    return figures.map((row, n) => abuseRow(topology, n, row));
   } finally {
     for (const app of apps) await app.close();
     await redis.stop();
@@ -73,5 +94,8 @@ async function runOn(topology: Topology, scale: Scale): Promise<AbuseRow[]> {
 export const worstCaseAbuse: AbusePart = async () => {
   const scale = (process.env.WORST_SCALE ?? 'full') as Scale;
   if (process.env.WORST_CASE_TABLE_FILE) writeFileSync(process.env.WORST_CASE_TABLE_FILE, '');
-  return [...(await runOn('single', scale)), ...(await runOn('cluster', scale))];
+  const topologies = (process.env.WORST_TOPOLOGIES ?? 'single,cluster').split(',') as Topology[];
+  const rows: AbuseRow[] = [];
+  for (const topology of topologies) rows.push(...(await runOn(topology, scale)));
+  return rows;
 };
