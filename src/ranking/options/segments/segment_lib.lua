@@ -214,11 +214,12 @@ local function add_to_segment(windows, name, item, amount, at_sec, covering, see
       -- The start as text once (actor_lib's, kept from call to call): a Lua number argument costs Redis a
       -- snprintf("%.17g") each.
       local start_arg = actor_log.ACTORS.start_text(slot_start)
-      if redis.call('ZADD', slots_key, 'NX', start_arg, start_arg) == 1 then
-        due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
-      end
       local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
       local score, slot_sum = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
+      -- A slot whose hash held the item before is indexed (expiry unindexes a slot with its hash deleted): no ZADD.
+      if slot_sum == tonumber(counted) and redis.call('ZADD', slots_key, 'NX', start_arg, start_arg) == 1 then
+        due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
+      end
       if take_back == true then
         actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
       else
