@@ -30,8 +30,8 @@ export interface RedisCost {
   /** The most commands one call's script ran (a figure the load does not move either). */
   maxCallCommands: number;
   /**
-   * CPU time Redis spent (every master, ms) between two readings: no call of the request can have
-   * held Redis's CPU longer, whatever a stalled host made of its wall time.
+   * CPU time Redis's main threads spent (every master, ms) between two readings: no call of the request
+   * can have held Redis's CPU longer, whatever a stalled host made of its wall time.
    */
   cpuMs: number;
   /**
@@ -240,15 +240,17 @@ export class RedisMeter {
   }
 
   /**
-   * CPU time Redis has spent in all (user and system, every master), ms: it does not advance while the
-   * host runs something else, so a stalled call's wall time does not reach it.
+   * CPU time Redis's main threads have spent (user and system, every master), ms: the thread that runs
+   * every call, so a call cannot have held Redis's CPU longer. It does not advance while the host runs
+   * something else, so a stalled call's wall time does not reach it, nor does a background thread's
+   * work (a lazy free of a deleted key, the allocator's purge) that ran beside the call.
    */
   async cpuMs(): Promise<number> {
     let ms = 0;
     for (const node of await this.masters()) {
       const info = await node.info('cpu');
       const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-      ms += (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
+      ms += (seconds('used_cpu_user_main_thread') + seconds('used_cpu_sys_main_thread')) * 1000;
     }
     return ms;
   }
