@@ -150,6 +150,26 @@ describe('the worst-case harness', () => {
     expect(await meter.measuresWaits()).toBe(true);
   });
 
+  it("reads its own Redis's main-thread CPU: a lazy free in a background thread is not a call's CPU", async () => {
+    const redis = e2e.redis().client;
+    const key = 'wc-meter:freed';
+    for (let first = 0; first < 400_000; first += 10_000)
+      await redis.sadd(key, ...Array.from({ length: 10_000 }, (_, n) => first + n));
+    const processCpuMs = async () => {
+      const info = await redis.info('cpu');
+      return ['used_cpu_user', 'used_cpu_sys'].reduce(
+        (ms, name) => ms + Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)![1]) * 1000,
+        0,
+      );
+    };
+    const meter = new RedisMeter(async () => [redis as never]);
+    const [mainBeforeMs, processBeforeMs] = [await meter.cpuMs(), await processCpuMs()];
+    await redis.unlink(key);
+    while (Number(/^lazyfree_pending_objects:(\d+)/m.exec(await redis.info('memory'))![1]) > 0) await redis.ping();
+    const [mainMs, processMs] = [(await meter.cpuMs()) - mainBeforeMs, (await processCpuMs()) - processBeforeMs];
+    expect(processMs - mainMs).toBeGreaterThan(10);
+  });
+
   it('runs every row on seeded boards with no call, request or growth past its bound', async () => {
     const redis = e2e.redis().client;
     const meter = new RedisMeter(async () => [redis as never]);
