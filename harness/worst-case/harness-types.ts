@@ -201,8 +201,8 @@ export interface RowFigures {
   maxCallName: string;
   requestMs: number;
   /**
-   * The most CPU time Redis spent over one of the row's requests (not its prepare or settle), every
-   * master, ms (RedisCost.cpuMs): the time bound's check against a stalled host.
+   * The most CPU time Redis's main thread spent over one of the row's requests (not its prepare or
+   * settle), every master, ms (RedisCost.cpuMs): the time bound's check against a stalled host.
    */
   redisCpuMs: number;
   /** Measurements taken when the first was past its time bound (runWorstCase); absent: one. */
