@@ -17,6 +17,7 @@ import { RedisFunctions } from '../../src/redis/redis-functions';
 import { RedisService } from '../../src/redis/redis.service';
 import { StatsIndexScheduler } from '../../src/stats/stats.scheduler';
 import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
+import { IngestService } from '../../src/ingest/ingest.service';
 import { ADMIN_TOKEN } from '../app';
 import { prefixedKeys } from '../redis';
 import type { FakeClock } from '../clock';
@@ -29,13 +30,9 @@ import { stagingStops } from './stopped-reads';
 
 export const CLIENT_SECRET = 'worst-case-client-0123456789';
 export const SEEDER_SECRET = 'worst-case-seeder-0123456789';
-/**
- * Both apps' settings: the two keys, and the ingest refresh moved out of the way of a row's reading
- * (the access-time flush and the key refresh are SchedulerRegistry intervals: appContext takes them out).
- */
+/** Both apps' keys (appContext takes their timers over: the access-time flush, the ingest and key refreshes, the jobs). */
 export const HARNESS_ENV = {
   API_KEYS: `${CLIENT_SECRET}:read+write,${SEEDER_SECRET}:read+write`,
-  INGEST_REFRESH_MS: '60000',
 };
 
 /** The measured app's quotas: a growing route meets its refusal within the row's attempts. */
@@ -134,13 +131,19 @@ async function runJob(app: NestFastifyApplication, job: HarnessJob): Promise<boo
 }
 
 /**
- * Takes out every interval of both apps' SchedulerRegistry (the access-time flush, the key refresh, any
- * scheduled job's): a real timer firing inside a row would add its calls to the row's. Answers the
- * flush of both apps' access times, which the harness runs between rows instead (a job's pass: runJob).
+ * Takes out both apps' timers: every interval of their SchedulerRegistry (the key refresh, any
+ * scheduled job's), the access-time flush and the ingest refresh (each its service's own timer): a
+ * real timer firing inside a row would add its calls to the row's. Answers the flush of both apps'
+ * access times, which the harness runs between rows instead (a job's pass: runJob; a source's
+ * declaration or delete refreshes ingest itself).
  */
 function timersTakenOver(apps: NestFastifyApplication[]): () => Promise<void> {
-  for (const registry of apps.map((app) => app.get(SchedulerRegistry)))
+  for (const app of apps) {
+    const registry = app.get(SchedulerRegistry);
     for (const name of registry.getIntervals()) registry.deleteInterval(name);
+    app.get(AccessTimeRecorder).takeOverFlushes();
+    app.get(IngestService).takeOverRefreshes();
+  }
   return async () => {
     await Promise.all(apps.map((app) => app.get(AccessTimeRecorder).flush()));
   };

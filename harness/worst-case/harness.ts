@@ -100,8 +100,14 @@ function costlier(a: RedisCost, b: RedisCost): RedisCost {
   };
 }
 
-async function sendRow(context: HarnessContext, row: WorstRow, attempt: number): Promise<HttpAnswer> {
-  if (row.job) return { status: (await context.runJob(row.job)) ? 200 : 500, body: undefined };
+/** A row's attempt; a job's pass with the meter polled as it runs (see polling). */
+async function sendRow(
+  context: HarnessContext,
+  meter: RedisMeter,
+  row: WorstRow,
+  attempt: number,
+): Promise<HttpAnswer> {
+  if (row.job) return { status: (await polling(meter, context.runJob(row.job))) ? 200 : 500, body: undefined };
   if (!row.request) throw new Error(`the row "${row.worst}" has neither a request nor a job`);
   const request = row.request(context, attempt);
   if (row.stream) return { status: await context.openStream(request.path), body: undefined };
@@ -138,9 +144,9 @@ async function measureRow(context: HarnessContext, meter: RedisMeter, row: Worst
   const bytesBefore = row.grows ? await meter.usedBytes() : 0;
   let answer: HttpAnswer | undefined;
   for (let attempt = 0; attempt < times; attempt++) {
-    const sending = sendRow(context, row, attempt);
-    const sent = row.job ? await polling(meter, sending) : await sending;
-    const [status, code] = [sent.status, sent.body?.code];
+    const sent = await sendRow(context, meter, row, attempt);
+    const status = sent.status;
+    const code = sent.body?.code;
     answer = sent;
     cost = costlier(cost, await meter.read());
     statuses.add(status);

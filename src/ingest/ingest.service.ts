@@ -79,6 +79,20 @@ export class IngestService implements OnApplicationBootstrap, OnApplicationShutd
     tick();
   }
 
+  /**
+   * Stops the periodic refresh, for a caller that refreshes itself (the worst-case harness: no timer
+   * fires inside a measured row). A declaration or delete through this instance still refreshes.
+   */
+  takeOverRefreshes(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Whether the periodic refresh runs (an instance with ingest off and nothing to declare never starts it). */
+  get refreshesOnTimer(): boolean {
+    return this.timer !== undefined;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.refreshing;

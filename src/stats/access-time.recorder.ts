@@ -1,5 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { AnsweredRequests } from '../common/answered-requests';
 import { Clock } from '../common/clock';
 import { StatsSettings } from './stats.settings';
@@ -24,11 +23,13 @@ import { routeContext } from './stats-names';
  * context and hour (count, sum, sumsq, min, max, mean, M2, histogram); a timer flushes all batches at
  * least once a second in one pipeline (one merge script call per context), and the last batch is
  * flushed at shutdown, after the HTTP server has closed and before Redis does. The timer is the
- * SchedulerRegistry interval `stats-flush`, beside the scheduled jobs', so that whoever drives the
- * flush itself (the worst-case harness, between its measured rows) can take it out.
+ * recorder's own, not a SchedulerRegistry interval: @nestjs/schedule clears those before the HTTP
+ * server drains, and the requests answered during a long drain would wait for the last flush (lost if
+ * the shutdown times out). It stops just before that last flush; whoever drives the flush itself (the
+ * worst-case harness, between its measured rows) takes it over (takeOverFlushes).
  */
 @Injectable()
-export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap {
   static readonly JOB = 'stats-flush';
   readonly stats: JobStats = { runs: 0, failures: 0, lastDurationMs: 0 };
   private readonly logger = new Logger('AccessTime');
@@ -38,6 +39,7 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
   private readonly pendingKeys = new Map<string, { hourStart: number; key: string }>();
   /** Stats context of each "<METHOD> <pattern>" seen: routeContext's escaping runs once per route. */
   private readonly contexts = new Map<string, string>();
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly answered: AnsweredRequests,
@@ -45,7 +47,6 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     private readonly clock: Clock,
     private readonly settings: StatsSettings,
     private readonly redis: RedisService,
-    private readonly registry: SchedulerRegistry,
     jobs: JobRegistry,
   ) {
     jobs.register(AccessTimeRecorder.JOB, this.stats);
@@ -55,18 +56,26 @@ export class AccessTimeRecorder implements OnModuleInit, OnApplicationBootstrap,
     this.answered.subscribe(({ method, route, routeKey, durationMs }) =>
       this.observe(this.contextOf(method, route, routeKey), durationMs / 1000),
     );
-    this.redis.flushBeforeClose(() => this.flush());
+    this.redis.flushBeforeClose(() => {
+      this.takeOverFlushes();
+      return this.flush();
+    });
   }
 
   onApplicationBootstrap(): void {
-    const timer = setInterval(() => void this.flush(), this.settings.flushIntervalMs);
-    timer.unref();
-    this.registry.addInterval(AccessTimeRecorder.JOB, timer);
+    this.timer = setInterval(() => void this.flush(), this.settings.flushIntervalMs);
+    this.timer.unref();
   }
 
-  onApplicationShutdown(): void {
-    if (this.registry.doesExist('interval', AccessTimeRecorder.JOB))
-      this.registry.deleteInterval(AccessTimeRecorder.JOB);
+  /** Stops the periodic flush: from now on the caller flushes (the last flush at shutdown, or the harness). */
+  takeOverFlushes(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Whether the periodic flush runs (until takeOverFlushes). */
+  get flushesOnTimer(): boolean {
+    return this.timer !== undefined;
   }
 
   private pendingKeyOf(hourStart: number, context: string): string {

@@ -32,6 +32,7 @@ import { rowFaults, runWorstCase, WORST_ROWS, worstCaseTable } from '../../harne
 import { RedisMeter } from '../../harness/worst-case/redis-meter';
 import { seedBoards } from '../../harness/worst-case/seed';
 import { AccessTimeRecorder } from '../../src/stats/access-time.recorder';
+import { IngestService } from '../../src/ingest/ingest.service';
 import { useSingleNodeApp } from '../support/e2e';
 
 const WORST_CALL_MS = Number(process.env.WORST_CALL_MS ?? 50);
@@ -52,13 +53,20 @@ describe('the worst-case harness', () => {
     document = (await e2e.http().get('/docs-json').expect(200)).body as OpenApiDocument;
   });
 
-  // First: every test below makes the harness's context, which takes the timers out.
-  it("takes out both apps' access-time flush timers: a flush lands between rows, never inside one", async () => {
+  // First: every test below makes the harness's context, which takes the timers over.
+  it("takes out both apps' timers (access-time flush, ingest refresh, registry's): a flush lands between rows", async () => {
     const apps = [e2e.app(), e2e.other('seeder')];
-    const armed = () => apps.map((app) => app.get(SchedulerRegistry).doesExist('interval', AccessTimeRecorder.JOB));
-    expect(armed()).toEqual([true, true]);
+    const armed = () =>
+      apps.map((app) => [app.get(AccessTimeRecorder).flushesOnTimer, app.get(IngestService).refreshesOnTimer]);
+    expect(armed()).toEqual([
+      [true, true],
+      [true, true],
+    ]);
     const context = appContext({ measured: apps[0], seeder: apps[1] }, e2e.clock, 'ci');
-    expect(armed()).toEqual([false, false]);
+    expect(armed()).toEqual([
+      [false, false],
+      [false, false],
+    ]);
     expect(apps.map((app) => app.get(SchedulerRegistry).getIntervals())).toEqual([[], []]);
     const recorder = apps[0].get(AccessTimeRecorder);
     const runs = recorder.stats.runs;

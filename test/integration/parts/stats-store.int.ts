@@ -1,5 +1,4 @@
 import { HttpAdapterHost } from '@nestjs/core';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import calculateSlot from 'cluster-key-slot';
 import { FakeClock } from '../../../harness/clock';
 import { AnsweredRequests } from '../../../src/common/answered-requests';
@@ -309,7 +308,6 @@ describe.each(TOPOLOGIES)('stats functions through the store (real Redis, %s)', 
         clock,
         StatsSettings.from(config),
         service,
-        new SchedulerRegistry(),
         new JobRegistry(),
       );
       recorder.observe('GET /a', 0.1);
