@@ -38,6 +38,8 @@ const ROUNDS = Number(process.env.PROC_ROUNDS ?? 5);
 /** PROC_DISTS=name=dir,...: other service builds (their dist/) counted in the same rounds. */
 const OTHER_DISTS = (process.env.PROC_DISTS ?? '').split(',').filter(Boolean);
 const KEEP_DUMPS = process.env.PROC_KEEP_DUMPS === '1';
+/** PROC_NODE_FLAGS: more flags for every server's node (e.g. `--no-memory-reducer`), space-separated. */
+const NODE_FLAGS = (process.env.PROC_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** PROC_GC: the collection before each round, `minor` (a scavenge) or `major` (the whole heap): see gc-on-signal. */
 const GC_TYPE = process.env.PROC_GC ?? 'minor';
 /** Preloaded into every server (`-r`): a full collection on SIGUSR2. */
@@ -71,6 +73,7 @@ async function underCallgrind(name: string, args: string[], env: Record<string, 
       `--vgdb-prefix=${join(dir, 'vgdb')}`,
       process.execPath,
       '--expose-gc',
+      ...NODE_FLAGS,
       '-r',
       gcPreload(args[0]),
       ...args,

@@ -59,7 +59,15 @@ export const HOT_PATH_PARTS: BenchPart[] = [
     capability: 'hot-path',
     measures:
       "the server process's instructions per increment under callgrind (main thread and all threads, each round after a full GC), the service against the hand-rolled server",
-    knobs: ['PROC_REQUESTS', 'PROC_WARMUP', 'PROC_CONNECTIONS', 'PROC_ROUNDS', 'PROC_DISTS', 'PROC_KEEP_DUMPS'],
+    knobs: [
+      'PROC_REQUESTS',
+      'PROC_WARMUP',
+      'PROC_CONNECTIONS',
+      'PROC_ROUNDS',
+      'PROC_DISTS',
+      'PROC_KEEP_DUMPS',
+      'PROC_NODE_FLAGS',
+    ],
     run: async () => (await import('../process-instructions')).processInstructionsBench(),
   },
   {
