@@ -204,7 +204,7 @@ end
 -- One event into segment `name`'s windows of `covering` (segment_add); answers the end (unix s) of the newest
 -- slot it changed (0: none) and the due time (unix ms) of a slot it created (nil: none).
 local function add_to_segment(windows, name, item, amount, at_sec, covering, seen_sec, actor, take_back)
-  local live_until, due_ms = 0, nil
+  local live_until, due_ms, views_told = 0, nil, seg_views.views_read_sums()
   for w = 0, windows.count - 1 do
     if covering[w] then
       local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
@@ -225,7 +225,7 @@ local function add_to_segment(windows, name, item, amount, at_sec, covering, see
       else
         actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount, take_back == 'like')
       end
-      seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec, slot_sum)
+      if views_told then seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec, slot_sum) end
       live_until = math.max(live_until, slot_start + period_sec)
     end
   end
@@ -260,8 +260,9 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
     end
     seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = add_to_segment(windows, name, item, amount, at_sec, covering, seen_sec, actor, take_back)
-    -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
-    if live_until > 0 then listed[#listed + 1], listed[#listed + 2] = live_until, name end
+    -- No window changed (an unlike of a like every window dropped): the segment is left as it is. The end goes to
+    -- list_segments' ZADD as text (actor_lib's, kept from call to call): a Lua number costs Redis a "%.17g".
+    if live_until > 0 then listed[#listed + 1], listed[#listed + 2] = actor_log.ACTORS.start_text(live_until), name end
     if due_ms then
       local snapshot_due_ms = segment_snapshot_due_ms(windows, name, math.floor(now_ms / 1000), confs)
       due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
