@@ -53,8 +53,10 @@ local function weight_of(actor)
   return weight
 end
 
+-- By slots key, kept from call to call (a pure function of it): one lookup where sibling_key makes three and a call.
+local HELD_KEYS = call_state.memo(1024)
 local function held_key(slots_key)
-  return keyspace.sibling_key(slots_key, 'slots', 'held')
+  return HELD_KEYS.by[slots_key] or call_state.memo_put(HELD_KEYS, slots_key, keyspace.sibling_key(slots_key, 'slots', 'held'))
 end
 
 -- What a contribution adding `counted` may add to the pair in the window, its other live contributions
