@@ -200,7 +200,9 @@ end
 -- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less):
 -- a segment's window's are the segment's unique views (segment_views_lib).
 function ACTORS.unique_changed(top_key, item, delta)
-  for _, view in ipairs(seg_views.views_reading(top_key) or {}) do
+  local views = seg_views.views_reading(top_key)
+  for i = 1, views and #views or 0 do
+    local view = views[i]
     if view.mode == 'unique' then
       if tonumber(redis.call('ZINCRBY', view.top, ACTORS.delta_arg(delta), item)) <= 0 then redis.call('ZREM', view.top, item) end
     end
