@@ -328,6 +328,21 @@ const CUTS: Array<{ label: string; from: string; to: string }> = [
     from: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n",
     to: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n  if top_key then ex.scores = {} return ex end\n",
   },
+  {
+    label: 'no tie order kept (tie_order_changed does nothing)',
+    from: 'local function tie_order_changed(top_key, item, score)\n',
+    to: 'local function tie_order_changed(top_key, item, score)\n  if top_key then return end\n',
+  },
+  {
+    label: 'every event counted as sent (no cap: ACTORS.counted answers the amount)',
+    from: 'function ACTORS.counted(slots_key, slot_start, actor, item, amount)\n',
+    to: 'function ACTORS.counted(slots_key, slot_start, actor, item, amount)\n  if slots_key then return amount end\n',
+  },
+  {
+    label: "no actor's contribution kept (ACTORS.add does nothing)",
+    from: 'function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)\n',
+    to: 'function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)\n  if slots_key then return end\n',
+  },
 ];
 
 /** Each cut of CUTS named in WRITE_BENCH_CUTS (a regular expression of labels), then the library as it is. */
