@@ -328,6 +328,21 @@ const CUTS: Array<{ label: string; from: string; to: string }> = [
     from: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n",
     to: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n  if top_key then ex.scores = {} return ex end\n",
   },
+  {
+    label: 'no tie order kept (tie_order_changed does nothing)',
+    from: 'local function tie_order_changed(top_key, item, score)\n',
+    to: 'local function tie_order_changed(top_key, item, score)\n  if top_key then return end\n',
+  },
+  {
+    label: 'every event counted as sent (no cap: ACTORS.counted answers the amount)',
+    from: 'function ACTORS.counted(slots_key, slot_start, actor, item, amount)\n',
+    to: 'function ACTORS.counted(slots_key, slot_start, actor, item, amount)\n  if slots_key then return amount end\n',
+  },
+  {
+    label: "no actor's contribution kept (ACTORS.add does nothing)",
+    from: 'function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)\n',
+    to: 'function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)\n  if slots_key then return end\n',
+  },
 ];
 
 /** Each cut of CUTS named in WRITE_BENCH_CUTS (a regular expression of labels), then the library as it is. */
@@ -345,7 +360,29 @@ async function measureCuts(bench: Bench): Promise<void> {
   await bench.redis.function('LOAD', 'REPLACE', RANKING.library.source);
 }
 
+/**
+ * WRITE_BENCH_COLD=1: wc-seg's costliest single write, each attempt on a board of wc-seg's options and seeding
+ * that no call wrote before it (seeded first, uncounted): its first write finds none of its keys in the caches
+ * the library keeps from call to call, as a write of a board no recent call wrote does.
+ */
+const COLD = process.env.WRITE_BENCH_COLD === '1';
+
+async function measureColdBoards(bench: Bench): Promise<void> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const board = `wc-segcold${attempt}`;
+    await putHarnessBoard(bench.graph, 'wc-seg', board);
+    await batches(bench, board, SIZE.items, sumEntry);
+    const entries = [{ item: 'i0', amount: 1, actor: fresh(3), segments: segmentsOf(0) }];
+    await measure(
+      bench,
+      `batch of 1: existing item, new actor, 8 segments, a board no call wrote before (${attempt + 1})`,
+      () => bench.graph.ranking.incrementBatch(bench.commands.batch({ board, entries })),
+    );
+  }
+}
+
 async function measureRows(bench: Bench): Promise<void> {
+  if (COLD) return measureColdBoards(bench);
   for (const [label, write] of (await rows(bench)).filter(([name]) => ROWS.test(name)))
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) await measure(bench, `${label} (${attempt + 1})`, write);
 }

@@ -34,6 +34,7 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
       'WRITE_BENCH_ROWS',
       'WRITE_BENCH_ATTEMPTS',
       'WRITE_BENCH_CUTS',
+      'WRITE_BENCH_COLD',
       'WRITE_BENCH_ARGV',
       'WRITE_BENCH_FCALL_ONLY=1',
     ],

@@ -53,8 +53,10 @@ local function weight_of(actor)
   return weight
 end
 
+-- By slots key, kept from call to call (a pure function of it): one lookup where sibling_key makes three and a call.
+local HELD_KEYS = call_state.memo(1024)
 local function held_key(slots_key)
-  return keyspace.sibling_key(slots_key, 'slots', 'held')
+  return HELD_KEYS.by[slots_key] or call_state.memo_put(HELD_KEYS, slots_key, keyspace.sibling_key(slots_key, 'slots', 'held'))
 end
 
 -- What a contribution adding `counted` may add to the pair in the window, its other live contributions
@@ -114,7 +116,7 @@ end
 -- Hook actor_moved: held follows the positive part of every slot's move on a board with a cap (gone at 0).
 local function actor_moved(slots_key, actor, item, before, after)
   if cap_of() == 0 then return end
-  local delta = math.max(0, after) - math.max(0, before)
+  local delta = (after > 0 and after or 0) - (before > 0 and before or 0)
   if delta == 0 then return end
   local key, pair = held_key(slots_key), actor .. SEP .. item
   -- A whole move as text: a Lua number argument costs Redis a "%.17g".

@@ -2,13 +2,31 @@
 -- requires: actor_log, call_state, hooks, keyspace
 -- actor_blocks_lib: what a retraction leaves on a shard (boards with `actors: true`): the blocks that
 -- refuse a retracted actor's or item's new events, and the records admin steps keep (a retraction's,
--- a re-weighting's, an alias merge's) with the index a board's drop unlinks them by. Who contributed
+-- a re-weighting's, an alias merge's) with the index a board's drop unlinks them by, an event's actor
+-- argument told from its block key (ACTORS.split) and a retracted like's records forgotten. Who contributed
 -- what, and the units of a step's work, are actor_lib's.
 -- KEYS: 0
 
 local ACTORS = actor_log.ACTORS
 local CALL = call_state.CALL
 local CONFIG = call_state.CONFIG
+
+-- An event's actor argument: the actor, or "<actor><US><block key>" when the actor's block key (the
+-- service's blockKeyOf: NFKC, case-folded, trimmed; ids never hold US) is not the actor itself. Answers
+-- the actor as stored and its block key (the actor when none was sent).
+function ACTORS.split(arg)
+  local cut = string.find(arg, ACTORS.SEP, 1, true)
+  if not cut then return arg, arg end
+  return string.sub(arg, 1, cut - 1), string.sub(arg, cut + 1)
+end
+
+-- Forgets a like ("<item><US><user>" of the shard's likes, the segments recorded with it, and the
+-- segments its take-back has left: likes_lib) whose counts a retraction took out.
+function ACTORS.forget_like(member)
+  redis.call('ZREM', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likes'), member)
+  redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likesegs'), member)
+  redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'liketb'), member)
+end
 
 -- Blocks `field` ("a"<US>actor or "i"<US>item) of the shard's blocks until `until_ms` (a later block
 -- wins), and moves the config's `blockedUntil` (the latest block's end) to it when later.

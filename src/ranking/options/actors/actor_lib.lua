@@ -71,9 +71,16 @@ function ACTORS.drained_weight(top_key)
     + ACTORS.STEP.LEFT * #hooks.item_left + seg_views.change_commands(top_key)
 end
 
+-- A window's byactor, pairs and byitem keys, and its last act:<start> key asked (`act`, of slot `start`), by slots key:
+-- kept from call to call (a pure function of it), each a sibling_key's three lookups and a call where it is one lookup.
+local WINDOW_KEYS = call_state.memo(1024)
+local function keys_of(slots_key)
+  return WINDOW_KEYS.by[slots_key] or call_state.memo_put(WINDOW_KEYS, slots_key, { keyspace.sibling_key(slots_key,
+    'slots', 'byactor'), keyspace.sibling_key(slots_key, 'slots', 'pairs'), keyspace.sibling_key(slots_key, 'slots', 'byitem') })
+end
 function ACTORS.window_keys(slots_key)
-  return keyspace.sibling_key(slots_key, 'slots', 'byactor'), keyspace.sibling_key(slots_key, 'slots', 'pairs'),
-    keyspace.sibling_key(slots_key, 'slots', 'byitem')
+  local keys = keys_of(slots_key)
+  return keys[1], keys[2], keys[3]
 end
 
 -- A slot start as text, as a concatenation writes it: a number's text (its "%.14g", a few thousand instructions,
@@ -95,7 +102,9 @@ function ACTORS.members(actor, start, item)
 end
 
 function ACTORS.slot_key(slots_key, start)
-  return keyspace.sibling_key(slots_key, 'slots', 'act:' .. start_text(start))
+  local keys = keys_of(slots_key)
+  if keys.start ~= start then keys.start, keys.act = start, keyspace.sibling_key(slots_key, 'slots', 'act:' .. start_text(start)) end
+  return keys.act
 end
 
 -- "<amount>:<events>[:<sent>]" as numbers: amount, events, sent (the amount when not kept; nil: none).
@@ -191,7 +200,9 @@ end
 -- Moves the item's count in every unique view reading `top_key` by `delta` (one actor more or less):
 -- a segment's window's are the segment's unique views (segment_views_lib).
 function ACTORS.unique_changed(top_key, item, delta)
-  for _, view in ipairs(seg_views.views_reading(top_key) or {}) do
+  local views = seg_views.views_reading(top_key)
+  for i = 1, views and #views or 0 do
+    local view = views[i]
     if view.mode == 'unique' then
       if tonumber(redis.call('ZINCRBY', view.top, ACTORS.delta_arg(delta), item)) <= 0 then redis.call('ZREM', view.top, item) end
     end
@@ -204,7 +215,7 @@ local DELTA_ARGS = { [1] = '1', [-1] = '-1' }
 function ACTORS.delta_arg(delta) return DELTA_ARGS[delta] or delta end
 
 -- The window's pairs hash (its distinct-actor counts with it).
-function ACTORS.pairs_key(slots_key) return keyspace.sibling_key(slots_key, 'slots', 'pairs') end
+function ACTORS.pairs_key(slots_key) return keys_of(slots_key)[2] end
 
 -- The field of the pairs hash holding the item's distinct actors in the window.
 function ACTORS.count_field(item) return ACTORS.SEP .. item end
@@ -333,14 +344,6 @@ function ACTORS.take_back(slots_key, top_key, slot_start, actor, item, amount)
   ACTORS.pair_moved(pairs_key, top_key, actor, item, -1)
 end
 
--- Forgets a like ("<item><US><user>" of the shard's likes, the segments recorded with it, and the
--- segments its take-back has left: likes_lib) whose counts a retraction took out.
-function ACTORS.forget_like(member)
-  redis.call('ZREM', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likes'), member)
-  redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'likesegs'), member)
-  redis.call('HDEL', keyspace.sibling_key(CALL.cfg_key, 'cfg', 'liketb'), member)
-end
-
 -- Expiry of the slot starting at `slot_start`: drains its contributions (at most `budget` fields),
 -- deleting before anything else (a full Redis still expires). Returns the budget left and whether
 -- none is left (only then may the caller drain the slot's items).
@@ -375,15 +378,6 @@ end
 function ACTORS.drop_window(base, starts)
   for _, start in ipairs(starts) do redis.call('UNLINK', base .. 'act:' .. start) end
   redis.call('UNLINK', base .. 'byactor', base .. 'pairs', base .. 'byitem')
-end
-
--- An event's actor argument: the actor, or "<actor><US><block key>" when the actor's block key (the
--- service's blockKeyOf: NFKC, case-folded, trimmed; ids never hold US) is not the actor itself. Answers
--- the actor as stored and its block key (the actor when none was sent).
-function ACTORS.split(arg)
-  local cut = string.find(arg, ACTORS.SEP, 1, true)
-  if not cut then return arg, arg end
-  return string.sub(arg, 1, cut - 1), string.sub(arg, cut + 1)
 end
 
 actor_log.ACTORS = ACTORS

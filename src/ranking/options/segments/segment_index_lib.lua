@@ -2,7 +2,7 @@
 -- requires: call_state, keyspace, seg_views
 -- segment_index_lib: a shard's segment indexes (segment_lib's segs, segdue, segnames) as a write reads and
 -- writes them: the named segments' live ends read once for the limit and the growth, each segment's due read
--- with the others', the live ends and names written once a write.
+-- with the others', the live ends and names written once a write; a segment's window keys.
 -- KEYS: 0
 
 local CALL = call_state.CALL
@@ -10,6 +10,46 @@ local CALL = call_state.CALL
 -- The shard's segment indexes: live ends and due times.
 local function segment_indexes(cfg_key)
   return keyspace.sibling_key(cfg_key, 'cfg', 'segs'), keyspace.sibling_key(cfg_key, 'cfg', 'segdue')
+end
+
+-- The segment's key for a board window key "<tag>:<window>:<suffix>", kept from call to call (a pure function of
+-- the three: a write of 8 segments asks some 200, each a concatenation and a sibling_key), emptied when it
+-- holds `max`.
+local SEGMENT_KEYS = { by = {}, size = 0, max = 4096 }
+
+local function segment_window_key(board_key, suffix, segment)
+  local of_key = SEGMENT_KEYS.by[suffix]
+  of_key = of_key and of_key[board_key]
+  local known = of_key and of_key[segment]
+  if known then return known end
+  local key = keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
+  if SEGMENT_KEYS.size >= SEGMENT_KEYS.max then SEGMENT_KEYS.by, SEGMENT_KEYS.size = {}, 0 end
+  local of_suffix = SEGMENT_KEYS.by[suffix] or {}
+  SEGMENT_KEYS.by[suffix] = of_suffix
+  of_key = of_suffix[board_key] or {}
+  of_suffix[board_key] = of_key
+  of_key[segment], SEGMENT_KEYS.size = key, SEGMENT_KEYS.size + 1
+  return key
+end
+
+-- Segment `name`'s slots and results keys of the board's window `w` of `windows` (call_state.bind_windows), as
+-- segment_window_key makes them, kept by board window and segment from call to call (emptied when they hold `max`):
+-- a write asks them in each window of each segment it names, and its crossing again.
+local SEGMENT_WINDOWS = { by = {}, size = 0, max = 4096 }
+
+local function segment_keys(windows, w, name)
+  local board_slots = windows.slots[w]
+  local of_window = SEGMENT_WINDOWS.by[board_slots]
+  local keys = of_window and of_window[name]
+  if keys then return keys[1], keys[2] end
+  if SEGMENT_WINDOWS.size >= SEGMENT_WINDOWS.max then SEGMENT_WINDOWS.by, SEGMENT_WINDOWS.size, of_window = {}, 0, nil end
+  if not of_window then
+    of_window = {}
+    SEGMENT_WINDOWS.by[board_slots] = of_window
+  end
+  keys = { segment_window_key(board_slots, 'slots', name), segment_window_key(windows.tops[w], 'top', name) }
+  of_window[name], SEGMENT_WINDOWS.size = keys, SEGMENT_WINDOWS.size + 1
+  return keys[1], keys[2]
 end
 
 -- The shard's segment names, all scored 0 so the zset is in byte order ("<tag>:segnames"): a name is
@@ -105,6 +145,8 @@ local function list_segments(segs, listed)
 end
 
 seg_index.segment_indexes = segment_indexes
+seg_index.segment_window_key = segment_window_key
+seg_index.segment_keys = segment_keys
 seg_index.segment_names_key = segment_names_key
 seg_index.write_drain = write_drain
 seg_index.unseen_dues = unseen_dues

@@ -10,27 +10,9 @@
 -- The board's windows (keys and rules) as the record call_state.bind_windows fills (`windows`).
 
 local CALL = call_state.CALL
+local ACTORS = actor_log.ACTORS
 local segment_indexes, segment_names_key = seg_index.segment_indexes, seg_index.segment_names_key
-
--- The segment's key for a board window key "<tag>:<window>:<suffix>", kept from call to call (a pure function of
--- the three: a write of 8 segments asks some 200, each a concatenation and a sibling_key), emptied when it
--- holds `max`.
-local SEGMENT_KEYS = { by = {}, size = 0, max = 4096 }
-
-local function segment_window_key(board_key, suffix, segment)
-  local of_key = SEGMENT_KEYS.by[suffix]
-  of_key = of_key and of_key[board_key]
-  local known = of_key and of_key[segment]
-  if known then return known end
-  local key = keyspace.sibling_key(board_key, ':' .. suffix, '~' .. segment .. ':' .. suffix)
-  if SEGMENT_KEYS.size >= SEGMENT_KEYS.max then SEGMENT_KEYS.by, SEGMENT_KEYS.size = {}, 0 end
-  local of_suffix = SEGMENT_KEYS.by[suffix] or {}
-  SEGMENT_KEYS.by[suffix] = of_suffix
-  of_key = of_suffix[board_key] or {}
-  of_suffix[board_key] = of_key
-  of_key[segment], SEGMENT_KEYS.size = key, SEGMENT_KEYS.size + 1
-  return key
-end
+local segment_window_key, segment_keys = seg_index.segment_window_key, seg_index.segment_keys
 
 -- The segment names of a request, sent joined by commas (names hold none); "" for none.
 -- The names of a request naming none (most): shared, so never written by a caller.
@@ -55,8 +37,7 @@ local function segment_snapshot_due_ms(windows, name, now_sec, confs)
   if not confs then return nil end
   local due = nil
   for w = 0, windows.count - 1 do
-    local slots_key = segment_window_key(windows.slots[w], 'slots', name)
-    local top_key = segment_window_key(windows.tops[w], 'top', name)
+    local slots_key, top_key = segment_keys(windows, w, name)
     if snapshot.snapshot_conf_of(confs, CALL.cfg_key, slots_key) and redis.call('ZCARD', top_key) > 0 then
       local _, interval_sec, origin_sec = window.window_rule(windows, w)
       due = math.min(due or math.huge, (window.current_slot(now_sec, interval_sec, origin_sec) + interval_sec) * 1000)
@@ -73,8 +54,7 @@ local function cross_segment(windows, name, now_sec, confs, create)
   if not confs then return true end
   for w = 0, windows.count - 1 do
     local _, interval_sec, origin_sec = window.window_rule(windows, w)
-    local slots_key = segment_window_key(windows.slots[w], 'slots', name)
-    local top_key = segment_window_key(windows.tops[w], 'top', name)
+    local slots_key, top_key = segment_keys(windows, w, name)
     if not snapshot.cross_boundary(CALL.cfg_key, confs, slots_key, top_key, now_sec, interval_sec, origin_sec, create) then
       return false
     end
@@ -151,8 +131,7 @@ local function drain_segment(windows, name, now_ms, budget, drain)
   local next_ms, draining = math.huge, false
   for w = 0, windows.count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
-    local slots_key = segment_window_key(windows.slots[w], 'slots', name)
-    local top_key = segment_window_key(windows.tops[w], 'top', name)
+    local slots_key, top_key = segment_keys(windows, w, name)
     -- A step's drain (step_drain_state) weighs the segment's fields as its board window's.
     local given, more = drain and drain_fields(drain, windows.tops[w]) or budget, nil
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, given, origin_sec)
@@ -204,28 +183,27 @@ end
 -- One event into segment `name`'s windows of `covering` (segment_add); answers the end (unix s) of the newest
 -- slot it changed (0: none) and the due time (unix ms) of a slot it created (nil: none).
 local function add_to_segment(windows, name, item, amount, at_sec, covering, seen_sec, actor, take_back)
-  local live_until, due_ms = 0, nil
+  local live_until, due_ms, views_told = 0, nil, seg_views.views_read_sums()
   for w = 0, windows.count - 1 do
     if covering[w] then
       local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
-      local slots_key = segment_window_key(windows.slots[w], 'slots', name)
-      local top_key = segment_window_key(windows.tops[w], 'top', name)
+      local slots_key, top_key = segment_keys(windows, w, name)
       local slot_start = window.current_slot(at_sec, interval_sec, origin_sec)
       -- The start as text once (actor_lib's, kept from call to call): a Lua number argument costs Redis a
       -- snprintf("%.17g") each.
-      local start_arg = actor_log.ACTORS.start_text(slot_start)
-      local counted = take_back and amount or actor_log.ACTORS.counted(slots_key, slot_start, actor, item, amount)
+      local start_arg = ACTORS.start_text(slot_start)
+      local counted = take_back and amount or ACTORS.counted(slots_key, slot_start, actor, item, amount)
       local score, slot_sum = window.add_amount(window.slot_key_of(slots_key, slot_start), top_key, item, counted)
       -- A slot whose hash held the item before is indexed (expiry unindexes a slot with its hash deleted): no ZADD.
       if slot_sum == tonumber(counted) and redis.call('ZADD', slots_key, 'NX', start_arg, start_arg) == 1 then
         due_ms = math.min(due_ms or math.huge, slot_due.slot_due_ms(slot_start, period_sec))
       end
       if take_back == true then
-        actor_log.ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
+        ACTORS.take_back(slots_key, top_key, slot_start, actor, item, -amount)
       else
-        actor_log.ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount, take_back == 'like')
+        ACTORS.add(slots_key, top_key, slot_start, actor or '', item, counted, amount, take_back == 'like')
       end
-      seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec, slot_sum)
+      if views_told then seg_views.view_window_changed(top_key, slot_start, item, counted, score, seen_sec, slot_sum) end
       live_until = math.max(live_until, slot_start + period_sec)
     end
   end
@@ -260,8 +238,9 @@ local function segment_add(windows, names, item, amount, at_sec, covering, seen_
     end
     seg_views.segment_views(CALL.cfg_key, name)
     local live_until, due_ms = add_to_segment(windows, name, item, amount, at_sec, covering, seen_sec, actor, take_back)
-    -- No window changed (an unlike of a like every window dropped): the segment is left as it is.
-    if live_until > 0 then listed[#listed + 1], listed[#listed + 2] = live_until, name end
+    -- No window changed (an unlike of a like every window dropped): the segment is left as it is. The end goes to
+    -- list_segments' ZADD as text (actor_lib's, kept from call to call): a Lua number costs Redis a "%.17g".
+    if live_until > 0 then listed[#listed + 1], listed[#listed + 2] = ACTORS.start_text(live_until), name end
     if due_ms then
       local snapshot_due_ms = segment_snapshot_due_ms(windows, name, math.floor(now_ms / 1000), confs)
       due_ms = math.min(due_ms, snapshot_due_ms or math.huge)
@@ -348,7 +327,7 @@ local function expire_segments(windows, now_ms, drain, most)
   for _, name in ipairs(redis.call('ZRANGE', segdue, '-inf', now_ms, 'BYSCORE', 'LIMIT', 0, most)) do
     if drain.chunk <= 0 or drain.units <= 0 then break end
     local going_on = drain_segment_within(drain, windows, name, now_ms)
-    drain.units = drain.units - actor_log.ACTORS.STEP.SEGMENT - windows.count * actor_log.ACTORS.STEP.LOOK
+    drain.units = drain.units - ACTORS.STEP.SEGMENT - windows.count * ACTORS.STEP.LOOK
     if not going_on then return 1, now_ms end
   end
   local first = redis.call('ZRANGE', segdue, 0, 0, 'WITHSCORES')

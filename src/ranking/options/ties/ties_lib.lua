@@ -158,6 +158,16 @@ local function own_order(top_key)
   return ties_first(top_key) and not paired(top_key)
 end
 
+-- The order and marks keys of the window results `top_key`, kept from call to call (a pure function of it).
+local TIE_KEYS = call_state.memo(1024)
+local function tie_keys(top_key)
+  local keys = TIE_KEYS.by[top_key]
+  if keys then return keys[1], keys[2] end
+  keys = { keyspace.sibling_key(top_key, 'top', 'order'), keyspace.sibling_key(top_key, 'top', 'marks') }
+  call_state.memo_put(TIE_KEYS, top_key, keys)
+  return keys[1], keys[2]
+end
+
 -- A tie mark for an item of the window `top_key` reaching a new record now (`old`: its mark before,
 -- nil when none): a drain's shared one while an expired slot drains, else a new one.
 function ties.drawn_mark(top_key, old)
@@ -186,7 +196,7 @@ end
 -- items of its score, after those that reached it before (nothing on a board of shared ties).
 local function tie_order_changed(top_key, item, score)
   if not own_order(top_key) then return end
-  local order_key, marks_key = keyspace.sibling_key(top_key, 'top', 'order'), keyspace.sibling_key(top_key, 'top', 'marks')
+  local order_key, marks_key = tie_keys(top_key)
   local old = tie_mark(marks_key, item)
   if old then redis.call('ZREM', order_key, old .. item) end
   local mark = false

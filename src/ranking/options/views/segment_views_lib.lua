@@ -104,6 +104,20 @@ local function view_window_changed(top_key, slot_start, item, delta, sum, at_sec
   end
 end
 
+-- Whether some view of the call's board (views_load read them) reads its windows' sums: any but a unique view, which
+-- counts with the contributions (actor_lib). A write to a segment whose board has none (`wc-seg`: one unique view)
+-- tells its windows' views nothing (view_window_changed would find nothing to do in each of its 32 windows).
+local sums_read = { list = nil, read = false }
+local function views_read_sums()
+  if sums_read.list ~= VIEWS.list then
+    sums_read.list, sums_read.read = VIEWS.list, false
+    for _, view in ipairs(VIEWS.list) do
+      if view.mode ~= 'unique' then sums_read.read = true end
+    end
+  end
+  return sums_read.read
+end
+
 -- The Redis commands a change of an item's sum costs a view of each mode (views_lib's window_changed:
 -- decay its score, its slot's sum, the new score; hot its first-seen time and score, both removed at 0;
 -- rising both windows' sums, its score and time); a mode an option adds declares its own (`commands`
@@ -123,7 +137,7 @@ end
 
 hooks.export_all(seg_views, { 'segment_views', segment_views, 'change_commands', change_commands,
   'segment_seen', segment_seen, 'drop_segment_views', drop_segment_views, 'views_reading', views_reading,
-  'view_window_changed', view_window_changed })
+  'view_window_changed', view_window_changed, 'views_read_sums', views_read_sums })
 
 -- Hook (reads_sums): whether views read the window results `top_key`. A board without views (told by
 -- the call's config copy, call_lib, which reads `views` on every board) has none to load.
