@@ -249,7 +249,11 @@ export class RedisMeter {
     let ms = 0;
     for (const node of await this.masters()) {
       const info = await node.info('cpu');
-      const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+      const seconds = (name: string) => {
+        const value = new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1];
+        if (value === undefined) throw new Error(`INFO cpu has no ${name} (Redis >= 7.0 reports it)`);
+        return Number(value);
+      };
       ms += (seconds('used_cpu_user_main_thread') + seconds('used_cpu_sys_main_thread')) * 1000;
     }
     return ms;
