@@ -18,6 +18,7 @@ import { ModerationService } from '../src/ranking/moderation/moderation.service'
 import { MODERATED_ITEMS_PER_SHARD } from '../src/ranking/core/ranking.limits';
 import { RANKING } from '../src/ranking/ranking.functions';
 import { WriteCommands } from '../src/ranking/writes/write-commands';
+import { CUTS, WORK_BUDGET } from './write-cuts';
 import { counting, dumpCounts, scriptCommandsOf, type Callgrind } from './redis-instructions';
 import { withCallgrindRanking } from './callgrind-ranking';
 import { batches, putHarnessBoard, seedModeratedGroups, sumEntry } from './write-bench-seed';
@@ -26,8 +27,6 @@ import { coalescedLabels, coalescedRows, seedCoalescedBoards } from './coalesced
 const SIZE = SIZES.ci;
 /** moderation_count_lib's INDEXES_PER_CALL: the most windows' indexes of the hidden items' scores a write's call builds. */
 const INDEXES_PER_CALL = Number(/local INDEXES_PER_CALL = (\d+)/.exec(RANKING.library.source)?.[1]);
-/** increment.lua's WORK_BUDGET: what a coalesced call's counts of the exceptions ahead weigh at most (a window 1). */
-const WORK_BUDGET = Number(/local WORK_BUDGET = (\d+)/.exec(RANKING.library.source)?.[1]);
 /** The mid-table requests of wc-modgroups' 8 windows one coalesced call applies within WORK_BUDGET. */
 const MODERATED_PER_CALL = WORK_BUDGET / 8;
 const ATTEMPTS = Number(process.env.WRITE_BENCH_ATTEMPTS ?? 3);
@@ -286,64 +285,6 @@ async function measure(bench: Bench, label: string, write: () => Promise<unknown
     `| ${label} | ${calls} | ${(counts.Ir / 1e6).toFixed(2)} | ${(main.Ir / 1e6).toFixed(2)} | ${total} | ${Math.round((100 * inCommands) / main.Ir)} % | ${parts.join(', ')} |`,
   );
 }
-
-/**
- * Copies of the library, each loaded in its place (FUNCTION LOAD REPLACE under its own name, so the
- * service's calls run it) with one part cut short: a row's instructions without that part. Their
- * answers may be wrong; each attempt writes new items and actors, so no row reads another's.
- */
-const CUTS: Array<{ label: string; from: string; to: string }> = [
-  {
-    label: 'no work budget in a coalesced increment (WORK_BUDGET past any: only the units bound the call)',
-    from: `local WORK_BUDGET = ${WORK_BUDGET}\n`,
-    to: 'local WORK_BUDGET = 1e308\n',
-  },
-  {
-    label: "a write rank's exceptions counted in Lua, as before moderation's stored_ahead (its floor past any)",
-    from: 'local STORED_COUNT_FLOOR = 16\n',
-    to: 'local STORED_COUNT_FLOOR = 1e9\n',
-  },
-  {
-    label: "a write rank's exceptions ahead counted as none (stored_ahead answers 0)",
-    from: 'local function stored_ahead(top_key, ex, count, score)\n',
-    to: 'local function stored_ahead(top_key, ex, count, score)\n  if top_key then return 0 end\n',
-  },
-  {
-    label: 'no exceptions (moderation) asked',
-    from: 'local function exceptions_hook(top_key)\n',
-    to: 'local function exceptions_hook(top_key)\n  if top_key then return nil end\n',
-  },
-  {
-    label: "no window rank's exceptions (shown_rank answers the rank)",
-    from: 'local function shown_rank(top_key, item, rank, score)\n',
-    to: 'local function shown_rank(top_key, item, rank, score)\n  if rank then return rank end\n',
-  },
-  {
-    label: "no view's exceptions (except_listing answers its base)",
-    from: 'local function except_listing(base, view)\n',
-    to: 'local function except_listing(base, view)\n  if view then return base end\n',
-  },
-  {
-    label: "a window rank's exceptions' ZMSCORE only (scored keeps none)",
-    from: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n",
-    to: "  local held = #items > 0 and redis.call('ZMSCORE', top_key, unpack(items)) or {}\n  if top_key then ex.scores = {} return ex end\n",
-  },
-  {
-    label: 'no tie order kept (tie_order_changed does nothing)',
-    from: 'local function tie_order_changed(top_key, item, score)\n',
-    to: 'local function tie_order_changed(top_key, item, score)\n  if top_key then return end\n',
-  },
-  {
-    label: 'every event counted as sent (no cap: ACTORS.counted answers the amount)',
-    from: 'function ACTORS.counted(slots_key, slot_start, actor, item, amount)\n',
-    to: 'function ACTORS.counted(slots_key, slot_start, actor, item, amount)\n  if slots_key then return amount end\n',
-  },
-  {
-    label: "no actor's contribution kept (ACTORS.add does nothing)",
-    from: 'function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)\n',
-    to: 'function ACTORS.add(slots_key, top_key, slot_start, actor, item, amount, sent, fresh)\n  if slots_key then return end\n',
-  },
-];
 
 /** Each cut of CUTS named in WRITE_BENCH_CUTS (a regular expression of labels), then the library as it is. */
 async function measureCuts(bench: Bench): Promise<void> {
