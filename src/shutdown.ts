@@ -21,7 +21,8 @@ export interface ShutdownOptions {
 
 /**
  * Graceful stop: the scheduled jobs stop (@nestjs/schedule, before the drain), the server stops accepting
- * and lets requests in flight finish, then the shutdown hooks run (buffers flush, Redis closes), then exit 0. If that takes longer than `timeoutMs`, exit 1.
+ * and lets requests in flight finish, then the shutdown hooks run (buffers flush, Redis closes), then
+ * exit 0. If that takes longer than `timeoutMs`, exit 1.
  * A second signal while stopping changes nothing.
  */
 export function gracefulShutdown(app: INestApplication, options: ShutdownOptions): (signal: string) => Promise<void> {

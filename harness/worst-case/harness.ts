@@ -234,8 +234,8 @@ export async function runWorstCase(
 
 /**
  * `work`; with WORST_CASE_ROW_CPU=<path>, a line appended there of the CPU it took (this process's and
- * Redis's main thread's: a lazy free on a background thread is not in it) and the commands Redis ran (a script's own too): a row's filling, requests and settle, to see
- * where the harness's time goes.
+ * Redis's main thread's: a lazy free on a background thread is not in it) and the commands Redis ran (a
+ * script's own too): a row's filling, requests and settle, to see where the harness's time goes.
  */
 async function withCpuLog<T>(meter: RedisMeter, row: WorstRow, work: () => Promise<T>): Promise<T> {
   const path = process.env.WORST_CASE_ROW_CPU;

@@ -1,7 +1,7 @@
 /**
  * With WORST_CASE_SEED_LOG=<path>, each seeding step's cost appended there: its wall time, this process's
- * CPU and Redis's main thread's, the function calls sent to Redis and the commands it ran (a script's own too): where
- * seeding's time goes.
+ * CPU and Redis's main thread's, the function calls sent to Redis and the commands it ran (a script's own
+ * too): where seeding's time goes.
  */
 import { appendFileSync } from 'node:fs';
 import type { RedisMeter } from './redis-meter';
