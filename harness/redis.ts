@@ -101,14 +101,15 @@ export interface TestRedisOptions {
    * (pause, freeze), or that write keys outside their prefix.
    */
   own?: boolean;
+  /** The key prefix to use instead of a fresh random one: keys a reloaded RDB file holds (a private server's). */
+  prefix?: string;
 }
 
 export async function startTestRedis(
   topology: Topology = 'single',
-  { serverArgs, own }: TestRedisOptions = {},
+  { serverArgs, own, prefix = `t${randomBytes(4).toString('hex')}:` }: TestRedisOptions = {},
 ): Promise<TestRedis> {
   const ownServer = own || serverArgs !== undefined;
-  const prefix = `t${randomBytes(4).toString('hex')}:`;
   if (topology === 'cluster') {
     const server = ownServer ? await ownCluster(serverArgs) : await clusterServer();
     const client = clusterClient(server.nodes);

@@ -379,5 +379,4 @@ export async function seedBoards(context: HarnessContext, meter?: RedisMeter): P
       () => batches(context, 'wc-tail-kept', context.sizes.items, (n) => ({ item: `i${n}`, amount: 2 + (n % 3) })),
     ]),
   );
-  await must('stats', context.send({ method: 'POST', path: '/stats/wc-ctx/Load', body: { value: 3 } }, 'seeder'));
 }

@@ -6,6 +6,7 @@ import { BOARD_MAX_ITEMS, WEIGHED_ACTORS_PER_BOARD } from '../../src/ranking/cor
 import { ACTOR_WEIGHT } from '../../src/ranking/options/actor-caps/actor-caps.option';
 import { BOARDS } from './boards';
 import { fill, fillAll, inWaves } from './fill';
+import { statsRows } from './stats-rows';
 import type { Caller, HarnessContext, HttpAnswer, HttpRequest, WorstRow } from './harness-types';
 
 const get = (path: string): HttpRequest => ({ method: 'GET', path });
@@ -175,19 +176,7 @@ export const SERVICE_ROWS: WorstRow[] = [
     expect: [204, 404],
     times: 1,
   },
-  {
-    route: 'POST /stats/{context}/{type}',
-    worst: 'a new pair',
-    request: (_context, attempt) => post(`/stats/wc-${fresh(attempt)}/Load`, { value: 12.5 }),
-    grows: { times: 40 },
-  },
-  { route: 'GET /stats/{context}/{type}', worst: 'an hour with a histogram', request: () => get('/stats/wc-ctx/Load') },
-  { route: 'GET /admin/stats', worst: 'a page of 1 000 pairs', request: () => get('/admin/stats?limit=1000') },
-  {
-    route: 'GET /admin/stats/slowest',
-    worst: 'the longest list',
-    request: () => get('/admin/stats/slowest?limit=100'),
-  },
+  ...statsRows(fresh),
   {
     route: 'POST /admin/keys',
     worst: 'a key with every scope and prefix',
