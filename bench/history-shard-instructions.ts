@@ -52,7 +52,7 @@ async function measure(server: Callgrind, label: string, read: () => Promise<unk
   const name = (call: { name: string }) => call.name.replace(/^tb_ranking_[0-9a-f]+_/, '');
   console.log(`| ${label} | ${calls.length} | ${millions(own)} | ${millions(longest.own)} (${name(longest)}) |`);
   console.log(calls.map((call) => `${name(call)} ${millions(call.own)}`).join('; '));
-  if (process.env.HISTORY_BENCH_KEEP === '1') console.log(longest.file);
+  if (process.env.HISTORY_BENCH_KEEP === '1') console.log(calls.map((call) => `${name(call)} ${call.file}`).join('; '));
 }
 
 export async function historyShardInstructionsBench(): Promise<void> {

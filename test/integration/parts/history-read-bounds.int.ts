@@ -1,6 +1,6 @@
 import { FakeClock } from '../../../harness/clock';
 import { useOwnServerRanking } from '../../../harness/ranking';
-import { HISTORY_ROWS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { HISTORY_READ_BYTES_PER_CALL, HISTORY_ROWS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand, type LoggedCall } from '../../support/slowlog';
 
 /**
@@ -29,7 +29,7 @@ describe('the bounds of a history call (single)', () => {
         item: `i${n}`,
         amount: n === 0 ? items : 1 + ((n * (round + 3)) % (items - 1)),
       }));
-      await ranking.incrementBatch(name, entries);
+      while (entries.length > 0) await ranking.incrementBatch(name, entries.splice(0, 1000));
       clock.advanceMs(MINUTE_MS);
       await ranking.top(name, 'm', 0, 1);
     }
@@ -68,5 +68,34 @@ describe('the bounds of a history call (single)', () => {
       for (const key of texts) rows += rowsOf(await own().node.get(key));
       expect(rows).toBeLessThanOrEqual(HISTORY_ROWS_PER_CALL);
     }
+  });
+
+  /** The bytes each history_read call of `calls` read of a snapshot's text (GETRANGE), and whether one GETs it whole. */
+  function textReads(calls: LoggedCall[]) {
+    const reads = named(calls, '_history_read');
+    const commands = reads.flatMap((read) => read.commands);
+    const ranges = commands.filter(([command]) => command.toUpperCase() === 'GETRANGE');
+    return {
+      calls: reads.length,
+      bytes: ranges.map(([, , from, to]) => Number(to) - Number(from) + 1),
+      gets: commands.filter(([command]) => command.toUpperCase() === 'GET').length,
+    };
+  }
+
+  it('reads a snapshot in pages of its text, and a sharded one only as deep as the board top takes', async () => {
+    await seed('paged', 1, 4000, 2);
+    await seed('pagedmany', 4, 4000, 2);
+    const answers: Array<{ items: unknown[] }> = [];
+    for (const name of ['paged', 'pagedmany']) {
+      const calls = await logged(async () => answers.push(await own().ranking.history(name, 'm', undefined)));
+      const read = textReads(calls);
+      expect(read.gets).toBe(0);
+      for (const bytes of read.bytes) expect(bytes).toBeLessThanOrEqual(HISTORY_READ_BYTES_PER_CALL);
+      // One shard's 1 000 rows take pages; four shards' first pages hold the board's 1 000 best.
+      if (name === 'paged') expect(read.calls).toBeGreaterThanOrEqual(2);
+      else expect(read.calls).toBe(4);
+    }
+    expect(answers[1].items).toHaveLength(1000);
+    expect(answers[1].items).toEqual(answers[0].items);
   });
 });
