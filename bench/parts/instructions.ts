@@ -105,6 +105,13 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../snapshot-read-instructions')).snapshotReadInstructionsBench(),
   },
   {
+    name: 'history-shard-instructions',
+    capability: 'instructions',
+    measures: "a sharded board's history reads at the harness's full-size shape of a shard (snapshots of 1 000 rows)",
+    knobs: ['HISTORY_BENCH_SHARDS', 'HISTORY_BENCH_ITEMS_PER_SHARD', 'HISTORY_BENCH_KEEP=1'],
+    run: async () => (await import('../history-shard-instructions')).historyShardInstructionsBench(),
+  },
+  {
     name: 'span-filter-instructions',
     capability: 'instructions',
     measures: 'a filtered read with minActors over a span, a window and a view, against the same read without it',

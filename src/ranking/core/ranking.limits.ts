@@ -138,6 +138,17 @@ export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };
 export const HISTORY_ROWS_PER_CALL = 5000;
 
 /**
+ * Bytes of a kept snapshot's text one history_read call reads (a page of its whole rows: about 165 of
+ * 25 bytes; the read pages on). GET would copy a whole text into Lua, which hashes every byte of a
+ * string it makes, and answer every row: a shard's snapshot of 1 000 rows took 3.3 M instructions a call,
+ * a page of 4 096 bytes takes 1.3 M, of 8 192 2.1 M (bench/history-shard-instructions.ts). More than any
+ * row holds (an id of ID_LENGTH_CHARS and its fields).
+ */
+export const HISTORY_READ_BYTES_PER_CALL = 4096;
+/** Reads of a window's snapshots over the shards begun afresh when one changed between its pages, then a 503. */
+export const HISTORY_READ_ATTEMPTS = 3;
+
+/**
  * Work one listing_counts_shards call takes at most (the `metrics` of archive rows on a sharded board,
  * over the shards one node serves): a listing read at one boundary of a shard weighs 8 units (its text
  * and its record read), each item looked up or row counted ahead of in it one (a binary search of the

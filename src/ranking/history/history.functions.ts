@@ -5,6 +5,7 @@ import type { PreparedBoard, ShardKeys } from '../core/board';
 import type { ScoredItem } from '../core/ranking.types';
 import { acrossShardsCall, windowReadFunction, WindowCall } from '../core/script-call';
 import type { WindowConfig } from '../core/window-math';
+import { HISTORY_READ_BYTES_PER_CALL } from '../core/ranking.limits';
 import { sliceFunctions } from '../core/slice-functions';
 
 /** A snapshot as one shard stored it: its boundary (unix s) and rows, best first. */
@@ -13,6 +14,12 @@ export interface StoredSnapshot {
   rows: ScoredItem[];
   /** The items of those rows the window's listing leaves out now (moderation). */
   leftOut: string[];
+}
+
+/** Where the next page of a snapshot's text starts (a byte), and the text's length when its first page was read. */
+export interface SnapshotPage {
+  nextByte: number;
+  bytes: number;
 }
 
 /**
@@ -120,14 +127,21 @@ const pointsArg = (points: CountedPoint[]) =>
 
 export const HISTORY_FUNCTIONS = functionSet('tbRank', {
   historyRead: windowReadFunction({
-    args: ['at_sec'],
-    reply: ['keeps', 'found', 'boundary', 'rows', 'left_out', 'pending'],
-    values: (call: WindowCall & { atSec: number | undefined }) => ({ at_sec: call.atSec }),
+    args: ['at_sec', 'from_byte', 'text_bytes', 'page_bytes'],
+    reply: ['keeps', 'found', 'boundary', 'rows', 'next_byte', 'bytes', 'left_out', 'pending'],
+    values: (call: WindowCall & { atSec: number | undefined; page?: SnapshotPage }) => ({
+      at_sec: call.atSec,
+      from_byte: call.page?.nextByte ?? 0,
+      text_bytes: call.page?.bytes ?? 0,
+      page_bytes: HISTORY_READ_BYTES_PER_CALL,
+    }),
     /**
-     * keeps: the window keeps snapshots; snapshot: the one found (undefined: none); pendingSec: the
-     * oldest period whose archive the shard is still writing out (null: none; older ones are written)
+     * keeps: the window keeps snapshots; snapshot: the page of the one found (undefined: none, or with
+     * `page`, changed since the page before); page: where its text's next page starts (undefined: none
+     * left); pendingSec: the oldest period whose archive the shard is still writing out (null: none;
+     * older ones are written)
      */
-    decode: (reply): { keeps: boolean; snapshot?: StoredSnapshot; pendingSec: number | null } => {
+    decode: (reply): { keeps: boolean; snapshot?: StoredSnapshot; page?: SnapshotPage; pendingSec: number | null } => {
       const pendingSec = reply.int('pending') || null;
       if (!reply.flag('found')) return { keeps: reply.flag('keeps'), pendingSec };
       const snapshot = {
@@ -135,7 +149,9 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
         rows: parseSnapshotRows(reply.string('rows')),
         leftOut: reply.nested('left_out').strings(),
       };
-      return { keeps: true, snapshot, pendingSec };
+      const nextByte = reply.int('next_byte');
+      const page = nextByte > 0 ? { nextByte, bytes: reply.int('bytes') } : undefined;
+      return { keeps: true, snapshot, page, pendingSec };
     },
   }),
 

@@ -1,15 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
-import { HISTORY_ROWS_PER_CALL, MAX_CACHED_PREVIOUS_LISTINGS, PREVIOUS_RANKS_FRESH_MS } from '../core/ranking.limits';
+import {
+  HISTORY_READ_ATTEMPTS,
+  HISTORY_ROWS_PER_CALL,
+  MAX_CACHED_PREVIOUS_LISTINGS,
+  PREVIOUS_RANKS_FRESH_MS,
+} from '../core/ranking.limits';
 import type { HistoryPoint, ScoredItem, SnapshotListing } from '../core/ranking.types';
 import { BoardCall, boardCall } from '../core/script-call';
-import { mergeListings, rankRows } from '../core/shard-math';
+import { boardOrder, mergeListings, rankRows } from '../core/shard-math';
 import { ascendingScores } from '../options/registry';
 import { withRowTiebreaks } from '../options/tiebreak/tiebreak.option';
 import { stepStartSec } from '../../common/duration';
 import { slotRule, WindowConfig } from '../core/window-math';
-import { ListingAsk, HistoryFunctions, ShardAsked, StoredSnapshot } from './history.functions';
+import { ListingAsk, HistoryFunctions, ShardAsked, SnapshotPage, StoredSnapshot } from './history.functions';
+import { mergedSnapshots, pagesWanted, type ShardSnapshot } from './snapshot-pages';
+import { WindowDrainingError } from '../../common/errors';
 import { sliceStore } from '../core/slice-store';
 import { aboveElsewhere, type ItemHistoryRead } from './counts-elsewhere';
 
@@ -215,13 +222,53 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
     return this.redis.groupByNode(shards.map((shard) => shard.keys.cfg()));
   }
 
-  /** Each shard's snapshot at or before `atSec` (undefined: its latest), and its oldest pending archive. */
-  private readShards(board: PreparedBoard, window: WindowConfig, nowMs: number, atSec: number | undefined) {
-    return Promise.all(
-      board.shards.map((shard) =>
-        guard(this.functions.call(this.fns.historyRead, { ...this.on(board, shard, nowMs), window, atSec })),
-      ),
-    );
+  /**
+   * Each shard's snapshot at or before `atSec` (undefined: its latest), and its oldest pending archive: a
+   * page of each first (HISTORY_READ_BYTES_PER_CALL of its text), then further pages of the shards whose rows
+   * not read yet may still rank within the window's `top` (pagesWanted). A snapshot changed between two
+   * pages (a newer boundary read at `atSec`, a retraction's cut) is read again from its first page.
+   */
+  private async readShards(board: PreparedBoard, window: WindowConfig, nowMs: number, atSec: number | undefined) {
+    for (let attempt = 1; ; attempt++) {
+      const reads = await Promise.all(board.shards.map((shard) => this.readPage(board, shard, window, nowMs, atSec)));
+      if (await this.readOn(board, window, nowMs, reads)) return reads;
+      if (attempt >= HISTORY_READ_ATTEMPTS)
+        throw new WindowDrainingError('the snapshots changed while they were read: retry');
+    }
+  }
+
+  /** readShards' further pages, joined to `reads`; false when a shard's snapshot changed between pages. */
+  private async readOn(board: PreparedBoard, window: WindowConfig, nowMs: number, reads: ShardSnapshot[]) {
+    const order = boardOrder(ascendingScores(board.config));
+    for (
+      let wanted = pagesWanted(reads, window, order);
+      wanted.length > 0;
+      wanted = pagesWanted(reads, window, order)
+    ) {
+      const pages = await Promise.all(
+        wanted.map((i) =>
+          this.readPage(board, board.shards[i], window, nowMs, reads[i].snapshot?.atSec, reads[i].page),
+        ),
+      );
+      for (const [k, i] of wanted.entries()) {
+        const [before, next] = [reads[i].snapshot, pages[k].snapshot];
+        if (!before || !next) return false;
+        const rows = [...before.rows, ...next.rows];
+        reads[i] = { ...pages[k], snapshot: { ...before, rows, leftOut: [...before.leftOut, ...next.leftOut] } };
+      }
+    }
+    return true;
+  }
+
+  private readPage(
+    board: PreparedBoard,
+    shard: ShardKeys,
+    window: WindowConfig,
+    nowMs: number,
+    atSec: number | undefined,
+    page?: SnapshotPage,
+  ): Promise<ShardSnapshot> {
+    return guard(this.functions.call(this.fns.historyRead, { ...this.on(board, shard, nowMs), window, atSec, page }));
   }
 
   /** The shards' snapshots merged at the latest of theirs (see history). */
@@ -250,10 +297,9 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
     replies: Array<{ keeps: boolean; snapshot?: StoredSnapshot }>,
     shown: boolean,
   ): { atSec: number; rows: ScoredItem[] } | undefined {
-    const stored = replies.flatMap((reply) => (reply.snapshot ? [reply.snapshot] : []));
-    if (stored.length === 0) return undefined;
-    const atSec = Math.max(...stored.map((snapshot) => snapshot.atSec));
-    const found = window.calendar ? stored.filter((snapshot) => snapshot.atSec === atSec) : stored;
+    const found = mergedSnapshots(window, replies);
+    if (found.length === 0) return undefined;
+    const atSec = Math.max(...found.map((snapshot) => snapshot.atSec));
     const leftOut = new Set(shown ? found.flatMap((snapshot) => snapshot.leftOut) : []);
     const rows = mergeListings(
       found.map((snapshot) => snapshot.rows),

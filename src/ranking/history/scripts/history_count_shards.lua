@@ -12,8 +12,8 @@
 --   window_key  the window's key name (a segment's: <window>~<segment>)
 --   shards      JSON array: the config hash of each shard to count
 --   points      JSON array of [boundary (unix s), score, mark ('' but on a tiebreak board)], as history_count's
---   rows        the call's budget in snapshot rows: a point counted weighs POINT_ROWS, plus the rows its
---               left-out count steps through; no shard is begun once the budget is spent
+--   rows        the call's budget in snapshot rows: a point counted weighs POINT_ROWS, plus its snapshot's
+--               rows and the rows its left-out count steps through; no shard is begun once the budget is spent
 -- Reply (reader.answer, CALLS.history_count_shards): pending { position (1-based, in `shards`) of each
 --   shard not counted: a boundary to cross, or an archive to drain, first }; rest (position of the first shard left for another call, the budget spent; 0:
 --   none); counts, left_out { per point, summed over the counted shards }
@@ -38,9 +38,11 @@ local function archiving(slots_key, rule)
   return redis.call('HLEN', keyspace.sibling_key(slots_key, 'slots', 'arch')) > 0
 end
 
--- What a point weighs in rows besides the rows its left-out count steps through: the snapshot read and
--- the binary search of its rows, about 0.16 M instructions a point on a shard (63 shards of 2 000 items
--- in one call, 2 points each: 20.7 M, bench/fanout-call-instructions.ts), as many as ~200 rows scanned.
+-- What a point weighs in rows besides the rows its left-out count steps through: the binary search of its
+-- rows, about 0.16 M instructions a point on a shard of snapshots of ~30 rows (63 shards of 2 000 items in
+-- one call, 2 points each: 20.7 M, bench/fanout-call-instructions.ts), as many as ~200 rows scanned; and a
+-- row more per row its snapshot holds: GET copies the whole text into Lua, which hashes every byte of it
+-- (a snapshot of 1 000 rows: 0.5 M a point, bench/history-shard-instructions.ts).
 local POINT_ROWS = 200
 
 -- Adds one shard's counts of every point to `sums` (history_count's, on that shard); answers the rows it weighed.
@@ -52,6 +54,7 @@ local function count_shard(sums, slots_key, conf, rule, now_sec, points)
     weight = weight + POINT_ROWS
     local rows = shown.point_rows(slots_key, conf, rule, now_sec, point[1])
     if rows then
+      weight = weight + (snaprows.row_count(rows) or 0)
       local above = snaprows.count_above(rows, point[2], ascending, point[3] ~= '' and point[3] or nil)
       sums.counts[i] = sums.counts[i] + above
       sums.left_out[i] = sums.left_out[i] + shown.left_out_ahead(ex, rows, point[2], ascending, above)

@@ -13,18 +13,24 @@ local function sibling_windows(cfg_key, window_name)
   return names
 end
 
--- The snapshot of the window of `slots_key` at or before `at` (unix s; nil: the latest) still kept at
--- `now_sec`: its boundary and rows, or nil. A calendar window's archives (origin_sec > 0) are kept by
--- count, not time.
-local function find_snapshot(slots_key, conf, interval_sec, now_sec, at, origin_sec)
+-- The boundary of the snapshot of the window of `slots_key` at or before `at` (unix s; nil: the latest)
+-- still kept at `now_sec`, and its text's key (which may be gone), or nil. A calendar window's archives
+-- (origin_sec > 0) are kept by count, not time.
+local function find_boundary(slots_key, conf, interval_sec, now_sec, at, origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local found = redis.call('ZRANGE', base .. 'snaps', at or '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
   if #found == 0 then return nil end
   local boundary = tonumber(found[1])
   local expired = boundary <= window.current_slot(now_sec, interval_sec) - snapshot.snapshot_lifetime_sec(conf, interval_sec)
   if (origin_sec or 0) == 0 and expired then return nil end
+  return boundary, base .. 'snap:' .. boundary
+end
 
-  local rows = redis.call('GET', base .. 'snap:' .. boundary)
+-- find_boundary's snapshot: its boundary and rows, or nil.
+local function find_snapshot(slots_key, conf, interval_sec, now_sec, at, origin_sec)
+  local boundary, key = find_boundary(slots_key, conf, interval_sec, now_sec, at, origin_sec)
+  if not boundary then return nil end
+  local rows = redis.call('GET', key)
   if not rows then return nil end
   return boundary, rows
 end
@@ -56,5 +62,5 @@ local function same_snapshots(a, b)
   return a.keep == b.keep and a.top == b.top
 end
 
-hooks.export_all(snapshot_kept, { 'find_snapshot', find_snapshot, 'drop_snapshots', drop_snapshots,
+hooks.export_all(snapshot_kept, { 'find_boundary', find_boundary, 'find_snapshot', find_snapshot, 'drop_snapshots', drop_snapshots,
   'same_snapshots', same_snapshots })

@@ -148,7 +148,9 @@ local function shown_rank(ex, scores, item, score, rank, ascending)
 end
 
 -- The start of a named read of a window's kept listings (keys cfg, slots, top): board_write's
--- begin_board_call, then the window's snapshot boundary crossed (snapshot.cross_window_of). Returns the
+-- begin_board_call, then the window's snapshot boundary crossed (snapshot.cross_window_of); a call that
+-- stored a listing of more than a few rows leaves its read to the next call (snapshot.leave_apart: a
+-- listing of 1 000 rows to store is a call's work, reading it or counting in it another's). Returns the
 -- error reply to answer at once (nil: none), the header, the arguments, the window's snapshot
 -- setting (nil: it keeps none), the window's rule and the call's time in seconds.
 local function begin_history(keys, args, contract)
@@ -156,6 +158,7 @@ local function begin_history(keys, args, contract)
   if refused then return refused end
   local rule, now_sec = header.windows[1], header.now_sec
   local conf = snapshot.cross_window_of(keys[1], keys[2], keys[3], now_sec, rule.interval_sec, rule.origin_sec)
+  snapshot.leave_apart()
   return nil, header, arg, conf, rule, now_sec
 end
 
