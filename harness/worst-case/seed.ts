@@ -358,7 +358,6 @@ export async function seedBoards(context: HarnessContext, meter?: RedisMeter): P
   await step('boards before the snapshot boundaries', () =>
     together([
       ...sums.map((board) => () => seedSums(context, board)),
-      ...[seedGroups, seedSpanGroups, seedTiebreakGroups, seedStrictGroups].map((seed) => () => seed(context)),
       () => seedModeratedGroups(context),
       () => seedMetrics(context, SNAPSHOT_METRIC_BOARDS),
     ]),
@@ -367,10 +366,12 @@ export async function seedBoards(context: HarnessContext, meter?: RedisMeter): P
   if (copyBoard) await step('wc-gone as wc-shards', () => copyBoard('wc-shards', 'wc-gone'));
   await step('boards after them', () =>
     together([
-      // wc-actors' hour is live at its rows whatever the boundaries before took (full size: 100 minutes).
+      // The hour of wc-actors and of the groups boards is live at their rows whatever the boundaries before
+      // took (full size: 100 minutes): seeded before them, their rows' calls drained the expired hour instead.
       ...[seedLast, seedEver, seedTiebreak, seedTiebreakFirst, seedTiebreakHistory, seedActors].map(
         (seed) => () => seed(context),
       ),
+      ...[seedGroups, seedSpanGroups, seedTiebreakGroups, seedStrictGroups].map((seed) => () => seed(context)),
       () => seedMetrics(context, ['wc-rated']),
       () => seedMetrics(context, ['wc-metrics64']),
       () => seedMetrics(context, ['wc-rated64'], onMergedShards),
