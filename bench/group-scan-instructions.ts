@@ -1,11 +1,14 @@
 /**
  * The worst-case harness's filtered reads of its 64-shard groups boards at a full-size shard, in Redis
  * instructions a call (issue #45): `npm run bench -- --part group-scan-instructions`, a few minutes.
- * harness/worst-case/boards.ts' wc-groups, wc-tb-groups and wc-tf-groups on GROUP_BENCH_SHARDS shards (4
- * by default) of GROUP_BENCH_SHARD_ITEMS items each (full size: 100 000 over 64 shards, 1 560), seeded as
- * harness/worst-case/seed.ts seeds them (the head in one group, the last 100 items in a group each), so a
- * shard's scan is the full-size one: `perGroup 1, limit 1 000` reaches every row of every shard, calls of
- * groupScan().scan rows. Seeded with callgrind's counting off; prints each read's calls and instructions.
+ * harness/worst-case/boards.ts' wc-groups, wc-tb-groups and wc-tf-groups on one shard of
+ * GROUP_BENCH_SHARD_ITEMS items (full size: 100 000 over 64 shards, 1 560), seeded as
+ * harness/worst-case/seed.ts seeds them (the head in one group, the last 100 items in a group each), so the
+ * shard's scan is a full-size shard's: `perGroup 1, limit 1 000` reaches every row, calls of groupScan().scan
+ * rows. One shard by default: with GROUP_BENCH_SHARDS above 1 the read hung under perFcall (which sends each
+ * FCALL once the last answered; the shards' calls go out together). One shard's strict board marks its rows by
+ * place, not by ties_lib's marks.
+ * Seeded with callgrind's counting off; prints each read's calls and instructions (GROUP_BENCH_CALLS=1: each call's).
  */
 import type { FakeClock } from '../harness/clock';
 import type { RankingGraph } from '../harness/compose-ranking';
@@ -15,7 +18,7 @@ import { WriteCommands } from '../src/ranking/writes/write-commands';
 import { perFcall, withCallgrindRanking } from './callgrind-ranking';
 import { counting } from './redis-instructions';
 
-const SHARDS = Number(process.env.GROUP_BENCH_SHARDS ?? 4);
+const SHARDS = Number(process.env.GROUP_BENCH_SHARDS ?? 1);
 const ITEMS = SHARDS * Number(process.env.GROUP_BENCH_SHARD_ITEMS ?? 1560);
 const BATCH = 500;
 const EXCLUDED = {
