@@ -147,6 +147,20 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../tail-page-instructions')).tailPageInstructionsBench(),
   },
   {
+    name: 'group-scan-instructions',
+    capability: 'instructions',
+    measures: "the harness's perGroup reads of its 64-shard groups boards at a full-size shard, call by call",
+    knobs: ['GROUP_BENCH_SHARDS', 'GROUP_BENCH_SHARD_ITEMS', 'GROUP_BENCH_CALLS'],
+    run: async () => (await import('../group-scan-instructions')).groupScanInstructionsBench(),
+  },
+  {
+    name: 'tail-shard-instructions',
+    capability: 'instructions',
+    measures: "one shard of the 64-shard tail board at full size: the deepest page's calls",
+    knobs: ['TAIL_ITEMS', 'TAIL_MINUTES', 'TAIL_COMMANDS'],
+    run: async () => (await import('../tail-shard-instructions')).tailShardInstructionsBench(),
+  },
+  {
     name: 'tail-span-instructions',
     capability: 'instructions',
     measures: "a filtered span read of a one-shard tail board whose span's fields are packed records",

@@ -120,7 +120,7 @@ const TAIL_CALL_COMMANDS = 400;
  * commands (12-13.5 M instructions).
  */
 const TAIL_PART_COMMANDS = 220;
-/** A page one call answers whole (tail_lib's ROWS_PER_CALL is 256): the harness's `limit 100` read with the lookahead. */
+/** A page one call answers whole (tail_read_lib's ROWS_PER_CALL is 256): the harness's `limit 100` read with the lookahead. */
 const SMALL_PAGE_ROWS = 164;
 
 describe('a tail page that prunes a closed slot (single)', () => {
@@ -206,4 +206,89 @@ describe('a tail page that prunes a closed slot (single)', () => {
     // The read's bits reach most rows: a bound below the shard's hidden mass (0 here: one pruned slot).
     expect(shard.rows.filter((row) => row.dropped < shard.hidden).length).toBeGreaterThan(shard.rows.length / 2);
   });
+});
+
+/** Closed minutes of the chunked page's board, each pruned of every item: a row takes 4 bits of each slot's filter. */
+const PRUNED_MINUTES = 10;
+const CHUNK_ITEMS = 600;
+/** Rows one read of a part takes (tail_read_lib's ROWS_PER_CHUNK). */
+const ROWS_PER_CHUNK = 32;
+
+/**
+ * A call whose filter bits reach a few rows reads about as many (issue #45): at full size a call answering
+ * 2 rows of a 60-slot window read a part of 256 (its ZREVRANGE, its cache entries, ~5 M instructions) for
+ * them. Counted from the SLOWLOG: the rows each call's ZREVRANGEs ask for against the rows it answers.
+ */
+describe('a tail page whose rows take many filter bits (single)', () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const commands = new WriteCommands(clock);
+  let redis: TestRedis;
+  const services: RedisService[] = [];
+
+  async function graphWith(env: Record<string, string>): Promise<RankingGraph> {
+    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
+    const service = new RedisService(RedisSettings.from(config), clock);
+    services.push(service);
+    await service.waitUntilReady(10_000);
+    return composeRanking(service, new RedisFunctions(service), config, clock);
+  }
+
+  beforeAll(async () => {
+    redis = await startTestRedis('single', { own: true });
+  });
+  afterAll(async () => {
+    for (const service of services) await service.onApplicationShutdown();
+    await redis.stop();
+  });
+
+  /** Per tail_top call of the SLOWLOG (oldest first): the rows its ZREVRANGEs asked for. */
+  async function rowsAsked(): Promise<number[]> {
+    const entries = (await redis.client.slowlog('GET', 100_000)) as SlowlogEntry[];
+    const calls: number[] = [];
+    let asked = 0;
+    for (const [, , , args, client] of entries.reverse()) {
+      if (client === SCRIPT_CLIENT) {
+        if (/^zrevrange$/i.test(args[0])) asked += Number(args[3]) - Number(args[2]) + 1;
+      } else {
+        if (/_tail_top$/.test(String(args[1]))) calls.push(asked);
+        asked = 0;
+      }
+    }
+    return calls;
+  }
+
+  it('reads a part in chunks: a call stopped by its filter bits asks for at most a chunk more rows than it answers', async () => {
+    const seeder = await graphWith({ WRITE_COST_PER_CALL: '1000000', EXPIRE_CHUNK: '5000' });
+    const windows = [{ name: 'h', period: '1h', interval: '1m' }];
+    await seeder.ranking.putBoard({ name: 'c', windows, tail: { exact: 10, below: 1000 } });
+    // Every item once a minute: each closed minute drops all but the best 10, the current one holds them all.
+    for (let minute = 0; minute <= PRUNED_MINUTES; minute++) {
+      if (minute > 0) clock.advanceMs(60_000);
+      const entries = Array.from({ length: CHUNK_ITEMS }, (_, n) => ({ item: `i${n}`, amount: 1 }));
+      await seeder.ranking.incrementBatch(commands.batch({ board: 'c', entries }));
+    }
+    const reader = await graphWith({});
+    const board = await reader.cache.get('c');
+    const store = reader.module.get(StandingStore);
+    const answered: number[] = [];
+    const call = store.functions.call.bind(store.functions);
+    const counting = jest.spyOn(store.functions, 'call').mockImplementation(async (...args) => {
+      const reply = await call(...args);
+      answered.push((reply as { rows: unknown[] }).rows.length);
+      return reply;
+    });
+    await redis.client.config('SET', 'slowlog-log-slower-than', '0');
+    await redis.client.config('SET', 'slowlog-max-len', '100000');
+    await redis.client.slowlog('RESET');
+    const [shard] = await store.tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, CHUNK_ITEMS);
+    counting.mockRestore();
+    const asked = await rowsAsked();
+    await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
+    expect(shard.rows).toHaveLength(CHUNK_ITEMS);
+    expect(asked).toHaveLength(answered.length);
+    // The calls after the first (which keeps the page) whose bits ran out before a whole part.
+    const stopped = answered.flatMap((rows, i) => (i > 0 && rows < ROWS_PER_CHUNK ? [i] : []));
+    expect(stopped.length).toBeGreaterThan(10);
+    for (const i of stopped) expect(asked[i]).toBeLessThanOrEqual(answered[i] + ROWS_PER_CHUNK);
+  }, 120_000);
 });

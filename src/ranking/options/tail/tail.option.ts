@@ -14,7 +14,7 @@ export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
  * Filter bits (GETBIT) one tail read call may look at, per expired-slot field of the read's budget
  * (EXPIRE_CHUNK): 1.5 × 100 by default. A look costs a Redis command and the row's SHA-1 (with the row's
  * share of the part, about 50 000 instructions), so a call answering a part of the page (256 rows at
- * most, tail_lib's ROWS_PER_CALL) stays near 8 M instructions, 3 ms (bench/tail-page-instructions.ts).
+ * most, tail_read_lib's ROWS_PER_CALL) stays near 8 M instructions, 3 ms (bench/tail-page-instructions.ts).
  * A row's bound costs a look at each pruned slot's filter until cached (docs/scaling.md).
  */
 export const TAIL_LOOKS_PER_EXPIRE_FIELD = 1.5;
@@ -98,7 +98,7 @@ const intOf = (value: unknown): number | undefined =>
 /** `tail`: tail_lib.lua prunes closed slots into a per-slot bound and filter, tail_pack_lib.lua packs what they keep; reads certify the head. */
 export const tailOption: BoardOption<TailConfig> = {
   ...fieldSetting<TailConfig>('tail', { put: TailProperty, view: TailViewProperty }),
-  luaModules: luaModulesIn(__dirname, 'tail_lib.lua', 'tail_pack_lib.lua'),
+  luaModules: luaModulesIn(__dirname, 'tail_lib.lua', 'tail_pack_lib.lua', 'tail_read_lib.lua'),
   fromStored: (fields) =>
     fields.tailExact === undefined
       ? {}

@@ -11,8 +11,8 @@
 -- Config hash fields: tailExact (K), tailBelow (T); absent: the option is off.
 -- "<base>tail": d:<start> -> D of a pruned (or being pruned) slot; cur, cursor: the slot being pruned
 -- and its HSCAN cursor; upto: the newest slot pruned to its end (tail_pack_lib then packs it); pages:
--- the pages kept so far, "<base>tailpage:<n>" the rest of a page a read answers part by part (best_rows).
--- tail.pruned_seq: the call_state.CALL.seq of the last call that pruned (best_rows asks whether it is its own).
+-- the pages kept so far, "<base>tailpage:<n>" the rest of a page a read answers part by part (tail_read_lib's best_rows).
+-- tail.pruned_seq: the call_state.CALL.seq of the last call that pruned (tail_read_lib asks whether it is its own).
 
 call_state.config_field_add('tailExact', 'tail')
 call_state.config_field_add('tailBelow', 'tail')
@@ -199,169 +199,6 @@ local function tail_board_dropped(cfg_key, drop_key, budget)
   return drop_board_windows(cfg_key, drop_key, budget, holds_tail, window_keys)
 end
 
--- The live pruned slots of a window (start, D, filter, whether its pruning is done), oldest first, H
--- (their D summed) and the newest slot pruned to its end.
-local function pruned_slots(slots_key)
-  local base = base_of(slots_key)
-  local flat = redis.call('HGETALL', base .. 'tail')
-  local fields = {}
-  for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
-  local upto = tonumber(fields.upto) or -1
-  local slots, hidden = {}, 0
-  for i = 1, #flat, 2 do
-    local start = string.match(flat[i], '^d:(.*)$')
-    local most = tonumber(flat[i + 1])
-    if start and most > 0 then
-      slots[#slots + 1] = { start = tonumber(start), key = base .. 'tailbf:' .. start, bits = tonumber(fields['b:' .. start]),
-        most = most, done = tonumber(start) <= upto }
-      hidden = hidden + most
-    end
-  end
-  table.sort(slots, function(a, b) return a.start < b.start end)
-  return slots, hidden, upto
-end
-
--- A row cache entry ("<newest finished slot looked at>|<starts of the finished slots that may hold
--- the item>", or false): a finished slot's filter no longer changes, so only slots finished since,
--- and the one being pruned, are looked at again.
-local function cached_hits(kept)
-  local hits = {}
-  if not kept then return -1, hits end
-  local at, list = string.match(kept, '^([^|]*)|(.*)$')
-  for start in string.gmatch(list, '[^,]+') do hits[tonumber(start)] = true end
-  return tonumber(at), hits
-end
-
--- What `item` may have lost to the pruned slots: the D of each whose filter may hold it (nil when the
--- call's filter bits, `looks.left`, ran out first), and its new cache entry (nil: unchanged). Slots
--- are looked at oldest first, so the next call goes on from what this one learnt.
-local function dropped_bound(slots, upto, kept, item, looks)
-  local seen, hits = cached_hits(kept)
-  local bound, hashes, found, learnt, stopped = 0, nil, {}, seen, false
-  for _, slot in ipairs(slots) do
-    local hit = hits[slot.start]
-    if not slot.done or slot.start > seen then
-      stopped = looks.left <= 0
-      if stopped then break end
-      hashes = hashes or hashes_of(item)
-      local read
-      hit, read = may_hold(slot.key, slot.bits, hashes)
-      looks.left = looks.left - read
-      if slot.done then learnt = slot.start end
-    end
-    if hit then
-      bound = bound + slot.most
-      if slot.done then found[#found + 1] = slot.start end
-    end
-  end
-  if not stopped then learnt = upto end
-  local entry = learnt ~= seen and learnt .. '|' .. table.concat(found, ',') or nil
-  if stopped then return nil, entry end
-  return bound, entry
-end
-
-local CACHE_CHUNK = 1000 -- values one HMGET or HSET of the row cache takes (Lua's unpack takes a few thousand)
--- Rows one call reads, bounds and answers at most: a page deeper than that is answered part by part,
--- each row once, so no call pays for the whole page (2 064 rows: 5 calls or more).
-local ROWS_PER_CALL = 256
-local PAGE_KEPT_MS = 60000 -- a kept page's life: the read's next calls follow at once
-
--- The row cache entries of `items` (false or nil: none), the cache holding `cached` entries: read whole while
--- a listpack (hash-max-listpack-entries, 512), where an HMGET scans it all a field, else in HMGETs of CACHE_CHUNK.
-local function cache_entries(cache_key, items, cached)
-  local kept = {}
-  if cached == 0 then return kept end
-  if redis.call('OBJECT', 'ENCODING', cache_key) == 'listpack' then
-    local flat, entries = redis.call('HGETALL', cache_key), {}
-    for i = 1, #flat, 2 do entries[flat[i]] = flat[i + 1] end
-    for i, item in ipairs(items) do kept[i] = entries[item] or false end
-    return kept
-  end
-  for first = 1, #items, CACHE_CHUNK do
-    local chunk = redis.call('HMGET', cache_key, unpack(items, first, math.min(#items, first + CACHE_CHUNK - 1)))
-    for j, entry in ipairs(chunk) do kept[first + j - 1] = entry end
-  end
-  return kept
-end
-
--- A part's listed items (scores above 0: a sum board's rule), and whether the page ended in it.
-local function listed_of(part)
-  local items = {}
-  for i = 1, #part, 2 do
-    if tonumber(part[i + 1]) <= 0 then return items, true end
-    items[#items + 1] = part[i]
-  end
-  return items, false
-end
-
--- The part's rows (item, score, dropped, ...) with their bounds, up to the first row whose bound the
--- call's `looks` filter bits did not reach (with `looks` 0, every row: H where the cache knows no bound).
--- What the call learnt is cached in HSETs of CACHE_CHUNK. Answers the rows and the page rows answered.
-local function bound_rows(part, items, win, looks)
-  local kept = #win.slots > 0 and cache_entries(win.cache_key, items, win.cached) or {}
-  local rows, n, learnt, budget, answered = {}, 0, {}, { left = looks }, #items
-  for i, item in ipairs(items) do
-    local dropped, entry = 0, nil
-    if #win.slots > 0 then dropped, entry = dropped_bound(win.slots, win.upto, kept[i], item, budget) end
-    if entry then learnt[#learnt + 1], learnt[#learnt + 2] = item, entry end
-    if dropped == nil and looks > 0 then answered = i - 1; break end
-    rows[n + 1], rows[n + 2], rows[n + 3], n = item, part[2 * i], dropped or win.hidden, n + 3
-  end
-  for first = 1, #learnt, CACHE_CHUNK do
-    redis.call('HSET', win.cache_key, unpack(learnt, first, math.min(#learnt, first + CACHE_CHUNK - 1)))
-  end
-  return rows, answered
-end
-
--- The window's pruned slots, H and row cache, the cache emptied beyond 4 reads' rows.
-local function window_of(slots_key, limit)
-  local slots, hidden, upto = pruned_slots(slots_key)
-  local base = base_of(slots_key)
-  local cache_key = base .. 'tailrows'
-  local cached = redis.call('HLEN', cache_key)
-  if cached > 4 * limit then cached = redis.call('DEL', cache_key) - 1 end
-  return { base = base, slots = slots, hidden = hidden, upto = upto, cache_key = cache_key, cached = cached }
-end
-
--- Keeps rows `first` to `limit` - 1 of the results (ZRANGESTORE: the page as this call reads it) for
--- the read's next calls; answers the kept page's name (nil: no row left).
-local function keep_page(win, top_key, first, limit)
-  local token = tostring(redis.call('HINCRBY', win.base .. 'tail', 'pages', 1))
-  local page_key = win.base .. 'tailpage:' .. token
-  if redis.call('ZRANGESTORE', page_key, top_key, first, limit - 1, 'REV') == 0 then return nil end
-  redis.call('PEXPIRE', page_key, PAGE_KEPT_MS)
-  return token
-end
-
--- A tail read's call: the next part of the window's `limit` best rows (item, score, dropped bound, ...)
--- and H. `read.page` names the page the read keeps ('': the read begins), `read.from` its row to go on
--- from. A page of more than ROWS_PER_CALL rows is kept whole by the first call, which answers none; a
--- part ends at ROWS_PER_CALL rows or before the first row whose bound the call's `read.looks` filter bits
--- did not reach (a first call then keeps the rest). Answers the rows, H, and the page and row the next
--- call goes on from (page nil: the read is done). A first call that pruned (settle_window: `tail.pruned_seq`
--- is the call's) keeps the page too when its rows would need looks, so no call pays for pruning and looks.
-local function best_rows(slots_key, top_key, read)
-  local win = window_of(slots_key, read.limit)
-  local pruned = tail.pruned_seq == call_state.CALL.seq and read.looks > 0 and #win.slots > 0
-  if read.page == '' and (pruned or math.min(read.limit, redis.call('ZCARD', top_key)) > ROWS_PER_CALL) then
-    return {}, win.hidden, keep_page(win, top_key, 0, read.limit), 0
-  end
-  local page_key = read.page ~= '' and win.base .. 'tailpage:' .. read.page or nil
-  if page_key and redis.call('EXISTS', page_key) == 0 then error({ err = 'TB_STALE_CONFIG the tail page read is gone' }) end
-  local part = page_key and redis.call('ZREVRANGE', page_key, read.from, read.from + ROWS_PER_CALL - 1, 'WITHSCORES')
-    or redis.call('ZREVRANGE', top_key, 0, math.min(read.limit, ROWS_PER_CALL) - 1, 'WITHSCORES')
-  local items, ended = listed_of(part)
-  local rows, answered = bound_rows(part, items, win, read.looks)
-  if not page_key then
-    if ended or answered * 2 == #part then return rows, win.hidden, nil, 0 end
-    return rows, win.hidden, keep_page(win, top_key, answered, read.limit), 0
-  end
-  local next_row = read.from + answered
-  if not ended and next_row < redis.call('ZCARD', page_key) then return rows, win.hidden, read.page, next_row end
-  redis.call('UNLINK', page_key)
-  return rows, win.hidden, nil, 0
-end
-
 local function tail_planned(cfg_key, settings, reset, plan)
   local stored = nil
   local exact = plan and redis.call('HGET', cfg_key, 'tailExact')
@@ -391,7 +228,11 @@ local function tail_stored(cfg_key, settings)
   return now ~= nil
 end
 
-tail.best_rows = best_rows
+-- No call has pruned yet (settle_window sets it).
+tail.pruned_seq = false
+tail.base_of = base_of
+tail.hashes_of = hashes_of
+tail.may_hold = may_hold
 tail.drop_board_windows = drop_board_windows
 
 hooks.register_all('tail', { 'window_settled', settle_window, 'slot_expired', slot_expired,

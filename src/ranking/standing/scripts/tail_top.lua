@@ -1,8 +1,8 @@
--- requires: reader, snapshot, tail
+-- requires: reader, snapshot, tail_read
 -- tail_top: one part of one shard's best rows of a window on a `tail` board (src/ranking/options/tail/),
 -- each with the most it may have lost to pruned slots, and the shard's hidden mass H (the bound of any
 -- item it does not list); after expiry and this call's share of pruning. A call answers ROWS_PER_CALL
--- rows at most (tail_lib), and with `looks` above 0 stops before the first row its `looks` filter bits
+-- rows at most (tail_read_lib), and with `looks` above 0 stops before the first row its `looks` filter bits
 -- (GETBIT) did not reach (what it learnt stays cached); a row the bits did not reach with `looks` 0
 -- answers H. The caller calls again from `page` and `next` while `more` says so: each row is read,
 -- bounded and answered once, from the page as the read's first call read it.
@@ -19,7 +19,7 @@ local function tail_top(keys, args)
   local refused, header, arg, draining = snapshot.begin_read(keys, args, CALLS.tail_top)
   if refused then return refused end
   local read = { limit = tonumber(arg.limit), looks = tonumber(arg.looks), from = tonumber(arg.from), page = arg.page }
-  local rows, hidden, page, next_row = tail.best_rows(slots_key, top_key, read)
+  local rows, hidden, page, next_row = tail_read.best_rows(slots_key, top_key, read)
   return reader.answer(CALLS.tail_top, {
     draining = draining, hidden = hidden, more = page and 1 or 0, page = page or '', next = next_row, rows = rows,
   })
