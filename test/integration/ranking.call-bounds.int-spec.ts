@@ -14,3 +14,4 @@ import './parts/item-data-call-bound.int';
 import './parts/segment-drain-call-bound.int';
 import './parts/segment-page-commands.int';
 import './parts/expire-call-bound.int';
+import './parts/write-drain-weight.int';
