@@ -9,9 +9,10 @@
 -- and last the renamed config.
 -- Keys: cfg (board config hash; its renamed copy "<tag>:dropcfg" names the windows and views)
 -- Args (reader.read_call, CALLS.board_drop_step): the header (no config version, now 0: a step reads no
---   clock, no windows), then budget_keys: most keys to unlink in this call (a few more when a window's
---   last keys go together)
--- Reply (reader.answer, CALLS.board_drop_step): done (1: nothing of the shard is left), unlinked (keys)
+--   clock, no windows), then budget_keys: the call's budget, each key unlinked and each window looked
+--   into (DROP_WINDOW_LOOK) spending it (a few more when a window's last keys go together)
+-- Reply (reader.answer, CALLS.board_drop_step): done (1: nothing of the shard is left), unlinked (the
+--   budget spent: keys and looks)
 
 local DROP_UNLINK_CHUNK = 500
 
@@ -56,10 +57,18 @@ local function drop_archive_fields(base, budget)
   return budget - #names, #taken == #fields
 end
 
+-- What a look into one window weighs beside the keys it removes: its two ZPOPMINs and HKEYS, and the
+-- UNLINK of its 20 fixed names, most of them absent (a key that exists is charged once removed). A
+-- board of many small segments (the worst-case harness's, 1 500 a shard at full size: ~110 keys and
+-- 64 window looks each) ran ~2 000 names and 515 commands a step of 1 000 keys removed; the looks
+-- charged, a step's names and commands follow its budget whatever the segments hold.
+local DROP_WINDOW_LOOK = 12
+
 -- Every key of one window ("<tag>:<window>:" or a segment's "<tag>:<window>~<segment>:"): its slot
 -- hashes and contributions, its snapshots and archives, then its fixed keys. Answers budget, done.
 local function drop_window_keys(base, budget)
   local empty
+  budget = budget - DROP_WINDOW_LOOK
   budget, empty = drop_indexed(base .. 'slots', { base .. 'slot:', base .. 'act:' }, budget)
   if not empty or budget <= 0 then return budget, false end
   budget, empty = drop_indexed(base .. 'snaps', { base .. 'snap:', base .. 'archidx:' }, budget)
