@@ -217,11 +217,14 @@ export const BOARD_DROP_KEYS_PER_CALL = 250;
  * Entries of the groups maps and item data one prune step after a reset walks (prune_step.lua): the
  * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
  * window) and forgets those none holds (the map, its reverse, the archived map's check, the options
- * following a group): at 100 000 items a step runs 5.9 M Redis instructions of its own (median), 9.1 M
- * at most (bench/reset-prune-instructions.ts; 400 entries ran up to 14.5 M). Item data is walked 100
- * entries a step at most (each value up to 1 KB, read whole by HSCAN): 2.4 M (median), 3.2 M at most.
+ * following a group). At 200 a step, 100 000 items ran 5.9 M Redis instructions of its own (median),
+ * 9.1 M at most (bench/reset-prune-instructions.ts; 400 entries ran up to 14.5 M), and 8.7 ms in the
+ * worst-case harness at full size, where every entry's hash and zset nodes are far apart in memory
+ * (the same steps at ci size: 1.1 ms): 100 a step. Item data is walked 50 entries a step at most
+ * (item_data_lib's PRUNE_SCAN: each value up to 1 KB, read whole by HSCAN; at 100: 2.4 M median, 3.2
+ * M at most, 5.5 ms at full size).
  */
-export const PRUNE_ENTRIES_PER_CALL = 200;
+export const PRUNE_ENTRIES_PER_CALL = 100;
 
 /**
  * Prune steps (PRUNE_ENTRIES_PER_CALL entries each) one scheduler visit of a board drives on each of its
