@@ -1,5 +1,6 @@
 import { composeRanking, type RankingGraph } from '../../../harness/compose-ranking';
 import { FakeClock } from '../../../harness/clock';
+import { BOARDS } from '../../../harness/worst-case/boards';
 import { startTestRedis, type TestRedis } from '../../../harness/redis';
 import { validateConfig } from '../../../src/common/config';
 import { BOARD_DROP_KEYS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
@@ -15,8 +16,8 @@ const T0 = 1_700_002_800_000;
 /** Items each in a segment of its own (nearly): a shard of the worst-case harness's 64-shard board at full size. */
 const ITEMS = 300;
 const SEGMENTS = 250;
-/** The shard's own keys and renamed config, which the last step unlinks beyond its budget. */
-const LAST_STEP_NAMES = 40;
+/** Names a step tries beyond its budget: its last window's, or the shard's own keys and renamed config. */
+const LAST_STEP_NAMES = 64;
 
 /** The names a call's UNLINKs were given. */
 const namesOf = ({ commands }: LoggedCall) =>
@@ -43,11 +44,15 @@ describe('the drop steps of a board of many small segments (single)', () => {
     service = new RedisService(RedisSettings.from(config), clock);
     await service.waitUntilReady(10_000);
     graph = await composeRanking(service, new RedisFunctions(service), config, clock);
-    await seedEveryOptionBoard(graph, new WriteCommands(clock), 'segs', {
-      items: ITEMS,
-      actors: 30,
-      segments: SEGMENTS,
-    });
+    const commands = new WriteCommands(clock);
+    await seedEveryOptionBoard(graph, commands, 'segs', { items: ITEMS, actors: 30, segments: SEGMENTS });
+    const { windows, views, metrics } = BOARDS['wc-metrics'];
+    const board = { ...BOARDS['wc-metrics'], windows: [...windows], views: [...views], metrics: [...metrics] };
+    await graph.ranking.putBoard({ name: 'metrics', ...board });
+    for (const metric of metrics) {
+      const entries = Array.from({ length: 20 }, (_, n) => ({ item: `i${n}`, amount: 1 + n, metric }));
+      await graph.ranking.incrementBatch(commands.batch({ board: 'metrics', entries }));
+    }
   }, 60_000);
   afterAll(async () => {
     await graph.boards.onApplicationShutdown();
@@ -67,5 +72,11 @@ describe('the drop steps of a board of many small segments (single)', () => {
     expect(Math.max(...steps.map(namesOf))).toBeLessThanOrEqual(BOARD_DROP_KEYS_PER_CALL + LAST_STEP_NAMES);
     expect(Math.max(...steps.map(({ commands }) => commands.length))).toBeLessThanOrEqual(BOARD_DROP_KEYS_PER_CALL / 2);
     expect(await redis.dataKeys('board:segs*')).toEqual([]);
+  }, 120_000);
+
+  it("looks again for free into the windows a step before emptied: a board of 8 metrics' 64 windows is dropped to the end", async () => {
+    await graph.ranking.deleteBoard('metrics');
+    await graph.boards.drops.settled();
+    expect(await redis.dataKeys('board:metrics*')).toEqual([]);
   }, 120_000);
 });

@@ -61,14 +61,17 @@ end
 -- UNLINK of its 20 fixed names, most of them absent (a key that exists is charged once removed). A
 -- board of many small segments (the worst-case harness's, 1 500 a shard at full size: ~110 keys and
 -- 64 window looks each) ran ~2 000 names and 515 commands a step of 1 000 keys removed; the looks
--- charged, a step's names and commands follow its budget whatever the segments hold.
+-- charged, a step's names and commands follow its budget whatever the segments hold. A segment leaves
+-- the indexes once its windows are gone, so each step looks again only into the one it stopped in (8
+-- windows at most); the board's windows and its metrics' are looked into again by every step until
+-- the options' keys are gone: one a step before emptied is looked into for free, since charged, 64 of
+-- them (8 metrics) would take a step's whole budget before any progress.
 local DROP_WINDOW_LOOK = 12
 
 -- Every key of one window ("<tag>:<window>:" or a segment's "<tag>:<window>~<segment>:"): its slot
 -- hashes and contributions, its snapshots and archives, then its fixed keys. Answers budget, done.
 local function drop_window_keys(base, budget)
   local empty
-  budget = budget - DROP_WINDOW_LOOK
   budget, empty = drop_indexed(base .. 'slots', { base .. 'slot:', base .. 'act:' }, budget)
   if not empty or budget <= 0 then return budget, false end
   budget, empty = drop_indexed(base .. 'snaps', { base .. 'snap:', base .. 'archidx:' }, budget)
@@ -84,9 +87,11 @@ end
 
 -- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
 local function drop_windows_of(cfg_key, windows, views, suffix, budget)
+  local segment = suffix ~= '' and string.sub(suffix, 1, 2) ~= '~@'
   for _, w in ipairs(windows) do
-    local done
-    budget, done = drop_window_keys(keyspace.sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
+    local left, done = drop_window_keys(keyspace.sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
+    if segment or left < budget or not done then left = left - DROP_WINDOW_LOOK end
+    budget = left
     if not done then return budget, false end
   end
   for _, view in ipairs(views) do board_views.views_api().drop_keys(cfg_key, view.name .. suffix) end
