@@ -62,10 +62,10 @@ end
 -- board of many small segments (the worst-case harness's, 1 500 a shard at full size: ~110 keys and
 -- 64 window looks each) ran ~2 000 names and 515 commands a step of 1 000 keys removed; the looks
 -- charged, a step's names and commands follow its budget whatever the segments hold. A segment leaves
--- the indexes once its windows are gone, so each step looks again only into the one it stopped in (8
--- windows at most); the board's windows and its metrics' are looked into again by every step until
--- the options' keys are gone: one a step before emptied is looked into for free, since charged, 64 of
--- them (8 metrics) would take a step's whole budget before any progress.
+-- the indexes once its windows are gone, so a step looks again only into the one it stopped in (8
+-- windows at most); the board's windows and its metrics' a step emptied are noted in the renamed
+-- config (drop_windows_of), so no step looks into them again (a board of 8 metrics looked into its 64
+-- windows and tried ~1 300 names every step until the options' keys were gone).
 local DROP_WINDOW_LOOK = 12
 
 -- Every key of one window ("<tag>:<window>:" or a segment's "<tag>:<window>~<segment>:"): its slot
@@ -85,16 +85,22 @@ local function drop_window_keys(base, budget)
   return budget - removed, true
 end
 
--- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
+-- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's, '~@<metric>' for a metric's),
+-- then its views' keys. Those of the board and its metrics go in order, how many of them went (their views
+-- too: one more) noted in the renamed config's field "dropped<suffix>".
 local function drop_windows_of(cfg_key, windows, views, suffix, budget)
+  local drop_key, noted = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg'), 'dropped' .. suffix
   local segment = suffix ~= '' and string.sub(suffix, 1, 2) ~= '~@'
-  for _, w in ipairs(windows) do
-    local left, done = drop_window_keys(keyspace.sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
-    if segment or left < budget or not done then left = left - DROP_WINDOW_LOOK end
-    budget = left
+  local gone = segment and 0 or tonumber(redis.call('HGET', drop_key, noted) or '0')
+  if gone > #windows then return budget, true end
+  for w = gone + 1, #windows do
+    local base, done = keyspace.sibling_key(cfg_key, 'cfg', windows[w].name .. suffix .. ':'), nil
+    budget, done = drop_window_keys(base, budget - DROP_WINDOW_LOOK)
     if not done then return budget, false end
+    if not segment then redis.call('HSET', drop_key, noted, w) end
   end
   for _, view in ipairs(views) do board_views.views_api().drop_keys(cfg_key, view.name .. suffix) end
+  if not segment then redis.call('HSET', drop_key, noted, #windows + 1) end
   return budget - 4 * #views, true
 end
 
