@@ -322,7 +322,7 @@ export const ADMIN_ROWS: WorstRow[] = [
     { windows: [{ name: 'm', period: '2h', interval: '1m' }] },
     {
       most: PRUNE_STEP_COMMANDS,
-      why: 'the item data is walked by prune steps too, 100 entries (about 100 KB of data read) a call; the reset call itself reads no entry',
+      why: 'the item data is walked by prune steps too, 50 entries (about 50 KB of data read) a call; the reset call itself reads no entry',
     },
     fillGroupsBoardWithData,
   ),

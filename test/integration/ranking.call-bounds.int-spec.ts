@@ -15,3 +15,4 @@ import './parts/segment-drain-call-bound.int';
 import './parts/segment-page-commands.int';
 import './parts/expire-call-bound.int';
 import './parts/history-read-bounds.int';
+import './parts/write-drain-weight.int';

@@ -6,6 +6,7 @@
  * clock, as when it was a file of its own; `-t '<describe name>'` runs one of them.
  */
 import './parts/board-drop.int';
+import './parts/board-drop-steps.int';
 import './parts/reset-prune-resumed.int';
 import './parts/reset-prune-steps.int';
 import './parts/item-data-reset-prune.int';

@@ -91,3 +91,12 @@ export async function commandCalls(client: Redis | Cluster, command: string): Pr
 export const drainedFields = ({ commands }: LoggedCall): number =>
   commands.filter(([name, key, amount]) => name.toLowerCase() === 'zincrby' && /:top$/.test(key) && Number(amount) < 0)
     .length;
+
+/** The most entries one HSCAN of a logged call asked of a hash whose key `key` matches (its COUNT). */
+export const mostScanned = ({ commands }: LoggedCall, key: RegExp): number =>
+  Math.max(
+    0,
+    ...commands
+      .filter(([name, scanned]) => name.toLowerCase() === 'hscan' && key.test(scanned))
+      .map((command) => Number(command[command.findIndex((arg) => arg.toUpperCase() === 'COUNT') + 1])),
+  );

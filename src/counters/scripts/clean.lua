@@ -16,6 +16,12 @@
 -- Reply (reader.answer, CALLS.clean): next (the cursor, "" when the bucket is done), visited, due,
 --   slices_removed, entries_removed, names_removed
 
+-- Slice fields one page reads at most (HKEYS of each due counter's hash): a page ends before the due
+-- entry that would take it past them (its first entry goes whatever its size). A counter's hash holds
+-- its live slices (COUNTER_SAMPLES, up to 10 000) and those no cleaner took yet, so a page of
+-- COUNTER_CLEAN_BATCH entries could read a million fields; most pages read far fewer than this.
+local CLEAN_FIELDS = 2000
+
 -- Deletes the slices of one due index entry that left its retention, and the entry when its hash is
 -- then empty: answers the slices removed and 1 when the entry went (0 when it stays).
 local function clean_entry(known_key, member, prec, cutoff)
@@ -40,22 +46,25 @@ local function clean(keys, args)
   local start = '-'
   if arg.cursor ~= '' then start = '(' .. arg.cursor end
   local members = redis.call('ZRANGE', known_key, start, '+', 'BYLEX', 'LIMIT', 0, page_size)
-  local due, slices, dropped = 0, 0, 0
+  local due, slices, dropped, read, visited = 0, 0, 0, 0, 0
   for _, member in ipairs(members) do
     local prec = tonumber(string.match(member, '^(%d+):'))
     if prec and prec > 0 and pass % math.max(1, math.floor(prec / 60)) == 0 then
-      due = due + 1
+      local size = redis.call('HLEN', keyspace.sibling_key(known_key, 'known', 'count:' .. member))
+      if read > 0 and read + size > CLEAN_FIELDS then break end
+      read, due = read + size, due + 1
       local removed, gone = clean_entry(known_key, member, prec, header.now_sec - samples * prec)
       slices, dropped = slices + removed, dropped + gone
     end
+    visited = visited + 1
   end
   local names_key = keyspace.sibling_key(known_key, 'known', 'names')
   local gone = redis.call('ZRANGE', names_key, '-inf', header.now_ms, 'BYSCORE', 'LIMIT', 0, page_size)
   if #gone > 0 then redis.call('ZREM', names_key, unpack(gone)) end
   local next_cursor = ''
-  if #members == page_size then next_cursor = members[#members] end
+  if visited < #members or #members == page_size then next_cursor = members[visited] or '' end
   return reader.answer(CALLS.clean, {
-    next = next_cursor, visited = #members, due = due,
+    next = next_cursor, visited = visited, due = due,
     slices_removed = slices, entries_removed = dropped, names_removed = #gone,
   })
 end

@@ -214,20 +214,28 @@ export const SPAN_STAGED_BYTES_PER_SHARD = SPAN_STAGED_READS_PER_SHARD * SPAN_ST
 export const SPAN_STAGE_TTL_MS = 60_000;
 
 /**
- * Most keys one drop step of a deleted board unlinks (board_drop_step.lua): slot hashes, contributions
- * and snapshots go by UNLINK (a big value is freed off the main thread), so a step stays near 1 ms.
+ * The budget of one drop step of a deleted board (board_drop_step.lua): each key it unlinks and each
+ * window it looks into (DROP_WINDOW_LOOK: its reads and the names it tries) spend it. Slot hashes,
+ * contributions and snapshots go by UNLINK (a big value is freed off the main thread, a small one on
+ * it: about a key's lookup each way). A board of many small segments spends its steps on looks and
+ * small keys: at 1 000 keys a step (charged no looks) a one-shard copy of the worst-case harness's
+ * 64-shard board at full size (1 500 segments) ran ~515 commands and ~2 000 names a step, 12.6 ms at
+ * ci size and 37.8 ms at full size in the harness; now ~75 commands and ~270 names.
  */
-export const BOARD_DROP_KEYS_PER_CALL = 1000;
+export const BOARD_DROP_KEYS_PER_CALL = 250;
 
 /**
  * Entries of the groups maps and item data one prune step after a reset walks (prune_step.lua): the
  * reset only marks the maps, each step checks about this many entries against the windows (a ZMSCORE a
  * window) and forgets those none holds (the map, its reverse, the archived map's check, the options
- * following a group): at 100 000 items a step runs 5.9 M Redis instructions of its own (median), 9.1 M
- * at most (bench/reset-prune-instructions.ts; 400 entries ran up to 14.5 M). Item data is walked 100
- * entries a step at most (each value up to 1 KB, read whole by HSCAN): 2.4 M (median), 3.2 M at most.
+ * following a group). At 200 a step, 100 000 items ran 5.9 M Redis instructions of its own (median),
+ * 9.1 M at most (bench/reset-prune-instructions.ts; 400 entries ran up to 14.5 M), and 8.7 ms in the
+ * worst-case harness at full size, where every entry's hash and zset nodes are far apart in memory
+ * (the same steps at ci size: 1.1 ms): 100 a step. Item data is walked 50 entries a step at most
+ * (item_data_lib's PRUNE_SCAN: each value up to 1 KB, read whole by HSCAN; at 100: 2.4 M median, 3.2
+ * M at most, 5.5 ms at full size).
  */
-export const PRUNE_ENTRIES_PER_CALL = 200;
+export const PRUNE_ENTRIES_PER_CALL = 100;
 
 /**
  * Prune steps (PRUNE_ENTRIES_PER_CALL entries each) one scheduler visit of a board drives on each of its
@@ -242,8 +250,8 @@ export const PRUNE_STEPS_PER_VISIT = 100;
  */
 export const PRUNED_ATTEMPTS = 3;
 
-/** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps). */
-export const BOARD_DROP_KEYS_PER_REQUEST = 8 * BOARD_DROP_KEYS_PER_CALL;
+/** Keys the DELETE request itself drops before it answers (the rest: in the background, in steps): 8 000. */
+export const BOARD_DROP_KEYS_PER_REQUEST = 32 * BOARD_DROP_KEYS_PER_CALL;
 
 /** Buckets of a distribution: each costs one count per shard (one ZCOUNT, O(log n)) in one call. */
 export const DISTRIBUTION_BUCKETS: Bounds = { min: 1, max: 100 };

@@ -244,6 +244,34 @@ describe.each(TOPOLOGIES)('counter scripts through the store (real Redis, %s)', 
       expect(await hash('c', 100)).toEqual({ [T0_SEC - 100]: '1', [T0_SEC]: '1' });
     });
 
+    it('ends a page before a due entry whose slices would take it past the fields a page reads (2 000)', async () => {
+      // Two counters whose 1 s hashes hold 1 500 slices each no cleaner took (it did not run for a while):
+      // a page of both read 3 000 fields; now each is a page of its own.
+      const stale = (name: string) =>
+        redis.client.hset(
+          keys.count(name, 1),
+          Object.fromEntries(Array.from({ length: 1500 }, (_, n) => [String(T0_SEC - 100 - n), '1'])),
+        );
+      const bucket = keys.bucketOf('s1');
+      const other = ['s2', 's3', 's4', 's5', 's6', 's7', 's8'].find((name) => keys.bucketOf(name) === bucket)!;
+      for (const name of ['s1', other]) {
+        await counters.increment(name, 1);
+        await stale(name);
+      }
+      // From the first 1 s entry ("100:…" sorts before "1:…"): a page of 2 holds both counters' 1 s entries.
+      const first = await store.cleanPage(bucket, clock.nowMs(), 0, '100:~');
+      expect(first).toEqual({
+        next: '1:s1',
+        visited: 1,
+        due: 1,
+        slicesRemoved: 1500,
+        entriesRemoved: 0,
+        namesRemoved: 0,
+      });
+      expect(await store.cleanPage(bucket, clock.nowMs(), 0, first.next)).toMatchObject({ slicesRemoved: 1500 });
+      expect(await hash(other, 1)).toEqual({ [T0_SEC]: '1' });
+    });
+
     it('visits a precision only on its passes (p = 300: every 5th), and a pass over all buckets leaves the index clean', async () => {
       for (const name of ['p', 'q', 'r', 's', 't']) await counters.increment(name);
       clock.advanceSec(2000); // everything is out of every retention

@@ -2,7 +2,13 @@ import type { Redis } from 'ioredis';
 import { ADMIN } from '../../../harness/app';
 import { WRITE_CALL_COMMANDS } from '../../../harness/worst-case/harness';
 import { useTestApp } from '../../support/app-world';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
+import {
+  loggedCalls,
+  logEveryCommand,
+  mostScanned,
+  stopLoggingEveryCommand,
+  type LoggedCall,
+} from '../../support/slowlog';
 import { shardTag } from '../../support/boards';
 
 /**
@@ -20,6 +26,8 @@ const HELD = 20_000;
 const WRITTEN = 100;
 /** Items with data only the window the reset drops holds. */
 const STALE = 10_000;
+/** Fields of the data hash one prune step walks at most. */
+const DATA_STEP_FIELDS = 50;
 const WINDOWS = [
   { name: 'm', period: '1h', interval: '1m' },
   { name: 'd', period: '1d', interval: '1h' },
@@ -48,13 +56,16 @@ describe('a reset of a board whose items have data prunes the data in bounded ca
     await batch.exec();
   }, 120_000);
 
+  /** The FCALLs the last mostCommands logged. */
+  let logged: LoggedCall[] = [];
+
   /** Runs `write` logging every command: the most commands any FCALL's script ran. */
   async function mostCommands(write: () => Promise<void>): Promise<number> {
     await logEveryCommand(node());
     await write();
-    const calls = (await loggedCalls(node())).filter(({ call }) => /^fcall/i.test(call[0]));
+    logged = (await loggedCalls(node())).filter(({ call }) => /^fcall/i.test(call[0]));
     await stopLoggingEveryCommand(node());
-    return Math.max(...calls.map(({ commands }) => commands.length));
+    return Math.max(...logged.map(({ commands }) => commands.length));
   }
 
   it('drops the data of every item only the dropped window held and keeps every other, within a write call', async () => {
@@ -64,6 +75,9 @@ describe('a reset of a board whose items have data prunes the data in bounded ca
       await http().put('/admin/boards/big?reset=true').set(ADMIN).send({ windows }).expect(200);
     });
     expect(most).toBeLessThanOrEqual(WRITE_CALL_COMMANDS);
+    // Each value is read whole (up to 1 KB): 100 a step ran 5.5 ms at the worst-case harness's full size
+    // (100 000 items with 1 KB each), now 50 (item_data_lib's PRUNE_SCAN).
+    expect(Math.max(...logged.map((call) => mostScanned(call, /:data$/)))).toBe(DATA_STEP_FIELDS);
     const kept = await node().hkeys(`${tag}data`);
     expect(kept).toHaveLength(HELD);
     expect(kept.filter((item) => !item.startsWith('x'))).toEqual([]);

@@ -9,9 +9,10 @@
 -- and last the renamed config.
 -- Keys: cfg (board config hash; its renamed copy "<tag>:dropcfg" names the windows and views)
 -- Args (reader.read_call, CALLS.board_drop_step): the header (no config version, now 0: a step reads no
---   clock, no windows), then budget_keys: most keys to unlink in this call (a few more when a window's
---   last keys go together)
--- Reply (reader.answer, CALLS.board_drop_step): done (1: nothing of the shard is left), unlinked (keys)
+--   clock, no windows), then budget_keys: the call's budget, each key unlinked and each window looked
+--   into (DROP_WINDOW_LOOK) spending it (a few more when a window's last keys go together)
+-- Reply (reader.answer, CALLS.board_drop_step): done (1: nothing of the shard is left), unlinked (the
+--   budget spent: keys and looks)
 
 local DROP_UNLINK_CHUNK = 500
 
@@ -56,6 +57,17 @@ local function drop_archive_fields(base, budget)
   return budget - #names, #taken == #fields
 end
 
+-- What a look into one window weighs beside the keys it removes: its two ZPOPMINs and HKEYS, and the
+-- UNLINK of its 20 fixed names, most of them absent (a key that exists is charged once removed). A
+-- board of many small segments (the worst-case harness's, 1 500 a shard at full size: ~110 keys and
+-- 64 window looks each) ran ~2 000 names and 515 commands a step of 1 000 keys removed; the looks
+-- charged, a step's names and commands follow its budget whatever the segments hold. A segment leaves
+-- the indexes once its windows are gone, so a step looks again only into the one it stopped in (8
+-- windows at most); the board's windows and its metrics' a step emptied are noted in the renamed
+-- config (drop_windows_of), so no step looks into them again (a board of 8 metrics looked into its 64
+-- windows and tried ~1 300 names every step until the options' keys were gone).
+local DROP_WINDOW_LOOK = 12
+
 -- Every key of one window ("<tag>:<window>:" or a segment's "<tag>:<window>~<segment>:"): its slot
 -- hashes and contributions, its snapshots and archives, then its fixed keys. Answers budget, done.
 local function drop_window_keys(base, budget)
@@ -73,14 +85,22 @@ local function drop_window_keys(base, budget)
   return budget - removed, true
 end
 
--- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's), then its views' keys.
+-- The windows of `suffix` ('' for the board's, '~<segment>' for a segment's, '~@<metric>' for a metric's),
+-- then its views' keys. Those of the board and its metrics go in order, how many of them went (their views
+-- too: one more) noted in the renamed config's field "dropped<suffix>".
 local function drop_windows_of(cfg_key, windows, views, suffix, budget)
-  for _, w in ipairs(windows) do
-    local done
-    budget, done = drop_window_keys(keyspace.sibling_key(cfg_key, 'cfg', w.name .. suffix .. ':'), budget)
+  local drop_key, noted = keyspace.sibling_key(cfg_key, 'cfg', 'dropcfg'), 'dropped' .. suffix
+  local segment = suffix ~= '' and string.sub(suffix, 1, 2) ~= '~@'
+  local gone = segment and 0 or tonumber(redis.call('HGET', drop_key, noted) or '0')
+  if gone > #windows then return budget, true end
+  for w = gone + 1, #windows do
+    local base, done = keyspace.sibling_key(cfg_key, 'cfg', windows[w].name .. suffix .. ':'), nil
+    budget, done = drop_window_keys(base, budget - DROP_WINDOW_LOOK)
     if not done then return budget, false end
+    if not segment then redis.call('HSET', drop_key, noted, w) end
   end
   for _, view in ipairs(views) do board_views.views_api().drop_keys(cfg_key, view.name .. suffix) end
+  if not segment then redis.call('HSET', drop_key, noted, #windows + 1) end
   return budget - 4 * #views, true
 end
 

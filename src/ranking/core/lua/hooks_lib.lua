@@ -42,6 +42,9 @@
 --                                       answers the budget left and when it is next due (unix s; nil:
 --                                       no due of its own; false: due again at the next call)
 --   slot_expired(slots_key, start)      the slot starting at `start` left the window (expire_window)
+--   drained_weight(top_key)             the commands the option runs for an expired field a drain takes
+--                                       from the window `top_key` beyond a results_changed hook's share
+--                                       (drain_lib weighs the field by them)
 --   slots_draining(slots_key, origin_sec)  a window's expiry is due: nil, or what drains along with it
 --                                       (the first answer): { take(slot_start, entries) given each
 --                                       pass's drained (item, value) pairs, finish(budget) answering
@@ -171,6 +174,7 @@ hooks.window_siblings = {}
 hooks.board_dropped = {}
 hooks.window_settled = {}
 hooks.slot_expired = {}
+hooks.drained_weight = {}
 hooks.slots_draining = {}
 hooks.slots_kept = {}
 hooks.any_sign = {}
@@ -214,9 +218,9 @@ hooks.exceptions_changed = {}
 hooks.history_exceptions = {}
 
 -- Hooks every call of an enabled option's board runs (the others: every call runs them).
-local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'rank', 'watches', 'write_opened', 'ascending',
-  'strict', 'page', 'position', 'positions', 'mark_of', 'ahead', 'append_marks', 'actor_amount', 'actor_weighs', 'actor_moved',
-  'exceptions', 'exceptions_ahead', 'group_changed' }
+local HOT = { 'results_changed', 'tiebreak', 'window_settled', 'slot_expired', 'drained_weight', 'rank', 'watches',
+  'write_opened', 'ascending', 'strict', 'page', 'position', 'positions', 'mark_of', 'ahead', 'append_marks',
+  'actor_amount', 'actor_weighs', 'actor_moved', 'exceptions', 'exceptions_ahead', 'group_changed' }
 
 -- The option of each registered function, hook by hook (the same places as the lists).
 local OWNER = {}

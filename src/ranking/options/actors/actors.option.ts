@@ -80,7 +80,7 @@ export const ActorsViewProperty = () =>
 export const actorsOption: BoardOption<ActorsConfig, Partial<ActorsConfig>, ActorsPut> = {
   ...settingFields<ActorsPut, Partial<ActorsConfig>>('actors', { put: ActorsProperty, view: ActorsViewProperty }),
   fromPut: (body) => ({ actors: actorsKept(body.actors as ActorsSetting | undefined) }),
-  ...flagSetting('actors', luaModulesIn(__dirname, 'actor_lib.lua', 'actor_blocks_lib.lua')),
+  ...flagSetting('actors', luaModulesIn(__dirname, 'actor_lib.lua', 'actor_blocks_lib.lua', 'drain_lib.lua')),
   check: (board) => {
     if (board.options.actors !== true) {
       const unique = board.views?.find((view) => view.mode === 'unique');

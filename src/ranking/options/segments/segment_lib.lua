@@ -1,5 +1,5 @@
 -- module: segmentation
--- requires: actor_log, call_state, hooks, keyspace, seg_index, seg_views, slot_due, snapshot, window
+-- requires: actor_log, call_state, drains, hooks, keyspace, seg_index, seg_views, slot_due, snapshot, window
 -- segment_lib: segments. A segment is a sub-board of one shard: the board's windows under keys
 -- "<tag>:<window>~<segment>:slots|slot:<start>|top" ("~" is in no name), in the shard's hash tag, so every
 -- window function, its views (segment_views_lib) and history (snapshot_lib) work on it when handed those keys.
@@ -85,35 +85,6 @@ local function cross_named_segments(windows, names)
   snapshot.leave_apart()
 end
 
-local function drain_weight(drain, top_key)
-  local weight = drain.weights[top_key]
-  if not weight then
-    weight = math.max(1, drain.weigh(top_key))
-    drain.weights[top_key] = weight
-  end
-  return weight
-end
-
--- The fields the drain may take next from the window `top_key`: what its units pay for there (the
--- first field of the drain whatever they pay), while its chunk lasts.
-local function drain_fields(drain, top_key)
-  local fields = math.floor(drain.units / drain_weight(drain, top_key))
-  if fields < 1 and not drain.took then fields = 1 end
-  return math.max(0, math.min(drain.chunk, fields))
-end
-
--- The window `top_key`, given `fields`, left `rest` of them: those it took come off the drain's chunk
--- and units. Answers the chunk left (window_lib's expire_all goes on with it).
-local function drain_spent(drain, top_key, fields, rest)
-  local spent = fields - rest
-  drain.chunk, drain.units = drain.chunk - spent, drain.units - spent * drain_weight(drain, top_key)
-  if spent > 0 then
-    drain.took = true
-    snapshot.note_drained()
-  end
-  return drain.chunk
-end
-
 -- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
 -- snapshots (cross_segment), and moves its due entry to its oldest slot left or its next snapshot
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
@@ -133,9 +104,9 @@ local function drain_segment(windows, name, now_ms, budget, drain)
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
     local slots_key, top_key = segment_keys(windows, w, name)
     -- A step's drain (step_drain_state) weighs the segment's fields as its board window's.
-    local given, more = drain and drain_fields(drain, windows.tops[w]) or budget, nil
+    local given, more = drain and drain.fields(drain, windows.tops[w]) or budget, nil
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, given, origin_sec)
-    if drain then budget = drain_spent(drain, windows.tops[w], given, budget) end
+    if drain then budget = drain.spent(drain, windows.tops[w], given, budget) end
     if more then
       next_ms = now_ms
       draining = true
@@ -256,19 +227,19 @@ end
 -- shard is bounded as its own work is: it may spend `units` (the step's own, about a Redis command
 -- each), an expired field of a window weighing what `weigh(top_key)` answers for that window (a
 -- segment's window has its board window's views and options, a metric's sibling its own), and at most
--- `chunk` fields (EXPIRE_CHUNK) in all. Its state: the units and fields it has left, each window's
--- weight once a call, and whether it took a field (it takes one at least, whatever its units).
+-- `chunk` fields (EXPIRE_CHUNK) in all (drain_lib's weighed drain; a listing of many rows is then left
+-- to the next call: snapshot_lib's note_drained).
 local function step_drain_state(chunk, units, weigh)
-  return { chunk = chunk, units = units, weigh = weigh, weights = {}, took = false, fields = drain_fields, spent = drain_spent }
+  return drains.weighed(chunk, units, weigh, snapshot.note_drained)
 end
 
 -- Expires one window (slots_key, top_key: a metric's sibling's, with the rule of the board's window `w`)
 -- from what `drain` has left, its fields weighed at its own. Answers whether expired data remains.
 local function drain_window(drain, windows, w, slots_key, top_key, now_sec)
   local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
-  local fields = drain_fields(drain, top_key)
+  local fields = drain.fields(drain, top_key)
   local rest, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, fields, origin_sec)
-  drain_spent(drain, top_key, fields, rest)
+  drain.spent(drain, top_key, fields, rest)
   return more
 end
 

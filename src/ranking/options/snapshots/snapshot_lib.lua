@@ -1,5 +1,5 @@
 -- module: snapshot
--- requires: archive, call_state, hooks, keyspace, order, slot_due, snaprows, window
+-- requires: archive, call_state, drains, hooks, keyspace, order, slot_due, snaprows, window
 -- snapshot_lib: a window's history (snapshots of its listing at slot boundaries), the previous ranks
 -- read from it, and the board's change version. Prepended after window_lib to every ranking script
 -- that expires or writes, so the first script to reach a new slot takes the snapshot before it
@@ -285,11 +285,14 @@ local function begin_read(keys, args, contract)
   return err and redis.error_reply(err), header, arg, draining, keeps
 end
 
--- open_read's counterpart for a write: cross_all, expiry within the header's budget, the due slots settled, then
--- the options' preparation of the ranks the write reads (hooks_lib write_opened).
+-- open_read's counterpart for a write: cross_all, expiry within the header's budget (its fields weighed by what
+-- the board's options run for each: drain_lib), the due slots settled, then the options' preparation of the
+-- ranks the write reads (hooks_lib write_opened).
 local function open_write(windows, header)
   local confs = cross_all(windows, header.now_sec)
-  local draining = window.expire_all(windows, header.now_sec, header.budget)
+  local drain = drains.call_drain(header.budget)
+  local draining = window.expire_all(windows, header.now_sec, header.budget, drain)
+  call_state.spend_budget(drains.fields_left(drain))
   slot_due.settle_slot_due()
   for _, opened in ipairs(call_state.hooks_of(CALL.cfg_key).write_opened) do opened(windows) end
   return confs, draining

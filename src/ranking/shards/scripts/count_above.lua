@@ -1,6 +1,7 @@
--- requires: board_write, call_state, order, reader, snapshot, window
+-- requires: board_write, call_state, drains, order, reader, snapshot, window
 -- count_above: for a sharded board, how many items of this shard score above given scores, per window,
--- after expiring what fell out (the other shards' share of a rank).
+-- after expiring what fell out (the other shards' share of a rank), its expired fields weighed as a write's
+-- (drain_lib's call_drain).
 -- Keys: cfg (the shard's config hash: holds the config version), then each window's (slots, top) pair
 -- Args (reader.read_call, CALLS.count_above): the header with every window, then
 --   scores   JSON array: the score of each window to count above (one not listed, a sum <= 0: count
@@ -16,7 +17,7 @@ local function count_above(keys, args)
   local window_count, now_sec = #header.windows, header.now_sec
   local windows = call_state.bind_windows(2, window_count)
   snapshot.cross_all(windows, now_sec)
-  local draining = window.expire_all(windows, now_sec, header.budget)
+  local draining = window.expire_all(windows, now_sec, header.budget, drains.call_drain(header.budget))
   local scores, marks = cjson.decode(arg.scores), cjson.decode(arg.marks)
   local above, ranked = {}, {}
   for w = 1, window_count do
