@@ -138,10 +138,11 @@ export const BOARD_MAX_ITEMS: Bounds = { min: 1, max: 100_000_000 };
 export const HISTORY_ROWS_PER_CALL = 5000;
 
 /**
- * Work one listing_counts_shards call takes at most (the `metrics` of archive rows on a sharded board,
- * over the shards one node serves): a listing read at one boundary of a shard weighs 8 units (its text
- * and its record read), each item looked up or row counted ahead of in it one (a binary search of the
- * text). No shard is begun past it; the call ends and the next one goes on.
+ * Work one listing_counts or listing_counts_shards call takes at most (the `metrics` of archive rows, on
+ * a sharded board over the shards one node serves): a listing read at one boundary of a shard weighs 8
+ * units (its text and its record read), each item looked up or row counted ahead of in it one (a binary
+ * search of the text). A shard's asks that weigh more go in pieces (listing-counts.ts askPieces): a page
+ * of 10 000 rows of a one-shard board is 26 calls per other metric, not one of every row.
  */
 export const LISTING_UNITS_PER_CALL = 400;
 /** What a listing read at one boundary of a shard weighs in LISTING_UNITS_PER_CALL's units. */
@@ -333,7 +334,8 @@ export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
 
 /**
  * Calls one archive read makes for its rows' `metrics` on a board of several metrics (per other metric:
- * a call per shard holding a row's item, and on a sharded board one per shard; about 0.8 ms each):
+ * a call per shard holding a row's item, and on a sharded board one per shard, each shard's asks in
+ * pieces of at most LISTING_UNITS_PER_CALL units; about 0.8 ms each):
  * 8 metrics on up to 9 shards, 3 metrics on up to 32 (8 metrics on 64 shards: 896 calls, 750 ms of
  * Redis). A page past it and ARCHIVE_METRIC_UNITS_PER_READ is cut to its first rows that fit
  * (metric-counts.ts fittingPages; `nextOffset` for the rest).

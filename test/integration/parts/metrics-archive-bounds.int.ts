@@ -1,6 +1,9 @@
 import { DomainError } from '../../../src/common/errors';
 import { useRankingService } from '../../../harness/ranking';
 import { TOPOLOGIES } from '../../../harness/redis';
+import { LISTING_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { HistoryStore } from '../../../src/ranking/history/history.store';
+import { listingUnits } from '../../../src/ranking/history/listing-counts';
 
 const DAY_MS = 86_400_000;
 /** Fields or rows an expiry call drains: a period of 240 items takes more calls than one read makes. */
@@ -110,6 +113,53 @@ describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its c
     const second = await setup.ranking.archives(name, 'day', 10, first.nextCursor!, {}, { metric: 'up' });
     expect(second.periods.map((period) => period.to)).toEqual([first.periods[0].from]);
     expect(second.periods[0].items).toEqual(all.slice(0, second.periods[0].items.length));
+    await setup.ranking.deleteBoard(name);
+  });
+});
+
+/**
+ * A one-shard board's archive page of more rows than one listing_counts call weighs: each other
+ * metric's record lookups go in calls of at most LISTING_UNITS_PER_CALL units (listing-counts.ts
+ * askPieces), not one call of every row, and every row keeps its counts.
+ */
+describe.each(TOPOLOGIES)('metrics: a one-shard archive page of many rows (%s)', (topology) => {
+  const setup = useRankingService(topology);
+  const ROWS = 1000;
+  const metrics = ['up', 'down'];
+
+  it('asks the records in calls of at most LISTING_UNITS_PER_CALL units', async () => {
+    const name = 'many1';
+    setup.clock.setMs(1_700_000_000_000);
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: ROWS } }];
+    await setup.ranking.putBoard({ name, windows, metrics });
+    for (const metric of metrics)
+      for (let first = 0; first < ROWS; first += 200) {
+        const entries = Array.from({ length: 200 }, (_, k) => ({ item: `i${first + k}`, metric }));
+        await setup.ranking.incrementBatch(
+          name,
+          entries.map((entry, k) => ({ ...entry, amount: metric === 'up' ? ROWS - first - k : first + k + 1 })),
+        );
+      }
+    setup.clock.advanceMs(DAY_MS);
+    while ((await code(setup.ranking.archives(name, 'day', 1, undefined, {}, { metric: 'down' }))) !== 'ok');
+    const calls = jest.spyOn(HistoryStore.prototype, 'listingCounts');
+    try {
+      let page = await code(
+        setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' }),
+      );
+      for (let read = 0; page === 'WINDOW_DRAINING' && read < 20; read++)
+        page = await code(setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' }));
+      expect(page).toBe('ok');
+      const units = calls.mock.calls.map(([, , , , asked]) => listingUnits(asked));
+      expect(Math.max(...units)).toBeLessThanOrEqual(LISTING_UNITS_PER_CALL);
+      expect(units.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(ROWS);
+    } finally {
+      calls.mockRestore();
+    }
+    const { items } = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' });
+    expect(items.map(({ item, metrics: counts }) => [item, counts])).toEqual(
+      Array.from({ length: ROWS }, (_, i) => [`i${i}`, { up: ROWS - i, down: i + 1 }]),
+    );
     await setup.ranking.deleteBoard(name);
   });
 });
