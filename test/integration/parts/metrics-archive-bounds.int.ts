@@ -1,5 +1,7 @@
 import { DomainError } from '../../../src/common/errors';
-import { useRankingService } from '../../../harness/ranking';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking, useRankingService } from '../../../harness/ranking';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 import { TOPOLOGIES } from '../../../harness/redis';
 import { LISTING_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
 import { HistoryStore } from '../../../src/ranking/history/history.store';
@@ -161,5 +163,41 @@ describe.each(TOPOLOGIES)('metrics: a one-shard archive page of many rows (%s)',
       Array.from({ length: ROWS }, (_, i) => [`i${i}`, { up: ROWS - i, down: i + 1 }]),
     );
     await setup.ranking.deleteBoard(name);
+  });
+});
+
+/**
+ * A one-shard board's record lookups for an archive page's `metrics` read each listing's row count from
+ * its text's last bytes (GETRANGE), never its whole text (GET): a 10 000-row period's text is ~200 KB a
+ * call, where a lookup of a few hundred items needs none of it. Counted from the server's SLOWLOG.
+ */
+describe('metrics: record lookups without the listing text (single, one shard)', () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const started = useOwnServerRanking(clock);
+  const ROWS = 50;
+
+  it('runs no GET of a text in its listing_counts calls', async () => {
+    const { ranking, node } = started();
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: ROWS } }];
+    await ranking.putBoard({ name: 'tail1', windows, metrics: ['up', 'down'] });
+    for (const metric of ['up', 'down'])
+      await ranking.incrementBatch(
+        'tail1',
+        Array.from({ length: ROWS }, (_, i) => ({ item: `i${i}`, amount: i + 1, metric })),
+      );
+    clock.advanceMs(DAY_MS);
+    for (const metric of ['up', 'down'])
+      while ((await code(ranking.archives('tail1', 'day', 1, undefined, {}, { metric }))) !== 'ok');
+    await logEveryCommand(node);
+    const { items } = await ranking.archive('tail1', 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' });
+    const calls = (await loggedCalls(node)).filter(({ call }) => /_listing_counts$/.test(String(call[1])));
+    await stopLoggingEveryCommand(node);
+    expect(items.map((row) => row.metrics)).toEqual(
+      Array.from({ length: ROWS }, (_, i) => ({ up: ROWS - i, down: ROWS - i })),
+    );
+    expect(calls.length).toBeGreaterThan(0);
+    const commands = calls.flatMap(({ commands: run }) => run.map(([name]) => name.toUpperCase()));
+    expect(commands).toContain('GETRANGE');
+    expect(commands).not.toContain('GET');
   });
 });
