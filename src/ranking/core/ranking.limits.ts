@@ -147,6 +147,13 @@ export const HISTORY_ROWS_PER_CALL = 5000;
 export const LISTING_UNITS_PER_CALL = 400;
 /** What a listing read at one boundary of a shard weighs in LISTING_UNITS_PER_CALL's units. */
 export const LISTING_BOUNDARY_UNITS = 8;
+/**
+ * Shards one listing_counts_shards call reads at most, whatever their units: each shard's visit (its
+ * config and window checked, its text and record read) cost ~0.55 M instructions at the worst-case
+ * harness's full shapes (64 shards of 156-row periods), where 36 shards of a few rows each fit 400
+ * units (a call of 27 M instructions, 10 ms at full size).
+ */
+export const LISTING_SHARDS_PER_CALL = 8;
 
 /** Sharded boards' merged latest snapshots an instance keeps in memory (one per board window read). */
 export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;

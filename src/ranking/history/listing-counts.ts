@@ -1,6 +1,6 @@
 import type { PreparedBoard } from '../core/board';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
-import { LISTING_BOUNDARY_UNITS, LISTING_UNITS_PER_CALL } from '../core/ranking.limits';
+import { LISTING_BOUNDARY_UNITS, LISTING_SHARDS_PER_CALL, LISTING_UNITS_PER_CALL } from '../core/ranking.limits';
 import type { WindowConfig } from '../core/window-math';
 import type { ListingAsk, ListingCount, ShardAsked } from './history.functions';
 import type { HistoryStore } from './history.store';
@@ -109,7 +109,7 @@ function joinedCounts(parts: Array<[AskPiece[], ListingCount[]]>): ListingCount[
 
 /** The shards of one node asked in listing_counts_shards calls; none read on a node that no longer serves them. */
 async function onNode({ store, board, window, nowMs }: ListingsOf, asks: ShardAsked[]) {
-  const calls = packedByUnits(asks, (ask) => listingUnits(ask.asked));
+  const calls = packedByUnits(asks, (ask) => listingUnits(ask.asked), LISTING_SHARDS_PER_CALL);
   try {
     return (await Promise.all(calls.map((shards) => store.listingCountsShards(board, window, nowMs, shards)))).flat();
   } catch (error) {
@@ -123,13 +123,16 @@ export function listingUnits(asked: ListingAsk[]): number {
   return asked.reduce((sum, ask) => sum + LISTING_BOUNDARY_UNITS + ask.items.length + ask.rows.length, 0);
 }
 
-/** `parts` in order, in groups of at most LISTING_UNITS_PER_CALL units (a part that weighs more: a group of its own). */
-export function packedByUnits<T>(parts: T[], weight: (part: T) => number): T[][] {
+/**
+ * `parts` in order, in groups of at most LISTING_UNITS_PER_CALL units (a part that weighs more: a group of
+ * its own) and at most `most` parts.
+ */
+export function packedByUnits<T>(parts: T[], weight: (part: T) => number, most = Infinity): T[][] {
   const groups: T[][] = [];
   let units = Infinity;
   for (const part of parts) {
     const partUnits = weight(part);
-    if (units + partUnits > LISTING_UNITS_PER_CALL) {
+    if (units + partUnits > LISTING_UNITS_PER_CALL || groups[groups.length - 1].length >= most) {
       groups.push([]);
       units = 0;
     }

@@ -3,7 +3,7 @@ import { FakeClock } from '../../../harness/clock';
 import { useOwnServerRanking, useRankingService } from '../../../harness/ranking';
 import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 import { TOPOLOGIES } from '../../../harness/redis';
-import { LISTING_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { LISTING_SHARDS_PER_CALL, LISTING_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
 import { HistoryStore } from '../../../src/ranking/history/history.store';
 import { listingUnits } from '../../../src/ranking/history/listing-counts';
 
@@ -107,7 +107,13 @@ describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its c
     }
     expect(rows).toEqual(all);
     // Two periods of 40 rows: the newest cut, the older left for the next page.
+    const shardCalls = jest.spyOn(HistoryStore.prototype, 'listingCountsShards');
     const first = await setup.ranking.archives(name, 'day', 10, undefined, {}, { metric: 'up' });
+    const shardsRead = shardCalls.mock.calls.map(([, , , shards]) => shards.length);
+    shardCalls.mockRestore();
+    // Each call reads at most LISTING_SHARDS_PER_CALL shards, whatever their units.
+    expect(shardsRead.length).toBeGreaterThan(0);
+    expect(Math.max(...shardsRead)).toBeLessThanOrEqual(LISTING_SHARDS_PER_CALL);
     expect(first.periods).toHaveLength(1);
     expect(first.periods[0].items).toEqual(all.slice(0, first.periods[0].items.length));
     expect(first.periods[0].nextOffset).toBe(first.periods[0].items.length);
