@@ -82,7 +82,9 @@ local function archive_page(rows, skip, most, ascending)
     from = skipped_end + 1
   end
   local to = row_end_searched(rows, skip + most)
-  local page = string.sub(rows, from, to or #rows)
+  -- The whole text answered as it is: Redis' Lua hashes every byte of each string it makes (~8
+  -- instructions a byte: 1.6 M for a copy of a 10 000-row text).
+  local page = (from == 1 and not to) and rows or string.sub(rows, from, to or #rows)
   return page, skip, first_tied(rows, page, ascending) - 1, to ~= nil
 end
 
