@@ -319,7 +319,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archives',
-    worst: 'a page of 100 periods of 10 000 rows',
+    worst: 'a page of 100 periods of 10 000 rows: calls of at most ARCHIVE_ROWS_PER_CALL rows of one period',
     request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
     expect: [200, 422],
   },
@@ -373,7 +373,7 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archives',
     worst:
-      "a page of 100 periods of 10 000 rows of the last of 8 metrics, each row's 7 other counts from their records",
+      "a page of 100 periods of 10 000 rows of the last of 8 metrics, each row's 7 other counts from their records: calls of at most LISTING_UNITS_PER_CALL units (the page cut to the rows of ARCHIVE_METRIC_CALLS_PER_READ calls)",
     request: () => get(`/boards/wc-metcal/archives?window=day&metric=${LAST_METRIC}&limit=100`),
     expect: [200, 422],
   },
