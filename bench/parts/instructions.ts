@@ -84,6 +84,13 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../lookup-instructions')).lookupInstructionsBench(),
   },
   {
+    name: 'archive-instructions',
+    capability: 'instructions',
+    measures: 'the archive reads of 10 000-row periods (one shard, 8 metrics, 8 metrics on 64 shards, moderated)',
+    knobs: ['ARCHIVE_BENCH_ROWS', 'ARCHIVE_BENCH_ATTEMPTS', 'ARCHIVE_BENCH_PERIODS', 'ARCHIVE_BENCH_SEED'],
+    run: async () => (await import('../archive-instructions')).archiveInstructionsBench(),
+  },
+  {
     name: 'moderated-read-instructions',
     capability: 'instructions',
     measures: 'the reads of the board holding the most moderation',

@@ -202,7 +202,7 @@ const KEPT_LISTING_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archives',
-    worst: `a page of 100 periods of 10 000 rows, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over them`,
+    worst: `a page of 100 periods of 10 000 rows, ${MODERATED_ITEMS_PER_SHARD} hidden items spread over them: calls of at most ARCHIVE_ROWS_PER_CALL rows of one period`,
     request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
     expect: [200, 422],
   },

@@ -18,6 +18,7 @@ import { SEGMENT_PAGE_UNITS_PER_REQUEST } from '../../src/ranking/options/segmen
 import { LOOKUP_TIEBREAK_WEIGHT } from '../../src/ranking/options/tiebreak/tiebreak.option';
 import { LOOKUP_TIES_FIRST_WEIGHT } from '../../src/ranking/options/ties/ties.option';
 import { ITEM_DATA_ROWS_PER_CALL } from '../../src/ranking/options/item-data/item-data.limits';
+import { ARCHIVE_ROWS_PER_READ } from '../../src/ranking/options/calendar/calendar.limits';
 import { LAST_METRIC, post } from './board-rows';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
@@ -318,7 +319,7 @@ export const READ_ROWS: WorstRow[] = [
   },
   {
     route: 'GET /boards/{board}/archives',
-    worst: 'a page of 100 periods of 10 000 rows',
+    worst: 'a page of 100 periods of 10 000 rows: calls of at most ARCHIVE_ROWS_PER_CALL rows of one period',
     request: () => get('/boards/wc-cal/archives?window=day&limit=100'),
     expect: [200, 422],
   },
@@ -341,11 +342,11 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archive',
     worst:
-      "the last 2 rows of a 10 000-row period of the last of 8 metrics on 64 shards, each row's 7 other counts (past ARCHIVE_METRIC_CALLS_PER_READ shard calls, within ARCHIVE_METRIC_UNITS_PER_READ units): each metric's records on the rows' shards and every shard's rows ahead, the shards of a node in calls of LISTING_UNITS_PER_CALL units",
-    request: (context) =>
-      get(
-        `/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=${context.sizes.periodRows - 2}&limit=2`,
-      ),
+      "the deepest 2 rows a 64-shard board reads of a 10 000-row period of the last of 8 metrics (rows 311-312: ARCHIVE_ROWS_PER_READ over 64 shards; at ci scale the period's last 2), each row's 7 other counts (past ARCHIVE_METRIC_CALLS_PER_READ shard calls, within ARCHIVE_METRIC_UNITS_PER_READ units): each metric's records on the rows' shards and every shard's rows ahead, the shards of a node in calls of LISTING_UNITS_PER_CALL units",
+    request: (context) => {
+      const end = Math.min(context.sizes.periodRows, Math.floor(ARCHIVE_ROWS_PER_READ / 64));
+      return get(`/boards/wc-metcal64/archive?window=day&metric=${LAST_METRIC}&offset=${end - 2}&limit=2`);
+    },
   },
   {
     route: 'GET /boards/{board}/archives',
@@ -372,7 +373,7 @@ export const READ_ROWS: WorstRow[] = [
   {
     route: 'GET /boards/{board}/archives',
     worst:
-      "a page of 100 periods of 10 000 rows of the last of 8 metrics, each row's 7 other counts from their records",
+      "a page of 100 periods of 10 000 rows of the last of 8 metrics, each row's 7 other counts from their records: calls of at most LISTING_UNITS_PER_CALL units (the page cut to the rows of ARCHIVE_METRIC_CALLS_PER_READ calls)",
     request: () => get(`/boards/wc-metcal/archives?window=day&metric=${LAST_METRIC}&limit=100`),
     expect: [200, 422],
   },

@@ -6,7 +6,7 @@ import { RankingKeys } from '../core/ranking.keys';
 import type { RankingSettings } from '../core/ranking.settings';
 import type { WindowConfig } from '../core/window-math';
 import type { HistoryStore } from '../history/history.store';
-import { ARCHIVE_ROWS_PER_READ } from '../options/calendar/calendar.limits';
+import { ARCHIVE_ROWS_PER_CALL, ARCHIVE_ROWS_PER_READ } from '../options/calendar/calendar.limits';
 import { RANKING } from '../ranking.functions';
 import { ArchivesStore } from './archives.store';
 import { type ArchiveReadReply, CalendarFunctions } from './calendar.functions';
@@ -92,5 +92,61 @@ describe('a moderated sharded archive page, each shard within its share of the r
       reply({ b1: 7, b2: 5 }, false, []),
     ]);
     await expect(page(store, 2)).rejects.toThrow(RequestTooCostlyError);
+  });
+});
+
+/**
+ * A one-shard read of more rows than ARCHIVE_ROWS_PER_CALL (an archives page of 2 periods of 10 000
+ * rows) goes in calls of at most that many rows of one period each, joined as one call's pages, each
+ * call past the first charged.
+ */
+describe('a one-shard archives page of long periods, in calls of ARCHIVE_ROWS_PER_CALL rows', () => {
+  const ROWS = 10_000;
+  const STARTS = [AT_SEC - 2 * 86_400, AT_SEC - 86_400, AT_SEC];
+  const one = new PreparedBoard(
+    { name: 'o', version: 'v', views: [], shards: 1, maxItems: null, windows: [WINDOW] },
+    (shard) => new RankingKeys('tb:').board('o', shard),
+  );
+  type Asked = { latestSec?: number; most: number; rows: { skip: number; most: number } };
+
+  it('asks at most ARCHIVE_ROWS_PER_CALL rows of one period a call and joins the pages', async () => {
+    const asked: Asked[] = [];
+    const functions: Partial<RedisFunctions> = {
+      define: () => undefined,
+      call: <In, Out>(_fn: unknown, input: In): Promise<Out> => {
+        const { latestSec, most, rows } = input as Asked;
+        asked.push({ latestSec, most, rows });
+        const atSec = Math.max(...STARTS.filter((start) => latestSec === undefined || start <= latestSec));
+        const last = Math.min(rows.skip + rows.most, ROWS);
+        const page = Array.from({ length: last - rows.skip }, (_, k) => ({
+          item: `${atSec}:${rows.skip + k}`,
+          score: 1,
+        }));
+        const archive = { atSec, rows: page, skipped: rows.skip, ahead: 0, more: last < ROWS };
+        const answer: ArchiveReadReply = { ...reply({}, false, []), kept: STARTS, archives: [archive], leftOut: null };
+        return Promise.resolve(answer as Out);
+      },
+    };
+    const settings: Partial<RankingSettings> = { expireChunk: 100 };
+    const store = new ArchivesStore(
+      {} as RedisService,
+      functions as RedisFunctions,
+      new CalendarFunctions(RANKING),
+      settings as RankingSettings,
+      {} as HistoryStore,
+    );
+    let charged = 0;
+    const ask = { latestSec: undefined, most: 2, rows: { skip: 0, most: ROWS }, admit: (n: number) => (charged += n) };
+    const { archives } = await store.archives(one, WINDOW, AT_SEC * 1000, ask);
+    expect(Math.max(...asked.map(({ rows }) => rows.most))).toBeLessThanOrEqual(ARCHIVE_ROWS_PER_CALL);
+    expect(asked.every(({ most }) => most === 1)).toBe(true);
+    expect(charged).toBe(asked.length - 1);
+    expect(archives.map((archive) => archive.atSec)).toEqual([AT_SEC, AT_SEC - 86_400]);
+    for (const archive of archives) {
+      expect(archive.rows.map((row) => row.item)).toEqual(
+        Array.from({ length: ROWS }, (_, n) => `${archive.atSec}:${n}`),
+      );
+      expect([archive.skipped, archive.more]).toEqual([0, false]);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RedisFunctions } from '../../redis/redis-functions';
 import { RedisService } from '../../redis/redis.service';
-import { PreparedBoard } from '../core/board';
+import { PreparedBoard, type ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import type { ScoredItem } from '../core/ranking.types';
 import { boardCall } from '../core/script-call';
@@ -10,6 +10,7 @@ import { ascendingScores } from '../options/registry';
 import type { WindowConfig } from '../core/window-math';
 import {
   ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD,
+  ARCHIVE_ROWS_PER_CALL,
   ARCHIVE_ROWS_PER_READ,
   ARCHIVES_PER_CUT_READ,
   archiveIndexCalls,
@@ -128,23 +129,25 @@ async function replyOf(
   const indexRows = ARCHIVE_INDEX_ROWS_PER_CHUNK_FIELD * store.budgetFields;
   // A moderated sharded board's shards answer hidden rows too: each at most its share of the read's rows.
   const shardRows = Math.max(1, Math.floor(ARCHIVE_ROWS_PER_READ / (board.shards.length * ask.most)));
-  const read = () =>
-    Promise.all(
-      board.shards.map((shard) =>
-        guard(
-          store.functions.call(store.fns.archiveRead, {
-            ...boardCall(board, shard, nowMs, store.budgetFields),
-            window,
-            latestSec: ask.latestSec,
-            most: ask.most,
-            rows,
-            shownPage,
-            shardRows,
-            indexRows,
-          }),
-        ),
-      ),
-    );
+  const readOn =
+    (shard: ShardKeys): ShardRead =>
+    (latestSec, most, asked) =>
+      guard(
+        store.functions.call(store.fns.archiveRead, {
+          ...boardCall(board, shard, nowMs, store.budgetFields),
+          window,
+          latestSec,
+          most,
+          rows: asked,
+          shownPage,
+          shardRows,
+          indexRows,
+        }),
+      );
+  const read = async () =>
+    board.sharded || ask.most * ask.rows.most <= ARCHIVE_ROWS_PER_CALL
+      ? Promise.all(board.shards.map((shard) => readOn(shard)(ask.latestSec, ask.most, rows)))
+      : [await inCalls(readOn(board.shards[0]), ask)];
   for (let calls = 1; ; calls++) {
     const replies = await read();
     // Each shard past the first of a moderated sharded board's read is a read of the client's budget.
@@ -154,6 +157,59 @@ async function replyOf(
       throw new WindowDrainingError(C.archiveIndexing(board.config.name, calls));
     ask.admit?.(1);
   }
+}
+
+/** One archive_read call of a shard: the periods starting at or before `latestSec`, `most` of them, `rows` of each. */
+type ShardRead = (latestSec: number | undefined, most: number, rows: ArchiveRows) => Promise<ArchiveReadReply>;
+
+/**
+ * A one-shard read of more rows than ARCHIVE_ROWS_PER_CALL (an archives page of long periods) in calls of
+ * at most that many rows of one period each (periodInCalls): each call copies its period's text once and
+ * cuts its rows, where one call cut every period's. The first call also tells the periods kept. A
+ * period's pages are joined in order: skipped and ahead from its first, more from its last.
+ */
+async function inCalls(read: ShardRead, ask: ArchivesAsk): Promise<ArchiveReadReply> {
+  const { skip, most } = ask.rows;
+  const first = await read(ask.latestSec, 1, { skip, most: Math.min(ARCHIVE_ROWS_PER_CALL, most) });
+  if (!first.keeps || first.draining || first.indexing || first.archives.length === 0) return first;
+  const starts = first.kept
+    .filter((atSec) => ask.latestSec === undefined || atSec <= ask.latestSec)
+    .sort((a, b) => b - a)
+    .slice(0, ask.most);
+  const periods = await Promise.all(
+    starts.map((atSec, p) => periodInCalls(read, atSec, ask, p === 0 ? first : undefined)),
+  );
+  const replies = periods.flat();
+  const archives = periods.flatMap((period, p) => {
+    const pages = period.flatMap((reply) => reply.archives.filter((page) => page.atSec === starts[p]));
+    if (pages.length < period.length || pages.length === 0) return [];
+    return [{ ...pages[0], rows: pages.flatMap((page) => page.rows), more: pages[pages.length - 1].more }];
+  });
+  const any = (flag: 'draining' | 'indexing') => replies.some((reply) => reply[flag]);
+  return { ...first, draining: any('draining'), indexing: any('indexing'), archives };
+}
+
+/**
+ * The period at `atSec`: its rows `ask.rows` in calls of at most ARCHIVE_ROWS_PER_CALL rows, till one
+ * answers that none follow; each call but `made` (its first, already made) a read of the client's budget.
+ */
+async function periodInCalls(
+  read: ShardRead,
+  atSec: number,
+  ask: ArchivesAsk,
+  made: ArchiveReadReply | undefined,
+): Promise<ArchiveReadReply[]> {
+  const { skip, most } = ask.rows;
+  const replies: ArchiveReadReply[] = [];
+  for (let from = skip; from < skip + most; from += ARCHIVE_ROWS_PER_CALL) {
+    const rows = { skip: from, most: Math.min(ARCHIVE_ROWS_PER_CALL, skip + most - from) };
+    if (from > skip || !made) ask.admit?.(1);
+    const reply = from === skip && made ? made : await read(atSec, 1, rows);
+    replies.push(reply);
+    const page = reply.archives[0];
+    if (reply.draining || reply.indexing || page?.atSec !== atSec || !page.more) break;
+  }
+  return replies;
 }
 
 /**

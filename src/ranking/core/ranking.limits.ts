@@ -149,14 +149,22 @@ export const HISTORY_READ_BYTES_PER_CALL = 4096;
 export const HISTORY_READ_ATTEMPTS = 3;
 
 /**
- * Work one listing_counts_shards call takes at most (the `metrics` of archive rows on a sharded board,
- * over the shards one node serves): a listing read at one boundary of a shard weighs 8 units (its text
- * and its record read), each item looked up or row counted ahead of in it one (a binary search of the
- * text). No shard is begun past it; the call ends and the next one goes on.
+ * Work one listing_counts or listing_counts_shards call takes at most (the `metrics` of archive rows, on
+ * a sharded board over the shards one node serves): a listing read at one boundary of a shard weighs 8
+ * units (its text and its record read), each item looked up or row counted ahead of in it one (a binary
+ * search of the text). A shard's asks that weigh more go in pieces (listing-counts.ts askPieces): a page
+ * of 10 000 rows of a one-shard board is 26 calls per other metric, not one of every row.
  */
 export const LISTING_UNITS_PER_CALL = 400;
 /** What a listing read at one boundary of a shard weighs in LISTING_UNITS_PER_CALL's units. */
 export const LISTING_BOUNDARY_UNITS = 8;
+/**
+ * Shards one listing_counts_shards call reads at most, whatever their units: each shard's visit (its
+ * config and window checked, its text and record read) cost ~0.55 M instructions at the worst-case
+ * harness's full shapes (64 shards of 156-row periods), where 36 shards of a few rows each fit 400
+ * units (a call of 27 M instructions, 10 ms at full size).
+ */
+export const LISTING_SHARDS_PER_CALL = 8;
 
 /** Sharded boards' merged latest snapshots an instance keeps in memory (one per board window read). */
 export const MAX_CACHED_PREVIOUS_LISTINGS = 1000;
@@ -352,7 +360,8 @@ export const MIN_ACTORS: Bounds = { min: 1, max: 1000 };
 
 /**
  * Calls one archive read makes for its rows' `metrics` on a board of several metrics (per other metric:
- * a call per shard holding a row's item, and on a sharded board one per shard; about 0.8 ms each):
+ * a call per shard holding a row's item, and on a sharded board one per shard, each shard's asks in
+ * pieces of at most LISTING_UNITS_PER_CALL units; about 0.8 ms each):
  * 8 metrics on up to 9 shards, 3 metrics on up to 32 (8 metrics on 64 shards: 896 calls, 750 ms of
  * Redis). A page past it and ARCHIVE_METRIC_UNITS_PER_READ is cut to its first rows that fit
  * (metric-counts.ts fittingPages; `nextOffset` for the rest).

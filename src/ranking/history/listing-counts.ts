@@ -1,6 +1,6 @@
 import type { PreparedBoard } from '../core/board';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
-import { LISTING_BOUNDARY_UNITS, LISTING_UNITS_PER_CALL } from '../core/ranking.limits';
+import { LISTING_BOUNDARY_UNITS, LISTING_SHARDS_PER_CALL, LISTING_UNITS_PER_CALL } from '../core/ranking.limits';
 import type { WindowConfig } from '../core/window-math';
 import type { ListingAsk, ListingCount, ShardAsked } from './history.functions';
 import type { HistoryStore } from './history.store';
@@ -15,9 +15,11 @@ export interface ListingsOf {
 
 /**
  * listingCounts of several shards' asks, each shard's counts in `asks`' order (draining: an archive of
- * one of them is still being taken; nothing else answered). On a sharded board the shards one node
+ * one of them is still being taken; nothing else answered). Each shard's asks go in pieces of at most
+ * LISTING_UNITS_PER_CALL units (askPieces: a boundary's items and rows split over pieces where they weigh
+ * more), so no call's work grows with a page's rows. On a sharded board the pieces of the shards one node
  * serves are asked in listing_counts_shards calls of at most LISTING_UNITS_PER_CALL units each (in
- * parallel: each call is bounded, and Redis runs them one after the other), then shard by shard
+ * parallel: each call is bounded, and Redis runs them one after the other), then piece by piece
  * (listing_counts, which drains first) where such a call could not (a period to drain first, or a node
  * that no longer serves a shard).
  */
@@ -26,29 +28,88 @@ export async function listingCountsOf(
   asks: ShardAsked[],
 ): Promise<{ draining: boolean; counts: ListingCount[][] }> {
   const { store, board, window, nowMs } = of;
-  const nodes = board.sharded ? store.shardsByNode(asks.map(({ shard }) => shard)) : [];
+  const pieces = asks.map(({ shard, asked }) => askPieces(asked).map((part) => ({ shard, asked: part })));
+  const flat = pieces.flat();
+  const nodes = board.sharded ? store.shardsByNode(flat.map(({ shard }) => shard)) : [];
   const onNodes = await Promise.all(
     nodes.map((node) =>
       onNode(
         of,
-        node.map((i) => asks[i]),
+        node.map((i) => flat[i]),
       ),
     ),
   );
-  const answered = new Map(onNodes.flat().map((read) => [read.shard, read.counts] as const));
+  const answered = new Map<ListingAsk[], ListingCount[]>(onNodes.flat().map((read) => [read.asked, read.counts]));
   const single = async ({ shard, asked }: ShardAsked) => ({
-    shard,
+    asked,
     ...(await store.listingCounts(board, window, nowMs, shard, asked)),
   });
-  const singles = await Promise.all(asks.filter(({ shard }) => !answered.has(shard)).map(single));
+  const singles = await Promise.all(flat.filter(({ asked }) => !answered.has(asked)).map(single));
   if (singles.some((reply) => reply.draining)) return { draining: true, counts: [] };
-  for (const reply of singles) answered.set(reply.shard, reply.counts);
-  return { draining: false, counts: asks.map(({ shard }) => answered.get(shard)!) };
+  for (const reply of singles) answered.set(reply.asked, reply.counts);
+  const counts = pieces.map((parts) => joinedCounts(parts.map(({ asked }) => [asked, answered.get(asked)!])));
+  // Pieces of a boundary that disagree whether it is kept met an archive written in between: sent again.
+  if (counts.some((shardCounts) => shardCounts === undefined)) return { draining: true, counts: [] };
+  return { draining: false, counts: counts as ListingCount[][] };
+}
+
+/** A piece of a boundary's ask: `of` is the ask's index among the shard's asks. */
+type AskPiece = ListingAsk & { of: number };
+
+/**
+ * A shard's asks in pieces of at most LISTING_UNITS_PER_CALL units each (listingUnits), in order: an ask
+ * weighing more is split into asks of the same boundary, its items first, then its rows.
+ */
+export function askPieces(asked: ListingAsk[]): AskPiece[][] {
+  const room = Math.max(1, LISTING_UNITS_PER_CALL - LISTING_BOUNDARY_UNITS);
+  const pieces: AskPiece[][] = [[]];
+  let units = 0;
+  asked.forEach((ask, of) => {
+    const items = ask.items.length;
+    for (let from = 0; from === 0 || from < items + ask.rows.length; from += room) {
+      const rows = ask.rows.slice(Math.max(0, from - items), Math.max(0, from + room - items));
+      const piece = { ...ask, of, items: ask.items.slice(from, from + room), rows };
+      const weight = listingUnits([piece]);
+      if (units + weight > LISTING_UNITS_PER_CALL && pieces[pieces.length - 1].length > 0) {
+        pieces.push([]);
+        units = 0;
+      }
+      pieces[pieces.length - 1].push(piece);
+      units += weight;
+    }
+  });
+  return pieces;
+}
+
+/**
+ * A shard's counts, one per ask, from its pieces' (askPieces): each ask's items' then rows' answers in
+ * order; undefined when pieces of one ask disagree whether its listing is kept.
+ */
+function joinedCounts(parts: Array<[AskPiece[], ListingCount[]]>): ListingCount[] | undefined {
+  let agree = true;
+  const joined: Array<ListingCount & { rowsAhead: number[] }> = [];
+  for (const [asked, counts] of parts) {
+    asked.forEach((piece, i) => {
+      const count = counts[i];
+      const itemsAhead = count.ahead.slice(0, piece.items.length);
+      const rowsAhead = count.ahead.slice(piece.items.length);
+      const into = joined[piece.of];
+      if (!into) joined[piece.of] = { ...count, values: [...count.values], ahead: itemsAhead, rowsAhead };
+      else {
+        agree = agree && into.found === count.found;
+        into.values.push(...count.values);
+        into.ahead.push(...itemsAhead);
+        into.rowsAhead.push(...rowsAhead);
+      }
+    });
+  }
+  if (!agree) return undefined;
+  return joined.map(({ rowsAhead, ...count }) => ({ ...count, ahead: [...count.ahead, ...rowsAhead] }));
 }
 
 /** The shards of one node asked in listing_counts_shards calls; none read on a node that no longer serves them. */
 async function onNode({ store, board, window, nowMs }: ListingsOf, asks: ShardAsked[]) {
-  const calls = packedByUnits(asks, (ask) => listingUnits(ask.asked));
+  const calls = packedByUnits(asks, (ask) => listingUnits(ask.asked), LISTING_SHARDS_PER_CALL);
   try {
     return (await Promise.all(calls.map((shards) => store.listingCountsShards(board, window, nowMs, shards)))).flat();
   } catch (error) {
@@ -62,13 +123,16 @@ export function listingUnits(asked: ListingAsk[]): number {
   return asked.reduce((sum, ask) => sum + LISTING_BOUNDARY_UNITS + ask.items.length + ask.rows.length, 0);
 }
 
-/** `parts` in order, in groups of at most LISTING_UNITS_PER_CALL units (a part that weighs more: a group of its own). */
-export function packedByUnits<T>(parts: T[], weight: (part: T) => number): T[][] {
+/**
+ * `parts` in order, in groups of at most LISTING_UNITS_PER_CALL units (a part that weighs more: a group of
+ * its own) and at most `most` parts.
+ */
+export function packedByUnits<T>(parts: T[], weight: (part: T) => number, most = Infinity): T[][] {
   const groups: T[][] = [];
   let units = Infinity;
   for (const part of parts) {
     const partUnits = weight(part);
-    if (units + partUnits > LISTING_UNITS_PER_CALL) {
+    if (units + partUnits > LISTING_UNITS_PER_CALL || groups[groups.length - 1].length >= most) {
       groups.push([]);
       units = 0;
     }

@@ -4,12 +4,13 @@ import {
   ARCHIVE_METRIC_CALLS_PER_READ,
   ARCHIVE_METRIC_UNITS_PER_READ,
   LISTING_BOUNDARY_UNITS,
+  LISTING_SHARDS_PER_CALL,
 } from '../core/ranking.limits';
 import { shardOf } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { ListingAsk, ListingCount, ShardAsked } from './history.functions';
 import type { HistoryStore } from './history.store';
-import { listingCountsOf, listingUnits, packedByUnits } from './listing-counts';
+import { askPieces, listingCountsOf, listingUnits, packedByUnits } from './listing-counts';
 
 /**
  * The `metrics` of kept rows on a board of several metrics: every metric's count of the row's item at
@@ -129,21 +130,26 @@ function homeAsks(board: PreparedBoard, pages: ArchiveRows[]): Map<number, Listi
 }
 
 /**
- * The calls the other metrics' counts take, or undefined past the read's bound. Per other metric: one
- * a shard holding a row's item and, on a sharded board, one a shard counting the rows ahead, the
- * shards' asks in calls of at most LISTING_UNITS_PER_CALL units (as if one node served them all, each
- * shard asked of every row). Answered within ARCHIVE_METRIC_CALLS_PER_READ calls of one shard each,
- * or else within ARCHIVE_METRIC_UNITS_PER_READ units.
+ * The calls the other metrics' counts take, or undefined past the read's bound. Per other metric: the
+ * calls of the shards holding a row's item and, on a sharded board, of every shard counting the rows
+ * ahead, each shard's asks in pieces of at most LISTING_UNITS_PER_CALL units (askPieces), packed as one
+ * node would serve them all (each shard asked of every row), LISTING_SHARDS_PER_CALL pieces a call at most. A one-shard board's page is answered within
+ * ARCHIVE_METRIC_CALLS_PER_READ calls; a sharded board's within as many calls of one shard each, or else
+ * within ARCHIVE_METRIC_UNITS_PER_READ units.
  */
 function metricCalls(board: PreparedBoard, pages: ArchiveRows[], homes: Map<number, ListingAsk[]>, others: number) {
-  if (!board.sharded) return homes.size * others > ARCHIVE_METRIC_CALLS_PER_READ ? undefined : homes.size * others;
+  const homeCalls = packedByUnits([...homes.values()].flatMap(askPieces), listingUnits, LISTING_SHARDS_PER_CALL).length;
+  if (!board.sharded) return homeCalls * others > ARCHIVE_METRIC_CALLS_PER_READ ? undefined : homeCalls * others;
   const rows = pages.reduce((sum, page) => sum + page.rows.length, 0);
   const aheadUnits = pages.length * LISTING_BOUNDARY_UNITS + rows;
-  const homeAsks = [...homes.values()];
-  const units = homeAsks.reduce((sum, asked) => sum + listingUnits(asked), 0) + board.shards.length * aheadUnits;
+  const units =
+    [...homes.values()].reduce((sum, asked) => sum + listingUnits(asked), 0) + board.shards.length * aheadUnits;
   const shardCalls = homes.size + board.shards.length;
   if (shardCalls * others > ARCHIVE_METRIC_CALLS_PER_READ && units * others > ARCHIVE_METRIC_UNITS_PER_READ) return;
-  return others * (packedByUnits(homeAsks, listingUnits).length + packedByUnits(board.shards, () => aheadUnits).length);
+  const aheadAsked = pages.map((page) => ({ atSec: page.atSec, items: [], rows: page.rows, rankItems: false }));
+  const shardPieces = askPieces(aheadAsked);
+  const aheadPieces = board.shards.flatMap(() => shardPieces);
+  return others * (homeCalls + packedByUnits(aheadPieces, listingUnits, LISTING_SHARDS_PER_CALL).length);
 }
 
 /** One other metric's counts of the pages' rows (see archiveMetrics); undefined while draining. */

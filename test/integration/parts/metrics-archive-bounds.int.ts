@@ -1,6 +1,11 @@
 import { DomainError } from '../../../src/common/errors';
-import { useRankingService } from '../../../harness/ranking';
+import { FakeClock } from '../../../harness/clock';
+import { useOwnServerRanking, useRankingService } from '../../../harness/ranking';
+import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 import { TOPOLOGIES } from '../../../harness/redis';
+import { LISTING_SHARDS_PER_CALL, LISTING_UNITS_PER_CALL } from '../../../src/ranking/core/ranking.limits';
+import { HistoryStore } from '../../../src/ranking/history/history.store';
+import { listingUnits } from '../../../src/ranking/history/listing-counts';
 
 const DAY_MS = 86_400_000;
 /** Fields or rows an expiry call drains: a period of 240 items takes more calls than one read makes. */
@@ -102,7 +107,13 @@ describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its c
     }
     expect(rows).toEqual(all);
     // Two periods of 40 rows: the newest cut, the older left for the next page.
+    const shardCalls = jest.spyOn(HistoryStore.prototype, 'listingCountsShards');
     const first = await setup.ranking.archives(name, 'day', 10, undefined, {}, { metric: 'up' });
+    const shardsRead = shardCalls.mock.calls.map(([, , , shards]) => shards.length);
+    shardCalls.mockRestore();
+    // Each call reads at most LISTING_SHARDS_PER_CALL shards, whatever their units.
+    expect(shardsRead.length).toBeGreaterThan(0);
+    expect(Math.max(...shardsRead)).toBeLessThanOrEqual(LISTING_SHARDS_PER_CALL);
     expect(first.periods).toHaveLength(1);
     expect(first.periods[0].items).toEqual(all.slice(0, first.periods[0].items.length));
     expect(first.periods[0].nextOffset).toBe(first.periods[0].items.length);
@@ -111,5 +122,88 @@ describe.each(TOPOLOGIES)('metrics: an archive page past the read bound of its c
     expect(second.periods.map((period) => period.to)).toEqual([first.periods[0].from]);
     expect(second.periods[0].items).toEqual(all.slice(0, second.periods[0].items.length));
     await setup.ranking.deleteBoard(name);
+  });
+});
+
+/**
+ * A one-shard board's archive page of more rows than one listing_counts call weighs: each other
+ * metric's record lookups go in calls of at most LISTING_UNITS_PER_CALL units (listing-counts.ts
+ * askPieces), not one call of every row, and every row keeps its counts.
+ */
+describe.each(TOPOLOGIES)('metrics: a one-shard archive page of many rows (%s)', (topology) => {
+  const setup = useRankingService(topology);
+  const ROWS = 1000;
+  const metrics = ['up', 'down'];
+
+  it('asks the records in calls of at most LISTING_UNITS_PER_CALL units', async () => {
+    const name = 'many1';
+    setup.clock.setMs(1_700_000_000_000);
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: ROWS } }];
+    await setup.ranking.putBoard({ name, windows, metrics });
+    for (const metric of metrics)
+      for (let first = 0; first < ROWS; first += 200) {
+        const entries = Array.from({ length: 200 }, (_, k) => ({ item: `i${first + k}`, metric }));
+        await setup.ranking.incrementBatch(
+          name,
+          entries.map((entry, k) => ({ ...entry, amount: metric === 'up' ? ROWS - first - k : first + k + 1 })),
+        );
+      }
+    setup.clock.advanceMs(DAY_MS);
+    while ((await code(setup.ranking.archives(name, 'day', 1, undefined, {}, { metric: 'down' }))) !== 'ok');
+    const calls = jest.spyOn(HistoryStore.prototype, 'listingCounts');
+    try {
+      let page = await code(
+        setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' }),
+      );
+      for (let read = 0; page === 'WINDOW_DRAINING' && read < 20; read++)
+        page = await code(setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' }));
+      expect(page).toBe('ok');
+      const units = calls.mock.calls.map(([, , , , asked]) => listingUnits(asked));
+      expect(Math.max(...units)).toBeLessThanOrEqual(LISTING_UNITS_PER_CALL);
+      expect(units.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(ROWS);
+    } finally {
+      calls.mockRestore();
+    }
+    const { items } = await setup.ranking.archive(name, 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' });
+    expect(items.map(({ item, metrics: counts }) => [item, counts])).toEqual(
+      Array.from({ length: ROWS }, (_, i) => [`i${i}`, { up: ROWS - i, down: i + 1 }]),
+    );
+    await setup.ranking.deleteBoard(name);
+  });
+});
+
+/**
+ * A one-shard board's record lookups for an archive page's `metrics` read each listing's row count from
+ * its text's last bytes (GETRANGE), never its whole text (GET): a 10 000-row period's text is ~200 KB a
+ * call, where a lookup of a few hundred items needs none of it. Counted from the server's SLOWLOG.
+ */
+describe('metrics: record lookups without the listing text (single, one shard)', () => {
+  const clock = new FakeClock(1_700_000_000_000);
+  const started = useOwnServerRanking(clock);
+  const ROWS = 50;
+
+  it('runs no GET of a text in its listing_counts calls', async () => {
+    const { ranking, node } = started();
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: ROWS } }];
+    await ranking.putBoard({ name: 'tail1', windows, metrics: ['up', 'down'] });
+    for (const metric of ['up', 'down'])
+      await ranking.incrementBatch(
+        'tail1',
+        Array.from({ length: ROWS }, (_, i) => ({ item: `i${i}`, amount: i + 1, metric })),
+      );
+    clock.advanceMs(DAY_MS);
+    for (const metric of ['up', 'down'])
+      while ((await code(ranking.archives('tail1', 'day', 1, undefined, {}, { metric }))) !== 'ok');
+    await logEveryCommand(node);
+    const { items } = await ranking.archive('tail1', 'day', undefined, { offset: 0, limit: ROWS }, { metric: 'up' });
+    const calls = (await loggedCalls(node)).filter(({ call }) => /_listing_counts$/.test(String(call[1])));
+    await stopLoggingEveryCommand(node);
+    expect(items.map((row) => row.metrics)).toEqual(
+      Array.from({ length: ROWS }, (_, i) => ({ up: ROWS - i, down: ROWS - i })),
+    );
+    expect(calls.length).toBeGreaterThan(0);
+    const commands = calls.flatMap(({ commands: run }) => run.map(([name]) => name.toUpperCase()));
+    expect(commands).toContain('GETRANGE');
+    expect(commands).not.toContain('GET');
   });
 });

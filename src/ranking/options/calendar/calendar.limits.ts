@@ -16,6 +16,14 @@ export const ARCHIVE_PERIOD_ROWS: Bounds = { min: 1, max: 10_000 };
  */
 export const ARCHIVE_ROWS_PER_READ = 20_000;
 /**
+ * Rows one archive read call of a one-shard board answers at most: a read of more (an archives page of
+ * periods of 10 000 rows) goes in calls of at most this many rows of one period each, each past the
+ * first a read of the client's budget (archives.store.ts inCalls). A call copies its period's text and
+ * cuts its rows out: Redis' Lua hashes every byte of a string it makes, so a call answering 2 periods
+ * of 10 000 rows, 200 of them hidden, cost 31 M instructions, one of 5 000 rows about a quarter.
+ */
+export const ARCHIVE_ROWS_PER_CALL = 5000;
+/**
  * Rows of archived periods' texts one archive read call passes over for the positions of the rows
  * moderation leaves out now, per expired-slot field of its drain budget (EXPIRE_CHUNK): at the default
  * 100, 2 500 rows a call (archive_read.lua's steps, ~0.3 µs of Redis a row). A deep page of a one-shard

@@ -141,19 +141,38 @@ local function row_of(value, item)
   return { item = item, score = tonumber(score), mark = mark ~= '' and mark or nil }
 end
 
+-- Bytes of a listing's text its row count is read from: its last row, a row being at most an id and a
+-- score long (row_count's own step is 512).
+local TAIL_BYTES = 1024
+
+-- The row count of the listing at `key` from its last bytes (GETRANGE), not its whole text: a record
+-- lookup needs no more, whatever the period's rows. The whole text (`rows`, read when nil) where its
+-- rows hold no positions, or its last row is longer than the tail.
+local function rows_held_at(key, rows)
+  local tail = rows or redis.call('GETRANGE', key, -TAIL_BYTES, -1)
+  if string.find(tail, archive.SNAP_ROW, 1, true) then
+    local held = row_count(tail)
+    if held then return held end
+  end
+  rows = rows or redis.call('GET', key)
+  return row_count(rows) or select(2, string.gsub(rows, archive.SNAP_ROW, ''))
+end
+
 -- What a listing of one metric of a board of several, at one boundary, tells about given items (its
 -- archive's record) and rows (the rows ahead of each): listing_counts.lua's five reply entries of one
 -- boundary asked ([boundary, items, rows, rank_items]; see its header). `base`: the window's keys' prefix.
+-- Its text is read only when a row or a found item is counted ahead of (a binary search of it).
 local function listing_counts_at(base, asked, ascending)
   local at, items, wanted, rank_items = tostring(asked[1]), asked[2], asked[3], asked[4]
-  local rows = redis.call('GET', base .. 'snap:' .. at)
-  if not rows then
+  local key = base .. 'snap:' .. at
+  if redis.call('EXISTS', key) == 0 then
     local values, ahead = {}, {}
     for i = 1, #items do values[i], ahead[i] = '', -1 end
     for _ = 1, #wanted do ahead[#ahead + 1] = 0 end
     return { 0, 0, 0, values, ahead }
   end
-  local rows_held = row_count(rows) or select(2, string.gsub(rows, archive.SNAP_ROW, ''))
+  local rows = (#wanted > 0 or (rank_items and #items > 0)) and redis.call('GET', key) or nil
+  local rows_held = rows_held_at(key, rows)
   local recorded = redis.call('EXISTS', base .. 'archidx:' .. at) == 1
   local values, ahead = {}, {}
   -- HMGET in slices: unpack takes at most a few thousand values.
@@ -171,7 +190,6 @@ local function listing_counts_at(base, asked, ascending)
   end
   return { 1, recorded and 1 or 0, rows_held, values, ahead }
 end
-
 
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
 local function snapshot_lifetime_sec(conf, interval_sec) return conf.keep * interval_sec end
