@@ -14,6 +14,20 @@ const PAGE_ROWS = 2064;
 /** Row cache entries of the small cache: a listpack (hash-max-listpack-entries, 512 by default) through the reads. */
 const SMALL_CACHE = 300;
 
+/** A ranking graph of its own over `redis` (its service kept in `services`, for the describe to shut down). */
+async function graphOn(
+  redis: TestRedis,
+  clock: FakeClock,
+  services: RedisService[],
+  env: Record<string, string>,
+): Promise<RankingGraph> {
+  const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
+  const service = new RedisService(RedisSettings.from(config), clock);
+  services.push(service);
+  await service.waitUntilReady(10_000);
+  return composeRanking(service, new RedisFunctions(service), config, clock);
+}
+
 /**
  * A tail page's row cache is read in time linear in the page whatever its encoding (issue #45): read
  * field by field (HMGET), a cache small enough to be a listpack was scanned whole for each of the page's
@@ -29,13 +43,7 @@ describe('the row cache of a tail page (single)', () => {
   let seeder: RankingGraph;
   let reader: RankingGraph;
 
-  async function graphWith(env: Record<string, string>): Promise<RankingGraph> {
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
-    const service = new RedisService(RedisSettings.from(config), clock);
-    services.push(service);
-    await service.waitUntilReady(10_000);
-    return composeRanking(service, new RedisFunctions(service), config, clock);
-  }
+  const graphWith = (env: Record<string, string>) => graphOn(redis, clock, services, env);
 
   beforeAll(async () => {
     redis = await startTestRedis('single');
@@ -225,13 +233,7 @@ describe('a tail page whose rows take many filter bits (single)', () => {
   let redis: TestRedis;
   const services: RedisService[] = [];
 
-  async function graphWith(env: Record<string, string>): Promise<RankingGraph> {
-    const config = validateConfig({ ...redis.env, REDIS_COMMAND_TIMEOUT_MS: '5000', ...env });
-    const service = new RedisService(RedisSettings.from(config), clock);
-    services.push(service);
-    await service.waitUntilReady(10_000);
-    return composeRanking(service, new RedisFunctions(service), config, clock);
-  }
+  const graphWith = (env: Record<string, string>) => graphOn(redis, clock, services, env);
 
   beforeAll(async () => {
     redis = await startTestRedis('single', { own: true });
