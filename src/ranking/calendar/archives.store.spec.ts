@@ -55,19 +55,24 @@ function storeAnswering(replies: ArchiveReadReply[]) {
       return Promise.resolve(replies[(shardRows.length - 1) % replies.length] as Out);
     },
   };
+  const store = storeOver(functions);
+  return { store, shardRows };
+}
+
+const page = (store: ArchivesStore, most: number) =>
+  store.archives(board, WINDOW, AT_SEC * 1000, { latestSec: undefined, most: 1, rows: { skip: 0, most } });
+
+/** The store over `functions` (the only dependency its page reads call). */
+function storeOver(functions: Partial<RedisFunctions>): ArchivesStore {
   const settings: Partial<RankingSettings> = { expireChunk: 100 };
-  const store = new ArchivesStore(
+  return new ArchivesStore(
     {} as RedisService,
     functions as RedisFunctions,
     new CalendarFunctions(RANKING),
     settings as RankingSettings,
     {} as HistoryStore,
   );
-  return { store, shardRows };
 }
-
-const page = (store: ArchivesStore, most: number) =>
-  store.archives(board, WINDOW, AT_SEC * 1000, { latestSec: undefined, most: 1, rows: { skip: 0, most } });
 
 describe('a moderated sharded archive page, each shard within its share of the rows', () => {
   it('asks each shard for at most its share of ARCHIVE_ROWS_PER_READ', async () => {
@@ -127,14 +132,7 @@ describe('a one-shard archives page of long periods, in calls of ARCHIVE_ROWS_PE
         return Promise.resolve(answer as Out);
       },
     };
-    const settings: Partial<RankingSettings> = { expireChunk: 100 };
-    const store = new ArchivesStore(
-      {} as RedisService,
-      functions as RedisFunctions,
-      new CalendarFunctions(RANKING),
-      settings as RankingSettings,
-      {} as HistoryStore,
-    );
+    const store = storeOver(functions);
     let charged = 0;
     const ask = { latestSec: undefined, most: 2, rows: { skip: 0, most: ROWS }, admit: (n: number) => (charged += n) };
     const { archives } = await store.archives(one, WINDOW, AT_SEC * 1000, ask);
