@@ -22,7 +22,7 @@ import { ARCHIVE_ROWS_PER_READ } from '../../src/ranking/options/calendar/calend
 import { LAST_METRIC, post } from './board-rows';
 import type { HarnessContext, HttpRequest, WorstRow } from './harness-types';
 
-const get = (path: string): HttpRequest => ({ method: 'GET', path });
+export const get = (path: string): HttpRequest => ({ method: 'GET', path });
 /** The seeded item listed lowest: the deepest rank, the longest scans. */
 const lowest = (context: HarnessContext) => `i${context.sizes.items - 1}`;
 /** The seeded item deepest in a sharded listing that a read may still reach (MAX_SHARDED_DEPTH_ITEMS). */
@@ -155,17 +155,6 @@ export const READ_ROWS: WorstRow[] = [
     route: 'GET /boards/{board}/top',
     worst: `limit 1 000 of a wilson view (both metrics' windows drained first; each row its two counts): calls of ${COUNTED_VIEW_ROWS_PER_CALL} rows`,
     request: () => get('/boards/wc-rated/top?window=rated1&limit=1000'),
-  },
-  {
-    route: 'GET /boards/{board}/top',
-    worst: 'a tail board: the deepest page (rows 1 000 to 2 000) over 64 shards, every closed minute slot pruned',
-    request: () => get('/boards/wc-tail/top?window=h&offset=1000&limit=1000'),
-  },
-  {
-    route: 'GET /boards/{board}/top',
-    worst:
-      "a tail board's deepest page on one shard: 2 064 rows kept by the first call, then answered 256 a call, each row bounded once (a look at every pruned slot's filter, bounded per call, learnt rows cached)",
-    request: () => get('/boards/wc-tail-one/top?window=h&offset=1000&limit=1000'),
   },
   {
     route: 'GET /boards/{board}/top',

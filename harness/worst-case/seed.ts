@@ -148,7 +148,7 @@ async function drainCalendars(context: HarnessContext): Promise<void> {
 }
 
 /** Reads `path` until it answers 200: its window's closed periods drained and their archives written. */
-async function drained(context: HarnessContext, path: string): Promise<void> {
+export async function drained(context: HarnessContext, path: string): Promise<void> {
   for (let read = 0, most = drainReads(context.sizes); read < most; read++) {
     const answer = await context.send({ method: 'GET', path }, 'seeder');
     if (answer.status === 200) return;

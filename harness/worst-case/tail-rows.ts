@@ -10,7 +10,8 @@ import { AppConfig } from '../../src/common/config';
 import { SPAN_MAX_FIELDS, SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
-import { HEAD_EXCLUDED } from './read-rows';
+import { get, HEAD_EXCLUDED } from './read-rows';
+import { drained } from './seed';
 
 const increment = () => post('/boards/wc-tail-kept/items/i1/increment', {});
 
@@ -21,6 +22,21 @@ async function overTheSlot(context: HarnessContext, passes: number): Promise<voi
 }
 
 export const TAIL_ROWS: WorstRow[] = [
+  // The rows before moved the clock past some of the tail boards' minutes: the slots that left their
+  // hour are drained first (a read draining 100 000 fields a slot measures the drain, not the page).
+  {
+    route: 'GET /boards/{board}/top',
+    worst: 'a tail board: the deepest page (rows 1 000 to 2 000) over 64 shards, every closed minute slot pruned',
+    prepare: (context) => drained(context, '/boards/wc-tail/top?window=h&limit=1'),
+    request: () => get('/boards/wc-tail/top?window=h&offset=1000&limit=1000'),
+  },
+  {
+    route: 'GET /boards/{board}/top',
+    worst:
+      "a tail board's deepest page on one shard: 2 064 rows kept by the first call, then answered 256 a call, each row bounded once (a look at every pruned slot's filter, bounded per call, learnt rows cached)",
+    prepare: (context) => drained(context, '/boards/wc-tail-one/top?window=h&limit=1'),
+    request: () => get('/boards/wc-tail-one/top?window=h&offset=1000&limit=1000'),
+  },
   {
     route: 'POST /boards/{board}/items/{item}/increment',
     worst:
