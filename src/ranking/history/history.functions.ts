@@ -16,10 +16,14 @@ export interface StoredSnapshot {
   leftOut: string[];
 }
 
-/** Where the next page of a snapshot's text starts (a byte), and the text's length when its first page was read. */
+/**
+ * Where the next page of a snapshot's text starts (a byte), the text's length when its first page was
+ * read, and the page's last row as stored (the next page is read only if that row still ends where it starts).
+ */
 export interface SnapshotPage {
   nextByte: number;
   bytes: number;
+  seam: string;
 }
 
 /**
@@ -127,12 +131,13 @@ const pointsArg = (points: CountedPoint[]) =>
 
 export const HISTORY_FUNCTIONS = functionSet('tbRank', {
   historyRead: windowReadFunction({
-    args: ['at_sec', 'from_byte', 'text_bytes', 'page_bytes'],
-    reply: ['keeps', 'found', 'boundary', 'rows', 'next_byte', 'bytes', 'left_out', 'pending'],
+    args: ['at_sec', 'from_byte', 'text_bytes', 'seam', 'page_bytes'],
+    reply: ['keeps', 'found', 'boundary', 'rows', 'next_byte', 'bytes', 'seam', 'left_out', 'pending'],
     values: (call: WindowCall & { atSec: number | undefined; page?: SnapshotPage }) => ({
       at_sec: call.atSec,
       from_byte: call.page?.nextByte ?? 0,
       text_bytes: call.page?.bytes ?? 0,
+      seam: call.page?.seam ?? '',
       page_bytes: HISTORY_READ_BYTES_PER_CALL,
     }),
     /**
@@ -150,7 +155,7 @@ export const HISTORY_FUNCTIONS = functionSet('tbRank', {
         leftOut: reply.nested('left_out').strings(),
       };
       const nextByte = reply.int('next_byte');
-      const page = nextByte > 0 ? { nextByte, bytes: reply.int('bytes') } : undefined;
+      const page = nextByte > 0 ? { nextByte, bytes: reply.int('bytes'), seam: reply.string('seam') } : undefined;
       return { keeps: true, snapshot, page, pendingSec };
     },
   }),

@@ -10,7 +10,7 @@ function shard(n: number, scores: number[], whole = false): ShardSnapshot {
   return {
     keeps: true,
     snapshot: { atSec: 60, rows, leftOut: [] },
-    page: whole ? undefined : { nextByte: 100, bytes: 200 },
+    page: whole ? undefined : { nextByte: 100, bytes: 200, seam: '' },
     pendingSec: null,
   };
 }

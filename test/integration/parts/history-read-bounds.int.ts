@@ -98,4 +98,28 @@ describe('the bounds of a history call (single)', () => {
     expect(answers[1].items).toHaveLength(1000);
     expect(answers[1].items).toEqual(answers[0].items);
   });
+
+  it('reads the next page of a snapshot only while the text still holds the page before it', async () => {
+    await seed('seam', 1, 4000, 2);
+    const { functions, node } = own();
+    const call = functions.call.bind(functions);
+    const replies: Array<{ snapshot?: { atSec: number }; page?: unknown }> = [];
+    const spy = jest.spyOn(functions, 'call').mockImplementation(async (fn, input) => {
+      const reply = (await call(fn, input as never)) as { snapshot?: { atSec: number }; page?: unknown };
+      if (!/history_?read$/i.test(String((fn as { name?: string }).name))) return reply;
+      replies.push(reply);
+      if (replies.length === 1 && reply.snapshot && reply.page) {
+        // The same text length, each row moved: the first row put last (a rewrite keeping its length).
+        const [key] = await node.keys(`*seam*snap:${reply.snapshot.atSec}`);
+        const text = (await node.get(key)) ?? '';
+        const first = text.indexOf('\x1e', 1);
+        await node.set(key, text.slice(first) + text.slice(0, first), 'KEEPTTL');
+      }
+      return reply;
+    });
+    await own().ranking.history('seam', 'm', undefined);
+    spy.mockRestore();
+    expect(replies[0].page).toBeDefined();
+    expect(replies[1].snapshot).toBeUndefined();
+  });
 });

@@ -11,11 +11,13 @@
 --   from_byte   where the page starts in the snapshot's text (0: its first page; else a next_byte answered)
 --   text_bytes  with from_byte > 0: the text's length its first page answered (another length, or another
 --               boundary found at at_sec: the snapshot changed between pages, answered as not found)
+--   seam        with from_byte > 0: the last row of the page before, as its reply gave it (the text no
+--               longer holding it just before from_byte: rewritten between pages, answered as not found)
 --   page_bytes  the most bytes of the text a call reads (more than any row holds)
 -- Reply (reader.answer, CALLS.history_read): keeps (0|1: the window keeps snapshots), found (0|1),
 --   boundary (unix s; 0: none found), rows (the page's rows, "\30<item>\31<score>\31<n>" best first, as
 --   stored; "": none found), next_byte (where the next page starts; 0: this one is the last), bytes (the
---   text's length), left_out (the items of the page's rows the listing leaves out now: left_out_rows), pending (the
+--   text's length), seam (the page's last row, as stored: the next page's `seam`), left_out (the items of the page's rows the listing leaves out now: left_out_rows), pending (the
 --   oldest period start, unix s, whose archive this shard has not written out yet (archive_lib writes
 --   them oldest first, in chunks, over later calls: every older period it scored in is archived); 0:
 --   none pending)
@@ -49,6 +51,12 @@ local function page_of(key, from, page_bytes, total)
   return string.sub(chunk, 1, last - 1), from + last - 1
 end
 
+-- The last row of `page` as stored: a rewrite of the text between two pages of one read (a retraction's
+-- cut or a group's row moved, which may keep its length) moves or changes the row before the seam.
+local function seam_of(page)
+  return string.sub(page, string.match(page, '.*()' .. archive.SNAP_ROW) or 1)
+end
+
 -- The snapshot at or before `at` (find_boundary): its boundary, its text's key and length, or nil; with
 -- `from` > 0, nil unless it is the one at `at` and still `bytes` long (a later page of the same text).
 local function snapshot_read(slots_key, conf, rule, now_sec, arg)
@@ -57,6 +65,7 @@ local function snapshot_read(slots_key, conf, rule, now_sec, arg)
   if not boundary or redis.call('EXISTS', key) == 0 then return nil end
   local total = redis.call('STRLEN', key)
   if from > 0 and (boundary ~= at or total ~= tonumber(arg.text_bytes)) then return nil end
+  if from > 0 and redis.call('GETRANGE', key, from - #arg.seam, from - 1) ~= arg.seam then return nil end
   return boundary, key, total
 end
 
@@ -76,6 +85,7 @@ local function history_read(keys, args)
     rows = rows or '',
     next_byte = next_byte or 0,
     bytes = total or 0,
+    seam = next_byte and next_byte > 0 and seam_of(rows) or '',
     left_out = rows and left_out_rows(top_key, rows) or {},
     pending = pending or 0,
   })
