@@ -90,7 +90,8 @@ end
 -- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
 -- the budget left, the segment's due time (unix ms, nil: none), whether expired data remains, and
 -- false when a boundary was left for the next call (then nothing of it changed: it stays due). `drain`
--- (step_drain's, nil for a write's) spends its units by window instead of `budget` fields.
+-- (drain_lib's: a write's, a step's; nil for a segment listing's) spends its units by window instead of
+-- `budget` fields.
 local function drain_segment(windows, name, now_ms, budget, drain)
   local _, segdue = segment_indexes(CALL.cfg_key)
   seg_views.segment_views(CALL.cfg_key, name)
@@ -103,7 +104,7 @@ local function drain_segment(windows, name, now_ms, budget, drain)
   for w = 0, windows.count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
     local slots_key, top_key = segment_keys(windows, w, name)
-    -- A step's drain (step_drain_state) weighs the segment's fields as its board window's.
+    -- A drain weighs the segment's fields as its board window's: its views and options run the same for them.
     local given, more = drain and drain.fields(drain, windows.tops[w]) or budget, nil
     budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, given, origin_sec)
     if drain then budget = drain.spent(drain, windows.tops[w], given, budget) end
@@ -145,9 +146,10 @@ local function first_write(windows, name, now_ms, confs, due_ms)
     seg_views.segment_views(CALL.cfg_key, name)
     if not cross_segment(windows, name, math.floor(now_ms / 1000), confs, true) then error({ err = snapshot.CROSSING_ERROR }) end
   elseif first == 'drain' then
-    local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
+    -- What the board's windows left of the call's drain, each field weighed as its board window's.
+    local drain = CALL.drain
+    local _, _, _, crossed = drain_segment(windows, name, now_ms, drain.chunk, drain)
     if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
-    call_state.spend_budget(left)
   end
 end
 
@@ -184,7 +186,7 @@ end
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of `at_sec`,
 -- exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec` as the board's views got
 -- it: the event's time for hot's firstSeen, nil for none). A segment is first drained where due (once per call, within
--- what is left of the budget its board's windows and segments share: call_state.budget; one cut short leaves it due
+-- what is left of the drain its board's windows and segments share: call_state.CALL.drain; one cut short leaves it due
 -- now, expired slots told apart: draining_from) as a board's windows are before a write: its views then see expiry and
 -- events in the order a board of its events would. `actor` (nil or "": none) keeps the actor's contribution in each
 -- segment window as the board's windows keep it (actor_lib, so a segment's unique views count it), its amount what
