@@ -13,7 +13,8 @@
  * is refused once its shortest-lived key has expired on Redis' real clock (seeded.json shortestTtlMs:
  * TTLs count from the fake clock's time, Redis' runs on): at ci scale the snapshots' keys, 16.7 hours after
  * the save; wc-cross' segment marks (3 minutes) and the stats pairs (about an hour) are written again by
- * their rows. The rows' writes never reach the file: it is reused as saved.
+ * their rows. The rows' writes never reach the file: it is reused as saved. A seeded.rdb without its
+ * seeded.json (a run stopped between the SAVE and the file) is refused, not seeded on: remove it to seed again.
  * BENCH_REDIS_REALTIME=1 (root) runs every redis-server it starts under SCHED_FIFO
  * (bench/process-stats.ts), so the host's stalls do not hide a call's own time.
  */

@@ -40,9 +40,19 @@ export function headCommit(): string {
   return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 }
 
-/** The snapshot in `dir`, or undefined when it holds none yet (then the directory is made, to be saved into). */
+/**
+ * The snapshot in `dir`, or undefined when it holds none yet (then the directory is made, to be saved into).
+ * Refuses a seeded.rdb without its seeded.json (a run stopped between its SAVE and the file, or a file put
+ * there by hand): the fresh seeding's redis-server would start on that file's keys, under another prefix
+ * and clock.
+ */
 export function readSeeded(dir: string): SeededMeta | undefined {
-  if (!existsSync(join(dir, META)) || !existsSync(join(dir, RDB))) {
+  const [hasMeta, hasRdb] = [existsSync(join(dir, META)), existsSync(join(dir, RDB))];
+  if (hasRdb && !hasMeta)
+    throw new Error(
+      `WORST_CASE_SEEDED=${dir} holds ${RDB} without ${META}: a seeding would start on its keys; remove ${RDB} (or empty the directory) to seed again`,
+    );
+  if (!hasMeta || !hasRdb) {
     mkdirSync(dir, { recursive: true });
     return undefined;
   }

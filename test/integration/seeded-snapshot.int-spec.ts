@@ -2,10 +2,10 @@
  * WORST_CASE_SEEDED's save and reload (harness/worst-case/seeded-snapshot.ts): a private redis-server
  * SAVEs a prefix's keys into the directory, a second server started on it answers them under the same
  * prefix, the fake clock's time comes back from seeded.json, and the second server's writes leave the
- * saved file as it was.
+ * saved file as it was. A saved file without its seeded.json is refused, not seeded on.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -55,6 +55,13 @@ describe('a seeded Redis kept on disk (WORST_CASE_SEEDED)', () => {
       await second.stop();
     }
     expect(digest(join(dir, 'seeded.rdb'))).toBe(rdb);
+  });
+
+  it('refuses a saved file without its seeded.json rather than seed on its keys', () => {
+    writeFileSync(join(dir, 'seeded.rdb'), 'REDIS0011');
+    expect(() => readSeeded(dir)).toThrow(/holds seeded\.rdb without seeded\.json.*remove seeded\.rdb/);
+    rmSync(join(dir, 'seeded.rdb'));
+    expect(readSeeded(dir)).toBeUndefined();
   });
 
   it('refuses a server that did not load the saved file', async () => {

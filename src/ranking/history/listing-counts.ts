@@ -1,4 +1,4 @@
-import type { PreparedBoard } from '../core/board';
+import type { PreparedBoard, ShardKeys } from '../core/board';
 import { isRedisWrongNodeError } from '../../common/redis-errors';
 import { LISTING_BOUNDARY_UNITS, LISTING_SHARDS_PER_CALL, LISTING_UNITS_PER_CALL } from '../core/ranking.limits';
 import type { WindowConfig } from '../core/window-math';
@@ -12,6 +12,9 @@ export interface ListingsOf {
   window: WindowConfig;
   nowMs: number;
 }
+
+/** Indexes of `shards` grouped by the Redis node serving each (HistoryStore.shardsByNode). */
+export type NodesOf = (shards: ShardKeys[]) => number[][];
 
 /**
  * listingCounts of several shards' asks, each shard's counts in `asks`' order (draining: an archive of
@@ -28,7 +31,7 @@ export async function listingCountsOf(
   asks: ShardAsked[],
 ): Promise<{ draining: boolean; counts: ListingCount[][] }> {
   const { store, board, window, nowMs } = of;
-  const pieces = asks.map(({ shard, asked }) => askPieces(asked).map((part) => ({ shard, asked: part })));
+  const pieces = shardPieces(asks);
   const flat = pieces.flat();
   const nodes = board.sharded ? store.shardsByNode(flat.map(({ shard }) => shard)) : [];
   const onNodes = await Promise.all(
@@ -53,6 +56,22 @@ export async function listingCountsOf(
   return { draining: false, counts: counts as ListingCount[][] };
 }
 
+/**
+ * The calls listingCountsOf sends for `asks` when every answer comes back: on a sharded board each node's
+ * pieces (`nodesOf`) in listing_counts_shards calls as onNode packs them, else a listing_counts call a piece.
+ */
+export function listingCalls(sharded: boolean, asks: ShardAsked[], nodesOf: NodesOf): number {
+  const flat = shardPieces(asks).flat();
+  if (!sharded) return flat.length;
+  const nodes = nodesOf(flat.map(({ shard }) => shard));
+  return nodes.reduce((calls, node) => calls + nodeCalls(node.map((i) => flat[i])).length, 0);
+}
+
+/** Each shard's asks in pieces (askPieces), each piece with its shard. */
+function shardPieces(asks: ShardAsked[]): Array<Array<{ shard: ShardKeys; asked: AskPiece[] }>> {
+  return asks.map(({ shard, asked }) => askPieces(asked).map((part) => ({ shard, asked: part })));
+}
+
 /** A piece of a boundary's ask: `of` is the ask's index among the shard's asks. */
 type AskPiece = ListingAsk & { of: number };
 
@@ -60,7 +79,7 @@ type AskPiece = ListingAsk & { of: number };
  * A shard's asks in pieces of at most LISTING_UNITS_PER_CALL units each (listingUnits), in order: an ask
  * weighing more is split into asks of the same boundary, its items first, then its rows.
  */
-export function askPieces(asked: ListingAsk[]): AskPiece[][] {
+function askPieces(asked: ListingAsk[]): AskPiece[][] {
   const room = Math.max(1, LISTING_UNITS_PER_CALL - LISTING_BOUNDARY_UNITS);
   const pieces: AskPiece[][] = [[]];
   let units = 0;
@@ -107,9 +126,14 @@ function joinedCounts(parts: Array<[AskPiece[], ListingCount[]]>): ListingCount[
   return joined.map(({ rowsAhead, ...count }) => ({ ...count, ahead: [...count.ahead, ...rowsAhead] }));
 }
 
+/** One node's pieces in listing_counts_shards calls: LISTING_UNITS_PER_CALL units and LISTING_SHARDS_PER_CALL pieces a call. */
+function nodeCalls(asks: ShardAsked[]): ShardAsked[][] {
+  return packedByUnits(asks, (ask) => listingUnits(ask.asked), LISTING_SHARDS_PER_CALL);
+}
+
 /** The shards of one node asked in listing_counts_shards calls; none read on a node that no longer serves them. */
 async function onNode({ store, board, window, nowMs }: ListingsOf, asks: ShardAsked[]) {
-  const calls = packedByUnits(asks, (ask) => listingUnits(ask.asked), LISTING_SHARDS_PER_CALL);
+  const calls = nodeCalls(asks);
   try {
     return (await Promise.all(calls.map((shards) => store.listingCountsShards(board, window, nowMs, shards)))).flat();
   } catch (error) {
@@ -127,7 +151,7 @@ export function listingUnits(asked: ListingAsk[]): number {
  * `parts` in order, in groups of at most LISTING_UNITS_PER_CALL units (a part that weighs more: a group of
  * its own) and at most `most` parts.
  */
-export function packedByUnits<T>(parts: T[], weight: (part: T) => number, most = Infinity): T[][] {
+function packedByUnits<T>(parts: T[], weight: (part: T) => number, most = Infinity): T[][] {
   const groups: T[][] = [];
   let units = Infinity;
   for (const part of parts) {

@@ -4,13 +4,12 @@ import {
   ARCHIVE_METRIC_CALLS_PER_READ,
   ARCHIVE_METRIC_UNITS_PER_READ,
   LISTING_BOUNDARY_UNITS,
-  LISTING_SHARDS_PER_CALL,
 } from '../core/ranking.limits';
 import { shardOf } from '../core/shard-math';
 import type { WindowConfig } from '../core/window-math';
 import type { ListingAsk, ListingCount, ShardAsked } from './history.functions';
 import type { HistoryStore } from './history.store';
-import { askPieces, listingCountsOf, listingUnits, packedByUnits } from './listing-counts';
+import { listingCalls, listingCountsOf, listingUnits, type NodesOf } from './listing-counts';
 
 /**
  * The `metrics` of kept rows on a board of several metrics: every metric's count of the row's item at
@@ -64,9 +63,10 @@ export async function archiveMetrics(
   if (names.length < 2 || pages.every((page) => page.rows.length === 0)) return { draining: false, counts: none };
   const ranked = read.metric ?? names[0];
   const others = names.filter((name) => name !== ranked);
-  const fitting = fittingPages(read.board, pages, others.length);
+  const nodesOf: NodesOf = (shards) => store.shardsByNode(shards);
+  const fitting = fittingPages(read.board, pages, others.length, nodesOf);
   const homes = homeAsks(read.board, fitting);
-  read.admit?.(metricCalls(read.board, fitting, homes, others.length) ?? 0);
+  read.admit?.(metricCalls(read.board, fitting, homes, others.length, nodesOf) ?? 0);
   const known = await Promise.all(others.map((name) => metricArchives(store, read, name, fitting, homes)));
   if (known.some((metric) => metric === undefined)) return { draining: true, counts: [] };
   const counts = fitting.map((page, p) => {
@@ -86,10 +86,15 @@ export async function archiveMetrics(
 /**
  * The most of `pages` (whole pages, then the first rows of the next) whose other metrics' counts fit
  * the read's bound (metricCalls): all of them, else the largest such cut, at least the first row (one
- * row of one page fits on every board: see ARCHIVE_METRIC_UNITS_PER_READ).
+ * row of one page fits on every board: see ARCHIVE_METRIC_UNITS_PER_READ), its shards served as `nodesOf` groups them.
  */
-export function fittingPages(board: PreparedBoard, pages: ArchiveRows[], others: number): ArchiveRows[] {
-  const fits = (cut: ArchiveRows[]) => metricCalls(board, cut, homeAsks(board, cut), others) !== undefined;
+export function fittingPages(
+  board: PreparedBoard,
+  pages: ArchiveRows[],
+  others: number,
+  nodesOf: NodesOf,
+): ArchiveRows[] {
+  const fits = (cut: ArchiveRows[]) => metricCalls(board, cut, homeAsks(board, cut), others, nodesOf) !== undefined;
   if (fits(pages)) return pages;
   let [most, fewer] = [1, pages.reduce((sum, page) => sum + page.rows.length, 0)];
   while (fewer - most > 1) {
@@ -132,13 +137,21 @@ function homeAsks(board: PreparedBoard, pages: ArchiveRows[]): Map<number, Listi
 /**
  * The calls the other metrics' counts take, or undefined past the read's bound. Per other metric: the
  * calls of the shards holding a row's item and, on a sharded board, of every shard counting the rows
- * ahead, each shard's asks in pieces of at most LISTING_UNITS_PER_CALL units (askPieces), packed as one
- * node would serve them all (each shard asked of every row), LISTING_SHARDS_PER_CALL pieces a call at most. A one-shard board's page is answered within
+ * ahead (each shard asked of every row), as listingCountsOf sends them (listingCalls: each shard's asks
+ * in pieces of at most LISTING_UNITS_PER_CALL units, a sharded board's packed by the node serving them,
+ * `nodesOf`, LISTING_SHARDS_PER_CALL pieces a call at most). A one-shard board's page is answered within
  * ARCHIVE_METRIC_CALLS_PER_READ calls; a sharded board's within as many calls of one shard each, or else
  * within ARCHIVE_METRIC_UNITS_PER_READ units.
  */
-function metricCalls(board: PreparedBoard, pages: ArchiveRows[], homes: Map<number, ListingAsk[]>, others: number) {
-  const homeCalls = packedByUnits([...homes.values()].flatMap(askPieces), listingUnits, LISTING_SHARDS_PER_CALL).length;
+function metricCalls(
+  board: PreparedBoard,
+  pages: ArchiveRows[],
+  homes: Map<number, ListingAsk[]>,
+  others: number,
+  nodesOf: NodesOf,
+) {
+  const homeAsked = [...homes].map(([shard, asked]) => ({ shard: board.shards[shard], asked }));
+  const homeCalls = listingCalls(board.sharded, homeAsked, nodesOf);
   if (!board.sharded) return homeCalls * others > ARCHIVE_METRIC_CALLS_PER_READ ? undefined : homeCalls * others;
   const rows = pages.reduce((sum, page) => sum + page.rows.length, 0);
   const aheadUnits = pages.length * LISTING_BOUNDARY_UNITS + rows;
@@ -147,9 +160,12 @@ function metricCalls(board: PreparedBoard, pages: ArchiveRows[], homes: Map<numb
   const shardCalls = homes.size + board.shards.length;
   if (shardCalls * others > ARCHIVE_METRIC_CALLS_PER_READ && units * others > ARCHIVE_METRIC_UNITS_PER_READ) return;
   const aheadAsked = pages.map((page) => ({ atSec: page.atSec, items: [], rows: page.rows, rankItems: false }));
-  const shardPieces = askPieces(aheadAsked);
-  const aheadPieces = board.shards.flatMap(() => shardPieces);
-  return others * (homeCalls + packedByUnits(aheadPieces, listingUnits, LISTING_SHARDS_PER_CALL).length);
+  const aheadCalls = listingCalls(
+    true,
+    board.shards.map((shard) => ({ shard, asked: aheadAsked })),
+    nodesOf,
+  );
+  return others * (homeCalls + aheadCalls);
 }
 
 /** One other metric's counts of the pages' rows (see archiveMetrics); undefined while draining. */

@@ -207,3 +207,50 @@ describe('metrics: record lookups without the listing text (single, one shard)',
     expect(commands).not.toContain('GET');
   });
 });
+
+/**
+ * An archive read's other metrics' counts on a Redis Cluster: the store sends each node's shards in
+ * calls of their own (listing-counts.ts listingCountsOf, at most LISTING_SHARDS_PER_CALL shards a call),
+ * and the read is charged those calls (metric-counts.ts metricCalls), not as many as one node serving
+ * every shard would take: that charged up to a call less per node beyond the first, per metric.
+ */
+describe('metrics: the calls an archive read is charged for its counts (cluster, 64 shards)', () => {
+  const setup = useRankingService('cluster');
+  const ROWS = 20;
+  const metrics = ['up', 'down', 'flag'];
+
+  it('charges at least the listing calls the read sends', async () => {
+    const name = 'charged64';
+    setup.clock.setMs(1_700_000_000_000);
+    const windows = [{ name: 'day', calendar: 'day', archive: { keep: 3, top: ROWS } }];
+    await setup.ranking.putBoard({ name, windows, shards: 64, metrics });
+    for (const metric of metrics)
+      await setup.ranking.incrementBatch(
+        name,
+        Array.from({ length: ROWS }, (_, i) => ({ item: `i${i}`, metric, amount: i + 1 })),
+      );
+    setup.clock.advanceMs(DAY_MS);
+    for (const metric of metrics)
+      while ((await code(setup.ranking.archives(name, 'day', 1, undefined, {}, { metric }))) !== 'ok');
+    const sent = [
+      jest.spyOn(HistoryStore.prototype, 'listingCountsShards'),
+      jest.spyOn(HistoryStore.prototype, 'listingCounts'),
+    ];
+    let charged = 0;
+    const admit = (reads: number) => (charged += reads);
+    const page = await setup.ranking.archive(
+      name,
+      'day',
+      undefined,
+      { offset: 0, limit: ROWS },
+      { metric: 'up', admit },
+    );
+    const calls = sent.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+    sent.forEach((spy) => spy.mockRestore());
+    expect(page.items.every((row) => row.metrics !== undefined)).toBe(true);
+    // Before: 22 calls charged of the 28 sent (the 3 nodes' shards in calls of their own).
+    expect(calls).toBeGreaterThan(0);
+    expect(charged).toBeGreaterThanOrEqual(calls);
+    await setup.ranking.deleteBoard(name);
+  });
+});

@@ -22,14 +22,15 @@ local BOUND = { keys = nil, args = nil }
 -- writes: true once a write of the board's items began (board_write's start, the increment), which may
 -- then keep a count's work in keys of the shard for the call (a read is no-writes: Redis refuses them);
 -- rebase_chunk: the decay view members the call may move to a new landmark (views_lib; nil: the view's
--- rebaseChunk), an admin step's share of its units (actor_lib's bound_rebase); drain_left: the
--- expired-slot fields the call may still drain (nil: its header's budget, nothing drained yet);
+-- rebaseChunk), an admin step's share of its units (actor_lib's bound_rebase); drain: what the call may
+-- still drain of expired slots (drain_lib's weighed drain expire_all was given; nil: none yet), which its
+-- board's windows and every segment it names share;
 -- work: what the options' counts inside Redis weighed so far (moderation_lib's WORK), which a coalesced
 -- increment stops at (increment.lua's WORK_BUDGET); marks_ahead: how many tie marks the call is about to draw
 -- on its board at most (segment_lib's pass over an entry's segments; nil: not told), for ties_lib to take
 -- their sequence numbers in one step.
 -- The header's fields (now_ms, budget) are the reader's (reader.HEADER, read by the handler first).
-local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false, drain_left = nil, work = 0, marks_ahead = nil }
+local CALL = { cfg_key = nil, seq = 0, draining = false, writes = false, drain = nil, work = 0, marks_ahead = nil }
 
 -- The board config fields a call may read, from the one HMGET version_error makes (every function
 -- on a board's windows starts with it): read here instead of one HGET each (the item cap, the end of
@@ -129,7 +130,7 @@ local function begin_call(keys, args)
   local call, config = CALL, CONFIG
   BOUND.keys, BOUND.args = keys, args
   call.cfg_key, call.seq, call.draining, call.writes, call.rebase_chunk = keys[1], call.seq + 1, false, false, nil
-  call.drain_left, call.work, call.marks_ahead = nil, 0, nil
+  call.drain, call.work, call.marks_ahead = nil, 0, nil
   config.cfg_key, config.settle_due, config.draining_from = nil, nil, nil
   reader.forget_kept()
 end
@@ -168,17 +169,6 @@ end
 -- The call's time (unix ms): its header's.
 local function now_ms()
   return reader.HEADER.now_ms
-end
-
--- The call's budget: the expired-slot fields it may still drain, its header's less what its drains
--- spent (spend_budget). One budget a call: its board's windows and every segment it names share it.
-local function budget()
-  return CALL.drain_left or reader.HEADER.budget
-end
-
--- A drain of the call left `left` of its budget: what the next drain of the call may take.
-local function spend_budget(left)
-  CALL.drain_left = math.max(0, left)
 end
 
 -- `cache` (a table of the caller's) for this call: emptied when a call before this one filled it.
@@ -361,8 +351,6 @@ call_state.begin_named_call = begin_named_call
 call_state.bind_windows = bind_windows
 call_state.call_cache = call_cache
 call_state.now_ms = now_ms
-call_state.budget = budget
-call_state.spend_budget = spend_budget
 call_state.config_field_add = config_field_add
 call_state.cfg_key_of_top = cfg_key_of_top
 call_state.of_group_board = of_group_board

@@ -181,14 +181,15 @@ local function nothing_due_all(windows, now_sec)
 end
 
 -- Expires every window of the call's `windows` (bind_windows). Returns 1 if data remains, and the budget
--- left (kept for the call's segments: call_state.spend_budget). When it checked every
--- rolling window and none holds expired data, keeps the earliest due of their oldest slots in
--- CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's). `drain` (an
--- admin step's, segment_lib's step_drain_state; nil: `budget` fields) gives each window its fields.
+-- left. When it checked every rolling window and none holds expired data, keeps the earliest due of their
+-- oldest slots in CONFIG.settle_due (settle_slot_due stores it when the windows were all the board's).
+-- `drain` (drain_lib's weighed drain: a write's call_drain, an admin step's step_drain_state; nil: `budget`
+-- fields) gives each window its fields; what it has left is the call's (CALL.drain) for the segments the
+-- call drains next, their fields weighed as their board windows' (segment_lib's drain_segment).
 local function expire_all(windows, now_sec, budget, drain)
+  call_state.CALL.drain = drain
   if nothing_due_all(windows, now_sec) then
     CONFIG.settle_due, CONFIG.oldest_live = nil, nil
-    call_state.spend_budget(budget)
     return 0, budget
   end
   local draining = 0
@@ -212,7 +213,6 @@ local function expire_all(windows, now_sec, budget, drain)
   if CONFIG.option_due == false then settle = nil end
   if settle and CONFIG.option_due then settle = math.min(settle, CONFIG.option_due) end
   CONFIG.settle_due = settle
-  call_state.spend_budget(budget)
   return draining, budget
 end
 

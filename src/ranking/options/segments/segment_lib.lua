@@ -87,26 +87,26 @@ end
 
 -- Expires one segment's windows (and so its views), after crossing the boundaries of those keeping
 -- snapshots (cross_segment), and moves its due entry to its oldest slot left or its next snapshot
--- boundary (gone, with its views' keys, when it holds none; now while expired data remains). Returns
--- the budget left, the segment's due time (unix ms, nil: none), whether expired data remains, and
--- false when a boundary was left for the next call (then nothing of it changed: it stays due). `drain`
--- (step_drain's, nil for a write's) spends its units by window instead of `budget` fields.
-local function drain_segment(windows, name, now_ms, budget, drain)
+-- boundary (gone, with its views' keys, when it holds none; now while expired data remains), from what
+-- `drain` (drain_lib's: a write's, a step's, a segment listing's) has left. Returns the segment's due time
+-- (unix ms, nil: none), whether expired data remains, and false when a boundary was left for the next
+-- call (then nothing of it changed: it stays due).
+local function drain_segment(windows, name, now_ms, drain)
   local _, segdue = segment_indexes(CALL.cfg_key)
   seg_views.segment_views(CALL.cfg_key, name)
   local now_sec = math.floor(now_ms / 1000)
   local confs = snapshot.snapshot_confs(CALL.cfg_key)
-  if not cross_segment(windows, name, now_sec, confs, true) then return budget, now_ms, true, false end
+  if not cross_segment(windows, name, now_sec, confs, true) then return now_ms, true, false end
   -- A listing of many rows this crossing stored is the call's work: the drain is the next call's (still due).
-  if snapshot.stored_apart() then return budget, now_ms, true, true end
+  if snapshot.stored_apart() then return now_ms, true, true end
   local next_ms, draining = math.huge, false
   for w = 0, windows.count - 1 do
     local period_sec, interval_sec, origin_sec = window.window_rule(windows, w)
     local slots_key, top_key = segment_keys(windows, w, name)
-    -- A step's drain (step_drain_state) weighs the segment's fields as its board window's.
-    local given, more = drain and drain.fields(drain, windows.tops[w]) or budget, nil
-    budget, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, given, origin_sec)
-    if drain then budget = drain.spent(drain, windows.tops[w], given, budget) end
+    -- A drain weighs the segment's fields as its board window's: its views and options run the same for them.
+    local given = drain.fields(drain, windows.tops[w])
+    local rest, more = window.expire_window(slots_key, top_key, now_sec, period_sec, interval_sec, given, origin_sec)
+    drain.spent(drain, windows.tops[w], given, rest)
     if more then
       next_ms = now_ms
       draining = true
@@ -120,10 +120,10 @@ local function drain_segment(windows, name, now_ms, budget, drain)
   if next_ms == math.huge then
     redis.call('ZREM', segdue, name)
     seg_views.drop_segment_views(CALL.cfg_key, name)
-    return budget, nil, false, true
+    return nil, false, true
   end
   redis.call('ZADD', segdue, next_ms, name)
-  return budget, next_ms, draining, true
+  return next_ms, draining, true
 end
 
 -- Whether a write must drain segment `name` first: when the board keeps snapshots (its boundaries
@@ -145,9 +145,9 @@ local function first_write(windows, name, now_ms, confs, due_ms)
     seg_views.segment_views(CALL.cfg_key, name)
     if not cross_segment(windows, name, math.floor(now_ms / 1000), confs, true) then error({ err = snapshot.CROSSING_ERROR }) end
   elseif first == 'drain' then
-    local left, _, _, crossed = drain_segment(windows, name, now_ms, call_state.budget())
+    -- What the board's windows left of the call's drain, each field weighed as its board window's.
+    local _, _, crossed = drain_segment(windows, name, now_ms, CALL.drain)
     if not crossed then error({ err = snapshot.CROSSING_ERROR }) end
-    call_state.spend_budget(left)
   end
 end
 
@@ -184,7 +184,7 @@ end
 -- Adds one event to each named segment, in the windows of `covering` (see window_holds) at the slot of `at_sec`,
 -- exactly as the board's windows got it, and to the segment's views (views_lib; `seen_sec` as the board's views got
 -- it: the event's time for hot's firstSeen, nil for none). A segment is first drained where due (once per call, within
--- what is left of the budget its board's windows and segments share: call_state.budget; one cut short leaves it due
+-- what is left of the drain its board's windows and segments share: call_state.CALL.drain; one cut short leaves it due
 -- now, expired slots told apart: draining_from) as a board's windows are before a write: its views then see expiry and
 -- events in the order a board of its events would. `actor` (nil or "": none) keeps the actor's contribution in each
 -- segment window as the board's windows keep it (actor_lib, so a segment's unique views count it), its amount what
@@ -245,7 +245,7 @@ end
 
 -- Drains segment `name` from what `drain` has left: false when the call's walk must end (a boundary left, a listing stored).
 local function drain_segment_within(drain, windows, name, now_ms)
-  local _, _, _, crossed = drain_segment(windows, name, now_ms, drain.chunk, drain)
+  local _, _, crossed = drain_segment(windows, name, now_ms, drain)
   return crossed and not snapshot.stored_apart()
 end
 

@@ -286,13 +286,12 @@ local function begin_read(keys, args, contract)
 end
 
 -- open_read's counterpart for a write: cross_all, expiry within the header's budget (its fields weighed by what
--- the board's options run for each: drain_lib), the due slots settled, then the options' preparation of the
--- ranks the write reads (hooks_lib write_opened).
+-- the board's options run for each: drain_lib; what it leaves, the segments' the write names), the due slots
+-- settled, then the options' preparation of the ranks the write reads (hooks_lib write_opened).
 local function open_write(windows, header)
   local confs = cross_all(windows, header.now_sec)
   local drain = drains.call_drain(header.budget)
   local draining = window.expire_all(windows, header.now_sec, header.budget, drain)
-  call_state.spend_budget(drains.fields_left(drain))
   slot_due.settle_slot_due()
   for _, opened in ipairs(call_state.hooks_of(CALL.cfg_key).write_opened) do opened(windows) end
   return confs, draining
