@@ -40,7 +40,14 @@ const reply = (rows: Record<string, number>, more: boolean, leftOut: string[]): 
   indexing: false,
   kept: [AT_SEC],
   archives: [
-    { atSec: AT_SEC, rows: Object.entries(rows).map(([item, score]) => ({ item, score })), skipped: 0, ahead: 0, more },
+    {
+      atSec: AT_SEC,
+      rows: Object.entries(rows).map(([item, score]) => ({ item, score })),
+      skipped: 0,
+      ahead: 0,
+      more,
+      seam: '',
+    },
   ],
   leftOut,
 });
@@ -127,7 +134,7 @@ describe('a one-shard archives page of long periods, in calls of ARCHIVE_ROWS_PE
           item: `${atSec}:${rows.skip + k}`,
           score: 1,
         }));
-        const archive = { atSec, rows: page, skipped: rows.skip, ahead: 0, more: last < ROWS };
+        const archive = { atSec, rows: page, skipped: rows.skip, ahead: 0, more: last < ROWS, seam: '' };
         const answer: ArchiveReadReply = { ...reply({}, false, []), kept: STARTS, archives: [archive], leftOut: null };
         return Promise.resolve(answer as Out);
       },

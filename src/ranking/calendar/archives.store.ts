@@ -18,6 +18,7 @@ import {
 } from '../options/calendar/calendar.limits';
 import { RequestTooCostlyError, WindowDrainingError } from '../../common/errors';
 import { RankingSettings } from '../core/ranking.settings';
+import { PAGED_READ_ATTEMPTS } from '../core/ranking.limits';
 import { HistoryStore } from '../history/history.store';
 import { type ArchivePage, type ArchiveReadReply, type ArchiveRows, CalendarFunctions } from './calendar.functions';
 import { sliceStore } from '../core/slice-store';
@@ -147,7 +148,7 @@ async function replyOf(
   const read = async () =>
     board.sharded || ask.most * ask.rows.most <= ARCHIVE_ROWS_PER_CALL
       ? Promise.all(board.shards.map((shard) => readOn(shard)(ask.latestSec, ask.most, rows)))
-      : [await inCalls(readOn(board.shards[0]), ask)];
+      : [await inCalls(readOn(board.shards[0]), ask, board.config.name)];
   for (let calls = 1; ; calls++) {
     const replies = await read();
     // Each shard past the first of a moderated sharded board's read is a read of the client's budget.
@@ -166,9 +167,21 @@ type ShardRead = (latestSec: number | undefined, most: number, rows: ArchiveRows
  * A one-shard read of more rows than ARCHIVE_ROWS_PER_CALL (an archives page of long periods) in calls of
  * at most that many rows of one period each (periodInCalls): each call copies its period's text once and
  * cuts its rows, where one call cut every period's. The first call also tells the periods kept. A
- * period's pages are joined in order: skipped and ahead from its first, more from its last.
+ * period's pages are joined in order: skipped and ahead from its first, more from its last. A period
+ * that changed between two of its calls (a retraction, a cut, a moderation change) begins the read
+ * again, the first call charged too, at most PAGED_READ_ATTEMPTS times, then a 503 WINDOW_DRAINING.
  */
-async function inCalls(read: ShardRead, ask: ArchivesAsk): Promise<ArchiveReadReply> {
+async function inCalls(read: ShardRead, ask: ArchivesAsk, board: string): Promise<ArchiveReadReply> {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await inCallsOnce(read, ask);
+    if (reply) return reply;
+    if (attempt >= PAGED_READ_ATTEMPTS) throw new WindowDrainingError(C.archiveChanged(board, attempt));
+    ask.admit?.(1);
+  }
+}
+
+/** inCalls' read, undefined when a period changed between two of its calls. */
+async function inCallsOnce(read: ShardRead, ask: ArchivesAsk): Promise<ArchiveReadReply | undefined> {
   const { skip, most } = ask.rows;
   const first = await read(ask.latestSec, 1, { skip, most: Math.min(ARCHIVE_ROWS_PER_CALL, most) });
   if (!first.keeps || first.draining || first.indexing || first.archives.length === 0) return first;
@@ -176,14 +189,17 @@ async function inCalls(read: ShardRead, ask: ArchivesAsk): Promise<ArchiveReadRe
     .filter((atSec) => ask.latestSec === undefined || atSec <= ask.latestSec)
     .sort((a, b) => b - a)
     .slice(0, ask.most);
-  const periods = await Promise.all(
+  const answered = await Promise.all(
     starts.map((atSec, p) => periodInCalls(read, atSec, ask, p === 0 ? first : undefined)),
   );
+  const periods = answered.filter((period): period is ArchiveReadReply[] => period !== undefined);
+  if (periods.length < starts.length) return undefined;
   const replies = periods.flat();
   const archives = periods.flatMap((period, p) => {
     const pages = period.flatMap((reply) => reply.archives.filter((page) => page.atSec === starts[p]));
     if (pages.length < period.length || pages.length === 0) return [];
-    return [{ ...pages[0], rows: pages.flatMap((page) => page.rows), more: pages[pages.length - 1].more }];
+    const last = pages[pages.length - 1];
+    return [{ ...pages[0], rows: pages.flatMap((page) => page.rows), more: last.more, seam: last.seam }];
   });
   const any = (flag: 'draining' | 'indexing') => replies.some((reply) => reply[flag]);
   return { ...first, draining: any('draining'), indexing: any('indexing'), archives };
@@ -192,22 +208,27 @@ async function inCalls(read: ShardRead, ask: ArchivesAsk): Promise<ArchiveReadRe
 /**
  * The period at `atSec`: its rows `ask.rows` in calls of at most ARCHIVE_ROWS_PER_CALL rows, till one
  * answers that none follow; each call but `made` (its first, already made) a read of the client's budget.
+ * Each later call hands on the seam of the page before (archive_read.lua): one that answers no page of
+ * the period found it changed since, and the period is undefined.
  */
 async function periodInCalls(
   read: ShardRead,
   atSec: number,
   ask: ArchivesAsk,
   made: ArchiveReadReply | undefined,
-): Promise<ArchiveReadReply[]> {
+): Promise<ArchiveReadReply[] | undefined> {
   const { skip, most } = ask.rows;
   const replies: ArchiveReadReply[] = [];
-  for (let from = skip; from < skip + most; from += ARCHIVE_ROWS_PER_CALL) {
-    const rows = { skip: from, most: Math.min(ARCHIVE_ROWS_PER_CALL, skip + most - from) };
+  for (let from = skip, seam: string | undefined; from < skip + most; from += ARCHIVE_ROWS_PER_CALL) {
+    const rows = { skip: from, most: Math.min(ARCHIVE_ROWS_PER_CALL, skip + most - from), seam };
     if (from > skip || !made) ask.admit?.(1);
     const reply = from === skip && made ? made : await read(atSec, 1, rows);
-    replies.push(reply);
     const page = reply.archives[0];
-    if (reply.draining || reply.indexing || page?.atSec !== atSec || !page.more) break;
+    const settled = !reply.draining && !reply.indexing;
+    if (from > skip && settled && page?.atSec !== atSec) return undefined;
+    replies.push(reply);
+    if (!settled || page?.atSec !== atSec || !page.more) break;
+    seam = page.seam;
   }
   return replies;
 }
@@ -234,7 +255,7 @@ function shownPages(pages: PeriodPages, starts: number[], ask: ArchivesAsk, merg
     const shown = merged.slice(0, knownRows).filter((row) => !leftOut.has(row.item));
     if (knownRows < pages.top && shown.length <= end)
       throw new RequestTooCostlyError(C.moderatedArchiveTooDeep(end, ARCHIVE_ROWS_PER_READ));
-    return { atSec, rows: shown.slice(0, end), skipped: 0, ahead: 0, more: shown.length > end };
+    return { atSec, rows: shown.slice(0, end), skipped: 0, ahead: 0, more: shown.length > end, seam: '' };
   });
 }
 
@@ -282,6 +303,6 @@ function mergedPages(
     const pages = byStart.get(atSec) ?? [];
     const merged = merge(atSec);
     const more = merged.length > end || (end < top && pages.some((page) => page.more));
-    return { atSec, rows: merged.slice(0, end), skipped: 0, ahead: 0, more };
+    return { atSec, rows: merged.slice(0, end), skipped: 0, ahead: 0, more, seam: '' };
   });
 }

@@ -18,6 +18,12 @@ export interface ArchivePage {
    * most rows before its page's end, so rows nobody read follow).
    */
   more: boolean;
+  /**
+   * When rows follow, the page's last row as stored ('' otherwise; a merged page: ''): the next call of
+   * a one-shard read of the period in several answers its page only while that row is still where
+   * this page ended (ArchiveRows.seam).
+   */
+  seam: string;
 }
 
 /** One shard's archives of a window. */
@@ -44,10 +50,12 @@ export interface ArchiveReadReply {
 export interface ArchiveRows {
   skip: number;
   most: number;
+  /** A later call of one period's read in several: the seam the page before answered (archive_read.lua). */
+  seam?: string;
 }
 
-/** An archived period as a shard answers it (archive_read.lua): its start, a page of its rows, skipped, ahead, more. */
-const ARCHIVE_PAGE = ['at', 'rows', 'skipped', 'ahead', 'more'] as const;
+/** An archived period as a shard answers it (archive_read.lua): its start, a page of its rows, skipped, ahead, more, seam. */
+const ARCHIVE_PAGE = ['at', 'rows', 'skipped', 'ahead', 'more', 'seam'] as const;
 const ARCHIVE_ARGS = [
   'latest_sec',
   'most_periods',
@@ -56,6 +64,7 @@ const ARCHIVE_ARGS = [
   'shown_page',
   'shard_rows',
   'index_rows',
+  'seam',
 ] as const;
 const ARCHIVE_REPLY = ['keeps', 'draining', 'indexing', 'kept', 'periods', 'moderated', 'left_out'] as const;
 
@@ -81,6 +90,7 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
       shown_page: call.shownPage ? 1 : 0,
       shard_rows: call.shardRows,
       index_rows: call.indexRows,
+      seam: call.rows.seam ?? '',
     }),
     /**
      * keeps: the window keeps archives; draining: an archive of this shard is still being taken; kept:
@@ -103,6 +113,7 @@ export const CALENDAR_FUNCTIONS = functionSet('tbRank', {
             skipped: page.int('skipped'),
             ahead: page.int('ahead'),
             more: page.flag('more'),
+            seam: page.string('seam'),
           })),
       };
     },

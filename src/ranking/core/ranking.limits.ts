@@ -145,8 +145,11 @@ export const HISTORY_ROWS_PER_CALL = 5000;
  * row holds (an id of ID_LENGTH_CHARS and its fields).
  */
 export const HISTORY_READ_BYTES_PER_CALL = 4096;
-/** Reads of a window's snapshots over the shards begun afresh when one changed between its pages, then a 503. */
-export const HISTORY_READ_ATTEMPTS = 3;
+/**
+ * Reads of kept listings in several calls begun afresh when one changed between two calls (its seam:
+ * archive_lib's seam_of), then a 503: a window's snapshots over the shards, a one-shard archive page.
+ */
+export const PAGED_READ_ATTEMPTS = 3;
 
 /**
  * Work one listing_counts or listing_counts_shards call takes at most (the `metrics` of archive rows, on

@@ -97,7 +97,7 @@ export function parseSnapshotRows(packed: string): ScoredItem[] {
 }
 
 /** One ask's answer of listing_counts.lua. */
-const LISTING = ['found', 'recorded', 'rows', 'values', 'ahead'] as const;
+const LISTING = ['found', 'recorded', 'rows', 'bytes', 'values', 'ahead'] as const;
 
 /** An item's point through the snapshots (history_item.lua): the boundary, its score, the rows above it. */
 const POINT = ['at', 'score', 'above'] as const;
@@ -118,6 +118,11 @@ export interface ListingCount {
   /** Its archive's record exists (false for a snapshot, or an archive kept before records were). */
   recorded: boolean;
   rows: number;
+  /**
+   * Its text's length: with `rows`, the state pieces of one ask must all have read (a retraction or a
+   * cut between two pieces changes them; listing-counts.ts joinedCounts).
+   */
+  bytes: number;
   /** Per item asked: its row as the record holds it (score, `tie` on a tiebreak board), or undefined. */
   values: Array<ScoredItem | undefined>;
   /** Per item found, then per row asked: the rows strictly ahead of it (-1: item not found). */
@@ -309,6 +314,7 @@ function listingCountsOf(reply: Reply, asked: ListingAsk[]): ListingCount[] {
       found: listing.flag('found'),
       recorded: listing.flag('recorded'),
       rows: listing.int('rows'),
+      bytes: listing.int('bytes'),
       values: ask.items.map((item, j) => recordedRow(item, values.string(j))),
       ahead: ahead.intsFrom(0),
     };

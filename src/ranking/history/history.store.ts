@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PreparedBoard, ShardKeys } from '../core/board';
 import { guard } from '../core/ranking.errors';
 import {
-  HISTORY_READ_ATTEMPTS,
+  PAGED_READ_ATTEMPTS,
   HISTORY_ROWS_PER_CALL,
   MAX_CACHED_PREVIOUS_LISTINGS,
   PREVIOUS_RANKS_FRESH_MS,
@@ -232,7 +232,7 @@ export class HistoryStore extends sliceStore(HistoryFunctions) {
     for (let attempt = 1; ; attempt++) {
       const reads = await Promise.all(board.shards.map((shard) => this.readPage(board, shard, window, nowMs, atSec)));
       if (await this.readOn(board, window, nowMs, reads)) return reads;
-      if (attempt >= HISTORY_READ_ATTEMPTS)
+      if (attempt >= PAGED_READ_ATTEMPTS)
         throw new WindowDrainingError('the snapshots changed while they were read: retry');
     }
   }

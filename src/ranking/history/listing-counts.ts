@@ -51,7 +51,7 @@ export async function listingCountsOf(
   if (singles.some((reply) => reply.draining)) return { draining: true, counts: [] };
   for (const reply of singles) answered.set(reply.asked, reply.counts);
   const counts = pieces.map((parts) => joinedCounts(parts.map(({ asked }) => [asked, answered.get(asked)!])));
-  // Pieces of a boundary that disagree whether it is kept met an archive written in between: sent again.
+  // Pieces of a boundary that read different states of it met a change in between: sent again.
   if (counts.some((shardCounts) => shardCounts === undefined)) return { draining: true, counts: [] };
   return { draining: false, counts: counts as ListingCount[][] };
 }
@@ -102,7 +102,9 @@ function askPieces(asked: ListingAsk[]): AskPiece[][] {
 
 /**
  * A shard's counts, one per ask, from its pieces' (askPieces): each ask's items' then rows' answers in
- * order; undefined when pieces of one ask disagree whether its listing is kept.
+ * order; undefined when pieces of one ask read different states of its listing (whether it is kept, its
+ * rows and bytes: a retraction, a cut or an archive written between two pieces), counts of two states
+ * being off by a row: the caller asks again.
  */
 function joinedCounts(parts: Array<[AskPiece[], ListingCount[]]>): ListingCount[] | undefined {
   let agree = true;
@@ -115,7 +117,7 @@ function joinedCounts(parts: Array<[AskPiece[], ListingCount[]]>): ListingCount[
       const into = joined[piece.of];
       if (!into) joined[piece.of] = { ...count, values: [...count.values], ahead: itemsAhead, rowsAhead };
       else {
-        agree = agree && into.found === count.found;
+        agree = agree && into.found === count.found && into.rows === count.rows && into.bytes === count.bytes;
         into.values.push(...count.values);
         into.ahead.push(...itemsAhead);
         into.rowsAhead.push(...rowsAhead);

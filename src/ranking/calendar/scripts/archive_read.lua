@@ -20,14 +20,19 @@
 --                 the top through its (skip + most + 1)-th shown one, hidden ones too): more is then 1
 --   index_rows    most rows this call's passes over periods' texts read for their exception positions
 --                 (a plain find counts 1 / FIND_SHARE of the text's rows)
+--   seam          "" but on a later call of one read of a period in several (skip_rows > 0, one shard):
+--                 the last row of the page before, as its reply gave it; while the row skip_rows (shown
+--                 ones with shown_page) is no longer it (the text or the exceptions changed between the
+--                 calls: seam_holds), the period is not answered and the app begins its read again
 -- Reply (reader.answer, CALLS.archive_read): keeps (0|1: the window keeps archives; 0: the rest empty),
 --   draining (0|1: an archive of this shard is still being taken: its period is not listed yet), indexing
 --   (0|1: shown_page asked and a period's pass for its exception positions stopped before its page: that
 --   period is not answered, the next call goes on), kept
 --   (the start of every period this shard keeps, unix s, oldest first), periods (per period, newest
---   first, five entries: its start, its rows ("\30<item>\31<score>\31<position>" best first), the rows
+--   first, six entries: its start, its rows ("\30<item>\31<score>\31<position>" best first), the rows
 --   skipped before them, the rows ranked strictly ahead of the first (its competition rank - 1),
---   whether rows follow (0|1)). A shard keeps the newest `keep` periods it scored in, so on a sharded
+--   whether rows follow (0|1), its seam (its last row as stored when rows follow, else "": the next
+--   call's `seam`)). A shard keeps the newest `keep` periods it scored in, so on a sharded
 --   board one shard may still hold a period the board no longer keeps: the app keeps the newest `keep`
 --   of all shards' periods (ArchivesStore); moderated (0|1: the board's exceptions leave items out
 --   now and the app is to leave them out: 0 when shown_page asked), left_out (their items among the
@@ -61,6 +66,14 @@ local function row_end_searched(rows, n)
   return nil
 end
 
+-- Whether the stored row at `position` is still `seam` (archive.seam_of of the page before): else a
+-- retraction, a cut or a moderation change between two calls of one read moved the rows up to the
+-- page, and joining its pages would lose or repeat a row at the seam.
+local function seam_holds(rows, position, seam)
+  local ends = position > 0 and row_end_searched(rows, position)
+  return ends and string.sub(rows, ends - #seam + 1, ends) == seam or false
+end
+
 -- The stored position of the first row that ties with the row opening `page` (its score, on a
 -- tiebreak board its score and mark): that row's competition rank among every stored row, from the
 -- rows ranked strictly ahead of it (snaprows.count_above: a binary search, not a find from the top).
@@ -70,11 +83,13 @@ local function first_tied(rows, page, ascending)
 end
 
 -- Rows skip+1 .. skip+most of an archive's text, with the rows skipped, the rows ranked strictly ahead
--- of the first and whether rows follow. Text stored before rows held positions is answered whole.
-local function archive_page(rows, skip, most, ascending)
+-- of the first and whether rows follow; false for the page when row `skip` is no longer `seam` (when
+-- not ""). Text stored before rows held positions is answered whole.
+local function archive_page(rows, skip, most, ascending, seam)
   if rows == '' then return rows, skip, skip, false end
   local _, positioned = snaprows.row_at(rows, 1)
   if not positioned then return rows, 0, 0, false end
+  if seam ~= '' and not seam_holds(rows, skip, seam) then return false, 0, 0, false end
   local from = 1
   if skip > 0 then
     local skipped_end = row_end_searched(rows, skip)
@@ -254,8 +269,9 @@ end
 
 -- A one-shard board's page of a period under its exceptions: the shown rows asked, ranked among the
 -- rows shown now (the exception positions of the period: exception_positions).
--- Also returns the index budget it spent; nil for the page while the period's pass has not reached it.
-local function archive_shown_page(base, start, rows, ex, skip, most, budget)
+-- Also returns the index budget it spent; nil for the page while the period's pass has not reached it,
+-- false when the `skip`-th shown row is no longer `seam` (when not "").
+local function archive_shown_page(base, start, rows, ex, skip, most, budget, seam)
   if rows == '' then return rows, skip, skip, false, 0 end
   local _, positioned = snaprows.row_at(rows, 1)
   if not positioned then
@@ -264,6 +280,9 @@ local function archive_shown_page(base, start, rows, ex, skip, most, budget)
   end
   local positions, complete, covered, spent = exception_positions(base, start, rows, ex, skip + most, budget)
   if not covered then return nil, 0, 0, false, spent end
+  if seam ~= '' and not seam_holds(rows, shown_position(positions, ex.only, skip), seam) then
+    return false, 0, 0, false, spent
+  end
   local page, skipped, ahead, more = shown_page(rows, ex, positions, complete, skip, most)
   return page, skipped, ahead, more, spent
 end
@@ -283,26 +302,29 @@ local function through_shown_within(ex, rows, count, most_read, left_out)
   return rows, false
 end
 
--- Each period's page (five fields: start, rows, skipped, ahead, more), the left-out items (`left_out`,
--- when the app leaves them out) added; and whether a period's pass has not reached its page yet (its
--- page then not answered: the app calls again), the pass taking at most `index_rows` rows in all.
+-- Each period's page (six fields: start, rows, skipped, ahead, more, seam), the left-out items
+-- (`left_out`, when the app leaves them out) added; and whether a period's pass has not reached its
+-- page yet (its page then not answered: the app calls again), the pass taking at most `index_rows`
+-- rows in all. A period whose `seam` no longer holds is not answered.
 local function period_pages(base, starts, ex, arg, left_out, ascending)
   local skip, most, budget = tonumber(arg.skip_rows), tonumber(arg.most_rows), tonumber(arg.index_rows)
+  local seam = arg.seam
   local periods, indexing = {}, false
   for _, start in ipairs(starts) do
     local rows = redis.call('GET', base .. 'snap:' .. start)
     if rows then
       local page, skipped, ahead, more, spent = '', 0, 0, false, 0
       if ex and ex.stamp then
-        page, skipped, ahead, more, spent = archive_shown_page(base, start, rows, ex, skip, most, budget)
+        page, skipped, ahead, more, spent = archive_shown_page(base, start, rows, ex, skip, most, budget, seam)
         budget = math.max(budget - spent, 0)
       elseif ex then
         page, more = through_shown_within(ex, rows, skip + most + 1, tonumber(arg.shard_rows), left_out)
       else
-        page, skipped, ahead, more = archive_page(rows, skip, most, ascending)
+        page, skipped, ahead, more = archive_page(rows, skip, most, ascending, seam)
       end
       if page then
-        for _, field in ipairs({ tonumber(start), page, skipped, ahead, more and 1 or 0 }) do periods[#periods + 1] = field end
+        local fields = { tonumber(start), page, skipped, ahead, more and 1 or 0, more and archive.seam_of(page) or '' }
+        for _, field in ipairs(fields) do periods[#periods + 1] = field end
       end
       indexing = indexing or page == nil
     end

@@ -51,12 +51,6 @@ local function page_of(key, from, page_bytes, total)
   return string.sub(chunk, 1, last - 1), from + last - 1
 end
 
--- The last row of `page` as stored: a rewrite of the text between two pages of one read (a retraction's
--- cut or a group's row moved, which may keep its length) moves or changes the row before the seam.
-local function seam_of(page)
-  return string.sub(page, string.match(page, '.*()' .. archive.SNAP_ROW) or 1)
-end
-
 -- The snapshot at or before `at` (find_boundary): its boundary, its text's key and length, or nil; with
 -- `from` > 0, nil unless it is the one at `at` and still `bytes` long (a later page of the same text).
 local function snapshot_read(slots_key, conf, rule, now_sec, arg)
@@ -85,7 +79,7 @@ local function history_read(keys, args)
     rows = rows or '',
     next_byte = next_byte or 0,
     bytes = total or 0,
-    seam = next_byte and next_byte > 0 and seam_of(rows) or '',
+    seam = next_byte and next_byte > 0 and archive.seam_of(rows) or '',
     left_out = rows and left_out_rows(top_key, rows) or {},
     pending = pending or 0,
   })

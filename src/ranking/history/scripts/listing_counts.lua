@@ -14,9 +14,10 @@
 --   tiebreak board), item]: count the rows ahead of each), rank_items (true: count the rows ahead of
 --   each item found too)]; at most a page's rows in all (the caller's read bound): one HMGET of the
 --   items and one binary search of the text per row (and per found item when rank_items)
--- Reply (reader.answer, CALLS.listing_counts): draining (0|1), listings (per boundary asked, five
+-- Reply (reader.answer, CALLS.listing_counts): draining (0|1), listings (per boundary asked, six
 --   entries: found (0|1: a listing kept at exactly that boundary), recorded (0|1: its archive's record
---   exists; 0 for a snapshot, or an archive kept before records were), rows (its row count), values
+--   exists; 0 for a snapshot, or an archive kept before records were), rows (its row count), bytes (its
+--   text's length: with rows, the state the app's pieces of one ask must agree they read), values
 --   (per item: "<score>" or "<score>\31<mark>", '' when the record does not hold it), ahead (per found
 --   item then per row asked: the rows strictly ahead of it; -1 for an item not found or not ranked;
 --   0 for a row where no listing is kept))

@@ -12,7 +12,7 @@
 --   asked       JSON array, per shard in `shards`: its asked list, as listing_counts' `asked` (the caller
 --               bounds a call's work: LISTING_UNITS_PER_CALL)
 -- Reply (reader.answer, CALLS.listing_counts_shards): pending { position (1-based, in `shards`) of each
---   shard not read }; listings (each shard read, in order: listing_counts' five entries per boundary
+--   shard not read }; listings (each shard read, in order: listing_counts' six entries per boundary
 --   it was asked)
 -- Errors: TB_NO_BOARD, TB_STALE_CONFIG (of any shard)
 

@@ -292,6 +292,30 @@ local function archive_write(slots_key, pending, budget)
   return budget, false
 end
 
+-- The byte where the last row of `rows` (a kept listing's text, or a page of one) starts; nil when it
+-- holds none. Found from the end, a row being at most an id and a score long: no pass over the rows.
+local function last_row_at(rows)
+  local last, from = nil, #rows
+  while not last and from > 1 do
+    from = math.max(1, from - 512)
+    last = string.find(rows, SNAP_ROW, from, true)
+  end
+  while last do
+    local following = string.find(rows, SNAP_ROW, last + 1, true)
+    if not following then break end
+    last = following
+  end
+  return last
+end
+
+-- The last row of a page of a kept listing's text, as stored: the seam a read of the text in several
+-- calls (history_read, archive_read) hands to its next call, which goes on only while the text still
+-- holds that row where the page ended. A rewrite between the calls (a retraction, a cut, a group's row
+-- moved, which may keep the text's length) moves or changes the rows up to it: a row lost or repeated.
+local function seam_of(page)
+  return string.sub(page, last_row_at(page) or 1)
+end
+
 -- Forgets a window's pending archives (a remade or reconfigured window, a deleted board).
 local function drop_archives(base)
   for _, at in ipairs(redis.call('HKEYS', base .. 'arch')) do
@@ -317,4 +341,4 @@ hooks.register_all('calendar', { 'slots_draining', archive_drain, 'period_closed
   'history_dropped', drop_archives })
 
 hooks.export_all(archive, { 'archives_pending', archives_pending, 'period_rows', period_rows,
-  'record_forget', record_forget, 'SNAP_ROW', SNAP_ROW, 'SNAP_FIELD', SNAP_FIELD, 'POSITION_TEXTS', POSITION_TEXTS })
+  'record_forget', record_forget, 'last_row_at', last_row_at, 'seam_of', seam_of, 'SNAP_ROW', SNAP_ROW, 'SNAP_FIELD', SNAP_FIELD, 'POSITION_TEXTS', POSITION_TEXTS })

@@ -68,4 +68,6 @@ export const CALENDAR_MESSAGES = {
     `the rows of this sharded board's archive down to row ${end} shown lie past the ${most} rows one read may answer (moderation leaves out many rows of one shard ahead of them): ask for rows above ${end} (offset + limit, or items)`,
   archiveIndexing: (board: string, calls: number) =>
     `board "${board}": the positions of the archived rows moderation leaves out are still being found after ${calls} calls (a moderation change or a retraction came in between); retry in a moment, the next read goes on from there`,
+  archiveChanged: (board: string, attempts: number) =>
+    `board "${board}": the archive changed while it was read in several calls, ${attempts} times (a retraction or a moderation change came in between); retry`,
 };

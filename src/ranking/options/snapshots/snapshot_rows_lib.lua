@@ -44,19 +44,9 @@ local function row_ahead(held, held_mark, score, mark, ascending)
   return bytes_after(held_mark, mark) ~= ascending
 end
 
--- The position of the last row (nil when the snapshot stores none): found from the end, a row being
--- at most an id and a score long.
+-- The position of the last row (nil when the snapshot stores none), found from the end (archive.last_row_at).
 local function row_count(rows)
-  local last, from = nil, #rows
-  while not last and from > 1 do
-    from = math.max(1, from - 512)
-    last = string.find(rows, archive.SNAP_ROW, from, true)
-  end
-  while last do
-    local following = string.find(rows, archive.SNAP_ROW, last + 1, true)
-    if not following then break end
-    last = following
-  end
+  local last = archive.last_row_at(rows)
   if not last then return 0 end
   local _, position = row_at(rows, last)
   return position
@@ -142,7 +132,7 @@ local function row_of(value, item)
 end
 
 -- Bytes of a listing's text its row count is read from: its last row, a row being at most an id and a
--- score long (row_count's own step is 512).
+-- score long (archive.last_row_at's own step is 512).
 local TAIL_BYTES = 1024
 
 -- The row count of the listing at `key` from its last bytes (GETRANGE), not its whole text: a record
@@ -159,7 +149,7 @@ local function rows_held_at(key, rows)
 end
 
 -- What a listing of one metric of a board of several, at one boundary, tells about given items (its
--- archive's record) and rows (the rows ahead of each): listing_counts.lua's five reply entries of one
+-- archive's record) and rows (the rows ahead of each): listing_counts.lua's six reply entries of one
 -- boundary asked ([boundary, items, rows, rank_items]; see its header). `base`: the window's keys' prefix.
 -- Its text is read only when a row or a found item is counted ahead of (a binary search of it).
 local function listing_counts_at(base, asked, ascending)
@@ -169,7 +159,7 @@ local function listing_counts_at(base, asked, ascending)
     local values, ahead = {}, {}
     for i = 1, #items do values[i], ahead[i] = '', -1 end
     for _ = 1, #wanted do ahead[#ahead + 1] = 0 end
-    return { 0, 0, 0, values, ahead }
+    return { 0, 0, 0, 0, values, ahead }
   end
   local rows = (#wanted > 0 or (rank_items and #items > 0)) and redis.call('GET', key) or nil
   local rows_held = rows_held_at(key, rows)
@@ -188,7 +178,8 @@ local function listing_counts_at(base, asked, ascending)
     local t = { score = tonumber(row[1]), mark = row[2] ~= '' and row[2] or nil, item = row[3] }
     ahead[#ahead + 1] = count_ahead_of_row(rows, t, ascending, rows_held)
   end
-  return { 1, recorded and 1 or 0, rows_held, values, ahead }
+  local bytes = rows and #rows or redis.call('STRLEN', key)
+  return { 1, recorded and 1 or 0, rows_held, bytes, values, ahead }
 end
 
 -- A snapshot stays readable for `keep` intervals: its own and the keep - 1 after it.
