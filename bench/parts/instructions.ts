@@ -154,6 +154,13 @@ export const INSTRUCTIONS_PARTS: BenchPart[] = [
     run: async () => (await import('../tail-page-instructions')).tailPageInstructionsBench(),
   },
   {
+    name: 'tail-slots-instructions',
+    capability: 'instructions',
+    measures: "a tail board's reads against its window's pruned slots, call by call",
+    knobs: ['TAIL_SLOTS', 'TAIL_ITEMS'],
+    run: async () => (await import('../tail-slots-instructions')).tailSlotsInstructionsBench(),
+  },
+  {
     name: 'group-scan-instructions',
     capability: 'instructions',
     measures: "the harness's perGroup reads of its 64-shard groups boards at a full-size shard, call by call",

@@ -11,6 +11,7 @@ import './parts/segmented-write-commands.int';
 import './parts/shard-cost.int';
 import './parts/tail-page-cost.int';
 import './parts/tail-pack.int';
+import './parts/tail-small-slots.int';
 import './parts/rebase-chunk.int';
 import './parts/write-rank-drains.int';
 import './parts/archive-chunks.int';

@@ -1231,7 +1231,7 @@ export interface components {
              *     ]
              */
             metrics?: string[];
-            /** @description The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data */
+            /** @description The long tail in bounded memory (sum boards; rolling windows of at most 64 slots): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data */
             tail?: components["schemas"]["TailDto"];
             /**
              * @description A group board: ranks groups (teams, clans, countries) of the member board's items. A group's score is the sum of decay^i x s_i over its `top` best members' scores s_i in that window (i = 0 for the best); members join with PUT /boards/:board/members/:group/:item. The board then declares no windows, views, segments or actors, and answers reads without `window`, with from/to of the member window. groupOf must be an object like { "board": "players", "window": "week", "top": 5, "decay": 0.5 } (board and window names, top 1-1000, 0 < decay <= 1, default 1)

@@ -11,6 +11,14 @@ export const TAIL_EXACT_ROWS: Bounds = { min: 1, max: 1000 };
 export const TAIL_BELOW_COUNT: Bounds = { min: 2, max: 1000 };
 
 /**
+ * Slots of a tail board's rolling window: a read call bounds each of its rows over every pruned slot
+ * (a filter look until cached, then the row's cached list of slots), so its work grows with rows ×
+ * slots: at 60 slots of items seen in every slot, a call of 256 rows ~13 M instructions
+ * (bench/tail-slots-instructions.ts).
+ */
+export const MAX_TAIL_SLOTS = 64;
+
+/**
  * Filter bits (GETBIT) one tail read call may look at, per expired-slot field of the read's budget
  * (EXPIRE_CHUNK): 1.5 × 100 by default. A look costs a Redis command and the row's SHA-1 (with the row's
  * share of the part, about 50 000 instructions), so a call answering a part of the page (256 rows at
@@ -47,6 +55,8 @@ export const TAIL_MESSAGES = {
   notObject: 'tail must be an object like { "exact": 1000, "below": 2 }',
   alone: (board: string) =>
     `tail prunes counts that views, segments and actors also keep: board "${board}" declares some; drop them or the tail`,
+  tooManySlots: (board: string, window: string, max: number) =>
+    `windows.${window}: board "${board}" has a tail, whose rolling windows hold at most ${max} slots (period / interval): a read bounds each row over every closed slot; use a longer interval`,
   needsSum: (board: string) =>
     `tail bounds the dropped part of sums: board "${board}" aggregates by max, min or last; use aggregate sum`,
 };
@@ -79,7 +89,8 @@ export class TailDto {
 export const { put: TailProperty, view: TailViewProperty } = settingProperties(
   TailDto,
   TAIL_MESSAGES.notObject,
-  "The long tail in bounded memory (sum boards): once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data",
+  `The long tail in bounded memory (sum boards; rolling windows of at most ${MAX_TAIL_SLOTS} slots): ` +
+    "once a slot of a rolling window closes, items counting less than `below` there leave it, outside the window's best `exact`; rows carry `bound`, 0 for exact rows (docs/scaling.md). Omitted: the current setting (off for a new board). Changing it needs ?reset=true and drops the data",
   'The bounded tail; absent: every count is kept',
 );
 
@@ -115,6 +126,8 @@ export const tailOption: BoardOption<TailConfig> = {
   check: (board: BoardSettings) => {
     if (board.options.tail === undefined) return;
     if (board.aggregate !== 'sum') throw new InvalidInputError(TAIL_MESSAGES.needsSum(board.name));
+    const wide = board.windows?.find((w) => !w.calendar && w.periodSec / w.intervalSec > MAX_TAIL_SLOTS);
+    if (wide) throw new InvalidInputError(TAIL_MESSAGES.tooManySlots(board.name, wide.name, MAX_TAIL_SLOTS));
     const holds = board.holds;
     if (holds && (holds.views || holds.segments || holds.actors))
       throw new InvalidInputError(TAIL_MESSAGES.alone(board.name));

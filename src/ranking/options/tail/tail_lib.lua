@@ -87,20 +87,35 @@ local function drop(ctx, item, count, hashes)
   if count > ctx.most then ctx.most = count end
 end
 
--- One HSCAN step of the slot being pruned, of as many fields as `wanted` units pay when all are dropped;
--- answers the units it spent (a field looked at 1, a dropped one DROP_UNITS) and whether the slot is done.
+-- The fields of one HSCAN step of the slot being pruned, and the cursor after them. A small slot (a
+-- listpack, up to hash-max-listpack-entries fields) answers whole whatever COUNT asks, with cursor 0:
+-- such a step goes on where the last stopped, past the `skip` fields earlier steps looked at and kept
+-- (HDEL leaves the others in order; a late field lands after them), its cursor "s<skip>". A hashtable
+-- answered whole may reorder between steps: some fields are then looked at twice or not at all, which
+-- only prunes less (a field kept is an exact count).
+local function scan_step(ctx, cursor, asked)
+  local skip = tonumber(string.match(cursor, '^s(%d+)$'))
+  local scan = redis.call('HSCAN', ctx.slot_key, skip and '0' or cursor, 'COUNT', asked)
+  local whole = (skip or cursor == '0') and scan[1] == '0'
+  return scan[2], whole and 2 * (skip or 0) + 1 or 1, whole and (skip or 0), scan[1]
+end
+
+-- One step of the slot being pruned: its fields while `wanted` units pay for them (a field looked at 1,
+-- a dropped one DROP_UNITS). Answers the units it spent and whether the slot is done.
 local function prune_step(ctx, cursor, wanted)
   local asked = math.max(1, math.min(SCAN_COUNT, math.ceil(wanted / DROP_UNITS)))
-  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', asked)
-  local entries, units = scan[2], 0
-  for i = 1, #entries, 2 do
-    local count = tonumber(entries[i + 1])
-    local hashes = drops(ctx, entries[i], count)
-    if hashes then drop(ctx, entries[i], count, hashes) end
+  local entries, at, kept, next_cursor = scan_step(ctx, cursor, asked)
+  local units = 0
+  while at < #entries and not (kept and units >= wanted) do
+    local count = tonumber(entries[at + 1])
+    local hashes = drops(ctx, entries[at], count)
+    if hashes then drop(ctx, entries[at], count, hashes) elseif kept then kept = kept + 1 end
     units = units + (hashes and DROP_UNITS or 1)
+    at = at + 2
   end
-  redis.call('HSET', ctx.tail_key, 'cursor', scan[1])
-  return math.max(1, units), scan[1] == '0'
+  if kept and at < #entries then next_cursor = 's' .. kept end
+  redis.call('HSET', ctx.tail_key, 'cursor', next_cursor)
+  return math.max(1, units), next_cursor == '0'
 end
 
 local function finish_slot(ctx)

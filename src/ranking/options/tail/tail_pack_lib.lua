@@ -70,17 +70,23 @@ end
 
 -- One HSCAN step of the slot being packed, of about `wanted` fields: they move to the list and leave
 -- the hash together, so a later step never sees them again. Answers the fields moved and the cursor.
+-- A small slot (a listpack) answers whole whatever COUNT asks: its fields past `wanted` wait for the
+-- next step, which scans it from 0 again (cursor "again").
 local function pack_step(base, state_key, start, cursor, wanted)
   local slot_key = base .. 'slot:' .. start
-  local scan = redis.call('HSCAN', slot_key, cursor, 'COUNT', math.max(1, math.min(SCAN_COUNT, wanted)))
-  local entries, fields = scan[2], {}
+  local asked = math.max(1, math.min(SCAN_COUNT, wanted))
+  local scan = redis.call('HSCAN', slot_key, cursor == 'again' and '0' or cursor, 'COUNT', asked)
+  local entries, fields, next_cursor = scan[2], {}, scan[1]
+  if next_cursor == '0' and #entries > 2 * asked then
+    entries, next_cursor = { unpack(entries, 1, 2 * asked) }, 'again'
+  end
   for i = 1, #entries, 2 do fields[#fields + 1] = entries[i] end
   if #fields > 0 then
     append_parts(packed_key(base, start), entries)
     redis.call('HDEL', slot_key, unpack(fields))
     redis.call('HINCRBY', state_key, 'p:' .. start, #fields)
   end
-  return #fields, scan[1]
+  return #fields, next_cursor
 end
 
 -- Hook window_settled (after tail_lib's pruning, with what budget it left): packs the pruned slots,

@@ -72,6 +72,10 @@ end
 local ROWS_PER_CALL = 256
 -- Rows one read of a part takes: a call whose filter bits reach a few rows reads about that many.
 local ROWS_PER_CHUNK = 32
+-- Rows × pruned slots one call bounds at most: a row's bound walks every pruned slot (its cached list
+-- of slots parsed, each looked up), ~1 500 instructions a slot, so a window of 60 pruned slots answers
+-- ~42 rows a call, not 256 (bench/tail-slots-instructions.ts: a call of 134 such rows ran 13 M).
+local ROW_SLOTS_PER_CALL = 2560
 local PAGE_KEPT_MS = 60000 -- a kept page's life: the read's next calls follow at once
 
 -- The row cache entries of `items` (false or nil: none): read whole while a listpack
@@ -143,6 +147,11 @@ local function answer_part(win, range, from, most, looks)
   return rows, answered, {}
 end
 
+-- Rows one call of this window answers at most (ROW_SLOTS_PER_CALL).
+local function rows_per_call(win)
+  return math.max(1, math.min(ROWS_PER_CALL, math.floor(ROW_SLOTS_PER_CALL / math.max(1, #win.slots))))
+end
+
 -- The window's pruned slots, H and row cache, the cache emptied beyond 4 reads' rows.
 local function window_of(slots_key, limit)
   local slots, hidden, upto, upto_id = pruned_slots(slots_key)
@@ -166,15 +175,16 @@ end
 
 -- A tail read's call: the next part of the window's `limit` best rows (item, score, dropped bound, ...)
 -- and H. `read.page` names the page the read keeps ('': the read begins), `read.from` its row to go on
--- from. A page of more than ROWS_PER_CALL rows is kept whole by the first call, which answers none; a
--- part ends at ROWS_PER_CALL rows or before the first row whose bound the call's `read.looks` filter bits
+-- from. A page of more than rows_per_call rows is kept whole by the first call, which answers none; a
+-- part ends at rows_per_call rows or before the first row whose bound the call's `read.looks` filter bits
 -- did not reach (a first call then keeps the rest). Answers the rows, H, and the page and row the next
 -- call goes on from (page nil: the read is done). A first call that pruned (settle_window: `tail.pruned_seq`
 -- is the call's) keeps the page too when its rows would need looks, so no call pays for pruning and looks.
 local function best_rows(slots_key, top_key, read)
   local win = window_of(slots_key, read.limit)
   local pruned = tail.pruned_seq == call_state.CALL.seq and read.looks > 0 and #win.slots > 0
-  if read.page == '' and (pruned or math.min(read.limit, redis.call('ZCARD', top_key)) > ROWS_PER_CALL) then
+  local most = rows_per_call(win)
+  if read.page == '' and (pruned or math.min(read.limit, redis.call('ZCARD', top_key)) > most) then
     return {}, win.hidden, keep_page(win, top_key, 0, read.limit), 0
   end
   local page_key = read.page ~= '' and win.base .. 'tailpage:' .. read.page or nil
@@ -182,11 +192,11 @@ local function best_rows(slots_key, top_key, read)
   local source = page_key or top_key
   local function range(first, last) return redis.call('ZREVRANGE', source, first, last, 'WITHSCORES') end
   if not page_key then
-    local rows, answered, short = answer_part(win, range, 0, math.min(read.limit, ROWS_PER_CALL), read.looks)
+    local rows, answered, short = answer_part(win, range, 0, math.min(read.limit, most), read.looks)
     if not short.stopped then return rows, win.hidden, nil, 0 end
     return rows, win.hidden, keep_page(win, top_key, answered, read.limit), 0
   end
-  local rows, answered, short = answer_part(win, range, read.from, ROWS_PER_CALL, read.looks)
+  local rows, answered, short = answer_part(win, range, read.from, most, read.looks)
   local next_row = read.from + answered
   if not short.out and next_row < redis.call('ZCARD', page_key) then return rows, win.hidden, read.page, next_row end
   redis.call('UNLINK', page_key)

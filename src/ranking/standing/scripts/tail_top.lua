@@ -2,10 +2,11 @@
 -- tail_top: one part of one shard's best rows of a window on a `tail` board (src/ranking/options/tail/),
 -- each with the most it may have lost to pruned slots, and the shard's hidden mass H (the bound of any
 -- item it does not list); after expiry and this call's share of pruning. A call answers ROWS_PER_CALL
--- rows at most (tail_read_lib), and with `looks` above 0 stops before the first row its `looks` filter bits
--- (GETBIT) did not reach (what it learnt stays cached); a row the bits did not reach with `looks` 0
--- answers H. The caller calls again from `page` and `next` while `more` says so: each row is read,
--- bounded and answered once, from the page as the read's first call read it.
+-- rows at most (fewer on a window of many pruned slots: tail_read_lib's rows_per_call), and with
+-- `looks` above 0 stops before the first row its `looks` filter bits (GETBIT) did not reach (what it
+-- learnt stays cached); a row the bits did not reach with `looks` 0 answers H. The caller calls again
+-- from `page` and `next` while `more` says so: each row is read, bounded and answered once, from the
+-- page as the read's first call read it.
 -- Keys: cfg (the board config hash: holds the config version), slots (the window's slots index zset),
 --       top (the window's results zset)
 -- Args (reader.read_call, CALLS.tail_top): the header with the one window, then limit (rows, >= 1),
