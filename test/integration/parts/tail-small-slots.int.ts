@@ -18,7 +18,7 @@ const T0 = 1_700_002_800_000;
 const MINUTE_MS = 60_000;
 const BUDGET = 20;
 /** Rows x pruned slots a tail read's call bounds at most (tail_read_lib's ROW_SLOTS_PER_CALL). */
-const ROW_SLOTS_PER_CALL = 2560;
+const ROW_SLOTS_PER_CALL = 640;
 /** Budget units a pruned field weighs when it is dropped (tail_lib's DROP_UNITS), 1 when only looked at. */
 const DROP_UNITS = 3;
 const ITEMS = 300;
