@@ -73,8 +73,9 @@ local ROWS_PER_CALL = 256
 -- Rows one read of a part takes: a call whose filter bits reach a few rows reads about that many.
 local ROWS_PER_CHUNK = 32
 -- Rows × pruned slots one call bounds at most: a row's bound walks every pruned slot (its cached list
--- of slots parsed, each looked up), ~5 000 instructions a slot, so a window of 19 pruned slots answers
--- 33 rows a call, not 256 (bench/tail-slots-instructions.ts: a call of 134 such rows ran 13 M).
+-- of slots parsed, each looked up). On 59 closed minutes of 300 items seen once each the costliest call
+-- answered 80 rows over 8 pruned slots in 8.4 M instructions, 134 rows in 13.1 M before this bound
+-- (bench/tail-slots-instructions.ts); over 64 pruned slots a call answers 10 rows.
 local ROW_SLOTS_PER_CALL = 640
 local PAGE_KEPT_MS = 60000 -- a kept page's life: the read's next calls follow at once
 
