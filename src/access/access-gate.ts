@@ -124,9 +124,14 @@ export class AccessGate {
       this.refuseFailingNetwork(request, ADMIN_TOKEN_HOLDER);
       return true;
     }
-    if (!this.keys.loaded) return this.keys.ready().then(() => this.admit(request, secret, rule, reply));
+    if (!this.keys.loaded) return this.admitOnceLoaded(request, secret, rule, reply);
     this.admit(request, secret, rule, reply);
     return true;
+  }
+
+  /** admit once the stored keys are first read: apart, so check's every call does not make the context this closure holds. */
+  private admitOnceLoaded(request: FastifyRequest, secret: string | undefined, rule: KeyedRule, reply?: FastifyReply) {
+    return this.keys.ready().then(() => this.admit(request, secret, rule, reply));
   }
 
   /** A presented key is looked up first (its digest, in memory: no Redis call), for refuseFailingNetwork. */

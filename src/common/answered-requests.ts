@@ -13,6 +13,14 @@ export function noteErrorCode(request: FastifyRequest, code: string): void {
   errorCodes.set(request, code);
 }
 
+/** The requests answered with a stored answer (noteReplayed): a header read back cost every answer Node's checks of a name. */
+const replayedAnswers = new WeakSet<FastifyRequest>();
+
+/** Notes that a request is answered with a stored answer (`Idempotent-Replayed: true`, read back in the onResponse hook). */
+export function noteReplayed(request: FastifyRequest): void {
+  replayedAnswers.add(request);
+}
+
 /** One answered HTTP request, as the metrics and the access-time recorder see it. */
 export interface AnsweredRequest {
   method: string;
@@ -76,7 +84,7 @@ export class AnsweredRequests implements OnModuleInit {
         statusCode: reply.statusCode,
         durationMs: reply.elapsedTime,
         errorCode: errorCodes.get(request),
-        replayed: reply.getHeader('idempotent-replayed') === 'true',
+        replayed: replayedAnswers.has(request),
         log: request.log,
       };
       // Indexed: an unoptimised for-of allocates an iterator result per listener and request.

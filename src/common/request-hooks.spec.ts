@@ -1,5 +1,11 @@
-import Fastify, { FastifyInstance } from 'fastify';
-import { addRequestHook, addResponseHook, joinRequestHooks, RequestHook } from './request-hooks';
+import Fastify, { FastifyInstance, LogController } from 'fastify';
+import {
+  addRequestHook,
+  addResponseHook,
+  CompletingLogController,
+  joinRequestHooks,
+  RequestHook,
+} from './request-hooks';
 
 /** A server with one route, its onRequest hooks counted as Fastify holds them. */
 async function serverWith(
@@ -137,5 +143,35 @@ describe('joined request hooks', () => {
     expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(200);
     expect(ran).toEqual(['before 200', 'a true', 'b true']);
     expect(store.onResponse).toHaveLength(1);
+  });
+
+  it("run onResponse in a CompletingLogController, no Fastify hook: the server's own first, then Fastify's line", async () => {
+    const ran: string[] = [];
+    const completed = jest
+      .spyOn(LogController.prototype, 'requestCompleted')
+      .mockImplementation((error) => void ran.push(`completion line: ${error?.message}`));
+    const logController = new CompletingLogController({ disableRequestLogging: true });
+    const app = Fastify({ logger: true, logController });
+    app.addHook('onResponse', (_request, reply, done) => {
+      ran.push(`before ${reply.statusCode}`);
+      done();
+    });
+    joinRequestHooks(app);
+    addResponseHook(app, (_request, reply, done) => {
+      ran.push(`joined ${reply.sent}`);
+      done(new Error('ends the hooks'));
+    });
+    addResponseHook(app, (_request, _reply, done) => {
+      ran.push('after an error');
+      done();
+    });
+    app.get('/x', () => ({ ok: true }));
+    await app.ready();
+    const hooksSymbol = Object.getOwnPropertySymbols(app).find((key) => key.description === 'fastify.hooks');
+    const store = Reflect.get(app, hooksSymbol ?? Symbol()) as { onResponse: unknown[] };
+    expect((await app.inject({ method: 'GET', url: '/x' })).statusCode).toBe(200);
+    expect(ran).toEqual(['before 200', 'joined true', 'completion line: ends the hooks']);
+    expect(store.onResponse).toHaveLength(0);
+    completed.mockRestore();
   });
 });

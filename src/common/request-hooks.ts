@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** An onRequest or onResponse hook in Fastify's callback form. */
 export type RequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
@@ -12,14 +12,20 @@ const joined = new WeakMap<FastifyInstance, Record<Phase, RequestHook[]>>();
 
 /**
  * From here on, the app's own onRequest hooks (addRequestHook) run as one Fastify hook, and its
- * onResponse hooks (addResponseHook) as another, each in the order they are added, after the hooks
+ * onResponse hooks (addResponseHook) as another (none on a server whose log controller is a
+ * CompletingLogController: they run in it), each in the order they are added, after the hooks
  * of that phase the server already has, which join it too (Nest's adapter adds four onRequest hooks
  * that let every request through, tracing one, and an onResponse hook that does nothing unless given
  * one): each Fastify hook costs every request a turn of its hook runner, and a plain increment passed
  * six onRequest hooks and two onResponse hooks.
  */
 export function joinRequestHooks(fastify: FastifyInstance): void {
-  const hooks: Record<Phase, RequestHook[]> = { onRequest: [], onResponse: [] };
+  const controller = fastifyStore(fastify, FASTIFY_LOG_CONTROLLER);
+  const completing = controller instanceof CompletingLogController;
+  const hooks: Record<Phase, RequestHook[]> = {
+    onRequest: [],
+    onResponse: completing ? controller.responseHooks : [],
+  };
   joined.set(fastify, hooks);
   // Fastify stores a hook once the plugins before it loaded (addHook defers to `after`): so are they taken.
   // Fastify's typings declare only the one-argument form of `after`; avvio takes this one too.
@@ -29,8 +35,31 @@ export function joinRequestHooks(fastify: FastifyInstance): void {
   };
   Reflect.apply(fastify.after, fastify, [listener]);
   fastify.addHook('onRequest', (request, reply, done) => runHooks(hooks.onRequest, request, reply, done, true));
-  fastify.addHook('onResponse', (request, reply, done) => runHooks(hooks.onResponse, request, reply, done, false));
+  if (!completing)
+    fastify.addHook('onResponse', (request, reply, done) => runHooks(hooks.onResponse, request, reply, done, false));
 }
+
+/**
+ * Fastify's log controller (its `logController` option) whose requestCompleted, which Fastify calls
+ * once a response has finished (or failed), after that request's onResponse hooks, first runs the
+ * onResponse hooks joinRequestHooks joins on its server: those are then no Fastify hook, and no answer
+ * pays a turn of Fastify's onResponse hook runner (its closures and calls) for them. An error of one
+ * ends them and is what Fastify's own completion line gets, as when they were Fastify's hook.
+ */
+export class CompletingLogController extends LogController {
+  /** The server's joined onResponse hooks, in order (joinRequestHooks fills it). */
+  readonly responseHooks: RequestHook[] = [];
+  /** What runs after them: made once, not a closure per answer. */
+  private readonly completed: HooksDone = (error, request, reply) => super.requestCompleted(error, request, reply);
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.responseHooks.length === 0) return super.requestCompleted(error, request, reply);
+    runHooks(this.responseHooks, request, reply, this.completed, false);
+  }
+}
+
+/** Fastify's own store of an instance's log controller (its `kLogController` symbol): it has no getter. */
+const FASTIFY_LOG_CONTROLLER = 'fastify.logController';
 
 /** Fastify's `after` listener in its two-argument form, which passes a boot error on (the one-argument form drops it). */
 type AfterListener = (error: Error | null, done: (error?: Error | null) => void) => void;
@@ -44,14 +73,19 @@ const FASTIFY_HOOKS = 'fastify.hooks';
  * they stay Fastify's, ahead of the joined ones as before.
  */
 function takeHooks(fastify: FastifyInstance, phase: Phase): RequestHook[] {
-  const symbol = Object.getOwnPropertySymbols(fastify).find((key) => key.description === FASTIFY_HOOKS);
-  const store = symbol && (Reflect.get(fastify, symbol) as Partial<Record<Phase, unknown>> | undefined);
+  const store = fastifyStore(fastify, FASTIFY_HOOKS) as Partial<Record<Phase, unknown>> | undefined;
   const registered = store?.[phase];
   if (!Array.isArray(registered) || !registered.every((hook) => typeof hook === 'function' && hook.length === 3))
     return [];
   const taken = (registered as RequestHook[]).map((hook) => hook.bind(fastify) as RequestHook);
   registered.length = 0;
   return taken;
+}
+
+/** What Fastify holds on the instance under its symbol described `description`, if any. */
+function fastifyStore(fastify: FastifyInstance, description: string): unknown {
+  const symbol = Object.getOwnPropertySymbols(fastify).find((key) => key.description === description);
+  return symbol && Reflect.get(fastify, symbol);
 }
 
 /** Adds an onRequest hook: to the joined ones when the server has them, else as a Fastify hook of its own. */
@@ -77,19 +111,22 @@ function runHooks(
   hooks: readonly RequestHook[],
   request: FastifyRequest,
   reply: FastifyReply,
-  done: (error?: Error) => void,
+  done: HooksDone,
   untilSent: boolean,
 ): void {
   let next = 0;
   const step = (error?: Error | null): void => {
-    if (error) return done(error);
-    if (next === hooks.length) return done();
+    if (error) return done(error, request, reply);
+    if (next === hooks.length) return done(undefined, request, reply);
     if (untilSent && reply.sent) return;
     try {
       hooks[next++](request, reply, step);
     } catch (thrown) {
-      done(thrown as Error);
+      done(thrown as Error, request, reply);
     }
   };
   step();
 }
+
+/** What runHooks calls once the hooks are done (or one failed): Fastify's `done`, which takes the error only, or one of its own. */
+type HooksDone = (error: Error | undefined, request: FastifyRequest, reply: FastifyReply) => void;

@@ -1,6 +1,5 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { closingResponses, setCloserOfAll } from './connections';
 import { corsFor } from './cors';
@@ -10,7 +9,7 @@ import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './json-body';
 import { requestId, echoRequestId, withLazyChildren } from './logging';
 import { answerWrongMethods } from './method-not-allowed';
 import { openApiDocument } from './openapi';
-import { joinRequestHooks } from '../common/request-hooks';
+import { CompletingLogController, joinRequestHooks } from '../common/request-hooks';
 import { securityHeaders } from './security-headers';
 import { AppValidationPipe } from './validation';
 
@@ -30,8 +29,8 @@ export function edgeAdapter(config: EdgeSettings, logger: Logger): FastifyAdapte
     bodyLimit: JSON_LIMITS.maxBatchBytes,
     genReqId: requestId,
     loggerInstance: withLazyChildren(logger),
-    // RequestLog writes one line per request instead of Fastify's two.
-    logController: new LogController({ disableRequestLogging: true }),
+    // RequestLog writes one line per request instead of Fastify's two; the joined onResponse hooks run here.
+    logController: new CompletingLogController({ disableRequestLogging: true }),
     // The app has no Nest middleware: without middie no request runs its hook.
     skipMiddie: true,
   });

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { noteReplayed } from '../common/answered-requests';
 import { InvalidInputError } from '../common/errors';
 import { IDEMPOTENCY_RETENTION_SEC } from '../common/limits';
 import { WriteAnswer } from '../common/retry-safe';
@@ -49,9 +50,12 @@ function parseRetention(value: unknown): number | undefined {
   return seconds;
 }
 
-/** Sends a write's body, marking a replay with `Idempotent-Replayed: true`. */
+/** Sends a write's body, marking a replay with `Idempotent-Replayed: true` (noted for the answered requests too). */
 export function answer<T>(reply: FastifyReply, written: WriteAnswer<T>): T {
-  if (written.replayed) void reply.header('Idempotent-Replayed', 'true');
+  if (written.replayed) {
+    void reply.header('Idempotent-Replayed', 'true');
+    noteReplayed(reply.request);
+  }
   return written.body;
 }
 

@@ -34,9 +34,21 @@ const HTML_PAGE_POLICY: HelmetOptions = {
   strictTransportSecurity: false,
 };
 
-/** Whether a request URL is one of `paths` or below it (`/docs`, `/docs/`, `/docs/x.css`, `/docs?x`, not `/docs-json`). */
+const SLASH = 0x2f;
+const QUESTION_MARK = 0x3f;
+
+/**
+ * Whether a request URL is one of `paths` or below it (`/docs`, `/docs/`, `/docs/x.css`, `/docs?x`, not
+ * `/docs-json`). A loop, not `some`: every request asks, and a callback over `url` is a closure each time.
+ */
 export function isUnder(url: string, paths: readonly string[]): boolean {
-  return paths.some((page) => url.startsWith(page) && (url.length === page.length || '/?'.includes(url[page.length])));
+  for (let i = 0; i < paths.length; i++) {
+    const page = paths[i];
+    if (!url.startsWith(page)) continue;
+    const after = url.charCodeAt(page.length);
+    if (url.length === page.length || after === SLASH || after === QUESTION_MARK) return true;
+  }
+  return false;
 }
 
 /**

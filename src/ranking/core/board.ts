@@ -88,11 +88,13 @@ export class PreparedBoard {
     const metrics = this.config.metrics;
     if (this.root !== this) return this.root.metric(name);
     if (name === undefined || metrics === undefined || name === metrics[0]) return this;
-    let board = this.metricBoards.get(name);
-    if (!board) {
-      board = new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(`@${name}`), this);
-      this.metricBoards.set(name, board);
-    }
+    return this.metricBoards.get(name) ?? this.newMetricBoard(name);
+  }
+
+  /** A metric's board, made once (metric): apart, so metric's every call does not make the context its keys' closure holds. */
+  private newMetricBoard(name: string): PreparedBoard {
+    const board = new PreparedBoard(this.config, (shard) => this.shards[shard].keys.inSegment(`@${name}`), this);
+    this.metricBoards.set(name, board);
     return board;
   }
 

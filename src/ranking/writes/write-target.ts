@@ -6,10 +6,17 @@ import { GROUP_OF_MESSAGES } from '../options/group-of/group-of.option';
 import { writeMismatch } from '../options/registry';
 import type { WriteCommand } from './write-commands';
 
+/** The BoardWrite of each kind of one item's write: made once, as every such write asks. */
+const ITEM_WRITES: Readonly<Record<Exclude<WriteCommand['kind'], 'batch'>, BoardWrite>> = {
+  score: { scores: true, write: 'score' },
+  increment: { scores: false, write: 'increment' },
+  like: { scores: false, write: 'like' },
+  unlike: { scores: false, write: 'unlike' },
+};
+
 /** What a write gives (scores or amounts) and its name in an AGGREGATE_MISMATCH message. */
 function boardWrite(command: WriteCommand): BoardWrite {
-  if (command.kind === 'score') return { scores: true, write: 'score' };
-  if (command.kind !== 'batch') return { scores: false, write: command.kind };
+  if (command.kind !== 'batch') return ITEM_WRITES[command.kind];
   const scored = command.entries.some((entry) => entry.score !== undefined);
   return scored ? { scores: true, write: 'a batch of scores' } : { scores: false, write: 'increments' };
 }

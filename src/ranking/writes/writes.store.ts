@@ -39,6 +39,11 @@ export interface ShardedBatch extends WriteAttempt {
 /** An outcome at once when nothing more is asked of Redis, else its promise. */
 type Outcome = WriteOutcome | Promise<WriteOutcome>;
 
+/** A sharded increment's outcome with the actor and segment entries its reply says it created. */
+function withCreated(outcome: WriteOutcome, created: IncrementWritten['created']): WriteOutcome {
+  return { ...outcome, createdActorEntries: created.actor_entries, createdSegmentEntries: created.segment_entries };
+}
+
 /** An item increment waiting to share a script call with others to the same shard. */
 interface PendingIncrement {
   board: PreparedBoard;
@@ -128,10 +133,15 @@ export class WritesStore {
 
   /** An increment's outcome from its reply: at once on an unsharded board whose due time stays. */
   outcomeOf(attempt: WriteAttempt, reply: IncrementWritten, command: IncrementCommand): Outcome {
+    const dueMs = reply.created.due_ms;
+    if (dueMs > 0) return this.incrementedOnceDue(dueMs, attempt, reply, command);
+    return this.incremented(attempt.board, attempt.board.shardOf(command.item), attempt.nowMs, reply, command);
+  }
+
+  /** outcomeOf's rare wait, apart: its closure made every call of outcomeOf allocate the context it holds. */
+  private incrementedOnceDue(dueMs: number, attempt: WriteAttempt, reply: IncrementWritten, command: IncrementCommand) {
     const { board, nowMs } = attempt;
     const shard = board.shardOf(command.item);
-    const dueMs = reply.created.due_ms;
-    if (dueMs <= 0) return this.incremented(board, shard, nowMs, reply, command);
     return this.indexDue(board, dueMs).then(() => this.incremented(board, shard, nowMs, reply, command));
   }
 
@@ -143,18 +153,18 @@ export class WritesStore {
     reply: IncrementWritten,
     command: IncrementCommand,
   ): Outcome {
-    const createdActorEntries = reply.created.actor_entries;
-    const createdSegmentEntries = reply.created.segment_entries;
     if (!board.sharded || reply.context !== board.windowNames) {
       const { replayed, windowNames, createdItems } = answeredOf(reply, board);
       const { draining, standings } = reply.value;
+      const { actor_entries: createdActorEntries, segment_entries: createdSegmentEntries } = reply.created;
       return { replayed, windowNames, createdItems, draining, standings, createdActorEntries, createdSegmentEntries };
     }
-    return this.rankOnOtherShards(board, shard, nowMs, reply, command.item).then((outcome) => ({
-      ...outcome,
-      createdActorEntries,
-      createdSegmentEntries,
-    }));
+    return this.rankedOnOtherShards(reply, [board, shard, nowMs, reply, command.item]);
+  }
+
+  /** incremented on a sharded board, apart: its closure made every call of incremented allocate the context it holds. */
+  private rankedOnOtherShards(reply: IncrementWritten, on: Parameters<WritesStore['rankOnOtherShards']>) {
+    return this.rankOnOtherShards(...on).then((outcome) => withCreated(outcome, reply.created));
   }
 
   /** A score of a max / min / last board: one call on the item's shard, ranked over the shards like an increment. */
