@@ -1,11 +1,6 @@
 import Fastify, { FastifyInstance, LogController } from 'fastify';
-import {
-  addRequestHook,
-  addResponseHook,
-  CompletingLogController,
-  joinRequestHooks,
-  RequestHook,
-} from './request-hooks';
+import { CompletingLogController } from '../edge/completing-log-controller';
+import { addRequestHook, addResponseHook, joinRequestHooks, RequestHook } from './request-hooks';
 
 /** A server with one route, its onRequest hooks counted as Fastify holds them. */
 async function serverWith(

@@ -1,4 +1,4 @@
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** An onRequest or onResponse hook in Fastify's callback form. */
 export type RequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
@@ -20,12 +20,8 @@ const joined = new WeakMap<FastifyInstance, Record<Phase, RequestHook[]>>();
  * six onRequest hooks and two onResponse hooks.
  */
 export function joinRequestHooks(fastify: FastifyInstance): void {
-  const controller = fastifyStore(fastify, FASTIFY_LOG_CONTROLLER);
-  const completing = controller instanceof CompletingLogController;
-  const hooks: Record<Phase, RequestHook[]> = {
-    onRequest: [],
-    onResponse: completing ? controller.responseHooks : [],
-  };
+  const completing = completingHooks(fastify);
+  const hooks: Record<Phase, RequestHook[]> = { onRequest: [], onResponse: completing ?? [] };
   joined.set(fastify, hooks);
   // Fastify stores a hook once the plugins before it loaded (addHook defers to `after`): so are they taken.
   // Fastify's typings declare only the one-argument form of `after`; avvio takes this one too.
@@ -40,22 +36,24 @@ export function joinRequestHooks(fastify: FastifyInstance): void {
 }
 
 /**
- * Fastify's log controller (its `logController` option) whose requestCompleted, which Fastify calls
- * once a response has finished (or failed), after that request's onResponse hooks, first runs the
- * onResponse hooks joinRequestHooks joins on its server: those are then no Fastify hook, and no answer
- * pays a turn of Fastify's onResponse hook runner (its closures and calls) for them. An error of one
- * ends them and is what Fastify's own completion line gets, as when they were Fastify's hook.
+ * The onResponse hooks of the server's log controller when it runs them itself (a
+ * CompletingLogController, src/edge/completing-log-controller.ts, which this file does not load: the
+ * library loads this file, and a host app on Express has no Fastify to load); else undefined.
  */
-export class CompletingLogController extends LogController {
-  /** The server's joined onResponse hooks, in order (joinRequestHooks fills it). */
-  readonly responseHooks: RequestHook[] = [];
-  /** What runs after them: made once, not a closure per answer. */
-  private readonly completed: HooksDone = (error, request, reply) => super.requestCompleted(error, request, reply);
+function completingHooks(fastify: FastifyInstance): RequestHook[] | undefined {
+  const held = (fastifyStore(fastify, FASTIFY_LOG_CONTROLLER) as { responseHooks?: unknown } | undefined)
+    ?.responseHooks;
+  return Array.isArray(held) ? (held as RequestHook[]) : undefined;
+}
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.responseHooks.length === 0) return super.requestCompleted(error, request, reply);
-    runHooks(this.responseHooks, request, reply, this.completed, false);
-  }
+/** Runs onResponse hooks as joinRequestHooks' Fastify hook does, then `done` (a log controller's). */
+export function runResponseHooks(
+  hooks: readonly RequestHook[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HooksDone,
+): void {
+  runHooks(hooks, request, reply, done, false);
 }
 
 /** Fastify's own store of an instance's log controller (its `kLogController` symbol): it has no getter. */
@@ -129,4 +127,4 @@ function runHooks(
 }
 
 /** What runHooks calls once the hooks are done (or one failed): Fastify's `done`, which takes the error only, or one of its own. */
-type HooksDone = (error: Error | undefined, request: FastifyRequest, reply: FastifyReply) => void;
+export type HooksDone = (error: Error | undefined, request: FastifyRequest, reply: FastifyReply) => void;

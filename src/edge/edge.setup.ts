@@ -9,7 +9,8 @@ import { guardJsonBodies, JSON_LIMITS, requireJsonWrites } from './json-body';
 import { requestId, echoRequestId, withLazyChildren } from './logging';
 import { answerWrongMethods } from './method-not-allowed';
 import { openApiDocument } from './openapi';
-import { CompletingLogController, joinRequestHooks } from '../common/request-hooks';
+import { joinRequestHooks } from '../common/request-hooks';
+import { CompletingLogController } from './completing-log-controller';
 import { securityHeaders } from './security-headers';
 import { AppValidationPipe } from './validation';
 
