@@ -60,10 +60,16 @@ describe.each(TOPOLOGIES)('tail: small closed slots pruned and packed within bud
   async function stepsOf(name: string): Promise<Array<{ fields: number; packed: number }>> {
     const [slot] = await redis.dataKeys(`board:${name}}*:${closed}`);
     const pack = slot.replace(/slot:\d+$/, 'tailpack');
-    const state = async () => ({
-      fields: await redis.client.hlen(slot),
-      packed: Number((await redis.client.hget(pack, `p:${T0 / 1000}`)) ?? 0),
-    });
+    const cursors = slot.replace(/slot:\d+$/, 'tail');
+    const state = async () => {
+      // The cursors stored stay HSCAN cursors, which a library version before this one scans as they are.
+      const stored = [await redis.client.hget(cursors, 'cursor'), await redis.client.hget(pack, 'pkcursor')];
+      for (const cursor of stored) expect(cursor ?? '0').toMatch(/^\d+$/);
+      return {
+        fields: await redis.client.hlen(slot),
+        packed: Number((await redis.client.hget(pack, `p:${T0 / 1000}`)) ?? 0),
+      };
+    };
     const states = [await state()];
     for (let reads = 0; reads < 200; reads++) {
       await graph.ranking.incrementBatch(name, [{ item: 'now', amount: 1 }]);

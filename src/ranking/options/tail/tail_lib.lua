@@ -61,7 +61,7 @@ local function begin_slot(base, slots_key, current)
   local next_slot = redis.call('ZRANGEBYSCORE', slots_key, after, '(' .. current, 'LIMIT', 0, 1)[1]
   if not next_slot then return false end
   local size = redis.call('HLEN', base .. 'slot:' .. next_slot)
-  redis.call('HSET', base .. 'tail', 'cur', next_slot, 'cursor', '0', 'd:' .. next_slot, '0',
+  redis.call('HSET', base .. 'tail', 'cur', next_slot, 'cursor', '0', 'skip', 0, 'd:' .. next_slot, '0',
     'b:' .. next_slot, math.max(64, BITS_PER_FIELD * size))
   return next_slot
 end
@@ -87,17 +87,19 @@ local function drop(ctx, item, count, hashes)
   if count > ctx.most then ctx.most = count end
 end
 
--- The fields of one HSCAN step of the slot being pruned, and the cursor after them. A small slot (a
+-- The fields of one HSCAN step of the slot being pruned, where to begin in them and the fields before
+-- that its earlier steps kept (false: none to skip), and the cursor after them. A small slot (a
 -- listpack, up to hash-max-listpack-entries fields) answers whole whatever COUNT asks, with cursor 0:
 -- such a step goes on where the last stopped, past the `skip` fields earlier steps looked at and kept
--- (HDEL leaves the others in order; a late field lands after them), its cursor "s<skip>". A hashtable
--- answered whole may reorder between steps: some fields are then looked at twice or not at all, which
--- only prunes less (a field kept is an exact count).
+-- (HDEL leaves the others in order; a late field lands after them). The cursor stays a cursor ("0")
+-- and the skip is a field of its own, so a library version before this one reads a cursor it can
+-- scan. A hashtable answered whole may reorder between steps: some fields are then looked at twice
+-- or not at all, which only prunes less (a field kept is an exact count).
 local function scan_step(ctx, cursor, asked)
-  local skip = tonumber(string.match(cursor, '^s(%d+)$'))
-  local scan = redis.call('HSCAN', ctx.slot_key, skip and '0' or cursor, 'COUNT', asked)
-  local whole = (skip or cursor == '0') and scan[1] == '0'
-  return scan[2], whole and 2 * (skip or 0) + 1 or 1, whole and (skip or 0), scan[1]
+  local skip = cursor == '0' and tonumber(redis.call('HGET', ctx.tail_key, 'skip')) or 0
+  local scan = redis.call('HSCAN', ctx.slot_key, cursor, 'COUNT', asked)
+  local whole = cursor == '0' and scan[1] == '0'
+  return scan[2], whole and 2 * skip + 1 or 1, whole and skip, scan[1]
 end
 
 -- One step of the slot being pruned: its fields while `wanted` units pay for them (a field looked at 1,
@@ -105,7 +107,7 @@ end
 local function prune_step(ctx, cursor, wanted)
   local asked = math.max(1, math.min(SCAN_COUNT, math.ceil(wanted / DROP_UNITS)))
   local entries, at, kept, next_cursor = scan_step(ctx, cursor, asked)
-  local units = 0
+  local skipped, units = kept, 0
   while at < #entries and not (kept and units >= wanted) do
     local count = tonumber(entries[at + 1])
     local hashes = drops(ctx, entries[at], count)
@@ -113,7 +115,11 @@ local function prune_step(ctx, cursor, wanted)
     units = units + (hashes and DROP_UNITS or 1)
     at = at + 2
   end
-  if kept and at < #entries then next_cursor = 's' .. kept end
+  if kept and at < #entries then
+    redis.call('HSET', ctx.tail_key, 'skip', kept)
+    return math.max(1, units), false
+  end
+  if skipped and skipped > 0 then redis.call('HDEL', ctx.tail_key, 'skip') end
   redis.call('HSET', ctx.tail_key, 'cursor', next_cursor)
   return math.max(1, units), next_cursor == '0'
 end
@@ -126,7 +132,7 @@ local function finish_slot(ctx)
     redis.call('HSET', ctx.tail_key, 'd:' .. ctx.start, ctx.most)
   end
   redis.call('HSET', ctx.tail_key, 'upto', ctx.start)
-  redis.call('HDEL', ctx.tail_key, 'cur', 'cursor')
+  redis.call('HDEL', ctx.tail_key, 'cur', 'cursor', 'skip')
 end
 
 local function context(base, top_key, start, exact, below)
@@ -171,7 +177,9 @@ local function slot_expired(slots_key, start)
   if redis.call('EXISTS', base .. 'tail') == 0 then return end
   redis.call('HDEL', base .. 'tail', 'd:' .. start, 'b:' .. start)
   redis.call('DEL', base .. 'tailbf:' .. start)
-  if redis.call('HGET', base .. 'tail', 'cur') == tostring(start) then redis.call('HDEL', base .. 'tail', 'cur', 'cursor') end
+  if redis.call('HGET', base .. 'tail', 'cur') == tostring(start) then
+    redis.call('HDEL', base .. 'tail', 'cur', 'cursor', 'skip')
+  end
 end
 
 -- The keys tail_lib keeps of the window "<base>": its filters, row cache and state.

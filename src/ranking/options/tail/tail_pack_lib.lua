@@ -109,7 +109,8 @@ local function settle_pack(slots_key, top_key, _now_sec, _interval_sec, budget)
       budget, cursor = budget - math.max(1, moved), cursor == '0' and 'done' or cursor
     end
     if cursor ~= 'done' then
-      redis.call('HSET', state_key, 'pkcursor', cursor)
+      -- "again" is kept as "0", what it scans: a library version before this one scans what it reads.
+      redis.call('HSET', state_key, 'pkcursor', cursor == 'again' and '0' or cursor)
       return budget, false
     end
     redis.call('HSET', state_key, 'upto', start)
