@@ -116,6 +116,21 @@ describe('a kept listing read in several calls while it changes (single, one sha
     expect(answer.items).toEqual(after.items);
   });
 
+  it('reads a period again when every row leaves it before the next call', async () => {
+    const name = 'seamall';
+    await archived(name);
+    const { answer, changes } = await racing(
+      archiveRead(),
+      () => page(name),
+      async () => {
+        for (const item of ITEMS) await retract(name, item);
+      },
+    );
+    expect(changes).toBe(1);
+    expect((await page(name)).items).toEqual([]);
+    expect(answer.items).toEqual([]);
+  });
+
   it('answers a 503 WINDOW_DRAINING when the period changes between the calls of every attempt', async () => {
     const name = 'seamevery';
     await archived(name);

@@ -68,9 +68,10 @@ end
 
 -- Whether the stored row at `position` is still `seam` (archive.seam_of of the page before): else a
 -- retraction, a cut or a moderation change between two calls of one read moved the rows up to the
--- page, and joining its pages would lose or repeat a row at the seam.
+-- page, and joining its pages would lose or repeat a row at the seam. A position past the rows shown
+-- now (nil: a review board's allowed rows fewer than it) holds no seam either.
 local function seam_holds(rows, position, seam)
-  local ends = position > 0 and row_end_searched(rows, position)
+  local ends = position and position > 0 and row_end_searched(rows, position)
   return ends and string.sub(rows, ends - #seam + 1, ends) == seam or false
 end
 
@@ -86,7 +87,7 @@ end
 -- of the first and whether rows follow; false for the page when row `skip` is no longer `seam` (when
 -- not ""). Text stored before rows held positions is answered whole.
 local function archive_page(rows, skip, most, ascending, seam)
-  if rows == '' then return rows, skip, skip, false end
+  if rows == '' then return seam == '' and rows, skip, skip, false end
   local _, positioned = snaprows.row_at(rows, 1)
   if not positioned then return rows, 0, 0, false end
   if seam ~= '' and not seam_holds(rows, skip, seam) then return false, 0, 0, false end
@@ -272,7 +273,7 @@ end
 -- Also returns the index budget it spent; nil for the page while the period's pass has not reached it,
 -- false when the `skip`-th shown row is no longer `seam` (when not "").
 local function archive_shown_page(base, start, rows, ex, skip, most, budget, seam)
-  if rows == '' then return rows, skip, skip, false, 0 end
+  if rows == '' then return seam == '' and rows, skip, skip, false, 0 end
   local _, positioned = snaprows.row_at(rows, 1)
   if not positioned then
     local page, skipped, ahead, more = shown_rows(rows, ex)
