@@ -62,10 +62,18 @@ local function call_drain(chunk)
   return weighed(chunk, chunk * plain_weight(), ACTORS.drained_weight)
 end
 
+-- The fields a read's drain of the header's `chunk` fields takes from its one window `top_key`: as a write's
+-- (call_drain), fewer where the board's options run more for each (archive_read's drain_budget).
+local function read_fields(chunk, top_key)
+  local drain = call_drain(chunk)
+  return drain.fields(drain, top_key)
+end
+
 -- The fields a call's drain leaves for the segments it drains next (their windows' fields weighed by
 -- the budget alone): what its units still pay for on a window no option follows.
 local function fields_left(drain)
   return math.max(0, math.min(drain.chunk, math.floor(drain.units / plain_weight())))
 end
 
-hooks.export_all(drains, { 'weighed', weighed, 'call_drain', call_drain, 'fields_left', fields_left })
+hooks.export_all(drains, { 'weighed', weighed, 'call_drain', call_drain, 'fields_left', fields_left,
+  'read_fields', read_fields })
