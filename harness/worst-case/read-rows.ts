@@ -49,7 +49,7 @@ const PLAIN_SCAN = groupScan();
 const ACTOR_SCAN = `${groupScan().scan} rows a call (each with its actor count), ${groupScan().calls} calls at most`;
 /**
  * Reads of the closed strict-competition period (wc-tb-cal): enough to drain it whole at full scale (a read call
- * takes ~27 of its fields, weighed by what its options run for each, then 100 rows of its archive: ~475 calls).
+ * takes ~27 of its fields, weighed by what its options run for each, then 100 rows of its archive: 473 calls).
  */
 const TIEBREAK_DRAIN_READS = 50;
 /** 1 KB of data on each of the first 1 000 items of the one-shard board of every option (seeded once). */
