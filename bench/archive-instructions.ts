@@ -8,6 +8,9 @@
  * directory of a file saved before); then a redis-server under callgrind loads that file and each read
  * runs between dumps of the counters: each FCALL's own instructions. The instance runs without
  * auto-pipelining: perFcall sends FCALLs one at a time, which a pipeline would send behind themselves.
+ * A tiebreak board of `ties: first` (harness wc-tb-cal) holds ARCHIVE_TOP_ITEMS.max items of one pair in
+ * its last period, left closed and not drained: its read drains it (EXPIRE_CHUNK fields a call) and
+ * writes its archive with marks and ranks. ARCHIVE_BENCH_BOARDS=tbcal,… seeds those boards alone.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,12 +41,22 @@ const DAY_MS = 86_400_000;
 const METRICS = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'];
 const LAST = METRICS[METRICS.length - 1];
 const DAY = [{ name: 'day', calendar: 'day', timeZone: 'Europe/Berlin', archive: { keep: 1000, top: ROWS } }];
+const ASKED_BOARDS = process.env.ARCHIVE_BENCH_BOARDS?.split(',');
 const BOARDS = [
   { name: 'cal', windows: DAY },
   { name: 'modcal', windows: DAY },
   { name: 'metcal', windows: DAY, metrics: METRICS },
   { name: 'metcal64', windows: DAY, metrics: METRICS, shards: 64 },
-];
+].filter(({ name }) => !ASKED_BOARDS || ASKED_BOARDS.includes(name));
+/** The harness's wc-tb-cal: a competition whose last period holds ROWS items of one pair, closed and not drained. */
+const PAIR_BOARD = {
+  name: 'tbcal',
+  windows: DAY,
+  aggregate: 'max',
+  tiebreak: { order: 'asc' },
+  ties: 'first',
+} as const;
+const PAIR_SEEDED = !ASKED_BOARDS || ASKED_BOARDS.includes(PAIR_BOARD.name);
 /** The harness's spread of hidden items (moderation-rows.ts hideArchiveRows). */
 const HIDDEN_STEP = Math.max(2, Math.floor(ROWS / (MODERATED_ITEMS_PER_SHARD - 1)));
 
@@ -71,9 +84,20 @@ async function drained(read: () => Promise<unknown>): Promise<void> {
   throw new Error('never drained');
 }
 
+/** The pair board's last period: ROWS items of the score 7 and the tiebreak 0 (seed.ts's wc-tb-cal). */
+async function seedPair(graph: RankingGraph): Promise<void> {
+  if (!PAIR_SEEDED) return;
+  await graph.ranking.putBoard(PAIR_BOARD);
+  for (let first = 0; first < ROWS; first += 1000) {
+    const entries = Array.from({ length: 1000 }, (_, k) => ({ item: `c${first + k}`, score: 7, tiebreak: 0 }));
+    await graph.ranking.incrementBatch(PAIR_BOARD.name, entries);
+  }
+}
+
 async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
   for (const board of BOARDS) await graph.ranking.putBoard(board);
   for (let period = 0; period < PERIODS; period++) {
+    if (period === PERIODS - 1) await seedPair(graph);
     for (const board of BOARDS)
       for (const metric of board.metrics ?? [undefined])
         for (let first = 0; first < ROWS; first += 1000) {
@@ -91,7 +115,8 @@ async function seed(graph: RankingGraph, clock: FakeClock): Promise<void> {
     console.log(`seeded period ${period}`);
   }
   const moderation = graph.module.get(ModerationService);
-  for (let n = 0; n < MODERATED_ITEMS_PER_SHARD - 1; n++)
+  const hiding = BOARDS.some(({ name }) => name === 'modcal') ? MODERATED_ITEMS_PER_SHARD - 1 : 0;
+  for (let n = 0; n < hiding; n++)
     await moderation.setState({ name: 'modcal', item: `c${n * HIDDEN_STEP + 1}`, state: 'hidden' });
 }
 
@@ -100,6 +125,10 @@ function reads(graph: RankingGraph): Array<[string, () => Promise<unknown>]> {
   const moderation = graph.module.get(ModerationService);
   const last = { offset: ROWS - 1000, limit: 1000 };
   return [
+    [
+      'archives tbcal: its period of one pair drained and written',
+      () => drained(() => r.archives('tbcal', 'day', 1, undefined)),
+    ],
     ['archives metcal by the last metric', () => r.archives('metcal', 'day', 100, undefined, {}, { metric: LAST })],
     ['archive metcal last page', () => r.archive('metcal', 'day', undefined, last, { metric: LAST })],
     ['archives cal', () => r.archives('cal', 'day', 100, undefined)],
@@ -168,7 +197,9 @@ export async function archiveInstructionsBench(): Promise<void> {
   });
   try {
     // The connection opened and the library loaded before the counting.
-    await graph.ranking.archives('cal', 'day', 1, undefined, { perPeriod: 1 });
+    if (BOARDS.some(({ name }) => name === 'cal'))
+      await graph.ranking.archives('cal', 'day', 1, undefined, { perPeriod: 1 });
+    if (PAIR_SEEDED) await graph.ranking.changeVersion(PAIR_BOARD.name);
     counting(server, true);
     console.log('| read | calls | M instructions | costliest call (M) | calls (name: M) |');
     console.log('| --- | ---: | ---: | ---: | --- |');

@@ -3,8 +3,8 @@
  * #45): `npm run bench -- --part snapshot-crossing-instructions`, a few minutes. redis-server
  * runs under callgrind (startCallgrindRedis), which counts the user-space instructions it executes
  * whatever else the machine does. Each board of 2 400 items keeps snapshots of 1 000 rows; each round
- * moves the clock a minute and reads `top` 1 000: the read's first FCALLs store the listing (a tiebreak
- * board's in pages of 500 rows, one a call: TB_CROSSING) and the last leaves the page to the next
+ * moves the clock a minute and reads `top` 1 000: the read's first FCALLs store the listing (in pages of
+ * 500 rows, one a call: TB_CROSSING) and the last leaves the page to the next
  * (READ_LEFT_ERROR), so every FCALL but the read's last is the crossing's alone. Per board and crossing
  * call: its instructions, those inside its FCALL alone (the dump also counts what ran beside the call:
  * serverCron, which callgrind's slowness lets fire mid-call, and a lazy free on Redis' background

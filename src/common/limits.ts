@@ -28,8 +28,9 @@ export const UNIX_SEC: Bounds = { min: 0, max: 9_999_999_999 };
 
 /**
  * Calls one function call may take by default to cross the snapshot boundaries it meets first, each
- * storing about one listing of 1 000 rows (snapshot_lib's ROWS_PER_CALL): a write naming 8 segments of
- * 8 snapshotted windows meets at most 72, and applies in one more. Past it the request is a 503
+ * storing a page of 500 rows of a listing (snapshot_rows_lib's PAGED) or listings of about 1 000 rows in
+ * all (snapshot_lib's ROWS_PER_CALL): a write naming 8 segments of 8 snapshotted windows meets at most 72
+ * listings of 1 000 rows, 144 calls, and applies in one more. Past it the request is a 503
  * WINDOW_DRAINING, nothing applied. The setting CROSSING_CALLS_PER_REQUEST (common/config.ts) takes this default.
  */
 export const CROSSING_CALLS_PER_REQUEST = 200;

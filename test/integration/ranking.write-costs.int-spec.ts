@@ -16,3 +16,4 @@ import './parts/rebase-chunk.int';
 import './parts/write-rank-drains.int';
 import './parts/archive-chunks.int';
 import './parts/archive-page-bound.int';
+import './parts/archive-read-drain-weight.int';

@@ -40,6 +40,12 @@ export async function loggedCalls(node: Redis): Promise<LoggedCall[]> {
   return calls;
 }
 
+/** A logged command's arguments: SLOWLOG keeps 31 and tells how many more in a last one. */
+export function argumentsOf(args: string[]): number {
+  const more = /^\.\.\. \((\d+) more arguments\)$/.exec(args[args.length - 1]);
+  return more ? args.length - 1 + Number(more[1]) : args.length;
+}
+
 /** What one expiry pass (ExpiryService.expireDue) answers that the loop reads. */
 interface ExpiryPass {
   failures: number;

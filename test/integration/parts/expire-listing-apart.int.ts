@@ -1,7 +1,7 @@
 import { FakeClock } from '../../../harness/clock';
 import { WriteCommands } from '../../../src/ranking/writes/write-commands';
 import { useIdleExpirer } from '../../support/ranking-graph';
-import { type LoggedCall, drainedFields } from '../../support/slowlog';
+import { type LoggedCall, argumentsOf, drainedFields } from '../../support/slowlog';
 
 const T0 = 1_700_000_000_000;
 /** Past half a call's listing rows (snapshot_lib ROWS_PER_CALL): each listing a call of its own. */
@@ -12,11 +12,17 @@ const MOST_PASSES = 50;
 /** snapshot_lib's READ_APART_ROWS: a listing of more rows is a call of its own. */
 const READ_APART_ROWS = 100;
 
-/** The rows a call stored as listings: each listing's previous ranks copied by ZRANGESTORE <prev> <top> 0 <last>. */
+/**
+ * The rows a call stored as listings: each listing's previous ranks copied by ZRANGESTORE <prev> <top> 0 <last>, or a
+ * page of a listing of more than 500 rows ZADDed to <prev>next (score, item each; the first page leads with one more).
+ */
 const listedRows = ({ commands }: LoggedCall) =>
-  commands
-    .filter(([name]) => name.toLowerCase() === 'zrangestore')
-    .reduce((rows, [, , , first, last]) => rows + Number(last) - Number(first) + 1, 0);
+  commands.reduce((rows, args) => {
+    const [name, key, , first, last] = args;
+    if (name.toLowerCase() === 'zrangestore') return rows + Number(last) - Number(first) + 1;
+    if (name.toLowerCase() === 'zadd' && key.endsWith(':prevnext')) return rows + (argumentsOf(args) - 2) / 2;
+    return rows;
+  }, 0);
 
 /**
  * The previous listings a call's ZRANGESTOREs replace that it had not UNLINKed first (a DEL or the
@@ -63,7 +69,7 @@ describe('the expire calls of a board keeping snapshots of its segments, after i
   it('stores no listing of many rows in a call that drains, and drains the board to the end', async () => {
     const { calls, passes } = await expirePasses(MOST_PASSES);
     expect(passes).toBeLessThan(MOST_PASSES);
-    // Every window's listing of the board and of each segment was stored, each in a call of its own.
+    // Every window's listing of the board and of each segment was stored, each first page in a call of its own.
     const listing = calls.filter((call) => listedRows(call) > READ_APART_ROWS);
     expect(listing).toHaveLength(2 * (1 + SEGMENTS.length));
     // Before: the call storing a segment's last listing drained 72 fields of it too.

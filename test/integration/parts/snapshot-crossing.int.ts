@@ -91,8 +91,9 @@ describe.each(TOPOLOGIES)('snapshot boundaries crossed in bounded calls (%s)', (
     await seed('x');
     const before = await fcalls();
     await write(service, 'x');
-    // One call per listing: none holds two (600 + 600 rows pass a call's 1 000). The write applies in
-    // a call of its own: a call storing a listing leaves a write naming segments to the next (leave_apart).
+    // One call per listing: each in pages of 500 and 100 rows (snapshot_rows_lib's PAGED), a call holding
+    // a listing's last page and the next one's first (150 + 550 of a call's 1 050 rows), the last call the
+    // last page and the write (a page of 100 rows is no listing of many rows: leave_apart).
     expect((await fcalls()) - before).toBe(LISTINGS + 1);
     const boundarySec = (T0 + MINUTE_MS) / 1000;
     for (const segment of [undefined, ...SEGMENTS])

@@ -2,7 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { FakeClock } from '../../../harness/clock';
 import { useOwnServerRanking, useRankingService } from '../../../harness/ranking';
 import type { RankingService } from '../../../src/ranking/ranking.service';
-import { loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
+import { argumentsOf, loggedCalls, logEveryCommand, stopLoggingEveryCommand } from '../../support/slowlog';
 
 /**
  * A tiebreak board's snapshot listing of 1 000 rows is stored in pages of at most 500 rows, one a call
@@ -109,12 +109,6 @@ function expectExact(found: Awaited<ReturnType<typeof crossing>>) {
   expect(after.items.map(({ item, previousRank }) => [item, previousRank])).toEqual(
     ranked.map(([item, , rank]) => [item, rank]),
   );
-}
-
-/** A logged command's arguments: SLOWLOG keeps 31 and tells how many more in a last one. */
-function argumentsOf(args: string[]): number {
-  const more = /^\.\.\. \((\d+) more arguments\)$/.exec(args[args.length - 1]);
-  return more ? args.length - 1 + Number(more[1]) : args.length;
 }
 
 /** Ranks each call's ZADDs wrote to the window's previous listing or its staged pages. */

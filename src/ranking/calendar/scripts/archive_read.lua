@@ -1,4 +1,4 @@
--- requires: archive, archive_shown, keyspace, order, reader, shown, snaprows, window
+-- requires: archive, archive_shown, drains, keyspace, order, reader, shown, snaprows, tiebreak, window
 -- archive_read: a page of rows of a calendar window's archives (its closed periods' final standings,
 -- snapshot_lib keeps them under each period's start), newest first, taking the archive of a period end
 -- this call is the first to cross and draining one chunk of the window, which writes its pending
@@ -9,7 +9,7 @@
 --       results zset)
 -- Args (reader.read_call, CALLS.archive_read): the header with the one window (its rule: the current
 --   period's length as period and interval, its start as origin; its budget: most expired-slot fields
---   and archive rows this call drains), then
+--   and archive rows this call drains, fewer fields on a board keeping pairs: drain_budget), then
 --   latest_sec    only periods starting at or before this time (unix s); "" for the newest
 --   most_periods  most periods answered
 --   skip_rows     rows of each period to skip (best first)
@@ -333,6 +333,18 @@ local function period_pages(base, starts, ex, arg, left_out, ascending)
   return periods, indexing
 end
 
+-- The fields or rows this call drains of the calendar window of `slots_key`: on a board keeping pairs, while a closed
+-- period's slot is left (one starting before the current period, `origin_sec`), its fields weighed by what the
+-- board's options run for each (drains.read_fields: each field's member of the pair order taken for the archive, the
+-- item out of the pair order, its marks; ~130 k instructions a field with `ties: first`, 100 a call were 13 M); then,
+-- and on other boards, the header's budget (archive_lib writes a row a unit).
+local function drain_budget(slots_key, top_key, header, origin_sec)
+  if not tiebreak.keeps_pairs(top_key) then return header.budget end
+  local oldest = redis.call('ZRANGE', slots_key, 0, 0)[1]
+  if oldest and tonumber(oldest) < origin_sec then return drains.read_fields(header.budget, top_key) end
+  return header.budget
+end
+
 local function archive_read(keys, args)
   local slots_key, top_key = keys[2], keys[3]
   local refused, header, arg, conf, rule, now_sec = shown.begin_history(keys, args, CALLS.archive_read)
@@ -340,7 +352,8 @@ local function archive_read(keys, args)
   if not conf then
     return reader.answer(CALLS.archive_read, { keeps = 0, draining = 0, indexing = 0, kept = {}, periods = {}, moderated = 0, left_out = {} })
   end
-  local _, draining = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, header.budget, rule.origin_sec)
+  local budget = drain_budget(slots_key, top_key, header, rule.origin_sec)
+  local _, draining = window.expire_window(slots_key, top_key, now_sec, rule.period_sec, rule.interval_sec, budget, rule.origin_sec)
   local base = keyspace.sibling_key(slots_key, 'slots', '')
   local latest = arg.latest_sec == '' and '+inf' or arg.latest_sec
   local starts = redis.call('ZRANGE', base .. 'snaps', latest, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(arg.most_periods))

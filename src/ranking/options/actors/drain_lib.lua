@@ -62,4 +62,11 @@ local function call_drain(chunk)
   return weighed(chunk, chunk * plain_weight(), ACTORS.drained_weight)
 end
 
-hooks.export_all(drains, { 'weighed', weighed, 'call_drain', call_drain })
+-- The fields a read's drain of the header's `chunk` fields takes from its one window `top_key`: as a write's
+-- (call_drain), fewer where the board's options run more for each (archive_read's drain_budget).
+local function read_fields(chunk, top_key)
+  local drain = call_drain(chunk)
+  return drain.fields(drain, top_key)
+end
+
+hooks.export_all(drains, { 'weighed', weighed, 'call_drain', call_drain, 'read_fields', read_fields })

@@ -3,7 +3,7 @@
 -- group_part_pages_lib: a group of a shard's part of a group board's listing (group_parts_lib) whose
 -- reads weigh more than a whole crossing call (snapshot_lib's CROSSING_ROWS: over ~500 members, or a
 -- quiet group's members and slot values), recorded over several calls, a page a call within the call's
--- crossing rows, as a tiebreak board's listing of many rows is (snaprows' PAGED). A quiet group's
+-- crossing rows, as a listing of many rows is (snaprows' PAGED). A quiet group's
 -- members are first scored at its boundary into <part>:hz, a page of members (or of one member's slot
 -- values) a call; then its best `top` rows are read from its zset (or from <part>:hz), a page a call:
 -- each row's item field goes to the part, its text to <part>:ht. No reader reads either key, nor the

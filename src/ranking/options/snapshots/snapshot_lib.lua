@@ -18,8 +18,8 @@
 --   <base>prev         zset   item -> score in the latest snapshot (what previousRank counts in); on a
 --                      tiebreak board its rank there instead, negated unless the board is `order:
 --                      asc` (a key ordered as the board orders, so the same reads rank it)
---   <base>snapnext, <base>prevnext  string, zset  a tiebreak listing stored in pages: the pages staged
---                      so far (snaprows' PAGED), renamed to snap:<at> and prev by the last; no read reads them
+--   <base>snapnext, <base>prevnext  string, zset  a listing stored in pages: the pages staged so far
+--                      (snaprows' PAGED), renamed to snap:<at> and prev by the last; no read reads them
 -- Config hash fields:
 --   snapshots          "<window> <keep> <top>;..." for the windows keeping snapshots (absent: none)
 --   snapMark:<window>  the slot start (unix s) the window's scripts last ran in
@@ -105,12 +105,13 @@ local snapshot_lifetime_sec = snaprows.snapshot_lifetime_sec
 local take_snapshot = snaprows.take_snapshot
 
 -- Snapshot rows one call may take (a listing of 1 000 rows takes about 4 ms to store): a call takes
--- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS; a tiebreak board's listing
--- of more than 500 in pages of 500, one a call, its rows weighing 2: snaprows' PAGED), and the next ones
+-- the first snapshot it meets whatever its rows (at most SNAPSHOT_TOP_ITEMS; a listing of more than 500 in
+-- pages of 500, one a call, a tiebreak board's rows weighing 2: snaprows' PAGED), and the next ones
 -- while their rows fit, each weighing FIXED_ROWS more (its dozen commands whatever its size: a page of
 -- segments crossing each one's small listings). A boundary left is crossed by the next call
 -- (CROSSING_ERROR: the service sends the call again), so a write naming 8 filled segments of 8
--- snapshotted windows is 72 calls of one listing each, never one call of all of them.
+-- snapshotted windows is 72 listings of 2 pages (144 calls: a page of 500 rows fills a call), never one
+-- call of all of them.
 -- A read or an admin step whose call stored a snapshot of more than READ_APART_ROWS rows (`stored_rows`
 -- in the call `stored_seq`) leaves its own work (a page of up to 1 000 rows, as long to read as the
 -- snapshot to store; a step's drain and units) to the next call (READ_LEFT_ERROR, leave_apart): the

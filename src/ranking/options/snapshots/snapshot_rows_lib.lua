@@ -204,16 +204,24 @@ local function listed_rows(top_key, top)
   return math.min(top, listed)
 end
 
--- The listed rows among the best `top` of the results `top_key` (a board of scores), as a listing's text
--- holds them: "\30<item>\31<score>\31<n>", best first.
-local function listing_rows(top_key, top)
-  local count, rows = listed_rows(top_key, top), {}
-  local page = count > 0 and order.score_page(top_key, 0, count - 1) or {}
+-- Positions first..last (0-based) of the results `top_key` (a board of scores), as a listing's text holds them:
+-- "\30<item>\31<score>\31<n>", best first; with `ranked`, each row's score and item added to it (ZADD's order:
+-- the previous listing's entries).
+local function score_rows(top_key, first, last, ranked)
+  local rows = {}
+  local page = last >= first and order.score_page(top_key, first, last) or {}
   local row, field, positions = archive.SNAP_ROW, archive.SNAP_FIELD, archive.POSITION_TEXTS
-  for n = 1, count do
-    rows[n] = row .. page[2 * n - 1] .. field .. page[2 * n] .. field .. (positions[n] or n)
+  for at = 1, #page / 2 do
+    local n, item, score = first + at, page[2 * at - 1], page[2 * at]
+    rows[at] = row .. item .. field .. score .. field .. (positions[n] or n)
+    if ranked then ranked[2 * at - 1], ranked[2 * at] = score, item end
   end
-  return rows
+  return rows, ranked
+end
+
+-- The listed rows among the best `top` of the results `top_key` (a board of scores), as score_rows writes them.
+local function listing_rows(top_key, top)
+  return score_rows(top_key, 0, listed_rows(top_key, top) - 1)
 end
 
 -- A ZADD that creates a sorted set makes it a listpack unless its first member is longer than
@@ -245,9 +253,9 @@ local function store_previous(prev, top_key, count, ranked)
   end
 end
 
--- A tiebreak board's listing of more than PAGED.ROWS rows is stored in pages, one a call (Lua writes each row's text and
--- rank from the pair order, ~11 k instructions a row: 1 000 rows in one call are past its ~10 M bound, issue #45): each
--- page's rows and ranks go to <base>snapnext (string) and <base>prevnext (zset), which no read reads, and the call that
+-- A listing of more than PAGED.ROWS rows is stored in pages, one a call (1 000 rows in one call: a tiebreak board's
+-- ~11 M instructions, a board of scores' ~8.5 M, past its ~5 M bound, issue #45): each page's rows and previous
+-- listing's entries go to <base>snapnext (string) and <base>prevnext (zset), which no read reads, and the call that
 -- stores the last page renames them to the snapshot and the previous listing, so readers see the old listing or the
 -- whole new one. The window's mark moves with the last page: every call before it meets the same boundary and stores
 -- the next page (each call atomic; nothing changes the window's results before its boundary is crossed).
@@ -272,23 +280,33 @@ local function staged_rows(base, at, total)
 end
 
 -- The next piece of the snapshot at `at` of the results `top_key` keeping `conf.top` rows: its rows, a row's weight
--- (crossing_allowed), and on a listing stored in pages the page { written (rows staged before), rows, last }.
+-- (crossing_allowed), and on a listing stored in pages the page { written (rows staged before), rows, last, pairs
+-- (whether its rows are a tiebreak board's) }.
 local function next_piece(base, top_key, at, conf)
-  local total = math.min(redis.call('ZCARD', top_key), conf.top)
-  if not keeps_pairs(top_key) then return total, 1, nil end
-  if total <= PAGED.ROWS then return total, PAGED.PAIR_WEIGHT, nil end
+  local pairs_kept = keeps_pairs(top_key)
+  local total = pairs_kept and math.min(redis.call('ZCARD', top_key), conf.top) or listed_rows(top_key, conf.top)
+  local weight = pairs_kept and PAGED.PAIR_WEIGHT or 1
+  if total <= PAGED.ROWS then return total, weight, nil end
   local written = staged_rows(base, at, total)
   local rows = math.min(PAGED.ROWS, total - written)
-  return rows, PAGED.PAIR_WEIGHT, { written = written, rows = rows, last = written + rows >= total }
+  return rows, weight, { written = written, rows = rows, last = written + rows >= total, pairs = pairs_kept }
 end
 
--- Stages page `page` (next_piece's) of the snapshot at `at`: its rows' text and ranks (the row before it tells the
--- first row's rank when they share a pair), the hooks snapshot_taken told its rows. Answers its rows, or nil when
+-- A page's rows (next_piece's) of the results `top_key` and the ZADD arguments of its previous listing's entries: a
+-- tiebreak board's ranks (the row before it tells the first row's rank when they share a pair), else scores.
+local function page_rows(top_key, ranks_key, page)
+  local last = page.written + page.rows - 1
+  if not page.pairs then return score_rows(top_key, page.written, last, {}) end
+  return tiebreak.listing_rows(top_key, nil, page.written, last, archive.SNAP_ROW, archive.SNAP_FIELD,
+    function(item) return math.abs(tonumber(redis.call('ZSCORE', ranks_key, item))) end)
+end
+
+-- Stages page `page` (next_piece's) of the snapshot at `at`: its rows' text and previous listing's entries
+-- (page_rows), the hooks snapshot_taken told its rows. Answers its rows, or nil when
 -- Redis refused the write (a full Redis: the boundary then goes without a snapshot, as a refused mark does).
 local function stage_page(base, top_key, at, conf, interval_sec, page)
   local text_key, ranks_key = base .. 'snapnext', base .. 'prevnext'
-  local rows, ranked = tiebreak.listing_rows(top_key, nil, page.written, page.written + page.rows - 1, archive.SNAP_ROW,
-    archive.SNAP_FIELD, function(item) return math.abs(tonumber(redis.call('ZSCORE', ranks_key, item))) end)
+  local rows, ranked = page_rows(top_key, ranks_key, page)
   local stored
   if page.written == 0 then
     stored = redis.pcall('ZADD', ranks_key, at, paged_first(), unpack(ranked))
