@@ -17,8 +17,8 @@ import { RedisSettings } from '../../../src/redis/redis.settings';
 const T0 = 1_700_002_800_000;
 const MINUTE_MS = 60_000;
 const BUDGET = 20;
-/** Rows x pruned slots a tail read's call bounds at most (tail_read_lib's ROW_SLOTS_PER_CALL). */
-const ROW_SLOTS_PER_CALL = 640;
+/** A tail read call's weight, a row weighing ROW_WEIGHT and one a pruned slot (tail_read_lib's). */
+const [WEIGHT_PER_CALL, ROW_WEIGHT] = [3000, 30];
 /** Budget units a pruned field weighs when it is dropped (tail_lib's DROP_UNITS), 1 when only looked at. */
 const DROP_UNITS = 3;
 const ITEMS = 300;
@@ -121,7 +121,7 @@ describe.each(TOPOLOGIES)('tail: small closed slots pruned and packed within bud
     expect(await redis.dataKeys('board:wide}*')).toEqual([]);
   });
 
-  it('answers fewer rows a call on a window of many pruned slots: rows x slots bounded, each row once', async () => {
+  it('answers fewer rows a call on a window of many pruned slots: rows weighed by the slots each walks, each row once', async () => {
     clock.setMs(T0);
     const name = 'many';
     await seeder.ranking.putBoard({
@@ -156,7 +156,7 @@ describe.each(TOPOLOGIES)('tail: small closed slots pruned and packed within bud
     const [tailKey] = await redis.dataKeys(`board:${name}}*:w:tail`);
     const pruned = (await redis.client.hkeys(tailKey)).filter((field) => field.startsWith('d:')).length;
     expect(pruned).toBeGreaterThan(50);
-    expect(Math.max(...answered)).toBeLessThanOrEqual(Math.floor(ROW_SLOTS_PER_CALL / pruned));
+    expect(Math.max(...answered)).toBeLessThanOrEqual(Math.floor(WEIGHT_PER_CALL / (ROW_WEIGHT + pruned)));
     expect(answered.reduce((sum, n) => sum + n, 0)).toBe(shard.rows.length);
     expect(new Set(shard.rows.map((row) => row.item)).size).toBe(shard.rows.length);
     expect(shard.rows.length).toBeGreaterThan(100);

@@ -35,7 +35,9 @@ export const TAIL_PART_EXPIRE_FIELDS = 1;
 /**
  * Calls of one shard's tail read that look at filter bits: the deepest page (2 064 rows) is 15 calls (its
  * first keeps the page, then parts of about 140 rows), and about half as many more stop where their bits
- * ran out. The calls after answer the rest of the page without looks (the cached bound, else H).
+ * ran out. The calls after answer the rest of the page without looks (the cached bound, else H). A window
+ * of many pruned slots answers fewer rows a call (tail_read_lib's rows_per_call: 31 over 64 slots), so
+ * fewer of its rows get looks in one read: their bounds stay true, looser until a later read learns them.
  */
 export const TAIL_CALLS_PER_READ = 24;
 

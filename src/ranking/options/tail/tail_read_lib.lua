@@ -72,11 +72,13 @@ end
 local ROWS_PER_CALL = 256
 -- Rows one read of a part takes: a call whose filter bits reach a few rows reads about that many.
 local ROWS_PER_CHUNK = 32
--- Rows × pruned slots one call bounds at most: a row's bound walks every pruned slot (its cached list
--- of slots parsed, each looked up). On 59 closed minutes of 300 items seen once each the costliest call
--- answered 80 rows over 8 pruned slots in 8.4 M instructions, 134 rows in 13.1 M before this bound
--- (bench/tail-slots-instructions.ts); over 64 pruned slots a call answers 10 rows.
-local ROW_SLOTS_PER_CALL = 640
+-- Weight one call bounds at most, a row weighing ROW_WEIGHT plus one a pruned slot of the window: a
+-- row's bound parses its cached list of slots, looks up each, and is learnt again (its entry rebuilt
+-- and written) whenever pruning finished a slot since. Measured on closed minutes of 300 items seen
+-- once each, pruning under way (bench/tail-slots-instructions.ts): 134 rows over 5 pruned slots 10.2 M
+-- instructions, 80 over 8 8.4 M, 134 over 19 13.1 M; with no bound walked, 256 rows 4.7 M.
+local ROW_WEIGHT = 30
+local WEIGHT_PER_CALL = 3000
 local PAGE_KEPT_MS = 60000 -- a kept page's life: the read's next calls follow at once
 
 -- The row cache entries of `items` (false or nil: none): read whole while a listpack
@@ -148,9 +150,10 @@ local function answer_part(win, range, from, most, looks)
   return rows, answered, {}
 end
 
--- Rows one call of this window answers at most (ROW_SLOTS_PER_CALL).
+-- Rows one call of this window answers at most (WEIGHT_PER_CALL): 96 over one pruned slot, 31 over 64.
 local function rows_per_call(win)
-  return math.max(1, math.min(ROWS_PER_CALL, math.floor(ROW_SLOTS_PER_CALL / math.max(1, #win.slots))))
+  if #win.slots == 0 then return ROWS_PER_CALL end
+  return math.min(ROWS_PER_CALL, math.floor(WEIGHT_PER_CALL / (ROW_WEIGHT + #win.slots)))
 end
 
 -- The window's pruned slots, H and row cache, the cache emptied beyond 4 reads' rows.
