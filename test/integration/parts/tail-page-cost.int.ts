@@ -7,6 +7,7 @@ import { RedisService } from '../../../src/redis/redis.service';
 import { RedisSettings } from '../../../src/redis/redis.settings';
 import { FakeClock } from '../../../harness/clock';
 import { startTestRedis, TestRedis } from '../../../harness/redis';
+import { rowsEachCall } from '../../support/tail-calls';
 
 const ITEMS = 2000;
 /** The harness's deepest page of a one-shard tail board: offset + limit and the lookahead. */
@@ -182,13 +183,7 @@ describe('a tail page that prunes a closed slot (single)', () => {
     const board = await graph.cache.get('p');
     const store = graph.module.get(StandingStore);
     // The rows each call answers: a part of the page, each row once (no call answers the whole page again).
-    const answered: number[] = [];
-    const call = store.functions.call.bind(store.functions);
-    const counting = jest.spyOn(store.functions, 'call').mockImplementation(async (...args) => {
-      const reply = await call(...args);
-      answered.push((reply as { rows: unknown[] }).rows.length);
-      return reply;
-    });
+    const { answered, restore } = rowsEachCall(store);
     const read = { board, window: board.config.windows[0], nowMs: clock.nowMs() };
     const [shard] = await store.tailTop(read, PAGE_ROWS);
     const calls = await tailCalls();
@@ -197,7 +192,7 @@ describe('a tail page that prunes a closed slot (single)', () => {
     await redis.client.slowlog('RESET');
     const pageAnswered = answered.splice(0);
     const [small] = await store.tailTop(read, SMALL_PAGE_ROWS);
-    counting.mockRestore();
+    restore();
     const smallCalls = await tailCalls();
     await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
     expect(small.rows).toHaveLength(SMALL_PAGE_ROWS);
@@ -272,18 +267,12 @@ describe('a tail page whose rows take many filter bits (single)', () => {
     const reader = await graphWith({});
     const board = await reader.cache.get('c');
     const store = reader.module.get(StandingStore);
-    const answered: number[] = [];
-    const call = store.functions.call.bind(store.functions);
-    const counting = jest.spyOn(store.functions, 'call').mockImplementation(async (...args) => {
-      const reply = await call(...args);
-      answered.push((reply as { rows: unknown[] }).rows.length);
-      return reply;
-    });
+    const { answered, restore } = rowsEachCall(store);
     await redis.client.config('SET', 'slowlog-log-slower-than', '0');
     await redis.client.config('SET', 'slowlog-max-len', '100000');
     await redis.client.slowlog('RESET');
     const [shard] = await store.tailTop({ board, window: board.config.windows[0], nowMs: clock.nowMs() }, CHUNK_ITEMS);
-    counting.mockRestore();
+    restore();
     const asked = await rowsAsked();
     await redis.client.config('SET', 'slowlog-log-slower-than', '10000');
     expect(shard.rows).toHaveLength(CHUNK_ITEMS);

@@ -7,6 +7,7 @@ import { MAX_TAIL_SLOTS } from '../../../src/ranking/options/tail/tail.option';
 import { RedisFunctions } from '../../../src/redis/redis-functions';
 import { RedisService } from '../../../src/redis/redis.service';
 import { RedisSettings } from '../../../src/redis/redis.settings';
+import { rowsEachCall } from '../../support/tail-calls';
 
 /**
  * A closed slot small enough to be a listpack (up to hash-max-listpack-entries fields: 512 here) answers
@@ -140,19 +141,13 @@ describe.each(TOPOLOGIES)('tail: small closed slots pruned and packed within bud
     await seeder.ranking.incrementBatch(name, rows);
     const store = graph.module.get(StandingStore);
     const board = await graph.cache.get(name);
-    const answered: number[] = [];
-    const call = store.functions.call.bind(store.functions);
-    const counting = jest.spyOn(store.functions, 'call').mockImplementation(async (...args) => {
-      const reply = await call(...args);
-      answered.push((reply as { rows: unknown[] }).rows.length);
-      return reply;
-    });
+    const { answered, restore } = rowsEachCall(store);
     // The first reads learn the rows' slots (cached), the last answers them from the cache.
     const read = { board, window: board.config.windows[0], nowMs: clock.nowMs() };
     for (let reads = 0; reads < 3; reads++) await store.tailTop(read, 200);
     answered.splice(0);
     const [shard] = await store.tailTop(read, 200);
-    counting.mockRestore();
+    restore();
     const [tailKey] = await redis.dataKeys(`board:${name}}*:w:tail`);
     const pruned = (await redis.client.hkeys(tailKey)).filter((field) => field.startsWith('d:')).length;
     expect(pruned).toBeGreaterThan(50);
