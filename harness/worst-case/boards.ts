@@ -351,6 +351,8 @@ export const BOARDS = {
   'wc-tail': TAIL_BOARD,
   'wc-tail-one': TAIL_ONE_SHARD_BOARD,
   'wc-tail-kept': TAIL_KEPT_BOARD,
+  /** Its closed minute of items seen once (./tail-rows.ts writes them), a slot HSCAN answers whole. */
+  'wc-tail-small': { ...TAIL_KEPT_BOARD, tail: { exact: 10, below: 2 } },
   'wc-cross': CROSSING_BOARD,
   /**
    * Filled to its bound of weighed actors by the weight row: the sum board's windows, views and cap,

@@ -4,16 +4,19 @@
  * drops none and packing moves them all): a write packing that slot once the boundary closed it and
  * the calls before pruned it (each EXPIRE_CHUNK fields), and the write once the packed slot left the
  * window (its packed records drained within the same budget). Between them calls run until the slot
- * is packed, and a filtered span read sums the packed records over its staging calls.
+ * is packed, and a filtered span read sums the packed records over its staging calls. Last, a write
+ * pruning `wc-tail-small`'s closed minute of items seen once, small enough that HSCAN answers it whole.
  */
 import { AppConfig } from '../../src/common/config';
 import { SPAN_MAX_FIELDS, SPAN_STAGE_FIELDS_PER_CALL } from '../../src/ranking/core/ranking.limits';
 import { post } from './board-rows';
 import type { HarnessContext, WorstRow } from './harness-types';
 import { get, HEAD_EXCLUDED } from './read-rows';
-import { drained } from './seed';
+import { batches, drained } from './seed';
 
 const increment = () => post('/boards/wc-tail-kept/items/i1/increment', {});
+/** Items seen once in wc-tail-small's closed minute: a listpack slot (hash-max-listpack-entries, 512 here). */
+const SMALL_SLOT_ITEMS = 500;
 
 /** Sends `passes` times the calls that go once over a slot of every seeded item (EXPIRE_CHUNK fields a call), and one more. */
 async function overTheSlot(context: HarnessContext, passes: number): Promise<void> {
@@ -66,5 +69,14 @@ export const TAIL_ROWS: WorstRow[] = [
       "that tail board once its packed slot left the window: the call drains the slot's packed records within its expiry budget",
     prepare: (context) => context.advanceSec(600),
     request: increment,
+  },
+  {
+    route: 'POST /boards/{board}/items/{item}/increment',
+    worst: `a tail board (one shard) whose closed minute holds ${SMALL_SLOT_ITEMS} items seen once, a slot HSCAN answers whole: the call prunes what its expiry budget pays of it, not the slot`,
+    prepare: async (context) => {
+      await batches(context, 'wc-tail-small', SMALL_SLOT_ITEMS, (n) => ({ item: `o${n}`, amount: 1 }));
+      await context.advanceSec(60);
+    },
+    request: () => post('/boards/wc-tail-small/items/now/increment', {}),
   },
 ];
